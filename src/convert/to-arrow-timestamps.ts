@@ -1,0 +1,211 @@
+import { formatDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
+import { NAT } from "../dtype/fill-value.js";
+import type { TargetUnit } from "../dtype/units.js";
+import { Dt64ExportError } from "../errors.js";
+import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
+import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
+import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
+import { planConversion, type ConversionPlan } from "./plan.js";
+
+/** Arrow timestamp data for one batch: int64 values, a validity bitmap (LSB first) or null when all valid. */
+export interface TimestampValues {
+	readonly unit: TargetUnit;
+	readonly values: BigInt64Array;
+	readonly validity: Uint8Array | null;
+	readonly nullCount: number;
+}
+
+export interface ConvertOptions extends ConversionOptions {
+	/** Describes the position of the i-th value of this batch in messages; defaults to `index i`. */
+	describePosition?: (index: number) => string;
+}
+
+/** A value the conversion refuses: the message names the value, its position and the way out. */
+export class ConversionError extends Dt64ExportError {
+	constructor(
+		message: string,
+		readonly index: number,
+		readonly count: bigint,
+	) {
+		super(message);
+		this.name = "ConversionError";
+	}
+}
+
+const TWO_62 = 2 ** 62;
+const TWO_52 = 2 ** 52;
+const MONTHS_LIMIT = 2 ** 43;
+const INT32_MIN = -2_147_483_648;
+
+type Outcome = "ok" | "truncated" | "overflow";
+
+/**
+ * Converts int64 counts of a datetime64 type into Arrow timestamp values: NaT becomes null, each value the floor
+ * of its instant in the target unit, exact for every int64 (see the conversion contract in DESIGN.md).
+ *
+ * `counts` is what the codecs produce: a BigInt64Array or the raw little-endian bytes. When the source unit is
+ * the target unit the values buffer is the input itself, only scanned for NaT.
+ */
+export function toArrowTimestamps(
+	counts: BigInt64Array | Uint8Array,
+	source: Datetime64Type,
+	options: ConvertOptions = {},
+): TimestampValues {
+	const normalized = normalizeConversionOptions(options);
+	return convertWithPlan(asBigInt64Array(counts), planConversion(source, normalized.unit), {
+		...normalized,
+		describePosition: options.describePosition,
+	});
+}
+
+function asBigInt64Array(counts: BigInt64Array | Uint8Array): BigInt64Array {
+	if (counts instanceof BigInt64Array) return counts;
+	if (counts.byteLength % 8 !== 0) {
+		throw new Dt64ExportError(`int64 data of ${counts.byteLength} bytes is not a whole number of 8-byte values`);
+	}
+	const aligned = counts.byteOffset % 8 === 0 ? counts : counts.slice();
+	return new BigInt64Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 8);
+}
+
+interface ResolvedOptions {
+	allowTruncate: boolean;
+	onOverflow: "error" | "null";
+	describePosition?: (index: number) => string;
+}
+
+export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, options: ResolvedOptions): TimestampValues {
+	const length = input.length;
+	const in32 = new Int32Array(input.buffer, input.byteOffset, length * 2);
+	const passthrough = plan.mode === "passthrough";
+	const values = passthrough ? input : new BigInt64Array(length);
+	const out32 = passthrough ? in32 : new Int32Array(values.buffer, values.byteOffset, length * 2);
+	let validity: Uint8Array | null = null;
+	let nullCount = 0;
+	const setNull = (i: number): void => {
+		if (validity === null) {
+			validity = new Uint8Array((length + 7) >> 3).fill(0xff);
+		}
+		validity[i >> 3] &= ~(1 << (i & 7));
+		nullCount++;
+	};
+	const refuse = (i: number, outcome: "truncated" | "overflow" | "generic"): never => {
+		throw new ConversionError(
+			describeRefusal(wordsToBigInt(in32[2 * i + 1], in32[2 * i]), plan, outcome, options.describePosition?.(i) ?? `index ${i}`),
+			i,
+			wordsToBigInt(in32[2 * i + 1], in32[2 * i]),
+		);
+	};
+	const convert = valueConverter(plan);
+	for (let i = 0; i < length; i++) {
+		const lo = in32[2 * i];
+		const hi = in32[2 * i + 1];
+		if (hi === INT32_MIN && lo === 0) {
+			setNull(i);
+			continue;
+		}
+		if (passthrough) continue;
+		if (plan.mode === "generic") refuse(i, "generic");
+		words.hi = hi;
+		words.lo = lo >>> 0;
+		const outcome = convert();
+		if (outcome === "overflow") {
+			if (options.onOverflow === "null") {
+				setNull(i);
+				continue;
+			}
+			refuse(i, "overflow");
+		}
+		if (outcome === "truncated" && !options.allowTruncate) refuse(i, "truncated");
+		out32[2 * i] = words.lo | 0;
+		out32[2 * i + 1] = words.hi;
+	}
+	if (validity !== null) clearPaddingBits(validity, length);
+	return { unit: plan.target, values, validity, nullCount };
+}
+
+/** Arrow requires nothing of the bits past the end, but clean zeros make the output byte-reproducible. */
+function clearPaddingBits(validity: Uint8Array, length: number): void {
+	if (length & 7) validity[length >> 3] &= (1 << (length & 7)) - 1;
+}
+
+/** Returns the per-value step for a plan: it converts the value in `words` in place. */
+function valueConverter(plan: ConversionPlan): () => Outcome {
+	const multiplyBy = plan.multiplyBy;
+	const divideBy = plan.divideBy;
+	const pApprox = Number(plan.p);
+	const multiplyAll = (): boolean => {
+		for (let k = 0; k < multiplyBy.length; k++) if (!multiplyWords(multiplyBy[k])) return false;
+		return true;
+	};
+	const divideAll = (): Outcome => {
+		let remainder = 0;
+		for (let k = 0; k < divideBy.length; k++) remainder += floorDivideWords(divideBy[k]);
+		return remainder === 0 ? "ok" : "truncated";
+	};
+	if (plan.mode === "calendar") {
+		const monthsPerCount = plan.monthsPerCount;
+		return () => {
+			const count = wordsToNumber();
+			if (Math.abs(count) >= TWO_52) return "overflow";
+			const months = count * monthsPerCount;
+			if (Math.abs(months) >= MONTHS_LIMIT) return "overflow";
+			loadSafeInteger(daysFromMonths(months));
+			return multiplyAll() ? "ok" : "overflow";
+		};
+	}
+	if (divideBy.length === 0) return () => (multiplyAll() ? "ok" : "overflow");
+	if (multiplyBy.length === 0) return divideAll;
+	return () => {
+		// The product may leave int64 even when the quotient does not: those rare values take the exact path.
+		if (Math.abs(wordsToNumber() * pApprox) >= TWO_62) return exactLinear(plan);
+		multiplyAll();
+		return divideAll();
+	};
+}
+
+function exactLinear(plan: ConversionPlan): Outcome {
+	const result = convertCountExactly(wordsToBigInt(words.hi, words.lo), plan);
+	if (result === "overflow") return "overflow";
+	words.hi = Number(BigInt.asIntN(32, result.value >> 32n));
+	words.lo = Number(BigInt.asUintN(32, result.value));
+	return result.exact ? "ok" : "truncated";
+}
+
+const INT64_MIN_VALID = NAT + 1n;
+const INT64_MAX = -NAT - 1n;
+
+const floorDiv = (a: bigint, b: bigint): bigint => {
+	const quotient = a / b;
+	return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
+};
+
+/**
+ * The conversion of one non-NaT count with BigInt arithmetic: the slow path for values the word arithmetic
+ * cannot take, and the wording of messages.
+ */
+export function convertCountExactly(count: bigint, plan: ConversionPlan): { value: bigint; exact: boolean } | "overflow" {
+	let numerator: bigint;
+	let q = plan.q;
+	if (plan.mode === "calendar") {
+		numerator = daysFromMonthsBig(count * BigInt(plan.monthsPerCount)) * plan.p;
+	} else {
+		numerator = count * plan.p;
+	}
+	if (plan.mode === "generic") q = 1n;
+	const value = floorDiv(numerator, q);
+	if (value < INT64_MIN_VALID || value > INT64_MAX) return "overflow";
+	return { value, exact: value * q === numerator };
+}
+
+function describeRefusal(count: bigint, plan: ConversionPlan, outcome: "truncated" | "overflow" | "generic", position: string): string {
+	const what = `value ${count} of ${formatDatetime64Type(plan.source)} at ${position}`;
+	if (outcome === "generic") {
+		return `${what}: a generic datetime64 (no unit) can only hold NaT`;
+	}
+	if (outcome === "overflow") {
+		return `${what} is outside the int64 range in unit ${plan.target} (use --on-overflow null to write null instead)`;
+	}
+	const exact = convertCountExactly(count, plan);
+	const floored = exact === "overflow" ? "" : ` (it would be floored to ${exact.value} ${plan.target})`;
+	return `${what} is not a whole number of ${plan.target}${floored}; use --allow-truncate to floor, or a finer --unit`;
+}
