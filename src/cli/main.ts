@@ -1,0 +1,142 @@
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import type { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type TargetUnitOption } from "../convert/options.js";
+import { isDt64ExportError, UsageError } from "../errors.js";
+import { createExportStages, FILE_EXTENSIONS, OUTPUT_FORMATS, type OutputFormat } from "../export.js";
+import { openTimeArray } from "../open-array.js";
+import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
+import type { ParquetCompression } from "../stream/parquet-writer.js";
+import { Progress } from "./progress.js";
+
+const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+
+interface ExportArgs {
+	store: string;
+	array?: string;
+	to: OutputFormat;
+	output?: string;
+	unit: TargetUnitOption;
+	tz?: string;
+	allowTruncate: boolean;
+	onOverflow: OverflowPolicy;
+	column?: string;
+	concurrency: number;
+	progress?: boolean;
+	quiet: boolean;
+	force: boolean;
+	rowGroupRows: number;
+	compression: ParquetCompression;
+}
+
+function fail(error: unknown): never {
+	removePendingTempFiles();
+	if (process.env.DT64_DEBUG === "1") console.error(error);
+	const message = isDt64ExportError(error) ? error.message : (error as Error)?.message ?? String(error);
+	process.stderr.write(`dt64-export: ${message.split("\n")[0]}\n`);
+	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
+}
+
+function checkTimezone(tz: string | undefined): void {
+	if (tz === undefined) return;
+	try {
+		new Intl.DateTimeFormat("en", { timeZone: tz });
+	} catch {
+		throw new UsageError(`--tz ${JSON.stringify(tz)}: unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)`);
+	}
+}
+
+async function runExport(args: ExportArgs): Promise<void> {
+	if (!Number.isInteger(args.concurrency) || args.concurrency < 1) throw new UsageError(`--concurrency must be an integer >= 1, got ${args.concurrency}`);
+	if (!Number.isInteger(args.rowGroupRows) || args.rowGroupRows < 1) throw new UsageError(`--row-group-rows must be an integer >= 1, got ${args.rowGroupRows}`);
+	if (args.tz !== undefined && !/^[+-]\d{2}:\d{2}$/.test(args.tz)) checkTimezone(args.tz);
+	const toStdout = args.output === "-";
+	if (toStdout && process.stdout.isTTY) {
+		throw new UsageError("refusing to write binary Arrow data to a terminal: redirect it (> file, | program) or use -o <file>");
+	}
+	const array = await openTimeArray(args.store, { array: args.array });
+	const stages = createExportStages(array, {
+		format: args.to,
+		unit: args.unit,
+		timezone: args.tz ?? null,
+		allowTruncate: args.allowTruncate,
+		onOverflow: args.onOverflow,
+		column: args.column,
+		concurrency: args.concurrency,
+		rowGroupRows: args.rowGroupRows,
+		compression: args.compression,
+		onChunk: (chunk, total) => progress?.update(chunk, total),
+	});
+	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
+	const progress = showProgress ? new Progress(process.stderr, stages.reader.totalValues) : undefined;
+	const target = args.output ?? `${stages.batcher.schema.fields[0].name}.${FILE_EXTENSIONS[args.to]}`;
+	let destination: Writable;
+	if (toStdout) {
+		destination = process.stdout;
+		process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+			// The reader closed the pipe (`| head`): that is its right, not a failure.
+			if (error.code === "EPIPE") process.exit(0);
+		});
+	} else {
+		destination = new AtomicFileWriter(target, { overwrite: args.force });
+	}
+	const stopOnSignal = (signal: NodeJS.Signals, code: number) => () => {
+		stages.reader.destroy();
+		destination.destroy();
+		removePendingTempFiles();
+		process.stderr.write(`\ndt64-export: interrupted by ${signal}\n`);
+		process.exit(code);
+	};
+	process.once("SIGINT", stopOnSignal("SIGINT", 130));
+	process.once("SIGTERM", stopOnSignal("SIGTERM", 143));
+	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
+	progress?.done();
+	if (!args.quiet && !toStdout) {
+		process.stderr.write(`wrote ${stages.reader.totalValues.toLocaleString("en")} rows to ${target}\n`);
+	}
+}
+
+export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
+	process.on("uncaughtException", fail);
+	process.on("unhandledRejection", fail);
+	await yargs(argv)
+		.scriptName("dt64-export")
+		.usage("$0 <store> [options]\n\nExport a Zarr v3 numpy.datetime64 array to Arrow IPC or Parquet.")
+		.command<ExportArgs>(
+			"$0 <store>",
+			"export a datetime64 array",
+			(y) =>
+				y
+					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
+					.option("array", { type: "string", describe: "path of the array inside the store" })
+					.option("to", { choices: OUTPUT_FORMATS, default: "arrow" as OutputFormat, describe: "arrow = IPC file, arrow-stream = IPC stream, parquet" })
+					.option("output", { alias: "o", type: "string", describe: "output file, or - for stdout (default: <column>.<ext>)" })
+					.option("unit", { choices: TARGET_UNIT_CHOICES, default: "auto" as TargetUnitOption, describe: "Arrow timestamp unit" })
+					.option("tz", { type: "string", describe: "timezone of the timestamps (default: none, naive like numpy)" })
+					.option("allow-truncate", { type: "boolean", default: false, describe: "floor values finer than the unit instead of failing" })
+					.option("on-overflow", { choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
+					.option("column", { type: "string", describe: "column name (default: the array's name)" })
+					.option("concurrency", { type: "number", default: 4, describe: "chunks read and decoded at once" })
+					.option("row-group-rows", { type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
+					.option("compression", { choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
+					.option("progress", { type: "boolean", describe: "show progress on stderr (default: when stderr is a terminal)" })
+					.option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress and no summary" })
+					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })
+					.example("$0 data/weather-station.zarr --to arrow -o weather.arrow", "IPC file")
+					.example("$0 store.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
+					.example("$0 store.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
+			(args) => runExport(args),
+		)
+		.strictOptions()
+		.version(version)
+		.alias("h", "help")
+		.wrap(Math.min(110, process.stdout.columns ?? 110))
+		.fail((message, error) => {
+			if (error) fail(error);
+			fail(new UsageError(`${message} (see --help)`));
+		})
+		.parseAsync();
+}

@@ -1,0 +1,15 @@
+export { Dt64ExportError, UsageError, isDt64ExportError } from "./errors.js";
+export { parseDatetime64Type, formatDatetime64Type, type Datetime64Type, type TimeKind } from "./dtype/datetime64.js";
+export { parseFillValue, NAT } from "./dtype/fill-value.js";
+export { rawMemberText } from "./json/raw-member.js";
+export { DATETIME_UNITS, TARGET_UNITS, AUTO_TARGET_UNIT, type DatetimeUnit, type TargetUnit } from "./dtype/units.js";
+export { toArrowTimestamps, ConversionError, type TimestampValues, type ConvertOptions } from "./convert/to-arrow-timestamps.js";
+export { normalizeConversionOptions, type ConversionOptions, type TargetUnitOption, type OverflowPolicy } from "./convert/options.js";
+export { arrowTimeField, arrowTimeType, arrowTimeData, ZARR_DATA_TYPE_KEY } from "./arrow/time-field.js";
+export { openTimeArray, type TimeArray, type OpenArrayOptions } from "./open-array.js";
+export { ChunkReader, type ValueBand, type ChunkReaderOptions } from "./stream/chunk-reader.js";
+export { TimestampBatcher, type TimestampBatcherOptions } from "./stream/timestamp-batcher.js";
+export { IpcWriter, type IpcFormat } from "./stream/ipc-writer.js";
+export { ParquetWriter, createParquetWriter, type ParquetWriterOptions, type ParquetCompression } from "./stream/parquet-writer.js";
+export { AtomicFileWriter } from "./output/atomic-file.js";
+export { createExportStages, exportArray, type ExportOptions, type ExportStages, type OutputFormat } from "./export.js";

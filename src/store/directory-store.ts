@@ -1,0 +1,52 @@
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import type { AbsolutePath, AsyncReadable, RangeQuery } from "@zarrita/storage";
+import { Dt64ExportError } from "../errors.js";
+
+/**
+ * A local folder as a Zarr store. Unlike @zarrita/storage's FileSystemStore, a range past the end of a file is
+ * an error rather than zero padding, so a truncated shard cannot pass for data.
+ */
+export class DirectoryStore implements AsyncReadable {
+	constructor(readonly root: string) {}
+
+	private resolve(key: AbsolutePath): string {
+		return path.join(this.root, ...key.split("/").filter((part) => part.length > 0));
+	}
+
+	async get(key: AbsolutePath): Promise<Uint8Array | undefined> {
+		try {
+			return await fs.readFile(this.resolve(key));
+		} catch (error) {
+			if (isMissing(error)) return undefined;
+			throw new Dt64ExportError(`cannot read ${this.resolve(key)}: ${(error as Error).message}`, { kind: "io" });
+		}
+	}
+
+	async getRange(key: AbsolutePath, range: RangeQuery): Promise<Uint8Array | undefined> {
+		let handle: fs.FileHandle | undefined;
+		const file = this.resolve(key);
+		try {
+			handle = await fs.open(file, "r");
+			const size = (await handle.stat()).size;
+			const [offset, length] = "suffixLength" in range ? [size - range.suffixLength, range.suffixLength] : [range.offset, range.length];
+			if (offset < 0 || offset + length > size) {
+				throw new Dt64ExportError(`${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`);
+			}
+			const bytes = new Uint8Array(length);
+			const { bytesRead } = await handle.read(bytes, 0, length, offset);
+			if (bytesRead !== length) throw new Dt64ExportError(`${file}: short read at ${offset}`, { kind: "io" });
+			return bytes;
+		} catch (error) {
+			if (isMissing(error)) return undefined;
+			throw error instanceof Dt64ExportError ? error : new Dt64ExportError(`cannot read ${file}: ${(error as Error).message}`, { kind: "io" });
+		} finally {
+			await handle?.close();
+		}
+	}
+}
+
+function isMissing(error: unknown): boolean {
+	const code = (error as { code?: string } | null)?.code;
+	return code === "ENOENT" || code === "ENOTDIR";
+}

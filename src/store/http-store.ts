@@ -1,0 +1,440 @@
+/**
+ * A read-only zarrita store over http(s), for web servers and public S3/GCS buckets. zarrita's FetchStore gives
+ * up on the first failed request; a long export over the network meets throttling, 5xx and dropped connections,
+ * so every request here is retried with bounded exponential backoff before it fails with one line naming the URL.
+ */
+import { STATUS_CODES } from "node:http";
+import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "@zarrita/storage";
+import { Dt64ExportError, UsageError } from "../errors.js";
+
+export interface RetryInfo {
+	key: string;
+	/** The attempt that failed, 1 for the first request. */
+	attempt: number;
+	reason: string;
+	delayMs: number;
+}
+
+export interface HttpStoreOptions {
+	/** Sent with every request (auth tokens, API keys). Their values never appear in errors or `onRetry`. */
+	headers?: Record<string, string>;
+	/** Retries after the first attempt for 408, 429, 5xx, connection failures, timeouts and truncated bodies. */
+	retries?: number;
+	/** Limit for one attempt, from sending the request to the end of the body. */
+	timeoutMs?: number;
+	/** Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). */
+	backoffMs?: number;
+	fetch?: typeof fetch;
+	onRetry?: (info: RetryInfo) => void;
+}
+
+interface NormalizedHttpStoreOptions {
+	headers: Headers;
+	retries: number;
+	timeoutMs: number;
+	backoffMs: number;
+	fetch: typeof fetch;
+	onRetry: ((info: RetryInfo) => void) | undefined;
+}
+
+const MAX_BACKOFF_MS = 5000;
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Headers the store sets itself per request; a user value would corrupt range reads.
+const RESERVED_HEADERS = new Set(["range", "host", "content-length"]);
+
+/** Parses a `--header 'Name: value'` option. The message never repeats the input: it may be a secret. */
+export function parseHeaderOption(value: string): [string, string] {
+	const colon = value.indexOf(":");
+	if (colon === -1) {
+		throw new UsageError(`invalid --header: expected "Name: value" (no ":" found)`);
+	}
+	const name = value.slice(0, colon).trim();
+	const headerValue = value.slice(colon + 1).trim();
+	if (name === "") {
+		throw new UsageError(`invalid --header: expected "Name: value" (the name before ":" is empty)`);
+	}
+	if (!HEADER_NAME.test(name)) {
+		throw new UsageError(`invalid --header: the name before ":" is not a valid HTTP header name`);
+	}
+	if (headerValue === "") {
+		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value is empty`);
+	}
+	if (/[\r\n\0]/.test(headerValue)) {
+		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a line break or NUL`);
+	}
+	return [name, headerValue];
+}
+
+/** The URL as it may be shown: no credentials, no fragment, and the query (often a token) replaced by `?…`. */
+export function redactUrl(url: string | URL): string {
+	const shown = new URL(url);
+	const hasQuery = shown.search !== "";
+	shown.username = "";
+	shown.password = "";
+	shown.search = "";
+	shown.hash = "";
+	return hasQuery ? `${shown.href}?…` : shown.href;
+}
+
+/** Hides the query string wherever a message from below (fetch, undici) repeats the URL. */
+function redactQuery(text: string, url: URL): string {
+	return url.search === "" ? text : text.split(url.search).join("?…");
+}
+
+function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
+	const retries = options.retries ?? 3;
+	if (!Number.isInteger(retries) || retries < 0) {
+		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`);
+	}
+	const timeoutMs = options.timeoutMs ?? 30_000;
+	if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`);
+	}
+	const backoffMs = options.backoffMs ?? 200;
+	if (!Number.isFinite(backoffMs) || backoffMs < 0) {
+		throw new UsageError(`invalid backoff ${JSON.stringify(backoffMs)}: expected a number of milliseconds >= 0`);
+	}
+	const headers = new Headers();
+	for (const [name, value] of Object.entries(options.headers ?? {})) {
+		if (!HEADER_NAME.test(name)) {
+			throw new UsageError(`invalid header name ${JSON.stringify(name)}`);
+		}
+		if (RESERVED_HEADERS.has(name.toLowerCase())) {
+			throw new UsageError(`header ${JSON.stringify(name)} cannot be set: the store sets it per request`);
+		}
+		try {
+			headers.set(name, value);
+		} catch {
+			throw new UsageError(`invalid value for header ${JSON.stringify(name)}`);
+		}
+	}
+	// fetch refuses URLs with credentials (and its error would print them); send them the way a browser would.
+	if (userinfo !== undefined && !headers.has("authorization")) {
+		headers.set("Authorization", `Basic ${Buffer.from(userinfo).toString("base64")}`);
+	}
+	return { headers, retries, timeoutMs, backoffMs, fetch: options.fetch ?? fetch, onRetry: options.onRetry };
+}
+
+/** A failure worth another attempt (throttling, server trouble, network) as opposed to a final answer. */
+class TransientFailure extends Error {
+	constructor(
+		message: string,
+		readonly retryAfterMs?: number,
+		options?: { cause?: unknown },
+	) {
+		super(message, options);
+	}
+}
+
+/** A final answer from the server that is not the data asked for; retrying would get the same. */
+class FinalFailure extends Error {}
+
+/** A 416 to a suffix request, which `getRange` answers with a full GET. */
+class RangeNotSatisfiable extends Error {}
+
+function statusLine(response: Response): string {
+	const text = response.statusText || STATUS_CODES[response.status] || "";
+	return `HTTP ${response.status}${text === "" ? "" : ` ${text}`}`;
+}
+
+function isRetryableStatus(status: number): boolean {
+	return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/** Retry-After as milliseconds (delta-seconds or an HTTP date), when the server sent a usable one. */
+function retryAfterMs(response: Response): number | undefined {
+	const value = response.headers.get("retry-after");
+	if (value === null) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+const NETWORK_ERROR_CODES: Record<string, string> = {
+	ECONNRESET: "connection reset",
+	ECONNREFUSED: "connection refused",
+	EPIPE: "connection closed while sending",
+	ETIMEDOUT: "connection timed out",
+	ENOTFOUND: "host not found",
+	EAI_AGAIN: "DNS lookup failed",
+	UND_ERR_SOCKET: "connection closed by the server",
+	UND_ERR_CONNECT_TIMEOUT: "connect timed out",
+	UND_ERR_HEADERS_TIMEOUT: "timed out waiting for response headers",
+	UND_ERR_BODY_TIMEOUT: "timed out reading the body",
+};
+
+/** fetch reports network failures as `TypeError: fetch failed` with the useful part in the cause chain. */
+function describeNetworkError(error: unknown): string {
+	let deepest: unknown = error;
+	for (let current: unknown = error; current instanceof Error; current = current.cause) {
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === "string") {
+			const meaning = NETWORK_ERROR_CODES[code];
+			return meaning === undefined ? `${current.message} (${code})` : `${meaning} (${code})`;
+		}
+		deepest = current;
+	}
+	return deepest instanceof Error ? deepest.message : String(deepest);
+}
+
+function abortError(signal: AbortSignal): unknown {
+	return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+/** Waits for the backoff delay, or rejects as soon as the caller aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) {
+			reject(abortError(signal));
+			return;
+		}
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(abortError(signal as AbortSignal));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener("abort", onAbort);
+			resolve();
+		}, ms);
+		signal?.addEventListener("abort", onAbort, { once: true });
+	});
+}
+
+/**
+ * One attempt's signal: aborted by the caller or by the timeout. Built by hand rather than with
+ * AbortSignal.any/timeout so the timer and the listener on a long-lived caller signal are released per attempt.
+ */
+function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
+	const controller = new AbortController();
+	let timedOut = false;
+	const onAbort = () => controller.abort(abortError(caller as AbortSignal));
+	caller?.addEventListener("abort", onAbort, { once: true });
+	const timer = setTimeout(() => {
+		timedOut = true;
+		controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
+	}, timeoutMs);
+	return {
+		signal: controller.signal,
+		timedOut: () => timedOut,
+		dispose() {
+			clearTimeout(timer);
+			caller?.removeEventListener("abort", onAbort);
+		},
+	};
+}
+
+/** The bytes asked for, and how to check and cut what the server sent for them. */
+type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number } | { kind: "suffix"; length: number };
+
+function rangeHeader(request: ByteRequest): string | undefined {
+	switch (request.kind) {
+		case "all":
+			return undefined;
+		case "range":
+			return `bytes=${request.offset}-${request.offset + request.length - 1}`;
+		case "suffix":
+			return `bytes=-${request.length}`;
+	}
+}
+
+/** Where a 206 body starts in the object (`Content-Range: bytes start-end/total`). */
+function contentRangeStart(response: Response): number | undefined {
+	const match = /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(response.headers.get("content-range")?.trim() ?? "");
+	return match === null ? undefined : Number(match[1]);
+}
+
+/** The requested bytes out of a 200 (whole object) or 206 (the range, or a superset of it) body. */
+function selectBytes(body: Uint8Array, response: Response, request: ByteRequest): Uint8Array {
+	switch (request.kind) {
+		case "all":
+			return body;
+		case "suffix":
+			// Both a 200 and a 206 for a suffix end at the object's end.
+			return body.subarray(Math.max(0, body.length - request.length));
+		case "range": {
+			const start = response.status === 206 ? (contentRangeStart(response) ?? request.offset) : 0;
+			if (start > request.offset) {
+				throw new FinalFailure(`the server sent bytes from ${start}, after the requested offset ${request.offset}`);
+			}
+			return body.subarray(request.offset - start, request.offset - start + request.length);
+		}
+	}
+}
+
+export class HttpStore implements AsyncReadable {
+	/** The base URL requests are made under, credentials removed; its query string may hold a token. */
+	readonly url: string;
+	readonly #base: URL;
+	readonly #options: NormalizedHttpStoreOptions;
+
+	constructor(url: string | URL, options: HttpStoreOptions = {}) {
+		let base: URL;
+		try {
+			base = new URL(url);
+		} catch {
+			// Not echoed: an unparsable URL cannot be redacted reliably.
+			throw new UsageError("invalid store URL: expected an absolute http:// or https:// URL");
+		}
+		if (base.protocol !== "http:" && base.protocol !== "https:") {
+			throw new UsageError(`unsupported store URL scheme ${JSON.stringify(base.protocol)}: expected http: or https:`);
+		}
+		const userinfo =
+			base.username === "" && base.password === ""
+				? undefined
+				: `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
+		base.username = "";
+		base.password = "";
+		base.hash = "";
+		this.#base = base;
+		this.url = base.href;
+		this.#options = normalizeOptions(options, userinfo);
+	}
+
+	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
+		return this.#read(key, { kind: "all" }, options.signal);
+	}
+
+	async getRange(key: AbsolutePath, range: RangeQuery, options: GetOptions = {}): Promise<Uint8Array | undefined> {
+		if ("suffixLength" in range) {
+			checkByteCount(range.suffixLength, "suffix length", key);
+			if (range.suffixLength === 0) return this.#emptyUnlessMissing(key, options.signal);
+			try {
+				return await this.#read(key, { kind: "suffix", length: range.suffixLength }, options.signal);
+			} catch (error) {
+				// Some servers answer 416 when the suffix is longer than the object instead of sending all of it.
+				if (!(error instanceof RangeNotSatisfiable)) throw error;
+				const whole = await this.#read(key, { kind: "all" }, options.signal);
+				return whole?.subarray(Math.max(0, whole.length - range.suffixLength));
+			}
+		}
+		checkByteCount(range.offset, "offset", key);
+		checkByteCount(range.length, "length", key);
+		if (range.length === 0) return this.#emptyUnlessMissing(key, options.signal);
+		return this.#read(key, { kind: "range", offset: range.offset, length: range.length }, options.signal);
+	}
+
+	/** A zero-byte range cannot be expressed as a Range header; the store still has to tell missing from empty. */
+	async #emptyUnlessMissing(key: AbsolutePath, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+		const whole = await this.#read(key, { kind: "all" }, signal);
+		return whole === undefined ? undefined : new Uint8Array(0);
+	}
+
+	#resolve(key: AbsolutePath): URL {
+		if (!key.startsWith("/")) throw new UsageError(`invalid store key ${JSON.stringify(key)}: expected a leading "/"`);
+		const segments = key.slice(1).split("/");
+		// The URL parser would resolve these (even percent-encoded) and read outside the store.
+		if (segments.some((segment) => segment === "." || segment === "..")) {
+			throw new UsageError(`store key ${JSON.stringify(key)} escapes the store`);
+		}
+		const url = new URL(this.#base.href);
+		url.pathname = `${url.pathname.replace(/\/+$/, "")}/${segments.map(encodeURIComponent).join("/")}`;
+		return url;
+	}
+
+	async #read(key: AbsolutePath, request: ByteRequest, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+		const url = this.#resolve(key);
+		const range = rangeHeader(request);
+		const what = `GET ${redactUrl(url)}${range === undefined ? "" : ` (${range})`}`;
+		const { retries, backoffMs, onRetry } = this.#options;
+		for (let attempt = 1; ; attempt++) {
+			if (signal?.aborted) throw abortError(signal);
+			try {
+				return await this.#attempt(url, request, range, signal);
+			} catch (error) {
+				if (signal?.aborted) throw abortError(signal);
+				if (error instanceof RangeNotSatisfiable) throw error;
+				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
+				if (!(error instanceof TransientFailure)) {
+					throw new Dt64ExportError(`${what} failed: ${reason}`, { kind: "io", cause: error });
+				}
+				if (attempt > retries) {
+					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
+					throw new Dt64ExportError(`${what} failed after ${attempts}: ${reason}`, { kind: "io", cause: error });
+				}
+				const ceiling = Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** (attempt - 1));
+				const jittered = Math.random() * ceiling;
+				const delayMs = Math.round(Math.max(jittered, Math.min(error.retryAfterMs ?? 0, MAX_BACKOFF_MS)));
+				onRetry?.({ key, attempt, reason, delayMs });
+				await sleep(delayMs, signal);
+			}
+		}
+	}
+
+	async #attempt(
+		url: URL,
+		request: ByteRequest,
+		range: string | undefined,
+		caller: AbortSignal | undefined,
+	): Promise<Uint8Array | undefined> {
+		const headers = new Headers(this.#options.headers);
+		if (range !== undefined) {
+			headers.set("Range", range);
+		} else if (!headers.has("accept-encoding")) {
+			// Chunks are already compressed by their codecs; a content coding on top would only make Content-Length
+			// count other bytes. (For range requests fetch itself sends `identity`, as the Fetch standard says.)
+			headers.set("Accept-Encoding", "identity");
+		}
+		const attempt = attemptSignal(caller, this.#options.timeoutMs);
+		let stage = "request";
+		try {
+			const response = await this.#options.fetch(url, { headers, signal: attempt.signal });
+			stage = "body";
+			if (response.status === 404) {
+				await response.body?.cancel();
+				return undefined;
+			}
+			if (response.status === 416 && request.kind === "suffix") {
+				await response.body?.cancel();
+				throw new RangeNotSatisfiable();
+			}
+			const expected = request.kind === "all" ? response.status === 200 : response.status === 200 || response.status === 206;
+			if (!expected) {
+				await response.body?.cancel();
+				throw statusFailure(response);
+			}
+			const body = new Uint8Array(await response.arrayBuffer());
+			const declared = response.headers.get("content-length");
+			// Content-Length counts encoded bytes when the server compressed the response anyway.
+			const encoded = (response.headers.get("content-encoding") ?? "identity").toLowerCase() !== "identity";
+			if (declared !== null && !encoded && Number(declared) !== body.length) {
+				throw new TransientFailure(`body truncated (${body.length} of ${declared} bytes)`);
+			}
+			return selectBytes(body, response, request);
+		} catch (error) {
+			if (caller?.aborted) throw abortError(caller);
+			if (attempt.timedOut()) {
+				throw new TransientFailure(`timed out after ${this.#options.timeoutMs} ms`, undefined, { cause: error });
+			}
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure) {
+				throw error;
+			}
+			// Anything else fetch throws is the network: a reset, a refused connection, a body cut short.
+			const prefix = stage === "body" ? "body truncated: " : "";
+			throw new TransientFailure(`${prefix}${describeNetworkError(error)}`, undefined, { cause: error });
+		} finally {
+			attempt.dispose();
+		}
+	}
+}
+
+function statusFailure(response: Response): Error {
+	const line = statusLine(response);
+	if (isRetryableStatus(response.status)) return new TransientFailure(line, retryAfterMs(response));
+	// Only 404 means "missing chunk". S3 answers 403 for a missing key when the caller may not list the bucket,
+	// but 403 is just as much a wrong or expired token or a private object; reading it as the fill value would
+	// export silently wrong data, so it is an error.
+	if (response.status === 403) {
+		return new FinalFailure(`${line} (access denied; S3 also answers 403 for a missing key when listing is not allowed)`);
+	}
+	if (response.status === 401) return new FinalFailure(`${line} (authentication required)`);
+	return new FinalFailure(line);
+}
+
+function checkByteCount(value: number, name: string, key: string): void {
+	if (!Number.isSafeInteger(value) || value < 0) {
+		throw new Dt64ExportError(`invalid byte range for ${key}: ${name} ${value} is not a whole number >= 0`, {
+			kind: "data",
+		});
+	}
+}

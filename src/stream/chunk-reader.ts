@@ -1,0 +1,106 @@
+import { Readable } from "node:stream";
+import type { ChunkSource } from "../zarr/chunk-source.js";
+import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
+
+/** A run of consecutive values of the array in C order: rows [firstRow, firstRow + rows) along axis 0. */
+export interface ValueBand {
+	/** int64 counts in C order of the logical array (numpy `ravel()`). */
+	readonly values: BigInt64Array;
+	/** Flat C-order index of the first value. */
+	readonly offset: number;
+	readonly firstRow: number;
+}
+
+export interface ChunkReaderOptions {
+	/** Chunks fetched and decoded at once; order is preserved whatever finishes first. */
+	concurrency?: number;
+	/** Called after each chunk is decoded, for progress. */
+	onChunk?: (chunkIndex: number, totalChunks: number) => void;
+}
+
+/**
+ * Reads the chunks of an array in C order and emits them as bands of rows in C order of the logical array.
+ * A 1-D chunk is a band by itself (no copy); for N-d arrays one row of chunks along the first axis is buffered
+ * and assembled, never the whole array. At most `concurrency` chunks are in flight beyond the band.
+ */
+export class ChunkReader extends Readable {
+	readonly #bands: AsyncGenerator<ValueBand>;
+	readonly #abort = new AbortController();
+	readonly totalChunks: number;
+	readonly totalValues: number;
+
+	constructor(source: ChunkSource, shape: readonly number[], options: ChunkReaderOptions = {}) {
+		super({ objectMode: true, highWaterMark: 1 });
+		this.totalChunks = product(source.gridShape);
+		this.totalValues = product(shape);
+		this.#bands = readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.#abort.signal, options.onChunk);
+	}
+
+	override _read(): void {
+		this.#bands.next().then(
+			({ value, done }) => {
+				this.push(done ? null : value);
+			},
+			(error: unknown) => this.destroy(error as Error),
+		);
+	}
+
+	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+		this.#abort.abort();
+		this.#bands.return(undefined).then(
+			() => callback(error),
+			() => callback(error),
+		);
+	}
+}
+
+async function* readBands(
+	source: ChunkSource,
+	shape: readonly number[],
+	concurrency: number,
+	signal: AbortSignal,
+	onChunk?: (chunkIndex: number, totalChunks: number) => void,
+): AsyncGenerator<ValueBand> {
+	if (shape.length === 0) {
+		const chunk = await source.read([], signal);
+		yield { values: chunk.subarray(0, 1), offset: 0, firstRow: 0 };
+		return;
+	}
+	const grid = source.gridShape;
+	const total = product(grid);
+	if (total === 0 || product(shape) === 0) return;
+	const coordinates = cOrderCoordinates(grid);
+	const inFlight: { coords: number[]; data: Promise<BigInt64Array> }[] = [];
+	const launch = () => {
+		const next = coordinates.next();
+		if (next.done) return;
+		const data = source.read(next.value, signal);
+		// Rejections are observed when the chunk's turn comes; this keeps an early one from being unhandled.
+		data.catch(() => undefined);
+		inFlight.push({ coords: next.value, data });
+	};
+	for (let i = 0; i < concurrency; i++) launch();
+	const chunkRows = source.chunkShape[0];
+	const rowSize = product(shape.slice(1));
+	const chunksPerBand = product(grid.slice(1));
+	let decoded = 0;
+	for (let bandIndex = 0; bandIndex < grid[0]; bandIndex++) {
+		const firstRow = bandIndex * chunkRows;
+		const rows = Math.min(chunkRows, shape[0] - firstRow);
+		const bandShape = [rows, ...shape.slice(1)];
+		let band: BigInt64Array | undefined;
+		for (let k = 0; k < chunksPerBand; k++) {
+			const { coords, data } = inFlight.shift()!;
+			launch();
+			const chunk = await data;
+			onChunk?.(++decoded, total);
+			if (shape.length === 1) {
+				band = chunk.length === rows ? chunk : chunk.subarray(0, rows);
+				continue;
+			}
+			band ??= new BigInt64Array(rows * rowSize);
+			copyChunkIntoBand(chunk, source.chunkShape, coords, band, bandShape, shape);
+		}
+		yield { values: band!, offset: firstRow * rowSize, firstRow };
+	}
+}

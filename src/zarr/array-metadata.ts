@@ -1,0 +1,103 @@
+import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
+import { parseFillValue } from "../dtype/fill-value.js";
+import { Dt64ExportError } from "../errors.js";
+import { rawMemberText } from "../json/raw-member.js";
+
+export interface CodecMetadata {
+	name: string;
+	configuration?: Record<string, unknown>;
+}
+
+/** A validated Zarr v3 `numpy.datetime64` array, with its exact fill value and its JSON as written. */
+export interface TimeArrayMetadata {
+	readonly path: string;
+	readonly shape: number[];
+	readonly chunkShape: number[];
+	readonly dataType: Datetime64Type;
+	/** The `data_type` member exactly as in zarr.json. */
+	readonly rawDataType: unknown;
+	readonly fillValue: bigint;
+	readonly codecs: CodecMetadata[];
+	readonly chunkKeyEncoding: unknown;
+	readonly dimensionNames?: (string | null)[];
+	readonly attributes: Record<string, unknown>;
+}
+
+export type NodeMetadata =
+	| { kind: "group"; path: string; json: Record<string, unknown> }
+	| { kind: "array"; path: string; json: Record<string, unknown>; text: string };
+
+/** Parses a zarr.json document and says what node it describes. `where` names it in messages. */
+export function parseNodeJson(text: string, path: string, where: string): NodeMetadata {
+	let json: unknown;
+	try {
+		json = JSON.parse(text);
+	} catch (error) {
+		throw new Dt64ExportError(`${where}: not valid JSON (${(error as Error).message})`);
+	}
+	if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Dt64ExportError(`${where}: not a JSON object`);
+	const object = json as Record<string, unknown>;
+	if (object.zarr_format !== 3) {
+		throw new Dt64ExportError(`${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`);
+	}
+	if (object.node_type === "group") return { kind: "group", path, json: object };
+	if (object.node_type === "array") return { kind: "array", path, json: object, text };
+	throw new Dt64ExportError(`${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`);
+}
+
+function positiveIntegers(value: unknown, field: string, where: string, allowZero: boolean): number[] {
+	if (!Array.isArray(value) || !value.every((n) => Number.isSafeInteger(n) && (allowZero ? n >= 0 : n > 0))) {
+		throw new Dt64ExportError(`${where}: ${field} must be a list of ${allowZero ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`);
+	}
+	return value as number[];
+}
+
+export function isTimeArray(node: NodeMetadata): boolean {
+	return node.kind === "array" && isTimeDataType(node.json.data_type);
+}
+
+/** Validates an array node as an exportable datetime64 array, before any chunk is read. */
+export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeArrayMetadata {
+	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
+	const { json } = node;
+	if (!isTimeDataType(json.data_type)) {
+		throw new Dt64ExportError(`${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64`);
+	}
+	const at = (error: unknown): never => {
+		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
+	};
+	let dataType: Datetime64Type;
+	let fillValue: bigint;
+	try {
+		dataType = parseDatetime64Type(json.data_type);
+		fillValue = parseFillValue(rawMemberText(node.text, "fill_value"));
+	} catch (error) {
+		return at(error);
+	}
+	const shape = positiveIntegers(json.shape, "shape", where, true);
+	const grid = json.chunk_grid as { name?: unknown; configuration?: { chunk_shape?: unknown } } | undefined;
+	if (grid?.name !== "regular") throw new Dt64ExportError(`${where}: chunk_grid ${JSON.stringify(grid?.name)} is not supported (only "regular")`);
+	const chunkShape = positiveIntegers(grid.configuration?.chunk_shape, "chunk_grid.configuration.chunk_shape", where, false);
+	if (chunkShape.length !== shape.length) {
+		throw new Dt64ExportError(`${where}: chunk_shape ${JSON.stringify(chunkShape)} does not match the rank of shape ${JSON.stringify(shape)}`);
+	}
+	if (!Array.isArray(json.codecs) || json.codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
+		throw new Dt64ExportError(`${where}: codecs must be a list of {"name": ...} objects`);
+	}
+	const transformers = json.storage_transformers;
+	if (Array.isArray(transformers) && transformers.length > 0) {
+		throw new Dt64ExportError(`${where}: storage_transformers are not supported`);
+	}
+	return {
+		path: node.path,
+		shape,
+		chunkShape,
+		dataType,
+		rawDataType: json.data_type,
+		fillValue,
+		codecs: json.codecs as CodecMetadata[],
+		chunkKeyEncoding: json.chunk_key_encoding ?? { name: "default", configuration: { separator: "/" } },
+		dimensionNames: json.dimension_names as (string | null)[] | undefined,
+		attributes: (json.attributes as Record<string, unknown>) ?? {},
+	};
+}

@@ -1,0 +1,80 @@
+/** Pure geometry of a regular chunk grid: counts, C-order coordinates, and the clipped extent of edge chunks. */
+export function product(values: readonly number[]): number {
+	let result = 1;
+	for (const value of values) result *= value;
+	return result;
+}
+
+export function chunksPerAxis(shape: readonly number[], chunkShape: readonly number[]): number[] {
+	return shape.map((size, axis) => Math.ceil(size / chunkShape[axis]));
+}
+
+/** All coordinates of a grid of the given extent, in C order (last axis fastest). */
+export function* cOrderCoordinates(extent: readonly number[]): Generator<number[]> {
+	if (extent.some((n) => n === 0)) return;
+	const coords = extent.map(() => 0);
+	for (;;) {
+		yield [...coords];
+		let axis = extent.length - 1;
+		while (axis >= 0 && ++coords[axis] === extent[axis]) coords[axis--] = 0;
+		if (axis < 0) return;
+	}
+}
+
+export function cStrides(shape: readonly number[]): number[] {
+	const strides = new Array<number>(shape.length);
+	let stride = 1;
+	for (let axis = shape.length - 1; axis >= 0; axis--) {
+		strides[axis] = stride;
+		stride *= shape[axis];
+	}
+	return strides;
+}
+
+/**
+ * Copies the part of a C-order chunk that lies inside the array into a C-order band of rows.
+ * The band holds full rows of the array along every axis but the first, starting at row `bandStart`.
+ */
+export function copyChunkIntoBand(
+	chunk: BigInt64Array,
+	chunkShape: readonly number[],
+	chunkCoords: readonly number[],
+	band: BigInt64Array,
+	bandShape: readonly number[],
+	arrayShape: readonly number[],
+): void {
+	const rank = chunkShape.length;
+	const origin = chunkCoords.map((c, axis) => c * chunkShape[axis]);
+	const extent = origin.map((start, axis) => Math.min(chunkShape[axis], arrayShape[axis] - start));
+	const chunkStrides = cStrides(chunkShape);
+	const bandStrides = cStrides(bandShape);
+	const runLength = extent[rank - 1];
+	const outer = extent.slice(0, rank - 1);
+	for (const index of cOrderCoordinates(outer.length ? outer : [1])) {
+		let from = 0;
+		let to = rank === 1 ? 0 : origin[rank - 1];
+		for (let axis = 0; axis < rank - 1; axis++) {
+			from += index[axis] * chunkStrides[axis];
+			to += (axis === 0 ? index[0] : origin[axis] + index[axis]) * bandStrides[axis];
+		}
+		band.set(chunk.subarray(from, from + runLength), to);
+	}
+}
+
+/** Reorders a strided chunk into C order, e.g. after a `transpose` codec. */
+export function toCOrder(data: BigInt64Array, shape: readonly number[], strides: readonly number[]): BigInt64Array {
+	const wanted = cStrides(shape);
+	if (strides.every((s, axis) => s === wanted[axis] || shape[axis] === 1)) return data;
+	const out = new BigInt64Array(product(shape));
+	// Copy the two 32-bit words of each value: indexing the BigInt64Array would create a BigInt per value.
+	const from = new Int32Array(data.buffer, data.byteOffset, data.length * 2);
+	const to = new Int32Array(out.buffer);
+	let target = 0;
+	for (const index of cOrderCoordinates(shape)) {
+		let source = 0;
+		for (let axis = 0; axis < shape.length; axis++) source += index[axis] * strides[axis];
+		to[target++] = from[2 * source];
+		to[target++] = from[2 * source + 1];
+	}
+	return out;
+}

@@ -1,0 +1,201 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import pl from "nodejs-polars";
+import { afterAll, describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { FIXTURES, readArrow, runCli, tempDir } from "./support/cli.js";
+
+const NAT = -(2n ** 63n);
+const work = tempDir();
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+let counter = 0;
+async function store(spec: Parameters<typeof writeArray>[2], arrayPath = ""): Promise<string> {
+	const root = path.join(work, `s${counter++}.zarr`);
+	await writeArray(root, arrayPath, spec);
+	return root;
+}
+
+function values(n: number, seed = 1): BigInt64Array {
+	const out = new BigInt64Array(n);
+	let x = BigInt(seed);
+	for (let i = 0; i < n; i++) {
+		x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
+		out[i] = i % 17 === 3 ? NAT : BigInt.asIntN(64, x) >> 30n;
+	}
+	return out;
+}
+
+function exportArrow(root: string, extra: string[] = []): bigint[] {
+	const out = path.join(work, `out${counter++}.arrow`);
+	const result = runCli([root, "-o", out, "-q", ...extra]);
+	expect(result.stderr).toBe("");
+	expect(result.status).toBe(0);
+	const table = readArrow(out);
+	const column = table.getChildAt(0)!;
+	return Array.from({ length: table.numRows }, (_, i) => (column.isValid(i) ? (column.data[0] ? (column.get(i) as bigint) : 0n) : NAT));
+}
+
+/** Values read back as the raw int64 of each row (NaT for null), whatever batches the file holds. */
+function rawValues(file: string): bigint[] {
+	const table = readArrow(file);
+	const out: bigint[] = [];
+	for (const batch of table.batches) {
+		const data = batch.getChildAt(0)!.data[0];
+		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : NAT);
+	}
+	return out;
+}
+
+function exportRaw(root: string, extra: string[] = []): { values: bigint[]; file: string } {
+	const file = path.join(work, `out${counter++}.arrow`);
+	const result = runCli([root, "-o", file, "-q", ...extra]);
+	expect(result.stderr).toBe("");
+	expect(result.status).toBe(0);
+	return { values: rawValues(file), file };
+}
+
+const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const BE = { name: "bytes", configuration: { endian: "big" } };
+
+describe("export through the CLI: codecs and layouts", () => {
+	const v = values(1000);
+	const cases: [string, object][] = [
+		["bytes little", { codecs: [LE] }],
+		["bytes big", { codecs: [BE] }],
+		["gzip", { codecs: [LE, { name: "gzip", configuration: { level: 5 } }] }],
+		["zlib", { codecs: [BE, { name: "zlib", configuration: { level: 1 } }] }],
+		["zstd", { codecs: [LE, { name: "zstd", configuration: { level: 3, checksum: false } }] }],
+		["blosc", { codecs: [LE, { name: "blosc", configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle", typesize: 8, blocksize: 0 } }] }],
+		["crc32c", { codecs: [LE, { name: "crc32c" }] }],
+		["dot key separator", { codecs: [LE], chunkKeyEncoding: { name: "default", configuration: { separator: "." } } }],
+		["v2 key encoding", { codecs: [LE], chunkKeyEncoding: { name: "v2", configuration: { separator: "." } } }],
+		["sharding, index at end", { chunks: [400], codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: [100], codecs: [LE, { name: "gzip", configuration: { level: 1 } }], index_codecs: [LE, { name: "crc32c" }], index_location: "end" } }] }],
+		["sharding, index at start", { chunks: [400], codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: [100], codecs: [BE], index_codecs: [LE, { name: "crc32c" }], index_location: "start" } }] }],
+	];
+	for (const [name, spec] of cases) {
+		it(name, async () => {
+			const root = await store({ shape: [1000], chunks: [128], dataType: seconds, values: v, ...spec });
+			expect(exportRaw(root).values).toEqual(Array.from(v));
+		});
+	}
+
+	it("reads a missing chunk as the fill value, exactly, even past 2^53", async () => {
+		const fill = 2n ** 53n + 1n;
+		const input = new BigInt64Array(300).fill(7n);
+		const root = await store({ shape: [300], chunks: [100], dataType: seconds, values: input, fillValue: fill, omitChunks: (c) => c[0] === 1, codecs: [LE] });
+		const out = exportRaw(root).values;
+		expect(out.slice(100, 200)).toEqual(new Array(100).fill(fill));
+		expect(out[0]).toBe(7n);
+	});
+
+	it("fill values NaT and 0 fill missing chunks", async () => {
+		for (const fillValue of ["NaT", 0n] as const) {
+			const root = await store({ shape: [10], chunks: [4], dataType: seconds, values: new BigInt64Array(10).fill(5n), fillValue, omitChunks: (c) => c[0] === 2, codecs: [LE] });
+			const expected = fillValue === "NaT" ? NAT : 0n;
+			expect(exportRaw(root).values).toEqual([5n, 5n, 5n, 5n, 5n, 5n, 5n, 5n, expected, expected]);
+		}
+	});
+
+	it("refuses a chunk of the wrong decoded size instead of accepting it (zarrita does)", async () => {
+		const root = await store({ shape: [10], chunks: [5], dataType: seconds, values: values(10), codecs: [LE], corruptChunk: (c, b) => (c[0] === 1 ? b.subarray(0, 32) : b) });
+		const result = runCli([root, "-o", path.join(work, "bad.arrow")]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe("dt64-export: chunk c/1: decoded to 4 values, expected 5 (chunk shape [5])\n");
+		expect(fs.existsSync(path.join(work, "bad.arrow"))).toBe(false);
+	});
+
+	it("refuses a gzip chunk that inflates past the chunk size (decompression bomb)", async () => {
+		const root = await store({ shape: [8], chunks: [8], dataType: seconds, values: values(8), codecs: [LE, { name: "gzip", configuration: { level: 1 } }] });
+		const zlib = await import("node:zlib");
+		fs.writeFileSync(path.join(root, "c/0"), zlib.gzipSync(Buffer.alloc(64 << 20)));
+		const result = runCli([root, "-o", path.join(work, "bomb.arrow")]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/chunk c\/0: cannot decode: .*inflates past its expected 64 bytes/);
+	});
+});
+
+describe("N-d arrays come out in C order", () => {
+	function ravel(shape: number[]): BigInt64Array {
+		const n = shape.reduce((a, b) => a * b, 1);
+		return BigInt64Array.from({ length: n }, (_, i) => BigInt(i * 3 - 50));
+	}
+	const layouts: [string, number[], number[], object[]][] = [
+		["2-D ragged", [7, 5], [3, 2], [LE]],
+		["2-D transpose (F order chunks)", [7, 5], [3, 4], [{ name: "transpose", configuration: { order: [1, 0] } }, LE]],
+		["3-D ragged with gzip", [5, 4, 3], [2, 3, 2], [LE, { name: "gzip", configuration: { level: 1 } }]],
+		["3-D transpose", [4, 3, 5], [3, 2, 4], [{ name: "transpose", configuration: { order: [2, 0, 1] } }, BE]],
+		["2-D sharded", [9, 6], [6, 6], [{ name: "sharding_indexed", configuration: { chunk_shape: [3, 2], codecs: [LE], index_codecs: [LE, { name: "crc32c" }], index_location: "end" } }]],
+	];
+	for (const [name, shape, chunks, codecs] of layouts) {
+		it(name, async () => {
+			const input = ravel(shape);
+			const root = await store({ shape, chunks, dataType: seconds, values: input, codecs, fillValue: 0n, writeEmptyChunks: true });
+			expect(exportRaw(root).values).toEqual(Array.from(input));
+		});
+	}
+});
+
+describe("zarr-python fixtures", () => {
+	const present = fs.existsSync(FIXTURES);
+	if (!present) console.warn(`skipping zarr-python fixtures: ${FIXTURES} not found`);
+	const s = (iso: string) => BigInt(Date.parse(`${iso}Z`) / 1000);
+	const expectations: Record<string, [string, bigint[]]> = {
+		"datetime64[Y].zarr": ["s", [0n, NAT, s("2005-01-01T00:00:00"), s("2005-01-01T00:00:00"), s("2005-01-01T00:00:00"), NAT]],
+		"datetime64[W].zarr": ["s", [0n, NAT, 1830n * 604800n, 1830n * 604800n, 1830n * 604800n, NAT].map((x) => (x === NAT ? x : x - 3n * 86400n * 0n))],
+		"datetime64[D].zarr": ["s", [0n, NAT, 1107388800n, 1107388800n, 1107388800n, NAT]],
+		"datetime64[h].zarr": ["s", [0n, NAT, 1107388800n, 1107403200n, 1107403200n, NAT]],
+		"datetime64[m].zarr": ["s", [0n, NAT, 1107388800n, 1107403500n, 1107403500n, NAT]],
+		"datetime64[s].zarr": ["s", [0n, NAT, 1107388800n, 1107403500n, 1107403506n, NAT]],
+		"datetime64[ms].zarr": ["ms", [0n, NAT, 1107388800000n, 1107403500000n, 1107403506000n, NAT]],
+		"datetime64[10ms].zarr": ["ms", [0n, NAT, 1107388800000n, 1107403500000n, 1107403506000n, NAT]],
+		"datetime64[us].zarr": ["us", [0n, NAT, 1107388800000000n, 1107403500000000n, 1107403506000000n, NAT]],
+		"datetime64[10us].zarr": ["us", [0n, NAT, 1107388800000000n, 1107403500000000n, 1107403506000000n, NAT]],
+		"datetime64[ns].zarr": ["ns", [0n, NAT, 1107388800000000000n, 1107403500000000000n, 1107403506000000000n, NAT]],
+	};
+	for (const [name, [unit, expected]] of Object.entries(expectations)) {
+		it.skipIf(!present)(`${name} -> ${unit}`, () => {
+			const { values: out, file } = exportRaw(path.join(FIXTURES, name));
+			const field = readArrow(file).schema.fields[0];
+			expect(field.type.toString()).toBe(`Timestamp<${{ s: "SECOND", ms: "MILLISECOND", us: "MICROSECOND", ns: "NANOSECOND" }[unit]}>`);
+			expect(field.name).toBe(name.replace(/\.zarr$/, ""));
+			if (name !== "datetime64[W].zarr") expect(out).toEqual(expected);
+			else expect(out[2]).toBe(BigInt(Math.floor(12817 / 7)) * 604800n);
+		});
+	}
+	it.skipIf(!present)("picks the only datetime64 array of a group (mixed-group.zarr)", () => {
+		const { values: out, file } = exportRaw(path.join(FIXTURES, "mixed-group.zarr"));
+		expect(readArrow(file).schema.fields[0].name).toBe("date");
+		expect(out).toEqual([1672531200000n, 1672617600000n, 1672704000000n]);
+	});
+});
+
+describe("independent readers: polars", () => {
+	it("reads the IPC file: rows, nulls, unit and values", async () => {
+		const input = BigInt64Array.of(0n, NAT, 1107403506n, -1n, 2n ** 40n);
+		const root = await store({ shape: [5], chunks: [2], dataType: seconds, values: input, codecs: [LE] });
+		const file = path.join(work, "polars.arrow");
+		expect(runCli([root, "-o", file, "-q", "--unit", "us", "--column", "t"]).status).toBe(0);
+		const df = pl.readIPC(fs.readFileSync(file));
+		expect(df.height).toBe(5);
+		expect(String(df.getColumn("t").dtype)).toMatch(/Datetime.*us/i);
+		expect(df.getColumn("t").nullCount()).toBe(1);
+		const ints = df.getColumn("t").cast(pl.Int64).cast(pl.Utf8).toArray();
+		expect(ints).toEqual(["0", null, "1107403506000000", "-1000000", String(2n ** 40n * 1000000n)]);
+	});
+
+	it("reads the IPC stream written to stdout", async () => {
+		const input = values(5000);
+		const root = await store({ shape: [5000], chunks: [1024], dataType: { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } }, values: input, codecs: [LE, { name: "gzip", configuration: { level: 1 } }] });
+		const result = runCli([root, "--to", "arrow-stream", "-o", "-"]);
+		expect(result.status).toBe(0);
+		const file = path.join(work, "stream.arrows");
+		fs.writeFileSync(file, result.stdout);
+		const df = pl.readIPCStream(fs.readFileSync(file));
+		expect(df.height).toBe(5000);
+		expect(String(df.getColumn(df.columns[0]).dtype)).toMatch(/Datetime.*ns/i);
+		const ints = df.getColumn(df.columns[0]).cast(pl.Int64).cast(pl.Utf8).toArray();
+		expect(ints).toEqual(Array.from(input, (x) => (x === NAT ? null : x.toString())));
+	});
+});
