@@ -10,6 +10,7 @@ import { createExportStages, FILE_EXTENSIONS, OUTPUT_FORMATS, type OutputFormat 
 import { openTimeArray } from "../open-array.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
+import { parseHeaderOption } from "../store/http-store.js";
 import { Progress } from "./progress.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
@@ -30,13 +31,15 @@ interface ExportArgs {
 	force: boolean;
 	rowGroupRows: number;
 	compression: ParquetCompression;
+	header: string[];
+	retries: number;
 }
 
 function fail(error: unknown): never {
 	removePendingTempFiles();
 	if (process.env.DT64_DEBUG === "1") console.error(error);
 	const message = isDt64ExportError(error) ? error.message : (error as Error)?.message ?? String(error);
-	process.stderr.write(`dt64-export: ${message.split("\n")[0]}\n`);
+	process.stderr.write(`dt64-export: ${message.trim().replace(/\s*\n\s*/g, " ")}\n`);
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
@@ -57,7 +60,8 @@ async function runExport(args: ExportArgs): Promise<void> {
 	if (toStdout && process.stdout.isTTY) {
 		throw new UsageError("refusing to write binary Arrow data to a terminal: redirect it (> file, | program) or use -o <file>");
 	}
-	const array = await openTimeArray(args.store, { array: args.array });
+	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
+	const array = await openTimeArray(args.store, { array: args.array, headers, retries: args.retries });
 	const stages = createExportStages(array, {
 		format: args.to,
 		unit: args.unit,
@@ -122,6 +126,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("concurrency", { type: "number", default: 4, describe: "chunks read and decoded at once" })
 					.option("row-group-rows", { type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
 					.option("compression", { choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
+					.option("header", { type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
+					.option("retries", { type: "number", default: 3, describe: "retries of a failed HTTP request" })
 					.option("progress", { type: "boolean", describe: "show progress on stderr (default: when stderr is a terminal)" })
 					.option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress and no summary" })
 					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })

@@ -1,9 +1,9 @@
 import * as fs from "node:fs";
 import type { AsyncReadable } from "@zarrita/storage";
 import ZipFileStore from "@zarrita/storage/zip";
-import { FetchStore } from "zarrita";
 import { Dt64ExportError } from "../errors.js";
 import { DirectoryStore } from "./directory-store.js";
+import { HttpStore, redactUrl } from "./http-store.js";
 
 export interface OpenedStore {
 	readonly store: AsyncReadable;
@@ -14,7 +14,10 @@ export interface OpenedStore {
 }
 
 export interface OpenStoreOptions {
+	/** Sent with every HTTP request (auth); never printed. */
 	headers?: Record<string, string>;
+	/** Retries of a failed HTTP request (429, 5xx, resets, timeouts). */
+	retries?: number;
 }
 
 /** Opens a store from what a user types: a folder, a `.zip` file, or an http(s) URL. */
@@ -24,7 +27,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			return { store: ZipFileStore.fromUrl(location, { overrides }) as AsyncReadable, kind: "zip", location };
 		}
-		return { store: new FetchStore(location, { overrides }), kind: "http", location };
+		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", location: redactUrl(location) };
 	}
 	let stat: fs.Stats;
 	try {

@@ -1,0 +1,130 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { REPO, runCli, tempDir } from "./support/cli.js";
+
+const NAT = -(2n ** 63n);
+const work = tempDir();
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const LE = { name: "bytes", configuration: { endian: "little" } };
+
+async function duck(sql: string): Promise<unknown[][]> {
+	const instance = await DuckDBInstance.create(":memory:");
+	const connection = await instance.connect();
+	return (await connection.runAndReadAll(sql)).getRows();
+}
+
+describe("CLI contract", () => {
+	it("--help shows usage and examples, --version the version", () => {
+		const help = runCli(["--help"]);
+		expect(help.status).toBe(0);
+		expect(help.stdout.toString()).toMatch(/Examples:/);
+		expect(runCli(["--version"]).stdout.toString().trim()).toBe(JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version);
+	});
+
+	it("writes <column>.<ext> in the current folder by default and refuses to overwrite without --force", () => {
+		const cwd = tempDir();
+		const store = path.join(REPO, "data/weather-station.zarr");
+		expect(runCli([store, "-q"], { cwd }).status).toBe(0);
+		expect(fs.readdirSync(cwd)).toEqual(["weather-station.arrow"]);
+		const again = runCli([store, "-q"], { cwd });
+		expect(again.status).toBe(1);
+		expect(again.stderr).toBe("dt64-export: weather-station.arrow already exists (use --force to overwrite)\n");
+		expect(runCli([store, "-q", "--force"], { cwd }).status).toBe(0);
+		expect(fs.readdirSync(cwd)).toEqual(["weather-station.arrow"]);
+	});
+
+	it("usage errors exit 2 naming the valid choices", () => {
+		for (const [args, pattern] of [
+			[["x", "--unit", "weeks"], /Invalid values:.*Argument: unit, Given: "weeks", Choices: "auto", "s", "ms", "us", "ns"/],
+			[["x", "--to", "xlsx"], /Choices: "arrow", "arrow-stream", "parquet"/],
+			[[path.join(REPO, "data/weather-station.zarr"), "--concurrency", "0"], /--concurrency must be an integer >= 1, got 0/],
+			[["x", "--bogus"], /Unknown argument: bogus/],
+		] as const) {
+			const result = runCli([...args]);
+			expect(result.status).toBe(2);
+			expect(result.stderr).toMatch(pattern);
+			expect(result.stderr.trim().split("\n")).toHaveLength(1);
+		}
+	});
+
+	it("a store that does not exist is one line, exit 1", () => {
+		const result = runCli([path.join(work, "nope.zarr")]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")}\n`);
+	});
+
+	it("--array cannot leave the store", () => {
+		for (const bad of ["../x", "/etc", "a/../../b", "..%2Fx"]) {
+			const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--array", bad]);
+			expect(result.status).toBe(2);
+			expect(result.stderr).toMatch(/^dt64-export: --array .*(must not leave the store|relative path inside the store)/);
+		}
+	});
+
+	it("a group with several datetime64 arrays is an error listing them", async () => {
+		const root = path.join(work, "group.zarr");
+		for (const name of ["a", "b"]) await writeArray(root, name, { shape: [2], chunks: [2], values: BigInt64Array.of(1n, 2n), codecs: [LE] });
+		const result = runCli([root]);
+		expect(result.status).toBe(2);
+		expect(result.stderr).toBe(`dt64-export: ${root}: the group holds several datetime64 arrays, choose one with --array: a, b\n`);
+		const out = path.join(work, "b.arrow");
+		expect(runCli([root, "--array", "b", "-o", out, "-q"]).status).toBe(0);
+	});
+
+	it("a conversion error leaves no output and no temporary file", async () => {
+		const root = path.join(work, "ps.zarr");
+		await writeArray(root, "", { shape: [3], chunks: [2], dataType: { name: "numpy.datetime64", configuration: { unit: "ps", scale_factor: 1 } }, values: BigInt64Array.of(1000n, 2000n, 1500n), codecs: [LE] });
+		const outDir = tempDir();
+		const result = runCli([root, "-o", path.join(outDir, "t.arrow")]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe("dt64-export: value 1500 of datetime64[ps] at index 2 is not a whole number of ns (it would be floored to 1 ns); use --allow-truncate to floor, or a finer --unit\n");
+		expect(fs.readdirSync(outDir)).toEqual([]);
+		expect(runCli([root, "-o", path.join(outDir, "t.arrow"), "--allow-truncate", "-q"]).status).toBe(0);
+	});
+
+	it("refuses a non-datetime64 array, saying what it is", async () => {
+		const root = path.join(work, "f64.zarr");
+		fs.mkdirSync(root);
+		fs.writeFileSync(path.join(root, "zarr.json"), JSON.stringify({ zarr_format: 3, node_type: "array", shape: [1], data_type: "float64", chunk_grid: { name: "regular", configuration: { chunk_shape: [1] } }, chunk_key_encoding: { name: "default" }, fill_value: 0, codecs: [LE] }));
+		const result = runCli([root]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe(`dt64-export: ${root}/zarr.json: data type is float64, not numpy.datetime64\n`);
+	});
+
+	it("a reader closing the pipe early ends the export quietly", () => {
+		const { spawnSync } = require("node:child_process") as typeof import("node:child_process");
+		const result = spawnSync("bash", ["-c", `set -o pipefail; node ${path.join(REPO, "bin/dt64-export.js")} ${path.join(REPO, "data/weather-station.zarr")} --to arrow-stream -o - | head -c 100 > /dev/null`]);
+		expect(result.stderr.toString()).toBe("");
+		expect(result.status).toBe(0);
+	});
+});
+
+describe("Parquet through the CLI, read back by DuckDB", () => {
+	const cases = [
+		["s", "TIMESTAMP", "epoch_ms", 1000n],
+		["ms", "TIMESTAMP", "epoch_ms", 1n],
+		["us", "TIMESTAMP", "epoch_us", 1n],
+		["ns", "TIMESTAMP_NS", "epoch_ns", 1n],
+	] as const;
+	for (const [unit, duckType, epoch, factor] of cases) {
+		it(`unit ${unit}`, async () => {
+			const root = path.join(work, `pq-${unit}.zarr`);
+			const input = BigInt64Array.of(0n, NAT, 1107403506n, -86400n);
+			await writeArray(root, "", { shape: [4], chunks: [3], dataType: { name: "numpy.datetime64", configuration: { unit, scale_factor: 1 } }, values: input, codecs: [LE] });
+			const file = path.join(work, `pq-${unit}.parquet`);
+			expect(runCli([root, "--to", "parquet", "-o", file, "-q", "--column", "t"]).status).toBe(0);
+			const rows = await duck(`select typeof(t), ${epoch}(t)::varchar from '${file}'`);
+			expect(rows[0][0]).toBe(duckType);
+			expect(rows.map((r) => r[1])).toEqual(Array.from(input, (v) => (v === NAT ? null : (v * factor).toString())));
+		});
+	}
+	it("--tz UTC marks the column as adjusted to UTC", async () => {
+		const file = path.join(work, "tz.parquet");
+		expect(runCli([path.join(REPO, "data/weather-station.zarr"), "--to", "parquet", "--tz", "UTC", "-o", file, "-q"]).status).toBe(0);
+		const rows = await duck(`select logical_type::varchar from parquet_schema('${file}') where name = 'weather-station'`);
+		expect(String(rows[0][0])).toMatch(/isAdjustedToUTC=(1|true)/i);
+	});
+});
