@@ -49,7 +49,8 @@ export function createExportStages(array: TimeArray, options: ExportOptions = {}
 		timezone: options.timezone ?? null,
 		zarrDataType: array.metadata.rawDataType,
 	});
-	const concurrency = options.concurrency ?? 4;
+	// Remote reads wait on latency, local ones on the two inflate threads of libuv's pool.
+	const concurrency = options.concurrency ?? (array.store.kind === "directory" ? 4 : 8);
 	if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`);
 	const reader = new ChunkReader(array.chunks, array.metadata.shape, { concurrency, onChunk: options.onChunk });
 	const batcher = new TimestampBatcher({ field, source, conversion, shape: array.metadata.shape });

@@ -25,7 +25,7 @@ interface ExportArgs {
 	allowTruncate: boolean;
 	onOverflow: OverflowPolicy;
 	column?: string;
-	concurrency: number;
+	concurrency?: number;
 	progress?: boolean;
 	quiet: boolean;
 	force: boolean;
@@ -53,7 +53,7 @@ function checkTimezone(tz: string | undefined): void {
 }
 
 async function runExport(args: ExportArgs): Promise<void> {
-	if (!Number.isInteger(args.concurrency) || args.concurrency < 1) throw new UsageError(`--concurrency must be an integer >= 1, got ${args.concurrency}`);
+	if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) throw new UsageError(`--concurrency must be an integer >= 1, got ${args.concurrency}`);
 	if (!Number.isInteger(args.rowGroupRows) || args.rowGroupRows < 1) throw new UsageError(`--row-group-rows must be an integer >= 1, got ${args.rowGroupRows}`);
 	if (args.tz !== undefined && !/^[+-]\d{2}:\d{2}$/.test(args.tz)) checkTimezone(args.tz);
 	const toStdout = args.output === "-";
@@ -123,7 +123,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("allow-truncate", { type: "boolean", default: false, describe: "floor values finer than the unit instead of failing" })
 					.option("on-overflow", { choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
 					.option("column", { type: "string", describe: "column name (default: the array's name)" })
-					.option("concurrency", { type: "number", default: 4, describe: "chunks read and decoded at once" })
+					.option("concurrency", { type: "number", describe: "chunks read and decoded at once (default: 4 local, 8 remote)" })
 					.option("row-group-rows", { type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
 					.option("compression", { choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
 					.option("header", { type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
