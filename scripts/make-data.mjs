@@ -1,57 +1,101 @@
-// Regenerates the sample stores in data/ (deterministic): `npm run make-data`.
+// Regenerates the sample stores in data/ (`npm run make-data`). Deterministic: fixed seeds, fixed start times,
+// so the stores come out byte-identical on every run.
 import * as fs from "node:fs/promises";
-import { writeArray } from "./lib/write-zarr.mjs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { NAT, writeArray } from "./lib/zarr-writer.mjs";
 
-const NAT = -(2n ** 63n);
-let seed = 20230101;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const DATA = fileURLToPath(new URL("../data/", import.meta.url));
+const LE = { name: "bytes", configuration: { endian: "little" } };
 
-// 1. An hourly weather-station time axis over two years, with outages (runs of NaT) and single lost readings.
-const hours = 2 * 365 * 24;
-const start = BigInt(Date.UTC(2023, 0, 1) / 1000);
-const hourly = new BigInt64Array(hours);
-for (let i = 0; i < hours; i++) hourly[i] = start + BigInt(i) * 3600n;
-for (const [from, length] of [[1000, 6], [5000, 30], [12000, 3]]) hourly.fill(NAT, from, from + length);
-for (let k = 0; k < 40; k++) hourly[Math.floor(random() * hours)] = NAT;
-await fs.rm("data/weather-station.zarr", { recursive: true, force: true });
-await writeArray("data/weather-station.zarr", "", {
-	shape: [hours],
-	chunks: [4096],
-	dataType: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } },
-	fillValue: NAT,
-	values: hourly,
-	codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "gzip", configuration: { level: 5 } }],
-	attributes: { description: "observation times of an hourly weather station, 2023-2024, with outages as NaT" },
-});
-
-// 2. A 2-D [day, hour] grid of observation times in minutes, sharded, with jitter and some NaT.
-const days = 365;
-const grid = new BigInt64Array(days * 24);
-const startMinutes = BigInt(Date.UTC(2024, 0, 1) / 60000);
-for (let d = 0; d < days; d++) {
-	for (let h = 0; h < 24; h++) {
-		grid[d * 24 + h] = random() < 0.02 ? NAT : startMinutes + BigInt(d * 1440 + h * 60 + Math.floor(random() * 5));
-	}
+/** mulberry32: a small seeded PRNG, uniform in [0, 1). @param {number} seed */
+function random(seed) {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x6d2b79f5) >>> 0;
+		let t = state;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
 }
-await fs.rm("data/sharded-2d.zarr", { recursive: true, force: true });
-await writeArray("data/sharded-2d.zarr", "", {
-	shape: [days, 24],
-	chunks: [128, 24],
-	dataType: { name: "numpy.datetime64", configuration: { unit: "m", scale_factor: 1 } },
-	fillValue: NAT,
-	values: grid,
-	dimensionNames: ["day", "hour"],
-	codecs: [
-		{
-			name: "sharding_indexed",
-			configuration: {
-				chunk_shape: [32, 8],
-				codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }],
-				index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
-				index_location: "end",
-			},
+
+/** @param {string} name @param {Parameters<typeof writeArray>[2]} spec */
+async function write(name, spec) {
+	const root = path.join(DATA, name);
+	await fs.rm(root, { recursive: true, force: true });
+	await writeArray(root, "", spec);
+	console.log(`wrote data/${name}`);
+}
+
+// 1. The hourly observation times of a weather station over 730 days from 2023-01-01T00:00, in seconds. Outages
+// (runs of several hours) and single lost readings are NaT.
+{
+	const rand = random(2023);
+	const hours = 730 * 24;
+	const start = BigInt(Date.UTC(2023, 0, 1) / 1000);
+	const times = BigInt64Array.from({ length: hours }, (_, i) => start + BigInt(i) * 3600n);
+	const outages = [
+		[1000, 6],
+		[4090, 12],
+		[9321, 30],
+		[14000, 3],
+		[17400, 9],
+	];
+	for (const [from, length] of outages) times.fill(NAT, from, from + length);
+	for (let k = 0; k < 40; k++) times[Math.floor(rand() * hours)] = NAT;
+	await write("weather-station.zarr", {
+		shape: [hours],
+		chunks: [4096],
+		values: times,
+		dataType: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } },
+		fillValue: NAT,
+		codecs: [LE, { name: "gzip", configuration: { level: 5 } }],
+		dimensionNames: ["time"],
+		attributes: {
+			description: "Hourly observation times of a weather station, 2023-01-01T00:00 to 2024-12-30T23:00; NaT where no reading was recorded",
+			station: "sample",
+			outages: outages.map(([from, length]) => ({ index: from, hours: length })),
 		},
-	],
-	attributes: { description: "observation times (minutes) on a day x hour grid, 2024, sharded" },
-});
-console.log("wrote data/weather-station.zarr and data/sharded-2d.zarr");
+	});
+}
+
+// 2. Observation times on a [day, hour] grid for 2023, in minutes: each reading is taken 0-4 minutes after the
+// hour. About 2% of readings are lost (NaT), and days 224-255 (a maintenance month) have none, so whole inner
+// chunks are absent from the shard index. Shards [128, 24], inner chunks [32, 8]: ragged at the last shard and
+// in its last inner row.
+{
+	const rand = random(365);
+	const days = 365;
+	const start = BigInt(Date.UTC(2023, 0, 1) / 60000);
+	const times = new BigInt64Array(days * 24);
+	for (let d = 0; d < days; d++) {
+		for (let h = 0; h < 24; h++) {
+			const lost = (d >= 224 && d < 256) || rand() < 0.02;
+			const jitter = Math.floor(rand() * 5);
+			times[d * 24 + h] = lost ? NAT : start + BigInt(d * 1440 + h * 60 + jitter);
+		}
+	}
+	await write("sharded-2d.zarr", {
+		shape: [days, 24],
+		chunks: [128, 24],
+		values: times,
+		dataType: { name: "numpy.datetime64", configuration: { unit: "m", scale_factor: 1 } },
+		fillValue: NAT,
+		codecs: [
+			{
+				name: "sharding_indexed",
+				configuration: {
+					chunk_shape: [32, 8],
+					codecs: [LE, { name: "zstd", configuration: { level: 3, checksum: false } }],
+					index_codecs: [LE, { name: "crc32c" }],
+					index_location: "end",
+				},
+			},
+		],
+		dimensionNames: ["day", "hour"],
+		attributes: {
+			description: "Observation times (minutes) on a day x hour grid for 2023, readings 0-4 minutes after the hour; NaT where lost, and for days 224-255 (maintenance)",
+		},
+	});
+}

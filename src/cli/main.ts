@@ -11,6 +11,7 @@ import { openTimeArray } from "../open-array.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { parseHeaderOption } from "../store/http-store.js";
+import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { Progress } from "./progress.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
@@ -109,6 +110,18 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	await yargs(argv)
 		.scriptName("dt64-export")
 		.usage("$0 <store> [options]\n\nExport a Zarr v3 numpy.datetime64 array to Arrow IPC or Parquet.")
+		.command<InspectArgs>(
+			"inspect <store>",
+			"describe the arrays and groups of a store",
+			(y) =>
+				y
+					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
+					.option("json", { type: "boolean", default: false, describe: "the report as JSON (int64 values as strings)" })
+					.option("header", { type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
+					.option("retries", { type: "number", default: 3, describe: "retries of a failed HTTP request" })
+					.example("$0 inspect data/sharded-2d.zarr", "nodes, data types, chunking, codecs, first and last values"),
+			(args) => runInspect(args),
+		)
 		.command<ExportArgs>(
 			"$0 <store>",
 			"export a datetime64 array",

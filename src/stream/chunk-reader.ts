@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
-import type { ChunkSource } from "../zarr/chunk-source.js";
+import { Dt64ExportError } from "../errors.js";
+import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
 
 /** A run of consecutive values of the array in C order: rows [firstRow, firstRow + rows) along axis 0. */
@@ -33,6 +34,12 @@ export class ChunkReader extends Readable {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.totalChunks = product(source.gridShape);
 		this.totalValues = product(shape);
+		const bandValues = shape.length > 1 ? Math.min(source.chunkShape[0], shape[0]) * product(shape.slice(1)) : 0;
+		if (bandValues > MAX_CHUNK_VALUES) {
+			throw new Dt64ExportError(
+				`array shape ${JSON.stringify(shape)} in chunks of ${JSON.stringify(source.chunkShape)}: one row of chunks holds ${bandValues} values, too large to assemble (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`,
+			);
+		}
 		this.#bands = readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.#abort.signal, options.onChunk);
 	}
 

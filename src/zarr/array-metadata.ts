@@ -33,7 +33,9 @@ export function parseNodeJson(text: string, path: string, where: string): NodeMe
 	try {
 		json = JSON.parse(text);
 	} catch (error) {
-		throw new Dt64ExportError(`${where}: not valid JSON (${(error as Error).message})`);
+		// V8 quotes the text around the error, newlines and binary included: keep the message on one printable line.
+		const reason = (error as Error).message.replace(/[\s\p{Cc}\uFFFD]+/gu, " ").trim();
+		throw new Dt64ExportError(`${where}: not valid JSON (${reason})`);
 	}
 	if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Dt64ExportError(`${where}: not a JSON object`);
 	const object = json as Record<string, unknown>;
@@ -75,6 +77,9 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 		return at(error);
 	}
 	const shape = positiveIntegers(json.shape, "shape", where, true);
+	if (shape.reduce((a, b) => a * b, 1) > Number.MAX_SAFE_INTEGER) {
+		throw new Dt64ExportError(`${where}: shape ${JSON.stringify(shape)} holds more than 2^53 values`);
+	}
 	const grid = json.chunk_grid as { name?: unknown; configuration?: { chunk_shape?: unknown } } | undefined;
 	if (grid?.name !== "regular") throw new Dt64ExportError(`${where}: chunk_grid ${JSON.stringify(grid?.name)} is not supported (only "regular")`);
 	const chunkShape = positiveIntegers(grid.configuration?.chunk_shape, "chunk_grid.configuration.chunk_shape", where, false);

@@ -2,6 +2,8 @@ import type { AbsolutePath, AsyncReadable, GetOptions } from "@zarrita/storage";
 import * as zarr from "zarrita";
 import { Dt64ExportError } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
+import { installBoundedWasmCodecs } from "./codecs/bounded-wasm.js";
+import { installCrc32cCodec } from "./codecs/crc32c.js";
 import { installNodeZlibCodecs } from "./codecs/node-zlib.js";
 import { product, toCOrder } from "./grid.js";
 
@@ -22,6 +24,8 @@ export class ChunkDecoder {
 		codecs: CodecMetadata[],
 	) {
 		installNodeZlibCodecs();
+		installBoundedWasmCodecs();
+		installCrc32cCodec();
 		const bytesInOptions: AsyncReadable = {
 			async get(_key: AbsolutePath, options?: GetOptions) {
 				return (options as { chunkBytes?: Uint8Array } | undefined)?.chunkBytes;
@@ -58,8 +62,10 @@ export class ChunkDecoder {
 }
 
 function describeCodecError(error: unknown): string {
-	let message = (error as Error).message ?? String(error);
 	const cause = (error as { cause?: unknown }).cause;
+	// The codecs of this package say what failed themselves; zarrita's "Failed to decode chunk via codec" adds nothing.
+	if (cause instanceof Dt64ExportError) return cause.message;
+	let message = (error as Error).message ?? String(error);
 	if (cause instanceof Error && !message.includes(cause.message)) message += `: ${cause.message}`;
 	return message.replace(/\s+/g, " ");
 }

@@ -26,19 +26,54 @@ function joinKey(arrayPath: string, key: string): AbsolutePath {
 	return `/${[arrayPath, key].filter((part) => part.length > 0).join("/")}` as AbsolutePath;
 }
 
-/** Every codec must be one zarrita knows (or sharding, which is read here), checked before any data is read. */
-function checkCodecs(codecs: CodecMetadata[], where: string): void {
-	for (const codec of codecs) {
-		if (codec.name === SHARDING) continue;
-		if (!registry.has(codec.name)) throw new Dt64ExportError(`${where}: unknown codec ${JSON.stringify(codec.name)}`);
+/**
+ * The most values one decoded chunk (or shard index) may hold: 1 GiB of int64. Larger chunks are refused when
+ * the array is opened, instead of failing to allocate in the middle of an export.
+ */
+export const MAX_CHUNK_VALUES = 2 ** 27;
+
+function checkChunkSize(shape: readonly number[], what: string, where: string): void {
+	const values = product(shape);
+	if (values > MAX_CHUNK_VALUES) {
+		throw new Dt64ExportError(`${where}: ${what} ${JSON.stringify(shape)} holds ${values} values, too large to read (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`);
 	}
 }
 
+function isPermutation(order: unknown, rank: number): boolean {
+	if (order === "C" || order === "F") return true;
+	return Array.isArray(order) && order.length === rank && [...order].sort((a, b) => a - b).every((axis, i) => axis === i);
+}
+
+/**
+ * Every codec must be one zarrita knows (or sharding, which is read here), with a configuration zarrita would not
+ * silently misread (it takes any endian for little and any transpose order); checked before any data is read.
+ */
+function checkCodecs(codecs: unknown, field: string, rank: number, where: string): CodecMetadata[] {
+	if (!Array.isArray(codecs) || codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
+		throw new Dt64ExportError(`${where}: ${field} must be a list of {"name": ...} objects, got ${JSON.stringify(codecs)}`);
+	}
+	for (const codec of codecs as CodecMetadata[]) {
+		if (codec.name === SHARDING) continue;
+		if (!registry.has(codec.name)) throw new Dt64ExportError(`${where}: unknown codec ${JSON.stringify(codec.name)}`);
+		const configuration = (codec.configuration ?? {}) as Record<string, unknown>;
+		if (codec.name === "bytes" && configuration.endian !== undefined && configuration.endian !== "little" && configuration.endian !== "big") {
+			throw new Dt64ExportError(`${where}: bytes codec endian must be "little" or "big", got ${JSON.stringify(configuration.endian)}`);
+		}
+		if (codec.name === "transpose" && !isPermutation(configuration.order, rank)) {
+			throw new Dt64ExportError(`${where}: transpose codec order must be a permutation of the ${rank} axes, got ${JSON.stringify(configuration.order)}`);
+		}
+	}
+	return codecs as CodecMetadata[];
+}
+
 export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata, where: string): ChunkSource {
-	checkCodecs(meta.codecs, where);
-	const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding);
+	checkCodecs(meta.codecs, "codecs", meta.shape.length, where);
+	const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding, where);
 	const sharding = meta.codecs.find((codec) => codec.name === SHARDING);
-	if (sharding === undefined) return plainChunks(store, meta, encodeKey);
+	if (sharding === undefined) {
+		checkChunkSize(meta.chunkShape, "chunk_shape", where);
+		return plainChunks(store, meta, encodeKey);
+	}
 	if (meta.codecs.length !== 1) {
 		throw new Dt64ExportError(`${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
 	}
@@ -81,16 +116,17 @@ function shardedChunks(
 	if (innerShape.some((n, axis) => meta.chunkShape[axis] % n !== 0)) {
 		throw new Dt64ExportError(`${where}: shard shape ${JSON.stringify(meta.chunkShape)} is not a multiple of the inner chunk shape ${JSON.stringify(innerShape)}`);
 	}
-	const innerCodecs = (configuration.codecs as CodecMetadata[] | undefined) ?? [{ name: "bytes", configuration: { endian: "little" } }];
-	const indexCodecs = (configuration.index_codecs as CodecMetadata[] | undefined) ?? [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }];
-	checkCodecs(innerCodecs, where);
-	checkCodecs(indexCodecs, where);
+	const rank = meta.shape.length;
+	const innerCodecs = checkCodecs(configuration.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }], `${SHARDING}.codecs`, rank, where);
+	const indexCodecs = checkCodecs(configuration.index_codecs ?? [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }], `${SHARDING}.index_codecs`, rank + 1, where);
 	if (innerCodecs.some((codec) => codec.name === SHARDING)) throw new Dt64ExportError(`${where}: nested sharding is not supported`);
 	const location = configuration.index_location ?? "end";
 	if (location !== "start" && location !== "end") {
 		throw new Dt64ExportError(`${where}: ${SHARDING}.index_location must be "start" or "end", got ${JSON.stringify(location)}`);
 	}
 	const perShard = meta.chunkShape.map((n, axis) => n / innerShape[axis]);
+	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
+	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
 	const index = new ShardIndexReader(store, perShard, indexCodecs, location);
 	const decoder = new ChunkDecoder(innerShape, innerCodecs);
 	const size = product(innerShape);

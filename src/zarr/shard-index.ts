@@ -1,6 +1,7 @@
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
 import { Dt64ExportError } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
+import { crc32c } from "./codecs/crc32c.js";
 import { ChunkDecoder } from "./chunk-decoder.js";
 import { cStrides, product } from "./grid.js";
 
@@ -87,21 +88,4 @@ function verifyCrc32c(bytes: Uint8Array, shardKey: AbsolutePath): void {
 	const payload = bytes.subarray(0, bytes.byteLength - 4);
 	const stored = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - 4, 4).getUint32(0, true);
 	if (crc32c(payload) !== stored) throw new Dt64ExportError(`shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`);
-}
-
-let table: Uint32Array | undefined;
-
-/** CRC-32C (Castagnoli), the checksum of the Zarr v3 crc32c codec. */
-export function crc32c(bytes: Uint8Array): number {
-	if (table === undefined) {
-		table = new Uint32Array(256);
-		for (let n = 0; n < 256; n++) {
-			let c = n;
-			for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
-			table[n] = c >>> 0;
-		}
-	}
-	let crc = 0xffffffff;
-	for (let i = 0; i < bytes.length; i++) crc = table[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
-	return (crc ^ 0xffffffff) >>> 0;
 }

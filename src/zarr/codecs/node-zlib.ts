@@ -2,7 +2,7 @@ import { promisify } from "node:util";
 import * as zlib from "node:zlib";
 import { registry } from "zarrita";
 import { Dt64ExportError } from "../../errors.js";
-import { product } from "../grid.js";
+import { DECODED_SLACK_BYTES, maxDecodedBytes } from "./decoded-size.js";
 
 /**
  * gzip and zlib through Node's zlib instead of zarrita's `DecompressionStream`: the C inflater runs on the libuv
@@ -12,9 +12,6 @@ import { product } from "../grid.js";
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
 
-/** Bytes a decompressed chunk may exceed its int64 payload by: room for checksums (crc32c) after the payload. */
-const DECODED_SLACK_BYTES = 64;
-
 interface ChunkMeta {
 	shape: number[];
 }
@@ -22,7 +19,7 @@ interface ChunkMeta {
 function boundedInflater(name: "gzip" | "zlib", inflateFn: typeof gunzip) {
 	return {
 		fromConfig(_configuration: unknown, meta: ChunkMeta) {
-			const maxOutputLength = product(meta.shape) * 8 + DECODED_SLACK_BYTES;
+			const maxOutputLength = maxDecodedBytes(meta.shape);
 			return {
 				kind: "bytes_to_bytes" as const,
 				encode(): never {

@@ -1,0 +1,289 @@
+// npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
+//
+// --target DIR benchmarks the bin/ and dist/ of another checkout (an A/B of two builds on the same cached stores).
+// End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
+// (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
+// Prints results and pass/fail against the targets; never fails on a miss (benchmarks are not tests).
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { ensureStore, seriesCounts, SERIES } from "./lib/synthetic.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The checkout whose bin/ and dist/ are measured: this one unless --target. */
+let target = root;
+const referenceScript = path.join(root, "bench", "reference.py");
+const cacheDir = path.join(root, ".bench-cache");
+
+function parseArgs(argv) {
+	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, target: root };
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		const value = () => {
+			const v = argv[++i];
+			if (v === undefined) throw new Error(`${a} needs a value`);
+			return v;
+		};
+		if (a === "--runs") args.runs = Number(value());
+		else if (a === "--warmup") args.warmup = Number(value());
+		else if (a === "--only") args.only = value().split(",");
+		else if (a === "--no-reference") args.reference = false;
+		else if (a === "--no-rss") args.rss = false;
+		else if (a === "--no-convert") args.convert = false;
+		else if (a === "--no-e2e") args.e2e = false;
+		else if (a === "--target") args.target = path.resolve(value());
+		else if (a === "-h" || a === "--help") {
+			console.log(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n")[0].slice(3));
+			process.exit(0);
+		} else throw new Error(`unknown argument ${a}`);
+	}
+	if (!Number.isInteger(args.runs) || args.runs < 1) throw new Error("--runs must be an integer >= 1");
+	if (!Number.isInteger(args.warmup) || args.warmup < 0) throw new Error("--warmup must be an integer >= 0");
+	return args;
+}
+
+const M = 1_000_000;
+const CHUNK = 1_000_000;
+/** End-to-end stores: name, series (source unit), values, codec; `target` is the ratio to the reference. */
+const E2E_STORES = [
+	{ name: "s-raw", series: "s", length: 20 * M, codec: "raw", target: 1.0 },
+	{ name: "s-gzip", series: "s", length: 20 * M, codec: "gzip", target: 0.8 },
+	{ name: "D-gzip", series: "D", length: 20 * M, codec: "gzip", target: 0.8 },
+	{ name: "10us-gzip", series: "10us", length: 20 * M, codec: "gzip", target: 0.8 },
+	{ name: "ps-gzip", series: "ps", length: 20 * M, codec: "gzip", target: 0.8 },
+];
+const RSS_STORES = [
+	{ name: "s-gzip-5M", series: "s", length: 5 * M, codec: "gzip" },
+	{ name: "s-gzip-50M", series: "s", length: 50 * M, codec: "gzip" },
+];
+const RSS_LIMIT_MIB = 200;
+const RSS_GROWTH_LIMIT = 1.25;
+
+const median = (xs) => {
+	const s = [...xs].sort((a, b) => a - b);
+	const m = s.length >> 1;
+	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, digits = 2) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(digits));
+const mib = (kib) => kib / 1024;
+
+// BENCH_NO_GNU_TIME=1 tries the fallback (a preload for node, the script itself for the reference).
+const haveGnuTime = fs.existsSync("/usr/bin/time") && process.env.BENCH_NO_GNU_TIME !== "1";
+
+function pythonWithNumpy() {
+	const probe = spawnSync("python3", ["-c", "import numpy, sys; print(numpy.__version__, sys.version.split()[0])"], { encoding: "utf8" });
+	return probe.status === 0 ? probe.stdout.trim() : null;
+}
+
+/** Runs a command, timing its wall clock here and its peak RSS with GNU time (or a preload / the script itself). */
+function measure(command, commandArgs, { preloadRss = false } = {}) {
+	const rssFile = path.join(os.tmpdir(), `dt64-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`);
+	let file = command;
+	let argv = commandArgs;
+	const env = { ...process.env };
+	if (haveGnuTime) {
+		file = "/usr/bin/time";
+		argv = ["-f", "%M %U %S", "-o", rssFile, command, ...commandArgs];
+	} else {
+		env.BENCH_RSS_FILE = rssFile;
+		if (preloadRss) argv = ["--import", path.join(root, "bench", "lib", "report-rss.mjs"), ...commandArgs];
+	}
+	return new Promise((resolve, reject) => {
+		const start = performance.now();
+		const child = spawn(file, argv, { stdio: ["ignore", "ignore", "pipe"], env, cwd: root });
+		let stderr = "";
+		child.stderr.on("data", (d) => (stderr += d));
+		child.on("error", reject);
+		child.on("close", (code) => {
+			const seconds = (performance.now() - start) / 1000;
+			let rssKiB = NaN;
+			let cpuSeconds = NaN;
+			try {
+				// "peak RSS KiB, user s, system s" on the last line (GNU time may print a status line before it).
+				const [rss, user, system] = fs.readFileSync(rssFile, "utf8").trim().split("\n").pop().split(" ").map(Number);
+				rssKiB = rss;
+				cpuSeconds = user + system;
+				fs.rmSync(rssFile, { force: true });
+			} catch {
+				// Not reported: left as NaN and printed as "-".
+			}
+			if (code !== 0) reject(new Error(`${command} ${commandArgs.join(" ")} exited ${code}: ${stderr.trim()}`));
+			else resolve({ seconds, rssKiB, cpuSeconds });
+		});
+	});
+}
+
+const exportRun = (store, output) => measure(process.execPath, [path.join(target, "bin", "dt64-export.js"), store, "--to", "arrow", "-o", output, "-q", "--force"], { preloadRss: true });
+const referenceRun = (store, output) => measure("python3", [referenceScript, store, output]);
+
+function loadLine(when) {
+	const [one, five] = os.loadavg();
+	const busy = one > os.cpus().length / 2 ? " (other work is running: timings are noisy, ratios to the alternated reference less so)" : "";
+	return `load average ${when}: ${one.toFixed(2)} (1 min), ${five.toFixed(2)} (5 min)${busy}`;
+}
+
+function machineLine(numpy) {
+	const cpus = os.cpus();
+	return [
+		`machine: ${cpus[0]?.model ?? "unknown CPU"}, ${cpus.length} cores (available parallelism ${os.availableParallelism()}), ` +
+			`${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
+		`node ${process.version}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? "4 (default)"}` +
+			(numpy ? `, python ${numpy.split(" ")[1]} numpy ${numpy.split(" ")[0]}` : ", no python3+numpy (reference skipped)") +
+			`, peak RSS by ${haveGnuTime ? "/usr/bin/time -f %M" : "process.resourceUsage (preload)"}`,
+		loadLine("at start"),
+	];
+}
+
+function printTable(headers, rows, alignLeft = 1) {
+	const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => String(r[c]).length)));
+	const line = (cells) => cells.map((cell, c) => (c < alignLeft ? String(cell).padEnd(widths[c]) : String(cell).padStart(widths[c]))).join("  ");
+	console.log(line(headers));
+	console.log(widths.map((w) => "-".repeat(w)).join("  "));
+	for (const r of rows) console.log(line(r));
+}
+
+async function convertMicro(runs) {
+	const modulePath = path.join(target, "dist", "convert", "to-arrow-timestamps.js");
+	const length = 10 * M;
+	const repeats = Math.max(runs, 5);
+	const cases = [
+		{ label: "s -> s", series: "s", unit: "s" },
+		{ label: "us -> us", series: "us", unit: "us" },
+		{ label: "D -> s", series: "D", unit: "s" },
+		{ label: "10us -> us", series: "10us", unit: "us" },
+		{ label: "ps -> ns", series: "ps", unit: "ns" },
+		{ label: "M -> s", series: "M", unit: "s" },
+	];
+	const rows = [];
+	for (const c of cases) {
+		const child = spawnSync(process.execPath, [path.join(root, "bench", "lib", "convert-case.mjs"), modulePath, c.series, c.unit, String(length), String(repeats)], { encoding: "utf8" });
+		if (child.status !== 0) throw new Error(`convert ${c.label}: ${child.stderr.trim()}`);
+		const { times, cpuTimes, nullCount, zeroCopy } = JSON.parse(child.stdout);
+		const t = median(times);
+		const cpu = median(cpuTimes);
+		rows.push([c.label, `${length / M}M`, fmt(t * 1000, 1), fmt(length / t / M, 1), fmt((length * 8) / t / M, 0), fmt(cpu * 1000, 1), fmt(length / cpu / M, 1), nullCount, zeroCopy ? "yes" : "no"]);
+	}
+	console.log(`\nConvert only: toArrowTimestamps on ${length / M}M values in memory (~1% NaT), one process per case, median of ${repeats} after a warm-up`);
+	printTable(["conversion", "values", "wall ms", "M values/s", "MB/s", "cpu ms", "M values/cpu s", "nulls", "zero-copy"], rows);
+	return rows;
+}
+
+async function main() {
+	const args = parseArgs(process.argv.slice(2));
+	target = args.target;
+	if (!fs.existsSync(path.join(target, "dist", "cli", "main.js"))) throw new Error(`${target}/dist/ is missing: run \`npx tsc -p .\` (or npm run build) first`);
+	const numpy = args.reference ? pythonWithNumpy() : null;
+	console.log(`dt64-export benchmark${target === root ? "" : ` of ${target}`}`);
+	for (const l of machineLine(numpy)) console.log(l);
+	const results = { machine: machineLine(numpy), e2e: [], rss: [], convert: [] };
+
+	fs.mkdirSync(cacheDir, { recursive: true });
+	const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "dt64-bench-"));
+	const log = (m) => console.log(`  ${m}`);
+	try {
+		if (args.convert) results.convert = await convertMicro(args.runs);
+
+		const e2eStores = E2E_STORES.filter((s) => !args.only || args.only.includes(s.name));
+		if (args.e2e && e2eStores.length) {
+			console.log(`\nEnd to end: node bin/dt64-export.js <store> --to arrow -o <tmp> -q --force; median of ${args.runs} (+${args.warmup} warm-up), ` +
+				`${CHUNK / M}M-value chunks, ~1% NaT${numpy ? "; reference = python3 bench/reference.py, alternated with the exporter" : ""}`);
+			const rows = [];
+			for (const spec of e2eStores) {
+				const store = await ensureStore(cacheDir, { ...spec, chunk: CHUNK }, log);
+				const exportOut = path.join(outDir, `${spec.name}.arrow`);
+				const referenceOut = path.join(outDir, `${spec.name}.ref`);
+				const exp = [];
+				const ref = [];
+				for (let r = 0; r < args.warmup + args.runs; r++) {
+					// Alternate which goes first, so neither always runs right after the other's page-cache writes.
+					const order = r % 2 === 0 ? ["e", "r"] : ["r", "e"];
+					for (const who of order) {
+						if (who === "e") {
+							const m = await exportRun(store.dir, exportOut);
+							if (r >= args.warmup) exp.push(m);
+						} else if (numpy) {
+							const m = await referenceRun(store.dir, referenceOut);
+							if (r >= args.warmup) ref.push(m);
+						}
+					}
+				}
+				fs.rmSync(exportOut, { force: true });
+				fs.rmSync(referenceOut, { force: true });
+				const t = median(exp.map((m) => m.seconds));
+				const rss = median(exp.map((m) => m.rssKiB));
+				const tr = ref.length ? median(ref.map((m) => m.seconds)) : NaN;
+				const rssRef = ref.length ? median(ref.map((m) => m.rssKiB)) : NaN;
+				const cpu = median(exp.map((m) => m.cpuSeconds));
+				const cpuRef = ref.length ? median(ref.map((m) => m.cpuSeconds)) : NaN;
+				const ratio = t / tr;
+				const verdict = Number.isNaN(ratio) ? "-" : `${ratio <= spec.target ? "PASS" : "FAIL"} (<= ${spec.target.toFixed(2)}x)`;
+				const row = {
+					store: spec.name,
+					unit: `${SERIES[spec.series].scaleFactor === 1 ? "" : SERIES[spec.series].scaleFactor}${SERIES[spec.series].unit}`,
+					values: spec.length,
+					diskMB: store.bytesOnDisk / M,
+					seconds: t,
+					minSeconds: Math.min(...exp.map((m) => m.seconds)),
+					mValuesPerSecond: spec.length / t / M,
+					mbPerSecond: (spec.length * 8) / t / M,
+					rssMiB: mib(rss),
+					cpuSeconds: cpu,
+					referenceCpuSeconds: cpuRef,
+					referenceSeconds: tr,
+					referenceRssMiB: mib(rssRef),
+					ratio,
+					verdict,
+					allSeconds: exp.map((m) => m.seconds),
+					allReferenceSeconds: ref.map((m) => m.seconds),
+				};
+				results.e2e.push(row);
+				rows.push([
+					row.store, row.unit, `${spec.length / M}M`, fmt(row.diskMB, 0), fmt(row.seconds, 3), fmt(row.minSeconds, 3), fmt(row.mValuesPerSecond, 1),
+					fmt(row.mbPerSecond, 0), fmt(cpu, 2), fmt(row.rssMiB, 0), fmt(tr, 3), fmt(cpuRef, 2), fmt(row.referenceRssMiB, 0), Number.isNaN(ratio) ? "-" : `${fmt(ratio)}x`, verdict,
+				]);
+			}
+			printTable(["store", "unit", "values", "disk MB", "median s", "min s", "M val/s", "MB/s", "cpu s", "RSS MiB", "ref s", "ref cpu s", "ref MiB", "exp/ref", "target"], rows);
+			console.log("median s, min s = wall time; M val/s, MB/s (int64 input bytes, values x 8) from the median; cpu s = user + system of the process (all threads);");
+			console.log("RSS = peak resident set; ref = bench/reference.py (numpy + zlib, one thread, fsyncs its output like the exporter); exp/ref = ratio of median wall times");
+		}
+
+		if (args.rss && (!args.only || RSS_STORES.some((s) => args.only.includes(s.name)))) {
+			console.log(`\nPeak RSS vs length (s unit, gzip level 1, ${CHUNK / M}M-value chunks; median of ${args.runs})`);
+			const rows = [];
+			const peaks = [];
+			for (const spec of RSS_STORES) {
+				const store = await ensureStore(cacheDir, { ...spec, chunk: CHUNK }, log);
+				const out = path.join(outDir, `${spec.name}.arrow`);
+				const runs = [];
+				for (let r = 0; r < args.runs; r++) runs.push(await exportRun(store.dir, out));
+				fs.rmSync(out, { force: true });
+				const peak = mib(median(runs.map((m) => m.rssKiB)));
+				const t = median(runs.map((m) => m.seconds));
+				peaks.push(peak);
+				results.rss.push({ store: spec.name, values: spec.length, rssMiB: peak, seconds: t, allRssMiB: runs.map((m) => mib(m.rssKiB)) });
+				rows.push([spec.name, `${spec.length / M}M`, fmt(peak, 1), fmt(Math.min(...runs.map((m) => mib(m.rssKiB))), 1), fmt(Math.max(...runs.map((m) => mib(m.rssKiB))), 1), fmt(t, 3), fmt(spec.length / t / M, 1)]);
+			}
+			printTable(["store", "values", "RSS MiB", "min", "max", "median s", "M val/s"], rows);
+			const [small, large] = peaks;
+			const growth = large / small;
+			console.log(`peak RSS at 50M: ${fmt(large, 1)} MiB -> ${large <= RSS_LIMIT_MIB ? "PASS" : "FAIL"} (<= ${RSS_LIMIT_MIB} MiB)`);
+			console.log(`50M / 5M peak RSS: ${fmt(growth)}x -> ${growth <= RSS_GROWTH_LIMIT ? "PASS" : "FAIL"} (<= ${RSS_GROWTH_LIMIT}x)`);
+			results.rssGrowth = growth;
+		}
+	} finally {
+		fs.rmSync(outDir, { recursive: true, force: true });
+	}
+	console.log(`\n${loadLine("at end")}`);
+	results.loadAtEnd = os.loadavg();
+	const resultsFile = path.join(cacheDir, "last-results.json");
+	fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2));
+	console.log(`\nresults as JSON: ${path.relative(process.cwd(), resultsFile)}`);
+}
+
+main().catch((error) => {
+	console.error(`bench: ${error.message}`);
+	process.exit(1);
+});

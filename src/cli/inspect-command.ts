@@ -1,0 +1,23 @@
+import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
+import { parseHeaderOption } from "../store/http-store.js";
+
+export interface InspectArgs {
+	store: string;
+	json: boolean;
+	header: string[];
+	retries?: number;
+}
+
+/** `dt64-export inspect <store> [--json]`: the report on stdout. */
+export async function runInspect(args: InspectArgs): Promise<void> {
+	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
+	const report = await inspectStore(args.store, { headers, retries: args.retries });
+	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report);
+	await new Promise<void>((resolve, reject) =>
+		process.stdout.write(text, (error) => {
+			// A reader that closed the pipe (`| head`) has what it wanted.
+			if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") reject(error);
+			else resolve();
+		}),
+	);
+}

@@ -1,0 +1,400 @@
+/**
+ * `dt64-export inspect`: what a store holds, node by node, and whether each array can be exported, with the
+ * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
+ * (`formatInspectReport`) or JSON (`inspectReportToJson`).
+ */
+import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
+import { resolveTargetUnit } from "./convert/plan.js";
+import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
+import { describeDataType, formatDatetime64Type, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
+import { formatFillValue, parseFillValue } from "./dtype/fill-value.js";
+import type { TargetUnit } from "./dtype/units.js";
+import { UsageError } from "./errors.js";
+import { rawMemberText } from "./json/raw-member.js";
+import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
+import { listStoreTree, type TreeDiscovery, type TreeEntry, type V2Node } from "./store-tree.js";
+import { parseTimeArrayMetadata, type CodecMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
+import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
+
+export interface InspectOptions extends OpenStoreOptions {
+	/** Chunks read from each end of an array to find its first and last value before giving up (default 64). */
+	maxChunks?: number;
+}
+
+export interface InspectReport {
+	/** The store as it may be shown (an URL's query string is redacted). */
+	readonly store: string;
+	readonly storeKind: OpenedStore["kind"];
+	/** How the nodes were found: walking a folder, listing a zip, consolidated metadata, or not at all. */
+	readonly discovery: TreeDiscovery;
+	/** Set when the listing is partial, e.g. a group over HTTP without consolidated metadata. */
+	readonly note?: string;
+	readonly nodes: InspectNode[];
+}
+
+/** The first or last value of an array that is not NaT, as far as it was looked for. */
+export type EndValue =
+	| {
+			readonly status: "found";
+			/** Its row in the export: the flat index in C order. */
+			readonly row: number;
+			/** The stored int64 count. */
+			readonly count: bigint;
+			/** ISO 8601: a timestamp for datetime64, a duration for timedelta64; null when it cannot be converted. */
+			readonly iso: string | null;
+			readonly note?: string;
+	  }
+	| { readonly status: "none" }
+	| { readonly status: "unknown"; readonly chunksRead: number }
+	| { readonly status: "error"; readonly message: string };
+
+export interface InspectNode {
+	/** The path inside the store, as `--array` takes it; "" for the root. */
+	readonly path: string;
+	readonly kind: "group" | "array" | "invalid";
+	readonly zarrFormat?: 2 | 3;
+	/** Why the node's metadata could not be read, for `invalid`. */
+	readonly error?: string;
+	/** `datetime64[10us]`, or the data type's name for other arrays. */
+	readonly dataType?: string;
+	readonly unit?: string;
+	readonly scaleFactor?: number;
+	readonly shape?: number[];
+	/** The chunks that are read and decoded: the inner chunks of a sharded array. */
+	readonly chunkShape?: number[];
+	readonly shardShape?: number[];
+	readonly indexLocation?: string;
+	readonly indexCodecs?: string[];
+	/** The codec chain of each chunk (inside the shards of a sharded array), e.g. `bytes(little)`, `zstd(level=3)`. */
+	readonly codecs?: string[];
+	/** Exact: `NaT` or the int64 count for datetime arrays, the JSON as written for others. */
+	readonly fillValue?: string;
+	readonly exportable?: boolean;
+	/** Why the array cannot be exported. */
+	readonly reason?: string;
+	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`. */
+	readonly arrowType?: string;
+	readonly first?: EndValue;
+	readonly last?: EndValue;
+}
+
+const DEFAULT_MAX_CHUNKS = 64;
+const INT32_MIN = -2_147_483_648;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function integerList(value: unknown): number[] | undefined {
+	return Array.isArray(value) && value.every((n) => Number.isSafeInteger(n)) ? (value as number[]) : undefined;
+}
+
+function scalarText(value: unknown): string {
+	return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+}
+
+const BLOSC_SHUFFLE: Readonly<Record<number, string>> = { 0: "noshuffle", 1: "shuffle", 2: "bitshuffle" };
+
+/** A codec with the configuration that matters to a reader: `bytes(little)`, `zstd(level=3)`, `blosc(lz4, clevel=5, shuffle)`. */
+export function formatCodec(codec: CodecMetadata): string {
+	const c = codec.configuration ?? {};
+	switch (codec.name) {
+		case "bytes":
+			return c.endian === undefined ? "bytes" : `bytes(${scalarText(c.endian)})`;
+		case "crc32c":
+			return "crc32c";
+		case "gzip":
+		case "zlib":
+			return c.level === undefined ? codec.name : `${codec.name}(level=${scalarText(c.level)})`;
+		case "zstd":
+			return `zstd(${[`level=${scalarText(c.level ?? 0)}`, ...(c.checksum === true ? ["checksum"] : [])].join(", ")})`;
+		case "blosc": {
+			const shuffle = typeof c.shuffle === "number" ? (BLOSC_SHUFFLE[c.shuffle] ?? String(c.shuffle)) : c.shuffle;
+			const parts = [c.cname, c.clevel === undefined ? undefined : `clevel=${scalarText(c.clevel)}`, shuffle];
+			return `blosc(${parts.filter((part) => part !== undefined).map(scalarText).join(", ")})`;
+		}
+		default: {
+			const entries = Object.entries(c);
+			return entries.length === 0 ? codec.name : `${codec.name}(${entries.map(([key, value]) => `${key}=${scalarText(value)}`).join(", ")})`;
+		}
+	}
+}
+
+function codecList(value: unknown): CodecMetadata[] {
+	return Array.isArray(value) ? value.filter((codec): codec is CodecMetadata => isObject(codec) && typeof codec.name === "string") : [];
+}
+
+/** Strips the `<where>: ` that validation messages start with: the report names the node already. */
+function reasonOf(error: unknown, where: string): string {
+	const message = (error as Error).message;
+	return message.startsWith(`${where}: `) ? message.slice(where.length + 2) : message;
+}
+
+/** Shape, chunking and codecs as written, for any v3 array (nothing here is validated). */
+function v3Layout(json: Record<string, unknown>): Partial<InspectNode> {
+	const grid = isObject(json.chunk_grid) && isObject(json.chunk_grid.configuration) ? json.chunk_grid.configuration.chunk_shape : undefined;
+	const codecs = codecList(json.codecs);
+	const sharding = codecs.length === 1 && codecs[0].name === "sharding_indexed" ? (codecs[0].configuration ?? {}) : undefined;
+	if (sharding === undefined) return { shape: integerList(json.shape), chunkShape: integerList(grid), codecs: codecs.map(formatCodec) };
+	const inner = codecList(sharding.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }]);
+	const index = codecList(sharding.index_codecs ?? [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }]);
+	return {
+		shape: integerList(json.shape),
+		shardShape: integerList(grid),
+		chunkShape: integerList(sharding.chunk_shape),
+		indexLocation: scalarText(sharding.index_location ?? "end"),
+		indexCodecs: index.map(formatCodec),
+		codecs: inner.map(formatCodec),
+	};
+}
+
+/** The fill value JSON as written: exact for integers past 2^53, compact otherwise. */
+function rawFillValue(text: string, json: Record<string, unknown>): string {
+	const raw = rawMemberText(text, "fill_value")?.trim();
+	if (raw !== undefined && /^-?[0-9]+$/.test(raw)) return raw;
+	return JSON.stringify(json.fill_value ?? null);
+}
+
+function isNaT(words: Int32Array, i: number): boolean {
+	return words[2 * i + 1] === INT32_MIN && words[2 * i] === 0;
+}
+
+/**
+ * The first (direction 1) or last (-1) value of a decoded chunk that is not NaT and lies inside the array, with
+ * its flat C-order index in the array. A chunk is a box of the array, so C order inside it is C order outside.
+ */
+function scanChunk(chunk: BigInt64Array, chunkShape: readonly number[], coords: readonly number[], shape: readonly number[], direction: 1 | -1) {
+	const words = new Int32Array(chunk.buffer, chunk.byteOffset, chunk.length * 2);
+	const origin = coords.map((c, axis) => c * chunkShape[axis]);
+	const extent = origin.map((start, axis) => Math.min(chunkShape[axis], shape[axis] - start));
+	const chunkStrides = cStrides(chunkShape);
+	const arrayStrides = cStrides(shape);
+	for (let step = 0; step < chunk.length; step++) {
+		const i = direction === 1 ? step : chunk.length - 1 - step;
+		if (isNaT(words, i)) continue;
+		let rest = i;
+		let row = 0;
+		let inside = true;
+		for (let axis = 0; axis < chunkShape.length; axis++) {
+			const local = Math.floor(rest / chunkStrides[axis]);
+			rest -= local * chunkStrides[axis];
+			if (local >= extent[axis]) {
+				inside = false;
+				break;
+			}
+			row += (origin[axis] + local) * arrayStrides[axis];
+		}
+		if (inside) return { row, count: chunk[i] };
+	}
+	return undefined;
+}
+
+/**
+ * Reads chunks from one end until a value is found. In N-d arrays the first value in C order can be in any
+ * chunk of the first row of chunks that has one, so whole rows of chunks are read; past `maxChunks` the answer
+ * is "unknown".
+ */
+async function findEnd(source: ChunkSource, shape: number[], direction: 1 | -1, maxChunks: number): Promise<{ row: number; count: bigint } | "none" | number> {
+	if (shape.length === 0) {
+		const chunk = await source.read([]);
+		return isNaT(new Int32Array(chunk.buffer, chunk.byteOffset, 2), 0) ? "none" : { row: 0, count: chunk[0] };
+	}
+	if (product(shape) === 0) return "none";
+	const grid = source.gridShape;
+	const across = grid.slice(1);
+	let read = 0;
+	for (let step = 0; step < grid[0]; step++) {
+		const band = direction === 1 ? step : grid[0] - 1 - step;
+		let best: { row: number; count: bigint } | undefined;
+		for (const forward of cOrderCoordinates(across)) {
+			if (read === maxChunks) return read;
+			const rest = direction === 1 ? forward : forward.map((c, axis) => across[axis] - 1 - c);
+			const coords = [band, ...rest];
+			const found = scanChunk(await source.read(coords), source.chunkShape, coords, shape, direction);
+			read++;
+			if (found !== undefined && (best === undefined || (direction === 1 ? found.row < best.row : found.row > best.row))) best = found;
+		}
+		if (best !== undefined) return best;
+	}
+	return "none";
+}
+
+/** The ISO 8601 text of a count, through the same conversion as an export with `--unit auto`. */
+function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string } {
+	const format = (value: bigint) => (type.kind === "timedelta64" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
+	const convert = (allowTruncate: boolean) =>
+		toArrowTimestamps(BigInt64Array.of(count), type, { unit, allowTruncate, onOverflow: "null", describePosition: () => `row ${row}` });
+	try {
+		const converted = convert(false);
+		if (converted.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
+		return { iso: format(converted.values[0]) };
+	} catch (error) {
+		if (!(error instanceof ConversionError) || type.unit === "generic") return { iso: null, note: (error as Error).message };
+		return { iso: format(convert(true).values[0]), note: `floored to ${unit}` };
+	}
+}
+
+async function endValue(source: ChunkSource, shape: number[], type: Datetime64Type, unit: TargetUnit, direction: 1 | -1, maxChunks: number): Promise<EndValue> {
+	try {
+		const found = await findEnd(source, shape, direction, maxChunks);
+		if (found === "none") return { status: "none" };
+		if (typeof found === "number") return { status: "unknown", chunksRead: found };
+		return { status: "found", row: found.row, count: found.count, ...formatCount(found.count, found.row, type, unit) };
+	} catch (error) {
+		return { status: "error", message: (error as Error).message.replace(/\s*\n\s*/g, " ") };
+	}
+}
+
+async function describeV3Array(opened: OpenedStore, node: Extract<NodeMetadata, { kind: "array" }>, maxChunks: number): Promise<InspectNode> {
+	const base = { path: node.path, kind: "array" as const, zarrFormat: 3 as const };
+	const layout = v3Layout(node.json);
+	if (!isTimeDataType(node.json.data_type)) {
+		const dataType = describeDataType(node.json.data_type);
+		return { ...base, dataType, ...layout, fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` };
+	}
+	let type: Datetime64Type | undefined;
+	let fillValue: string;
+	try {
+		type = parseDatetime64Type(node.json.data_type);
+	} catch {
+		// Reported below as the reason it cannot be exported.
+	}
+	try {
+		fillValue = formatFillValue(parseFillValue(rawMemberText(node.text, "fill_value")));
+	} catch {
+		fillValue = rawFillValue(node.text, node.json);
+	}
+	const described = {
+		...base,
+		dataType: type === undefined ? describeDataType(node.json.data_type) : formatDatetime64Type(type),
+		...(type === undefined ? {} : { unit: type.unit, scaleFactor: type.scaleFactor }),
+		...layout,
+		fillValue,
+	};
+	const where = `${node.path ? `${node.path}/` : ""}zarr.json`;
+	let source: ChunkSource;
+	let metadata: TimeArrayMetadata;
+	try {
+		metadata = parseTimeArrayMetadata(node, where);
+		source = createChunkSource(opened.store, metadata, where);
+	} catch (error) {
+		return { ...described, exportable: false, reason: reasonOf(error, where) };
+	}
+	const unit = resolveTargetUnit(metadata.dataType, "auto");
+	const arrowType = `${metadata.dataType.kind === "timedelta64" ? "duration" : "timestamp"}[${unit}]`;
+	const first = await endValue(source, metadata.shape, metadata.dataType, unit, 1, maxChunks);
+	const last = await endValue(source, metadata.shape, metadata.dataType, unit, -1, maxChunks);
+	return { ...described, exportable: true, arrowType, first, last };
+}
+
+function describeV2(nodePath: string, v2: V2Node): InspectNode {
+	const base = { path: nodePath, kind: v2.kind, zarrFormat: 2 as const };
+	if (v2.kind === "group") return base;
+	const { json } = v2;
+	const codecs = [...(Array.isArray(json.filters) ? json.filters : []), ...(json.compressor ? [json.compressor] : [])]
+		.filter(isObject)
+		.map(({ id, ...configuration }) => formatCodec({ name: scalarText(id), configuration }));
+	return {
+		...base,
+		dataType: typeof json.dtype === "string" ? json.dtype : JSON.stringify(json.dtype),
+		shape: integerList(json.shape),
+		chunkShape: integerList(json.chunks),
+		codecs,
+		fillValue: JSON.stringify(json.fill_value ?? null),
+		exportable: false,
+		reason: "Zarr v2 arrays are not read (Zarr v3 only)",
+	};
+}
+
+async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number): Promise<InspectNode> {
+	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error };
+	if (entry.format === 2) return describeV2(entry.path, entry.v2);
+	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: 3 };
+	return describeV3Array(opened, entry.node, maxChunks);
+}
+
+/** Opens a store and describes every node that can be found in it; chunks are read only for first and last values. */
+export async function inspectStore(location: string, options: InspectOptions = {}): Promise<InspectReport> {
+	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
+	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`);
+	const opened = await openStore(location, options);
+	const tree = await listStoreTree(opened, "");
+	const nodes: InspectNode[] = [];
+	for (const entry of tree.entries) nodes.push(await describeEntry(opened, entry, maxChunks));
+	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
+	return {
+		store: opened.location,
+		storeKind: opened.kind,
+		discovery: tree.discovery,
+		...(partial ? { note: "only the root group is listed: an HTTP store cannot be listed, and this one has no consolidated metadata" } : {}),
+		nodes,
+	};
+}
+
+/** The report as JSON; int64 counts are strings, since JSON numbers are doubles. */
+export function inspectReportToJson(report: InspectReport): string {
+	return JSON.stringify(report, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2);
+}
+
+const DISCOVERY_TEXT: Readonly<Record<TreeDiscovery, string>> = {
+	directory: "walking the folder",
+	zip: "listing the zip",
+	consolidated: "its consolidated metadata",
+	"consolidated-v2": "its Zarr v2 consolidated metadata (.zmetadata)",
+	"root-only": "reading the root",
+};
+
+const STORE_KIND_TEXT: Readonly<Record<OpenedStore["kind"], string>> = { directory: "folder", zip: "zip", http: "HTTP" };
+
+function formatEnd(end: EndValue, which: "first" | "last"): string {
+	switch (end.status) {
+		case "found":
+			return `${end.iso ?? `count ${end.count}`}${end.note ? ` (${end.note})` : ""}, row ${end.row}`;
+		case "none":
+			return "none (every value is NaT)";
+		case "unknown":
+			return `unknown (no value in the ${which} ${end.chunksRead} chunks read)`;
+		case "error":
+			return `unknown (${end.message})`;
+	}
+}
+
+const shapeText = (shape: number[] | undefined) => (shape === undefined ? "?" : `[${shape.join(", ")}]`);
+
+/** The report as text, one block per node. */
+export function formatInspectReport(report: InspectReport): string {
+	const [root] = report.nodes;
+	const kind = `${STORE_KIND_TEXT[report.storeKind]} store`;
+	const count = `${report.nodes.length} node${report.nodes.length === 1 ? "" : "s"}`;
+	const lines = [root?.kind === "array" ? `${report.store}: ${kind}, an array at the root` : `${report.store}: ${kind}, ${count} found by ${DISCOVERY_TEXT[report.discovery]}`];
+	if (report.note !== undefined) lines.push(`note: ${report.note}`);
+	let previousWasArray = true;
+	for (const node of report.nodes) {
+		const name = node.path === "" ? "/" : node.path;
+		// Groups (one line each) are listed together; each array is a block of its own.
+		if (node.kind === "array" || previousWasArray) lines.push("");
+		previousWasArray = node.kind === "array";
+		if (node.kind === "invalid") {
+			lines.push(`${name}  invalid: ${node.error}`);
+			continue;
+		}
+		lines.push(`${name}  ${node.kind}${node.zarrFormat === 2 ? " (Zarr v2)" : ""}`);
+		if (node.kind === "group") continue;
+		const field = (label: string, value: string) => lines.push(`  ${label.padEnd(11)} ${value}`);
+		field("data type", node.unit === undefined ? (node.dataType ?? "?") : `${node.dataType} (unit ${node.unit}, scale factor ${node.scaleFactor})`);
+		field("shape", shapeText(node.shape));
+		if (node.shardShape !== undefined) {
+			field("shards", `${shapeText(node.shardShape)}, index at the ${node.indexLocation}: ${node.indexCodecs?.join(" ") ?? ""}`);
+			field("chunks", `${shapeText(node.chunkShape)} inside each shard`);
+		} else {
+			field("chunks", shapeText(node.chunkShape));
+		}
+		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
+		field("fill value", node.fillValue ?? "?");
+		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}`);
+		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
+		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
+	}
+	return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,233 @@
+/**
+ * The nodes of a store below a group, found the way each kind of store allows: a folder is walked, a zip's
+ * entries are listed, and an HTTP store (which cannot be listed) is read through its consolidated metadata,
+ * v3 inline `consolidated_metadata` in the group's zarr.json or, for a v2 store, `.zmetadata`.
+ */
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import type { AbsolutePath } from "@zarrita/storage";
+import { Dt64ExportError } from "./errors.js";
+import { rawMemberText } from "./json/raw-member.js";
+import type { OpenedStore } from "./store/open-store.js";
+import { isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
+
+/** A zarr.json as read: the node it describes and its exact text (for int64 fill values). */
+export interface NodeDocument {
+	readonly node: NodeMetadata;
+	readonly text: string;
+}
+
+/** A Zarr v2 node, known from `.zmetadata` only: listed, never exported. */
+export interface V2Node {
+	readonly kind: "group" | "array";
+	readonly json: Record<string, unknown>;
+}
+
+/** One node of the tree: its v3 metadata, its v2 metadata, or why its metadata could not be read. */
+export type TreeEntry =
+	| { readonly path: string; readonly format: 3; readonly node: NodeMetadata }
+	| { readonly path: string; readonly format: 2; readonly v2: V2Node }
+	| { readonly path: string; readonly error: string };
+
+/** How the nodes were found; `root-only` means the store can be neither listed nor read as consolidated. */
+export type TreeDiscovery = "directory" | "zip" | "consolidated" | "consolidated-v2" | "root-only";
+
+export interface StoreTree {
+	/** The group (or array) the tree starts at, then its descendants, in path order. */
+	readonly entries: TreeEntry[];
+	readonly discovery: TreeDiscovery;
+}
+
+const decoder = new TextDecoder();
+
+function nodeKey(nodePath: string, file: string): AbsolutePath {
+	return `/${nodePath ? `${nodePath}/` : ""}${file}` as AbsolutePath;
+}
+
+function where(opened: OpenedStore, nodePath: string, file = "zarr.json"): string {
+	return `${opened.location}${nodePath ? `/${nodePath}` : ""}/${file}`;
+}
+
+async function readText(opened: OpenedStore, key: AbsolutePath, shownAs: string): Promise<string | undefined> {
+	let bytes: Uint8Array | undefined;
+	try {
+		bytes = await opened.store.get(key);
+	} catch (error) {
+		throw new Dt64ExportError(`${shownAs}: cannot read: ${(error as Error).message}`, { kind: "io" });
+	}
+	return bytes === undefined ? undefined : decoder.decode(bytes);
+}
+
+/** Reads and parses the zarr.json of a node; undefined when there is none. */
+export async function readNodeDocument(opened: OpenedStore, nodePath: string): Promise<NodeDocument | undefined> {
+	const shownAs = where(opened, nodePath);
+	const text = await readText(opened, nodeKey(nodePath, "zarr.json"), shownAs);
+	if (text === undefined) return undefined;
+	return { node: parseNodeJson(text, nodePath, shownAs), text };
+}
+
+export async function readNode(opened: OpenedStore, nodePath: string): Promise<NodeMetadata | undefined> {
+	return (await readNodeDocument(opened, nodePath))?.node;
+}
+
+function join(parent: string, child: string): string {
+	return parent ? `${parent}/${child}` : child;
+}
+
+function comparePaths(a: string, b: string): number {
+	const x = a === "" ? [] : a.split("/");
+	const y = b === "" ? [] : b.split("/");
+	for (let i = 0; i < Math.min(x.length, y.length); i++) {
+		const order = x[i].localeCompare(y[i]);
+		if (order !== 0) return order;
+	}
+	return x.length - y.length;
+}
+
+async function entryAt(opened: OpenedStore, nodePath: string): Promise<TreeEntry | undefined> {
+	try {
+		const document = await readNodeDocument(opened, nodePath);
+		return document === undefined ? undefined : { path: nodePath, format: 3, node: document.node };
+	} catch (error) {
+		return { path: nodePath, error: (error as Error).message };
+	}
+}
+
+/** Walks the sub-folders of groups; the folders of arrays (their chunks) are not entered. */
+async function walkDirectory(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
+	const found: TreeEntry[] = [];
+	const walk = async (relative: string): Promise<void> => {
+		const entries = await fs.readdir(path.join(opened.directory!, relative), { withFileTypes: true });
+		for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+			if (!entry.isDirectory()) continue;
+			const child = join(relative, entry.name);
+			const node = await entryAt(opened, child);
+			if (node === undefined) continue;
+			found.push(node);
+			if ("node" in node && node.node.kind === "group") await walk(child);
+		}
+	};
+	await walk(root);
+	return found;
+}
+
+/** Every `zarr.json` among the zip's entries below `root`, except the root's own. */
+async function listZip(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
+	const prefix = root ? `${root}/` : "";
+	const paths = opened.entries!
+		.filter((name) => name.startsWith(prefix) && (name === `${prefix}zarr.json` || name.endsWith("/zarr.json")))
+		.map((name) => name.slice(0, -"/zarr.json".length))
+		.filter((nodePath) => nodePath.length > root.length && !nodePath.split("/").some((part) => part === "" || part === "." || part === ".."));
+	const entries: TreeEntry[] = [];
+	for (const nodePath of paths) {
+		const entry = await entryAt(opened, nodePath);
+		if (entry !== undefined) entries.push(entry);
+	}
+	return entries;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The nodes in a group's inline consolidated metadata, keyed by path relative to `prefix`'s group. The
+ * metadata of each node is cut out of the document's text, so that int64 fill values stay exact; nested groups
+ * with consolidated metadata of their own add theirs.
+ */
+function consolidatedEntries(groupText: string, prefix: string, shownAs: string, out: Map<string, TreeEntry>): boolean {
+	const consolidatedText = rawMemberText(groupText, "consolidated_metadata");
+	if (consolidatedText === undefined) return false;
+	const consolidated: unknown = JSON.parse(consolidatedText);
+	// Another kind than "inline" is not one this reader knows: the metadata is then as good as absent.
+	if (!isObject(consolidated) || consolidated.kind !== "inline" || !isObject(consolidated.metadata)) return false;
+	const metadataText = rawMemberText(consolidatedText, "metadata")!;
+	for (const [key, value] of Object.entries(consolidated.metadata)) {
+		const nodePath = join(prefix, key);
+		if (out.has(nodePath) || key.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
+		try {
+			if (!isObject(value)) throw new Dt64ExportError(`${shownAs}: consolidated metadata of ${JSON.stringify(key)} is not an object`);
+			// Only datetime arrays need their exact text (the fill value); re-serializing the rest is cheaper.
+			const needsText = value.node_type === "group" || isObject(value.data_type);
+			const text = needsText ? rawMemberText(metadataText, key)! : JSON.stringify(value);
+			const node = parseNodeJson(text, nodePath, `${shownAs} (consolidated metadata of ${JSON.stringify(key)})`);
+			out.set(nodePath, { path: nodePath, format: 3, node });
+			if (node.kind === "group") consolidatedEntries(text, nodePath, shownAs, out);
+		} catch (error) {
+			out.set(nodePath, { path: nodePath, error: (error as Error).message });
+		}
+	}
+	return true;
+}
+
+/** Zarr v2 consolidated metadata: `{"metadata": {".zgroup": ..., "a/.zarray": ...}}`. */
+function zmetadataEntries(text: string, shownAs: string): TreeEntry[] {
+	let json: unknown;
+	try {
+		json = JSON.parse(text);
+	} catch (error) {
+		throw new Dt64ExportError(`${shownAs}: not valid JSON (${(error as Error).message})`);
+	}
+	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError(`${shownAs}: expected {"metadata": {...}}`);
+	const entries: TreeEntry[] = [];
+	for (const [key, value] of Object.entries(json.metadata)) {
+		const match = /^(?:(.*)\/)?\.z(group|array)$/.exec(key);
+		if (match === null) continue;
+		const nodePath = match[1] ?? "";
+		if (!isObject(value)) {
+			entries.push({ path: nodePath, error: `${shownAs}: metadata of ${JSON.stringify(key)} is not an object` });
+			continue;
+		}
+		entries.push({ path: nodePath, format: 2, v2: { kind: match[2] as "group" | "array", json: value } });
+	}
+	return entries;
+}
+
+async function readZmetadata(opened: OpenedStore): Promise<TreeEntry[] | undefined> {
+	const shownAs = where(opened, "", ".zmetadata");
+	const text = await readText(opened, nodeKey("", ".zmetadata"), shownAs);
+	return text === undefined ? undefined : zmetadataEntries(text, shownAs);
+}
+
+async function consolidatedBelow(opened: OpenedStore, root: string, rootText: string): Promise<TreeEntry[] | undefined> {
+	const found = new Map<string, TreeEntry>();
+	if (consolidatedEntries(rootText, root, where(opened, root), found)) return [...found.values()];
+	if (root === "") return undefined;
+	// A subgroup without its own: the store root's may list it and its children.
+	const storeRoot = await readNodeDocument(opened, "").catch(() => undefined);
+	if (storeRoot === undefined || storeRoot.node.kind !== "group") return undefined;
+	if (!consolidatedEntries(storeRoot.text, "", where(opened, ""), found)) return undefined;
+	return [...found.values()].filter((entry) => entry.path.startsWith(`${root}/`));
+}
+
+function sorted(rootEntry: TreeEntry, descendants: TreeEntry[], discovery: TreeDiscovery): StoreTree {
+	return { entries: [rootEntry, ...descendants.filter((e) => e.path !== rootEntry.path).sort((a, b) => comparePaths(a.path, b.path))], discovery };
+}
+
+/**
+ * The tree of nodes starting at `root`. `rootDocument` is the root's zarr.json when the caller already read it.
+ * A store with no zarr.json at the top but a `.zmetadata` is listed as a v2 store.
+ */
+export async function listStoreTree(opened: OpenedStore, root: string, rootDocument?: NodeDocument): Promise<StoreTree> {
+	const document = rootDocument ?? (await readNodeDocument(opened, root));
+	if (document === undefined) {
+		const v2 = root === "" ? await readZmetadata(opened) : undefined;
+		if (v2 === undefined) {
+			throw new Dt64ExportError(`${opened.location}${root ? `/${root}` : ""}: no zarr.json (not a Zarr v3 array or group)`);
+		}
+		const top = v2.find((entry) => entry.path === "") ?? { path: "", format: 2 as const, v2: { kind: "group" as const, json: {} } };
+		return sorted(top, v2, "consolidated-v2");
+	}
+	const rootEntry: TreeEntry = { path: root, format: 3, node: document.node };
+	if (document.node.kind === "array") return { entries: [rootEntry], discovery: opened.kind === "http" ? "root-only" : opened.kind };
+	if (opened.directory !== undefined) return sorted(rootEntry, await walkDirectory(opened, root), "directory");
+	if (opened.entries !== undefined) return sorted(rootEntry, await listZip(opened, root), "zip");
+	const consolidated = await consolidatedBelow(opened, root, document.text);
+	if (consolidated !== undefined) return sorted(rootEntry, consolidated, "consolidated");
+	return { entries: [rootEntry], discovery: "root-only" };
+}
+
+/** The paths of the datetime64 (and timedelta64) arrays of a tree, below its root. */
+export function timeArrayPaths(tree: StoreTree): string[] {
+	return tree.entries.slice(1).flatMap((entry) => ("node" in entry && isTimeArray(entry.node) ? [entry.path] : []));
+}

@@ -1,0 +1,92 @@
+import { Dt64ExportError } from "../../errors.js";
+
+/** How many bytes a zstd buffer can decompress to, read from its frame and block headers (RFC 8878). */
+export interface ZstdContentBound {
+	readonly bytes: number;
+	/** True when every frame declares its Frame_Content_Size; otherwise `bytes` is an upper bound. */
+	readonly exact: boolean;
+}
+
+const MAGIC = 0xfd2fb528;
+const SKIPPABLE_MASK = 0xfffffff0;
+const SKIPPABLE_MAGIC = 0x184d2a50;
+const MAX_BLOCK_BYTES = 128 * 1024;
+
+function refuse(what: string): never {
+	throw new Dt64ExportError(`zstd: ${what}`);
+}
+
+/**
+ * Walks the frames of a zstd buffer without decompressing anything. A frame's declared Frame_Content_Size is
+ * taken as is (the decoder allocates it, and fails if the content differs); a frame without one is bounded by
+ * its blocks: raw and RLE blocks give their size, a compressed block at most Block_Maximum_Size (128 KiB). That
+ * bound is loose: an encoder that splits blocks (zstd -19 does) writes compressed blocks far smaller than 128 KiB.
+ */
+export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
+	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	const need = (position: number, count: number, what: string) => {
+		if (position + count > bytes.byteLength) refuse(`truncated ${what} at byte ${position} of ${bytes.byteLength}`);
+	};
+	let total = 0;
+	let exact = true;
+	let position = 0;
+	if (bytes.byteLength === 0) refuse("empty chunk");
+	while (position < bytes.byteLength) {
+		need(position, 4, "frame magic number");
+		const magic = view.getUint32(position, true);
+		if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC) {
+			need(position + 4, 4, "skippable frame");
+			position += 8 + view.getUint32(position + 4, true);
+			if (position > bytes.byteLength) refuse("truncated skippable frame");
+			continue;
+		}
+		if (magic !== MAGIC) refuse(`not a zstd frame at byte ${position} (magic number 0x${magic.toString(16).padStart(8, "0")})`);
+		position += 4;
+		need(position, 1, "frame header");
+		const descriptor = bytes[position++];
+		const fcsFlag = descriptor >> 6;
+		const singleSegment = (descriptor & 0x20) !== 0;
+		if ((descriptor & 0x08) !== 0) refuse("reserved bit set in the frame header");
+		const hasChecksum = (descriptor & 0x04) !== 0;
+		const dictionaryIdBytes = [0, 1, 2, 4][descriptor & 0x03];
+		let windowBytes = 0;
+		if (!singleSegment) {
+			need(position, 1, "window descriptor");
+			const window = bytes[position++];
+			const base = 2 ** (10 + (window >> 3));
+			windowBytes = base + (base / 8) * (window & 0x07);
+		}
+		position += dictionaryIdBytes;
+		const fcsBytes = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag];
+		need(position, fcsBytes, "frame content size");
+		let contentBytes: number | undefined;
+		if (fcsBytes === 1) contentBytes = bytes[position];
+		else if (fcsBytes === 2) contentBytes = view.getUint16(position, true) + 256;
+		else if (fcsBytes === 4) contentBytes = view.getUint32(position, true);
+		else if (fcsBytes === 8) contentBytes = Number(view.getBigUint64(position, true));
+		position += fcsBytes;
+		if (singleSegment) windowBytes = contentBytes!;
+		const blockMaximum = Math.min(windowBytes, MAX_BLOCK_BYTES);
+		let blockBound = 0;
+		for (let last = false; !last; ) {
+			need(position, 3, "block header");
+			const header = bytes[position] | (bytes[position + 1] << 8) | (bytes[position + 2] << 16);
+			position += 3;
+			last = (header & 1) === 1;
+			const type = (header >> 1) & 3;
+			const size = header >>> 3;
+			if (type === 3) refuse(`reserved block type at byte ${position - 3}`);
+			const stored = type === 1 ? 1 : size;
+			need(position, stored, "block");
+			position += stored;
+			blockBound += type === 2 ? blockMaximum : size;
+		}
+		if (hasChecksum) {
+			need(position, 4, "content checksum");
+			position += 4;
+		}
+		if (contentBytes === undefined) exact = false;
+		total += contentBytes ?? blockBound;
+	}
+	return { bytes: total, exact };
+}

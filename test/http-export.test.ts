@@ -1,0 +1,221 @@
+/**
+ * Exports over HTTP end to end: the real CLI against test/support/http-server.ts serving stores written by
+ * scripts/lib/write-zarr.mjs, with the failures a remote bucket produces injected per request.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { readArrow, tempDir } from "./support/cli.js";
+import { startServer, type Fault, type FaultRequest, type RequestRecord, type TestServer } from "./support/http-server.js";
+import { runCliAsync } from "./support/run-cli-async.js";
+import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
+
+const NAT = -(2n ** 63n);
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
+const SECRET = "Bearer SECRET-TOKEN-4711";
+
+const served = tempDir("dt64-http-served-");
+const work = tempDir("dt64-http-out-");
+let server: TestServer;
+let fault: ((request: FaultRequest) => Fault | undefined) | undefined;
+
+beforeAll(async () => {
+	server = await startServer(served, { faults: (request) => fault?.(request) });
+});
+afterAll(async () => {
+	await server.close();
+	fs.rmSync(served, { recursive: true, force: true });
+	fs.rmSync(work, { recursive: true, force: true });
+});
+afterEach(() => {
+	fault = undefined;
+	server.reset();
+});
+
+function values(n: number, seed = 7): BigInt64Array {
+	const out = new BigInt64Array(n);
+	let x = BigInt(seed);
+	for (let i = 0; i < n; i++) {
+		x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
+		out[i] = i % 13 === 5 ? NAT : BigInt.asIntN(64, x) >> 30n;
+	}
+	return out;
+}
+
+let counter = 0;
+/** Writes a store under the served folder; returns its URL and its path on disk. */
+async function served_store(spec: Parameters<typeof writeArray>[2], arrayPath = ""): Promise<{ url: string; root: string; name: string }> {
+	const name = `s${counter++}.zarr`;
+	const root = path.join(served, name);
+	await writeArray(root, arrayPath, spec);
+	return { url: `${server.url}/${name}`, root, name };
+}
+
+/** The int64 of each row of an IPC file, NaT for nulls. */
+function rawValues(file: string): bigint[] {
+	const out: bigint[] = [];
+	for (const batch of readArrow(file).batches) {
+		const data = batch.getChildAt(0)!.data[0];
+		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : NAT);
+	}
+	return out;
+}
+
+async function exportOk(store: string, extra: string[] = []): Promise<bigint[]> {
+	const out = path.join(work, `out${counter++}.arrow`);
+	const result = await runCliAsync([store, "-o", out, "-q", ...extra]);
+	expect(result.stderr).toBe("");
+	expect(result.status).toBe(0);
+	return rawValues(out);
+}
+
+const isChunk = (record: { path: string }) => /\/c\/\d+$/.test(record.path);
+const overlaps = (a: RequestRecord, b: RequestRecord) => a.start < (b.end ?? Infinity) && b.start < (a.end ?? Infinity);
+
+describe("HTTP export through the CLI", () => {
+	it("retries a 503 on every chunk's first request and exports the exact values", async () => {
+		const input = values(1000);
+		const { url, name } = await served_store({ shape: [1000], chunks: [100], dataType: seconds, values: input, codecs: [LE, { name: "zstd", configuration: { level: 1 } }] });
+		fault = (request) => (isChunk(request) && request.attempt === 1 ? { status: 503 } : undefined);
+		expect(await exportOk(url)).toEqual(Array.from(input));
+		for (let chunk = 0; chunk < 10; chunk++) {
+			expect(server.requests.filter((r) => r.path === `/${name}/c/${chunk}`).map((r) => r.status)).toEqual([503, 200]);
+		}
+	});
+
+	it("a chunk that always fails: one line naming its key, exit 1, no output file", async () => {
+		const { url, name } = await served_store({ shape: [500], chunks: [100], dataType: seconds, values: values(500), codecs: [LE] });
+		fault = (request) => (request.path === `/${name}/c/3` ? { status: 500 } : undefined);
+		const out = path.join(work, `fail${counter++}`);
+		fs.mkdirSync(out);
+		const result = await runCliAsync([url, "-o", path.join(out, "t.arrow"), "--retries", "1", "--header", `Authorization: ${SECRET}`]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe(`dt64-export: GET ${url}/c/3 failed after 2 attempts: HTTP 500 Internal Server Error\n`);
+		expect(result.stderr).not.toContain("SECRET");
+		expect(fs.readdirSync(out)).toEqual([]);
+		expect(server.requests.filter((r) => r.path === `/${name}/c/3`)).toHaveLength(2);
+	});
+
+	it("slow responses overlap up to --concurrency 4", async () => {
+		const input = values(1600);
+		const { url } = await served_store({ shape: [1600], chunks: [100], dataType: seconds, values: input, codecs: [LE] });
+		fault = (request) => (isChunk(request) ? { delayMs: 150 } : undefined);
+		expect(await exportOk(url, ["--concurrency", "4"])).toEqual(Array.from(input));
+		const chunks = server.requests.filter(isChunk);
+		expect(chunks).toHaveLength(16);
+		expect(server.maxInFlight).toBeGreaterThan(1);
+		expect(chunks.some((a, i) => chunks.some((b, j) => i !== j && overlaps(a, b)))).toBe(true);
+	});
+
+	it("a chunk answered 404 is the fill value, exactly (past 2^53)", async () => {
+		const fill = 2n ** 53n + 1n;
+		const input = values(300);
+		const { url, name } = await served_store({ shape: [300], chunks: [100], dataType: seconds, values: input, fillValue: fill, codecs: [LE] });
+		fault = (request) => (request.path === `/${name}/c/1` ? { status: 404 } : undefined);
+		const out = await exportOk(url);
+		expect(out.slice(0, 100)).toEqual(Array.from(input.subarray(0, 100)));
+		expect(out.slice(100, 200)).toEqual(new Array(100).fill(fill));
+		expect(out.slice(200)).toEqual(Array.from(input.subarray(200)));
+	});
+
+	for (const location of ["end", "start"] as const) {
+		it(`reads a sharded store (index at the ${location}) by byte ranges`, async () => {
+			const input = values(2000);
+			const sharding = { name: "sharding_indexed", configuration: { chunk_shape: [100], codecs: [LE, { name: "gzip", configuration: { level: 1 } }], index_codecs: [LE, { name: "crc32c" }], index_location: location } };
+			const { url, name } = await served_store({ shape: [2000], chunks: [500], dataType: seconds, values: input, codecs: [sharding] });
+			expect(await exportOk(url)).toEqual(Array.from(input));
+			const shardRequests = server.requests.filter((r) => r.path.startsWith(`/${name}/c/`));
+			expect(shardRequests.length).toBeGreaterThan(4);
+			expect(shardRequests.every((r) => r.range !== undefined && r.status === 206)).toBe(true);
+			expect(new Set(shardRequests.map((r) => r.path))).toEqual(new Set([0, 1, 2, 3].map((c) => `/${name}/c/${c}`)));
+		});
+	}
+
+	it("sends --header with every request and never prints it", async () => {
+		const input = values(400);
+		const { url, name } = await served_store({ shape: [400], chunks: [100], dataType: seconds, values: input, codecs: [LE] });
+		expect(await exportOk(url, ["--header", `Authorization: ${SECRET}`, "--header", "X-Api-Key: k-123"])).toEqual(Array.from(input));
+		expect(server.requests.length).toBeGreaterThan(4);
+		expect(server.requests.every((r) => r.headers.authorization === SECRET && r.headers["x-api-key"] === "k-123")).toBe(true);
+		server.reset();
+		fault = (request) => (request.path === `/${name}/zarr.json` ? { status: 403 } : undefined);
+		const denied = await runCliAsync([`${url}?sig=QUERYSECRET`, "-o", path.join(work, "denied.arrow"), "--header", `Authorization: ${SECRET}`]);
+		expect(denied.status).toBe(1);
+		expect(denied.stderr).toMatch(/^dt64-export: .*HTTP 403 Forbidden \(access denied.*\)\n$/);
+		expect(denied.stderr).not.toContain("SECRET");
+		const debug = await runCliAsync([url, "-o", path.join(work, "denied.arrow"), "--header", `Authorization: ${SECRET}`], { env: { DT64_DEBUG: "1" } });
+		expect(debug.stderr).not.toContain("SECRET-TOKEN");
+	});
+
+	it("finds the array of a group through its consolidated metadata, and asks for --array without it", async () => {
+		const input = values(50);
+		const { url, root } = await served_store({ shape: [50], chunks: [20], dataType: seconds, values: input, codecs: [LE] }, "obs/time");
+		const plain = await runCliAsync([url, "-o", path.join(work, "plain.arrow")]);
+		expect(plain.status).toBe(2);
+		expect(plain.stderr).toBe(`dt64-export: ${url} is a group without consolidated metadata, and an HTTP store cannot be listed: name the array with --array\n`);
+		expect(await exportOk(url, ["--array", "obs/time"])).toEqual(Array.from(input));
+		const member = (p: string) => `${JSON.stringify(p)}: ${fs.readFileSync(path.join(root, p, "zarr.json"), "utf8")}`;
+		fs.writeFileSync(
+			path.join(root, "zarr.json"),
+			`{"zarr_format": 3, "node_type": "group", "attributes": {}, "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {${member("obs")}, ${member("obs/time")}}}}`,
+		);
+		const out = path.join(work, `consolidated${counter++}.arrow`);
+		const found = await runCliAsync([url, "-o", out, "-q"]);
+		expect(found.stderr).toBe("");
+		expect(readArrow(out).schema.fields[0].name).toBe("time");
+		expect(rawValues(out)).toEqual(Array.from(input));
+	});
+});
+
+describe("zip stores over HTTP", () => {
+	async function zipStore(make: (folder: string, zip: string) => void) {
+		const input = values(700);
+		const sharding = { name: "sharding_indexed", configuration: { chunk_shape: [50], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } };
+		const { root, name } = await served_store({ shape: [700], chunks: [200], dataType: seconds, values: input, codecs: [sharding] }, "grid/time");
+		const zip = `${root}.zip`;
+		make(root, zip);
+		return { input, url: `${server.url}/${name}.zip`, zipPath: `/${name}.zip` };
+	}
+	const makers: [string, boolean, (folder: string, zip: string) => void][] = [
+		["STORED (own writer)", true, (f, z) => writeStoredZip(f, z)],
+		["deflate (zip -r)", HAS_ZIP_PROGRAM, (f, z) => zipWithProgram(f, z, { fromParent: true })],
+	];
+	if (!HAS_ZIP_PROGRAM) console.warn("skipping the deflated zip over HTTP: the zip program is not installed");
+	for (const [name, available, make] of makers) {
+		it.skipIf(!available)(`${name}: export and inspect by HTTP ranges, with --header on every request`, async () => {
+			const { input, url, zipPath } = await zipStore(make);
+			expect(await exportOk(url, ["--header", `Authorization: ${SECRET}`])).toEqual(Array.from(input));
+			const requests = server.requests.filter((r) => r.path === zipPath);
+			expect(requests[0].range).toBe("bytes=0-0");
+			expect(requests.every((r) => r.method === "GET" && r.range !== undefined && r.status === 206)).toBe(true);
+			expect(server.requests.every((r) => r.headers.authorization === SECRET)).toBe(true);
+			const inspected = await runCliAsync(["inspect", url, "--json", "--header", `Authorization: ${SECRET}`]);
+			expect(inspected.stderr).toBe("");
+			const report = JSON.parse(inspected.stdout.toString());
+			expect(report).toMatchObject({ storeKind: "zip", discovery: "zip" });
+			expect(report.nodes.map((n: { path: string }) => n.path)).toEqual(["", "grid", "grid/time"]);
+			expect(report.nodes[2]).toMatchObject({ shardShape: [200], chunkShape: [50], first: { status: "found", row: 0 }, last: { status: "found", row: 699 } });
+		});
+	}
+
+	it("retries a 503 on the zip and redacts its query string in errors", async () => {
+		const { input, url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));
+		fault = (request) => (request.attempt <= 2 ? { status: 503 } : undefined);
+		expect(await exportOk(url)).toEqual(Array.from(input));
+		expect(server.requests.filter((r) => r.path === zipPath && r.status === 503)).toHaveLength(2);
+		server.reset();
+		fault = () => ({ status: 500 });
+		const failed = await runCliAsync([`${url}?token=QUERYSECRET`, "-o", path.join(work, "never.arrow"), "--retries", "0"]);
+		expect(failed.status).toBe(1);
+		expect(failed.stderr).toBe(`dt64-export: GET ${url}?… (bytes=0-0) failed after 1 attempt: HTTP 500\n`);
+		expect(server.requests.map((r) => r.query)).toEqual(["?token=QUERYSECRET"]);
+	});
+
+	it("a missing zip is one line", async () => {
+		const result = await runCliAsync([`${server.url}/nope.zip`, "-o", path.join(work, "never.arrow")]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe(`dt64-export: store not found: ${server.url}/nope.zip (HTTP 404)\n`);
+	});
+});

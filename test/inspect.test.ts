@@ -1,0 +1,453 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { formatIsoDuration, formatIsoTimestamp } from "../src/convert/iso8601.js";
+import { formatInspectReport, inspectStore, type EndValue, type InspectNode } from "../src/inspect.js";
+import { FIXTURES, readArrow, runCli, tempDir } from "./support/cli.js";
+import { startServer, type TestServer } from "./support/http-server.js";
+import { runCliAsync } from "./support/run-cli-async.js";
+import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
+
+const NAT = -(2n ** 63n);
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
+const work = tempDir("dt64-inspect-");
+let server: TestServer;
+beforeAll(async () => {
+	server = await startServer(work);
+});
+afterAll(async () => {
+	await server.close();
+	fs.rmSync(work, { recursive: true, force: true });
+});
+
+let counter = 0;
+const fresh = (name = "store.zarr") => path.join(work, `${counter++}`, name);
+
+/** A group with a datetime64 array `time` and a float32 array `temperature` beside it. */
+async function mixedGroup(): Promise<string> {
+	const root = fresh("weather.zarr");
+	const values = BigInt64Array.from([NAT, NAT, 1107403506n, 1n, 2n, NAT, 3n, 1107403507n, NAT, NAT]);
+	await writeArray(root, "time", { shape: [10], chunks: [4], dataType: seconds, values, codecs: [LE, { name: "gzip", configuration: { level: 1 } }] });
+	fs.mkdirSync(path.join(root, "temperature"));
+	fs.writeFileSync(
+		path.join(root, "temperature", "zarr.json"),
+		JSON.stringify({
+			zarr_format: 3,
+			node_type: "array",
+			shape: [10],
+			data_type: "float32",
+			chunk_grid: { name: "regular", configuration: { chunk_shape: [5] } },
+			chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+			fill_value: "NaN",
+			codecs: [LE, { name: "zstd", configuration: { level: 3, checksum: false } }],
+			attributes: {},
+		}),
+	);
+	return root;
+}
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+	const result = runCli(args);
+	return { status: result.status, stdout: result.stdout.toString(), stderr: result.stderr };
+}
+
+/** The int64 of each row of an exported file, null for nulls. */
+function rawValues(file: string): (bigint | null)[] {
+	const out: (bigint | null)[] = [];
+	for (const batch of readArrow(file).batches) {
+		const data = batch.getChildAt(0)!.data[0];
+		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : null);
+	}
+	return out;
+}
+
+const node = (nodes: InspectNode[], nodePath: string) => nodes.find((n) => n.path === nodePath)!;
+const iso = (end: EndValue | undefined) => (end?.status === "found" ? end.iso : end?.status);
+
+describe("inspect a folder store", () => {
+	it("prints every node of a group, with first and last values of the datetime64 array", async () => {
+		const root = await mixedGroup();
+		const result = cli(["inspect", root]);
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		expect(result.stdout).toBe(
+			[
+				`${root}: folder store, 3 nodes found by walking the folder`,
+				"",
+				"/  group",
+				"",
+				"temperature  array",
+				"  data type   float32",
+				"  shape       [10]",
+				"  chunks      [5]",
+				"  codecs      bytes(little) zstd(level=3)",
+				'  fill value  "NaN"',
+				"  exportable  no: data type is float32, not numpy.datetime64",
+				"",
+				"time  array",
+				"  data type   datetime64[s] (unit s, scale factor 1)",
+				"  shape       [10]",
+				"  chunks      [4]",
+				"  codecs      bytes(little) gzip(level=1)",
+				"  fill value  NaT",
+				"  exportable  yes, as timestamp[s]",
+				"  first       2005-02-03T04:05:06, row 2",
+				"  last        2005-02-03T04:05:07, row 7",
+				"",
+			].join("\n"),
+		);
+	});
+
+	it("--json is the same report, with int64 counts as strings", async () => {
+		const root = await mixedGroup();
+		const result = cli(["inspect", root, "--json"]);
+		expect(result.status).toBe(0);
+		const report = JSON.parse(result.stdout);
+		expect(report).toMatchObject({ store: root, storeKind: "directory", discovery: "directory" });
+		expect(report.nodes.map((n: InspectNode) => [n.path, n.kind])).toEqual([
+			["", "group"],
+			["temperature", "array"],
+			["time", "array"],
+		]);
+		expect(report.nodes[2]).toEqual({
+			path: "time",
+			kind: "array",
+			zarrFormat: 3,
+			dataType: "datetime64[s]",
+			unit: "s",
+			scaleFactor: 1,
+			shape: [10],
+			chunkShape: [4],
+			codecs: ["bytes(little)", "gzip(level=1)"],
+			fillValue: "NaT",
+			exportable: true,
+			arrowType: "timestamp[s]",
+			first: { status: "found", row: 2, count: "1107403506", iso: "2005-02-03T04:05:06" },
+			last: { status: "found", row: 7, count: "1107403507", iso: "2005-02-03T04:05:07" },
+		});
+		expect(report.nodes[1]).toMatchObject({ exportable: false, dataType: "float32", fillValue: '"NaN"', codecs: ["bytes(little)", "zstd(level=3)"] });
+	});
+
+	it("a sharded array: shard shape, inner chunks, index and inner codecs", async () => {
+		const root = fresh("grid.zarr");
+		const values = BigInt64Array.from({ length: 9 * 6 }, (_, i) => (i < 7 || i > 50 ? NAT : BigInt(i) * 60n));
+		const sharding = {
+			name: "sharding_indexed",
+			configuration: { chunk_shape: [3, 2], codecs: [LE, { name: "zstd", configuration: { level: 5, checksum: true } }], index_codecs: [LE, { name: "crc32c" }], index_location: "start" },
+		};
+		const minutes = { name: "numpy.datetime64", configuration: { unit: "m", scale_factor: 1 } };
+		await writeArray(root, "", { shape: [9, 6], chunks: [6, 6], dataType: minutes, values, codecs: [sharding] });
+		const result = cli(["inspect", root]);
+		expect(result.status).toBe(0);
+		expect(result.stdout).toBe(
+			[
+				`${root}: folder store, an array at the root`,
+				"",
+				"/  array",
+				"  data type   datetime64[m] (unit m, scale factor 1)",
+				"  shape       [9, 6]",
+				"  shards      [6, 6], index at the start: bytes(little) crc32c",
+				"  chunks      [3, 2] inside each shard",
+				"  codecs      bytes(little) zstd(level=5, checksum)",
+				"  fill value  NaT",
+				"  exportable  yes, as timestamp[s]",
+				"  first       1970-01-01T07:00:00, row 7",
+				"  last        1970-01-03T02:00:00, row 50",
+				"",
+			].join("\n"),
+		);
+		const json = JSON.parse(cli(["inspect", root, "--json"]).stdout);
+		expect(json.nodes[0]).toMatchObject({ shardShape: [6, 6], chunkShape: [3, 2], indexLocation: "start", indexCodecs: ["bytes(little)", "crc32c"] });
+	});
+
+	it("finds the first value in C order even when it is not in the first chunk (N-d)", async () => {
+		const root = fresh();
+		// 4 x 4 in 2 x 2 chunks: chunk (0,0) holds a value at row 1 only, chunk (0,1) one at row 0, which comes first.
+		const values = new BigInt64Array(16).fill(NAT);
+		values[4] = 40n; // (1, 0), in chunk (0, 0)
+		values[2] = 20n; // (0, 2), in chunk (0, 1)
+		values[13] = 130n; // (3, 1), in chunk (1, 0)
+		values[11] = 110n; // (2, 3), in chunk (1, 1)
+		await writeArray(root, "", { shape: [4, 4], chunks: [2, 2], dataType: seconds, values, codecs: [LE] });
+		const [array] = (await inspectStore(root)).nodes;
+		expect(array.first).toEqual({ status: "found", row: 2, count: 20n, iso: "1970-01-01T00:00:20" });
+		expect(array.last).toEqual({ status: "found", row: 13, count: 130n, iso: "1970-01-01T00:02:10" });
+	});
+
+	it("ignores the padding of edge chunks and reads missing chunks as the fill value", async () => {
+		const root = fresh();
+		const values = BigInt64Array.from([NAT, NAT, NAT, NAT, NAT, NAT, NAT]);
+		// Fill 0: the missing chunks are 1970-01-01; the padding past row 6 of the last chunk (also 0) is not data.
+		await writeArray(root, "", { shape: [7], chunks: [3], dataType: seconds, values, fillValue: 0n, omitChunks: (c) => c[0] === 1, codecs: [LE] });
+		const [array] = (await inspectStore(root)).nodes;
+		expect(array.fillValue).toBe("0");
+		expect(array.first).toMatchObject({ status: "found", row: 3, iso: "1970-01-01T00:00:00" });
+		expect(array.last).toMatchObject({ status: "found", row: 5 });
+	});
+
+	it("says none for an all-NaT array and unknown past the chunk limit", async () => {
+		const root = fresh();
+		const values = new BigInt64Array(100).fill(NAT);
+		values[50] = 5n;
+		await writeArray(root, "", { shape: [100], chunks: [5], dataType: seconds, values, codecs: [LE] });
+		const limited = (await inspectStore(root, { maxChunks: 4 })).nodes[0];
+		expect(limited.first).toEqual({ status: "unknown", chunksRead: 4 });
+		expect(formatInspectReport(await inspectStore(root, { maxChunks: 4 }))).toContain("  first       unknown (no value in the first 4 chunks read)\n");
+		expect((await inspectStore(root)).nodes[0].first).toMatchObject({ status: "found", row: 50 });
+		const empty = fresh();
+		await writeArray(empty, "", { shape: [10], chunks: [5], dataType: seconds, values: new BigInt64Array(10).fill(NAT), codecs: [LE] });
+		const report = await inspectStore(empty);
+		expect([report.nodes[0].first, report.nodes[0].last]).toEqual([{ status: "none" }, { status: "none" }]);
+		expect(formatInspectReport(report)).toContain("  first       none (every value is NaT)\n");
+	});
+
+	it("formats exactly: nanoseconds, years past 9999 and before 1970, fill values past 2^53", async () => {
+		const ns = fresh();
+		const nanoseconds = { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } };
+		await writeArray(ns, "", { shape: [2], chunks: [2], dataType: nanoseconds, values: BigInt64Array.of(1107403506123456789n, -1n), fillValue: 2n ** 53n + 1n, codecs: [LE] });
+		const a = (await inspectStore(ns)).nodes[0];
+		expect([iso(a.first), iso(a.last), a.fillValue]).toEqual(["2005-02-03T04:05:06.123456789", "1969-12-31T23:59:59.999999999", "9007199254740993"]);
+		const years = fresh();
+		const y = { name: "numpy.datetime64", configuration: { unit: "Y", scale_factor: 1 } };
+		await writeArray(years, "", { shape: [2], chunks: [1], dataType: y, values: BigInt64Array.of(-1971n, 1_000_000_000n), codecs: [LE] });
+		const b = (await inspectStore(years)).nodes[0];
+		expect([iso(b.first), iso(b.last)]).toEqual(["-0001-01-01T00:00:00", "+1000001970-01-01T00:00:00"]);
+		const ps = fresh();
+		await writeArray(ps, "", { shape: [1], chunks: [1], dataType: { name: "numpy.datetime64", configuration: { unit: "ps", scale_factor: 1 } }, values: BigInt64Array.of(1500n), codecs: [LE] });
+		expect((await inspectStore(ps)).nodes[0].first).toEqual({ status: "found", row: 0, count: 1500n, iso: "1970-01-01T00:00:00.000000001", note: "floored to ns" });
+	});
+
+	it("formats timestamps and durations like numpy", () => {
+		expect(formatIsoTimestamp(0n, "s")).toBe("1970-01-01T00:00:00");
+		expect(formatIsoTimestamp(1107403506500n, "ms")).toBe("2005-02-03T04:05:06.500");
+		expect(formatIsoTimestamp(2n ** 63n - 1n, "s")).toBe("+292277026596-12-04T15:30:07");
+		expect(formatIsoTimestamp(2n ** 63n - 1n, "ns")).toBe("2262-04-11T23:47:16.854775807");
+		expect(formatIsoTimestamp(951782400n, "s")).toBe("2000-02-29T00:00:00");
+		for (const ms of [-62135596801000, -1, 0, 951868799999, 8.64e15, -8.64e15]) {
+			expect(formatIsoTimestamp(BigInt(ms), "ms")).toBe(new Date(ms).toISOString().replace(/(?:\.000)?Z$/, ""));
+		}
+		expect(formatIsoDuration(0n, "s")).toBe("PT0S");
+		expect(formatIsoDuration(31_536_000_000n, "ms")).toBe("P365D");
+		expect(formatIsoDuration(-1_500n, "ms")).toBe("-PT1.500S");
+		expect(formatIsoDuration(90_061n, "s")).toBe("P1DT1H1M1S");
+	});
+
+	it("lists a node whose zarr.json is broken as invalid, and keeps going", async () => {
+		const root = await mixedGroup();
+		fs.mkdirSync(path.join(root, "broken"));
+		fs.writeFileSync(path.join(root, "broken", "zarr.json"), "{not json");
+		const result = cli(["inspect", root]);
+		expect(result.status).toBe(0);
+		expect(result.stdout).toMatch(/\nbroken {2}invalid: .*broken\/zarr\.json: not valid JSON/);
+		expect(result.stdout).toContain("time  array");
+	});
+
+	it("a datetime64 array that cannot be exported says why", async () => {
+		const root = fresh();
+		await writeArray(root, "", { shape: [2], chunks: [2], dataType: seconds, values: BigInt64Array.of(1n, 2n), codecs: [LE] });
+		const file = path.join(root, "zarr.json");
+		fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('"name": "bytes"', '"name": "lz77"'));
+		const [array] = (await inspectStore(root)).nodes;
+		expect(array).toMatchObject({ dataType: "datetime64[s]", exportable: false, reason: 'unknown codec "lz77"' });
+		expect(array.first).toBeUndefined();
+	});
+
+	it("errors are one line with exit 1; --help documents the command", () => {
+		const missing = cli(["inspect", path.join(work, "nope.zarr")]);
+		expect(missing.status).toBe(1);
+		expect(missing.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")}\n`);
+		const notZarr = fresh();
+		fs.mkdirSync(notZarr, { recursive: true });
+		const none = cli(["inspect", notZarr]);
+		expect(none.status).toBe(1);
+		expect(none.stderr).toBe(`dt64-export: ${notZarr}: no zarr.json (not a Zarr v3 array or group)\n`);
+		expect(cli(["inspect", "--help"]).stdout).toMatch(/--json/);
+		expect(cli(["--help"]).stdout).toMatch(/inspect <store>/);
+	});
+});
+
+describe("inspect the zarr-python fixtures", () => {
+	const present = fs.existsSync(FIXTURES);
+	if (!present) console.warn(`skipping zarr-python fixtures in inspect: ${FIXTURES} not found`);
+	const cases: [string, string, string, string][] = [
+		["datetime64[Y].zarr", "timestamp[s]", "1970-01-01T00:00:00", "2005-01-01T00:00:00"],
+		["datetime64[W].zarr", "timestamp[s]", "1970-01-01T00:00:00", "2005-02-03T00:00:00"],
+		["datetime64[D].zarr", "timestamp[s]", "1970-01-01T00:00:00", "2005-02-03T00:00:00"],
+		["datetime64[h].zarr", "timestamp[s]", "1970-01-01T00:00:00", "2005-02-03T04:00:00"],
+		["datetime64[m].zarr", "timestamp[s]", "1970-01-01T00:00:00", "2005-02-03T04:05:00"],
+		["datetime64[s].zarr", "timestamp[s]", "1970-01-01T00:00:00", "2005-02-03T04:05:06"],
+		["datetime64[ms].zarr", "timestamp[ms]", "1970-01-01T00:00:00", "2005-02-03T04:05:06"],
+		["datetime64[10ms].zarr", "timestamp[ms]", "1970-01-01T00:00:00", "2005-02-03T04:05:06"],
+		["datetime64[us].zarr", "timestamp[us]", "1970-01-01T00:00:00", "2005-02-03T04:05:06"],
+		["datetime64[10us].zarr", "timestamp[us]", "1970-01-01T00:00:00", "2005-02-03T04:05:06"],
+		["datetime64[ns].zarr", "timestamp[ns]", "1970-01-01T00:00:00", "2005-02-03T04:05:06"],
+		["timedelta64[ms].zarr", "duration[ms]", "P365D", "PT0S"],
+		["timedelta64[ns].zarr", "duration[ns]", "P365D", "PT0S"],
+	];
+	for (const [name, arrowType, first, last] of cases) {
+		it.skipIf(!present)(`${name}: first ${first}, last ${last}`, async () => {
+			const [array] = (await inspectStore(path.join(FIXTURES, name))).nodes;
+			expect(array).toMatchObject({ kind: "array", exportable: true, arrowType, fillValue: "NaT", shape: name.startsWith("time") ? [11] : [6], chunkShape: [5] });
+			expect(array.codecs).toEqual(["bytes(little)", "zstd(level=0)"]);
+			expect([iso(array.first), iso(array.last)]).toEqual([first, last]);
+			expect(array.last).toMatchObject({ row: name.startsWith("time") ? 9 : 4 });
+		});
+	}
+
+	it.skipIf(!present)("datetime64[10us].zarr: the scale factor is shown", () => {
+		const result = cli(["inspect", path.join(FIXTURES, "datetime64[10us].zarr")]);
+		expect(result.stdout).toContain("  data type   datetime64[10us] (unit us, scale factor 10)\n");
+		expect(result.stdout).toContain("  last        2005-02-03T04:05:06, row 4\n");
+	});
+
+	it.skipIf(!present)("mixed-group.zarr: groups, string arrays and the datetime64 array", () => {
+		const result = cli(["inspect", path.join(FIXTURES, "mixed-group.zarr")]);
+		expect(result.status).toBe(0);
+		const blocks = result.stdout.split("\n\n");
+		expect(blocks[1]).toBe("/  group\nmeta  group");
+		expect(blocks[2]).toContain("meta/bbox  array\n  data type   string\n");
+		expect(blocks[2]).toContain("  codecs      vlen-utf8 zstd(level=0)\n");
+		expect(blocks[2]).toContain("  exportable  no: data type is string, not numpy.datetime64");
+		expect(blocks[4]).toBe(
+			[
+				"meta/date  array",
+				"  data type   datetime64[ms] (unit ms, scale factor 1)",
+				"  shape       [3]",
+				"  chunks      [3]",
+				"  codecs      bytes(little) zstd(level=0)",
+				"  fill value  NaT",
+				"  exportable  yes, as timestamp[ms]",
+				"  first       2023-01-01T00:00:00, row 0",
+				"  last        2023-01-03T00:00:00, row 2",
+				"",
+			].join("\n"),
+		);
+	});
+});
+
+describe("zip stores", () => {
+	async function zipped(make: (folder: string, zipFile: string) => void): Promise<{ zip: string; folder: string }> {
+		const folder = await mixedGroup();
+		const zip = `${folder}.zip`;
+		make(folder, zip);
+		return { zip, folder };
+	}
+
+	const makers: [string, boolean, (folder: string, zipFile: string) => void][] = [
+		["STORED entries, store at the top", true, (f, z) => writeStoredZip(f, z)],
+		["STORED entries under the store's folder name", true, (f, z) => writeStoredZip(f, z, { prefix: path.basename(f) })],
+		["zip -r from inside the store (deflate)", HAS_ZIP_PROGRAM, (f, z) => zipWithProgram(f, z)],
+		["zip -r store.zip store.zarr (deflate, one top folder)", HAS_ZIP_PROGRAM, (f, z) => zipWithProgram(f, z, { fromParent: true })],
+	];
+	if (!HAS_ZIP_PROGRAM) console.warn("skipping zip tests that need the zip program: not installed");
+	for (const [name, available, make] of makers) {
+		it.skipIf(!available)(`${name}: inspect lists the zip, export finds the array`, async () => {
+			const { zip, folder } = await zipped(make);
+			const fromFolder = formatInspectReport(await inspectStore(folder));
+			const fromZip = cli(["inspect", zip]);
+			expect(fromZip.stderr).toBe("");
+			expect(fromZip.stdout).toBe(fromFolder.replace(`${folder}: folder store, 3 nodes found by walking the folder`, `${zip}: zip store, 3 nodes found by listing the zip`));
+			const out = path.join(work, `zip${counter++}.arrow`);
+			const exported = cli([zip, "-o", out, "-q"]);
+			expect(exported.stderr).toBe("");
+			expect(rawValues(out)).toEqual([null, null, 1107403506n, 1n, 2n, null, 3n, 1107403507n, null, null]);
+		});
+	}
+
+	it("a sharded array in a STORED zip is read by ranges", async () => {
+		const folder = fresh("sharded.zarr");
+		const values = BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(i) * 1000n);
+		const sharding = { name: "sharding_indexed", configuration: { chunk_shape: [100], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } };
+		await writeArray(folder, "", { shape: [1000], chunks: [400], dataType: seconds, values, codecs: [sharding] });
+		writeStoredZip(folder, `${folder}.zip`);
+		const [array] = (await inspectStore(`${folder}.zip`)).nodes;
+		expect([iso(array.first), iso(array.last)]).toEqual(["1970-01-01T00:00:00", formatIsoTimestamp(999_000n, "s")]);
+		const out = path.join(work, `zip${counter++}.arrow`);
+		expect(cli([`${folder}.zip`, "-o", out, "-q"]).status).toBe(0);
+		expect(rawValues(out)).toEqual(Array.from(values));
+	});
+
+	it("a file that is not a zip is one line", () => {
+		const bad = path.join(work, "bad.zip");
+		fs.writeFileSync(bad, "this is not a zip file at all");
+		const result = cli(["inspect", bad]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/^dt64-export: .*bad\.zip: not a readable zip file \(.*\)\n$/);
+	});
+});
+
+/** Writes a root zarr.json with inline consolidated metadata, from the zarr.json texts below it, kept verbatim. */
+function consolidate(root: string): void {
+	const members: string[] = [];
+	const walk = (relative: string) => {
+		for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+			if (!entry.isDirectory()) continue;
+			const child = relative ? `${relative}/${entry.name}` : entry.name;
+			const file = path.join(root, child, "zarr.json");
+			if (!fs.existsSync(file)) continue;
+			const text = fs.readFileSync(file, "utf8");
+			members.push(`${JSON.stringify(child)}: ${text}`);
+			if (JSON.parse(text).node_type === "group") walk(child);
+		}
+	};
+	walk("");
+	fs.writeFileSync(
+		path.join(root, "zarr.json"),
+		`{"zarr_format": 3, "node_type": "group", "attributes": {}, "consolidated_metadata": {"kind": "inline", "must_understand": false, "metadata": {${members.join(", ")}}}}`,
+	);
+}
+
+describe("HTTP stores and consolidated metadata", () => {
+	const url = (folder: string) => `${server.url}/${path.relative(work, folder).split(path.sep).map(encodeURIComponent).join("/")}`;
+
+	it("lists the nodes of v3 consolidated metadata, with exact fill values", async () => {
+		const root = fresh("remote.zarr");
+		const values = BigInt64Array.from([5n, 6n, NAT]);
+		await writeArray(root, "obs/time", { shape: [3], chunks: [2], dataType: seconds, values, fillValue: 2n ** 53n + 1n, codecs: [LE] });
+		await writeArray(root, "obs/other", { shape: [1], chunks: [1], dataType: { name: "numpy.timedelta64", configuration: { unit: "ms", scale_factor: 1 } }, values: BigInt64Array.of(1500n), codecs: [LE] });
+		consolidate(root);
+		const report = await inspectStore(url(root));
+		expect(report).toMatchObject({ storeKind: "http", discovery: "consolidated" });
+		expect(report.note).toBeUndefined();
+		expect(report.nodes.map((n) => [n.path, n.kind])).toEqual([
+			["", "group"],
+			["obs", "group"],
+			["obs/other", "array"],
+			["obs/time", "array"],
+		]);
+		expect(node(report.nodes, "obs/time")).toMatchObject({ fillValue: "9007199254740993", exportable: true });
+		expect([iso(node(report.nodes, "obs/time").first), iso(node(report.nodes, "obs/time").last)]).toEqual(["1970-01-01T00:00:05", "1970-01-01T00:00:06"]);
+		expect(iso(node(report.nodes, "obs/other").first)).toBe("PT1.500S");
+		const text = await runCliAsync(["inspect", url(root)]);
+		expect(text.stderr).toBe("");
+		expect(text.stdout.toString().split("\n")[0]).toBe(`${url(root)}: HTTP store, 4 nodes found by its consolidated metadata`);
+	});
+
+	it("without consolidated metadata only the root is listed, and the report says so", async () => {
+		const root = fresh("plain.zarr");
+		await writeArray(root, "obs/time", { shape: [3], chunks: [2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n), codecs: [LE] });
+		const result = await runCliAsync(["inspect", url(root)]);
+		expect(result.status).toBe(0);
+		expect(result.stdout.toString()).toBe(
+			`${url(root)}: HTTP store, 1 node found by reading the root\nnote: only the root group is listed: an HTTP store cannot be listed, and this one has no consolidated metadata\n\n/  group\n`,
+		);
+		const json = JSON.parse((await runCliAsync(["inspect", url(root), "--json"])).stdout.toString());
+		expect(json).toMatchObject({ discovery: "root-only", note: expect.stringContaining("no consolidated metadata") });
+	});
+
+	it("lists a Zarr v2 store from .zmetadata (not exportable)", async () => {
+		const root = fresh("v2.zarr");
+		fs.mkdirSync(root, { recursive: true });
+		const zarray = { zarr_format: 2, shape: [4], chunks: [2], dtype: "<M8[s]", compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 }, fill_value: null, filters: null, order: "C" };
+		fs.writeFileSync(path.join(root, ".zmetadata"), JSON.stringify({ zarr_consolidated_format: 1, metadata: { ".zgroup": { zarr_format: 2 }, ".zattrs": {}, "t/.zarray": zarray, "t/.zattrs": {} } }));
+		const report = await inspectStore(url(root));
+		expect(report.discovery).toBe("consolidated-v2");
+		expect(report.nodes).toEqual([
+			{ path: "", kind: "group", zarrFormat: 2 },
+			{ path: "t", kind: "array", zarrFormat: 2, dataType: "<M8[s]", shape: [4], chunkShape: [2], codecs: ["blosc(lz4, clevel=5, shuffle)"], fillValue: "null", exportable: false, reason: "Zarr v2 arrays are not read (Zarr v3 only)" },
+		]);
+		expect(formatInspectReport(report)).toContain("\nt  array (Zarr v2)\n  data type   <M8[s]\n");
+	});
+});
