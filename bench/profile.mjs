@@ -1,4 +1,4 @@
-// node bench/profile.mjs [store name, default s-gzip] [--top N] [--cpuprofile file] [-- extra CLI args]
+// node bench/profile.mjs [store name, default s-gzip] [--top N] [--cpuprofile file] [--target DIR] [-- extra CLI args]
 //
 // Runs one export under `node --cpu-prof` on a store of .bench-cache/ (run `npm run bench` first to build them)
 // and prints the functions with the most self time and the time per package. The profile samples the main
@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 function parseArgs(argv) {
-	const args = { store: "s-gzip", top: 20, cpuprofile: null, extra: [] };
+	const args = { store: "s-gzip", top: 20, cpuprofile: null, extra: [], target: root };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		if (a === "--") {
@@ -20,26 +20,27 @@ function parseArgs(argv) {
 			break;
 		} else if (a === "--top") args.top = Number(argv[++i]);
 		else if (a === "--cpuprofile") args.cpuprofile = argv[++i];
+		else if (a === "--target") args.target = path.resolve(argv[++i]);
 		else if (a.startsWith("-")) throw new Error(`unknown argument ${a}`);
 		else args.store = a;
 	}
 	return args;
 }
 
-function record(store, extra) {
+function record(store, extra, target) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dt64-prof-"));
 	const out = path.join(dir, "out.arrow");
 	const storeDir = path.isAbsolute(store) || store.includes("/") ? store : path.join(root, ".bench-cache", `${store}.zarr`);
 	if (!fs.existsSync(storeDir)) throw new Error(`${storeDir} does not exist: run npm run bench first`);
 	const started = process.hrtime.bigint();
-	const run = spawnSync(process.execPath, ["--cpu-prof", "--cpu-prof-dir", dir, path.join(root, "bin", "dt64-export.js"), storeDir, "--to", "arrow", "-o", out, "-q", "--force", ...extra], { encoding: "utf8" });
+	const run = spawnSync(process.execPath, ["--cpu-prof", "--cpu-prof-dir", dir, path.join(target, "bin", "dt64-export.js"), storeDir, "--to", "arrow", "-o", out, "-q", "--force", ...extra], { encoding: "utf8" });
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 	if (run.status !== 0) throw new Error(`export failed: ${run.stderr}`);
 	const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
 	const kept = path.join(os.tmpdir(), `dt64-export-${path.basename(storeDir, ".zarr")}.cpuprofile`);
 	fs.copyFileSync(path.join(dir, file), kept);
 	fs.rmSync(dir, { recursive: true, force: true });
-	console.log(`profiled: ${storeDir} in ${seconds.toFixed(3)} s wall (with profiler); profile kept at ${kept}`);
+	console.log(`profiled: ${path.join(target, "bin", "dt64-export.js")} ${storeDir} in ${seconds.toFixed(3)} s wall (with profiler); profile kept at ${kept}`);
 	return kept;
 }
 
@@ -85,4 +86,4 @@ function summarize(file, top) {
 }
 
 const args = parseArgs(process.argv.slice(2));
-summarize(args.cpuprofile ?? record(args.store, args.extra), args.top);
+summarize(args.cpuprofile ?? record(args.store, args.extra, args.target), args.top);

@@ -132,7 +132,7 @@ function machineLine(numpy) {
 			`${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}`,
 		`node ${process.version}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? "4 (default)"}` +
 			(numpy ? `, python ${numpy.split(" ")[1]} numpy ${numpy.split(" ")[0]}` : ", no python3+numpy (reference skipped)") +
-			`, peak RSS by ${haveGnuTime ? "/usr/bin/time -f %M" : "process.resourceUsage (preload)"}`,
+			`, peak RSS and CPU by ${haveGnuTime ? "/usr/bin/time" : "process.resourceUsage (preload) / getrusage (reference)"}`,
 		loadLine("at start"),
 	];
 }

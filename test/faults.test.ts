@@ -10,7 +10,7 @@ import * as path from "node:path";
 import * as zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crc32c as crc32cOf, writeArray } from "../scripts/lib/write-zarr.mjs";
-import { BIN, REPO, tempDir } from "./support/cli.js";
+import { BIN, readArrow, REPO, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess } from "./support/export-in-process.js";
 import { startServer, type TestServer } from "./support/http-server.js";
 import type { Dt64ExportError } from "../src/errors.js";
@@ -235,20 +235,14 @@ describe("malformed stores are refused with one line naming what and where", () 
 	);
 	const CLI_SAMPLE = new Set([
 		"a store path that does not exist",
-		"a folder without zarr.json",
 		"zarr.json that is not JSON",
-		"a float64 array",
 		"an unknown unit",
-		"a fractional fill_value",
 		"a chunk too large to hold in memory",
 		"an unknown codec",
-		"a zip file that is not a zip",
 		"a gzip chunk that does not inflate",
-		"a blosc chunk that does not decompress",
 		"a chunk of the wrong decoded size",
 		"a chunk failing its crc32c checksum",
 		"a shard index failing its checksum",
-		"a shard shorter than its index",
 		"a chunk file that is a folder",
 	]);
 	for (const [name, build, pattern, extraArgs] of cases) {
@@ -292,7 +286,30 @@ function zstdRleFrame(blocks: number, declareSize: boolean): Uint8Array {
 	return Buffer.concat([header, body]);
 }
 
+/** A zstd frame without Frame_Content_Size (as streaming encoders write) holding `content` in raw blocks. */
+function zstdRawFrame(content: Uint8Array, blockBytes: number): Uint8Array {
+	const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38])];
+	for (let start = 0; start < content.length; start += blockBytes) {
+		const block = content.subarray(start, start + blockBytes);
+		const header = Buffer.alloc(3);
+		header.writeUIntLE((block.length << 3) | (start + blockBytes >= content.length ? 1 : 0), 0, 3);
+		parts.push(header, Buffer.from(block));
+	}
+	return Buffer.concat(parts);
+}
+
 describe("decompression bombs are refused before they fill memory", () => {
+	it("while a zstd frame without a declared size, of the right size, is still read (in process)", async () => {
+		const root = await makeStore("zstd-nosize.zarr", { codecs: [LE, ZSTD] });
+		const chunk = new BigInt64Array([0n, 1000n, 2000n, 3000n]);
+		fs.writeFileSync(path.join(root, "c/0"), zstdRawFrame(new Uint8Array(chunk.buffer), 10));
+		const outDir = tempDir("dt64-faults-out-");
+		const outcome = await exportInProcess(root, path.join(outDir, "out.arrow"));
+		expect(outcome).toEqual({ ok: true });
+		expect(readArrow(path.join(outDir, "out.arrow")).getChildAt(0)!.toArray().slice(0, 4)).toEqual(BigInt64Array.of(0n, 1000n, 2000n, 3000n));
+		fs.rmSync(outDir, { recursive: true });
+	});
+
 	// 8 KiB chunks; each bomb claims or inflates to 512 MiB.
 	const bombSpec = (codecs: object[]) => ({ shape: [1024], chunks: [1024], values: new BigInt64Array(1024).fill(7n), codecs: [LE, ...codecs] });
 	let baselineRss = 0;
