@@ -199,6 +199,14 @@ describe("malformed stores are refused with one line naming what and where", () 
 			fs.writeFileSync(path.join(root, "c/0"), claim);
 			return root;
 		}), () => /chunk c\/0: cannot decode: lz4: chunk declares 536870912 bytes, more than its expected 32/],
+		// numcodecs' blosc ignores blosc's error and returns its uninitialised output buffer: garbage, unless caught.
+		["a blosc chunk whose compressed stream is corrupt", () => makeStore("bloscstream.zarr", {
+			shape: [1024],
+			chunks: [512],
+			values: BigInt64Array.from({ length: 1024 }, (_, i) => BigInt(i * 1000)),
+			codecs: [LE, BLOSC],
+			corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 1 ? b.map((x, i) => (i === 25 ? x ^ 0xff : x)) : b),
+		}), () => /chunk c\/1: cannot decode: blosc: the chunk does not decompress \(corrupt compressed data\)/],
 		["a chunk of the wrong decoded size", () => makeStore("short.zarr", { corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 1 ? b.subarray(0, 24) : b) }), () => /chunk c\/1: decoded to 3 values, expected 4 \(chunk shape \[4\]\)/],
 		["a chunk that is not a whole number of int64", () => makeStore("ragged.zarr", { corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 1 ? b.subarray(0, 31) : b) }), () => /chunk c\/1: decoded to 3 values, expected 4/],
 		["a gzip chunk of the wrong decoded size", () => makeStore("shortgzip.zarr", { codecs: [LE, GZIP], corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 0 ? new Uint8Array(zlib.gzipSync(new Uint8Array(40))) : b) }), () => /chunk c\/0: decoded to 5 values, expected 4/],
@@ -240,7 +248,7 @@ describe("malformed stores are refused with one line naming what and where", () 
 		"a chunk too large to hold in memory",
 		"an unknown codec",
 		"a gzip chunk that does not inflate",
-		"a chunk of the wrong decoded size",
+		"a blosc chunk whose compressed stream is corrupt",
 		"a chunk failing its crc32c checksum",
 		"a shard index failing its checksum",
 		"a chunk file that is a folder",

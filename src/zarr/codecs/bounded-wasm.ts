@@ -1,5 +1,6 @@
 import { registry } from "zarrita";
 import { Dt64ExportError } from "../../errors.js";
+import { decodeBloscChecked } from "./blosc-decode.js";
 import { readBloscHeader } from "./blosc-header.js";
 import { DECODED_SLACK_BYTES, maxDecodedBytes } from "./decoded-size.js";
 import { zstdContentBound } from "./zstd-frame.js";
@@ -7,8 +8,8 @@ import { zstdContentBound } from "./zstd-frame.js";
 /**
  * zstd, blosc and lz4 are decoded by numcodecs' WebAssembly builds, which allocate whatever the compressed header
  * declares (zstd's Frame_Content_Size, blosc's nbytes, the size before numcodecs' lz4 block) or, for a zstd frame
- * without a size, grow until the content ends: a few kilobytes can claim gigabytes. The headers are read here first, and a chunk that would
- * decode past its expected size is refused before the decoder runs.
+ * without a size, grow until the content ends: a few kilobytes can claim gigabytes. The headers are read here
+ * first, and a chunk that would decode past its expected size is refused before the decoder runs.
  */
 type Entry = Parameters<typeof registry.set>[1];
 type LoadedCodec = Awaited<ReturnType<Entry>>;
@@ -17,8 +18,10 @@ interface BytesCodec {
 	decode(bytes: Uint8Array): Promise<Uint8Array> | Uint8Array;
 }
 
-/** Bytes the decoder could produce for `bytes`, and the most it may: both checked before decoding. */
+/** Throws when the headers of `bytes` say they decode to more than `maxBytes`; reads headers only. */
 type SizeCheck = (bytes: Uint8Array, maxBytes: number) => void;
+type Decode = (inner: BytesCodec, bytes: Uint8Array) => Promise<Uint8Array> | Uint8Array;
+const plainDecode: Decode = (inner, bytes) => inner.decode(bytes);
 
 /**
  * A zstd frame without a declared size is only bounded by its block count, which overestimates split blocks;
@@ -47,7 +50,7 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
 	if (declared > maxBytes) throw new Dt64ExportError(`lz4: chunk declares ${declared} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
 };
 
-function bounded(load: Entry, check: SizeCheck): Entry {
+function bounded(load: Entry, check: SizeCheck, decode: Decode): Entry {
 	return (async () => {
 		const Codec = (await load()) as unknown as { fromConfig(configuration: unknown, meta: { shape: number[] }): BytesCodec };
 		return {
@@ -59,7 +62,7 @@ function bounded(load: Entry, check: SizeCheck): Entry {
 					encode: (bytes: Uint8Array) => inner.encode(bytes),
 					async decode(bytes: Uint8Array): Promise<Uint8Array> {
 						check(bytes, maxBytes);
-						return inner.decode(bytes);
+						return decode(inner, bytes);
 					},
 				};
 			},
@@ -69,18 +72,19 @@ function bounded(load: Entry, check: SizeCheck): Entry {
 
 let installed = false;
 
-/** Wraps zarrita's zstd, blosc and lz4 entries (numcodecs) in its registry with the size checks (idempotent). */
+/** Wraps zarrita's zstd, blosc and lz4 entries (numcodecs) in its registry with the size checks, and blosc's
+ * decode with the check that it wrote its output (idempotent). */
 export function installBoundedWasmCodecs(): void {
 	if (installed) return;
 	installed = true;
-	for (const [names, check] of [
-		[["zstd", "numcodecs.zstd"], checkZstd],
-		[["blosc", "numcodecs.blosc"], checkBlosc],
-		[["lz4", "numcodecs.lz4"], checkLz4],
+	for (const [names, check, decode] of [
+		[["zstd", "numcodecs.zstd"], checkZstd, plainDecode],
+		[["blosc", "numcodecs.blosc"], checkBlosc, decodeBloscChecked],
+		[["lz4", "numcodecs.lz4"], checkLz4, plainDecode],
 	] as const) {
 		for (const name of names) {
 			const load = registry.get(name);
-			if (load !== undefined) registry.set(name, bounded(load, check));
+			if (load !== undefined) registry.set(name, bounded(load, check, decode));
 		}
 	}
 }
