@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crc32c as crc32cOf, writeArray } from "../scripts/lib/write-zarr.mjs";
+import { crc32c as crc32cOf, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BIN, readArrow, REPO, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess } from "./support/export-in-process.js";
 import { startServer, type TestServer } from "./support/http-server.js";

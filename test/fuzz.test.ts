@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import type { OutputFormat } from "../src/export.js";
 import { BIN, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess, tempFilesIn, type Outcome } from "./support/export-in-process.js";

@@ -1,11 +1,11 @@
 /**
  * Exports over HTTP end to end: the real CLI against test/support/http-server.ts serving stores written by
- * scripts/lib/write-zarr.mjs, with the failures a remote bucket produces injected per request.
+ * scripts/lib/zarr-writer.mjs, with the failures a remote bucket produces injected per request.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { readArrow, tempDir } from "./support/cli.js";
 import { startServer, type Fault, type FaultRequest, type RequestRecord, type TestServer } from "./support/http-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/write-zarr.mjs";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { formatIsoDuration, formatIsoTimestamp } from "../src/convert/iso8601.js";
 import { formatInspectReport, inspectStore, type EndValue, type InspectNode } from "../src/inspect.js";
 import { FIXTURES, readArrow, runCli, tempDir } from "./support/cli.js";

@@ -1,5 +1,5 @@
 // Synthetic datetime64 data and 1-D Zarr v3 stores for the benchmarks, written directly (a chunk of a 1-D array is
-// a subarray of the values) because scripts/lib/write-zarr.mjs copies value by value through BigInt.
+// a subarray of the values) because the general writer (scripts/lib/zarr-writer.mjs) pads and copies chunk by chunk.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
