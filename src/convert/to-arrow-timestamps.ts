@@ -185,13 +185,12 @@ const floorDiv = (a: bigint, b: bigint): bigint => {
  */
 export function convertCountExactly(count: bigint, plan: ConversionPlan): { value: bigint; exact: boolean } | "overflow" {
 	let numerator: bigint;
-	let q = plan.q;
+	const q = plan.q;
 	if (plan.mode === "calendar") {
 		numerator = daysFromMonthsBig(count * BigInt(plan.monthsPerCount)) * plan.p;
 	} else {
 		numerator = count * plan.p;
 	}
-	if (plan.mode === "generic") q = 1n;
 	const value = floorDiv(numerator, q);
 	if (value < INT64_MIN_VALID || value > INT64_MAX) return "overflow";
 	return { value, exact: value * q === numerator };
