@@ -11,7 +11,7 @@ import type { TargetUnitOption } from "./options.js";
  * How one source type maps to one target unit, worked out once per array so that the per-value loop only
  * multiplies and divides by small integers.
  *
- * A linear value is floor(count * p / q) with p/q in lowest terms. p is split into factors below 2^32 and q
+ * A linear value is floor(count * p / q) with p/q in lowest terms. p is split into factors below 2^21 where it can be (below 2^32 always) and q
  * (a divisor of 10^18, so 2^a 5^b) into factors below 2^20: those are the sizes the two-word int64 arithmetic in
  * `int64-words.ts` handles exactly with doubles. Calendar units first become a day count, then follow the plan
  * from days.
@@ -29,7 +29,11 @@ export interface ConversionPlan {
 }
 
 const SMALL_PRIMES = [2n, 3n, 5n, 7n];
-const MULTIPLY_FACTOR_LIMIT = 2n ** 32n;
+/**
+ * Factors below 2^21 keep every partial product of the word arithmetic below 2^53 (see `linear-kernel.ts`);
+ * a prime scale factor above that stays whole and takes the general word path.
+ */
+const MULTIPLY_FACTOR_LIMIT = 2n ** 21n;
 const DIVIDE_FACTOR_LIMIT = 2n ** 20n;
 
 function gcd(a: bigint, b: bigint): bigint {

@@ -5,6 +5,7 @@ import { Dt64ExportError } from "../errors.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
+import { linearKernel, OK, OVERFLOW, TRUNCATED } from "./linear-kernel.js";
 import { planConversion, type ConversionPlan } from "./plan.js";
 
 /** Arrow timestamp data for one batch: int64 values, a validity bitmap (LSB first) or null when all valid. */
@@ -76,51 +77,97 @@ interface ResolvedOptions {
 export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, options: ResolvedOptions): TimestampValues {
 	const length = input.length;
 	const in32 = new Int32Array(input.buffer, input.byteOffset, length * 2);
-	const passthrough = plan.mode === "passthrough";
-	const values = passthrough ? input : new BigInt64Array(length);
-	const out32 = passthrough ? in32 : new Int32Array(values.buffer, values.byteOffset, length * 2);
-	let validity: Uint8Array | null = null;
-	let nullCount = 0;
-	const setNull = (i: number): void => {
-		if (validity === null) {
-			validity = new Uint8Array((length + 7) >> 3).fill(0xff);
-		}
-		validity[i >> 3] &= ~(1 << (i & 7));
-		nullCount++;
-	};
+	if (plan.mode === "passthrough") {
+		const nulls = new NullMask(length);
+		markNaT(in32, length, nulls);
+		return { unit: plan.target, values: input, validity: nulls.bitmap(), nullCount: nulls.count };
+	}
+	const values = new BigInt64Array(length);
+	const out32 = new Int32Array(values.buffer, values.byteOffset, length * 2);
+	const nulls = new NullMask(length);
 	const refuse = (i: number, outcome: "truncated" | "overflow" | "generic"): never => {
-		throw new ConversionError(
-			describeRefusal(wordsToBigInt(in32[2 * i + 1], in32[2 * i]), plan, outcome, options.describePosition?.(i) ?? `index ${i}`),
-			i,
-			wordsToBigInt(in32[2 * i + 1], in32[2 * i]),
-		);
+		const count = wordsToBigInt(in32[2 * i + 1], in32[2 * i]);
+		throw new ConversionError(describeRefusal(count, plan, outcome, options.describePosition?.(i) ?? `index ${i}`), i, count);
 	};
+	if (plan.mode === "generic") {
+		markNaT(in32, length, nulls);
+		if (nulls.count !== length) refuse(firstValid(in32, length), "generic");
+		return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
+	}
+	const kernel = plan.mode === "linear" ? linearKernel(plan) : null;
 	const convert = valueConverter(plan);
+	const allowTruncate = options.allowTruncate;
+	const overflowToNull = options.onOverflow === "null";
 	for (let i = 0; i < length; i++) {
 		const lo = in32[2 * i];
 		const hi = in32[2 * i + 1];
 		if (hi === INT32_MIN && lo === 0) {
-			setNull(i);
+			nulls.set(i);
 			continue;
 		}
-		if (passthrough) continue;
-		if (plan.mode === "generic") refuse(i, "generic");
+		if (kernel !== null) {
+			const outcome = kernel(hi, lo >>> 0, out32, 2 * i);
+			if (outcome === OK) continue;
+			if (outcome === TRUNCATED) {
+				if (!allowTruncate) refuse(i, "truncated");
+				continue;
+			}
+			if (outcome === OVERFLOW) {
+				if (overflowToNull) {
+					nulls.set(i);
+					continue;
+				}
+				refuse(i, "overflow");
+			}
+			// UNDECIDED: the product left int64 on the way; the general path below settles it exactly.
+		}
 		words.hi = hi;
 		words.lo = lo >>> 0;
 		const outcome = convert();
 		if (outcome === "overflow") {
-			if (options.onOverflow === "null") {
-				setNull(i);
+			if (overflowToNull) {
+				nulls.set(i);
 				continue;
 			}
 			refuse(i, "overflow");
 		}
-		if (outcome === "truncated" && !options.allowTruncate) refuse(i, "truncated");
+		if (outcome === "truncated" && !allowTruncate) refuse(i, "truncated");
 		out32[2 * i] = words.lo | 0;
 		out32[2 * i + 1] = words.hi;
 	}
-	if (validity !== null) clearPaddingBits(validity, length);
-	return { unit: plan.target, values, validity, nullCount };
+	return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
+}
+
+/** The Arrow validity bitmap of a batch, allocated at its first null (LSB first, padding bits zero). */
+class NullMask {
+	count = 0;
+	#bits: Uint8Array | null = null;
+
+	constructor(readonly length: number) {}
+
+	set(i: number): void {
+		if (this.#bits === null) this.#bits = new Uint8Array((this.length + 7) >> 3).fill(0xff);
+		this.#bits[i >> 3] &= ~(1 << (i & 7));
+		this.count++;
+	}
+
+	bitmap(): Uint8Array | null {
+		if (this.#bits !== null) clearPaddingBits(this.#bits, this.length);
+		return this.#bits;
+	}
+}
+
+/** Marks every NaT; a tight loop over the high words, since a NaT's high word is rare in real data. */
+function markNaT(in32: Int32Array, length: number, nulls: NullMask): void {
+	for (let i = 0; i < length; i++) {
+		if (in32[2 * i + 1] === INT32_MIN && in32[2 * i] === 0) nulls.set(i);
+	}
+}
+
+function firstValid(in32: Int32Array, length: number): number {
+	let i = 0;
+	while (i < length && in32[2 * i + 1] === INT32_MIN && in32[2 * i] === 0) i++;
+	return i;
 }
 
 /** Arrow requires nothing of the bits past the end, but clean zeros make the output byte-reproducible. */
