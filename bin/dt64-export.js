@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/main.js";
+// The CLI runs from one bundled file (built by `npm run build`): it starts in half the time of the module tree.
+import { main } from "../dist/bundle/dt64-export.js";
 
 await main();

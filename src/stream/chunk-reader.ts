@@ -98,8 +98,9 @@ async function* readBands(
 		let band: BigInt64Array | undefined;
 		for (let k = 0; k < chunksPerBand; k++) {
 			const { coords, data } = inFlight.shift()!;
-			launch();
 			const chunk = await data;
+			// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
+			launch();
 			onChunk?.(++decoded, total);
 			if (shape.length === 1) {
 				band = chunk.length === rows ? chunk : chunk.subarray(0, rows);

@@ -1,31 +1,65 @@
 import { Transform, type TransformCallback } from "node:stream";
-import { RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch, type RecordBatchWriter, type Schema } from "apache-arrow";
+import { AsyncByteQueue, RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch, type RecordBatchWriter, type Schema } from "apache-arrow";
 
 export type IpcFormat = "file" | "stream";
 
+/** Pieces below this size (message prefixes, flatbuffer headers, padding, bitmaps) are joined before they are pushed. */
+const SMALL_PIECE_BYTES = 64 * 1024;
+
 /**
- * Arrow IPC bytes from RecordBatches: the file format (`.arrow`, with footer) or the stream format
- * (`.arrows`). apache-arrow's writer queues the encoded messages; they are pushed out as they come, so
- * nothing but the footer's block list accumulates.
+ * Receives apache-arrow's encoded bytes synchronously, as the writer produces them. Its default queue is drained
+ * by an async iterator, which decouples the bytes from the batch that made them and so defeats backpressure;
+ * a subclass is the writer's documented way to take its output (`reset(sink)` accepts any AsyncByteQueue).
+ */
+class PieceCollector extends AsyncByteQueue {
+	constructor(readonly onPiece: (bytes: Uint8Array) => void) {
+		super();
+	}
+
+	override write(value: Uint8Array): void {
+		if (value.byteLength > 0) this.onPiece(value);
+	}
+}
+
+/**
+ * Arrow IPC bytes from RecordBatches: the file format (`.arrow`, with footer) or the stream format (`.arrows`).
+ * Each batch's bytes are pushed within its own `_transform`, so Node's Transform holds the next batch back while
+ * the reader is behind: memory stays at about one batch whatever the speed of the output. Value buffers are
+ * pushed as views of the batch (no copy); the small pieces around them are joined into one write.
  */
 export class IpcWriter extends Transform {
 	readonly #writer: RecordBatchWriter;
-	readonly #drained: Promise<void>;
+	#small: Uint8Array[] = [];
+	#smallBytes = 0;
 
 	constructor(format: IpcFormat, schema?: Schema) {
 		super({ writableObjectMode: true, readableObjectMode: false, writableHighWaterMark: 1 });
 		const writer: RecordBatchWriter = format === "file" ? new RecordBatchFileWriter() : new RecordBatchStreamWriter();
-		if (schema) writer.reset(undefined, schema);
+		writer.reset(new PieceCollector((bytes) => this.#collect(bytes)), schema);
 		this.#writer = writer;
-		this.#drained = (async () => {
-			for await (const bytes of writer) this.push(bytes);
-		})();
-		this.#drained.catch((error: unknown) => this.destroy(error as Error));
+	}
+
+	#collect(bytes: Uint8Array): void {
+		if (bytes.byteLength < SMALL_PIECE_BYTES) {
+			this.#small.push(bytes);
+			this.#smallBytes += bytes.byteLength;
+			return;
+		}
+		this.#pushSmall();
+		this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+	}
+
+	#pushSmall(): void {
+		if (this.#smallBytes === 0) return;
+		this.push(Buffer.concat(this.#small, this.#smallBytes));
+		this.#small = [];
+		this.#smallBytes = 0;
 	}
 
 	override _transform(batch: RecordBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
 		try {
 			this.#writer.write(batch);
+			this.#pushSmall();
 		} catch (error) {
 			callback(error as Error);
 			return;
@@ -34,9 +68,15 @@ export class IpcWriter extends Transform {
 	}
 
 	override _flush(callback: TransformCallback): void {
-		this.#writer.finish();
-		this.#writer.close();
-		this.#drained.then(() => callback(), (error: unknown) => callback(error as Error));
+		try {
+			this.#writer.finish();
+			this.#pushSmall();
+			this.#writer.close();
+		} catch (error) {
+			callback(error as Error);
+			return;
+		}
+		callback();
 	}
 
 	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {

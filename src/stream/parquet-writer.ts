@@ -33,15 +33,7 @@ import {
 	util,
 	type DataType,
 } from "apache-arrow";
-import {
-	Compression,
-	Encoding,
-	Table as WasmTable,
-	transformParquetStream,
-	WriterPropertiesBuilder,
-	type WriterProperties,
-	type RecordBatch as WasmRecordBatch,
-} from "parquet-wasm/node";
+import type { RecordBatch as WasmRecordBatch, WriterProperties } from "parquet-wasm/node";
 import { Dt64ExportError, UsageError } from "../errors.js";
 
 export type ParquetCompression = "zstd" | "snappy" | "gzip" | "none";
@@ -56,17 +48,26 @@ export interface ParquetWriterOptions {
 	rowGroupRows?: number;
 }
 
+type ParquetWasm = typeof import("parquet-wasm/node");
+
+/** parquet-wasm is loaded on first use: its module and WebAssembly cost every other export 40 ms of start-up. */
+let parquetWasm: Promise<ParquetWasm> | undefined;
+function loadParquetWasm(): Promise<ParquetWasm> {
+	parquetWasm ??= import("parquet-wasm/node");
+	return parquetWasm;
+}
+
 interface NormalizedOptions {
-	compression: Compression;
+	compression: ParquetCompression;
 	rowGroupRows: number;
 }
 
-const COMPRESSIONS: ReadonlyMap<string, Compression> = new Map([
-	["zstd", Compression.ZSTD],
-	["snappy", Compression.SNAPPY],
-	["gzip", Compression.GZIP],
-	["none", Compression.UNCOMPRESSED],
-]);
+const COMPRESSIONS: readonly ParquetCompression[] = ["zstd", "snappy", "gzip", "none"];
+
+function wasmCompression(wasm: ParquetWasm, name: ParquetCompression) {
+	const byName = { zstd: wasm.Compression.ZSTD, snappy: wasm.Compression.SNAPPY, gzip: wasm.Compression.GZIP, none: wasm.Compression.UNCOMPRESSED };
+	return byName[name];
+}
 
 const DEFAULT_ROW_GROUP_ROWS = 1 << 20;
 
@@ -77,10 +78,9 @@ const DEFAULT_ROW_GROUP_ROWS = 1 << 20;
 const SLICE_ROWS = 1 << 16;
 
 function normalizeOptions(options: ParquetWriterOptions): NormalizedOptions {
-	const name = options.compression ?? "zstd";
-	const compression = COMPRESSIONS.get(name);
-	if (compression === undefined) {
-		throw new UsageError(`unknown Parquet compression "${String(name)}" (expected one of: ${[...COMPRESSIONS.keys()].join(", ")})`);
+	const compression = options.compression ?? "zstd";
+	if (!COMPRESSIONS.includes(compression)) {
+		throw new UsageError(`unknown Parquet compression "${String(compression)}" (expected one of: ${COMPRESSIONS.join(", ")})`);
 	}
 	const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
 	if (!Number.isSafeInteger(rowGroupRows) || rowGroupRows < 1) {
@@ -123,11 +123,11 @@ function parquetSchema(schema: Schema): Schema {
  * arrow-rs otherwise first tries a dictionary that unique timestamps overflow. DuckDB, polars and arrow-rs read it
  * (tested), as do Arrow C++ (pyarrow) and parquet-mr. Other columns keep the arrow-rs defaults.
  */
-function writerProperties(schema: Schema, options: NormalizedOptions): WriterProperties {
-	let builder = new WriterPropertiesBuilder().setCompression(options.compression).setMaxRowGroupSize(options.rowGroupRows);
+function writerProperties(wasm: ParquetWasm, schema: Schema, options: NormalizedOptions): WriterProperties {
+	let builder = new wasm.WriterPropertiesBuilder().setCompression(wasmCompression(wasm, options.compression)).setMaxRowGroupSize(options.rowGroupRows);
 	for (const field of schema.fields) {
 		if (field.type instanceof Timestamp) {
-			builder = builder.setColumnDictionaryEnabled(field.name, false).setColumnEncoding(field.name, Encoding.DELTA_BINARY_PACKED);
+			builder = builder.setColumnDictionaryEnabled(field.name, false).setColumnEncoding(field.name, wasm.Encoding.DELTA_BINARY_PACKED);
 		}
 	}
 	return builder.build();
@@ -334,8 +334,8 @@ class BatchFeed {
 	}
 }
 
-function toWasmBatch(batch: RecordBatch): WasmRecordBatch {
-	const table = WasmTable.fromIPCStream(tableToIPC(new Table(batch), "stream"));
+function toWasmBatch(wasm: ParquetWasm, batch: RecordBatch): WasmRecordBatch {
+	const table = wasm.Table.fromIPCStream(tableToIPC(new Table(batch), "stream"));
 	try {
 		const wasmBatch = table.recordBatch(0);
 		if (wasmBatch === undefined) throw new Dt64ExportError("parquet-wasm lost a record batch", { kind: "io" });
@@ -401,7 +401,7 @@ export class ParquetWriter extends Transform {
 		if (!(batch instanceof RecordBatch)) {
 			throw new Dt64ExportError(`Parquet writer expects apache-arrow RecordBatch objects, got ${kindOf(batch)}`);
 		}
-		const feed = this.feed ?? this.start(batch.schema);
+		const feed = this.feed ?? this.start(await loadParquetWasm(), batch.schema);
 		const inputSchema = this.inputSchema as Schema;
 		const sameSchema: boolean = util.compareSchemas(inputSchema, batch.schema);
 		if (!sameSchema) {
@@ -412,20 +412,20 @@ export class ParquetWriter extends Transform {
 		for (let begin = 0; ; begin += SLICE_ROWS) {
 			const end = Math.min(begin + SLICE_ROWS, batch.numRows);
 			await feed.whenDemanded();
-			feed.enqueue(toWasmBatch(this.toOutputBatch(batch, begin, end)));
+			feed.enqueue(toWasmBatch(await loadParquetWasm(), this.toOutputBatch(batch, begin, end)));
 			this.schemaSent = true;
 			this.rowsIn += end - begin;
 			if (end === batch.numRows) return;
 		}
 	}
 
-	private start(schema: Schema): BatchFeed {
+	private start(wasm: ParquetWasm, schema: Schema): BatchFeed {
 		this.inputSchema = schema;
 		this.outputSchema = parquetSchema(schema);
 		const feed = new BatchFeed();
 		this.feed = feed;
-		const properties = writerProperties(this.outputSchema, this.options);
-		this.pumped = transformParquetStream(feed.stream, properties).then(
+		const properties = writerProperties(wasm, this.outputSchema, this.options);
+		this.pumped = wasm.transformParquetStream(feed.stream, properties).then(
 			(stream: ReadableStream<Uint8Array>) => this.pump(stream),
 			(error: unknown) => {
 				throw asError(error, "parquet-wasm cannot write this schema");

@@ -1,0 +1,25 @@
+// Bundles the CLI (dist/cli/main.js and everything it imports but parquet-wasm) into dist/bundle/, run by
+// `npm run build` after tsc. Node 20 has no compile cache, and resolving, reading and linking the ~400 ES modules
+// of apache-arrow, yargs and zarrita one by one costs more start-up than loading one file.
+// The library entry (dist/index.js) stays unbundled, so that its apache-arrow classes are the caller's.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outDir = path.join(root, "dist", "bundle");
+fs.rmSync(outDir, { recursive: true, force: true });
+
+await build({
+	input: path.join(root, "dist", "cli", "main.js"),
+	platform: "node",
+	// parquet-wasm finds its .wasm file beside its own module: it stays a package, loaded on first use.
+	external: [/^parquet-wasm(\/|$)/],
+	logLevel: "warn",
+	output: {
+		dir: outDir,
+		format: "esm",
+		entryFileNames: "dt64-export.js",
+	},
+});
