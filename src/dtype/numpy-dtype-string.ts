@@ -26,8 +26,8 @@ export function isNumpyTimeDtype(dtype: unknown): dtype is string {
 
 /** What a v2 `dtype` is, for messages that refuse it: structured and object dtypes are named as such. */
 export function describeNumpyDtype(dtype: unknown): string {
-	if (Array.isArray(dtype)) return `a structured dtype ${JSON.stringify(dtype)}`;
-	if (dtype === "|O" || dtype === "O") return `the object dtype ${JSON.stringify(dtype)}`;
+	if (Array.isArray(dtype)) return `${JSON.stringify(dtype)} (structured)`;
+	if (dtype === "|O" || dtype === "O") return `${JSON.stringify(dtype)} (object)`;
 	return JSON.stringify(dtype) ?? String(dtype);
 }
 
