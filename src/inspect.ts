@@ -6,7 +6,7 @@
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
-import { describeDataType, formatDatetime64Type, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
+import { describeDataType, formatDatetime64Type, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
 import { formatFillValue, parseFillValue } from "./dtype/fill-value.js";
 import type { TargetUnit } from "./dtype/units.js";
 import { UsageError } from "./errors.js";
