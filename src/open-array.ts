@@ -49,9 +49,10 @@ export async function openTimeArray(location: string, options: OpenArrayOptions 
 	// Messages name the store as it may be shown: an HTTP location can carry a token in its query.
 	const shown = opened.location;
 	const document = await readNodeDocument(opened, arrayPath);
-	if (document === undefined) throw new Dt64ExportError(noNodeMessage(opened, arrayPath));
-	let node = document.node;
-	if (node.kind === "group") {
+	if (document === undefined && arrayPath !== "") throw new Dt64ExportError(noNodeMessage(opened, arrayPath));
+	let node = document?.node;
+	// No metadata at the top can still be a v2 store known by its `.zmetadata` alone: listStoreTree decides.
+	if (node === undefined || node.kind === "group") {
 		const tree = await listStoreTree(opened, arrayPath, document);
 		if (tree.discovery === "root-only") {
 			throw new UsageError(

@@ -175,6 +175,14 @@ describe("v2 groups: discovery and --array", () => {
 		expect(int64Strings(readArrow(await exportOk(url, "arrow", "obs/time")))).toEqual(time.values);
 	});
 
+	it("over HTTP, a store whose only top-level metadata is .zmetadata (no .zgroup file)", async () => {
+		const root = path.join(work, `bare${counter++}.zarr`);
+		fs.cpSync(path.join(V2, "group.zarr"), root, { recursive: true });
+		fs.rmSync(path.join(root, ".zgroup"));
+		fs.rmSync(path.join(root, "obs", ".zgroup"));
+		expect(int64Strings(readArrow(await exportOk(`${server.url}/${path.basename(root)}`, "arrow")))).toEqual(time.values);
+	});
+
 	it(".zmetadata over HTTP keeps an int64 fill value past 2^53 exact", async () => {
 		const root = path.join(work, `exact${counter++}.zarr`);
 		fs.cpSync(path.join(V2, "fill-past-2-53.zarr"), path.join(root, "t"), { recursive: true });
