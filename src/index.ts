@@ -1,6 +1,7 @@
 export { Dt64ExportError, UsageError, isDt64ExportError } from "./errors.js";
 export { parseDatetime64Type, formatDatetime64Type, type Datetime64Type, type TimeKind } from "./dtype/datetime64.js";
 export { parseFillValue, NAT } from "./dtype/fill-value.js";
+export { parseNumpyTimeDtype, type NumpyTimeDtype } from "./dtype/numpy-dtype-string.js";
 export { rawMemberText } from "./json/raw-member.js";
 export { DATETIME_UNITS, TARGET_UNITS, AUTO_TARGET_UNIT, type DatetimeUnit, type TargetUnit } from "./dtype/units.js";
 export { toArrowTimestamps, ConversionError, type TimestampValues, type ConvertOptions } from "./convert/to-arrow-timestamps.js";

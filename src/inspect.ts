@@ -6,14 +6,23 @@
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
-import { describeDataType, formatDatetime64Type, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
+import { describeDataType, formatDatetime64Type, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
 import { formatFillValue, parseFillValue } from "./dtype/fill-value.js";
 import type { TargetUnit } from "./dtype/units.js";
 import { UsageError } from "./errors.js";
 import { rawMemberText } from "./json/raw-member.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, type TreeDiscovery, type TreeEntry, type V2Node } from "./store-tree.js";
-import { parseTimeArrayMetadata, type CodecMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { listStoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.js";
+import {
+	isTimeArray,
+	metadataFileOf,
+	parseTimeArrayMetadata,
+	v3FormOf,
+	type ArrayNode,
+	type CodecMetadata,
+	type TimeArrayMetadata,
+	type V3ArrayForm,
+} from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 
@@ -56,8 +65,10 @@ export interface InspectNode {
 	readonly zarrFormat?: 2 | 3;
 	/** Why the node's metadata could not be read, for `invalid`. */
 	readonly error?: string;
-	/** `datetime64[10us]`, or the data type's name for other arrays. */
+	/** `datetime64[10us]`, or the data type's name (a v2 dtype string) for other arrays. */
 	readonly dataType?: string;
+	/** Zarr v2 only: the `.zarray` dtype as written, byte order included, e.g. `>M8[10us]`. */
+	readonly dtype?: string;
 	readonly unit?: string;
 	readonly scaleFactor?: number;
 	readonly shape?: number[];
@@ -68,7 +79,7 @@ export interface InspectNode {
 	readonly indexCodecs?: string[];
 	/** The codec chain of each chunk (inside the shards of a sharded array), e.g. `bytes(little)`, `zstd(level=3)`. */
 	readonly codecs?: string[];
-	/** Exact: `NaT` or the int64 count for datetime arrays, the JSON as written for others. */
+	/** Exact: `NaT` or the int64 count for datetime arrays (`null` for a v2 array without one), the JSON as written for others. */
 	readonly fillValue?: string;
 	readonly exportable?: boolean;
 	/** Why the array cannot be exported. */
@@ -246,33 +257,58 @@ async function endValue(source: ChunkSource, shape: number[], type: Datetime64Ty
 	}
 }
 
-async function describeV3Array(opened: OpenedStore, node: Extract<NodeMetadata, { kind: "array" }>, maxChunks: number): Promise<InspectNode> {
-	const base = { path: node.path, kind: "array" as const, zarrFormat: 3 as const };
-	const layout = v3Layout(node.json);
-	if (!isTimeDataType(node.json.data_type)) {
-		const dataType = describeDataType(node.json.data_type);
+/** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */
+function v2Layout(json: Record<string, unknown>): Partial<InspectNode> {
+	const codecs = [...(Array.isArray(json.filters) ? json.filters : []), ...(json.compressor ? [json.compressor] : [])]
+		.filter(isObject)
+		.map(({ id, ...configuration }) => formatCodec({ name: scalarText(id), configuration }));
+	return { shape: integerList(json.shape), chunkShape: integerList(json.chunks), codecs };
+}
+
+const dtypeText = (dtype: unknown) => (typeof dtype === "string" ? dtype : JSON.stringify(dtype));
+
+/** The fill value of a datetime array: exact, `NaT`, `null` for a v2 array without one, else as written. */
+function timeFillValue(form: V3ArrayForm): string {
+	const text = form.fillValueText?.trim();
+	if (form.zarrFormat === 2 && text === "null") return "null";
+	try {
+		return formatFillValue(parseFillValue(text));
+	} catch {
+		// As written: exact for integers (past int64 here), compact otherwise.
+		if (text === undefined) return "null";
+		return /^-?[0-9]+$/.test(text) ? text : JSON.stringify(JSON.parse(text));
+	}
+}
+
+async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: number): Promise<InspectNode> {
+	const v2 = node.zarrFormat === 2;
+	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}) };
+	const where = `${node.path ? `${node.path}/` : ""}${metadataFileOf(node)}`;
+	if (!isTimeArray(node)) {
+		const dataType = v2 ? dtypeText(node.json.dtype) : describeDataType(node.json.data_type);
+		const layout = v2 ? v2Layout(node.json) : v3Layout(node.json);
 		return { ...base, dataType, ...layout, fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` };
 	}
-	let type: Datetime64Type | undefined;
-	let fillValue: string;
+	let form: V3ArrayForm;
 	try {
-		type = parseDatetime64Type(node.json.data_type);
+		form = v3FormOf(node, where);
+	} catch (error) {
+		// Only a v2 array can fail here (its dtype, order or codecs): it is shown as written.
+		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), fillValue: rawFillValue(node.text, node.json), exportable: false, reason: reasonOf(error, where) };
+	}
+	let type: Datetime64Type | undefined;
+	try {
+		type = parseDatetime64Type(form.json.data_type);
 	} catch {
 		// Reported below as the reason it cannot be exported.
 	}
-	try {
-		fillValue = formatFillValue(parseFillValue(rawMemberText(node.text, "fill_value")));
-	} catch {
-		fillValue = rawFillValue(node.text, node.json);
-	}
 	const described = {
 		...base,
-		dataType: type === undefined ? describeDataType(node.json.data_type) : formatDatetime64Type(type),
+		dataType: type === undefined ? describeDataType(form.json.data_type) : formatDatetime64Type(type),
 		...(type === undefined ? {} : { unit: type.unit, scaleFactor: type.scaleFactor }),
-		...layout,
-		fillValue,
+		...v3Layout(form.json),
+		fillValue: timeFillValue(form),
 	};
-	const where = `${node.path ? `${node.path}/` : ""}zarr.json`;
 	let source: ChunkSource;
 	let metadata: TimeArrayMetadata;
 	try {
@@ -288,30 +324,10 @@ async function describeV3Array(opened: OpenedStore, node: Extract<NodeMetadata, 
 	return { ...described, exportable: true, arrowType, first, last };
 }
 
-function describeV2(nodePath: string, v2: V2Node): InspectNode {
-	const base = { path: nodePath, kind: v2.kind, zarrFormat: 2 as const };
-	if (v2.kind === "group") return base;
-	const { json } = v2;
-	const codecs = [...(Array.isArray(json.filters) ? json.filters : []), ...(json.compressor ? [json.compressor] : [])]
-		.filter(isObject)
-		.map(({ id, ...configuration }) => formatCodec({ name: scalarText(id), configuration }));
-	return {
-		...base,
-		dataType: typeof json.dtype === "string" ? json.dtype : JSON.stringify(json.dtype),
-		shape: integerList(json.shape),
-		chunkShape: integerList(json.chunks),
-		codecs,
-		fillValue: JSON.stringify(json.fill_value ?? null),
-		exportable: false,
-		reason: "Zarr v2 arrays are not read (Zarr v3 only)",
-	};
-}
-
 async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number): Promise<InspectNode> {
 	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error };
-	if (entry.format === 2) return describeV2(entry.path, entry.v2);
-	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: 3 };
-	return describeV3Array(opened, entry.node, maxChunks);
+	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: entry.node.zarrFormat };
+	return describeArray(opened, entry.node, maxChunks);
 }
 
 /** Opens a store and describes every node that can be found in it; chunks are read only for first and last values. */
@@ -382,7 +398,8 @@ export function formatInspectReport(report: InspectReport): string {
 		lines.push(`${name}  ${node.kind}${node.zarrFormat === 2 ? " (Zarr v2)" : ""}`);
 		if (node.kind === "group") continue;
 		const field = (label: string, value: string) => lines.push(`  ${label.padEnd(11)} ${value}`);
-		field("data type", node.unit === undefined ? (node.dataType ?? "?") : `${node.dataType} (unit ${node.unit}, scale factor ${node.scaleFactor})`);
+		const understood = node.unit === undefined ? (node.dataType ?? "?") : `${node.dataType} (unit ${node.unit}, scale factor ${node.scaleFactor})`;
+		field("data type", node.dtype === undefined || node.dtype === node.dataType ? understood : `${understood}, dtype ${node.dtype}`);
 		field("shape", shapeText(node.shape));
 		if (node.shardShape !== undefined) {
 			field("shards", `${shapeText(node.shardShape)}, index at the ${node.indexLocation}: ${node.indexCodecs?.join(" ") ?? ""}`);
@@ -391,7 +408,7 @@ export function formatInspectReport(report: InspectReport): string {
 			field("chunks", shapeText(node.chunkShape));
 		}
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
-		field("fill value", node.fillValue ?? "?");
+		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? "null (none: a missing chunk cannot be read)" : (node.fillValue ?? "?"));
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}`);
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));

@@ -1,8 +1,8 @@
 import * as path from "node:path";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
-import { parseTimeArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { listStoreTree, noNodeMessage, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
+import { metadataFileOf, parseTimeArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 
 /** An array ready to export: its validated metadata, and where its decoded chunks come from. */
@@ -49,11 +49,10 @@ export async function openTimeArray(location: string, options: OpenArrayOptions 
 	// Messages name the store as it may be shown: an HTTP location can carry a token in its query.
 	const shown = opened.location;
 	const document = await readNodeDocument(opened, arrayPath);
-	if (document === undefined) {
-		throw new Dt64ExportError(`${shown}${arrayPath ? `/${arrayPath}` : ""}: no zarr.json (not a Zarr v3 array or group)`);
-	}
-	let node = document.node;
-	if (node.kind === "group") {
+	if (document === undefined && arrayPath !== "") throw new Dt64ExportError(noNodeMessage(opened, arrayPath));
+	let node = document?.node;
+	// No metadata at the top can still be a v2 store known by its `.zmetadata` alone: listStoreTree decides.
+	if (node === undefined || node.kind === "group") {
 		const tree = await listStoreTree(opened, arrayPath, document);
 		if (tree.discovery === "root-only") {
 			throw new UsageError(
@@ -67,10 +66,10 @@ export async function openTimeArray(location: string, options: OpenArrayOptions 
 		}
 		arrayPath = candidates[0];
 		const chosen = await readNode(opened, arrayPath);
-		if (chosen === undefined) throw new Dt64ExportError(`${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json`);
+		if (chosen === undefined) throw new Dt64ExportError(`${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json or .zarray`);
 		node = chosen;
 	}
-	const where = `${shown}${arrayPath ? `/${arrayPath}` : ""}/zarr.json`;
+	const where = `${shown}${arrayPath ? `/${arrayPath}` : ""}/${metadataFileOf(node)}`;
 	const metadata = parseTimeArrayMetadata(node, where);
 	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where), name: columnNameFor(location, arrayPath) };
 }

@@ -1,7 +1,8 @@
 /**
  * The nodes of a store below a group, found the way each kind of store allows: a folder is walked, a zip's
  * entries are listed, and an HTTP store (which cannot be listed) is read through its consolidated metadata,
- * v3 inline `consolidated_metadata` in the group's zarr.json or, for a v2 store, `.zmetadata`.
+ * v3 inline `consolidated_metadata` in the group's zarr.json or, for a v2 store, `.zmetadata`. A node is a v3
+ * `zarr.json` or, where there is none, a v2 `.zarray` or `.zgroup` (with its `.zattrs`).
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
@@ -10,24 +11,16 @@ import { Dt64ExportError } from "./errors.js";
 import { rawMemberText } from "./json/raw-member.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
+import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
 
-/** A zarr.json as read: the node it describes and its exact text (for int64 fill values). */
+/** A node's metadata document as read: the node it describes and its exact text (for int64 fill values). */
 export interface NodeDocument {
 	readonly node: NodeMetadata;
 	readonly text: string;
 }
 
-/** A Zarr v2 node, known from `.zmetadata` only: listed, never exported. */
-export interface V2Node {
-	readonly kind: "group" | "array";
-	readonly json: Record<string, unknown>;
-}
-
-/** One node of the tree: its v3 metadata, its v2 metadata, or why its metadata could not be read. */
-export type TreeEntry =
-	| { readonly path: string; readonly format: 3; readonly node: NodeMetadata }
-	| { readonly path: string; readonly format: 2; readonly v2: V2Node }
-	| { readonly path: string; readonly error: string };
+/** One node of the tree: its metadata (v3 or v2), or why its metadata could not be read. */
+export type TreeEntry = { readonly path: string; readonly node: NodeMetadata } | { readonly path: string; readonly error: string };
 
 /** How the nodes were found; `root-only` means the store can be neither listed nor read as consolidated. */
 export type TreeDiscovery = "directory" | "zip" | "consolidated" | "consolidated-v2" | "root-only";
@@ -58,12 +51,24 @@ async function readText(opened: OpenedStore, key: AbsolutePath, shownAs: string)
 	return bytes === undefined ? undefined : decoder.decode(bytes);
 }
 
-/** Reads and parses the zarr.json of a node; undefined when there is none. */
+/**
+ * Reads and parses the metadata of a node: its zarr.json or, when there is none, its v2 `.zarray` or `.zgroup`
+ * (v3 wins where both exist, as zarr-python reads them). Undefined when the node has neither.
+ */
 export async function readNodeDocument(opened: OpenedStore, nodePath: string): Promise<NodeDocument | undefined> {
 	const shownAs = where(opened, nodePath);
 	const text = await readText(opened, nodeKey(nodePath, "zarr.json"), shownAs);
-	if (text === undefined) return undefined;
-	return { node: parseNodeJson(text, nodePath, shownAs), text };
+	if (text !== undefined) return { node: parseNodeJson(text, nodePath, shownAs), text };
+	for (const [file, kind] of [
+		[ZARRAY, "array"],
+		[ZGROUP, "group"],
+	] as const) {
+		const v2Text = await readText(opened, nodeKey(nodePath, file), where(opened, nodePath, file));
+		if (v2Text === undefined) continue;
+		const attributes = await readText(opened, nodeKey(nodePath, ZATTRS), where(opened, nodePath, ZATTRS));
+		return { node: parseV2NodeJson(kind, v2Text, attributes, nodePath, where(opened, nodePath, file)), text: v2Text };
+	}
+	return undefined;
 }
 
 export async function readNode(opened: OpenedStore, nodePath: string): Promise<NodeMetadata | undefined> {
@@ -87,7 +92,7 @@ function comparePaths(a: string, b: string): number {
 async function entryAt(opened: OpenedStore, nodePath: string): Promise<TreeEntry | undefined> {
 	try {
 		const document = await readNodeDocument(opened, nodePath);
-		return document === undefined ? undefined : { path: nodePath, format: 3, node: document.node };
+		return document === undefined ? undefined : { path: nodePath, node: document.node };
 	} catch (error) {
 		return { path: nodePath, error: (error as Error).message };
 	}
@@ -111,13 +116,18 @@ async function walkDirectory(opened: OpenedStore, root: string): Promise<TreeEnt
 	return found;
 }
 
-/** Every `zarr.json` among the zip's entries below `root`, except the root's own. */
+const METADATA_FILES = ["zarr.json", ZARRAY, ZGROUP];
+
+/** Every node (a `zarr.json`, `.zarray` or `.zgroup`) among the zip's entries below `root`, except the root. */
 async function listZip(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
 	const prefix = root ? `${root}/` : "";
-	const paths = opened.entries!
-		.filter((name) => name.startsWith(prefix) && (name === `${prefix}zarr.json` || name.endsWith("/zarr.json")))
-		.map((name) => name.slice(0, -"/zarr.json".length))
-		.filter((nodePath) => nodePath.length > root.length && !nodePath.split("/").some((part) => part === "" || part === "." || part === ".."));
+	const nodePaths = opened.entries!.flatMap((name) => {
+		const file = METADATA_FILES.find((candidate) => name.endsWith(`/${candidate}`));
+		return file !== undefined && name.startsWith(prefix) ? [name.slice(0, -file.length - 1)] : [];
+	});
+	const paths = [...new Set(nodePaths)].filter(
+		(nodePath) => nodePath.length > root.length && !nodePath.split("/").some((part) => part === "" || part === "." || part === ".."),
+	);
 	const entries: TreeEntry[] = [];
 	for (const nodePath of paths) {
 		const entry = await entryAt(opened, nodePath);
@@ -151,7 +161,7 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 			const needsText = value.node_type === "group" || isObject(value.data_type);
 			const text = needsText ? rawMemberText(metadataText, key)! : JSON.stringify(value);
 			const node = parseNodeJson(text, nodePath, `${shownAs} (consolidated metadata of ${JSON.stringify(key)})`);
-			out.set(nodePath, { path: nodePath, format: 3, node });
+			out.set(nodePath, { path: nodePath, node });
 			if (node.kind === "group") consolidatedEntries(text, nodePath, shownAs, out);
 		} catch (error) {
 			out.set(nodePath, { path: nodePath, error: (error as Error).message });
@@ -160,8 +170,11 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 	return true;
 }
 
-/** Zarr v2 consolidated metadata: `{"metadata": {".zgroup": ..., "a/.zarray": ...}}`. */
-function zmetadataEntries(text: string, shownAs: string): TreeEntry[] {
+/**
+ * Zarr v2 consolidated metadata, `{"metadata": {".zgroup": ..., "a/.zarray": ..., "a/.zattrs": ...}}`, keys
+ * relative to the group at `prefix`. Each document is cut out of the text, so that int64 fill values stay exact.
+ */
+function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEntry[] {
 	let json: unknown;
 	try {
 		json = JSON.parse(text);
@@ -169,24 +182,35 @@ function zmetadataEntries(text: string, shownAs: string): TreeEntry[] {
 		throw new Dt64ExportError(`${shownAs}: not valid JSON (${(error as Error).message})`);
 	}
 	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError(`${shownAs}: expected {"metadata": {...}}`);
+	const metadataText = rawMemberText(text, "metadata")!;
 	const entries: TreeEntry[] = [];
-	for (const [key, value] of Object.entries(json.metadata)) {
+	for (const key of Object.keys(json.metadata)) {
 		const match = /^(?:(.*)\/)?\.z(group|array)$/.exec(key);
 		if (match === null) continue;
-		const nodePath = match[1] ?? "";
-		if (!isObject(value)) {
-			entries.push({ path: nodePath, error: `${shownAs}: metadata of ${JSON.stringify(key)} is not an object` });
-			continue;
+		const relative = match[1] ?? "";
+		if (relative !== "" && relative.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
+		const nodePath = join(prefix, relative);
+		try {
+			const attributesText = rawMemberText(metadataText, `${relative ? `${relative}/` : ""}${ZATTRS}`);
+			const node = parseV2NodeJson(match[2] as "group" | "array", rawMemberText(metadataText, key)!, attributesText, nodePath, `${shownAs} (metadata of ${JSON.stringify(key)})`);
+			entries.push({ path: nodePath, node });
+		} catch (error) {
+			entries.push({ path: nodePath, error: (error as Error).message });
 		}
-		entries.push({ path: nodePath, format: 2, v2: { kind: match[2] as "group" | "array", json: value } });
 	}
 	return entries;
 }
 
-async function readZmetadata(opened: OpenedStore): Promise<TreeEntry[] | undefined> {
-	const shownAs = where(opened, "", ".zmetadata");
-	const text = await readText(opened, nodeKey("", ".zmetadata"), shownAs);
-	return text === undefined ? undefined : zmetadataEntries(text, shownAs);
+/** The `.zmetadata` of the group at `root`, or else the store root's entries below `root`. */
+async function zmetadataBelow(opened: OpenedStore, root: string): Promise<TreeEntry[] | undefined> {
+	for (const group of root === "" ? [""] : [root, ""]) {
+		const shownAs = where(opened, group, ".zmetadata");
+		const text = await readText(opened, nodeKey(group, ".zmetadata"), shownAs);
+		if (text === undefined) continue;
+		const entries = zmetadataEntries(text, group, shownAs);
+		return group === root ? entries : entries.filter((entry) => entry.path.startsWith(`${root}/`));
+	}
+	return undefined;
 }
 
 async function consolidatedBelow(opened: OpenedStore, root: string, rootText: string): Promise<TreeEntry[] | undefined> {
@@ -204,24 +228,31 @@ function sorted(rootEntry: TreeEntry, descendants: TreeEntry[], discovery: TreeD
 	return { entries: [rootEntry, ...descendants.filter((e) => e.path !== rootEntry.path).sort((a, b) => comparePaths(a.path, b.path))], discovery };
 }
 
+/** The message for a location that holds no node. */
+export function noNodeMessage(opened: OpenedStore, nodePath: string): string {
+	return `${opened.location}${nodePath ? `/${nodePath}` : ""}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)`;
+}
+
 /**
- * The tree of nodes starting at `root`. `rootDocument` is the root's zarr.json when the caller already read it.
- * A store with no zarr.json at the top but a `.zmetadata` is listed as a v2 store.
+ * The tree of nodes starting at `root`. `rootDocument` is the root's metadata when the caller already read it.
+ * A store with no metadata at the top but a `.zmetadata` is listed as a v2 store.
  */
 export async function listStoreTree(opened: OpenedStore, root: string, rootDocument?: NodeDocument): Promise<StoreTree> {
 	const document = rootDocument ?? (await readNodeDocument(opened, root));
 	if (document === undefined) {
-		const v2 = root === "" ? await readZmetadata(opened) : undefined;
-		if (v2 === undefined) {
-			throw new Dt64ExportError(`${opened.location}${root ? `/${root}` : ""}: no zarr.json (not a Zarr v3 array or group)`);
-		}
-		const top = v2.find((entry) => entry.path === "") ?? { path: "", format: 2 as const, v2: { kind: "group" as const, json: {} } };
+		const v2 = root === "" ? await zmetadataBelow(opened, "") : undefined;
+		if (v2 === undefined) throw new Dt64ExportError(noNodeMessage(opened, root));
+		const top = v2.find((entry) => entry.path === "") ?? { path: "", node: { kind: "group" as const, zarrFormat: 2 as const, path: "", json: { zarr_format: 2 }, attributes: {} } };
 		return sorted(top, v2, "consolidated-v2");
 	}
-	const rootEntry: TreeEntry = { path: root, format: 3, node: document.node };
+	const rootEntry: TreeEntry = { path: root, node: document.node };
 	if (document.node.kind === "array") return { entries: [rootEntry], discovery: opened.kind === "http" ? "root-only" : opened.kind };
 	if (opened.directory !== undefined) return sorted(rootEntry, await walkDirectory(opened, root), "directory");
 	if (opened.entries !== undefined) return sorted(rootEntry, await listZip(opened, root), "zip");
+	if (document.node.zarrFormat === 2) {
+		const v2 = await zmetadataBelow(opened, root);
+		return v2 === undefined ? { entries: [rootEntry], discovery: "root-only" } : sorted(rootEntry, v2, "consolidated-v2");
+	}
 	const consolidated = await consolidatedBelow(opened, root, document.text);
 	if (consolidated !== undefined) return sorted(rootEntry, consolidated, "consolidated");
 	return { entries: [rootEntry], discovery: "root-only" };

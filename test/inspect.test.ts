@@ -262,7 +262,7 @@ describe("inspect a folder store", () => {
 		fs.mkdirSync(notZarr, { recursive: true });
 		const none = cli(["inspect", notZarr]);
 		expect(none.status).toBe(1);
-		expect(none.stderr).toBe(`dt64-export: ${notZarr}: no zarr.json (not a Zarr v3 array or group)\n`);
+		expect(none.stderr).toBe(`dt64-export: ${notZarr}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)\n`);
 		expect(cli(["inspect", "--help"]).stdout).toMatch(/--json/);
 		expect(cli(["--help"]).stdout).toMatch(/inspect <store>/);
 	});
@@ -437,7 +437,7 @@ describe("HTTP stores and consolidated metadata", () => {
 		expect(json).toMatchObject({ discovery: "root-only", note: expect.stringContaining("no consolidated metadata") });
 	});
 
-	it("lists a Zarr v2 store from .zmetadata (not exportable)", async () => {
+	it("lists a Zarr v2 store from .zmetadata and reads its arrays (here without chunks or a fill value)", async () => {
 		const root = fresh("v2.zarr");
 		fs.mkdirSync(root, { recursive: true });
 		const zarray = { zarr_format: 2, shape: [4], chunks: [2], dtype: "<M8[s]", compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 }, fill_value: null, filters: null, order: "C" };
@@ -446,8 +446,24 @@ describe("HTTP stores and consolidated metadata", () => {
 		expect(report.discovery).toBe("consolidated-v2");
 		expect(report.nodes).toEqual([
 			{ path: "", kind: "group", zarrFormat: 2 },
-			{ path: "t", kind: "array", zarrFormat: 2, dataType: "<M8[s]", shape: [4], chunkShape: [2], codecs: ["blosc(lz4, clevel=5, shuffle)"], fillValue: "null", exportable: false, reason: "Zarr v2 arrays are not read (Zarr v3 only)" },
+			{
+				path: "t",
+				kind: "array",
+				zarrFormat: 2,
+				dtype: "<M8[s]",
+				dataType: "datetime64[s]",
+				unit: "s",
+				scaleFactor: 1,
+				shape: [4],
+				chunkShape: [2],
+				codecs: ["bytes(little)", "blosc(lz4, clevel=5, shuffle)"],
+				fillValue: "null",
+				exportable: true,
+				arrowType: "timestamp[s]",
+				first: { status: "error", message: "chunk t/0: missing, and the array has no fill value (fill_value is null) to stand for it" },
+				last: { status: "error", message: "chunk t/1: missing, and the array has no fill value (fill_value is null) to stand for it" },
+			},
 		]);
-		expect(formatInspectReport(report)).toContain("\nt  array (Zarr v2)\n  data type   <M8[s]\n");
+		expect(formatInspectReport(report)).toContain("\nt  array (Zarr v2)\n  data type   datetime64[s] (unit s, scale factor 1), dtype <M8[s]\n");
 	});
 });

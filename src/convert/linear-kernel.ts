@@ -1,20 +1,17 @@
 import type { ConversionPlan } from "./plan.js";
 
 /**
- * The per-value step of a linear conversion, floor(count * p / q), on the two 32-bit words of the int64 held in
- * local doubles: the hot loop allocates nothing and touches no shared state. Every factor is below 2^21, so each
- * partial product stays below 2^53 and is exact; a plan with a larger factor gets no kernel.
+ * The hot loops of linear conversions, floor(count * p / q), on the two 32-bit words of each int64 held in local
+ * doubles: no BigInt, no allocation, no shared state, and one loop per plan shape so the JIT keeps it tight.
+ * Every factor is below 2^21, so each partial product stays below 2^53 and is exact; a plan with a larger factor
+ * gets no kernel.
  *
- * The kernel writes the result's words at `out32[at]` (low) and `out32[at + 1]` (high) and says how it went.
+ * A kernel converts values from `from` on, writes the results' words into `out32`, calls `onNaT` for each NaT,
+ * and stops at the first value it cannot settle alone (overflow, a refused truncation, or an intermediate
+ * product outside int64), returning its index; it returns `length` when all are done. The caller deals with
+ * that value (message, null, or exact BigInt arithmetic) and resumes after it.
  */
-export type LinearKernel = (hi: number, lo: number, out32: Int32Array, at: number) => KernelOutcome;
-
-export const OK = 0;
-export const TRUNCATED = 1;
-export const OVERFLOW = 2;
-/** The intermediate product left int64 while the quotient may not: the caller decides with exact arithmetic. */
-export const UNDECIDED = 3;
-export type KernelOutcome = typeof OK | typeof TRUNCATED | typeof OVERFLOW | typeof UNDECIDED;
+export type LinearKernel = (in32: Int32Array, out32: Int32Array, from: number, length: number, onNaT: (i: number) => void) => number;
 
 const TWO_32 = 4_294_967_296;
 /** Multiplying by a power of two is exact, and faster than dividing. */
@@ -23,30 +20,48 @@ const INT32_MIN = -2_147_483_648;
 const INT32_MAX = 2_147_483_647;
 const FACTOR_LIMIT = 2 ** 21;
 
-export function linearKernel(plan: ConversionPlan): LinearKernel | null {
+export function linearKernel(plan: ConversionPlan, allowTruncate: boolean): LinearKernel | null {
 	const multiplyBy = plan.multiplyBy;
 	const divideBy = plan.divideBy;
 	if (multiplyBy.some((f) => f >= FACTOR_LIMIT) || divideBy.some((d) => d >= FACTOR_LIMIT)) return null;
-	const overflow = divideBy.length === 0 ? OVERFLOW : UNDECIDED;
-	const m = multiplyBy.length;
-	const d = divideBy.length;
-	// The common plans get straight-line code (one multiply, or one divide); the others loop over their factors.
-	if (m === 1 && d === 0) return multiplyOnce(multiplyBy[0]);
-	if (m === 0 && d === 1) return divideOnce(divideBy[0]);
-	return (hi, lo, out32, at) => {
-		for (let k = 0; k < m; k++) {
-			const factor = multiplyBy[k];
+	if (multiplyBy.length === 1 && divideBy.length === 0) return multiplyKernel(multiplyBy[0]);
+	if (multiplyBy.length === 0 && divideBy.length === 1) return divideKernel(divideBy[0], allowTruncate);
+	return generalKernel(multiplyBy, divideBy, allowTruncate);
+}
+
+function multiplyKernel(factor: number): LinearKernel {
+	return (in32, out32, from, length, onNaT) => {
+		for (let i = from; i < length; i++) {
+			const lo = in32[2 * i] >>> 0;
+			const hi = in32[2 * i + 1];
+			if (hi === INT32_MIN && lo === 0) {
+				onNaT(i);
+				continue;
+			}
 			const low = lo * factor;
 			const carry = Math.floor(low * INV_TWO_32);
-			lo = low - carry * TWO_32;
-			hi = hi * factor + carry;
-			if (hi > INT32_MAX || hi < INT32_MIN) return overflow;
+			const newHi = hi * factor + carry;
+			const newLo = low - carry * TWO_32;
+			// -2^63 is NaT, so a product landing on it is out of range too.
+			if (newHi > INT32_MAX || newHi < INT32_MIN || (newHi === INT32_MIN && newLo === 0)) return i;
+			out32[2 * i] = newLo;
+			out32[2 * i + 1] = newHi;
 		}
-		if (hi === INT32_MIN && lo === 0) return overflow;
-		let inexact = false;
-		for (let k = 0; k < d; k++) {
-			const divisor = divideBy[k];
+		return length;
+	};
+}
+
+function divideKernel(divisor: number, allowTruncate: boolean): LinearKernel {
+	return (in32, out32, from, length, onNaT) => {
+		for (let i = from; i < length; i++) {
+			const lo = in32[2 * i] >>> 0;
+			const hi = in32[2 * i + 1];
+			if (hi === INT32_MIN && lo === 0) {
+				onNaT(i);
+				continue;
+			}
 			const hiQuotient = Math.floor(hi / divisor);
+			// rest < divisor * 2^32 < 2^53: exact, and its double quotient is off by at most one.
 			const rest = (hi - hiQuotient * divisor) * TWO_32 + lo;
 			let loQuotient = Math.floor(rest / divisor);
 			let remainder = rest - loQuotient * divisor;
@@ -57,46 +72,57 @@ export function linearKernel(plan: ConversionPlan): LinearKernel | null {
 				loQuotient += 1;
 				remainder -= divisor;
 			}
-			if (remainder !== 0) inexact = true;
-			hi = hiQuotient;
-			lo = loQuotient;
+			if (remainder !== 0 && !allowTruncate) return i;
+			out32[2 * i] = loQuotient;
+			out32[2 * i + 1] = hiQuotient;
 		}
-		out32[at] = lo | 0;
-		out32[at + 1] = hi;
-		return inexact ? TRUNCATED : OK;
+		return length;
 	};
 }
 
-function multiplyOnce(factor: number): LinearKernel {
-	return (hi, lo, out32, at) => {
-		const low = lo * factor;
-		const carry = Math.floor(low * INV_TWO_32);
-		const newHi = hi * factor + carry;
-		const newLo = low - carry * TWO_32;
-		// -2^63 is NaT, so a product landing on it is out of range too.
-		if (newHi > INT32_MAX || newHi < INT32_MIN || (newHi === INT32_MIN && newLo === 0)) return OVERFLOW;
-		out32[at] = newLo | 0;
-		out32[at + 1] = newHi;
-		return OK;
-	};
-}
-
-function divideOnce(divisor: number): LinearKernel {
-	return (hi, lo, out32, at) => {
-		const hiQuotient = Math.floor(hi / divisor);
-		const rest = (hi - hiQuotient * divisor) * TWO_32 + lo;
-		// rest < divisor * 2^32 < 2^53: exact, and the double quotient is off by at most one.
-		let loQuotient = Math.floor(rest / divisor);
-		let remainder = rest - loQuotient * divisor;
-		if (remainder < 0) {
-			loQuotient -= 1;
-			remainder += divisor;
-		} else if (remainder >= divisor) {
-			loQuotient += 1;
-			remainder -= divisor;
+function generalKernel(multiplyBy: readonly number[], divideBy: readonly number[], allowTruncate: boolean): LinearKernel {
+	const m = multiplyBy.length;
+	const d = divideBy.length;
+	return (in32, out32, from, length, onNaT) => {
+		values: for (let i = from; i < length; i++) {
+			let lo = in32[2 * i] >>> 0;
+			let hi = in32[2 * i + 1];
+			if (hi === INT32_MIN && lo === 0) {
+				onNaT(i);
+				continue;
+			}
+			for (let k = 0; k < m; k++) {
+				const factor = multiplyBy[k];
+				const low = lo * factor;
+				const carry = Math.floor(low * INV_TWO_32);
+				lo = low - carry * TWO_32;
+				hi = hi * factor + carry;
+				if (hi > INT32_MAX || hi < INT32_MIN) return i;
+			}
+			if (hi === INT32_MIN && lo === 0) return i;
+			let inexact = false;
+			for (let k = 0; k < d; k++) {
+				const divisor = divideBy[k];
+				const hiQuotient = Math.floor(hi / divisor);
+				const rest = (hi - hiQuotient * divisor) * TWO_32 + lo;
+				let loQuotient = Math.floor(rest / divisor);
+				let remainder = rest - loQuotient * divisor;
+				if (remainder < 0) {
+					loQuotient -= 1;
+					remainder += divisor;
+				} else if (remainder >= divisor) {
+					loQuotient += 1;
+					remainder -= divisor;
+				}
+				if (remainder !== 0) inexact = true;
+				hi = hiQuotient;
+				lo = loQuotient;
+			}
+			if (inexact && !allowTruncate) return i;
+			out32[2 * i] = lo;
+			out32[2 * i + 1] = hi;
+			continue values;
 		}
-		out32[at] = loQuotient | 0;
-		out32[at + 1] = hiQuotient;
-		return remainder === 0 ? OK : TRUNCATED;
+		return length;
 	};
 }

@@ -5,7 +5,7 @@ import { Dt64ExportError } from "../errors.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
-import { linearKernel, OK, OVERFLOW, TRUNCATED } from "./linear-kernel.js";
+import { linearKernel } from "./linear-kernel.js";
 import { planConversion, type ConversionPlan } from "./plan.js";
 
 /** Arrow timestamp data for one batch: int64 values, a validity bitmap (LSB first) or null when all valid. */
@@ -94,32 +94,22 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 		if (nulls.count !== length) refuse(firstValid(in32, length), "generic");
 		return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
 	}
-	const kernel = plan.mode === "linear" ? linearKernel(plan) : null;
-	const convert = valueConverter(plan);
 	const allowTruncate = options.allowTruncate;
 	const overflowToNull = options.onOverflow === "null";
+	const kernel = plan.mode === "linear" ? linearKernel(plan, allowTruncate) : null;
+	const convert = valueConverter(plan);
+	const onNaT = (i: number) => nulls.set(i);
 	for (let i = 0; i < length; i++) {
+		// The kernel runs until a value it cannot settle alone; that value takes the general path below.
+		if (kernel !== null) {
+			i = kernel(in32, out32, i, length, onNaT);
+			if (i === length) break;
+		}
 		const lo = in32[2 * i];
 		const hi = in32[2 * i + 1];
 		if (hi === INT32_MIN && lo === 0) {
 			nulls.set(i);
 			continue;
-		}
-		if (kernel !== null) {
-			const outcome = kernel(hi, lo >>> 0, out32, 2 * i);
-			if (outcome === OK) continue;
-			if (outcome === TRUNCATED) {
-				if (!allowTruncate) refuse(i, "truncated");
-				continue;
-			}
-			if (outcome === OVERFLOW) {
-				if (overflowToNull) {
-					nulls.set(i);
-					continue;
-				}
-				refuse(i, "overflow");
-			}
-			// UNDECIDED: the product left int64 on the way; the general path below settles it exactly.
 		}
 		words.hi = hi;
 		words.lo = lo >>> 0;

@@ -2,30 +2,57 @@ import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64T
 import { parseFillValue } from "../dtype/fill-value.js";
 import { Dt64ExportError } from "../errors.js";
 import { rawMemberText } from "../json/raw-member.js";
+import { isV2TimeArray, v2ArrayAsV3 } from "./v2-metadata.js";
 
 export interface CodecMetadata {
 	name: string;
 	configuration?: Record<string, unknown>;
 }
 
-/** A validated Zarr v3 `numpy.datetime64` array, with its exact fill value and its JSON as written. */
+/** A validated `numpy.datetime64` (or timedelta64) array of Zarr v3, or of Zarr v2 read as its v3 equivalent. */
 export interface TimeArrayMetadata {
 	readonly path: string;
+	readonly zarrFormat: 2 | 3;
 	readonly shape: number[];
 	readonly chunkShape: number[];
 	readonly dataType: Datetime64Type;
-	/** The `data_type` member exactly as in zarr.json. */
+	/** The data type exactly as the metadata wrote it: zarr.json's `data_type` member, or the v2 `dtype` string. */
 	readonly rawDataType: unknown;
-	readonly fillValue: bigint;
+	/** The exact int64 a missing chunk holds; null when a v2 array has no fill value, where a missing chunk is an error. */
+	readonly fillValue: bigint | null;
 	readonly codecs: CodecMetadata[];
 	readonly chunkKeyEncoding: unknown;
 	readonly dimensionNames?: (string | null)[];
 	readonly attributes: Record<string, unknown>;
 }
 
+/** An array node as read: a v3 zarr.json, or a v2 `.zarray` (with its `.zattrs`). `text` is the document's exact text. */
+export type ArrayNode =
+	| { kind: "array"; zarrFormat: 3; path: string; json: Record<string, unknown>; text: string }
+	| { kind: "array"; zarrFormat: 2; path: string; json: Record<string, unknown>; text: string; attributes: Record<string, unknown> };
+
 export type NodeMetadata =
-	| { kind: "group"; path: string; json: Record<string, unknown> }
-	| { kind: "array"; path: string; json: Record<string, unknown>; text: string };
+	| { kind: "group"; zarrFormat: 3; path: string; json: Record<string, unknown> }
+	| { kind: "group"; zarrFormat: 2; path: string; json: Record<string, unknown>; attributes: Record<string, unknown> }
+	| ArrayNode;
+
+/**
+ * An array in the v3 form, the one shape validation works on: `json` has the v3 members, `fillValueText` is the
+ * exact JSON text of the fill value, and `rawDataType` the data type as the metadata wrote it.
+ */
+export interface V3ArrayForm {
+	readonly path: string;
+	readonly zarrFormat: 2 | 3;
+	readonly json: Record<string, unknown>;
+	readonly fillValueText: string | undefined;
+	readonly rawDataType: unknown;
+}
+
+/** The metadata file of a node, for messages: `zarr.json`, `.zarray` or `.zgroup`. */
+export function metadataFileOf(node: NodeMetadata): string {
+	if (node.zarrFormat === 3) return "zarr.json";
+	return node.kind === "array" ? ".zarray" : ".zgroup";
+}
 
 /** Parses a zarr.json document and says what node it describes. `where` names it in messages. */
 export function parseNodeJson(text: string, path: string, where: string): NodeMetadata {
@@ -42,8 +69,8 @@ export function parseNodeJson(text: string, path: string, where: string): NodeMe
 	if (object.zarr_format !== 3) {
 		throw new Dt64ExportError(`${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`);
 	}
-	if (object.node_type === "group") return { kind: "group", path, json: object };
-	if (object.node_type === "array") return { kind: "array", path, json: object, text };
+	if (object.node_type === "group") return { kind: "group", zarrFormat: 3, path, json: object };
+	if (object.node_type === "array") return { kind: "array", zarrFormat: 3, path, json: object, text };
 	throw new Dt64ExportError(`${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`);
 }
 
@@ -55,13 +82,24 @@ function positiveIntegers(value: unknown, field: string, where: string, allowZer
 }
 
 export function isTimeArray(node: NodeMetadata): boolean {
-	return node.kind === "array" && isTimeDataType(node.json.data_type);
+	if (node.kind !== "array") return false;
+	return node.zarrFormat === 2 ? isV2TimeArray(node.json) : isTimeDataType(node.json.data_type);
+}
+
+/** The v3 form of an array node: a v2 array is translated (and its v2-only fields checked) here. */
+export function v3FormOf(node: ArrayNode, where: string): V3ArrayForm {
+	if (node.zarrFormat === 2) return v2ArrayAsV3(node, where);
+	return { path: node.path, zarrFormat: 3, json: node.json, fillValueText: rawMemberText(node.text, "fill_value"), rawDataType: node.json.data_type };
 }
 
 /** Validates an array node as an exportable datetime64 array, before any chunk is read. */
 export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeArrayMetadata {
 	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
-	const { json } = node;
+	return parseV3Form(v3FormOf(node, where), where);
+}
+
+function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
+	const { json } = form;
 	if (!isTimeDataType(json.data_type)) {
 		throw new Dt64ExportError(`${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64`);
 	}
@@ -69,10 +107,11 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
 	};
 	let dataType: Datetime64Type;
-	let fillValue: bigint;
+	let fillValue: bigint | null;
 	try {
 		dataType = parseDatetime64Type(json.data_type);
-		fillValue = parseFillValue(rawMemberText(node.text, "fill_value"));
+		// v2 writes `null` for "no fill value"; v3 has no such thing.
+		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parseFillValue(form.fillValueText);
 	} catch (error) {
 		return at(error);
 	}
@@ -94,11 +133,12 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 		throw new Dt64ExportError(`${where}: storage_transformers are not supported`);
 	}
 	return {
-		path: node.path,
+		path: form.path,
+		zarrFormat: form.zarrFormat,
 		shape,
 		chunkShape,
 		dataType,
-		rawDataType: json.data_type,
+		rawDataType: form.rawDataType,
 		fillValue,
 		codecs: json.codecs as CodecMetadata[],
 		chunkKeyEncoding: json.chunk_key_encoding ?? { name: "default", configuration: { separator: "/" } },

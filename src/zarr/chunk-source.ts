@@ -80,7 +80,12 @@ export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata,
 	return shardedChunks(store, meta, encodeKey, sharding, where);
 }
 
-function fillChunk(size: number, fill: bigint): BigInt64Array {
+/**
+ * The chunk a missing key stands for: every value the fill value. A v2 array without one (`fill_value: null`)
+ * leaves nothing to stand for it, so reading on would invent data: the export stops and names the chunk.
+ */
+function fillChunk(size: number, fill: bigint | null, key: string): BigInt64Array {
+	if (fill === null) throw new Dt64ExportError(`chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`);
 	return new BigInt64Array(size).fill(fill);
 }
 
@@ -95,7 +100,7 @@ function plainChunks(store: AsyncReadable, meta: TimeArrayMetadata, encodeKey: C
 		async read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
 			const bytes = await store.get(key, { signal });
-			if (bytes === undefined) return fillChunk(size, meta.fillValue);
+			if (bytes === undefined) return fillChunk(size, meta.fillValue, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},
 	};
@@ -140,7 +145,7 @@ function shardedChunks(
 			const key = shardKey(coords);
 			const inner = coords.map((c, axis) => c % perShard[axis]);
 			const bytes = await index.readInnerChunk(key, inner, signal);
-			if (bytes === undefined) return fillChunk(size, meta.fillValue);
+			if (bytes === undefined) return fillChunk(size, meta.fillValue, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},
 	};
