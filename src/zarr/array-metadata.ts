@@ -2,25 +2,36 @@ import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64T
 import { parseFillValue } from "../dtype/fill-value.js";
 import { Dt64ExportError } from "../errors.js";
 import { rawMemberText } from "../json/raw-member.js";
+import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
 
 export interface CodecMetadata {
 	name: string;
 	configuration?: Record<string, unknown>;
 }
 
-/** A validated Zarr v3 `numpy.datetime64` array, with its exact fill value and its JSON as written. */
-export interface TimeArrayMetadata {
+/** What every validated Zarr v3 array has, whatever its data type: where it is and how it is chunked. */
+export interface ArrayLayout {
 	readonly path: string;
 	readonly shape: number[];
 	readonly chunkShape: number[];
-	readonly dataType: Datetime64Type;
 	/** The `data_type` member exactly as in zarr.json. */
 	readonly rawDataType: unknown;
-	readonly fillValue: bigint;
 	readonly codecs: CodecMetadata[];
 	readonly chunkKeyEncoding: unknown;
 	readonly dimensionNames?: (string | null)[];
 	readonly attributes: Record<string, unknown>;
+}
+
+/** A validated Zarr v3 `numpy.datetime64` array, with its exact fill value and its JSON as written. */
+export interface TimeArrayMetadata extends ArrayLayout {
+	readonly dataType: Datetime64Type;
+	readonly fillValue: bigint;
+}
+
+/** A validated array of a plain data type (bool, integers, floats, strings), exported as a companion column. */
+export interface PlainArrayMetadata extends ArrayLayout {
+	readonly dataType: PlainDataType;
+	readonly fillValue: PlainFill;
 }
 
 export type NodeMetadata =
@@ -65,17 +76,34 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 	if (!isTimeDataType(json.data_type)) {
 		throw new Dt64ExportError(`${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64`);
 	}
-	const at = (error: unknown): never => {
-		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
-	};
 	let dataType: Datetime64Type;
 	let fillValue: bigint;
 	try {
 		dataType = parseDatetime64Type(json.data_type);
 		fillValue = parseFillValue(rawMemberText(node.text, "fill_value"));
 	} catch (error) {
-		return at(error);
+		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
 	}
+	return { ...parseArrayLayout(node, where), dataType, fillValue };
+}
+
+/** Validates an array node of a plain data type, before any chunk is read. */
+export function parsePlainArrayMetadata(node: NodeMetadata, where: string): PlainArrayMetadata {
+	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
+	let dataType: PlainDataType;
+	let fillValue: PlainFill;
+	try {
+		dataType = parsePlainDataType(node.json.data_type);
+		fillValue = parsePlainFillValue(rawMemberText(node.text, "fill_value"), dataType);
+	} catch (error) {
+		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
+	}
+	return { ...parseArrayLayout(node, where), dataType, fillValue };
+}
+
+/** Shape, chunk grid, codecs and names of an array node, checked. */
+function parseArrayLayout(node: Extract<NodeMetadata, { kind: "array" }>, where: string): ArrayLayout {
+	const { json } = node;
 	const shape = positiveIntegers(json.shape, "shape", where, true);
 	if (shape.reduce((a, b) => a * b, 1) > Number.MAX_SAFE_INTEGER) {
 		throw new Dt64ExportError(`${where}: shape ${JSON.stringify(shape)} holds more than 2^53 values`);
@@ -93,16 +121,16 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 	if (Array.isArray(transformers) && transformers.length > 0) {
 		throw new Dt64ExportError(`${where}: storage_transformers are not supported`);
 	}
+	// Checked where they are used (index columns): an export that does not name dimensions does not need them.
+	const names = json.dimension_names;
 	return {
 		path: node.path,
 		shape,
 		chunkShape,
-		dataType,
 		rawDataType: json.data_type,
-		fillValue,
 		codecs: json.codecs as CodecMetadata[],
 		chunkKeyEncoding: json.chunk_key_encoding ?? { name: "default", configuration: { separator: "/" } },
-		dimensionNames: json.dimension_names as (string | null)[] | undefined,
+		...(Array.isArray(names) ? { dimensionNames: names as (string | null)[] } : {}),
 		attributes: (json.attributes as Record<string, unknown>) ?? {},
 	};
 }
