@@ -50,7 +50,7 @@ export class TableBatcher extends Transform {
 	#describe(band: TableBand, i: number): string {
 		const { shape } = this.#options;
 		const row = `row ${this.#rows + i}`;
-		return shape.length === 0 ? row : `${row} (position [${rowPosition(shape, band.region, i).join(", ")}])`;
+		return shape.length <= 1 ? row : `${row} (position [${rowPosition(shape, band.region, i).join(", ")}])`;
 	}
 
 	#batch(band: TableBand): RecordBatch {
