@@ -13,8 +13,10 @@ import { UsageError } from "./errors.js";
 import { rawMemberText } from "./json/raw-member.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, type TreeDiscovery, type TreeEntry, type V2Node } from "./store-tree.js";
-import { parseTimeArrayMetadata, type CodecMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
-import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
+import { plainArrowTypeName } from "./arrow/column-types.js";
+import { parsePlainArrayMetadata, parseTimeArrayMetadata, type CodecMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
+import { isPlainDataType } from "./zarr/plain-dtype.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 
 export interface InspectOptions extends OpenStoreOptions {
@@ -73,8 +75,14 @@ export interface InspectNode {
 	readonly exportable?: boolean;
 	/** Why the array cannot be exported. */
 	readonly reason?: string;
-	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`. */
+	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`, or of a companion column, e.g. `double`. */
 	readonly arrowType?: string;
+	/** For arrays of other data types: whether they can be exported next to datetime64 arrays (`--columns`). */
+	readonly companion?: boolean;
+	/** Why an array of a plain data type cannot be a companion column. */
+	readonly companionReason?: string;
+	/** `dimension_names` as written, the names of index columns (`--index`). */
+	readonly dimensionNames?: (string | null)[];
 	readonly first?: EndValue;
 	readonly last?: EndValue;
 }
@@ -246,12 +254,26 @@ async function endValue(source: ChunkSource, shape: number[], type: Datetime64Ty
 	}
 }
 
+/** Whether an array of a plain data type can be a companion column: its metadata and codecs are checked as an export would. */
+function describeCompanion(opened: OpenedStore, node: Extract<NodeMetadata, { kind: "array" }>): Partial<InspectNode> {
+	const where = `${node.path ? `${node.path}/` : ""}zarr.json`;
+	try {
+		const metadata = parsePlainArrayMetadata(node, where);
+		createPlainChunkSource(opened.store, metadata, where);
+		return { companion: true, arrowType: plainArrowTypeName(metadata.dataType.name) };
+	} catch (error) {
+		return { companion: false, companionReason: reasonOf(error, where) };
+	}
+}
+
 async function describeV3Array(opened: OpenedStore, node: Extract<NodeMetadata, { kind: "array" }>, maxChunks: number): Promise<InspectNode> {
 	const base = { path: node.path, kind: "array" as const, zarrFormat: 3 as const };
-	const layout = v3Layout(node.json);
+	const names = node.json.dimension_names;
+	const layout = { ...v3Layout(node.json), ...(Array.isArray(names) && names.some((name) => name !== null) ? { dimensionNames: names as (string | null)[] } : {}) };
 	if (!isTimeDataType(node.json.data_type)) {
 		const dataType = describeDataType(node.json.data_type);
-		return { ...base, dataType, ...layout, fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` };
+		const described = { ...base, dataType, ...layout, fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` };
+		return isPlainDataType(node.json.data_type) ? { ...described, ...describeCompanion(opened, node) } : described;
 	}
 	let type: Datetime64Type | undefined;
 	let fillValue: string;
@@ -392,7 +414,11 @@ export function formatInspectReport(report: InspectReport): string {
 		}
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", node.fillValue ?? "?");
+		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}`);
+		if (node.companion !== undefined) {
+			field("companion", node.companion ? `yes, as ${node.arrowType}: a column next to datetime64 arrays of its shape (--columns)` : `no: ${node.companionReason}`);
+		}
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
 	}
