@@ -14,3 +14,18 @@ export { IpcWriter, type IpcFormat } from "./stream/ipc-writer.js";
 export { ParquetWriter, createParquetWriter, type ParquetWriterOptions, type ParquetCompression } from "./stream/parquet-writer.js";
 export { AtomicFileWriter } from "./output/atomic-file.js";
 export { createExportStages, exportArray, type ExportOptions, type ExportStages, type OutputFormat } from "./export.js";
+export {
+	createTableExportStages,
+	exportTable,
+	openExportTable,
+	checkTableOptions,
+	type TableExportOptions,
+	type TableExportStages,
+} from "./export.js";
+export { openTable, tableOfTimeArray, parseColumnList, type ZarrTable, type TableColumn, type OpenTableOptions } from "./open-table.js";
+export { TableReader, ROW_ORDERS, type RowOrder, type TableBand, type TableReaderOptions } from "./stream/table-reader.js";
+export { TableBatcher, type TableBatcherOptions, type TableColumnPlan } from "./stream/table-batcher.js";
+export { rowIndexColumns, rowPosition, type RowRegion } from "./table/row-index.js";
+export { plainArrowField, plainArrowData } from "./arrow/column-types.js";
+export { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill, type PlainTypeName } from "./zarr/plain-dtype.js";
+export type { ChunkValues } from "./zarr/chunk-values.js";

@@ -16,6 +16,7 @@ import { listStoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.
 import {
 	isTimeArray,
 	metadataFileOf,
+	parsePlainArrayMetadata,
 	parseTimeArrayMetadata,
 	v3FormOf,
 	type ArrayNode,
@@ -23,7 +24,9 @@ import {
 	type TimeArrayMetadata,
 	type V3ArrayForm,
 } from "./zarr/array-metadata.js";
-import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
+import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
+import { isPlainDataType } from "./zarr/plain-dtype.js";
+import { plainArrowTypeName } from "./arrow/column-types.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 
 export interface InspectOptions extends OpenStoreOptions {
@@ -84,8 +87,14 @@ export interface InspectNode {
 	readonly exportable?: boolean;
 	/** Why the array cannot be exported. */
 	readonly reason?: string;
-	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`. */
+	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`, or of a companion column, e.g. `double`. */
 	readonly arrowType?: string;
+	/** For arrays of other data types: whether they can be exported next to datetime64 arrays (`--columns`). */
+	readonly companion?: boolean;
+	/** Why an array of a plain data type cannot be a companion column. */
+	readonly companionReason?: string;
+	/** `dimension_names` as written, the names of index columns (`--index`). */
+	readonly dimensionNames?: (string | null)[];
 	readonly first?: EndValue;
 	readonly last?: EndValue;
 }
@@ -280,14 +289,32 @@ function timeFillValue(form: V3ArrayForm): string {
 	}
 }
 
+/** Whether an array of a plain data type can be a companion column: its metadata and codecs are checked as an export would. */
+function describeCompanion(opened: OpenedStore, node: ArrayNode, where: string): Partial<InspectNode> {
+	try {
+		const metadata = parsePlainArrayMetadata(node, where);
+		createPlainChunkSource(opened.store, metadata, where);
+		return { companion: true, arrowType: plainArrowTypeName(metadata.dataType.name) };
+	} catch (error) {
+		return { companion: false, companionReason: reasonOf(error, where) };
+	}
+}
+
+/** `dimension_names` (or v2 `_ARRAY_DIMENSIONS`), when some dimension is named. */
+function dimensionNamesOf(form: Record<string, unknown>): Partial<InspectNode> {
+	const names = form.dimension_names;
+	return Array.isArray(names) && names.some((name) => name !== null) ? { dimensionNames: names as (string | null)[] } : {};
+}
+
 async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: number): Promise<InspectNode> {
 	const v2 = node.zarrFormat === 2;
 	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}) };
 	const where = `${node.path ? `${node.path}/` : ""}${metadataFileOf(node)}`;
 	if (!isTimeArray(node)) {
 		const dataType = v2 ? dtypeText(node.json.dtype) : describeDataType(node.json.data_type);
-		const layout = v2 ? v2Layout(node.json) : v3Layout(node.json);
-		return { ...base, dataType, ...layout, fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` };
+		const layout = v2 ? v2Layout(node.json) : { ...v3Layout(node.json), ...dimensionNamesOf(node.json) };
+		const described = { ...base, dataType, ...layout, fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` };
+		return !v2 && isPlainDataType(node.json.data_type) ? { ...described, ...describeCompanion(opened, node, where) } : described;
 	}
 	let form: V3ArrayForm;
 	try {
@@ -307,6 +334,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 		dataType: type === undefined ? describeDataType(form.json.data_type) : formatDatetime64Type(type),
 		...(type === undefined ? {} : { unit: type.unit, scaleFactor: type.scaleFactor }),
 		...v3Layout(form.json),
+		...dimensionNamesOf(form.json),
 		fillValue: timeFillValue(form),
 	};
 	let source: ChunkSource;
@@ -409,7 +437,11 @@ export function formatInspectReport(report: InspectReport): string {
 		}
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? "null (none: a missing chunk cannot be read)" : (node.fillValue ?? "?"));
+		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}`);
+		if (node.companion !== undefined) {
+			field("companion", node.companion ? `yes, as ${node.arrowType}: a column next to datetime64 arrays of its shape (--columns)` : `no: ${node.companionReason}`);
+		}
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
 	}

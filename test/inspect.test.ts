@@ -85,6 +85,7 @@ describe("inspect a folder store", () => {
 				"  codecs      bytes(little) zstd(level=3)",
 				'  fill value  "NaN"',
 				"  exportable  no: data type is float32, not numpy.datetime64",
+				"  companion   yes, as float: a column next to datetime64 arrays of its shape (--columns)",
 				"",
 				"time  array",
 				"  data type   datetime64[s] (unit s, scale factor 1)",
@@ -127,7 +128,21 @@ describe("inspect a folder store", () => {
 			first: { status: "found", row: 2, count: "1107403506", iso: "2005-02-03T04:05:06" },
 			last: { status: "found", row: 7, count: "1107403507", iso: "2005-02-03T04:05:07" },
 		});
-		expect(report.nodes[1]).toMatchObject({ exportable: false, dataType: "float32", fillValue: '"NaN"', codecs: ["bytes(little)", "zstd(level=3)"] });
+		expect(report.nodes[1]).toMatchObject({ exportable: false, dataType: "float32", fillValue: '"NaN"', codecs: ["bytes(little)", "zstd(level=3)"], companion: true, arrowType: "float" });
+	});
+
+	it("shows dimension names, and why an array of a plain data type cannot be a companion column", async () => {
+		const root = fresh("companions.zarr");
+		await writeArray(root, "t", { shape: [2, 3], chunks: [2, 3], dataType: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } }, values: new BigInt64Array(6), dimensionNames: ["time", null] });
+		await writeArray(root, "n", { shape: [2, 3], chunks: [2, 3], dataType: "int64", fillValue: 2n ** 53n + 1n, values: new BigInt64Array(6), dimensionNames: ["time", "station"] });
+		await writeArray(root, "bad", { shape: [2], chunks: [2], dataType: "int8", fillValue: 0, values: new Int8Array(2), extraMetadata: { codecs: [{ name: "lz77" }] } });
+		const result = cli(["inspect", root]);
+		expect(result.status).toBe(0);
+		expect(result.stdout).toContain("bad  array\n  data type   int8\n");
+		expect(result.stdout).toContain('  companion   no: unknown codec "lz77"\n');
+		expect(result.stdout).toContain("n  array\n  data type   int64\n  shape       [2, 3]\n  chunks      [2, 3]\n  codecs      bytes(little)\n  fill value  9007199254740993\n  dimensions  [time, station]\n");
+		expect(result.stdout).toContain("  companion   yes, as int64: a column next to datetime64 arrays of its shape (--columns)\n");
+		expect(result.stdout).toContain("  dimensions  [time, -]\n  exportable  yes, as timestamp[s]\n");
 	});
 
 	it("a sharded array: shard shape, inner chunks, index and inner codecs", async () => {

@@ -1,5 +1,6 @@
-// A small Zarr v3 store writer for tests, sample data and benchmarks. It encodes numpy.datetime64 (int64) chunks
-// with the codecs named in the metadata, so a store can be made with any codec chain a reader must handle:
+// A small Zarr v3 store writer for tests, sample data and benchmarks. It encodes numpy.datetime64 (int64) chunks,
+// and chunks of the plain data types (any typed array; bool as a Uint8Array of 0/1; strings as a JS array with
+// the vlen-utf8 codec), with the codecs named in the metadata, so a store can be made with any codec chain a reader must handle:
 // transpose, bytes, sharding_indexed, gzip, zlib, zstd, blosc, crc32c. It is deliberately independent of any
 // Zarr reader, so that tests of the reader are not checked against the reader itself.
 import * as fs from "node:fs/promises";
@@ -21,13 +22,15 @@ const gzip = promisify(zlib.gzip);
 const deflate = promisify(zlib.deflate);
 
 /**
+ * @typedef {BigInt64Array | BigUint64Array | Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array | string[]} Values
  * @typedef {{ name: string, configuration?: Record<string, any> }} CodecMetadata
  * @typedef {{ name: "default" | "v2" | string, configuration?: { separator?: "/" | "." } }} ChunkKeyEncoding
  * @typedef {object} ArraySpec
  * @property {number[]} shape
  * @property {number[]} chunks chunk shape; for a sharded array this is the shard shape (the sharding codec names
  *   the inner chunk_shape)
- * @property {BigInt64Array} values the logical array in C order (numpy ravel order), length prod(shape)
+ * @property {Values} values the logical array in C order (numpy ravel order), length prod(shape): a BigInt64Array
+ *   for datetime64, another typed array for a plain data type (set dataType to match), string[] for "string"
  * @property {unknown} [dataType] written verbatim as data_type; default numpy.datetime64 unit "s" scale 1
  * @property {bigint | "NaT" | unknown} [fillValue] a bigint is written as its exact digits (a JSON number);
  *   anything else verbatim. Default -9223372036854775808n, as zarr-python writes NaT
@@ -203,6 +206,42 @@ export function fillInt64(fillValue) {
 }
 
 /**
+ * The value a fill value stands for in an array of the kind of `values` (see fillInt64 for int64): the number of a
+ * JSON number, NaN and the infinities of their strings, the float of a "0x..." bit pattern, 1/0 for a bool.
+ * @param {Values} values
+ * @param {unknown} fillValue
+ * @returns {bigint | number | string}
+ */
+export function padValue(values, fillValue) {
+	if (values instanceof BigInt64Array) return fillInt64(fillValue);
+	if (Array.isArray(values)) return typeof fillValue === "string" ? fillValue : "";
+	if (values instanceof BigUint64Array) return BigInt.asUintN(64, BigInt(/** @type {any} */ (fillValue ?? 0)));
+	if (typeof fillValue === "boolean") return fillValue ? 1 : 0;
+	if (typeof fillValue === "string") {
+		const special = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity }[fillValue];
+		if (special !== undefined) return special;
+		if (/^0x[0-9a-f]+$/i.test(fillValue)) {
+			const bits = new (values instanceof Float32Array ? Uint32Array : BigUint64Array)(1);
+			bits[0] = /** @type {any} */ (values instanceof Float32Array ? Number(fillValue) : BigInt(fillValue));
+			return new (values instanceof Float32Array ? Float32Array : Float64Array)(bits.buffer)[0];
+		}
+	}
+	return Number(fillValue ?? 0);
+}
+
+/** A new array of the same kind as `like`. @template {Values} V @param {V} like @param {number} n @returns {V} */
+function allocLike(like, n) {
+	if (Array.isArray(like)) return /** @type {V} */ (new Array(n).fill(""));
+	return new /** @type {any} */ (like.constructor)(n);
+}
+
+/** `to[at..] = from[start..end)`. @param {Values} from @param {number} start @param {number} end @param {Values} to @param {number} at */
+function copyRun(from, start, end, to, at) {
+	if (Array.isArray(from)) for (let i = start; i < end; i++) /** @type {string[]} */ (to)[at + i - start] = from[i];
+	else /** @type {any} */ (to).set(from.subarray(start, end), at);
+}
+
+/**
  * The store key of a chunk: `c/0/1` (default, "/"), `c.0.1` (default, "."), `0.1` (v2). A 0-d array's only
  * chunk is `c` (default) or `0` (v2).
  * @param {ChunkKeyEncoding} encoding
@@ -218,22 +257,23 @@ export function chunkKey(encoding, coords) {
 /**
  * The values of the chunk at `origin` (in array coordinates), in C order of `chunkShape`, with the part outside
  * the array filled with `fill`.
- * @param {BigInt64Array} values
+ * @template {Values} V
+ * @param {V} values
  * @param {number[]} shape
  * @param {number[]} chunkShape
  * @param {number[]} origin
- * @param {bigint} fill
- * @returns {BigInt64Array}
+ * @param {bigint | number | string} fill
+ * @returns {V}
  */
 export function extractChunk(values, shape, chunkShape, origin, fill) {
-	const out = new BigInt64Array(product(chunkShape));
+	const out = allocLike(values, product(chunkShape));
 	const nd = shape.length;
 	if (nd === 0) {
 		out[0] = values[0];
 		return out;
 	}
 	const extent = chunkShape.map((c, a) => Math.max(0, Math.min(c, shape[a] - origin[a])));
-	if (extent.some((e, a) => e < chunkShape[a])) out.fill(fill);
+	if (extent.some((e, a) => e < chunkShape[a])) /** @type {any} */ (out).fill(fill);
 	if (extent.some((e) => e === 0)) return out;
 	const src = stridesOf(shape);
 	const dst = stridesOf(chunkShape);
@@ -244,7 +284,7 @@ export function extractChunk(values, shape, chunkShape, origin, fill) {
 	let srcOffset = origin.reduce((s, o, a) => s + o * src[a], 0);
 	let dstOffset = 0;
 	for (;;) {
-		out.set(values.subarray(srcOffset, srcOffset + run), dstOffset);
+		copyRun(values, srcOffset, srcOffset + run, out, dstOffset);
 		let a = last - 1;
 		for (; a >= 0; a--) {
 			idx[a]++;
@@ -260,11 +300,16 @@ export function extractChunk(values, shape, chunkShape, origin, fill) {
 }
 
 /**
- * Whether every value equals `fill`, compared as 32-bit halves (no BigInt per element).
- * @param {BigInt64Array} data
- * @param {bigint} fill
+ * Whether every value equals `fill`: int64 compared as 32-bit halves (no BigInt per element), NaN equal to NaN.
+ * @param {Values} data
+ * @param {bigint | number | string} fill
  */
 export function isAllFill(data, fill) {
+	if (!(data instanceof BigInt64Array)) {
+		for (let i = 0; i < data.length; i++) if (!Object.is(data[i], fill) && data[i] !== fill) return false;
+		return true;
+	}
+	if (typeof fill !== "bigint") return false;
 	const words = new Uint32Array(data.buffer, data.byteOffset, data.length * 2);
 	const lo = Number(BigInt.asUintN(32, fill));
 	const hi = Number(BigInt.asUintN(32, fill >> 32n));
@@ -275,10 +320,10 @@ export function isAllFill(data, fill) {
 /**
  * The transpose codec's encoding, numpy.transpose(chunk, order): the result has shape
  * [shape[order[0]], shape[order[1]], ...] and result[i_0, i_1, ...] = chunk[j] with j[order[k]] = i_k.
- * @param {BigInt64Array} data C order of `shape`
+ * @param {Values} data C order of `shape`
  * @param {number[]} shape
  * @param {number[]} order
- * @returns {{ data: BigInt64Array, shape: number[] }}
+ * @returns {{ data: Values, shape: number[] }}
  */
 export function transposeChunk(data, shape, order) {
 	const nd = shape.length;
@@ -289,14 +334,20 @@ export function transposeChunk(data, shape, order) {
 	const src = stridesOf(shape);
 	const step = order.map((a) => src[a]);
 	const n = data.length;
-	const out = new BigInt64Array(n);
-	const from = new Uint32Array(data.buffer, data.byteOffset, n * 2);
-	const to = new Uint32Array(out.buffer);
+	const out = allocLike(data, n);
+	const wide = data instanceof BigInt64Array || data instanceof BigUint64Array;
+	// 64-bit values are copied as two 32-bit words: indexing them would create a BigInt per value.
+	const from = wide ? new Uint32Array(data.buffer, data.byteOffset, n * 2) : undefined;
+	const to = wide ? new Uint32Array(/** @type {BigInt64Array} */ (out).buffer) : undefined;
 	const idx = new Array(nd).fill(0);
 	let s = 0;
 	for (let i = 0; i < n; i++) {
-		to[2 * i] = from[2 * s];
-		to[2 * i + 1] = from[2 * s + 1];
+		if (from && to) {
+			to[2 * i] = from[2 * s];
+			to[2 * i + 1] = from[2 * s + 1];
+		} else {
+			/** @type {any} */ (out)[i] = data[s];
+		}
 		for (let a = nd - 1; a >= 0; a--) {
 			idx[a]++;
 			s += step[a];
@@ -309,9 +360,9 @@ export function transposeChunk(data, shape, order) {
 }
 
 /**
- * @typedef {{ fill: bigint, writeEmptyChunks: boolean }} EncodeContext
- * @typedef {(data: BigInt64Array, shape: number[], config: Record<string, any>) => { data: BigInt64Array, shape: number[] }} ArrayToArray
- * @typedef {(data: BigInt64Array, shape: number[], config: Record<string, any>, context: EncodeContext) => Promise<Uint8Array | undefined>} ArrayToBytes
+ * @typedef {{ fill: bigint | number | string, writeEmptyChunks: boolean }} EncodeContext
+ * @typedef {(data: Values, shape: number[], config: Record<string, any>) => { data: Values, shape: number[] }} ArrayToArray
+ * @typedef {(data: Values, shape: number[], config: Record<string, any>, context: EncodeContext) => Promise<Uint8Array | undefined>} ArrayToBytes
  * @typedef {(bytes: Uint8Array, config: Record<string, any>) => Promise<Uint8Array>} BytesToBytes
  */
 
@@ -325,9 +376,27 @@ const arrayToBytes = new Map([
 		async (data, _shape, config) => {
 			const endian = config.endian ?? "little";
 			if (endian !== "little" && endian !== "big") throw new Error(`zarr-writer: bytes endian ${JSON.stringify(endian)}`);
+			if (Array.isArray(data)) throw new Error("zarr-writer: strings need the vlen-utf8 codec, not bytes");
 			const bytes = Buffer.from(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
-			if (endian === "big") bytes.swap64();
+			if (endian === "big" && data.BYTES_PER_ELEMENT > 1) bytes[/** @type {"swap16" | "swap32" | "swap64"} */ (`swap${8 * data.BYTES_PER_ELEMENT}`)]();
 			return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+		},
+	],
+	[
+		"vlen-utf8",
+		async (data) => {
+			if (!Array.isArray(data)) throw new Error("zarr-writer: vlen-utf8 encodes strings");
+			// numcodecs' layout: a uint32 count, then each string's uint32 byte length and UTF-8 bytes.
+			const parts = data.map((text) => Buffer.from(text, "utf8"));
+			const out = Buffer.alloc(4 + parts.reduce((sum, part) => sum + 4 + part.length, 0));
+			out.writeUInt32LE(data.length, 0);
+			let at = 4;
+			for (const part of parts) {
+				out.writeUInt32LE(part.length, at);
+				part.copy(out, at + 4);
+				at += 4 + part.length;
+			}
+			return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 		},
 	],
 	["sharding_indexed", encodeShard],
@@ -393,7 +462,7 @@ function withZstdChecksum(frame, content) {
  * Encodes one chunk (C order of `chunkShape`) through a Zarr v3 codec chain: array-to-array codecs, exactly one
  * array-to-bytes codec, then bytes-to-bytes codecs. Returns undefined for a shard whose inner chunks are all
  * empty (not written).
- * @param {BigInt64Array} chunk
+ * @param {Values} chunk
  * @param {number[]} chunkShape
  * @param {CodecMetadata[]} codecs
  * @param {EncodeContext} context
@@ -552,14 +621,14 @@ export async function writeArray(rootDir, arrayPath, spec) {
 	if (shape.some((n) => !Number.isInteger(n) || n < 0) || chunks.some((c) => !Number.isInteger(c) || c < 1)) {
 		throw new Error(`zarr-writer: shape ${JSON.stringify(shape)} / chunks ${JSON.stringify(chunks)} must be (positive) integers`);
 	}
-	if (!(values instanceof BigInt64Array) || values.length !== product(shape)) {
-		throw new Error(`zarr-writer: values must be a BigInt64Array of ${product(shape)} elements`);
+	if (!(ArrayBuffer.isView(values) || Array.isArray(values)) || values.length !== product(shape)) {
+		throw new Error(`zarr-writer: values must be a typed array (string[] for strings), such as a BigInt64Array of ${product(shape)} elements`);
 	}
 	const metadata = arrayMetadata(spec);
 	const codecs = spec.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }];
 	const encoding = spec.chunkKeyEncoding ?? { name: "default", configuration: { separator: "/" } };
 	/** @type {EncodeContext} */
-	const context = { fill: fillInt64(spec.fillValue === undefined ? NAT : spec.fillValue), writeEmptyChunks: spec.writeEmptyChunks ?? false };
+	const context = { fill: padValue(values, spec.fillValue === undefined ? NAT : spec.fillValue), writeEmptyChunks: spec.writeEmptyChunks ?? false };
 	const dir = path.join(rootDir, ...arrayPath.split("/").filter(Boolean));
 
 	await ensureParentGroups(rootDir, arrayPath);

@@ -1,13 +1,24 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
-import type { Writable } from "node:stream";
+import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type TargetUnitOption } from "../convert/options.js";
 import { isDt64ExportError, UsageError } from "../errors.js";
-import { createExportStages, FILE_EXTENSIONS, OUTPUT_FORMATS, type OutputFormat } from "../export.js";
+import {
+	checkTableOptions,
+	createExportStages,
+	createTableExportStages,
+	FILE_EXTENSIONS,
+	openExportTable,
+	OUTPUT_FORMATS,
+	type OutputFormat,
+	type TableExportOptions,
+} from "../export.js";
 import { openTimeArray } from "../open-array.js";
+import { parseColumnList, type ZarrTable } from "../open-table.js";
+import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { parseHeaderOption } from "../store/http-store.js";
@@ -26,6 +37,9 @@ interface ExportArgs {
 	allowTruncate: boolean;
 	onOverflow: OverflowPolicy;
 	column?: string;
+	columns?: string;
+	index: boolean;
+	order: RowOrder;
 	concurrency?: number;
 	progress?: boolean;
 	quiet: boolean;
@@ -53,6 +67,28 @@ function checkTimezone(tz: string | undefined): void {
 	}
 }
 
+/** The stages of an export as the CLI runs them, whichever kind. */
+interface CliStages {
+	readonly reader: Readable;
+	readonly batcher: Transform;
+	readonly writer: Transform;
+	readonly rows: number;
+	/** The default output file's name, without extension. */
+	readonly name: string;
+}
+
+function singleStages(array: Awaited<ReturnType<typeof openTimeArray>>, options: TableExportOptions): CliStages {
+	const stages = createExportStages(array, options);
+	return { ...stages, rows: stages.reader.totalValues, name: stages.batcher.schema.fields[0].name };
+}
+
+function tableStages(table: ZarrTable, options: TableExportOptions): CliStages {
+	const stages = createTableExportStages(table, options);
+	// One value column: the file is named after it, as a plain export's is; several: after their group.
+	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
+	return { ...stages, rows: stages.reader.totalRows, name };
+}
+
 async function runExport(args: ExportArgs): Promise<void> {
 	if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) throw new UsageError(`--concurrency must be an integer >= 1, got ${args.concurrency}`);
 	if (!Number.isInteger(args.rowGroupRows) || args.rowGroupRows < 1) throw new UsageError(`--row-group-rows must be an integer >= 1, got ${args.rowGroupRows}`);
@@ -62,8 +98,10 @@ async function runExport(args: ExportArgs): Promise<void> {
 		throw new UsageError("refusing to write binary Arrow data to a terminal: redirect it (> file, | program) or use -o <file>");
 	}
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const array = await openTimeArray(args.store, { array: args.array, headers, retries: args.retries });
-	const stages = createExportStages(array, {
+	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
+	const asTable = columns !== undefined || args.index || args.order !== "c";
+	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
+	const options = {
 		format: args.to,
 		unit: args.unit,
 		timezone: args.tz ?? null,
@@ -73,11 +111,18 @@ async function runExport(args: ExportArgs): Promise<void> {
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,
 		compression: args.compression,
-		onChunk: (chunk, total) => progress?.update(chunk, total),
-	});
+		index: args.index,
+		order: args.order,
+		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
+	};
+	const open = { array: args.array, headers, retries: args.retries };
+	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
+	const stages = asTable
+		? tableStages(await openExportTable(args.store, { ...open, columns }), options)
+		: singleStages(await openTimeArray(args.store, open), options);
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
-	const progress = showProgress ? new Progress(process.stderr, stages.reader.totalValues) : undefined;
-	const target = args.output ?? `${stages.batcher.schema.fields[0].name}.${FILE_EXTENSIONS[args.to]}`;
+	const progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
+	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[args.to]}`;
 	let destination: Writable;
 	if (toStdout) {
 		destination = process.stdout;
@@ -100,7 +145,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	progress?.done();
 	if (!args.quiet && !toStdout) {
-		process.stderr.write(`wrote ${stages.reader.totalValues.toLocaleString("en")} rows to ${target}\n`);
+		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} rows to ${target}\n`);
 	}
 }
 
@@ -109,7 +154,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	process.on("unhandledRejection", fail);
 	await yargs(argv)
 		.scriptName("dt64-export")
-		.usage("$0 <store> [options]\n\nExport a Zarr v3 numpy.datetime64 array to Arrow IPC or Parquet.")
+		.usage("$0 <store> [options]\n\nExport a Zarr v3 numpy.datetime64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
 		.command<InspectArgs>(
 			"inspect <store>",
 			"describe the arrays and groups of a store",
@@ -136,6 +181,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("allow-truncate", { type: "boolean", default: false, describe: "floor values finer than the unit instead of failing" })
 					.option("on-overflow", { choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
 					.option("column", { type: "string", describe: "column name (default: the array's name)" })
+					.option("columns", { type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
+					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
+					.option("order", { choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
 					.option("concurrency", { type: "number", describe: "chunks read and decoded at once (default: 4 local, 8 remote)" })
 					.option("row-group-rows", { type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
 					.option("compression", { choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
@@ -146,6 +194,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })
 					.example("$0 data/weather-station.zarr --to arrow -o weather.arrow", "IPC file")
 					.example("$0 store.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
+					.example("$0 store.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
 					.example("$0 store.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args),
 		)

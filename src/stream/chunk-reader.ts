@@ -1,12 +1,13 @@
 import { Readable } from "node:stream";
 import { Dt64ExportError } from "../errors.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
+import { allocateLike, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
 
 /** A run of consecutive values of the array in C order: rows [firstRow, firstRow + rows) along axis 0. */
-export interface ValueBand {
-	/** int64 counts in C order of the logical array (numpy `ravel()`). */
-	readonly values: BigInt64Array;
+export interface ValueBand<V extends ChunkValues = BigInt64Array> {
+	/** Values (int64 counts for datetime64) in C order of the logical array (numpy `ravel()`). */
+	readonly values: V;
 	/** Flat C-order index of the first value. */
 	readonly offset: number;
 	readonly firstRow: number;
@@ -34,12 +35,7 @@ export class ChunkReader extends Readable {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.totalChunks = product(source.gridShape);
 		this.totalValues = product(shape);
-		const bandValues = shape.length > 1 ? Math.min(source.chunkShape[0], shape[0]) * product(shape.slice(1)) : 0;
-		if (bandValues > MAX_CHUNK_VALUES) {
-			throw new Dt64ExportError(
-				`array shape ${JSON.stringify(shape)} in chunks of ${JSON.stringify(source.chunkShape)}: one row of chunks holds ${bandValues} values, too large to assemble (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`,
-			);
-		}
+		checkBandSize(source, shape);
 		this.#bands = readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.#abort.signal, options.onChunk);
 	}
 
@@ -61,23 +57,27 @@ export class ChunkReader extends Readable {
 	}
 }
 
-async function* readBands(
-	source: ChunkSource,
-	shape: readonly number[],
+/** Refuses, before any read, an array whose row of chunks is too large to assemble as one band. */
+export function checkBandSize(source: ChunkSource<ChunkValues>, shape: readonly number[]): void {
+	const bandValues = shape.length > 1 ? Math.min(source.chunkShape[0], shape[0]) * product(shape.slice(1)) : 0;
+	if (bandValues > MAX_CHUNK_VALUES) {
+		throw new Dt64ExportError(
+			`array shape ${JSON.stringify(shape)} in chunks of ${JSON.stringify(source.chunkShape)}: one row of chunks holds ${bandValues} values, too large to assemble (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`,
+		);
+	}
+}
+
+/**
+ * The chunks of a source in C order of its grid, `concurrency` of them fetched and decoded at once; each is
+ * yielded in its turn, whichever finishes first.
+ */
+export async function* readChunksInOrder<V extends ChunkValues>(
+	source: ChunkSource<V>,
 	concurrency: number,
 	signal: AbortSignal,
-	onChunk?: (chunkIndex: number, totalChunks: number) => void,
-): AsyncGenerator<ValueBand> {
-	if (shape.length === 0) {
-		const chunk = await source.read([], signal);
-		yield { values: chunk.subarray(0, 1), offset: 0, firstRow: 0 };
-		return;
-	}
-	const grid = source.gridShape;
-	const total = product(grid);
-	if (total === 0 || product(shape) === 0) return;
-	const coordinates = cOrderCoordinates(grid);
-	const inFlight: { coords: number[]; data: Promise<BigInt64Array> }[] = [];
+): AsyncGenerator<{ coords: number[]; data: V }> {
+	const coordinates = cOrderCoordinates(source.gridShape);
+	const inFlight: { coords: number[]; data: Promise<V> }[] = [];
 	const launch = () => {
 		const next = coordinates.next();
 		if (next.done) return;
@@ -87,6 +87,35 @@ async function* readBands(
 		inFlight.push({ coords: next.value, data });
 	};
 	for (let i = 0; i < concurrency; i++) launch();
+	while (inFlight.length > 0) {
+		const { coords, data } = inFlight.shift()!;
+		const decoded = await data;
+		// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
+		launch();
+		yield { coords, data: decoded };
+	}
+}
+
+/**
+ * Bands of rows in C order of an array: a 1-D chunk is a band by itself (no copy); for N-d arrays one row of
+ * chunks along the first axis is assembled at a time.
+ */
+export async function* readBands<V extends ChunkValues>(
+	source: ChunkSource<V>,
+	shape: readonly number[],
+	concurrency: number,
+	signal: AbortSignal,
+	onChunk?: (chunkIndex: number, totalChunks: number) => void,
+): AsyncGenerator<ValueBand<V>> {
+	if (shape.length === 0) {
+		const chunk = await source.read([], signal);
+		yield { values: sliceValues(chunk, 0, 1), offset: 0, firstRow: 0 };
+		return;
+	}
+	const grid = source.gridShape;
+	const total = product(grid);
+	if (total === 0 || product(shape) === 0) return;
+	const chunks = readChunksInOrder(source, concurrency, signal);
 	const chunkRows = source.chunkShape[0];
 	const rowSize = product(shape.slice(1));
 	const chunksPerBand = product(grid.slice(1));
@@ -95,18 +124,15 @@ async function* readBands(
 		const firstRow = bandIndex * chunkRows;
 		const rows = Math.min(chunkRows, shape[0] - firstRow);
 		const bandShape = [rows, ...shape.slice(1)];
-		let band: BigInt64Array | undefined;
+		let band: V | undefined;
 		for (let k = 0; k < chunksPerBand; k++) {
-			const { coords, data } = inFlight.shift()!;
-			const chunk = await data;
-			// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
-			launch();
+			const { coords, data: chunk } = (await chunks.next()).value as { coords: number[]; data: V };
 			onChunk?.(++decoded, total);
 			if (shape.length === 1) {
-				band = chunk.length === rows ? chunk : chunk.subarray(0, rows);
+				band = sliceValues(chunk, 0, rows);
 				continue;
 			}
-			band ??= new BigInt64Array(rows * rowSize);
+			band ??= allocateLike(chunk, rows * rowSize);
 			copyChunkIntoBand(chunk, source.chunkShape, coords, band, bandShape, shape);
 		}
 		yield { values: band!, offset: firstRow * rowSize, firstRow };

@@ -2,6 +2,7 @@ import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64T
 import { parseFillValue } from "../dtype/fill-value.js";
 import { Dt64ExportError } from "../errors.js";
 import { rawMemberText } from "../json/raw-member.js";
+import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
 import { isV2TimeArray, v2ArrayAsV3 } from "./v2-metadata.js";
 
 export interface CodecMetadata {
@@ -9,21 +10,31 @@ export interface CodecMetadata {
 	configuration?: Record<string, unknown>;
 }
 
-/** A validated `numpy.datetime64` (or timedelta64) array of Zarr v3, or of Zarr v2 read as its v3 equivalent. */
-export interface TimeArrayMetadata {
+/** What every validated array has, whatever its data type: where it is and how it is chunked, in the v3 form. */
+export interface ArrayLayout {
 	readonly path: string;
 	readonly zarrFormat: 2 | 3;
 	readonly shape: number[];
 	readonly chunkShape: number[];
-	readonly dataType: Datetime64Type;
 	/** The data type exactly as the metadata wrote it: zarr.json's `data_type` member, or the v2 `dtype` string. */
 	readonly rawDataType: unknown;
-	/** The exact int64 a missing chunk holds; null when a v2 array has no fill value, where a missing chunk is an error. */
-	readonly fillValue: bigint | null;
 	readonly codecs: CodecMetadata[];
 	readonly chunkKeyEncoding: unknown;
 	readonly dimensionNames?: (string | null)[];
 	readonly attributes: Record<string, unknown>;
+}
+
+/** A validated `numpy.datetime64` (or timedelta64) array of Zarr v3, or of Zarr v2 read as its v3 equivalent. */
+export interface TimeArrayMetadata extends ArrayLayout {
+	readonly dataType: Datetime64Type;
+	/** The exact int64 a missing chunk holds; null when a v2 array has no fill value, where a missing chunk is an error. */
+	readonly fillValue: bigint | null;
+}
+
+/** A validated Zarr v3 array of a plain data type (bool, integers, floats, strings), exported as a companion column. */
+export interface PlainArrayMetadata extends ArrayLayout {
+	readonly dataType: PlainDataType;
+	readonly fillValue: PlainFill;
 }
 
 /** An array node as read: a v3 zarr.json, or a v2 `.zarray` (with its `.zattrs`). `text` is the document's exact text. */
@@ -103,9 +114,6 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	if (!isTimeDataType(json.data_type)) {
 		throw new Dt64ExportError(`${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64`);
 	}
-	const at = (error: unknown): never => {
-		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
-	};
 	let dataType: Datetime64Type;
 	let fillValue: bigint | null;
 	try {
@@ -113,8 +121,32 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 		// v2 writes `null` for "no fill value"; v3 has no such thing.
 		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parseFillValue(form.fillValueText);
 	} catch (error) {
-		return at(error);
+		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
 	}
+	return { ...parseArrayLayout(form, where), dataType, fillValue };
+}
+
+/** Validates an array node of a plain data type, before any chunk is read. */
+export function parsePlainArrayMetadata(node: NodeMetadata, where: string): PlainArrayMetadata {
+	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
+	if (node.zarrFormat === 2) {
+		throw new Dt64ExportError(`${where}: a Zarr v2 array of dtype ${JSON.stringify(node.json.dtype)} cannot be a companion column (only Zarr v3 ones can)`);
+	}
+	const form = v3FormOf(node, where);
+	let dataType: PlainDataType;
+	let fillValue: PlainFill;
+	try {
+		dataType = parsePlainDataType(form.json.data_type);
+		fillValue = parsePlainFillValue(form.fillValueText, dataType);
+	} catch (error) {
+		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
+	}
+	return { ...parseArrayLayout(form, where), dataType, fillValue };
+}
+
+/** Shape, chunk grid, codecs and names of an array in the v3 form, checked. */
+function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
+	const { json } = form;
 	const shape = positiveIntegers(json.shape, "shape", where, true);
 	if (shape.reduce((a, b) => a * b, 1) > Number.MAX_SAFE_INTEGER) {
 		throw new Dt64ExportError(`${where}: shape ${JSON.stringify(shape)} holds more than 2^53 values`);
@@ -132,17 +164,17 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	if (Array.isArray(transformers) && transformers.length > 0) {
 		throw new Dt64ExportError(`${where}: storage_transformers are not supported`);
 	}
+	// Checked where they are used (index columns): an export that does not name dimensions does not need them.
+	const names = json.dimension_names;
 	return {
 		path: form.path,
 		zarrFormat: form.zarrFormat,
 		shape,
 		chunkShape,
-		dataType,
 		rawDataType: form.rawDataType,
-		fillValue,
 		codecs: json.codecs as CodecMetadata[],
 		chunkKeyEncoding: json.chunk_key_encoding ?? { name: "default", configuration: { separator: "/" } },
-		dimensionNames: json.dimension_names as (string | null)[] | undefined,
+		...(Array.isArray(names) ? { dimensionNames: names as (string | null)[] } : {}),
 		attributes: (json.attributes as Record<string, unknown>) ?? {},
 	};
 }

@@ -4,28 +4,49 @@ import { Dt64ExportError } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { installBoundedWasmCodecs } from "./codecs/bounded-wasm.js";
 import { installCrc32cCodec } from "./codecs/crc32c.js";
+import { markChunkShape } from "./codecs/decoded-size.js";
 import { installNodeZlibCodecs } from "./codecs/node-zlib.js";
+import { installVlenUtf8Codec } from "./codecs/vlen-utf8.js";
+import type { ChunkValues } from "./chunk-values.js";
 import { product, toCOrder } from "./grid.js";
 
+/** The data types zarrita is asked to decode as; datetime64 chunks (and shard indexes) are int64 to it. */
+export interface DecodedAs {
+	/** zarrita's data type name. */
+	readonly dataType: string;
+	/** Bytes per decoded value, or `variable` for strings: bounds what decompressors may produce. */
+	readonly valueBytes: number | "variable";
+}
+
+const INT64: DecodedAs = { dataType: "int64", valueBytes: 8 };
+
+const ZARRITA_FILL: Readonly<Record<string, unknown>> = { int64: 0n, uint64: 0n, string: "" };
+
 /**
- * Decodes the encoded bytes of one chunk through zarrita's codec pipeline, as int64.
+ * Decodes the encoded bytes of one chunk through zarrita's codec pipeline.
  *
  * zarrita refuses `numpy.datetime64` outright, and its pipeline is not exported on its own, so the chunk is
- * presented to it as the only chunk of an int64 array whose store hands back the bytes given in the read
- * options. What zarrita gets wrong is checked here: the decoded size, and C order after `transpose`.
+ * presented to it as the only chunk of an array (int64 for datetime64, the real data type otherwise) whose store
+ * hands back the bytes given in the read options. What zarrita gets wrong is checked here: the decoded size, and
+ * C order after `transpose`.
  */
-export class ChunkDecoder {
-	readonly #array: zarr.Array<"int64", AsyncReadable>;
+export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
+	readonly #array: zarr.Array<zarr.DataType, AsyncReadable>;
 	readonly #origin: number[];
 	readonly #size: number;
 
 	constructor(
 		readonly chunkShape: number[],
 		codecs: CodecMetadata[],
+		decodedAs: DecodedAs = INT64,
 	) {
 		installNodeZlibCodecs();
 		installBoundedWasmCodecs();
 		installCrc32cCodec();
+		installVlenUtf8Codec();
+		// zarrita passes this very array to each codec as the chunk's shape: marked, it carries the value width.
+		const shape = [...chunkShape];
+		markChunkShape(shape, decodedAs.valueBytes);
 		const bytesInOptions: AsyncReadable = {
 			async get(_key: AbsolutePath, options?: GetOptions) {
 				return (options as { chunkBytes?: Uint8Array } | undefined)?.chunkBytes;
@@ -34,21 +55,21 @@ export class ChunkDecoder {
 		this.#array = new zarr.Array(bytesInOptions, "/", {
 			zarr_format: 3,
 			node_type: "array",
-			shape: chunkShape,
-			data_type: "int64",
-			chunk_grid: { name: "regular", configuration: { chunk_shape: chunkShape } },
+			shape,
+			data_type: decodedAs.dataType,
+			chunk_grid: { name: "regular", configuration: { chunk_shape: shape } },
 			chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
 			codecs: codecs as zarr.CodecMetadata[],
-			fill_value: 0n,
+			fill_value: ZARRITA_FILL[decodedAs.dataType] ?? 0,
 			attributes: {},
-		} as zarr.ArrayMetadata<"int64">);
+		} as zarr.ArrayMetadata<zarr.DataType>);
 		this.#origin = chunkShape.map(() => 0);
 		this.#size = product(chunkShape);
 	}
 
 	/** Returns the chunk's values in C order of the chunk shape. `key` names the chunk in messages. */
-	async decode(bytes: Uint8Array, key: string): Promise<BigInt64Array> {
-		let chunk: zarr.Chunk<"int64">;
+	async decode(bytes: Uint8Array, key: string): Promise<V> {
+		let chunk: zarr.Chunk<zarr.DataType>;
 		try {
 			chunk = await this.#array.getChunk(this.#origin, { chunkBytes: bytes } as GetOptions);
 		} catch (error) {
@@ -57,7 +78,7 @@ export class ChunkDecoder {
 		if (chunk.data.length !== this.#size) {
 			throw new Dt64ExportError(`chunk ${key}: decoded to ${chunk.data.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})`);
 		}
-		return toCOrder(chunk.data, this.chunkShape, chunk.stride);
+		return toCOrder(chunk.data as unknown as V, this.chunkShape, chunk.stride);
 	}
 }
 

@@ -1,8 +1,9 @@
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
 import { registry } from "zarrita";
 import { Dt64ExportError } from "../errors.js";
-import type { CodecMetadata, TimeArrayMetadata } from "./array-metadata.js";
-import { ChunkDecoder } from "./chunk-decoder.js";
+import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
+import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
+import type { ChunkValues } from "./chunk-values.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
 import { ShardIndexReader } from "./shard-index.js";
@@ -12,10 +13,10 @@ import { ShardIndexReader } from "./shard-index.js";
  * `sharding_indexed` shards. A missing chunk is the fill value, exactly. This is the read grid of the array:
  * `chunkShape` is the inner chunk shape for sharded arrays.
  */
-export interface ChunkSource {
+export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	readonly chunkShape: number[];
 	readonly gridShape: number[];
-	read(coords: readonly number[], signal?: AbortSignal): Promise<BigInt64Array>;
+	read(coords: readonly number[], signal?: AbortSignal): Promise<V>;
 	/** The store key of a chunk, for messages. */
 	describe(coords: readonly number[]): string;
 }
@@ -66,31 +67,52 @@ function checkCodecs(codecs: unknown, field: string, rank: number, where: string
 	return codecs as CodecMetadata[];
 }
 
+/** How the values of one data type are decoded, and what a missing chunk (named by `key`) holds. */
+interface ChunkElements<V extends ChunkValues> {
+	readonly decodedAs: DecodedAs;
+	fillChunk(size: number, key: string): V;
+}
+
+/** The chunks of a datetime64 array, as int64 counts. */
 export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata, where: string): ChunkSource {
+	const elements: ChunkElements<BigInt64Array> = {
+		decodedAs: { dataType: "int64", valueBytes: 8 },
+		fillChunk: (size, key) => {
+			// A v2 array without a fill value (`fill_value: null`) leaves nothing to stand for a missing chunk: reading
+			// on would invent data, so the export stops and names the chunk.
+			if (meta.fillValue === null) throw new Dt64ExportError(`chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`);
+			return new BigInt64Array(size).fill(meta.fillValue);
+		},
+	};
+	return chunkSourceOf(store, meta, elements, where);
+}
+
+/** The chunks of a plain array (bool as bytes 0/1, integers, floats, strings), in their own data type. */
+export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMetadata, where: string): ChunkSource<ChunkValues> {
+	const { dataType, fillValue } = meta;
+	const elements: ChunkElements<ChunkValues> = {
+		decodedAs: { dataType: dataType.zarritaType, valueBytes: dataType.itemBytes ?? "variable" },
+		fillChunk: (size) => dataType.fillChunk(size, fillValue),
+	};
+	return chunkSourceOf(store, meta, elements, where);
+}
+
+function chunkSourceOf<V extends ChunkValues>(store: AsyncReadable, meta: ArrayLayout, elements: ChunkElements<V>, where: string): ChunkSource<V> {
 	checkCodecs(meta.codecs, "codecs", meta.shape.length, where);
 	const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding, where);
 	const sharding = meta.codecs.find((codec) => codec.name === SHARDING);
 	if (sharding === undefined) {
 		checkChunkSize(meta.chunkShape, "chunk_shape", where);
-		return plainChunks(store, meta, encodeKey);
+		return plainChunks(store, meta, elements, encodeKey);
 	}
 	if (meta.codecs.length !== 1) {
 		throw new Dt64ExportError(`${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
 	}
-	return shardedChunks(store, meta, encodeKey, sharding, where);
+	return shardedChunks(store, meta, elements, encodeKey, sharding, where);
 }
 
-/**
- * The chunk a missing key stands for: every value the fill value. A v2 array without one (`fill_value: null`)
- * leaves nothing to stand for it, so reading on would invent data: the export stops and names the chunk.
- */
-function fillChunk(size: number, fill: bigint | null, key: string): BigInt64Array {
-	if (fill === null) throw new Dt64ExportError(`chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`);
-	return new BigInt64Array(size).fill(fill);
-}
-
-function plainChunks(store: AsyncReadable, meta: TimeArrayMetadata, encodeKey: ChunkKeyEncoder): ChunkSource {
-	const decoder = new ChunkDecoder(meta.chunkShape, meta.codecs);
+function plainChunks<V extends ChunkValues>(store: AsyncReadable, meta: ArrayLayout, elements: ChunkElements<V>, encodeKey: ChunkKeyEncoder): ChunkSource<V> {
+	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs);
 	const size = product(meta.chunkShape);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
@@ -100,19 +122,20 @@ function plainChunks(store: AsyncReadable, meta: TimeArrayMetadata, encodeKey: C
 		async read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
 			const bytes = await store.get(key, { signal });
-			if (bytes === undefined) return fillChunk(size, meta.fillValue, describe(coords));
+			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},
 	};
 }
 
-function shardedChunks(
+function shardedChunks<V extends ChunkValues>(
 	store: AsyncReadable,
-	meta: TimeArrayMetadata,
+	meta: ArrayLayout,
+	elements: ChunkElements<V>,
 	encodeKey: ChunkKeyEncoder,
 	sharding: CodecMetadata,
 	where: string,
-): ChunkSource {
+): ChunkSource<V> {
 	const configuration = sharding.configuration ?? {};
 	const innerShape = configuration.chunk_shape as number[];
 	if (!Array.isArray(innerShape) || innerShape.length !== meta.shape.length || innerShape.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
@@ -133,7 +156,7 @@ function shardedChunks(
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
 	const index = new ShardIndexReader(store, perShard, indexCodecs, location);
-	const decoder = new ChunkDecoder(innerShape, innerCodecs);
+	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs);
 	const size = product(innerShape);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));
 	const describe = (coords: readonly number[]) => `${shardKey(coords).slice(1)} (inner chunk ${JSON.stringify(coords.map((c, axis) => c % perShard[axis]))})`;
@@ -145,7 +168,7 @@ function shardedChunks(
 			const key = shardKey(coords);
 			const inner = coords.map((c, axis) => c % perShard[axis]);
 			const bytes = await index.readInnerChunk(key, inner, signal);
-			if (bytes === undefined) return fillChunk(size, meta.fillValue, describe(coords));
+			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},
 	};

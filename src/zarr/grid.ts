@@ -1,4 +1,6 @@
 /** Pure geometry of a regular chunk grid: counts, C-order coordinates, and the clipped extent of edge chunks. */
+import { allocateLike, copyValues, type ChunkValues } from "./chunk-values.js";
+
 export function product(values: readonly number[]): number {
 	let result = 1;
 	for (const value of values) result *= value;
@@ -35,11 +37,11 @@ export function cStrides(shape: readonly number[]): number[] {
  * Copies the part of a C-order chunk that lies inside the array into a C-order band of rows.
  * The band holds full rows of the array along every axis but the first, starting at row `bandStart`.
  */
-export function copyChunkIntoBand(
-	chunk: BigInt64Array,
+export function copyChunkIntoBand<V extends ChunkValues>(
+	chunk: V,
 	chunkShape: readonly number[],
 	chunkCoords: readonly number[],
-	band: BigInt64Array,
+	band: V,
 	bandShape: readonly number[],
 	arrayShape: readonly number[],
 ): void {
@@ -57,24 +59,50 @@ export function copyChunkIntoBand(
 			from += index[axis] * chunkStrides[axis];
 			to += (axis === 0 ? index[0] : origin[axis] + index[axis]) * bandStrides[axis];
 		}
-		band.set(chunk.subarray(from, from + runLength), to);
+		copyValues(chunk, from, from + runLength, band, to);
 	}
 }
 
+/** The part of a chunk inside the array (its clipped extent), in C order of that extent; no copy when whole. */
+export function clipChunk<V extends ChunkValues>(chunk: V, chunkShape: readonly number[], chunkCoords: readonly number[], arrayShape: readonly number[]): { values: V; extent: number[] } {
+	const origin = chunkCoords.map((c, axis) => c * chunkShape[axis]);
+	const extent = origin.map((start, axis) => Math.min(chunkShape[axis], arrayShape[axis] - start));
+	if (extent.every((n, axis) => n === chunkShape[axis])) return { values: chunk, extent };
+	const values = allocateLike(chunk, product(extent));
+	// The clipped box is a band of the chunk seen as an array of shape `extent` starting at row 0.
+	copyChunkIntoBand(chunk, chunkShape, chunkShape.map(() => 0), values, extent, extent);
+	return { values, extent };
+}
+
 /** Reorders a strided chunk into C order, e.g. after a `transpose` codec. */
-export function toCOrder(data: BigInt64Array, shape: readonly number[], strides: readonly number[]): BigInt64Array {
+export function toCOrder<V extends ChunkValues>(data: V, shape: readonly number[], strides: readonly number[]): V {
 	const wanted = cStrides(shape);
 	if (strides.every((s, axis) => s === wanted[axis] || shape[axis] === 1)) return data;
-	const out = new BigInt64Array(product(shape));
+	if (!(data instanceof BigInt64Array || data instanceof BigUint64Array)) return reorderValues(data, shape, strides);
+	const out = allocateLike(data, product(shape));
 	// Copy the two 32-bit words of each value: indexing the BigInt64Array would create a BigInt per value.
 	const from = new Int32Array(data.buffer, data.byteOffset, data.length * 2);
-	const to = new Int32Array(out.buffer);
+	const to = new Int32Array((out as BigInt64Array).buffer);
 	let target = 0;
 	for (const index of cOrderCoordinates(shape)) {
 		let source = 0;
 		for (let axis = 0; axis < shape.length; axis++) source += index[axis] * strides[axis];
 		to[target++] = from[2 * source];
 		to[target++] = from[2 * source + 1];
+	}
+	return out;
+}
+
+/** `toCOrder` for values whose element access creates no BigInt: numbers, and strings. */
+function reorderValues<V extends ChunkValues>(data: V, shape: readonly number[], strides: readonly number[]): V {
+	const out = allocateLike(data, product(shape));
+	const from = data as ArrayLike<number | string>;
+	const to = out as unknown as { [index: number]: number | string };
+	let target = 0;
+	for (const index of cOrderCoordinates(shape)) {
+		let source = 0;
+		for (let axis = 0; axis < shape.length; axis++) source += index[axis] * strides[axis];
+		to[target++] = from[source];
 	}
 	return out;
 }

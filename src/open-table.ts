@@ -1,0 +1,117 @@
+/**
+ * A table of arrays of the same shape from one group: datetime64/timedelta64 arrays become timestamp/duration
+ * columns, plain arrays (bool, integers, floats, strings) companion columns. Every array is validated, and keeps
+ * its own chunk grid and codecs, before any chunk is read.
+ */
+import { isTimeDataType } from "./dtype/datetime64.js";
+import { Dt64ExportError, UsageError } from "./errors.js";
+import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
+import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
+import { listStoreTree, readNodeDocument } from "./store-tree.js";
+import { parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import type { ChunkValues } from "./zarr/chunk-values.js";
+import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
+import { parsePlainDataType } from "./zarr/plain-dtype.js";
+
+export type TableColumn =
+	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource }
+	| { readonly kind: "plain"; readonly name: string; readonly metadata: PlainArrayMetadata; readonly chunks: ChunkSource<ChunkValues> };
+
+/** Arrays of one shape, read side by side as the columns of one table. */
+export interface ZarrTable {
+	readonly store: OpenedStore;
+	/** The shape every column shares. */
+	readonly shape: number[];
+	readonly columns: readonly TableColumn[];
+	/** A name for the output file: the group's (or the single array's) name. */
+	readonly name: string;
+}
+
+export interface OpenTableOptions extends OpenStoreOptions {
+	/** Path of the group holding the arrays; the store root by default. */
+	group?: string;
+	/** The arrays, by path inside the group; each column is named after the last segment of its path. */
+	columns: readonly string[];
+}
+
+/** Splits and checks `--columns a,b,c`. */
+export function parseColumnList(text: string): string[] {
+	const names = text.split(",").map((name) => name.trim());
+	if (names.some((name) => name === "")) throw new UsageError(`--columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`);
+	return names;
+}
+
+const lastSegment = (path: string) => path.split("/").pop() as string;
+
+/** What a group holds, for the message naming a column it does not have. */
+async function describeGroup(opened: OpenedStore, group: string): Promise<string> {
+	const tree = await listStoreTree(opened, group).catch(() => undefined);
+	if (tree === undefined || tree.discovery === "root-only") return "its arrays cannot be listed (an HTTP store without consolidated metadata)";
+	const arrays = tree.entries.slice(1).flatMap((entry) => {
+		if (!("node" in entry) || entry.node.kind !== "array") return [];
+		const name = group === "" ? entry.path : entry.path.slice(group.length + 1);
+		const dataType = entry.node.json.data_type;
+		return [`${name} (${typeof dataType === "string" ? dataType : String((dataType as { name?: unknown } | null)?.name ?? JSON.stringify(dataType))})`];
+	});
+	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
+}
+
+async function openColumn(opened: OpenedStore, group: string, name: string): Promise<TableColumn> {
+	const relative = normalizeArrayPath(name);
+	const path = group === "" ? relative : `${group}/${relative}`;
+	const shown = `${opened.location}/${path}`;
+	const document = relative === "" ? undefined : await readNodeDocument(opened, path);
+	if (document === undefined || document.node.kind !== "array") {
+		const what = document === undefined ? "no array" : "a group, not an array,";
+		throw new UsageError(`--columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`);
+	}
+	const where = `${shown}/zarr.json`;
+	const columnName = lastSegment(relative);
+	const dataType = document.node.json.data_type;
+	if (isTimeDataType(dataType)) {
+		const metadata = parseTimeArrayMetadata(document.node, where);
+		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where) };
+	}
+	try {
+		parsePlainDataType(dataType);
+	} catch (error) {
+		throw new UsageError(`--columns: array ${path}: ${(error as Error).message}`);
+	}
+	const metadata = parsePlainArrayMetadata(document.node, where);
+	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
+}
+
+/** Opens the named arrays of a group as one table; they must all have the same shape. */
+export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
+	if (!Array.isArray(options.columns) || options.columns.length === 0) throw new UsageError("columns: name at least one array");
+	const opened = await openStore(location, options);
+	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
+	const groupDocument = await readNodeDocument(opened, group);
+	if (groupDocument === undefined) throw new Dt64ExportError(`${opened.location}${group ? `/${group}` : ""}: no zarr.json (not a Zarr v3 group)`);
+	if (groupDocument.node.kind !== "group") {
+		throw new UsageError(`${group === "" ? "the store root" : `--array ${group}`} is an array: with --columns, --array names the group that holds the arrays`);
+	}
+	const columns: TableColumn[] = [];
+	for (const name of options.columns) columns.push(await openColumn(opened, group, name));
+	const seen = new Set<string>();
+	for (const column of columns) {
+		if (seen.has(column.name)) throw new UsageError(`--columns: two arrays give the column name ${JSON.stringify(column.name)}`);
+		seen.add(column.name);
+	}
+	const shape = columns[0].metadata.shape;
+	if (columns.some((column) => column.metadata.shape.join() !== shape.join())) {
+		const shapes = columns.map((column) => `${column.name} ${JSON.stringify(column.metadata.shape)}`).join(", ");
+		throw new UsageError(`--columns: the arrays must have the same shape, got ${shapes}`);
+	}
+	return { store: opened, shape, columns, name: columnNameFor(location, group) };
+}
+
+/** A one-column table of an opened datetime64 array, to export it with index columns. */
+export function tableOfTimeArray(array: TimeArray): ZarrTable {
+	return {
+		store: array.store,
+		shape: array.metadata.shape,
+		columns: [{ kind: "time", name: array.name, metadata: array.metadata, chunks: array.chunks }],
+		name: array.name,
+	};
+}

@@ -1,0 +1,127 @@
+import { Readable } from "node:stream";
+import { Dt64ExportError, UsageError } from "../errors.js";
+import type { RowRegion } from "../table/row-index.js";
+import type { ChunkSource } from "../zarr/chunk-source.js";
+import { sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
+import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
+import { checkBandSize, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
+
+/** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
+export type RowOrder = "c" | "chunk";
+export const ROW_ORDERS: readonly RowOrder[] = ["c", "chunk"];
+
+/** The same rows of every column: `columns[k]` holds the values of column k for the rows of `region`. */
+export interface TableBand {
+	readonly columns: readonly ChunkValues[];
+	readonly length: number;
+	readonly region: RowRegion;
+}
+
+export interface TableReaderOptions {
+	order?: RowOrder;
+	/** Chunks fetched and decoded at once per column; order is preserved whatever finishes first. */
+	concurrency?: number;
+	/** Called after each chunk of any column is decoded, for progress. */
+	onChunk?: (chunkIndex: number, totalChunks: number) => void;
+}
+
+/**
+ * Reads several arrays of one shape side by side and emits bands holding the same rows of each. Each array is
+ * read through its own chunk source, with its own chunking, codecs and sharding. In C order each column keeps one
+ * band (a row of its chunks) and its chunks in flight; the bands are cut at the row ranges they share. In chunk
+ * order every column must have the same chunk shape, and nothing but the chunks in flight is held.
+ */
+export class TableReader extends Readable {
+	readonly #bands: AsyncGenerator<TableBand>;
+	readonly #abort = new AbortController();
+	readonly totalChunks: number;
+	readonly totalRows: number;
+
+	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
+		super({ objectMode: true, highWaterMark: 1 });
+		if (sources.length === 0) throw new Dt64ExportError("a table needs at least one column");
+		this.totalChunks = sources.reduce((sum, source) => sum + product(source.gridShape), 0);
+		this.totalRows = product(shape);
+		const concurrency = Math.max(1, options.concurrency ?? 4);
+		let decoded = 0;
+		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
+		if ((options.order ?? "c") === "chunk") {
+			const chunkShape = sources[0].chunkShape;
+			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
+				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
+				throw new UsageError(`--order chunk needs every column read in the same chunk shape, got ${shapes}: use --order c`);
+			}
+			this.#bands = chunkOrderBands(sources, shape, concurrency, this.#abort.signal, onChunk);
+		} else {
+			for (const source of sources) checkBandSize(source, shape);
+			this.#bands = cOrderBands(sources, shape, concurrency, this.#abort.signal, onChunk);
+		}
+	}
+
+	override _read(): void {
+		this.#bands.next().then(
+			({ value, done }) => {
+				this.push(done ? null : value);
+			},
+			(error: unknown) => this.destroy(error as Error),
+		);
+	}
+
+	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+		this.#abort.abort();
+		this.#bands.return(undefined).then(
+			() => callback(error),
+			() => callback(error),
+		);
+	}
+}
+
+async function* cOrderBands(
+	sources: readonly ChunkSource<ChunkValues>[],
+	shape: readonly number[],
+	concurrency: number,
+	signal: AbortSignal,
+	onChunk?: () => void,
+): AsyncGenerator<TableBand> {
+	const streams = sources.map((source) => readBands(source, shape, concurrency, signal, onChunk));
+	const current: (ValueBand<ChunkValues> | undefined)[] = sources.map(() => undefined);
+	const total = product(shape);
+	for (let position = 0; position < total; ) {
+		for (let k = 0; k < streams.length; k++) {
+			while (current[k] === undefined || current[k]!.offset + current[k]!.values.length <= position) {
+				const next = await streams[k].next();
+				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${position} of ${total}`);
+				current[k] = next.value;
+			}
+		}
+		const end = Math.min(...current.map((band) => band!.offset + band!.values.length));
+		const columns = current.map((band) => sliceValues(band!.values, position - band!.offset, end - band!.offset));
+		yield { columns, length: end - position, region: { kind: "flat", offset: position } };
+		position = end;
+	}
+}
+
+async function* chunkOrderBands(
+	sources: readonly ChunkSource<ChunkValues>[],
+	shape: readonly number[],
+	concurrency: number,
+	signal: AbortSignal,
+	onChunk?: () => void,
+): AsyncGenerator<TableBand> {
+	const { chunkShape, gridShape } = sources[0];
+	if (product(shape) === 0) return;
+	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal));
+	for (const coords of cOrderCoordinates(gridShape)) {
+		const columns: ChunkValues[] = [];
+		let extent: number[] = [];
+		for (const stream of streams) {
+			const { data } = (await stream.next()).value as { data: ChunkValues };
+			onChunk?.();
+			const clipped = clipChunk(data, chunkShape, coords, shape);
+			columns.push(clipped.values);
+			extent = clipped.extent;
+		}
+		const origin = coords.map((c, axis) => c * chunkShape[axis]);
+		yield { columns, length: product(extent), region: { kind: "box", origin, extent } };
+	}
+}

@@ -1,0 +1,177 @@
+/**
+ * The Zarr v3 core data types exported as companion columns next to datetime64 ones: booleans, integers,
+ * floats and variable-length strings, with their fill values read exactly (int64 and uint64 from the JSON text,
+ * floats including "NaN", "Infinity", "-Infinity" and the hex bit patterns of the v3 spec).
+ */
+import { Dt64ExportError } from "../errors.js";
+import type { ChunkValues } from "./chunk-values.js";
+
+export type PlainTypeName = "bool" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float32" | "float64" | "string";
+
+/** How chunks of one data type are held in memory and how zarrita is asked to decode them. */
+export interface PlainDataType {
+	readonly name: PlainTypeName;
+	/** The data type zarrita decodes the chunk bytes as: bool is read as uint8, its on-disk layout. */
+	readonly zarritaType: string;
+	/** Bytes per value in a decoded chunk; undefined for variable-length strings. */
+	readonly itemBytes: number | undefined;
+	/** A chunk of `size` values all equal to the fill value, bit for bit. */
+	fillChunk(size: number, fill: PlainFill): ChunkValues;
+}
+
+/** A fill value as the data type needs it: an exact bigint for 64-bit integers, the raw bits for floats. */
+export type PlainFill = { readonly kind: "integer"; readonly value: bigint } | { readonly kind: "float"; readonly bits: bigint; readonly text: string } | { readonly kind: "string"; readonly value: string };
+
+type TypedArrayConstructor = new (length: number) => Exclude<ChunkValues, string[]>;
+
+function integerType(name: PlainTypeName, Ctor: TypedArrayConstructor, bytes: number): PlainDataType {
+	return {
+		name,
+		zarritaType: name === "bool" ? "uint8" : name,
+		itemBytes: bytes,
+		fillChunk(size, fill) {
+			const out = new Ctor(size);
+			const value = (fill as { value: bigint }).value;
+			if (value !== 0n) (out as { fill(value: number | bigint): unknown }).fill(bytes === 8 ? value : Number(value));
+			return out;
+		},
+	};
+}
+
+function floatType(name: "float32" | "float64"): PlainDataType {
+	const bytes = name === "float32" ? 4 : 8;
+	return {
+		name,
+		zarritaType: name,
+		itemBytes: bytes,
+		fillChunk(size, fill) {
+			const { bits } = fill as { bits: bigint };
+			// Filled through an integer view: a NaN's payload survives, which `Float64Array.fill(NaN)` need not keep.
+			if (bytes === 4) {
+				const out = new Float32Array(size);
+				if (bits !== 0n) new Uint32Array(out.buffer).fill(Number(bits));
+				return out;
+			}
+			const out = new Float64Array(size);
+			if (bits !== 0n) new BigUint64Array(out.buffer).fill(bits);
+			return out;
+		},
+	};
+}
+
+const PLAIN_TYPES: ReadonlyMap<string, PlainDataType> = new Map<string, PlainDataType>([
+	["bool", integerType("bool", Uint8Array, 1)],
+	["int8", integerType("int8", Int8Array, 1)],
+	["int16", integerType("int16", Int16Array, 2)],
+	["int32", integerType("int32", Int32Array, 4)],
+	["int64", integerType("int64", BigInt64Array, 8)],
+	["uint8", integerType("uint8", Uint8Array, 1)],
+	["uint16", integerType("uint16", Uint16Array, 2)],
+	["uint32", integerType("uint32", Uint32Array, 4)],
+	["uint64", integerType("uint64", BigUint64Array, 8)],
+	["float32", floatType("float32")],
+	["float64", floatType("float64")],
+	[
+		"string",
+		{
+			name: "string",
+			zarritaType: "string",
+			itemBytes: undefined,
+			fillChunk: (size, fill) => new Array<string>(size).fill((fill as { value: string }).value),
+		},
+	],
+]);
+
+const INTEGER_RANGES: Readonly<Partial<Record<PlainTypeName, readonly [bigint, bigint]>>> = {
+	int8: [-(2n ** 7n), 2n ** 7n - 1n],
+	int16: [-(2n ** 15n), 2n ** 15n - 1n],
+	int32: [-(2n ** 31n), 2n ** 31n - 1n],
+	int64: [-(2n ** 63n), 2n ** 63n - 1n],
+	uint8: [0n, 2n ** 8n - 1n],
+	uint16: [0n, 2n ** 16n - 1n],
+	uint32: [0n, 2n ** 32n - 1n],
+	uint64: [0n, 2n ** 64n - 1n],
+};
+
+const WHY_NOT: Readonly<Record<string, string>> = {
+	float16: "half floats are read by neither DuckDB nor polars; store the array as float32",
+	complex64: "Arrow has no complex type",
+	complex128: "Arrow has no complex type",
+};
+
+/** The plain data type of a `data_type` member, or a one-line reason it cannot be a column. */
+export function parsePlainDataType(dataType: unknown): PlainDataType {
+	const type = typeof dataType === "string" ? PLAIN_TYPES.get(dataType) : undefined;
+	if (type !== undefined) return type;
+	const name = typeof dataType === "string" ? dataType : JSON.stringify(dataType);
+	const why = typeof dataType === "string" ? WHY_NOT[dataType] : undefined;
+	throw new Dt64ExportError(`data type ${name} cannot be exported as a column${why ? ` (${why})` : ""}`);
+}
+
+export function isPlainDataType(dataType: unknown): boolean {
+	return typeof dataType === "string" && PLAIN_TYPES.has(dataType);
+}
+
+const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
+const FLOAT_SPECIALS: Readonly<Record<string, number>> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
+
+function floatBits(value: number, bytes: 4 | 8): bigint {
+	const buffer = new ArrayBuffer(8);
+	if (bytes === 4) {
+		new Float32Array(buffer)[0] = value;
+		return BigInt(new Uint32Array(buffer)[0]);
+	}
+	new Float64Array(buffer)[0] = value;
+	return new BigUint64Array(buffer)[0];
+}
+
+/**
+ * Parses the `fill_value` of a plain array from its exact JSON text (see `rawMemberText`). Integers must be
+ * integer literals in range (a 64-bit one is kept exact, not rounded through a double); floats a JSON number, one
+ * of "NaN", "Infinity", "-Infinity", or "0x" and the hex digits of the value's bits; booleans true or false.
+ */
+export function parsePlainFillValue(rawText: string | undefined, type: PlainDataType): PlainFill {
+	if (rawText === undefined) throw new Dt64ExportError("fill_value: missing");
+	const text = rawText.trim();
+	const refuse = (expected: string): never => {
+		throw new Dt64ExportError(`fill_value: expected ${expected} for data type ${type.name}, got ${text}`);
+	};
+	if (type.name === "bool") {
+		if (text === "true") return { kind: "integer", value: 1n };
+		if (text === "false") return { kind: "integer", value: 0n };
+		return refuse("true or false");
+	}
+	if (type.name === "string") {
+		const value: unknown = text.startsWith('"') ? JSON.parse(text) : undefined;
+		return typeof value === "string" ? { kind: "string", value } : refuse("a JSON string");
+	}
+	const range = INTEGER_RANGES[type.name];
+	if (range !== undefined) {
+		if (!INTEGER_LITERAL.test(text)) return refuse("an integer literal");
+		const value = BigInt(text);
+		if (value < range[0] || value > range[1]) throw new Dt64ExportError(`fill_value: ${text} is outside the ${type.name} range [${range[0]}, ${range[1]}]`);
+		return { kind: "integer", value };
+	}
+	const bytes = type.itemBytes as 4 | 8;
+	if (text.startsWith('"')) {
+		const value: unknown = JSON.parse(text);
+		if (typeof value === "string" && value in FLOAT_SPECIALS) return { kind: "float", bits: floatBits(FLOAT_SPECIALS[value], bytes), text: value };
+		if (typeof value === "string" && new RegExp(`^0x[0-9a-fA-F]{${2 * bytes}}$`).test(value)) return { kind: "float", bits: BigInt(value), text: value };
+		return refuse(`a number, "NaN", "Infinity", "-Infinity" or "0x" and ${2 * bytes} hex digits`);
+	}
+	const value = Number(text);
+	if (!/^-?[0-9]/.test(text) || !Number.isFinite(value)) return refuse("a number");
+	return { kind: "float", bits: floatBits(value, bytes), text };
+}
+
+/** The fill value as inspect shows it: exact integers, floats as written. */
+export function formatPlainFill(fill: PlainFill): string {
+	switch (fill.kind) {
+		case "integer":
+			return fill.value.toString();
+		case "float":
+			return fill.text;
+		case "string":
+			return JSON.stringify(fill.value);
+	}
+}
