@@ -18,6 +18,23 @@ export function removePendingTempFiles(): void {
 	}
 }
 
+/** How many written bytes start a background flush: large enough that flushes are few, small enough to overlap. */
+const FLUSH_STEP_BYTES = 32 * 2 ** 20;
+
+/** The part of `buffers` after the first `written` bytes, without copying. */
+export function remainingAfter(buffers: Buffer[], written: number): Buffer[] {
+	const rest: Buffer[] = [];
+	for (const buffer of buffers) {
+		if (written >= buffer.length) {
+			written -= buffer.length;
+			continue;
+		}
+		rest.push(written > 0 ? buffer.subarray(written) : buffer);
+		written = 0;
+	}
+	return rest;
+}
+
 /**
  * A file written all or nothing: bytes go to a temporary file beside the target, which is fsynced and renamed
  * over the target when the stream finishes, and removed when it is destroyed with an error.
@@ -25,6 +42,10 @@ export function removePendingTempFiles(): void {
 export class AtomicFileWriter extends Writable {
 	readonly tempPath: string;
 	#fd: number | undefined;
+	/** Bytes written since the last background flush started. */
+	#unflushed = 0;
+	#flushing: Promise<void> | undefined;
+	#flushError: Error | undefined;
 
 	constructor(
 		readonly target: string,
@@ -46,36 +67,89 @@ export class AtomicFileWriter extends Writable {
 	}
 
 	override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-		fs.write(this.#fd!, chunk, 0, chunk.length, null, (error) => callback(error ? this.#ioError(error) : null));
+		this.#writeAll([chunk], callback);
 	}
 
 	override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
-		fs.writev(this.#fd!, chunks.map((c) => c.chunk), (error) => callback(error ? this.#ioError(error) : null));
+		this.#writeAll(
+			chunks.map((c) => c.chunk),
+			callback,
+		);
+	}
+
+	/** Writes every byte of `buffers`: a write may be short (a signal, a nearly full disk), so the rest follows. */
+	#writeAll(buffers: Buffer[], callback: (error?: Error | null) => void): void {
+		const fd = this.#fd;
+		if (fd === undefined) {
+			callback(this.#ioError(new Error("the file is closed")));
+			return;
+		}
+		const total = buffers.reduce((sum, b) => sum + b.length, 0);
+		fs.writev(fd, buffers, (error, written) => {
+			if (error) {
+				callback(this.#ioError(error));
+				return;
+			}
+			this.#unflushed += written;
+			this.#flushInBackground();
+			if (written === total) {
+				callback(this.#flushError === undefined ? null : this.#ioError(this.#flushError));
+				return;
+			}
+			this.#writeAll(remainingAfter(buffers, written), callback);
+		});
+	}
+
+	/**
+	 * Starts writing dirty pages to disk while the export goes on (one flush at a time, every FLUSH_STEP_BYTES), so
+	 * that the final fsync, which the rename has to wait for, only has the tail left to flush.
+	 */
+	#flushInBackground(): void {
+		if (this.#flushing !== undefined || this.#unflushed < FLUSH_STEP_BYTES || this.#fd === undefined) return;
+		this.#unflushed = 0;
+		const fd = this.#fd;
+		this.#flushing = new Promise((resolve) => {
+			fs.fdatasync(fd, (error) => {
+				if (error) this.#flushError ??= error;
+				this.#flushing = undefined;
+				resolve();
+			});
+		});
 	}
 
 	override _final(callback: (error?: Error | null) => void): void {
-		try {
-			fs.fsyncSync(this.#fd!);
-			fs.closeSync(this.#fd!);
-			this.#fd = undefined;
-			fs.renameSync(this.tempPath, this.target);
-			pending.delete(this.tempPath);
-			callback();
-		} catch (error) {
-			callback(this.#ioError(error as Error));
-		}
+		const finish = () => {
+			try {
+				if (this.#flushError !== undefined) throw this.#flushError;
+				fs.fsyncSync(this.#fd!);
+				fs.closeSync(this.#fd!);
+				this.#fd = undefined;
+				fs.renameSync(this.tempPath, this.target);
+				pending.delete(this.tempPath);
+				callback();
+			} catch (error) {
+				callback(this.#ioError(error as Error));
+			}
+		};
+		if (this.#flushing === undefined) finish();
+		else void this.#flushing.then(finish);
 	}
 
 	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-		if (this.#fd !== undefined) {
-			fs.closeSync(this.#fd);
-			this.#fd = undefined;
-		}
-		if (pending.has(this.tempPath)) {
-			fs.rmSync(this.tempPath, { force: true });
-			pending.delete(this.tempPath);
-		}
-		callback(error);
+		const close = () => {
+			if (this.#fd !== undefined) {
+				fs.closeSync(this.#fd);
+				this.#fd = undefined;
+			}
+			if (pending.has(this.tempPath)) {
+				fs.rmSync(this.tempPath, { force: true });
+				pending.delete(this.tempPath);
+			}
+			callback(error);
+		};
+		// A flush in flight still uses the descriptor: closing it now could hand its number to another file.
+		if (this.#flushing === undefined) close();
+		else void this.#flushing.then(close);
 	}
 
 	#ioError(error: Error): Error {

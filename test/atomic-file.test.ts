@@ -1,0 +1,55 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { describe, expect, it } from "vitest";
+import { AtomicFileWriter, remainingAfter } from "../src/output/atomic-file.js";
+
+function tempDir(): string {
+	return fs.mkdtempSync(path.join(os.tmpdir(), "dt64-atomic-"));
+}
+
+/** 1 MiB pieces whose bytes say where they are, so a misplaced or repeated piece shows. */
+function piece(index: number): Buffer {
+	const bytes = Buffer.alloc(1 << 20);
+	for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32LE((index << 20) + i, i);
+	return bytes;
+}
+
+describe("AtomicFileWriter", () => {
+	it("writes every byte in order across background flushes, then renames; nothing is left beside it", async () => {
+		const dir = tempDir();
+		const target = path.join(dir, "out.bin");
+		const count = 80; // 80 MiB: two background flushes start on the way
+		await pipeline(Readable.from((function* () { for (let i = 0; i < count; i++) yield piece(i); })()), new AtomicFileWriter(target));
+		const written = fs.readFileSync(target);
+		expect(written.length).toBe(count << 20);
+		for (const i of [0, 31, 32, 33, 64, 79]) expect(written.subarray(i << 20, (i + 1) << 20).equals(piece(i))).toBe(true);
+		expect(fs.readdirSync(dir)).toEqual(["out.bin"]);
+	});
+
+	it("a failure after background flushes leaves neither the target nor the temporary file", async () => {
+		const dir = tempDir();
+		const target = path.join(dir, "out.bin");
+		const failing = Readable.from(
+			(function* () {
+				for (let i = 0; i < 40; i++) yield piece(i);
+				throw new Error("source failed");
+			})(),
+		);
+		await expect(pipeline(failing, new AtomicFileWriter(target))).rejects.toThrow("source failed");
+		expect(fs.readdirSync(dir)).toEqual([]);
+	});
+
+	it("resumes a short write with the bytes not yet written, without copying", () => {
+		const a = Buffer.from("abcd");
+		const b = Buffer.from("efgh");
+		const c = Buffer.from("ij");
+		expect(remainingAfter([a, b, c], 0).map(String)).toEqual(["abcd", "efgh", "ij"]);
+		expect(remainingAfter([a, b, c], 5).map(String)).toEqual(["fgh", "ij"]);
+		expect(remainingAfter([a, b, c], 8).map(String)).toEqual(["ij"]);
+		expect(remainingAfter([a, b, c], 9).map(String)).toEqual(["j"]);
+		expect(remainingAfter([a, b, c], 5)[0].buffer).toBe(b.buffer);
+	});
+});
