@@ -306,16 +306,33 @@ function dimensionNamesOf(form: Record<string, unknown>): Partial<InspectNode> {
 	return Array.isArray(names) && names.some((name) => name !== null) ? { dimensionNames: names as (string | null)[] } : {};
 }
 
+/**
+ * An array of another data type than numpy times: not exportable alone, maybe as a companion column. A v2 array
+ * is shown as it is read (its v3 data type and codecs) when its dtype can be, else as written, saying why not.
+ */
+function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectNode, where: string): InspectNode {
+	const notTime = (dataType: string) => ({ fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` });
+	if (node.zarrFormat === 3) {
+		const dataType = describeDataType(node.json.data_type);
+		const described = { ...base, dataType, ...v3Layout(node.json), ...dimensionNamesOf(node.json), ...notTime(dataType) };
+		return isPlainDataType(node.json.data_type) ? { ...described, ...describeCompanion(opened, node, where) } : described;
+	}
+	let form: V3ArrayForm;
+	try {
+		form = v3FormOf(node, where);
+	} catch (error) {
+		const dataType = dtypeText(node.json.dtype);
+		return { ...base, dataType, ...v2Layout(node.json), ...notTime(dataType), companion: false, companionReason: reasonOf(error, where) };
+	}
+	const dataType = describeDataType(form.json.data_type);
+	return { ...base, dataType, ...v3Layout(form.json), ...dimensionNamesOf(form.json), ...notTime(dataType), ...describeCompanion(opened, node, where) };
+}
+
 async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: number): Promise<InspectNode> {
 	const v2 = node.zarrFormat === 2;
 	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}) };
 	const where = `${node.path ? `${node.path}/` : ""}${metadataFileOf(node)}`;
-	if (!isTimeArray(node)) {
-		const dataType = v2 ? dtypeText(node.json.dtype) : describeDataType(node.json.data_type);
-		const layout = v2 ? v2Layout(node.json) : { ...v3Layout(node.json), ...dimensionNamesOf(node.json) };
-		const described = { ...base, dataType, ...layout, fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` };
-		return !v2 && isPlainDataType(node.json.data_type) ? { ...described, ...describeCompanion(opened, node, where) } : described;
-	}
+	if (!isTimeArray(node)) return describeOtherArray(opened, node, base, where);
 	let form: V3ArrayForm;
 	try {
 		form = v3FormOf(node, where);

@@ -1,17 +1,17 @@
 /**
- * A table of arrays of the same shape from one group: datetime64/timedelta64 arrays become timestamp/duration
- * columns, plain arrays (bool, integers, floats, strings) companion columns. Every array is validated, and keeps
+ * A table of arrays of the same shape from one group (Zarr v3 or v2): datetime64/timedelta64 arrays become
+ * timestamp/duration columns, plain arrays (bool, integers, floats, strings) companion columns. Every array is validated, and keeps
  * its own chunk grid and codecs, before any chunk is read.
  */
-import { isTimeDataType } from "./dtype/datetime64.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, readNodeDocument } from "./store-tree.js";
-import { parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
+import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
+import { v2ValuesOf } from "./zarr/v2-metadata.js";
 
 export type TableColumn =
 	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource }
@@ -50,7 +50,8 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	const arrays = tree.entries.slice(1).flatMap((entry) => {
 		if (!("node" in entry) || entry.node.kind !== "array") return [];
 		const name = group === "" ? entry.path : entry.path.slice(group.length + 1);
-		const dataType = entry.node.json.data_type;
+		// v2 arrays by their dtype as written (`<f8`), v3 ones by their data type's name.
+		const dataType = entry.node.zarrFormat === 2 ? entry.node.json.dtype : entry.node.json.data_type;
 		return [`${name} (${typeof dataType === "string" ? dataType : String((dataType as { name?: unknown } | null)?.name ?? JSON.stringify(dataType))})`];
 	});
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
@@ -65,19 +66,22 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 		const what = document === undefined ? "no array" : "a group, not an array,";
 		throw new UsageError(`--columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`);
 	}
-	const where = `${shown}/zarr.json`;
+	const { node } = document;
+	const where = `${shown}/${metadataFileOf(node)}`;
 	const columnName = lastSegment(relative);
-	const dataType = document.node.json.data_type;
-	if (isTimeDataType(dataType)) {
-		const metadata = parseTimeArrayMetadata(document.node, where);
+	if (isTimeArray(node)) {
+		const metadata = parseTimeArrayMetadata(node, where);
 		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where) };
 	}
+	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
-		parsePlainDataType(dataType);
+		// The fill value is checked with the rest of the array below ("null" reads as none here).
+		if (node.zarrFormat === 2) v2ValuesOf(node.json, "null");
+		else parsePlainDataType(node.json.data_type);
 	} catch (error) {
-		throw new UsageError(`--columns: array ${path}: ${(error as Error).message}`);
+		throw new UsageError(`--columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`);
 	}
-	const metadata = parsePlainArrayMetadata(document.node, where);
+	const metadata = parsePlainArrayMetadata(node, where);
 	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
 }
 
@@ -87,7 +91,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	const opened = await openStore(location, options);
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
-	if (groupDocument === undefined) throw new Dt64ExportError(`${opened.location}${group ? `/${group}` : ""}: no zarr.json (not a Zarr v3 group)`);
+	if (groupDocument === undefined) throw new Dt64ExportError(noNodeMessage(opened, group));
 	if (groupDocument.node.kind !== "group") {
 		throw new UsageError(`${group === "" ? "the store root" : `--array ${group}`} is an array: with --columns, --array names the group that holds the arrays`);
 	}

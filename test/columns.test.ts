@@ -157,6 +157,29 @@ describe("companion columns", () => {
 		});
 	});
 
+	it("a timedelta64 companion column: polars reads a duration from IPC and Parquet, DuckDB BIGINT counts", async () => {
+		const root = fresh("lag.zarr");
+		const lag = BigInt64Array.of(0n, -1n, NAT, 86_400n, 2n ** 40n);
+		await writeArray(root, "t", { shape: [5], chunks: [2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, NAT, 5n) });
+		await writeArray(root, "lag", { shape: [5], chunks: [3], dataType: { name: "numpy.timedelta64", configuration: { unit: "s", scale_factor: 1 } }, values: lag, codecs: [BE] });
+		const arrow = fresh("lag.arrow");
+		exportOk([root, "--columns", "t,lag", "-o", arrow]);
+		const df = pl.readIPC(fs.readFileSync(arrow));
+		expect(String(df.getColumn("lag").dtype)).toMatch(/Duration.*ms/i);
+		// Seconds become milliseconds, as for timestamps: polars has no seconds duration.
+		const asMs = Array.from(lag, (v) => (v === NAT ? null : String(v * 1000n)));
+		expect(df.getColumn("lag").cast(pl.Int64).cast(pl.Utf8).toArray()).toEqual(asMs);
+		const parquet = fresh("lag.parquet");
+		exportOk([root, "--columns", "t,lag", "--to", "parquet", "-o", parquet]);
+		const polarsParquet = pl.readParquet(fs.readFileSync(parquet));
+		expect(String(polarsParquet.getColumn("lag").dtype)).toMatch(/Duration.*ms/i);
+		expect(polarsParquet.getColumn("lag").cast(pl.Int64).cast(pl.Utf8).toArray()).toEqual(asMs);
+		const types = (await connection.runAndReadAll(`SELECT column_type FROM (DESCRIBE SELECT lag FROM read_parquet('${parquet}'))`)).getRows();
+		expect(types).toEqual([["BIGINT"]]);
+		const rows = (await connection.runAndReadAll(`SELECT lag FROM read_parquet('${parquet}')`)).getRows();
+		expect(rows.map(([v]) => (v === null ? null : String(v)))).toEqual(asMs);
+	});
+
 	it("reads the arrays of a subgroup named by --array, and names the file after the group", async () => {
 		const root = fresh("nested.zarr");
 		await writeArray(root, "obs/t", { shape: [4], chunks: [3], dataType: seconds, values: BigInt64Array.of(1n, 2n, NAT, 4n) });

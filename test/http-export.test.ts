@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { readArrow, tempDir } from "./support/cli.js";
 import { startServer, type Fault, type FaultRequest, type RequestRecord, type TestServer } from "./support/http-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
@@ -168,6 +168,35 @@ describe("HTTP export through the CLI", () => {
 		expect(found.stderr).toBe("");
 		expect(readArrow(out).schema.fields[0].name).toBe("time");
 		expect(rawValues(out)).toEqual(Array.from(input));
+	});
+});
+
+describe("companion columns over HTTP", () => {
+	it("--columns reads each named array of the group, retrying each column's chunks, with the exact values", async () => {
+		const name = `s${counter++}.zarr`;
+		const root = path.join(served, name);
+		const times = values(300, 11);
+		const temperature = Float64Array.from({ length: 300 }, (_, i) => i / 8 - 7);
+		const station = Int32Array.from({ length: 300 }, (_, i) => i * 31 - 4000);
+		await writeGroup(root, "");
+		await writeArray(root, "time", { shape: [300], chunks: [70], dataType: seconds, values: times, codecs: [LE, { name: "gzip", configuration: { level: 1 } }] });
+		await writeArray(root, "temperature", { shape: [300], chunks: [128], dataType: "float64", fillValue: "NaN", values: temperature, codecs: [LE] });
+		await writeArray(root, "station", { shape: [300], chunks: [300], dataType: "int32", fillValue: 0, values: station, codecs: [LE] });
+		fault = (request) => (isChunk(request) && request.attempt === 1 ? { status: 503 } : undefined);
+		const out = path.join(work, `columns${counter++}.arrow`);
+		const result = await runCliAsync([`${server.url}/${name}`, "--columns", "time,temperature,station", "-o", out, "-q"]);
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		const table = readArrow(out);
+		expect(table.schema.fields.map((f) => f.name)).toEqual(["time", "temperature", "station"]);
+		expect(Array.from(table.getChild("time")!, (v) => (v === null ? NAT : BigInt(v as number) / 1000n))).toEqual(Array.from(times));
+		expect(Float64Array.from(table.getChild("temperature")!)).toEqual(temperature);
+		expect(Int32Array.from(table.getChild("station")!)).toEqual(station);
+		for (const [array, chunks] of [["time", 5], ["temperature", 3], ["station", 1]] as const) {
+			const requests = server.requests.filter((r) => r.path.startsWith(`/${name}/${array}/c/`));
+			expect(requests.filter((r) => r.status === 503)).toHaveLength(chunks);
+			expect(requests.filter((r) => r.status === 200)).toHaveLength(chunks);
+		}
 	});
 });
 

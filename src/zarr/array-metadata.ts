@@ -1,5 +1,6 @@
 import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
 import { parseFillValue } from "../dtype/fill-value.js";
+import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
 import { Dt64ExportError } from "../errors.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
@@ -31,10 +32,14 @@ export interface TimeArrayMetadata extends ArrayLayout {
 	readonly fillValue: bigint | null;
 }
 
-/** A validated Zarr v3 array of a plain data type (bool, integers, floats, strings), exported as a companion column. */
+/**
+ * A validated array of a plain data type (bool, integers, floats, strings), exported as a companion column: Zarr
+ * v3, or Zarr v2 read as its v3 equivalent.
+ */
 export interface PlainArrayMetadata extends ArrayLayout {
 	readonly dataType: PlainDataType;
-	readonly fillValue: PlainFill;
+	/** What a missing chunk holds, exactly; null when a v2 array has no fill value, where a missing chunk is an error. */
+	readonly fillValue: PlainFill | null;
 }
 
 /** An array node as read: a v3 zarr.json, or a v2 `.zarray` (with its `.zattrs`). `text` is the document's exact text. */
@@ -106,6 +111,10 @@ export function v3FormOf(node: ArrayNode, where: string): V3ArrayForm {
 /** Validates an array node as an exportable datetime64 array, before any chunk is read. */
 export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeArrayMetadata {
 	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
+	// Said in v2's own terms, before a plain dtype is translated (or refused as a column) for nothing.
+	if (node.zarrFormat === 2 && !isV2TimeArray(node.json)) {
+		throw new Dt64ExportError(`${where}: dtype ${describeNumpyDtype(node.json.dtype)} is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)`);
+	}
 	return parseV3Form(v3FormOf(node, where), where);
 }
 
@@ -129,15 +138,13 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 /** Validates an array node of a plain data type, before any chunk is read. */
 export function parsePlainArrayMetadata(node: NodeMetadata, where: string): PlainArrayMetadata {
 	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
-	if (node.zarrFormat === 2) {
-		throw new Dt64ExportError(`${where}: a Zarr v2 array of dtype ${JSON.stringify(node.json.dtype)} cannot be a companion column (only Zarr v3 ones can)`);
-	}
 	const form = v3FormOf(node, where);
 	let dataType: PlainDataType;
-	let fillValue: PlainFill;
+	let fillValue: PlainFill | null;
 	try {
 		dataType = parsePlainDataType(form.json.data_type);
-		fillValue = parsePlainFillValue(form.fillValueText, dataType);
+		// v2 writes `null` for "no fill value"; v3 has no such thing.
+		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parsePlainFillValue(form.fillValueText, dataType);
 	} catch (error) {
 		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
 	}

@@ -16,6 +16,8 @@ export interface DecodedAs {
 	readonly dataType: string;
 	/** Bytes per decoded value, or `variable` for strings: bounds what decompressors may produce. */
 	readonly valueBytes: number | "variable";
+	/** Turns zarrita's decoded data into this package's values, where they differ (fixed-width strings). */
+	readonly valuesOf?: (decoded: unknown) => ChunkValues;
 }
 
 const INT64: DecodedAs = { dataType: "int64", valueBytes: 8 };
@@ -34,6 +36,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 	readonly #array: zarr.Array<zarr.DataType, AsyncReadable>;
 	readonly #origin: number[];
 	readonly #size: number;
+	readonly #valuesOf: ((decoded: unknown) => ChunkValues) | undefined;
 
 	constructor(
 		readonly chunkShape: number[],
@@ -65,6 +68,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		} as zarr.ArrayMetadata<zarr.DataType>);
 		this.#origin = chunkShape.map(() => 0);
 		this.#size = product(chunkShape);
+		this.#valuesOf = decodedAs.valuesOf;
 	}
 
 	/** Returns the chunk's values in C order of the chunk shape. `key` names the chunk in messages. */
@@ -78,7 +82,15 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		if (chunk.data.length !== this.#size) {
 			throw new Dt64ExportError(`chunk ${key}: decoded to ${chunk.data.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})`);
 		}
-		return toCOrder(chunk.data as unknown as V, this.chunkShape, chunk.stride);
+		let values = chunk.data as unknown as V;
+		if (this.#valuesOf !== undefined) {
+			try {
+				values = this.#valuesOf(chunk.data) as V;
+			} catch (error) {
+				throw new Dt64ExportError(`chunk ${key}: ${(error as Error).message}`);
+			}
+		}
+		return toCOrder(values, this.chunkShape, chunk.stride);
 	}
 }
 

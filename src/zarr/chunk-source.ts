@@ -73,14 +73,20 @@ interface ChunkElements<V extends ChunkValues> {
 	fillChunk(size: number, key: string): V;
 }
 
+/**
+ * A v2 array without a fill value (`fill_value: null`) leaves nothing to stand for a missing chunk: reading on
+ * would invent data, so the export stops and names the chunk.
+ */
+function missingWithoutFill(key: string): Dt64ExportError {
+	return new Dt64ExportError(`chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`);
+}
+
 /** The chunks of a datetime64 array, as int64 counts. */
 export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata, where: string): ChunkSource {
 	const elements: ChunkElements<BigInt64Array> = {
 		decodedAs: { dataType: "int64", valueBytes: 8 },
 		fillChunk: (size, key) => {
-			// A v2 array without a fill value (`fill_value: null`) leaves nothing to stand for a missing chunk: reading
-			// on would invent data, so the export stops and names the chunk.
-			if (meta.fillValue === null) throw new Dt64ExportError(`chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`);
+			if (meta.fillValue === null) throw missingWithoutFill(key);
 			return new BigInt64Array(size).fill(meta.fillValue);
 		},
 	};
@@ -91,8 +97,11 @@ export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata,
 export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMetadata, where: string): ChunkSource<ChunkValues> {
 	const { dataType, fillValue } = meta;
 	const elements: ChunkElements<ChunkValues> = {
-		decodedAs: { dataType: dataType.zarritaType, valueBytes: dataType.itemBytes ?? "variable" },
-		fillChunk: (size) => dataType.fillChunk(size, fillValue),
+		decodedAs: { dataType: dataType.zarritaType, valueBytes: dataType.itemBytes ?? "variable", valuesOf: dataType.valuesOf },
+		fillChunk: (size, key) => {
+			if (fillValue === null) throw missingWithoutFill(key);
+			return dataType.fillChunk(size, fillValue);
+		},
 	};
 	return chunkSourceOf(store, meta, elements, where);
 }

@@ -7,9 +7,10 @@ import type { CodecMetadata } from "./array-metadata.js";
  * than to zarrita's `numcodecs.*` aliases, means a v2 chunk goes through exactly the codecs (and the bounded,
  * checked replacements of this package) that a v3 chunk does, and inspect shows them the same way.
  */
-type Translate = (configuration: Record<string, unknown>) => CodecMetadata;
+/** `itemBytes`: the size of one stored value, blosc's `typesize`. */
+type Translate = (configuration: Record<string, unknown>, itemBytes: number) => CodecMetadata;
 
-/** numcodecs numbers blosc's shuffle; v3 names it. AUTOSHUFFLE (-1) is byte shuffle for 8-byte items. */
+/** numcodecs numbers blosc's shuffle; v3 names it. AUTOSHUFFLE (-1) is byte shuffle for items over one byte. */
 const BLOSC_SHUFFLE_NAMES: ReadonlyMap<unknown, string> = new Map<unknown, string>([
 	[-1, "shuffle"],
 	[0, "noshuffle"],
@@ -24,10 +25,10 @@ const NUMCODECS: ReadonlyMap<string, Translate> = new Map<string, Translate>([
 	["lz4", (c) => ({ name: "lz4", configuration: { acceleration: c.acceleration ?? 1 } })],
 	[
 		"blosc",
-		(c) => {
+		(c, itemBytes) => {
 			const shuffle = BLOSC_SHUFFLE_NAMES.get(c.shuffle ?? 1);
 			if (shuffle === undefined) throw new Error(`blosc shuffle ${JSON.stringify(c.shuffle)} is not one of -1, 0, 1, 2`);
-			return { name: "blosc", configuration: { cname: c.cname ?? "lz4", clevel: c.clevel ?? 5, shuffle, typesize: 8, blocksize: c.blocksize ?? 0 } };
+			return { name: "blosc", configuration: { cname: c.cname ?? "lz4", clevel: c.clevel ?? 5, shuffle, typesize: itemBytes, blocksize: c.blocksize ?? 0 } };
 		},
 	],
 	[
@@ -42,8 +43,11 @@ const NUMCODECS: ReadonlyMap<string, Translate> = new Map<string, Translate>([
 
 export const SUPPORTED_NUMCODECS: readonly string[] = [...NUMCODECS.keys()];
 
-/** One `compressor` or `filters` entry as a v3 codec. `field` (e.g. `compressor`, `filters[0]`) names it in messages. */
-export function numcodecToV3(value: unknown, field: string): CodecMetadata {
+/**
+ * One `compressor` or `filters` entry as a v3 codec. `field` (e.g. `compressor`, `filters[0]`) names it in
+ * messages; `itemBytes` is the size of one stored value.
+ */
+export function numcodecToV3(value: unknown, field: string, itemBytes: number): CodecMetadata {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
 		throw new Dt64ExportError(`${field} must be a {"id": ...} object or null, got ${JSON.stringify(value)}`);
 	}
@@ -53,7 +57,7 @@ export function numcodecToV3(value: unknown, field: string): CodecMetadata {
 		throw new Dt64ExportError(`${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")})`);
 	}
 	try {
-		return translate(configuration);
+		return translate(configuration, itemBytes);
 	} catch (error) {
 		throw new Dt64ExportError(`${field}: ${(error as Error).message}`);
 	}

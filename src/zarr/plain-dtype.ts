@@ -1,10 +1,12 @@
 /**
  * The Zarr v3 core data types exported as companion columns next to datetime64 ones: booleans, integers,
- * floats and variable-length strings, with their fill values read exactly (int64 and uint64 from the JSON text,
- * floats including "NaN", "Infinity", "-Infinity" and the hex bit patterns of the v3 spec).
+ * floats, variable-length strings and fixed-width unicode (`fixed_length_utf32`, numpy's `<U n`), with their fill
+ * values read exactly (int64 and uint64 from the JSON text, floats including "NaN", "Infinity", "-Infinity" and
+ * the hex bit patterns of the v3 spec).
  */
 import { Dt64ExportError } from "../errors.js";
 import type { ChunkValues } from "./chunk-values.js";
+import { decodeFixedUtf32 } from "./fixed-utf32.js";
 
 export type PlainTypeName = "bool" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float32" | "float64" | "string";
 
@@ -15,6 +17,8 @@ export interface PlainDataType {
 	readonly zarritaType: string;
 	/** Bytes per value in a decoded chunk; undefined for variable-length strings. */
 	readonly itemBytes: number | undefined;
+	/** Turns what zarrita decoded into this package's values, where they differ (its fixed-width string arrays). */
+	readonly valuesOf?: (decoded: unknown) => ChunkValues;
 	/** A chunk of `size` values all equal to the fill value, bit for bit. */
 	fillChunk(size: number, fill: PlainFill): ChunkValues;
 }
@@ -82,6 +86,32 @@ const PLAIN_TYPES: ReadonlyMap<string, PlainDataType> = new Map<string, PlainDat
 	],
 ]);
 
+const FIXED_LENGTH_UTF32 = "fixed_length_utf32";
+
+/** numpy's `<U n`: zarrita decodes it as its `v2:U<n>` array of UTF-32 code units, read here as strings. */
+function fixedUtf32Type(chars: number): PlainDataType {
+	return {
+		name: "string",
+		zarritaType: `v2:U${chars}`,
+		itemBytes: 4 * chars,
+		valuesOf(decoded) {
+			const { buffer, byteOffset, byteLength } = decoded as { buffer: ArrayBufferLike; byteOffset: number; byteLength: number };
+			return decodeFixedUtf32(new Uint32Array(buffer, byteOffset, byteLength / 4), chars);
+		},
+		fillChunk: (size, fill) => new Array<string>(size).fill((fill as { value: string }).value),
+	};
+}
+
+/** The `length_bytes` of a `fixed_length_utf32` data type, or undefined when it is not one. */
+function fixedUtf32Chars(dataType: unknown): number | undefined {
+	if (typeof dataType !== "object" || dataType === null || (dataType as { name?: unknown }).name !== FIXED_LENGTH_UTF32) return undefined;
+	const bytes = (dataType as { configuration?: { length_bytes?: unknown } }).configuration?.length_bytes;
+	if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0 || bytes % 4 !== 0) {
+		throw new Dt64ExportError(`data type ${FIXED_LENGTH_UTF32}: configuration.length_bytes must be a positive multiple of 4, got ${JSON.stringify(bytes)}`);
+	}
+	return bytes / 4;
+}
+
 const INTEGER_RANGES: Readonly<Partial<Record<PlainTypeName, readonly [bigint, bigint]>>> = {
 	int8: [-(2n ** 7n), 2n ** 7n - 1n],
 	int16: [-(2n ** 15n), 2n ** 15n - 1n],
@@ -101,6 +131,8 @@ const WHY_NOT: Readonly<Record<string, string>> = {
 
 /** The plain data type of a `data_type` member, or a one-line reason it cannot be a column. */
 export function parsePlainDataType(dataType: unknown): PlainDataType {
+	const chars = fixedUtf32Chars(dataType);
+	if (chars !== undefined) return fixedUtf32Type(chars);
 	const type = typeof dataType === "string" ? PLAIN_TYPES.get(dataType) : undefined;
 	if (type !== undefined) return type;
 	const name = typeof dataType === "string" ? dataType : JSON.stringify(dataType);
@@ -109,7 +141,7 @@ export function parsePlainDataType(dataType: unknown): PlainDataType {
 }
 
 export function isPlainDataType(dataType: unknown): boolean {
-	return typeof dataType === "string" && PLAIN_TYPES.has(dataType);
+	return (typeof dataType === "string" && PLAIN_TYPES.has(dataType)) || (typeof dataType === "object" && (dataType as { name?: unknown } | null)?.name === FIXED_LENGTH_UTF32);
 }
 
 const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
@@ -143,7 +175,12 @@ export function parsePlainFillValue(rawText: string | undefined, type: PlainData
 	}
 	if (type.name === "string") {
 		const value: unknown = text.startsWith('"') ? JSON.parse(text) : undefined;
-		return typeof value === "string" ? { kind: "string", value } : refuse("a JSON string");
+		if (typeof value !== "string") return refuse("a JSON string");
+		if (type.itemBytes === undefined) return { kind: "string", value };
+		// Fixed width: stored padded with NULs, read back without them, as every value of the array is.
+		const chars = type.itemBytes / 4;
+		if ([...value].length > chars) throw new Dt64ExportError(`fill_value: ${text} is longer than the ${chars} characters of the data type`);
+		return { kind: "string", value: value.replace(/\0+$/, "") };
 	}
 	const range = INTEGER_RANGES[type.name];
 	if (range !== undefined) {

@@ -1,14 +1,16 @@
 /**
  * Zarr v2 metadata (`.zarray`, `.zgroup`, `.zattrs`) as the nodes and array metadata of the v3 path: a v2 array
- * of numpy times becomes the v3 array it is equivalent to (`numpy.datetime64` data type, `transpose` for
- * `order: "F"`, `bytes` with the dtype's byte order, the numcodecs filters and compressor as v3 codecs, chunk
- * key encoding `v2`), so that chunk reading, its checks and the conversion are the same code for both formats.
- * Pure: the caller reads the files.
+ * becomes the v3 array it is equivalent to (numpy times as `numpy.datetime64`, plain dtypes as the v3 core data
+ * types, object strings as `string` with `vlen-utf8`; `transpose` for `order: "F"`, `bytes` with the dtype's byte
+ * order, the numcodecs filters and compressor as v3 codecs, chunk key encoding `v2`), so that chunk reading, its
+ * checks and the conversion are the same code for both formats. Pure: the caller reads the files.
  */
 import { describeNumpyDtype, isNumpyTimeDtype, parseNumpyTimeDtype } from "../dtype/numpy-dtype-string.js";
+import { parseNumpyPlainDtype } from "../dtype/numpy-plain-dtype.js";
 import { Dt64ExportError } from "../errors.js";
 import { rawMemberText } from "../json/raw-member.js";
 import type { ArrayNode, CodecMetadata, NodeMetadata, V3ArrayForm } from "./array-metadata.js";
+import { decodeVlenUtf8 } from "./codecs/vlen-utf8.js";
 import { numcodecToV3 } from "./numcodecs-v2.js";
 
 export const ZARRAY = ".zarray";
@@ -49,36 +51,93 @@ function integers(value: unknown, field: string, min: number): number[] {
 	return value as number[];
 }
 
-/** The codec chain of a v2 array, in v3 order: array-to-array, `bytes`, then filters and the compressor. */
-function v2Codecs(json: Record<string, unknown>, rank: number, endian: "little" | "big"): CodecMetadata[] {
+/**
+ * How a v2 dtype is read: the v3 data type, the array-to-bytes codec that makes values of the chunk bytes, the
+ * filters left after it, blosc's item size, and the v3 fill value text.
+ */
+export interface V2Values {
+	readonly dataType: unknown;
+	readonly arrayToBytes: CodecMetadata;
+	readonly filters: readonly unknown[];
+	readonly itemBytes: number;
+	readonly fillValueText: string;
+}
+
+const OBJECT_DTYPES: readonly unknown[] = ["|O", "O"];
+
+/** Why object arrays of other numcodecs object codecs are refused, by codec id. */
+const OBJECT_CODEC_WHY_NOT: Readonly<Record<string, string>> = {
+	"vlen-bytes": "raw bytes, not text",
+	"vlen-array": "ragged arrays have no column type",
+};
+
+/**
+ * zarr-python 2 writes the fill value of an object array encoded by its object codec, in base64: for vlen-utf8
+ * strings, the codec's bytes of a one-string array. It is read back as the v3 JSON string.
+ */
+function objectStringFillText(rawText: string): string {
+	if (rawText === "null") return rawText;
+	const encoded: unknown = rawText.startsWith('"') ? JSON.parse(rawText) : undefined;
+	if (typeof encoded !== "string" || encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
+		throw new Dt64ExportError(`fill_value: expected null or the base64 text of a vlen-utf8 string, got ${rawText}`);
+	}
+	try {
+		return JSON.stringify(decodeVlenUtf8(Buffer.from(encoded, "base64"), [1])[0]);
+	} catch (error) {
+		throw new Dt64ExportError(`fill_value ${rawText}: ${(error as Error).message}`);
+	}
+}
+
+/** Object arrays: strings through the vlen-utf8 filter, which is their array-to-bytes codec in v3. */
+function objectValues(json: Record<string, unknown>, filters: readonly unknown[], fillText: string): V2Values {
+	const first = filters[0] as { id?: unknown } | undefined;
+	const refuse = (why: string): never => {
+		throw new Dt64ExportError(`dtype ${describeNumpyDtype(json.dtype)} cannot be exported as a column (${why})`);
+	};
+	if (first === undefined || typeof first !== "object" || first === null) return refuse("no object codec in filters; only strings with the vlen-utf8 filter are read");
+	if (first.id !== "vlen-utf8") {
+		const why = typeof first.id === "string" ? OBJECT_CODEC_WHY_NOT[first.id] : undefined;
+		return refuse(`object codec ${JSON.stringify(first.id)}${why ? `: ${why}` : ""}; only strings with the vlen-utf8 filter are read`);
+	}
+	return { dataType: "string", arrayToBytes: { name: "vlen-utf8" }, filters: filters.slice(1), itemBytes: 1, fillValueText: objectStringFillText(fillText) };
+}
+
+/**
+ * The v3 reading of a v2 array's dtype (and of its fill value, which v2 spells differently for object strings).
+ * Refusals name the dtype and why: they are what an unsupported data type is for a v3 array.
+ */
+export function v2ValuesOf(json: Record<string, unknown>, fillText: string): V2Values {
+	const filters = json.filters ?? [];
+	if (!Array.isArray(filters)) throw new Dt64ExportError(`filters must be a list or null, got ${JSON.stringify(filters)}`);
+	if (OBJECT_DTYPES.includes(json.dtype)) return objectValues(json, filters, fillText);
+	const { dataType, endian, itemBytes } = isNumpyTimeDtype(json.dtype) ? { ...parseNumpyTimeDtype(json.dtype), itemBytes: 8 } : parseNumpyPlainDtype(json.dtype);
+	return { dataType, arrayToBytes: { name: "bytes", configuration: { endian } }, filters, itemBytes, fillValueText: fillText };
+}
+
+/** The codec chain of a v2 array, in v3 order: array-to-array, array-to-bytes, then filters and the compressor. */
+function v2Codecs(json: Record<string, unknown>, rank: number, values: V2Values): CodecMetadata[] {
 	const codecs: CodecMetadata[] = [];
 	const order = json.order ?? "C";
 	if (order !== "C" && order !== "F") throw new Dt64ExportError(`order must be "C" or "F", got ${JSON.stringify(order)}`);
 	// Axis reversal is the identity for 0-d and 1-d chunks: no codec is needed there.
 	if (order === "F" && rank > 1) codecs.push({ name: "transpose", configuration: { order: Array.from({ length: rank }, (_, i) => rank - 1 - i) } });
-	codecs.push({ name: "bytes", configuration: { endian } });
-	const filters = json.filters ?? [];
-	if (!Array.isArray(filters)) throw new Dt64ExportError(`filters must be a list or null, got ${JSON.stringify(filters)}`);
-	filters.forEach((filter, i) => codecs.push(numcodecToV3(filter, `filters[${i}]`)));
-	if (json.compressor !== null && json.compressor !== undefined) codecs.push(numcodecToV3(json.compressor, "compressor"));
+	codecs.push(values.arrayToBytes);
+	const skipped = (json.filters as unknown[] | null | undefined)?.length ?? 0;
+	const first = skipped - values.filters.length;
+	values.filters.forEach((filter, i) => codecs.push(numcodecToV3(filter, `filters[${first + i}]`, values.itemBytes)));
+	if (json.compressor !== null && json.compressor !== undefined) codecs.push(numcodecToV3(json.compressor, "compressor", values.itemBytes));
 	return codecs;
 }
 
 /**
- * The v3 form of a v2 array of numpy times; every field v2 spells differently is checked here, with messages
- * naming the `.zarray` field. The fill value is the exact JSON text of `fill_value` (`null` included: v2 allows
- * "no fill value").
+ * The v3 form of a v2 array; every field v2 spells differently is checked here, with messages naming the
+ * `.zarray` field. The fill value is the exact JSON text of `fill_value` (`null` included: v2 allows "no fill
+ * value").
  */
 export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: string): V3ArrayForm {
 	const { json } = node;
-	const at = (error: unknown): never => {
-		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
-	};
-	if (!isNumpyTimeDtype(json.dtype)) {
-		throw new Dt64ExportError(`${where}: dtype ${describeNumpyDtype(json.dtype)} is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)`);
-	}
 	try {
-		const dtype = parseNumpyTimeDtype(json.dtype);
+		const values = v2ValuesOf(json, rawMemberText(node.text, "fill_value")?.trim() ?? "null");
 		const shape = integers(json.shape, "shape", 0);
 		const chunks = integers(json.chunks, "chunks", 1);
 		if (chunks.length !== shape.length) throw new Dt64ExportError(`chunks ${JSON.stringify(chunks)} does not match the rank of shape ${JSON.stringify(shape)}`);
@@ -89,18 +148,18 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 			path: node.path,
 			zarrFormat: 2,
 			rawDataType: json.dtype,
-			fillValueText: rawMemberText(node.text, "fill_value") ?? "null",
+			fillValueText: values.fillValueText,
 			json: {
 				shape,
-				data_type: dtype.dataType,
+				data_type: values.dataType,
 				chunk_grid: { name: "regular", configuration: { chunk_shape: chunks } },
 				chunk_key_encoding: { name: "v2", configuration: { separator } },
-				codecs: v2Codecs(json, shape.length, dtype.endian),
+				codecs: v2Codecs(json, shape.length, values),
 				...(Array.isArray(dimensionNames) && dimensionNames.length === shape.length ? { dimension_names: dimensionNames } : {}),
 				attributes: node.attributes,
 			},
 		};
 	} catch (error) {
-		return at(error);
+		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
 	}
 }

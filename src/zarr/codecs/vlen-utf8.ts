@@ -8,7 +8,7 @@ import { cStrides, product } from "../grid.js";
  * an inner chunk of a shard), and trusts every length; this one reads the view, checks the count against the
  * chunk shape and each length against the bytes left, and refuses invalid UTF-8.
  */
-function decodeStrings(bytes: Uint8Array, shape: number[]): string[] {
+export function decodeVlenUtf8(bytes: Uint8Array, shape: number[]): string[] {
 	const expected = product(shape);
 	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 	if (bytes.byteLength < 4) throw new Dt64ExportError(`vlen-utf8: ${bytes.byteLength} bytes, shorter than the 4-byte count`);
@@ -41,7 +41,7 @@ const checkedVlenUtf8 = {
 				throw new Dt64ExportError("vlen-utf8: encoding is not supported");
 			},
 			decode(bytes: Uint8Array) {
-				return { data: decodeStrings(bytes, shape), shape, stride: cStrides(shape) };
+				return { data: decodeVlenUtf8(bytes, shape), shape, stride: cStrides(shape) };
 			},
 		};
 	},
