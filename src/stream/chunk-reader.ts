@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import { GeneratorReadable } from "./generator-readable.js";
 import { Dt64ExportError } from "../errors.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
@@ -25,35 +25,16 @@ export interface ChunkReaderOptions {
  * A 1-D chunk is a band by itself (no copy); for N-d arrays one row of chunks along the first axis is buffered
  * and assembled, never the whole array. At most `concurrency` chunks are in flight beyond the band.
  */
-export class ChunkReader extends Readable {
-	readonly #bands: AsyncGenerator<ValueBand>;
-	readonly #abort = new AbortController();
+export class ChunkReader extends GeneratorReadable<ValueBand> {
 	readonly totalChunks: number;
 	readonly totalValues: number;
 
 	constructor(source: ChunkSource, shape: readonly number[], options: ChunkReaderOptions = {}) {
-		super({ objectMode: true, highWaterMark: 1 });
+		super();
 		this.totalChunks = product(source.gridShape);
 		this.totalValues = product(shape);
 		checkBandSize(source, shape);
-		this.#bands = readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.#abort.signal, options.onChunk);
-	}
-
-	override _read(): void {
-		this.#bands.next().then(
-			({ value, done }) => {
-				this.push(done ? null : value);
-			},
-			(error: unknown) => this.destroy(error as Error),
-		);
-	}
-
-	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-		this.#abort.abort();
-		this.#bands.return(undefined).then(
-			() => callback(error),
-			() => callback(error),
-		);
+		this.pullFrom(readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.signal, options.onChunk));
 	}
 }
 

@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import { GeneratorReadable } from "./generator-readable.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { RowRegion } from "../table/row-index.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
@@ -31,14 +31,12 @@ export interface TableReaderOptions {
  * band (a row of its chunks) and its chunks in flight; the bands are cut at the row ranges they share. In chunk
  * order every column must have the same chunk shape, and nothing but the chunks in flight is held.
  */
-export class TableReader extends Readable {
-	readonly #bands: AsyncGenerator<TableBand>;
-	readonly #abort = new AbortController();
+export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
 	readonly totalRows: number;
 
 	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
-		super({ objectMode: true, highWaterMark: 1 });
+		super();
 		if (sources.length === 0) throw new Dt64ExportError("a table needs at least one column");
 		this.totalChunks = sources.reduce((sum, source) => sum + product(source.gridShape), 0);
 		this.totalRows = product(shape);
@@ -51,28 +49,11 @@ export class TableReader extends Readable {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
 				throw new UsageError(`--order chunk needs every column read in the same chunk shape, got ${shapes}: use --order c`);
 			}
-			this.#bands = chunkOrderBands(sources, shape, concurrency, this.#abort.signal, onChunk);
+			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk));
 		} else {
 			for (const source of sources) checkBandSize(source, shape);
-			this.#bands = cOrderBands(sources, shape, concurrency, this.#abort.signal, onChunk);
+			this.pullFrom(cOrderBands(sources, shape, concurrency, this.signal, onChunk));
 		}
-	}
-
-	override _read(): void {
-		this.#bands.next().then(
-			({ value, done }) => {
-				this.push(done ? null : value);
-			},
-			(error: unknown) => this.destroy(error as Error),
-		);
-	}
-
-	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-		this.#abort.abort();
-		this.#bands.return(undefined).then(
-			() => callback(error),
-			() => callback(error),
-		);
 	}
 }
 
