@@ -83,7 +83,8 @@ export function createExportStages(array: TimeArray, options: ExportOptions = {}
 		zarrDataType: array.metadata.rawDataType,
 	});
 	const reader = new ChunkReader(array.chunks, array.metadata.shape, { concurrency: normalized.concurrency, onChunk: options.onChunk });
-	const batcher = new TimestampBatcher({ field, source, conversion, shape: array.metadata.shape });
+	// The reader's bands are its own decoded chunks, read by no one else: they are converted where they are.
+	const batcher = new TimestampBatcher({ field, source, conversion, shape: array.metadata.shape, convertInPlace: true });
 	return { reader, batcher, writer: createWriter(normalized.format, batcher.schema, options), array };
 }
 

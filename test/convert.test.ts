@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConversionError, toArrowTimestamps } from "../src/convert/to-arrow-timestamps.js";
+import { ConversionError, convertWithPlan, toArrowTimestamps, type TimestampValues } from "../src/convert/to-arrow-timestamps.js";
+import { planConversion } from "../src/convert/plan.js";
 import { daysFromMonths } from "../src/convert/calendar.js";
 import type { Datetime64Type } from "../src/dtype/datetime64.js";
 import { NAT, referenceAutoUnit, referenceConvert, referenceDaysFromMonths } from "./support/reference-convert.js";
@@ -168,5 +169,50 @@ describe("property: conversion equals the BigInt reference", () => {
 			}),
 			{ numRuns: 3_000, seed: 7 },
 		);
+	});
+});
+
+describe("property: converting in place equals converting into a new buffer", () => {
+	const int64 = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), fc.constant(NAT));
+	const scale = fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }));
+	const outcome = (run: () => TimestampValues) => {
+		try {
+			const out = run();
+			return { values: Array.from(out.values, (v, i) => (isValid(out.validity, i) ? v : null)), nullCount: out.nullCount };
+		} catch (error) {
+			return { error: (error as Error).message };
+		}
+	};
+
+	it("for every unit, scale, target and policy, refusals included", () => {
+		fc.assert(
+			fc.property(
+				fc.array(int64, { maxLength: 60 }),
+				fc.constantFrom(...UNITS),
+				scale,
+				fc.constantFrom(...TARGETS),
+				fc.boolean(),
+				fc.constantFrom("error" as const, "null" as const),
+				(counts, unit, k, target, allowTruncate, onOverflow) => {
+					const plan = planConversion(dt(unit, k), target);
+					const copy = BigInt64Array.from(counts);
+					const separate = outcome(() => convertWithPlan(BigInt64Array.from(counts), plan, { allowTruncate, onOverflow }));
+					const inPlace = outcome(() => convertWithPlan(copy, plan, { allowTruncate, onOverflow, inPlace: true }));
+					expect(inPlace).toEqual(separate);
+				},
+			),
+			{ numRuns: 5_000, seed: 99 },
+		);
+	});
+
+	it("writes over the input only when asked", () => {
+		const input = BigInt64Array.of(1n, NAT, 2n);
+		const plan = planConversion(dt("D"), "s");
+		const out = convertWithPlan(input, plan, { allowTruncate: false, onOverflow: "error" });
+		expect(Array.from(input)).toEqual([1n, NAT, 2n]);
+		expect(out.values).not.toBe(input);
+		const inPlace = convertWithPlan(input, plan, { allowTruncate: false, onOverflow: "error", inPlace: true });
+		expect(inPlace.values).toBe(input);
+		expect([input[0], input[2]]).toEqual([86_400n, 172_800n]);
 	});
 });

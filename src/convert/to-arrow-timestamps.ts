@@ -72,6 +72,11 @@ interface ResolvedOptions {
 	allowTruncate: boolean;
 	onOverflow: "error" | "null";
 	describePosition?: (index: number) => string;
+	/**
+	 * Write the converted values over the input instead of a new buffer: for a caller that owns the input and
+	 * drops it (the export pipeline), this saves a buffer per batch. Values under nulls are then left as they were.
+	 */
+	inPlace?: boolean;
 }
 
 export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, options: ResolvedOptions): TimestampValues {
@@ -82,8 +87,10 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 		markNaT(in32, length, nulls);
 		return { unit: plan.target, values: input, validity: nulls.bitmap(), nullCount: nulls.count };
 	}
-	const values = new BigInt64Array(length);
-	const out32 = new Int32Array(values.buffer, values.byteOffset, length * 2);
+	// Every loop below reads a value before it writes the same position, and a refused value is read before any
+	// write to it, so the output may be the input.
+	const values = options.inPlace === true ? input : new BigInt64Array(length);
+	const out32 = options.inPlace === true ? in32 : new Int32Array(values.buffer, values.byteOffset, length * 2);
 	const nulls = new NullMask(length);
 	const refuse = (i: number, outcome: "truncated" | "overflow" | "generic"): never => {
 		const count = wordsToBigInt(in32[2 * i + 1], in32[2 * i]);

@@ -14,6 +14,11 @@ export interface TimestampBatcherOptions {
 	conversion: NormalizedConversionOptions;
 	/** The array's shape, to name N-d positions in messages. */
 	shape: readonly number[];
+	/**
+	 * Convert each band over its own values (no new buffer per batch). Only for bands nobody else reads, such as
+	 * those of a ChunkReader, which decodes every chunk into memory of its own; off by default.
+	 */
+	convertInPlace?: boolean;
 }
 
 /** Turns bands of int64 counts into Arrow RecordBatches of one timestamp column, through the pure core. */
@@ -43,6 +48,7 @@ export class TimestampBatcher extends Transform {
 			const converted = convertWithPlan(band.values, this.#plan, {
 				...this.#options.conversion,
 				describePosition: (i) => this.#position(band.offset + i),
+				inPlace: this.#options.convertInPlace ?? false,
 			});
 			const column = arrowTimeData(this.#options.field.type, converted);
 			const struct = makeData({ type: new Struct(this.schema.fields), length: column.length, nullCount: 0, children: [column] });
