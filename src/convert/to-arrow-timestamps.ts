@@ -6,6 +6,7 @@ import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
 import { linearKernel } from "./linear-kernel.js";
+import { WASM_WINDOW_VALUES, WasmLinearKernel } from "./wasm/wasm-kernel.js";
 import { planConversion, type ConversionPlan } from "./plan.js";
 
 /** Arrow timestamp data for one batch: int64 values, a validity bitmap (LSB first) or null when all valid. */
@@ -103,20 +104,18 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 	}
 	const allowTruncate = options.allowTruncate;
 	const overflowToNull = options.onOverflow === "null";
-	const kernel = plan.mode === "linear" ? linearKernel(plan, allowTruncate) : null;
 	const convert = valueConverter(plan);
-	const onNaT = (i: number) => nulls.set(i);
-	for (let i = 0; i < length; i++) {
-		// The kernel runs until a value it cannot settle alone; that value takes the general path below.
-		if (kernel !== null) {
-			i = kernel(in32, out32, i, length, onNaT);
-			if (i === length) break;
-		}
+	/**
+	 * The general path for the value at index i, for what the kernels leave: NaT, a refusal, null for an overflow,
+	 * or the exact arithmetic (BigInt for the rare values whose intermediate product leaves int64). The result's
+	 * words go to `target[2 * at]` and `target[2 * at + 1]`.
+	 */
+	const settle = (i: number, target: Int32Array, at: number): void => {
 		const lo = in32[2 * i];
 		const hi = in32[2 * i + 1];
 		if (hi === INT32_MIN && lo === 0) {
 			nulls.set(i);
-			continue;
+			return;
 		}
 		words.hi = hi;
 		words.lo = lo >>> 0;
@@ -124,13 +123,34 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 		if (outcome === "overflow") {
 			if (overflowToNull) {
 				nulls.set(i);
-				continue;
+				return;
 			}
 			refuse(i, "overflow");
 		}
 		if (outcome === "truncated" && !allowTruncate) refuse(i, "truncated");
-		out32[2 * i] = words.lo | 0;
-		out32[2 * i + 1] = words.hi;
+		target[2 * at] = words.lo | 0;
+		target[2 * at + 1] = words.hi;
+	};
+	const wasm = WasmLinearKernel.forPlan(plan, allowTruncate);
+	if (wasm !== null) {
+		// In place, a window's input is only overwritten when the window is copied out, after it is settled.
+		for (let start = 0; start < length; start += WASM_WINDOW_VALUES) {
+			const end = Math.min(length, start + WASM_WINDOW_VALUES);
+			const window = wasm.load(in32, start, end);
+			for (let i = wasm.run(0, end - start); i < end - start; i = wasm.run(i + 1, end - start)) settle(start + i, window, i);
+			out32.set(window, 2 * start);
+		}
+		return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
+	}
+	const kernel = plan.mode === "linear" ? linearKernel(plan, allowTruncate) : null;
+	const onNaT = (i: number) => nulls.set(i);
+	for (let i = 0; i < length; i++) {
+		// The kernel runs until a value it cannot settle alone; that value takes the general path.
+		if (kernel !== null) {
+			i = kernel(in32, out32, i, length, onNaT);
+			if (i === length) break;
+		}
+		settle(i, out32, i);
 	}
 	return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
 }

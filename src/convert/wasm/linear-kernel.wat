@@ -1,0 +1,61 @@
+;; The two common linear conversions of int64 counts, in place in this module's memory (value i at byte 8 * i):
+;; multiply by one factor, or floor-divide by one divisor. Each loop stops at the first value it cannot settle
+;; alone and returns its index (the caller handles that value and resumes after it); it returns `to` when done.
+;; Compiled to linear-kernel.wasm.ts by scripts/build-wasm-kernel.mjs.
+(module
+  (memory (export "memory") 1)
+  (global $factor (mut i64) (i64.const 1))
+  ;; Values in [min, max] multiply without leaving (-2^63, 2^63 - 1]; NaT (-2^63) is below min.
+  (global $min (mut i64) (i64.const 0))
+  (global $max (mut i64) (i64.const 0))
+  (global $divisor (mut i64) (i64.const 1))
+  ;; 1: stop at a value that is not a whole number of divisors (truncation refused); 0: floor it.
+  (global $stopInexact (mut i32) (i32.const 1))
+
+  (func (export "setMultiply") (param $factor i64) (param $min i64) (param $max i64)
+    (global.set $factor (local.get $factor))
+    (global.set $min (local.get $min))
+    (global.set $max (local.get $max)))
+
+  (func (export "setDivide") (param $divisor i64) (param $stopInexact i32)
+    (global.set $divisor (local.get $divisor))
+    (global.set $stopInexact (local.get $stopInexact)))
+
+  (func (export "multiply") (param $from i32) (param $to i32) (result i32)
+    (local $i i32) (local $at i32) (local $v i64)
+    (local.set $i (local.get $from))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $to)))
+        (local.set $at (i32.shl (local.get $i) (i32.const 3)))
+        (local.set $v (i64.load (local.get $at)))
+        (if (i32.or (i64.lt_s (local.get $v) (global.get $min)) (i64.gt_s (local.get $v) (global.get $max)))
+          (then (return (local.get $i))))
+        (i64.store (local.get $at) (i64.mul (local.get $v) (global.get $factor)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $to))
+
+  (func (export "divide") (param $from i32) (param $to i32) (result i32)
+    (local $i i32) (local $at i32) (local $v i64) (local $q i64) (local $r i64)
+    (local.set $i (local.get $from))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $to)))
+        (local.set $at (i32.shl (local.get $i) (i32.const 3)))
+        (local.set $v (i64.load (local.get $at)))
+        (if (i64.eq (local.get $v) (i64.const 0x8000000000000000))
+          (then (return (local.get $i))))
+        ;; div_s truncates toward zero; floor needs one less when a negative value leaves a remainder.
+        (local.set $q (i64.div_s (local.get $v) (global.get $divisor)))
+        (local.set $r (i64.sub (local.get $v) (i64.mul (local.get $q) (global.get $divisor))))
+        (if (i64.ne (local.get $r) (i64.const 0))
+          (then
+            (if (global.get $stopInexact) (then (return (local.get $i))))
+            (if (i64.lt_s (local.get $r) (i64.const 0))
+              (then (local.set $q (i64.sub (local.get $q) (i64.const 1)))))))
+        (i64.store (local.get $at) (local.get $q))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $to))
+)
