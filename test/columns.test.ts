@@ -5,11 +5,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import pl from "nodejs-polars";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { readArrow, runCli, tempDir } from "./support/cli.js";
+import { useDuckDB } from "./support/duckdb.js";
 
 const NAT = -(2n ** 63n);
 const PAST_2_53 = 2n ** 53n + 1n;
@@ -20,15 +20,8 @@ const work = tempDir("dt64-columns-");
 let counter = 0;
 const fresh = (name: string) => path.join(work, `${counter++}-${name}`);
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-beforeAll(async () => {
-	db = await DuckDBInstance.create(":memory:");
-	connection = await db.connect();
-});
+const query = useDuckDB();
 afterAll(() => {
-	connection?.closeSync();
-	db?.closeSync();
 	fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -86,8 +79,7 @@ describe("companion columns", () => {
 	it("DuckDB reads the Parquet file: every type, exact values, NaT as null, NaN kept", async () => {
 		const file = fresh("all.parquet");
 		exportOk([group, "--columns", ALL, "--to", "parquet", "-o", file]);
-		const reader = await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`);
-		expect(reader.getRows()).toEqual([
+		expect(await query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`)).toEqual([
 			["time", "TIMESTAMP"],
 			["temperature", "DOUBLE"],
 			["count", "BIGINT"],
@@ -96,7 +88,7 @@ describe("companion columns", () => {
 			["name", "VARCHAR"],
 			["big", "UBIGINT"],
 		]);
-		const rows = (await connection.runAndReadAll(`SELECT epoch_ms(time), temperature, count, station, ok, name, big FROM read_parquet('${file}')`)).getRows();
+		const rows = await query(`SELECT epoch_ms(time), temperature, count, station, ok, name, big FROM read_parquet('${file}')`);
 		expect(rows.length).toBe(N);
 		rows.forEach((row, i) => {
 			expect(row[0]).toBe(time[i] === NAT ? null : time[i] * 1000n);
@@ -174,9 +166,9 @@ describe("companion columns", () => {
 		const polarsParquet = pl.readParquet(fs.readFileSync(parquet));
 		expect(String(polarsParquet.getColumn("lag").dtype)).toMatch(/Duration.*ms/i);
 		expect(polarsParquet.getColumn("lag").cast(pl.Int64).cast(pl.Utf8).toArray()).toEqual(asMs);
-		const types = (await connection.runAndReadAll(`SELECT column_type FROM (DESCRIBE SELECT lag FROM read_parquet('${parquet}'))`)).getRows();
+		const types = await query(`SELECT column_type FROM (DESCRIBE SELECT lag FROM read_parquet('${parquet}'))`);
 		expect(types).toEqual([["BIGINT"]]);
-		const rows = (await connection.runAndReadAll(`SELECT lag FROM read_parquet('${parquet}')`)).getRows();
+		const rows = await query(`SELECT lag FROM read_parquet('${parquet}')`);
 		expect(rows.map(([v]) => (v === null ? null : String(v)))).toEqual(asMs);
 	});
 
@@ -281,7 +273,7 @@ describe("N-d arrays with index columns, checked against numpy", () => {
 		await writeArray(root, "", { shape: golden2d.shape, chunks: golden2d.chunks, dataType: seconds, values: BigInt64Array.from(formulaValues(golden2d.shape), BigInt) });
 		const file = fresh("single.parquet");
 		exportOk([root, "--index", "--to", "parquet", "--column", "at", "-o", file]);
-		const rows = (await connection.runAndReadAll(`SELECT dim_0, dim_1, epoch_ms("at") // 1000 FROM read_parquet('${file}')`)).getRows();
+		const rows = await query(`SELECT dim_0, dim_1, epoch_ms("at") // 1000 FROM read_parquet('${file}')`);
 		expect(rows.map((r) => r.map(Number))).toEqual(golden2d.c.values.map((v, k) => [golden2d.c.index[0][k], golden2d.c.index[1][k], v]));
 		const chunkFile = fresh("single-chunk.arrow");
 		exportOk([root, "--index", "--order", "chunk", "-o", chunkFile]);

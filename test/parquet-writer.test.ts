@@ -25,12 +25,12 @@ import {
 	Utf8,
 	vectorFromArray,
 } from "apache-arrow";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import fc from "fast-check";
 import pl from "nodejs-polars";
 import { readParquet, wasmMemory } from "parquet-wasm/node";
 import { createParquetWriter, ParquetWriter, type ParquetWriterOptions } from "../src/stream/parquet-writer.js";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
+import { useDuckDB } from "./support/duckdb.js";
 
 type Unit = "s" | "ms" | "us" | "ns";
 const ARROW_UNIT: Record<Unit, TimeUnit> = {
@@ -93,19 +93,14 @@ function sequence(count: number, first = 0n, step = 1n): (bigint | null)[] {
 }
 
 let directory: string;
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
 let fileCount = 0;
+const duckdb = useDuckDB();
 
 beforeAll(async () => {
 	directory = await mkdtemp(join(tmpdir(), "dt64-parquet-"));
-	db = await DuckDBInstance.create(":memory:");
-	connection = await db.connect();
 });
 
 afterAll(async () => {
-	connection?.closeSync();
-	db?.closeSync();
 	await rm(directory, { recursive: true, force: true });
 });
 
@@ -116,7 +111,7 @@ async function writeFile(batches: Iterable<RecordBatch> | AsyncIterable<RecordBa
 }
 
 async function query(sql: string): Promise<unknown[][]> {
-	return (await connection.runAndReadAll(sql)).getRows();
+	return duckdb(sql);
 }
 
 async function readArrow(path: string): Promise<Table> {

@@ -7,7 +7,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { Duration, Field, makeData, RecordBatch, Schema, Struct, TimeUnit } from "apache-arrow";
 import pl from "nodejs-polars";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,18 +15,12 @@ import { ConversionError, toArrowTimestamps } from "../src/convert/to-arrow-time
 import { parseDatetime64Type } from "../src/dtype/datetime64.js";
 import { createParquetWriter } from "../src/stream/parquet-writer.js";
 import { FIXTURES, REPO, runCli, tempDir } from "./support/cli.js";
+import { useDuckDB } from "./support/duckdb.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir("dt64-timedelta-");
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-beforeAll(async () => {
-	db = await DuckDBInstance.create(":memory:");
-	connection = await db.connect();
-});
+const query = useDuckDB();
 afterAll(() => {
-	connection?.closeSync();
-	db?.closeSync();
 	fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -43,8 +36,8 @@ function toParquet(store: string, extra: string[] = []): string {
 }
 
 async function duckdb(file: string): Promise<{ schema: unknown[]; values: (string | null)[] }> {
-	const schema = (await connection.runAndReadAll(`SELECT type, logical_type, converted_type, duckdb_type FROM parquet_schema('${file}') WHERE name = 'd'`)).getRows()[0];
-	const rows = (await connection.runAndReadAll(`SELECT d::VARCHAR FROM '${file}'`)).getRows();
+	const [schema] = await query(`SELECT type, logical_type, converted_type, duckdb_type FROM parquet_schema('${file}') WHERE name = 'd'`);
+	const rows = await query(`SELECT d::VARCHAR FROM '${file}'`);
 	return { schema, values: rows.map(([v]) => v as string | null) };
 }
 
@@ -90,7 +83,7 @@ describe("zarr-python timedelta64 stores -> Parquet, read by DuckDB and polars",
 
 	it.skipIf(!present)("DuckDB turns the counts into INTERVALs with to_milliseconds / to_microseconds", async () => {
 		const file = toParquet(path.join(FIXTURES, "timedelta64[us].zarr"));
-		const rows = (await connection.runAndReadAll(`SELECT to_microseconds(d)::VARCHAR FROM '${file}' LIMIT 3`)).getRows();
+		const rows = await query(`SELECT to_microseconds(d)::VARCHAR FROM '${file}' LIMIT 3`);
 		expect(rows).toEqual([["8760:00:00"], ["336:00:00"], ["72:00:00"]]);
 	});
 });

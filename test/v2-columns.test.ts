@@ -5,7 +5,6 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import pl from "nodejs-polars";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspectStore } from "../src/inspect.js";
@@ -14,6 +13,7 @@ import { parseNumpyPlainDtype } from "../src/dtype/numpy-plain-dtype.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { startServer, type TestServer } from "./support/http-server.js";
+import { useDuckDB } from "./support/duckdb.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/v2-columns");
 const OBS = path.join(FIXTURES, "obs.zarr");
@@ -35,17 +35,12 @@ const work = tempDir("dt64-v2-columns-");
 let counter = 0;
 const fresh = (name: string) => path.join(work, `${counter++}-${name}`);
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
+const query = useDuckDB();
 let server: TestServer;
 beforeAll(async () => {
-	db = await DuckDBInstance.create(":memory:");
-	connection = await db.connect();
 	server = await startServer(FIXTURES);
 });
 afterAll(async () => {
-	connection?.closeSync();
-	db?.closeSync();
 	await server?.close();
 	fs.rmSync(work, { recursive: true, force: true });
 });
@@ -80,7 +75,7 @@ describe("a Zarr v2 group as companion columns", () => {
 	it("DuckDB reads the Parquet file: every dtype, both byte orders, missing chunks as their exact fill values", async () => {
 		const file = fresh("obs.parquet");
 		exportOk([OBS, "--columns", COLUMNS.join(","), "--to", "parquet", "-o", file]);
-		const types = (await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`)).getRows();
+		const types = await query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`);
 		expect(types).toEqual([
 			["time", "TIMESTAMP_NS"],
 			["temperature", "DOUBLE"],
@@ -96,7 +91,7 @@ describe("a Zarr v2 group as companion columns", () => {
 			["lag", "BIGINT"],
 		]);
 		const select = COLUMNS.map((name) => (name === "time" ? "epoch_ns(time)" : `"${name}"`)).join(", ");
-		const rows = (await connection.runAndReadAll(`SELECT ${select} FROM read_parquet('${file}')`)).getRows();
+		const rows = await query(`SELECT ${select} FROM read_parquet('${file}')`);
 		expect(rows.length).toBe(EXPECTED["obs.zarr"].rows);
 		COLUMNS.forEach((name, column) => expectColumn(name, rows.map((row) => row[column]), obs[name].values));
 	});
@@ -152,7 +147,7 @@ describe("2-D Zarr v2 arrays with --index", () => {
 	it("index columns named by _ARRAY_DIMENSIONS; C and F order, strings in F order, to Parquet (DuckDB)", async () => {
 		const file = fresh("grid.parquet");
 		exportOk([GRID, "--columns", NAMES.join(","), "--index", "--to", "parquet", "-o", file]);
-		const rows = (await connection.runAndReadAll(`SELECT y, x, epoch_ms(time), temp, code, tag, note FROM read_parquet('${file}')`)).getRows();
+		const rows = await query(`SELECT y, x, epoch_ms(time), temp, code, tag, note FROM read_parquet('${file}')`);
 		expect(rows.map((row) => Number(row[0]))).toEqual(grid.index[0]);
 		expect(rows.map((row) => Number(row[1]))).toEqual(grid.index[1]);
 		NAMES.forEach((name, i) => expect(rows.map((row) => asExpected(name, row[i + 2] ?? null))).toEqual(grid.arrays[name].values.map((v) => (name === "temp" ? String(floatOf(v as string)) : v))));
