@@ -1,8 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { Writable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { Progress } from "../src/cli/progress.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
@@ -48,6 +50,34 @@ describe("CLI contract", () => {
 			expect(result.stderr).toMatch(pattern);
 			expect(result.stderr.trim().split("\n")).toHaveLength(1);
 		}
+	});
+
+	it("--progress into a pipe writes plain lines, without the terminal's control characters", () => {
+		const cwd = tempDir();
+		const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--progress"], { cwd });
+		expect(result.status).toBe(0);
+		expect(result.stderr).not.toMatch(/[\r\x1b]/);
+		const lines = result.stderr.trimEnd().split("\n");
+		expect(lines.at(-2)).toMatch(/^chunks 5\/5  rows 17,520\/17,520  [\d.]+ M rows\/s  ETA 0 s$/);
+		expect(lines.at(-1)).toBe("wrote 17,520 rows to weather-station.arrow");
+	});
+
+	it("Progress ends its line before another message only when a redrawn line is showing", () => {
+		const written: string[] = [];
+		const sink = (isTTY: boolean) => Object.assign(new Writable({ write: (chunk, _encoding, callback) => (written.push(String(chunk)), callback()) }), { isTTY });
+		const quiet = new Progress(sink(true), 10);
+		quiet.done();
+		expect(written).toEqual([]);
+		const plain = new Progress(sink(false), 10);
+		plain.update(1, 1);
+		plain.done();
+		expect(written.join("")).toMatch(/^chunks 1\/1 [^\r\x1b]*\n$/);
+		written.length = 0;
+		const tty = new Progress(sink(true), 10);
+		tty.update(1, 1);
+		tty.done();
+		tty.done();
+		expect(written.join("")).toMatch(/^\r\x1b\[Kchunks 1\/1 [^\n]*\n$/);
 	});
 
 	it("a store that does not exist is one line, exit 1", () => {

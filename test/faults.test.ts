@@ -386,7 +386,7 @@ describe("output is all or nothing", () => {
 	});
 	afterAll(() => server.close());
 
-	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
 		it(`${signal} mid-export exits ${code} and removes the temporary file`, async () => {
 			const outDir = tempDir("dt64-faults-out-");
 			let sent = false;
@@ -398,7 +398,8 @@ describe("output is all or nothing", () => {
 				},
 			});
 			expect(sent).toBe(true);
-			expect(run.stderr.trim()).toBe(`dt64-export: interrupted by ${signal}`);
+			// No progress line is showing (stderr is not a terminal): the message starts the output, no blank line first.
+			expect(run.stderr).toBe(`dt64-export: interrupted by ${signal}\n`);
 			expect(run.status).toBe(code);
 			expect(fs.readdirSync(outDir)).toEqual([]);
 		});

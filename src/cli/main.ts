@@ -137,11 +137,12 @@ async function runExport(args: ExportArgs): Promise<void> {
 		stages.reader.destroy();
 		destination.destroy();
 		removePendingTempFiles();
-		process.stderr.write(`\ndt64-export: interrupted by ${signal}\n`);
+		progress?.done();
+		process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
 		process.exit(code);
 	};
-	process.once("SIGINT", stopOnSignal("SIGINT", 130));
-	process.once("SIGTERM", stopOnSignal("SIGTERM", 143));
+	// SIGHUP too: closing the terminal must not leave a temporary file behind.
+	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
 	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	progress?.done();
 	if (!args.quiet && !toStdout) {
