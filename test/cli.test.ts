@@ -1,11 +1,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 import { Writable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Progress } from "../src/cli/progress.js";
-import { REPO, runCli, tempDir } from "./support/cli.js";
+import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
@@ -50,6 +51,25 @@ describe("CLI contract", () => {
 			expect(result.stderr).toMatch(pattern);
 			expect(result.stderr.trim().split("\n")).toHaveLength(1);
 		}
+	});
+
+	it("a device or a FIFO is written in place (never renamed over), a folder is refused", () => {
+		const dir = tempDir();
+		const fifo = path.join(dir, "fifo");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		const store = path.join(REPO, "data/weather-station.zarr");
+		const received = path.join(dir, "received.arrow");
+		const run = spawnSync("bash", ["-c", `cat '${fifo}' > '${received}' & '${process.execPath}' '${BIN}' '${store}' -q -o '${fifo}'; status=$?; wait; exit $status`]);
+		expect(run.stderr.toString()).toBe("");
+		expect(run.status).toBe(0);
+		expect(fs.statSync(fifo).isFIFO()).toBe(true);
+		expect(readArrow(received).numRows).toBe(17520);
+		expect(runCli([store, "-q", "-o", "/dev/null"]).status).toBe(0);
+		expect(fs.statSync("/dev/null").isCharacterDevice()).toBe(true);
+		const folder = runCli([store, "-o", dir, "--force"]);
+		expect(folder.status).toBe(1);
+		expect(folder.stderr).toBe(`dt64-export: ${dir} is a folder: name the output file (-o <folder>/<file>)\n`);
+		expect(fs.readdirSync(dir).sort()).toEqual(["fifo", "received.arrow"]);
 	});
 
 	it("--progress into a pipe writes plain lines, without the terminal's control characters", () => {
@@ -125,7 +145,6 @@ describe("CLI contract", () => {
 	});
 
 	it("a reader closing the pipe early ends the export quietly", () => {
-		const { spawnSync } = require("node:child_process") as typeof import("node:child_process");
 		const result = spawnSync("bash", ["-c", `set -o pipefail; node ${path.join(REPO, "bin/dt64-export.js")} ${path.join(REPO, "data/weather-station.zarr")} --to arrow-stream -o - | head -c 100 > /dev/null`]);
 		expect(result.stderr.toString()).toBe("");
 		expect(result.status).toBe(0);

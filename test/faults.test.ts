@@ -430,11 +430,13 @@ describe("output is all or nothing", () => {
 describe("binary output to a terminal", () => {
 	const hasScript = spawnSync("script", ["--version"]).status === 0;
 	if (!hasScript) console.warn("skipping the terminal test: util-linux `script` is not installed");
-	it.skipIf(!hasScript)("-o - on a terminal is refused with a hint, exit 2 (run under `script`, which gives it a pty)", () => {
-		const command = [process.execPath, BIN, path.join(REPO, "data/weather-station.zarr"), "-o", "-"].map((arg) => `'${arg}'`).join(" ");
-		const result = spawnSync("script", ["-qec", command, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
-		const screen = result.stdout.toString();
-		expect(screen.trim()).toBe("dt64-export: refusing to write binary Arrow data to a terminal: redirect it (> file, | program) or use -o <file>");
-		expect(result.status).toBe(2);
-	});
+	for (const [output, format, kind] of [["-", "arrow", "Arrow"], ["-", "parquet", "Parquet"], ["/dev/tty", "arrow-stream", "Arrow"]] as const) {
+		it.skipIf(!hasScript)(`-o ${output} --to ${format} on a terminal is refused with a hint, exit 2 (run under \`script\`, which gives it a pty)`, () => {
+			const command = [process.execPath, BIN, path.join(REPO, "data/weather-station.zarr"), "-o", output, "--to", format].map((arg) => `'${arg}'`).join(" ");
+			const result = spawnSync("script", ["-qec", command, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
+			const screen = result.stdout.toString();
+			expect(screen.trim()).toBe(`dt64-export: refusing to write binary ${kind} data to a terminal: redirect it (> file, | program) or use -o <file>`);
+			expect(result.status).toBe(2);
+		});
+	}
 });

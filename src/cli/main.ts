@@ -1,11 +1,12 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
+import { isatty } from "node:tty";
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type TargetUnitOption } from "../convert/options.js";
-import { isDt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, UsageError } from "../errors.js";
 import {
 	checkTableOptions,
 	createExportStages,
@@ -89,14 +90,45 @@ function tableStages(table: ZarrTable, options: TableExportOptions): CliStages {
 	return { ...stages, rows: stages.reader.totalRows, name };
 }
 
+function terminalRefusal(format: OutputFormat): UsageError {
+	const kind = format === "parquet" ? "Parquet" : "Arrow";
+	return new UsageError(`refusing to write binary ${kind} data to a terminal: redirect it (> file, | program) or use -o <file>`);
+}
+
+function endQuietlyOnClosedPipe(stream: Writable): Writable {
+	return stream.on("error", (error: NodeJS.ErrnoException) => {
+		// The reader closed the pipe (`| head`): that is its right, not a failure.
+		if (error.code === "EPIPE") process.exit(0);
+	});
+}
+
+/**
+ * A regular file is written all or nothing (temporary file, then rename). A device or a pipe that exists
+ * (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming over it would replace it with a file.
+ */
+function openOutputFile(target: string, args: ExportArgs): Writable {
+	const stat = fs.statSync(target, { throwIfNoEntry: false });
+	if (stat?.isDirectory()) throw new Dt64ExportError(`${target} is a folder: name the output file (-o <folder>/<file>)`, { kind: "io" });
+	if (stat === undefined || stat.isFile()) return new AtomicFileWriter(target, { overwrite: args.force });
+	let fd: number;
+	try {
+		fd = fs.openSync(target, "w");
+	} catch (error) {
+		throw new Dt64ExportError(`cannot write ${target}: ${(error as Error).message}`, { kind: "io" });
+	}
+	if (isatty(fd)) {
+		fs.closeSync(fd);
+		throw terminalRefusal(args.to);
+	}
+	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
+}
+
 async function runExport(args: ExportArgs): Promise<void> {
 	if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) throw new UsageError(`--concurrency must be an integer >= 1, got ${args.concurrency}`);
 	if (!Number.isInteger(args.rowGroupRows) || args.rowGroupRows < 1) throw new UsageError(`--row-group-rows must be an integer >= 1, got ${args.rowGroupRows}`);
 	if (args.tz !== undefined && !/^[+-]\d{2}:\d{2}$/.test(args.tz)) checkTimezone(args.tz);
 	const toStdout = args.output === "-";
-	if (toStdout && process.stdout.isTTY) {
-		throw new UsageError("refusing to write binary Arrow data to a terminal: redirect it (> file, | program) or use -o <file>");
-	}
+	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
 	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
 	const asTable = columns !== undefined || args.index || args.order !== "c";
@@ -125,13 +157,9 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[args.to]}`;
 	let destination: Writable;
 	if (toStdout) {
-		destination = process.stdout;
-		process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-			// The reader closed the pipe (`| head`): that is its right, not a failure.
-			if (error.code === "EPIPE") process.exit(0);
-		});
+		destination = endQuietlyOnClosedPipe(process.stdout);
 	} else {
-		destination = new AtomicFileWriter(target, { overwrite: args.force });
+		destination = openOutputFile(target, args);
 	}
 	const stopOnSignal = (signal: NodeJS.Signals, code: number) => () => {
 		stages.reader.destroy();
