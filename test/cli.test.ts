@@ -45,6 +45,16 @@ describe("CLI contract", () => {
 			[["x", "--to", "xlsx"], /Choices: "arrow", "arrow-stream", "parquet"/],
 			[[path.join(REPO, "data/weather-station.zarr"), "--concurrency", "0"], /--concurrency must be an integer >= 1, got 0/],
 			[["x", "--bogus"], /Unknown argument: bogus/],
+			[["x", "extra"], /Unknown argument: extra/],
+			[["inspect", "x", "extra"], /Unknown argument: extra/],
+			[["x", "-o"], /^dt64-export: Not enough arguments following: o \(see --help\)\n$/],
+			[["x", "--to"], /Not enough arguments following: to/],
+			[["inspect", "x", "--retries"], /Not enough arguments following: retries/],
+			[["x", "-o", ""], /^dt64-export: -o: empty file name \(use -o <file>, or -o - for stdout\)\n$/],
+			[["x", "--concurrency", "four"], /--concurrency must be an integer >= 1, got something that is not a number/],
+			[["x", "--retries", "-1"], /--retries must be an integer >= 0, got -1/],
+			[["inspect", "x", "--retries", "1.5"], /--retries must be an integer >= 0, got 1.5/],
+			[["x", "--tz", "+25:00"], /--tz "\+25:00": an offset is \+HH:MM or -HH:MM with HH at most 23 and MM at most 59/],
 		] as const) {
 			const result = runCli([...args]);
 			expect(result.status).toBe(2);

@@ -23,6 +23,7 @@ import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { parseHeaderOption } from "../store/http-store.js";
+import { checkInteger } from "./check-integer.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { Progress } from "./progress.js";
 
@@ -61,6 +62,11 @@ function fail(error: unknown): never {
 
 function checkTimezone(tz: string | undefined): void {
 	if (tz === undefined) return;
+	const offset = /^[+-](\d{2}):(\d{2})$/.exec(tz);
+	if (offset) {
+		if (Number(offset[1]) > 23 || Number(offset[2]) > 59) throw new UsageError(`--tz ${JSON.stringify(tz)}: an offset is +HH:MM or -HH:MM with HH at most 23 and MM at most 59`);
+		return;
+	}
 	try {
 		new Intl.DateTimeFormat("en", { timeZone: tz });
 	} catch {
@@ -124,9 +130,11 @@ function openOutputFile(target: string, args: ExportArgs): Writable {
 }
 
 async function runExport(args: ExportArgs): Promise<void> {
-	if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) throw new UsageError(`--concurrency must be an integer >= 1, got ${args.concurrency}`);
-	if (!Number.isInteger(args.rowGroupRows) || args.rowGroupRows < 1) throw new UsageError(`--row-group-rows must be an integer >= 1, got ${args.rowGroupRows}`);
-	if (args.tz !== undefined && !/^[+-]\d{2}:\d{2}$/.test(args.tz)) checkTimezone(args.tz);
+	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
+	checkInteger("--row-group-rows", args.rowGroupRows, 1);
+	checkInteger("--retries", args.retries, 0);
+	checkTimezone(args.tz);
+	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
@@ -183,7 +191,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	process.on("unhandledRejection", fail);
 	await yargs(argv)
 		.scriptName("dt64-export")
-		.usage("$0 <store> [options]\n\nExport a Zarr v3 numpy.datetime64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
+		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
 		.command<InspectArgs>(
 			"inspect <store>",
 			"describe the arrays and groups of a store",
@@ -191,8 +199,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 				y
 					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
 					.option("json", { type: "boolean", default: false, describe: "the report as JSON (int64 values as strings)" })
-					.option("header", { type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
-					.option("retries", { type: "number", default: 3, describe: "retries of a failed HTTP request" })
+					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
+					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
 					.example("$0 inspect data/sharded-2d.zarr", "nodes, data types, chunking, codecs, first and last values"),
 			(args) => runInspect(args),
 		)
@@ -202,22 +210,22 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 			(y) =>
 				y
 					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
-					.option("array", { type: "string", describe: "path of the array inside the store" })
-					.option("to", { choices: OUTPUT_FORMATS, default: "arrow" as OutputFormat, describe: "arrow = IPC file, arrow-stream = IPC stream, parquet" })
-					.option("output", { alias: "o", type: "string", describe: "output file, or - for stdout (default: <column>.<ext>)" })
-					.option("unit", { choices: TARGET_UNIT_CHOICES, default: "auto" as TargetUnitOption, describe: "Arrow timestamp unit" })
-					.option("tz", { type: "string", describe: "timezone of the timestamps (default: none, naive like numpy)" })
+					.option("array", { requiresArg: true, type: "string", describe: "path of the array inside the store" })
+					.option("to", { requiresArg: true, choices: OUTPUT_FORMATS, default: "arrow" as OutputFormat, describe: "arrow = IPC file, arrow-stream = IPC stream, parquet" })
+					.option("output", { requiresArg: true, alias: "o", type: "string", describe: "output file, or - for stdout (default: <column>.<ext>)" })
+					.option("unit", { requiresArg: true, choices: TARGET_UNIT_CHOICES, default: "auto" as TargetUnitOption, describe: "Arrow timestamp unit" })
+					.option("tz", { requiresArg: true, type: "string", describe: "timezone of the timestamps (default: none, naive like numpy)" })
 					.option("allow-truncate", { type: "boolean", default: false, describe: "floor values finer than the unit instead of failing" })
-					.option("on-overflow", { choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
-					.option("column", { type: "string", describe: "column name (default: the array's name)" })
-					.option("columns", { type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
+					.option("on-overflow", { requiresArg: true, choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
+					.option("column", { requiresArg: true, type: "string", describe: "column name (default: the array's name)" })
+					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
 					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
-					.option("order", { choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
-					.option("concurrency", { type: "number", describe: "chunks read and decoded at once (default: 4 local, 8 remote)" })
-					.option("row-group-rows", { type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
-					.option("compression", { choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
-					.option("header", { type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
-					.option("retries", { type: "number", default: 3, describe: "retries of a failed HTTP request" })
+					.option("order", { requiresArg: true, choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
+					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 local, 8 remote)" })
+					.option("row-group-rows", { requiresArg: true, type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
+					.option("compression", { requiresArg: true, choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
+					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
+					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
 					.option("progress", { type: "boolean", describe: "show progress on stderr (default: when stderr is a terminal)" })
 					.option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress and no summary" })
 					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })
@@ -227,13 +235,14 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.example("$0 store.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args),
 		)
-		.strictOptions()
+		.strict()
 		.version(version)
 		.alias("h", "help")
 		.wrap(Math.min(110, process.stdout.columns ?? 110))
 		.fail((message, error) => {
-			if (error) fail(error);
-			fail(new UsageError(`${message} (see --help)`));
+			// yargs reports some command line mistakes (an option without its value) as a YError: usage errors too.
+			if (error && error.name !== "YError") fail(error);
+			fail(new UsageError(`${message ?? error.message} (see --help)`));
 		})
 		.parseAsync();
 }
