@@ -187,3 +187,34 @@ describe("Parquet through the CLI, read back by DuckDB", () => {
 		expect(String(rows[0][0])).toMatch(/isAdjustedToUTC=(1|true)/i);
 	});
 });
+
+describe("README", () => {
+	const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
+	const blocks = (language: string) => Array.from(readme.matchAll(new RegExp("```" + language + "\n([\\s\\S]*?)```", "g")), (match) => match[1]);
+
+	it("the quick start's commands run as written, next to data/", () => {
+		const cwd = tempDir();
+		fs.symlinkSync(path.join(REPO, "data"), path.join(cwd, "data"));
+		const commands = blocks("sh")[0].split("\n").filter((line) => line.startsWith("npx dt64-export "));
+		expect(commands.length).toBeGreaterThanOrEqual(4);
+		for (const command of commands) {
+			const result = runCli(command.slice("npx dt64-export ".length).split(" "), { cwd });
+			expect({ command, status: result.status, stderr: result.stderr }).toMatchObject({ command, status: 0 });
+		}
+		expect(fs.readdirSync(cwd).sort()).toEqual(["data", "grid-indexed.parquet", "grid.parquet", "observations.parquet", "weather.arrow"]);
+	});
+
+	it("the library examples run, as one script, against the built package", () => {
+		const cwd = tempDir();
+		fs.symlinkSync(path.join(REPO, "data"), path.join(cwd, "data"));
+		fs.mkdirSync(path.join(cwd, "node_modules"));
+		fs.symlinkSync(REPO, path.join(cwd, "node_modules/dt64-export"));
+		fs.writeFileSync(path.join(cwd, "example.mjs"), blocks("ts").join("\n"));
+		const result = spawnSync(process.execPath, ["example.mjs"], { cwd });
+		expect(result.stderr.toString()).toBe("");
+		expect(result.status).toBe(0);
+		expect(readArrow(path.join(cwd, "weather.arrow")).numRows).toBe(17520);
+		expect(readArrow(path.join(cwd, "obs.arrow")).schema.fields.map((field) => field.name)).toEqual(["time", "temperature"]);
+		expect(fs.readdirSync(cwd).sort()).toEqual(["data", "example.mjs", "grid.arrow", "grid.parquet", "node_modules", "obs.arrow", "obs.parquet", "weather.arrow"]);
+	});
+});
