@@ -121,6 +121,9 @@ describe("CLI contract", () => {
 			const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--array", bad]);
 			expect(result.status).toBe(2);
 			expect(result.stderr).toMatch(/^dt64-export: --array .*(must not leave the store|relative path inside the store)/);
+			const column = runCli([path.join(REPO, "data/observations.zarr"), "--columns", `time,${bad}`]);
+			expect(column.status).toBe(2);
+			expect(column.stderr).toMatch(/^dt64-export: --columns .*(must not leave the store|relative path inside the store)/);
 		}
 	});
 
