@@ -38,7 +38,9 @@ export function normalizeArrayPath(input: string, option = "--array"): string {
 }
 
 export function columnNameFor(storeLocation: string, arrayPath: string): string {
-	const source = arrayPath || storeLocation.replace(/[?#].*$/, "");
+	// A local store is named by its folder or file as resolved: `.` or `store.zarr/..` name no column.
+	const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(storeLocation);
+	const source = arrayPath || (local ? path.resolve(storeLocation) : storeLocation.replace(/[?#].*$/, ""));
 	const last = source.split(/[\\/]/).filter((part) => part.length > 0).pop() ?? "time";
 	return last.replace(/\.zarr(?:\.zip)?$/i, "").replace(/\.zip$/i, "") || "time";
 }

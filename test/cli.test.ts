@@ -110,6 +110,13 @@ describe("CLI contract", () => {
 		expect(written.join("")).toMatch(/^\r\x1b\[Kchunks 1\/1 [^\n]*\n$/);
 	});
 
+	it("a store given as `.` is named after its folder, for the column and the default output file", () => {
+		const cwd = path.join(tempDir(), "station.zarr");
+		fs.cpSync(path.join(REPO, "data/weather-station.zarr"), cwd, { recursive: true });
+		expect(runCli([".", "-q"], { cwd }).status).toBe(0);
+		expect(readArrow(path.join(cwd, "station.arrow")).schema.fields.map((field) => field.name)).toEqual(["station"]);
+	});
+
 	it("a store that does not exist is one line, exit 1", () => {
 		const result = runCli([path.join(work, "nope.zarr")]);
 		expect(result.status).toBe(1);
