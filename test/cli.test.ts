@@ -117,6 +117,13 @@ describe("CLI contract", () => {
 		expect(readArrow(path.join(cwd, "station.arrow")).schema.fields.map((field) => field.name)).toEqual(["station"]);
 	});
 
+	it("the summary counts one row as a row", () => {
+		const cwd = tempDir();
+		const result = runCli([path.join(REPO, "test/fixtures/v2/scalar.zarr")], { cwd });
+		expect(result.status).toBe(0);
+		expect(result.stderr).toBe("wrote 1 row to scalar.arrow\n");
+	});
+
 	it("a store that does not exist is one line, exit 1", () => {
 		const result = runCli([path.join(work, "nope.zarr")]);
 		expect(result.status).toBe(1);

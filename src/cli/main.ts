@@ -182,7 +182,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	progress?.done();
 	if (!args.quiet && !toStdout) {
-		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} rows to ${target}\n`);
+		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} ${stages.rows === 1 ? "row" : "rows"} to ${target}\n`);
 	}
 }
 
