@@ -3,6 +3,8 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { Writable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
+import type { Timestamp } from "apache-arrow";
+import pl from "nodejs-polars";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Progress } from "../src/cli/progress.js";
@@ -122,6 +124,15 @@ describe("CLI contract", () => {
 		const result = runCli([path.join(REPO, "test/fixtures/v2/scalar.zarr")], { cwd });
 		expect(result.status).toBe(0);
 		expect(result.stderr).toBe("wrote 1 row to scalar.arrow\n");
+	});
+
+	it("--tz is written as the zone's canonical name, which polars can look up", () => {
+		const file = path.join(tempDir(), "tz.arrow");
+		for (const [given, written] of [["utc", "UTC"], ["-05:30", "-05:30"], ["europe/paris", "Europe/Paris"]]) {
+			expect(runCli([path.join(REPO, "data/weather-station.zarr"), "--tz", given, "-q", "-f", "-o", file]).status).toBe(0);
+			expect((readArrow(file).schema.fields[0].type as Timestamp).timezone).toBe(written);
+		}
+		expect(String(pl.readIPC(fs.readFileSync(file)).dtypes[0])).toMatch(/Europe\/Paris/);
 	});
 
 	it("a store that does not exist is one line, exit 1", () => {

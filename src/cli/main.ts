@@ -60,15 +60,19 @@ function fail(error: unknown): never {
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
-function checkTimezone(tz: string | undefined): void {
-	if (tz === undefined) return;
+/**
+ * `--tz` as Arrow readers look it up: an offset, or the zone's canonical IANA name. Intl accepts `europe/paris`
+ * or `utc`, but polars and Arrow C++ search the time zone database by exact name and refuse them.
+ */
+function canonicalTimezone(tz: string | undefined): string | null {
+	if (tz === undefined) return null;
 	const offset = /^[+-](\d{2}):(\d{2})$/.exec(tz);
 	if (offset) {
 		if (Number(offset[1]) > 23 || Number(offset[2]) > 59) throw new UsageError(`--tz ${JSON.stringify(tz)}: an offset is +HH:MM or -HH:MM with HH at most 23 and MM at most 59`);
-		return;
+		return tz;
 	}
 	try {
-		new Intl.DateTimeFormat("en", { timeZone: tz });
+		return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone;
 	} catch {
 		throw new UsageError(`--tz ${JSON.stringify(tz)}: unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)`);
 	}
@@ -133,7 +137,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
 	checkInteger("--row-group-rows", args.rowGroupRows, 1);
 	checkInteger("--retries", args.retries, 0);
-	checkTimezone(args.tz);
+	const timezone = canonicalTimezone(args.tz);
 	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
@@ -144,7 +148,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const options = {
 		format: args.to,
 		unit: args.unit,
-		timezone: args.tz ?? null,
+		timezone,
 		allowTruncate: args.allowTruncate,
 		onOverflow: args.onOverflow,
 		column: args.column,
