@@ -26,6 +26,10 @@ describe("CLI contract", () => {
 		const help = runCli(["--help"]);
 		expect(help.status).toBe(0);
 		expect(help.stdout.toString()).toMatch(/Examples:/);
+		// The examples name the sample stores, so that they can be run from a clone as they are.
+		const stores = Array.from(help.stdout.toString().matchAll(/dt64-export (?:inspect )?(\S+\.zarr)/g), (match) => match[1]);
+		expect(stores.length).toBeGreaterThanOrEqual(4);
+		for (const store of stores) expect(fs.existsSync(path.join(REPO, store))).toBe(true);
 		expect(runCli(["--version"]).stdout.toString().trim()).toBe(JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version);
 	});
 

@@ -234,9 +234,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress and no summary" })
 					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })
 					.example("$0 data/weather-station.zarr --to arrow -o weather.arrow", "IPC file")
-					.example("$0 store.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
-					.example("$0 store.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
-					.example("$0 store.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
+					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
+					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
+					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args),
 		)
 		.strict()
