@@ -45,6 +45,19 @@ describe("CLI contract", () => {
 		expect(fs.readdirSync(cwd)).toEqual(["weather-station.arrow"]);
 	});
 
+	it("--force keeps the replaced file's permissions and writes through a symbolic link", () => {
+		const dir = tempDir();
+		const store = path.join(REPO, "data/weather-station.zarr");
+		const file = path.join(dir, "private.arrow");
+		fs.writeFileSync(file, "previous export", { mode: 0o600 });
+		fs.symlinkSync("private.arrow", path.join(dir, "link.arrow"));
+		expect(runCli([store, "-q", "--force", "-o", path.join(dir, "link.arrow")]).status).toBe(0);
+		expect(fs.lstatSync(path.join(dir, "link.arrow")).isSymbolicLink()).toBe(true);
+		expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+		expect(readArrow(file).numRows).toBe(17520);
+		expect(fs.readdirSync(dir).sort()).toEqual(["link.arrow", "private.arrow"]);
+	});
+
 	it("usage errors exit 2 naming the valid choices", () => {
 		for (const [args, pattern] of [
 			[["x", "--unit", "weeks"], /Invalid values:.*Argument: unit, Given: "weeks", Choices: "auto", "s", "ms", "us", "ns"/],
