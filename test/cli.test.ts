@@ -13,6 +13,8 @@ import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 const NAT = -(2n ** 63n);
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+/** A fresh folder inside `work`, removed with it. */
+const scratch = () => fs.mkdtempSync(path.join(work, "case-"));
 const LE = { name: "bytes", configuration: { endian: "little" } };
 
 async function duck(sql: string): Promise<unknown[][]> {
@@ -46,7 +48,7 @@ describe("CLI contract", () => {
 	});
 
 	it("--force keeps the replaced file's permissions and writes through a symbolic link", () => {
-		const dir = tempDir();
+		const dir = scratch();
 		const store = path.join(REPO, "data/weather-station.zarr");
 		const file = path.join(dir, "private.arrow");
 		fs.writeFileSync(file, "previous export", { mode: 0o600 });
@@ -83,7 +85,7 @@ describe("CLI contract", () => {
 	});
 
 	it("a device or a FIFO is written in place (never renamed over), a folder is refused", () => {
-		const dir = tempDir();
+		const dir = scratch();
 		const fifo = path.join(dir, "fifo");
 		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
 		const store = path.join(REPO, "data/weather-station.zarr");
@@ -102,7 +104,7 @@ describe("CLI contract", () => {
 	});
 
 	it("--progress into a pipe writes plain lines, without the terminal's control characters", () => {
-		const cwd = tempDir();
+		const cwd = scratch();
 		const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--progress"], { cwd });
 		expect(result.status).toBe(0);
 		expect(result.stderr).not.toMatch(/[\r\x1b]/);
@@ -130,21 +132,21 @@ describe("CLI contract", () => {
 	});
 
 	it("a store given as `.` is named after its folder, for the column and the default output file", () => {
-		const cwd = path.join(tempDir(), "station.zarr");
+		const cwd = path.join(scratch(), "station.zarr");
 		fs.cpSync(path.join(REPO, "data/weather-station.zarr"), cwd, { recursive: true });
 		expect(runCli([".", "-q"], { cwd }).status).toBe(0);
 		expect(readArrow(path.join(cwd, "station.arrow")).schema.fields.map((field) => field.name)).toEqual(["station"]);
 	});
 
 	it("the summary counts one row as a row", () => {
-		const cwd = tempDir();
+		const cwd = scratch();
 		const result = runCli([path.join(REPO, "test/fixtures/v2/scalar.zarr")], { cwd });
 		expect(result.status).toBe(0);
 		expect(result.stderr).toBe("wrote 1 row to scalar.arrow\n");
 	});
 
 	it("--tz is written as the zone's canonical name, which polars can look up", () => {
-		const file = path.join(tempDir(), "tz.arrow");
+		const file = path.join(scratch(), "tz.arrow");
 		for (const [given, written] of [["utc", "UTC"], ["-05:30", "-05:30"], ["europe/paris", "Europe/Paris"]]) {
 			expect(runCli([path.join(REPO, "data/weather-station.zarr"), "--tz", given, "-q", "-f", "-o", file]).status).toBe(0);
 			expect((readArrow(file).schema.fields[0].type as Timestamp).timezone).toBe(written);
@@ -238,7 +240,7 @@ describe("README", () => {
 	const blocks = (language: string) => Array.from(readme.matchAll(new RegExp("```" + language + "\n([\\s\\S]*?)```", "g")), (match) => match[1]);
 
 	it("the quick start's commands run as written, next to data/", () => {
-		const cwd = tempDir();
+		const cwd = scratch();
 		fs.symlinkSync(path.join(REPO, "data"), path.join(cwd, "data"));
 		const commands = blocks("sh")[0].split("\n").filter((line) => line.startsWith("npx dt64-export "));
 		expect(commands.length).toBeGreaterThanOrEqual(4);
@@ -250,7 +252,7 @@ describe("README", () => {
 	});
 
 	it("the library examples run, as one script, against the built package", () => {
-		const cwd = tempDir();
+		const cwd = scratch();
 		fs.symlinkSync(path.join(REPO, "data"), path.join(cwd, "data"));
 		fs.mkdirSync(path.join(cwd, "node_modules"));
 		fs.symlinkSync(REPO, path.join(cwd, "node_modules/dt64-export"));
