@@ -405,6 +405,18 @@ describe("output is all or nothing", () => {
 		});
 	}
 
+	it("SIGINT ends an export waiting for a FIFO's reader", async () => {
+		const fifo = path.join(tempDir("dt64-faults-out-"), "fifo");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		const run = await runCliAsync([path.join(REPO, "data/weather-station.zarr"), "-o", fifo], {
+			timeoutMs: 10_000,
+			onSpawn: (child) => setTimeout(() => child.kill("SIGINT"), 500),
+		});
+		// Killed by the signal while the open waits (no handler yet), or 130 had it just been opened: no hang either way.
+		expect(run.signal === "SIGINT" || run.status === 130).toBe(true);
+		expect(fs.statSync(fifo).isFIFO()).toBe(true);
+	});
+
 	it("an error after batches were written removes the temporary file", async () => {
 		const outDir = tempDir("dt64-faults-out-");
 		const run = await runCliAsync([`${server.url}/bad.zarr`, "-o", path.join(outDir, "t.arrow"), "--to", "arrow-stream", "--concurrency", "1"]);

@@ -113,13 +113,14 @@ function endQuietlyOnClosedPipe(stream: Writable): Writable {
 }
 
 /**
- * A regular file is written all or nothing (temporary file, then rename). A device or a pipe that exists
- * (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming over it would replace it with a file.
+ * A device or a pipe that exists (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming a
+ * temporary file over it would replace it with a file. Undefined for a regular file, or none: that one is written
+ * all or nothing (AtomicFileWriter). A folder is refused.
  */
-function openOutputFile(target: string, args: ExportArgs): Writable {
+function openInPlace(target: string, format: OutputFormat): Writable | undefined {
 	const stat = fs.statSync(target, { throwIfNoEntry: false });
 	if (stat?.isDirectory()) throw new Dt64ExportError(`${target} is a folder: name the output file (-o <folder>/<file>)`, { kind: "io" });
-	if (stat === undefined || stat.isFile()) return new AtomicFileWriter(target, { overwrite: args.force });
+	if (stat === undefined || stat.isFile()) return undefined;
 	let fd: number;
 	try {
 		fd = fs.openSync(target, "w");
@@ -128,7 +129,7 @@ function openOutputFile(target: string, args: ExportArgs): Writable {
 	}
 	if (isatty(fd)) {
 		fs.closeSync(fd);
-		throw terminalRefusal(args.to);
+		throw terminalRefusal(format);
 	}
 	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
 }
@@ -167,22 +168,22 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	const progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
 	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[args.to]}`;
-	let destination: Writable;
-	if (toStdout) {
-		destination = endQuietlyOnClosedPipe(process.stdout);
-	} else {
-		destination = openOutputFile(target, args);
-	}
+	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
+	// must end that wait (a handler would not run while the open blocks).
+	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, args.to);
+	let destination: Writable | undefined;
 	const stopOnSignal = (signal: NodeJS.Signals, code: number) => () => {
 		stages.reader.destroy();
-		destination.destroy();
+		destination?.destroy();
 		removePendingTempFiles();
 		progress?.done();
 		process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
 		process.exit(code);
 	};
-	// SIGHUP too: closing the terminal must not leave a temporary file behind.
+	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
+	// closing the terminal must not leave it behind.
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
+	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force });
 	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	progress?.done();
 	if (!args.quiet && !toStdout) {
