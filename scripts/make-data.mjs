@@ -20,13 +20,16 @@ function random(seed) {
 	};
 }
 
-/** @param {string} name @param {Parameters<typeof writeArray>[2]} spec */
-async function write(name, spec) {
+/** @param {string} name @param {Record<string, Parameters<typeof writeArray>[2]>} arrays by path ("" for the root) */
+async function writeStore(name, arrays) {
 	const root = path.join(DATA, name);
 	await fs.rm(root, { recursive: true, force: true });
-	await writeArray(root, "", spec);
+	for (const [arrayPath, spec] of Object.entries(arrays)) await writeArray(root, arrayPath, spec);
 	console.log(`wrote data/${name}`);
 }
+
+/** @param {string} name @param {Parameters<typeof writeArray>[2]} spec */
+const write = (name, spec) => writeStore(name, { "": spec });
 
 // 1. The hourly observation times of a weather station over 730 days from 2023-01-01T00:00, in seconds. Outages
 // (runs of several hours) and single lost readings are NaT.
@@ -97,5 +100,31 @@ async function write(name, spec) {
 		attributes: {
 			description: "Observation times (minutes) on a day x hour grid for 2023, readings 0-4 minutes after the hour; NaT where lost, and for days 224-255 (maintenance)",
 		},
+	});
+}
+
+// 3. A week of hourly observations as companion arrays of one group (the root): observation times in seconds (NaT
+// where the reading was lost), the temperature (float32) and the station that took it (strings). Each array has
+// its own chunks and codecs, as zarr-python would write them.
+{
+	const rand = random(168);
+	const hours = 7 * 24;
+	const start = BigInt(Date.UTC(2024, 0, 1) / 1000);
+	const times = BigInt64Array.from({ length: hours }, (_, i) => (rand() < 0.05 ? NAT : start + BigInt(i) * 3600n));
+	const temperature = Float32Array.from({ length: hours }, (_, i) => Math.round(40 * (2 + 6 * Math.sin(((i % 24) - 9) * (Math.PI / 12)) + 2 * rand())) / 40);
+	const station = Array.from({ length: hours }, (_, i) => (i % 24 < 12 ? "north" : "south"));
+	const dimensionNames = ["hour"];
+	await writeStore("observations.zarr", {
+		time: {
+			shape: [hours],
+			chunks: [64],
+			values: times,
+			dataType: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } },
+			fillValue: NAT,
+			codecs: [LE, { name: "gzip", configuration: { level: 5 } }],
+			dimensionNames,
+		},
+		temperature: { shape: [hours], chunks: [100], values: temperature, dataType: "float32", fillValue: "NaN", codecs: [LE, { name: "zstd", configuration: { level: 3, checksum: false } }], dimensionNames, attributes: { units: "degC" } },
+		station: { shape: [hours], chunks: [hours], values: station, dataType: "string", fillValue: "", codecs: [{ name: "vlen-utf8" }, { name: "zstd", configuration: { level: 3, checksum: false } }], dimensionNames },
 	});
 }

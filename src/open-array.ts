@@ -19,26 +19,28 @@ export interface OpenArrayOptions extends OpenStoreOptions {
 	array?: string;
 }
 
-/** Normalizes `--array`: a relative path of plain segments that cannot leave the store. */
-export function normalizeArrayPath(input: string): string {
+/** Normalizes `--array` (or a `--columns` name, `option`): a relative path of plain segments that cannot leave the store. */
+export function normalizeArrayPath(input: string, option = "--array"): string {
 	let decoded: string;
 	try {
 		decoded = decodeURIComponent(input);
 	} catch {
-		throw new UsageError(`--array ${JSON.stringify(input)}: not a valid path`);
+		throw new UsageError(`${option} ${JSON.stringify(input)}: not a valid path`);
 	}
 	if (decoded.includes("\\") || decoded.includes("\0") || path.posix.isAbsolute(decoded) || /^[A-Za-z]:/.test(decoded)) {
-		throw new UsageError(`--array ${JSON.stringify(input)}: must be a relative path inside the store`);
+		throw new UsageError(`${option} ${JSON.stringify(input)}: must be a relative path inside the store`);
 	}
 	const segments = decoded.split("/").filter((segment) => segment !== "" && segment !== ".");
 	if (segments.some((segment) => segment === "..")) {
-		throw new UsageError(`--array ${JSON.stringify(input)}: must not leave the store (no "..")`);
+		throw new UsageError(`${option} ${JSON.stringify(input)}: must not leave the store (no "..")`);
 	}
 	return segments.join("/");
 }
 
 export function columnNameFor(storeLocation: string, arrayPath: string): string {
-	const source = arrayPath || storeLocation.replace(/[?#].*$/, "");
+	// A local store is named by its folder or file as resolved: `.` or `store.zarr/..` name no column.
+	const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(storeLocation);
+	const source = arrayPath || (local ? path.resolve(storeLocation) : storeLocation.replace(/[?#].*$/, ""));
 	const last = source.split(/[\\/]/).filter((part) => part.length > 0).pop() ?? "time";
 	return last.replace(/\.zarr(?:\.zip)?$/i, "").replace(/\.zip$/i, "") || "time";
 }

@@ -58,7 +58,7 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 }
 
 async function openColumn(opened: OpenedStore, group: string, name: string): Promise<TableColumn> {
-	const relative = normalizeArrayPath(name);
+	const relative = normalizeArrayPath(name, "--columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path);

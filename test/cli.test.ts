@@ -1,13 +1,20 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { spawnSync } from "node:child_process";
+import { Writable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
+import type { Timestamp } from "apache-arrow";
+import pl from "nodejs-polars";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { REPO, runCli, tempDir } from "./support/cli.js";
+import { Progress } from "../src/cli/progress.js";
+import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+/** A fresh folder inside `work`, removed with it. */
+const scratch = () => fs.mkdtempSync(path.join(work, "case-"));
 const LE = { name: "bytes", configuration: { endian: "little" } };
 
 async function duck(sql: string): Promise<unknown[][]> {
@@ -21,6 +28,10 @@ describe("CLI contract", () => {
 		const help = runCli(["--help"]);
 		expect(help.status).toBe(0);
 		expect(help.stdout.toString()).toMatch(/Examples:/);
+		// The examples name the sample stores, so that they can be run from a clone as they are.
+		const stores = Array.from(help.stdout.toString().matchAll(/dt64-export (?:inspect )?(\S+\.zarr)/g), (match) => match[1]);
+		expect(stores.length).toBeGreaterThanOrEqual(4);
+		for (const store of stores) expect(fs.existsSync(path.join(REPO, store))).toBe(true);
 		expect(runCli(["--version"]).stdout.toString().trim()).toBe(JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version);
 	});
 
@@ -36,18 +47,111 @@ describe("CLI contract", () => {
 		expect(fs.readdirSync(cwd)).toEqual(["weather-station.arrow"]);
 	});
 
+	it("--force keeps the replaced file's permissions and writes through a symbolic link", () => {
+		const dir = scratch();
+		const store = path.join(REPO, "data/weather-station.zarr");
+		const file = path.join(dir, "private.arrow");
+		fs.writeFileSync(file, "previous export", { mode: 0o600 });
+		fs.symlinkSync("private.arrow", path.join(dir, "link.arrow"));
+		expect(runCli([store, "-q", "--force", "-o", path.join(dir, "link.arrow")]).status).toBe(0);
+		expect(fs.lstatSync(path.join(dir, "link.arrow")).isSymbolicLink()).toBe(true);
+		expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+		expect(readArrow(file).numRows).toBe(17520);
+		expect(fs.readdirSync(dir).sort()).toEqual(["link.arrow", "private.arrow"]);
+	});
+
 	it("usage errors exit 2 naming the valid choices", () => {
 		for (const [args, pattern] of [
 			[["x", "--unit", "weeks"], /Invalid values:.*Argument: unit, Given: "weeks", Choices: "auto", "s", "ms", "us", "ns"/],
 			[["x", "--to", "xlsx"], /Choices: "arrow", "arrow-stream", "parquet"/],
 			[[path.join(REPO, "data/weather-station.zarr"), "--concurrency", "0"], /--concurrency must be an integer >= 1, got 0/],
 			[["x", "--bogus"], /Unknown argument: bogus/],
+			[["x", "extra"], /Unknown argument: extra/],
+			[["inspect", "x", "extra"], /Unknown argument: extra/],
+			[["x", "-o"], /^dt64-export: Not enough arguments following: o \(see --help\)\n$/],
+			[["x", "--to"], /Not enough arguments following: to/],
+			[["inspect", "x", "--retries"], /Not enough arguments following: retries/],
+			[["x", "-o", ""], /^dt64-export: -o: empty file name \(use -o <file>, or -o - for stdout\)\n$/],
+			[["x", "--concurrency", "four"], /--concurrency must be an integer >= 1, got something that is not a number/],
+			[["x", "--retries", "-1"], /--retries must be an integer >= 0, got -1/],
+			[["inspect", "x", "--retries", "1.5"], /--retries must be an integer >= 0, got 1.5/],
+			[["x", "--tz", "+25:00"], /--tz "\+25:00": an offset is \+HH:MM or -HH:MM with HH at most 23 and MM at most 59/],
 		] as const) {
 			const result = runCli([...args]);
 			expect(result.status).toBe(2);
 			expect(result.stderr).toMatch(pattern);
 			expect(result.stderr.trim().split("\n")).toHaveLength(1);
 		}
+	});
+
+	it("a device or a FIFO is written in place (never renamed over), a folder is refused", () => {
+		const dir = scratch();
+		const fifo = path.join(dir, "fifo");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		const store = path.join(REPO, "data/weather-station.zarr");
+		const received = path.join(dir, "received.arrow");
+		const run = spawnSync("bash", ["-c", `cat '${fifo}' > '${received}' & '${process.execPath}' '${BIN}' '${store}' -q -o '${fifo}'; status=$?; wait; exit $status`]);
+		expect(run.stderr.toString()).toBe("");
+		expect(run.status).toBe(0);
+		expect(fs.statSync(fifo).isFIFO()).toBe(true);
+		expect(readArrow(received).numRows).toBe(17520);
+		expect(runCli([store, "-q", "-o", "/dev/null"]).status).toBe(0);
+		expect(fs.statSync("/dev/null").isCharacterDevice()).toBe(true);
+		const folder = runCli([store, "-o", dir, "--force"]);
+		expect(folder.status).toBe(1);
+		expect(folder.stderr).toBe(`dt64-export: ${dir} is a folder: name the output file (-o <folder>/<file>)\n`);
+		expect(fs.readdirSync(dir).sort()).toEqual(["fifo", "received.arrow"]);
+	});
+
+	it("--progress into a pipe writes plain lines, without the terminal's control characters", () => {
+		const cwd = scratch();
+		const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--progress"], { cwd });
+		expect(result.status).toBe(0);
+		expect(result.stderr).not.toMatch(/[\r\x1b]/);
+		const lines = result.stderr.trimEnd().split("\n");
+		expect(lines.at(-2)).toMatch(/^chunks 5\/5  rows 17,520\/17,520  [\d.]+ M rows\/s  ETA 0 s$/);
+		expect(lines.at(-1)).toBe("wrote 17,520 rows to weather-station.arrow");
+	});
+
+	it("Progress ends its line before another message only when a redrawn line is showing", () => {
+		const written: string[] = [];
+		const sink = (isTTY: boolean) => Object.assign(new Writable({ write: (chunk, _encoding, callback) => (written.push(String(chunk)), callback()) }), { isTTY });
+		const quiet = new Progress(sink(true), 10);
+		quiet.done();
+		expect(written).toEqual([]);
+		const plain = new Progress(sink(false), 10);
+		plain.update(1, 1);
+		plain.done();
+		expect(written.join("")).toMatch(/^chunks 1\/1 [^\r\x1b]*\n$/);
+		written.length = 0;
+		const tty = new Progress(sink(true), 10);
+		tty.update(1, 1);
+		tty.done();
+		tty.done();
+		expect(written.join("")).toMatch(/^\r\x1b\[Kchunks 1\/1 [^\n]*\n$/);
+	});
+
+	it("a store given as `.` is named after its folder, for the column and the default output file", () => {
+		const cwd = path.join(scratch(), "station.zarr");
+		fs.cpSync(path.join(REPO, "data/weather-station.zarr"), cwd, { recursive: true });
+		expect(runCli([".", "-q"], { cwd }).status).toBe(0);
+		expect(readArrow(path.join(cwd, "station.arrow")).schema.fields.map((field) => field.name)).toEqual(["station"]);
+	});
+
+	it("the summary counts one row as a row", () => {
+		const cwd = scratch();
+		const result = runCli([path.join(REPO, "test/fixtures/v2/scalar.zarr")], { cwd });
+		expect(result.status).toBe(0);
+		expect(result.stderr).toBe("wrote 1 row to scalar.arrow\n");
+	});
+
+	it("--tz is written as the zone's canonical name, which polars can look up", () => {
+		const file = path.join(scratch(), "tz.arrow");
+		for (const [given, written] of [["utc", "UTC"], ["-05:30", "-05:30"], ["europe/paris", "Europe/Paris"]]) {
+			expect(runCli([path.join(REPO, "data/weather-station.zarr"), "--tz", given, "-q", "-f", "-o", file]).status).toBe(0);
+			expect((readArrow(file).schema.fields[0].type as Timestamp).timezone).toBe(written);
+		}
+		expect(String(pl.readIPC(fs.readFileSync(file)).dtypes[0])).toMatch(/Europe\/Paris/);
 	});
 
 	it("a store that does not exist is one line, exit 1", () => {
@@ -61,6 +165,9 @@ describe("CLI contract", () => {
 			const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--array", bad]);
 			expect(result.status).toBe(2);
 			expect(result.stderr).toMatch(/^dt64-export: --array .*(must not leave the store|relative path inside the store)/);
+			const column = runCli([path.join(REPO, "data/observations.zarr"), "--columns", `time,${bad}`]);
+			expect(column.status).toBe(2);
+			expect(column.stderr).toMatch(/^dt64-export: --columns .*(must not leave the store|relative path inside the store)/);
 		}
 	});
 
@@ -95,7 +202,6 @@ describe("CLI contract", () => {
 	});
 
 	it("a reader closing the pipe early ends the export quietly", () => {
-		const { spawnSync } = require("node:child_process") as typeof import("node:child_process");
 		const result = spawnSync("bash", ["-c", `set -o pipefail; node ${path.join(REPO, "bin/dt64-export.js")} ${path.join(REPO, "data/weather-station.zarr")} --to arrow-stream -o - | head -c 100 > /dev/null`]);
 		expect(result.stderr.toString()).toBe("");
 		expect(result.status).toBe(0);
@@ -126,5 +232,36 @@ describe("Parquet through the CLI, read back by DuckDB", () => {
 		expect(runCli([path.join(REPO, "data/weather-station.zarr"), "--to", "parquet", "--tz", "UTC", "-o", file, "-q"]).status).toBe(0);
 		const rows = await duck(`select logical_type::varchar from parquet_schema('${file}') where name = 'weather-station'`);
 		expect(String(rows[0][0])).toMatch(/isAdjustedToUTC=(1|true)/i);
+	});
+});
+
+describe("README", () => {
+	const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
+	const blocks = (language: string) => Array.from(readme.matchAll(new RegExp("```" + language + "\n([\\s\\S]*?)```", "g")), (match) => match[1]);
+
+	it("the quick start's commands run as written, next to data/", () => {
+		const cwd = scratch();
+		fs.symlinkSync(path.join(REPO, "data"), path.join(cwd, "data"));
+		const commands = blocks("sh")[0].split("\n").filter((line) => line.startsWith("npx dt64-export "));
+		expect(commands.length).toBeGreaterThanOrEqual(4);
+		for (const command of commands) {
+			const result = runCli(command.slice("npx dt64-export ".length).split(" "), { cwd });
+			expect({ command, status: result.status, stderr: result.stderr }).toMatchObject({ command, status: 0 });
+		}
+		expect(fs.readdirSync(cwd).sort()).toEqual(["data", "grid-indexed.parquet", "grid.parquet", "observations.parquet", "weather.arrow"]);
+	});
+
+	it("the library examples run, as one script, against the built package", () => {
+		const cwd = scratch();
+		fs.symlinkSync(path.join(REPO, "data"), path.join(cwd, "data"));
+		fs.mkdirSync(path.join(cwd, "node_modules"));
+		fs.symlinkSync(REPO, path.join(cwd, "node_modules/dt64-export"));
+		fs.writeFileSync(path.join(cwd, "example.mjs"), blocks("ts").join("\n"));
+		const result = spawnSync(process.execPath, ["example.mjs"], { cwd });
+		expect(result.stderr.toString()).toBe("");
+		expect(result.status).toBe(0);
+		expect(readArrow(path.join(cwd, "weather.arrow")).numRows).toBe(17520);
+		expect(readArrow(path.join(cwd, "obs.arrow")).schema.fields.map((field) => field.name)).toEqual(["time", "temperature"]);
+		expect(fs.readdirSync(cwd).sort()).toEqual(["data", "example.mjs", "grid.arrow", "grid.parquet", "node_modules", "obs.arrow", "obs.parquet", "weather.arrow"]);
 	});
 });

@@ -386,7 +386,7 @@ describe("output is all or nothing", () => {
 	});
 	afterAll(() => server.close());
 
-	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
 		it(`${signal} mid-export exits ${code} and removes the temporary file`, async () => {
 			const outDir = tempDir("dt64-faults-out-");
 			let sent = false;
@@ -398,11 +398,24 @@ describe("output is all or nothing", () => {
 				},
 			});
 			expect(sent).toBe(true);
-			expect(run.stderr.trim()).toBe(`dt64-export: interrupted by ${signal}`);
+			// No progress line is showing (stderr is not a terminal): the message starts the output, no blank line first.
+			expect(run.stderr).toBe(`dt64-export: interrupted by ${signal}\n`);
 			expect(run.status).toBe(code);
 			expect(fs.readdirSync(outDir)).toEqual([]);
 		});
 	}
+
+	it("SIGINT ends an export waiting for a FIFO's reader", async () => {
+		const fifo = path.join(tempDir("dt64-faults-out-"), "fifo");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		const run = await runCliAsync([path.join(REPO, "data/weather-station.zarr"), "-o", fifo], {
+			timeoutMs: 10_000,
+			onSpawn: (child) => setTimeout(() => child.kill("SIGINT"), 500),
+		});
+		// Killed by the signal while the open waits (no handler yet), or 130 had it just been opened: no hang either way.
+		expect(run.signal === "SIGINT" || run.status === 130).toBe(true);
+		expect(fs.statSync(fifo).isFIFO()).toBe(true);
+	});
 
 	it("an error after batches were written removes the temporary file", async () => {
 		const outDir = tempDir("dt64-faults-out-");
@@ -429,11 +442,13 @@ describe("output is all or nothing", () => {
 describe("binary output to a terminal", () => {
 	const hasScript = spawnSync("script", ["--version"]).status === 0;
 	if (!hasScript) console.warn("skipping the terminal test: util-linux `script` is not installed");
-	it.skipIf(!hasScript)("-o - on a terminal is refused with a hint, exit 2 (run under `script`, which gives it a pty)", () => {
-		const command = [process.execPath, BIN, path.join(REPO, "data/weather-station.zarr"), "-o", "-"].map((arg) => `'${arg}'`).join(" ");
-		const result = spawnSync("script", ["-qec", command, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
-		const screen = result.stdout.toString();
-		expect(screen.trim()).toBe("dt64-export: refusing to write binary Arrow data to a terminal: redirect it (> file, | program) or use -o <file>");
-		expect(result.status).toBe(2);
-	});
+	for (const [output, format, kind] of [["-", "arrow", "Arrow"], ["-", "parquet", "Parquet"], ["/dev/tty", "arrow-stream", "Arrow"]] as const) {
+		it.skipIf(!hasScript)(`-o ${output} --to ${format} on a terminal is refused with a hint, exit 2 (run under \`script\`, which gives it a pty)`, () => {
+			const command = [process.execPath, BIN, path.join(REPO, "data/weather-station.zarr"), "-o", output, "--to", format].map((arg) => `'${arg}'`).join(" ");
+			const result = spawnSync("script", ["-qec", command, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
+			const screen = result.stdout.toString();
+			expect(screen.trim()).toBe(`dt64-export: refusing to write binary ${kind} data to a terminal: redirect it (> file, | program) or use -o <file>`);
+			expect(result.status).toBe(2);
+		});
+	}
 });

@@ -1,11 +1,12 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
+import { isatty } from "node:tty";
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type TargetUnitOption } from "../convert/options.js";
-import { isDt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, UsageError } from "../errors.js";
 import {
 	checkTableOptions,
 	createExportStages,
@@ -22,6 +23,7 @@ import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { parseHeaderOption } from "../store/http-store.js";
+import { checkInteger } from "./check-integer.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { Progress } from "./progress.js";
 
@@ -58,10 +60,19 @@ function fail(error: unknown): never {
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
-function checkTimezone(tz: string | undefined): void {
-	if (tz === undefined) return;
+/**
+ * `--tz` as Arrow readers look it up: an offset, or the zone's canonical IANA name. Intl accepts `europe/paris`
+ * or `utc`, but polars and Arrow C++ search the time zone database by exact name and refuse them.
+ */
+function canonicalTimezone(tz: string | undefined): string | null {
+	if (tz === undefined) return null;
+	const offset = /^[+-](\d{2}):(\d{2})$/.exec(tz);
+	if (offset) {
+		if (Number(offset[1]) > 23 || Number(offset[2]) > 59) throw new UsageError(`--tz ${JSON.stringify(tz)}: an offset is +HH:MM or -HH:MM with HH at most 23 and MM at most 59`);
+		return tz;
+	}
 	try {
-		new Intl.DateTimeFormat("en", { timeZone: tz });
+		return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone;
 	} catch {
 		throw new UsageError(`--tz ${JSON.stringify(tz)}: unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)`);
 	}
@@ -89,14 +100,48 @@ function tableStages(table: ZarrTable, options: TableExportOptions): CliStages {
 	return { ...stages, rows: stages.reader.totalRows, name };
 }
 
-async function runExport(args: ExportArgs): Promise<void> {
-	if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) throw new UsageError(`--concurrency must be an integer >= 1, got ${args.concurrency}`);
-	if (!Number.isInteger(args.rowGroupRows) || args.rowGroupRows < 1) throw new UsageError(`--row-group-rows must be an integer >= 1, got ${args.rowGroupRows}`);
-	if (args.tz !== undefined && !/^[+-]\d{2}:\d{2}$/.test(args.tz)) checkTimezone(args.tz);
-	const toStdout = args.output === "-";
-	if (toStdout && process.stdout.isTTY) {
-		throw new UsageError("refusing to write binary Arrow data to a terminal: redirect it (> file, | program) or use -o <file>");
+function terminalRefusal(format: OutputFormat): UsageError {
+	const kind = format === "parquet" ? "Parquet" : "Arrow";
+	return new UsageError(`refusing to write binary ${kind} data to a terminal: redirect it (> file, | program) or use -o <file>`);
+}
+
+function endQuietlyOnClosedPipe(stream: Writable): Writable {
+	return stream.on("error", (error: NodeJS.ErrnoException) => {
+		// The reader closed the pipe (`| head`): that is its right, not a failure.
+		if (error.code === "EPIPE") process.exit(0);
+	});
+}
+
+/**
+ * A device or a pipe that exists (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming a
+ * temporary file over it would replace it with a file. Undefined for a regular file, or none: that one is written
+ * all or nothing (AtomicFileWriter). A folder is refused.
+ */
+function openInPlace(target: string, format: OutputFormat): Writable | undefined {
+	const stat = fs.statSync(target, { throwIfNoEntry: false });
+	if (stat?.isDirectory()) throw new Dt64ExportError(`${target} is a folder: name the output file (-o <folder>/<file>)`, { kind: "io" });
+	if (stat === undefined || stat.isFile()) return undefined;
+	let fd: number;
+	try {
+		fd = fs.openSync(target, "w");
+	} catch (error) {
+		throw new Dt64ExportError(`cannot write ${target}: ${(error as Error).message}`, { kind: "io" });
 	}
+	if (isatty(fd)) {
+		fs.closeSync(fd);
+		throw terminalRefusal(format);
+	}
+	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
+}
+
+async function runExport(args: ExportArgs): Promise<void> {
+	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
+	checkInteger("--row-group-rows", args.rowGroupRows, 1);
+	checkInteger("--retries", args.retries, 0);
+	const timezone = canonicalTimezone(args.tz);
+	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
+	const toStdout = args.output === "-";
+	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
 	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
 	const asTable = columns !== undefined || args.index || args.order !== "c";
@@ -104,7 +149,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const options = {
 		format: args.to,
 		unit: args.unit,
-		timezone: args.tz ?? null,
+		timezone,
 		allowTruncate: args.allowTruncate,
 		onOverflow: args.onOverflow,
 		column: args.column,
@@ -123,29 +168,26 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	const progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
 	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[args.to]}`;
-	let destination: Writable;
-	if (toStdout) {
-		destination = process.stdout;
-		process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-			// The reader closed the pipe (`| head`): that is its right, not a failure.
-			if (error.code === "EPIPE") process.exit(0);
-		});
-	} else {
-		destination = new AtomicFileWriter(target, { overwrite: args.force });
-	}
+	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
+	// must end that wait (a handler would not run while the open blocks).
+	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, args.to);
+	let destination: Writable | undefined;
 	const stopOnSignal = (signal: NodeJS.Signals, code: number) => () => {
 		stages.reader.destroy();
-		destination.destroy();
+		destination?.destroy();
 		removePendingTempFiles();
-		process.stderr.write(`\ndt64-export: interrupted by ${signal}\n`);
+		progress?.done();
+		process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
 		process.exit(code);
 	};
-	process.once("SIGINT", stopOnSignal("SIGINT", 130));
-	process.once("SIGTERM", stopOnSignal("SIGTERM", 143));
+	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
+	// closing the terminal must not leave it behind.
+	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
+	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force });
 	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	progress?.done();
 	if (!args.quiet && !toStdout) {
-		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} rows to ${target}\n`);
+		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} ${stages.rows === 1 ? "row" : "rows"} to ${target}\n`);
 	}
 }
 
@@ -154,7 +196,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	process.on("unhandledRejection", fail);
 	await yargs(argv)
 		.scriptName("dt64-export")
-		.usage("$0 <store> [options]\n\nExport a Zarr v3 numpy.datetime64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
+		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
 		.command<InspectArgs>(
 			"inspect <store>",
 			"describe the arrays and groups of a store",
@@ -162,8 +204,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 				y
 					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
 					.option("json", { type: "boolean", default: false, describe: "the report as JSON (int64 values as strings)" })
-					.option("header", { type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
-					.option("retries", { type: "number", default: 3, describe: "retries of a failed HTTP request" })
+					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
+					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
 					.example("$0 inspect data/sharded-2d.zarr", "nodes, data types, chunking, codecs, first and last values"),
 			(args) => runInspect(args),
 		)
@@ -173,38 +215,39 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 			(y) =>
 				y
 					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
-					.option("array", { type: "string", describe: "path of the array inside the store" })
-					.option("to", { choices: OUTPUT_FORMATS, default: "arrow" as OutputFormat, describe: "arrow = IPC file, arrow-stream = IPC stream, parquet" })
-					.option("output", { alias: "o", type: "string", describe: "output file, or - for stdout (default: <column>.<ext>)" })
-					.option("unit", { choices: TARGET_UNIT_CHOICES, default: "auto" as TargetUnitOption, describe: "Arrow timestamp unit" })
-					.option("tz", { type: "string", describe: "timezone of the timestamps (default: none, naive like numpy)" })
+					.option("array", { requiresArg: true, type: "string", describe: "path of the array inside the store" })
+					.option("to", { requiresArg: true, choices: OUTPUT_FORMATS, default: "arrow" as OutputFormat, describe: "arrow = IPC file, arrow-stream = IPC stream, parquet" })
+					.option("output", { requiresArg: true, alias: "o", type: "string", describe: "output file, or - for stdout (default: <column>.<ext>)" })
+					.option("unit", { requiresArg: true, choices: TARGET_UNIT_CHOICES, default: "auto" as TargetUnitOption, describe: "Arrow timestamp unit" })
+					.option("tz", { requiresArg: true, type: "string", describe: "timezone of the timestamps (default: none, naive like numpy)" })
 					.option("allow-truncate", { type: "boolean", default: false, describe: "floor values finer than the unit instead of failing" })
-					.option("on-overflow", { choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
-					.option("column", { type: "string", describe: "column name (default: the array's name)" })
-					.option("columns", { type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
+					.option("on-overflow", { requiresArg: true, choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
+					.option("column", { requiresArg: true, type: "string", describe: "column name (default: the array's name)" })
+					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
 					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
-					.option("order", { choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
-					.option("concurrency", { type: "number", describe: "chunks read and decoded at once (default: 4 local, 8 remote)" })
-					.option("row-group-rows", { type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
-					.option("compression", { choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
-					.option("header", { type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
-					.option("retries", { type: "number", default: 3, describe: "retries of a failed HTTP request" })
+					.option("order", { requiresArg: true, choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
+					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a folder, 8 for a zip or HTTP store)" })
+					.option("row-group-rows", { requiresArg: true, type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
+					.option("compression", { requiresArg: true, choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
+					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
+					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
 					.option("progress", { type: "boolean", describe: "show progress on stderr (default: when stderr is a terminal)" })
 					.option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress and no summary" })
 					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })
 					.example("$0 data/weather-station.zarr --to arrow -o weather.arrow", "IPC file")
-					.example("$0 store.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
-					.example("$0 store.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
-					.example("$0 store.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
+					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
+					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
+					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args),
 		)
-		.strictOptions()
+		.strict()
 		.version(version)
 		.alias("h", "help")
 		.wrap(Math.min(110, process.stdout.columns ?? 110))
 		.fail((message, error) => {
-			if (error) fail(error);
-			fail(new UsageError(`${message} (see --help)`));
+			// yargs reports some command line mistakes (an option without its value) as a YError: usage errors too.
+			if (error && error.name !== "YError") fail(error);
+			fail(new UsageError(`${message ?? error.message} (see --help)`));
 		})
 		.parseAsync();
 }

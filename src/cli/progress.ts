@@ -1,27 +1,41 @@
-/** Progress on stderr: chunks, rows, rate and ETA, redrawn at most every 200 ms. */
+/**
+ * Progress on stderr: chunks, rows, rate and ETA. On a terminal one line redrawn at most every 200 ms; elsewhere
+ * (`--progress` into a log or a pipe) plain lines at most every 2 s, with no control characters to garble the log.
+ */
 export class Progress {
 	readonly #started = Date.now();
+	readonly #redraw: boolean;
 	#lastDraw = 0;
+	/** A redrawn line is on the screen without its newline yet. */
+	#lineOpen = false;
 
 	constructor(
-		private readonly stream: NodeJS.WriteStream,
+		private readonly stream: NodeJS.WritableStream & { isTTY?: boolean },
 		private readonly totalValues: number,
-	) {}
+	) {
+		this.#redraw = stream.isTTY === true;
+	}
 
 	update(chunk: number, totalChunks: number): void {
 		const now = Date.now();
-		if (now - this.#lastDraw < 200 && chunk < totalChunks) return;
+		if (now - this.#lastDraw < (this.#redraw ? 200 : 2000) && chunk < totalChunks) return;
 		this.#lastDraw = now;
 		const seconds = Math.max((now - this.#started) / 1000, 1e-3);
 		const rows = Math.round((this.totalValues * chunk) / totalChunks);
 		const rate = rows / seconds;
 		const eta = rate > 0 ? (this.totalValues - rows) / rate : 0;
-		this.stream.write(
-			`\r\x1b[Kchunks ${chunk}/${totalChunks}  rows ${rows.toLocaleString("en")}/${this.totalValues.toLocaleString("en")}  ${(rate / 1e6).toFixed(1)} M rows/s  ETA ${eta.toFixed(0)} s`,
-		);
+		const line = `chunks ${chunk}/${totalChunks}  rows ${rows.toLocaleString("en")}/${this.totalValues.toLocaleString("en")}  ${(rate / 1e6).toFixed(1)} M rows/s  ETA ${eta.toFixed(0)} s`;
+		if (this.#redraw) {
+			this.stream.write(`\r\x1b[K${line}`);
+			this.#lineOpen = true;
+		} else {
+			this.stream.write(`${line}\n`);
+		}
 	}
 
+	/** Ends the progress line, if one is showing, so that what follows starts on a line of its own. */
 	done(): void {
-		if (this.#lastDraw > 0) this.stream.write("\n");
+		if (this.#lineOpen) this.stream.write("\n");
+		this.#lineOpen = false;
 	}
 }

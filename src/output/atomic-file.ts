@@ -37,10 +37,14 @@ export function remainingAfter(buffers: Buffer[], written: number): Buffer[] {
 
 /**
  * A file written all or nothing: bytes go to a temporary file beside the target, which is fsynced and renamed
- * over the target when the stream finishes, and removed when it is destroyed with an error.
+ * over the target when the stream finishes, and removed when it is destroyed with an error. A file replaced keeps
+ * its permissions (a private 600 file stays private), and a symbolic link keeps pointing to the file it names,
+ * which is the one replaced.
  */
 export class AtomicFileWriter extends Writable {
 	readonly tempPath: string;
+	/** The file renamed over: the target, or the file a symbolic link target points to. */
+	readonly #replaced: string;
 	#fd: number | undefined;
 	/** Bytes written since the last background flush started. */
 	#unflushed = 0;
@@ -57,13 +61,22 @@ export class AtomicFileWriter extends Writable {
 			throw new Dt64ExportError(`${target} already exists (use --force to overwrite)`, { kind: "io" });
 		}
 		if (!fs.existsSync(directory)) throw new Dt64ExportError(`output folder does not exist: ${directory}`, { kind: "io" });
-		this.tempPath = path.join(directory, `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+		const existing = fs.statSync(target, { throwIfNoEntry: false });
+		this.#replaced = existing ? fs.realpathSync(target) : target;
+		this.tempPath = path.join(path.dirname(path.resolve(this.#replaced)), `.${path.basename(this.#replaced)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 		try {
 			this.#fd = fs.openSync(this.tempPath, "wx");
 		} catch (error) {
-			throw new Dt64ExportError(`cannot write in ${directory}: ${(error as Error).message}`, { kind: "io" });
+			throw new Dt64ExportError(`cannot write in ${path.dirname(this.tempPath)}: ${(error as Error).message}`, { kind: "io" });
 		}
 		pending.add(this.tempPath);
+		if (existing) {
+			try {
+				fs.fchmodSync(this.#fd, existing.mode & 0o7777);
+			} catch {
+				// Another user's file in a folder we may write: the new file is ours, with the default permissions.
+			}
+		}
 	}
 
 	override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
@@ -124,7 +137,7 @@ export class AtomicFileWriter extends Writable {
 				fs.fsyncSync(this.#fd!);
 				fs.closeSync(this.#fd!);
 				this.#fd = undefined;
-				fs.renameSync(this.tempPath, this.target);
+				fs.renameSync(this.tempPath, this.#replaced);
 				pending.delete(this.tempPath);
 				callback();
 			} catch (error) {
