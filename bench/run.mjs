@@ -175,7 +175,7 @@ async function convertMicro(runs) {
 async function main() {
 	const args = parseArgs(process.argv.slice(2));
 	target = args.target;
-	if (!fs.existsSync(path.join(target, "dist", "cli", "main.js"))) throw new Error(`${target}/dist/ is missing: run \`npx tsc -p .\` (or npm run build) first`);
+	if (!fs.existsSync(path.join(target, "dist", "convert", "to-arrow-timestamps.js"))) throw new Error(`${target}/dist/ is missing: run \`npm run build\` there first`);
 	const numpy = args.reference ? pythonWithNumpy() : null;
 	console.log(`dt64-export benchmark${target === root ? "" : ` of ${target}`}`);
 	for (const l of machineLine(numpy)) console.log(l);
