@@ -201,10 +201,34 @@ describe("CLI contract", () => {
 		expect(result.stderr).toBe(`dt64-export: ${root}/zarr.json: data type is float64, not numpy.datetime64\n`);
 	});
 
-	it("a reader closing the pipe early ends the export quietly", () => {
+	it.skipIf(!fs.existsSync("/dev/full"))("a failed write to stdout or a device names it, once, without the system call", () => {
+		const store = path.join(REPO, "data/weather-station.zarr");
+		const full = fs.openSync("/dev/full", "w");
+		try {
+			const toStdout = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { stdio: ["ignore", full, "pipe"] });
+			for (const format of ["arrow", "arrow-stream", "parquet"]) {
+				const piped = toStdout([store, "--to", format, "-o", "-"]);
+				expect(piped.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device\n");
+				expect(piped.status).toBe(1);
+				const device = runCli([store, "--to", format, "-o", "/dev/full"]);
+				expect(device.stderr).toBe("dt64-export: cannot write to /dev/full: ENOSPC: no space left on device\n");
+				expect(device.status).toBe(1);
+			}
+			const inspect = toStdout(["inspect", store]);
+			expect(inspect.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device\n");
+			expect(inspect.status).toBe(1);
+		} finally {
+			fs.closeSync(full);
+		}
+	});
+
+	it("a reader closing the pipe early ends the export (and inspect) quietly", () => {
 		const result = spawnSync("bash", ["-c", `set -o pipefail; node ${path.join(REPO, "bin/dt64-export.js")} ${path.join(REPO, "data/weather-station.zarr")} --to arrow-stream -o - | head -c 100 > /dev/null`]);
 		expect(result.stderr.toString()).toBe("");
 		expect(result.status).toBe(0);
+		const inspect = spawnSync("bash", ["-c", `set -o pipefail; node ${BIN} inspect ${path.join(REPO, "data/observations.zarr")} | head -c 10 > /dev/null`]);
+		expect(inspect.stderr.toString()).toBe("");
+		expect(inspect.status).toBe(0);
 	});
 });
 

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type TargetUnitOption } from "../convert/options.js";
-import { Dt64ExportError, isDt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
 import {
 	checkTableOptions,
 	createExportStages,
@@ -113,6 +113,15 @@ function endQuietlyOnClosedPipe(stream: Writable): Writable {
 }
 
 /**
+ * stdout's or a device's own write errors name no target ("ENOSPC: no space left on device, write"); they reach the
+ * pipeline through whichever stage was writing (stdout to a file fails synchronously, inside the writer's push).
+ * Every other failure is already a Dt64ExportError or comes from reading, never from a `write` call.
+ */
+function nameInPlaceFailure(error: unknown, name: string): unknown {
+	return error instanceof Error && !isDt64ExportError(error) && (error as NodeJS.ErrnoException).syscall === "write" ? writeFailure(name, error) : error;
+}
+
+/**
  * A device or a pipe that exists (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming a
  * temporary file over it would replace it with a file. Undefined for a regular file, or none: that one is written
  * all or nothing (AtomicFileWriter). A folder is refused.
@@ -125,7 +134,7 @@ function openInPlace(target: string, format: OutputFormat): Writable | undefined
 	try {
 		fd = fs.openSync(target, "w");
 	} catch (error) {
-		throw new Dt64ExportError(`cannot write ${target}: ${(error as Error).message}`, { kind: "io" });
+		throw writeFailure(target, error as Error);
 	}
 	if (isatty(fd)) {
 		fs.closeSync(fd);
@@ -184,7 +193,11 @@ async function runExport(args: ExportArgs): Promise<void> {
 	// closing the terminal must not leave it behind.
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
 	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force });
-	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
+	try {
+		await pipeline(stages.reader, stages.batcher, stages.writer, destination);
+	} catch (error) {
+		throw inPlace === undefined ? error : nameInPlaceFailure(error, toStdout ? "stdout" : target);
+	}
 	progress?.done();
 	if (!args.quiet && !toStdout) {
 		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} ${stages.rows === 1 ? "row" : "rows"} to ${target}\n`);

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, writeFailure } from "../errors.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
 const pending = new Set<string>();
@@ -166,6 +166,6 @@ export class AtomicFileWriter extends Writable {
 	}
 
 	#ioError(error: Error): Error {
-		return new Dt64ExportError(`cannot write ${this.target}: ${error.message}`, { kind: "io" });
+		return writeFailure(this.target, error);
 	}
 }
