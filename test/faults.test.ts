@@ -275,6 +275,27 @@ describe("malformed stores are refused with one line naming what and where", () 
 			await expectRefusal([root, ...(extraArgs ?? [])], pattern(root));
 		});
 	}
+
+	// Root reads any file: the CLI then runs as nobody (setpriv), which needs a folder it can enter.
+	const asRoot = process.getuid?.() === 0;
+	const canDropPrivileges = !asRoot || spawnSync("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "true"]).status === 0;
+	it.skipIf(!canDropPrivileges)("an unreadable zarr.json is named once, with the reason (CLI)", async () => {
+		const folder = tempDir("dt64-faults-perm-");
+		try {
+			fs.chmodSync(folder, 0o755);
+			const root = path.join(folder, "locked.zarr");
+			await writeArray(root, "", spec() as Parameters<typeof writeArray>[2]);
+			fs.chmodSync(path.join(root, "zarr.json"), 0o000);
+			const command = asRoot ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath] : [process.execPath];
+			for (const args of [[root, "-o", "-"], ["inspect", root]]) {
+				const run = spawnSync(command[0], [...command.slice(1), BIN, ...args], { env: { ...process.env, DT64_DEBUG: "" } });
+				expect(run.stderr.toString()).toBe(`dt64-export: cannot read ${root}/zarr.json: EACCES: permission denied\n`);
+				expect(run.status).toBe(1);
+			}
+		} finally {
+			fs.rmSync(folder, { recursive: true, force: true });
+		}
+	});
 });
 
 /** A zstd frame of RLE blocks of 128 KiB (4 bytes each): `blocks` × 128 KiB of content, with or without its size. */
