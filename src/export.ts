@@ -48,12 +48,19 @@ interface NormalizedExportOptions {
 	concurrency: number;
 }
 
-function normalizeExportOptions(options: ExportOptions, storeKind: OpenedStore["kind"]): NormalizedExportOptions {
+/**
+ * Chunks read and decoded at once when `concurrency` is not given: remote reads wait on latency, local ones (a
+ * folder or a zip file) on the inflate threads of libuv's pool.
+ */
+export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
+	return store.remote ? 8 : 4;
+}
+
+function normalizeExportOptions(options: ExportOptions, store: OpenedStore): NormalizedExportOptions {
 	const format = options.format ?? "arrow";
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`);
 	const conversion = normalizeConversionOptions(options);
-	// Remote reads wait on latency, local ones on the two inflate threads of libuv's pool.
-	const concurrency = options.concurrency ?? (storeKind === "directory" ? 4 : 8);
+	const concurrency = options.concurrency ?? defaultConcurrency(store);
 	if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`);
 	return { format, conversion, concurrency };
 }
@@ -72,7 +79,7 @@ function createWriter(format: OutputFormat, schema: Schema, options: ExportOptio
 
 /** Builds the reader, batcher and writer for an opened array. Options are validated here, before any read. */
 export function createExportStages(array: TimeArray, options: ExportOptions = {}): ExportStages {
-	const normalized = normalizeExportOptions(options, array.store.kind);
+	const normalized = normalizeExportOptions(options, array.store);
 	const source = array.metadata.dataType;
 	const conversion = conversionFor(source, normalized);
 	const field = arrowTimeField({
@@ -115,7 +122,7 @@ export function checkTableOptions(options: TableExportOptions & { columns?: read
 
 /** Builds the reader, batcher and writer for an opened table. Options are validated here, before any read. */
 export function createTableExportStages(table: ZarrTable, options: TableExportOptions = {}): TableExportStages {
-	const normalized = normalizeExportOptions(options, table.store.kind);
+	const normalized = normalizeExportOptions(options, table.store);
 	const { index, order } = checkTableOptions(options);
 	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("--column names a single array's column; with --columns the columns are named after their arrays");
 	const columns: TableColumnPlan[] = table.columns.map((column) => {

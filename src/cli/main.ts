@@ -239,7 +239,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
 					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
 					.option("order", { requiresArg: true, choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
-					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a folder, 8 for a zip or HTTP store)" })
+					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a local folder or zip, 8 over HTTP)" })
 					.option("row-group-rows", { requiresArg: true, type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
 					.option("compression", { requiresArg: true, choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
 					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
