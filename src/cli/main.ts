@@ -12,6 +12,7 @@ import {
 	createExportStages,
 	createTableExportStages,
 	FILE_EXTENSIONS,
+	normalizeExportOptions,
 	openExportTable,
 	OUTPUT_FORMATS,
 	type OutputFormat,
@@ -58,24 +59,6 @@ function fail(error: unknown): never {
 	const message = isDt64ExportError(error) ? error.message : (error as Error)?.message ?? String(error);
 	process.stderr.write(`dt64-export: ${message.trim().replace(/\s*\n\s*/g, " ")}\n`);
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
-}
-
-/**
- * `--tz` as Arrow readers look it up: an offset, or the zone's canonical IANA name. Intl accepts `europe/paris`
- * or `utc`, but polars and Arrow C++ search the time zone database by exact name and refuse them.
- */
-function canonicalTimezone(tz: string | undefined): string | null {
-	if (tz === undefined) return null;
-	const offset = /^[+-](\d{2}):(\d{2})$/.exec(tz);
-	if (offset) {
-		if (Number(offset[1]) > 23 || Number(offset[2]) > 59) throw new UsageError(`--tz ${JSON.stringify(tz)}: an offset is +HH:MM or -HH:MM with HH at most 23 and MM at most 59`);
-		return tz;
-	}
-	try {
-		return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone;
-	} catch {
-		throw new UsageError(`--tz ${JSON.stringify(tz)}: unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)`);
-	}
 }
 
 /** The stages of an export as the CLI runs them, whichever kind. */
@@ -147,18 +130,10 @@ async function runExport(args: ExportArgs): Promise<void> {
 	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
 	checkInteger("--row-group-rows", args.rowGroupRows, 1);
 	checkInteger("--retries", args.retries, 0);
-	const timezone = canonicalTimezone(args.tz);
-	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
-	const toStdout = args.output === "-";
-	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
-	const asTable = columns !== undefined || args.index || args.order !== "c";
-	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
 	const options = {
 		format: args.to,
 		unit: args.unit,
-		timezone,
+		timezone: args.tz,
 		allowTruncate: args.allowTruncate,
 		onOverflow: args.onOverflow,
 		column: args.column,
@@ -169,6 +144,14 @@ async function runExport(args: ExportArgs): Promise<void> {
 		order: args.order,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 	};
+	normalizeExportOptions(options);
+	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
+	const toStdout = args.output === "-";
+	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
+	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
+	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
+	const asTable = columns !== undefined || args.index || args.order !== "c";
+	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
 	const open = { array: args.array, headers, retries: args.retries };
 	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
 	const stages = asTable
