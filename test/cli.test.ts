@@ -5,14 +5,13 @@ import { Writable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import type { Timestamp } from "apache-arrow";
 import pl from "nodejs-polars";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Progress } from "../src/cli/progress.js";
 import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 /** A fresh folder inside `work`, removed with it. */
 const scratch = () => fs.mkdtempSync(path.join(work, "case-"));
 const LE = { name: "bytes", configuration: { endian: "little" } };

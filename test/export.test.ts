@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { PassThrough } from "node:stream";
 import type { Schema, Timestamp } from "apache-arrow";
 import pl from "nodejs-polars";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { UsageError } from "../src/errors.js";
 import { createExportStages, createTableExportStages, exportArray, exportTable, normalizeExportOptions } from "../src/export.js";
@@ -13,7 +13,6 @@ import { FIXTURES, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 let counter = 0;
 async function store(spec: Parameters<typeof writeArray>[2], arrayPath = ""): Promise<string> {

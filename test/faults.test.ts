@@ -23,7 +23,6 @@ const SECONDS = { name: "numpy.datetime64", configuration: { unit: "s", scale_fa
 const MiB = 2 ** 20;
 
 const work = tempDir("dt64-faults-");
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 interface Run {
 	status: number | null;

@@ -28,8 +28,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await server.close();
-	fs.rmSync(served, { recursive: true, force: true });
-	fs.rmSync(work, { recursive: true, force: true });
 });
 afterEach(() => {
 	fault = undefined;
