@@ -149,14 +149,16 @@ export class AtomicFileWriter extends Writable {
 	}
 
 	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+		// Removed now, not after a flush in flight: `pipeline` reports the failure without waiting for this callback,
+		// and nothing may be left beside the target by then. An open file that is unlinked can still be flushed.
+		if (pending.has(this.tempPath)) {
+			fs.rmSync(this.tempPath, { force: true });
+			pending.delete(this.tempPath);
+		}
 		const close = () => {
 			if (this.#fd !== undefined) {
 				fs.closeSync(this.#fd);
 				this.#fd = undefined;
-			}
-			if (pending.has(this.tempPath)) {
-				fs.rmSync(this.tempPath, { force: true });
-				pending.delete(this.tempPath);
 			}
 			callback(error);
 		};
