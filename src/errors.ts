@@ -24,3 +24,19 @@ export class UsageError extends Dt64ExportError {
 export function isDt64ExportError(error: unknown): error is Dt64ExportError {
 	return error instanceof Dt64ExportError;
 }
+
+/**
+ * A Node system error's reason without the suffix libuv appends (`, write`, `, open '/the/path'`): callers say
+ * which file or stream failed in their own words, once.
+ */
+export function systemErrorReason(error: Error): string {
+	const { syscall, path, dest } = error as NodeJS.ErrnoException & { dest?: string };
+	if (syscall === undefined) return error.message;
+	const suffix = `, ${syscall}${path === undefined ? "" : ` '${path}'`}${dest === undefined ? "" : ` -> '${dest}'`}`;
+	return error.message.endsWith(suffix) ? error.message.slice(0, -suffix.length) : error.message;
+}
+
+/** A failed write, naming its target (`stdout`, or a file) and the reason. */
+export function writeFailure(target: string, error: Error): Dt64ExportError {
+	return new Dt64ExportError(`cannot write to ${target}: ${systemErrorReason(error)}`, { kind: "io", cause: error });
+}

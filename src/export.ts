@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
 import { int64Field, plainArrowField } from "./arrow/column-types.js";
 import { arrowTimeField } from "./arrow/time-field.js";
+import { canonicalTimezone } from "./arrow/timezone.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import type { Datetime64Type } from "./dtype/datetime64.js";
@@ -24,7 +25,10 @@ export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = { arrow: 
 
 export interface ExportOptions extends ConversionOptions {
 	format?: OutputFormat;
-	/** Timezone of the Arrow timestamps; null (naive, like numpy) by default. */
+	/**
+	 * Timezone of the Arrow timestamps; null (naive, like numpy) by default. An IANA name, written in its canonical
+	 * spelling (`europe/paris` → `Europe/Paris`), or an offset `+HH:MM`; anything else is a UsageError.
+	 */
 	timezone?: string | null;
 	/** Column name; defaults to the array's name. */
 	column?: string;
@@ -45,17 +49,34 @@ export interface ExportStages {
 interface NormalizedExportOptions {
 	format: OutputFormat;
 	conversion: NormalizedConversionOptions;
-	concurrency: number;
+	/** Canonical (see canonicalTimezone), or null. */
+	timezone: string | null;
+	/** Undefined: the store's default (defaultConcurrency). */
+	concurrency: number | undefined;
 }
 
-function normalizeExportOptions(options: ExportOptions, storeKind: OpenedStore["kind"]): NormalizedExportOptions {
+/**
+ * Chunks read and decoded at once when `concurrency` is not given: remote reads wait on latency, local ones (a
+ * folder or a zip file) on the inflate threads of libuv's pool.
+ */
+export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
+	return store.remote ? 8 : 4;
+}
+
+/**
+ * Checks and normalizes the options that need no store: called before a store is opened (by `exportArray`,
+ * `exportTable` and the CLI), and again by the stages, which may be built from any options.
+ */
+export function normalizeExportOptions(options: ExportOptions): NormalizedExportOptions {
 	const format = options.format ?? "arrow";
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`);
 	const conversion = normalizeConversionOptions(options);
-	// Remote reads wait on latency, local ones on the two inflate threads of libuv's pool.
-	const concurrency = options.concurrency ?? (storeKind === "directory" ? 4 : 8);
-	if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`);
-	return { format, conversion, concurrency };
+	const timezone = canonicalTimezone(options.timezone);
+	const { concurrency } = options;
+	if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
+		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`);
+	}
+	return { format, conversion, timezone, concurrency };
 }
 
 /** The conversion of one time column; Parquet has no seconds unit, so such data is converted to milliseconds by the core, with its overflow rules. */
@@ -72,17 +93,18 @@ function createWriter(format: OutputFormat, schema: Schema, options: ExportOptio
 
 /** Builds the reader, batcher and writer for an opened array. Options are validated here, before any read. */
 export function createExportStages(array: TimeArray, options: ExportOptions = {}): ExportStages {
-	const normalized = normalizeExportOptions(options, array.store.kind);
+	const normalized = normalizeExportOptions(options);
 	const source = array.metadata.dataType;
 	const conversion = conversionFor(source, normalized);
 	const field = arrowTimeField({
 		name: options.column ?? array.name,
 		kind: source.kind,
 		unit: resolveTargetUnit(source, conversion.unit),
-		timezone: options.timezone ?? null,
+		timezone: normalized.timezone,
 		zarrDataType: array.metadata.rawDataType,
 	});
-	const reader = new ChunkReader(array.chunks, array.metadata.shape, { concurrency: normalized.concurrency, onChunk: options.onChunk });
+	const concurrency = normalized.concurrency ?? defaultConcurrency(array.store);
+	const reader = new ChunkReader(array.chunks, array.metadata.shape, { concurrency, onChunk: options.onChunk });
 	// The reader's bands are its own decoded chunks, read by no one else: they are converted where they are.
 	const batcher = new TimestampBatcher({ field, source, conversion, shape: array.metadata.shape, convertInPlace: true });
 	return { reader, batcher, writer: createWriter(normalized.format, batcher.schema, options), array };
@@ -115,7 +137,7 @@ export function checkTableOptions(options: TableExportOptions & { columns?: read
 
 /** Builds the reader, batcher and writer for an opened table. Options are validated here, before any read. */
 export function createTableExportStages(table: ZarrTable, options: TableExportOptions = {}): TableExportStages {
-	const normalized = normalizeExportOptions(options, table.store.kind);
+	const normalized = normalizeExportOptions(options);
 	const { index, order } = checkTableOptions(options);
 	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("--column names a single array's column; with --columns the columns are named after their arrays");
 	const columns: TableColumnPlan[] = table.columns.map((column) => {
@@ -123,7 +145,7 @@ export function createTableExportStages(table: ZarrTable, options: TableExportOp
 		if (column.kind === "plain") return { kind: "plain", field: plainArrowField(name, column.metadata.dataType.name, column.metadata.rawDataType) };
 		const source = column.metadata.dataType;
 		const conversion = conversionFor(source, normalized);
-		const field = arrowTimeField({ name, kind: source.kind, unit: resolveTargetUnit(source, conversion.unit), timezone: options.timezone ?? null, zarrDataType: column.metadata.rawDataType });
+		const field = arrowTimeField({ name, kind: source.kind, unit: resolveTargetUnit(source, conversion.unit), timezone: normalized.timezone, zarrDataType: column.metadata.rawDataType });
 		return { kind: "time", field, source, conversion };
 	});
 	const valueNames = columns.map((column) => column.field.name);
@@ -131,7 +153,7 @@ export function createTableExportStages(table: ZarrTable, options: TableExportOp
 	const reader = new TableReader(
 		table.columns.map((column) => column.chunks),
 		table.shape,
-		{ order, concurrency: normalized.concurrency, onChunk: options.onChunk },
+		{ order, concurrency: normalized.concurrency ?? defaultConcurrency(table.store), onChunk: options.onChunk },
 	);
 	const batcher = new TableBatcher({ indexFields, columns, shape: table.shape });
 	return { reader, batcher, writer: createWriter(normalized.format, batcher.schema, options), table };
@@ -148,6 +170,7 @@ export async function openExportTable(store: string, options: Partial<OpenTableO
 
 /** One call: opens the table and writes it to `destination`. */
 export async function exportTable(store: string, destination: Writable, options: TableExportOptions & Partial<OpenTableOptions> & OpenArrayOptions = {}): Promise<ZarrTable> {
+	normalizeExportOptions(options);
 	checkTableOptions(options);
 	const table = await openExportTable(store, options);
 	const { reader, batcher, writer } = createTableExportStages(table, options);
@@ -157,6 +180,7 @@ export async function exportTable(store: string, destination: Writable, options:
 
 /** One call: opens the store's array and writes it to `destination` (a file stream, stdout...). */
 export async function exportArray(store: string, destination: Writable, options: ExportOptions & OpenArrayOptions = {}): Promise<TimeArray> {
+	normalizeExportOptions(options);
 	const array = await openTimeArray(store, options);
 	const { reader, batcher, writer } = createExportStages(array, options);
 	await pipeline(reader as Readable, batcher, writer, destination);

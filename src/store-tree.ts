@@ -7,7 +7,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath } from "@zarrita/storage";
-import { Dt64ExportError } from "./errors.js";
+import { Dt64ExportError, isDt64ExportError } from "./errors.js";
 import { rawMemberText } from "./json/raw-member.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
@@ -46,7 +46,9 @@ async function readText(opened: OpenedStore, key: AbsolutePath, shownAs: string)
 	try {
 		bytes = await opened.store.get(key);
 	} catch (error) {
-		throw new Dt64ExportError(`${shownAs}: cannot read: ${(error as Error).message}`, { kind: "io" });
+		// The stores' own errors already name the file or URL that failed; only a library's bare error needs it.
+		if (isDt64ExportError(error)) throw error;
+		throw new Dt64ExportError(`${shownAs}: cannot read: ${(error as Error).message}`, { kind: "io", cause: error });
 	}
 	return bytes === undefined ? undefined : decoder.decode(bytes);
 }

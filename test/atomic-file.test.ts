@@ -1,14 +1,11 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
 import { AtomicFileWriter, remainingAfter } from "../src/output/atomic-file.js";
+import { tempDir } from "./support/cli.js";
 
-function tempDir(): string {
-	return fs.mkdtempSync(path.join(os.tmpdir(), "dt64-atomic-"));
-}
 
 /** 1 MiB pieces whose bytes say where they are, so a misplaced or repeated piece shows. */
 function piece(index: number): Buffer {
@@ -19,7 +16,7 @@ function piece(index: number): Buffer {
 
 describe("AtomicFileWriter", () => {
 	it("writes every byte in order across background flushes, then renames; nothing is left beside it", async () => {
-		const dir = tempDir();
+		const dir = tempDir("dt64-atomic-");
 		const target = path.join(dir, "out.bin");
 		const count = 80; // 80 MiB: two background flushes start on the way
 		await pipeline(Readable.from((function* () { for (let i = 0; i < count; i++) yield piece(i); })()), new AtomicFileWriter(target));
@@ -30,7 +27,7 @@ describe("AtomicFileWriter", () => {
 	});
 
 	it("a failure after background flushes leaves neither the target nor the temporary file", async () => {
-		const dir = tempDir();
+		const dir = tempDir("dt64-atomic-");
 		const target = path.join(dir, "out.bin");
 		const failing = Readable.from(
 			(function* () {

@@ -5,14 +5,13 @@ import { Writable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import type { Timestamp } from "apache-arrow";
 import pl from "nodejs-polars";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Progress } from "../src/cli/progress.js";
 import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 /** A fresh folder inside `work`, removed with it. */
 const scratch = () => fs.mkdtempSync(path.join(work, "case-"));
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -187,7 +186,7 @@ describe("CLI contract", () => {
 		const outDir = tempDir();
 		const result = runCli([root, "-o", path.join(outDir, "t.arrow")]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe("dt64-export: value 1500 of datetime64[ps] at index 2 is not a whole number of ns (it would be floored to 1 ns); use --allow-truncate to floor, or a finer --unit\n");
+		expect(result.stderr).toBe("dt64-export: value 1500 of datetime64[ps] at index 2 is not a whole number of ns (it would be floored to 1 ns); use --allow-truncate to floor\n");
 		expect(fs.readdirSync(outDir)).toEqual([]);
 		expect(runCli([root, "-o", path.join(outDir, "t.arrow"), "--allow-truncate", "-q"]).status).toBe(0);
 	});
@@ -201,10 +200,34 @@ describe("CLI contract", () => {
 		expect(result.stderr).toBe(`dt64-export: ${root}/zarr.json: data type is float64, not numpy.datetime64\n`);
 	});
 
-	it("a reader closing the pipe early ends the export quietly", () => {
+	it.skipIf(!fs.existsSync("/dev/full"))("a failed write to stdout or a device names it, once, without the system call", () => {
+		const store = path.join(REPO, "data/weather-station.zarr");
+		const full = fs.openSync("/dev/full", "w");
+		try {
+			const toStdout = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { stdio: ["ignore", full, "pipe"] });
+			for (const format of ["arrow", "arrow-stream", "parquet"]) {
+				const piped = toStdout([store, "--to", format, "-o", "-"]);
+				expect(piped.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device\n");
+				expect(piped.status).toBe(1);
+				const device = runCli([store, "--to", format, "-o", "/dev/full"]);
+				expect(device.stderr).toBe("dt64-export: cannot write to /dev/full: ENOSPC: no space left on device\n");
+				expect(device.status).toBe(1);
+			}
+			const inspect = toStdout(["inspect", store]);
+			expect(inspect.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device\n");
+			expect(inspect.status).toBe(1);
+		} finally {
+			fs.closeSync(full);
+		}
+	});
+
+	it("a reader closing the pipe early ends the export (and inspect) quietly", () => {
 		const result = spawnSync("bash", ["-c", `set -o pipefail; node ${path.join(REPO, "bin/dt64-export.js")} ${path.join(REPO, "data/weather-station.zarr")} --to arrow-stream -o - | head -c 100 > /dev/null`]);
 		expect(result.stderr.toString()).toBe("");
 		expect(result.status).toBe(0);
+		const inspect = spawnSync("bash", ["-c", `set -o pipefail; node ${BIN} inspect ${path.join(REPO, "data/observations.zarr")} | head -c 10 > /dev/null`]);
+		expect(inspect.stderr.toString()).toBe("");
+		expect(inspect.status).toBe(0);
 	});
 });
 

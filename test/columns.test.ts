@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import pl from "nodejs-polars";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { readArrow, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
@@ -21,9 +21,6 @@ let counter = 0;
 const fresh = (name: string) => path.join(work, `${counter++}-${name}`);
 
 const query = useDuckDB();
-afterAll(() => {
-	fs.rmSync(work, { recursive: true, force: true });
-});
 
 function exportOk(args: string[]): void {
 	const result = runCli([...args, "-q"]);

@@ -69,11 +69,18 @@ describe("toArrowTimestamps", () => {
 
 	it("refuses truncation, naming the value and its position", () => {
 		expect(() => toArrowTimestamps(BigInt64Array.of(0n, -1500n), dt("ps"))).toThrow(
-			"value -1500 of datetime64[ps] at index 1 is not a whole number of ns (it would be floored to -2 ns); use --allow-truncate to floor, or a finer --unit",
+			/^value -1500 of datetime64\[ps\] at index 1 is not a whole number of ns \(it would be floored to -2 ns\); use --allow-truncate to floor$/,
 		);
 		expect(() =>
 			toArrowTimestamps(BigInt64Array.of(7n), dt("ms", 10), { unit: "s", describePosition: (i) => `row ${i + 100}` }),
-		).toThrow("value 7 of datetime64[10ms] at row 100 is not a whole number of s");
+		).toThrow("value 7 of datetime64[10ms] at row 100 is not a whole number of s (it would be floored to 0 s); use --allow-truncate to floor, or a finer --unit");
+	});
+
+	it("suggests a finer --unit only when there is one (ns is the finest)", () => {
+		for (const unit of ["s", "ms", "us"] as const) {
+			expect(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit })).toThrow(/; use --allow-truncate to floor, or a finer --unit$/);
+		}
+		expect(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit: "ns" })).toThrow(/; use --allow-truncate to floor$/);
 	});
 
 	it("refuses overflow where numpy wraps: 10^15 days in ns", () => {

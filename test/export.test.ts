@@ -1,13 +1,18 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { PassThrough } from "node:stream";
+import type { Schema, Timestamp } from "apache-arrow";
 import pl from "nodejs-polars";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { FIXTURES, readArrow, runCli, tempDir } from "./support/cli.js";
+import { UsageError } from "../src/errors.js";
+import { createExportStages, createTableExportStages, exportArray, exportTable, normalizeExportOptions } from "../src/export.js";
+import { openTimeArray } from "../src/open-array.js";
+import { openTable } from "../src/open-table.js";
+import { FIXTURES, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 let counter = 0;
 async function store(spec: Parameters<typeof writeArray>[2], arrayPath = ""): Promise<string> {
@@ -222,5 +227,32 @@ describe("numpy.timedelta64 as Arrow Duration (zarr-python fixtures)", () => {
 		const { values: out } = exportRaw(path.join(FIXTURES, "timedelta64[ps].zarr"), ["--allow-truncate"]);
 		const stored = BigInt.asIntN(64, 31_536_000n * 10n ** 12n);
 		expect(out).toEqual([stored / 1000n - (stored % 1000n < 0n ? 1n : 0n), ...ns.slice(1), NAT]);
+	});
+});
+
+describe("library options: timezone", () => {
+	const weather = path.join(REPO, "data/weather-station.zarr");
+	const timezoneOf = (schema: Schema) => (schema.fields[0].type as Timestamp).timezone;
+
+	it("is written in its canonical spelling (offsets kept), by the single and the table stages", async () => {
+		const array = await openTimeArray(weather);
+		const table = await openTable(path.join(REPO, "data/observations.zarr"), { columns: ["time"] });
+		for (const [given, written] of [["europe/paris", "Europe/Paris"], ["utc", "UTC"], ["+01:00", "+01:00"], [null, null], [undefined, null]] as const) {
+			expect(timezoneOf(createExportStages(array, { timezone: given }).batcher.schema)).toBe(written);
+			expect(timezoneOf(createTableExportStages(table, { timezone: given }).batcher.schema)).toBe(written);
+		}
+	});
+
+	it("an unknown zone or an impossible offset is a UsageError, before anything is read", async () => {
+		const sink = new PassThrough();
+		for (const timezone of ["Mars/Olympus_Mons", "+25:00"]) {
+			await expect(exportArray("/nonexistent.zarr", sink, { timezone })).rejects.toThrow(UsageError);
+			await expect(exportTable("/nonexistent.zarr", sink, { timezone, index: true })).rejects.toThrow(UsageError);
+			expect(() => normalizeExportOptions({ timezone })).toThrow(new RegExp(`^--tz ${JSON.stringify(timezone).replace("+", "\\+")}: `));
+		}
+		const array = await openTimeArray(weather);
+		expect(() => createExportStages(array, { timezone: "Mars/Olympus_Mons" })).toThrow(
+			'--tz "Mars/Olympus_Mons": unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)',
+		);
 	});
 });

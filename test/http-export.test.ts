@@ -10,6 +10,8 @@ import { readArrow, tempDir } from "./support/cli.js";
 import { startServer, type Fault, type FaultRequest, type RequestRecord, type TestServer } from "./support/http-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
+import { defaultConcurrency } from "../src/export.js";
+import { openStore } from "../src/store/open-store.js";
 
 const NAT = -(2n ** 63n);
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -26,8 +28,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await server.close();
-	fs.rmSync(served, { recursive: true, force: true });
-	fs.rmSync(work, { recursive: true, force: true });
 });
 afterEach(() => {
 	fault = undefined;
@@ -230,6 +230,18 @@ describe("zip stores over HTTP", () => {
 			expect(report.nodes[2]).toMatchObject({ shardShape: [200], chunkShape: [50], first: { status: "found", row: 0 }, last: { status: "found", row: 699 } });
 		});
 	}
+
+	it("a zip read over HTTP is remote (default concurrency 8); the same zip or its folder read locally is not (4)", async () => {
+		const { url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));
+		const localZip = path.join(served, zipPath);
+		const stores = await Promise.all([openStore(url), openStore(`${server.url}/${path.basename(zipPath, ".zip")}`), openStore(localZip), openStore(localZip.slice(0, -".zip".length))]);
+		expect(stores.map((store) => [store.kind, store.remote, defaultConcurrency(store)])).toEqual([
+			["zip", true, 8],
+			["http", true, 8],
+			["zip", false, 4],
+			["directory", false, 4],
+		]);
+	});
 
 	it("retries a 503 on the zip and redacts its query string in errors", async () => {
 		const { input, url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));

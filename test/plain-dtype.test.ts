@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { tableFromIPC } from "apache-arrow";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { createTableExportStages, exportTable, openTable } from "../src/index.js";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
@@ -16,7 +16,6 @@ import { parsePlainDataType, parsePlainFillValue } from "../src/zarr/plain-dtype
 import { tempDir } from "./support/cli.js";
 
 const work = tempDir("dt64-plain-");
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 let counter = 0;
 const fresh = (name: string) => path.join(work, `${counter++}-${name}`);
 

@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Duration, Field, makeData, RecordBatch, Schema, Struct, TimeUnit } from "apache-arrow";
 import pl from "nodejs-polars";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { ConversionError, toArrowTimestamps } from "../src/convert/to-arrow-timestamps.js";
 import { parseDatetime64Type } from "../src/dtype/datetime64.js";
@@ -20,9 +20,6 @@ import { useDuckDB } from "./support/duckdb.js";
 const NAT = -(2n ** 63n);
 const work = tempDir("dt64-timedelta-");
 const query = useDuckDB();
-afterAll(() => {
-	fs.rmSync(work, { recursive: true, force: true });
-});
 
 let counter = 0;
 const timedelta = (unit: string, scale = 1) => ({ name: "numpy.timedelta64", configuration: { unit, scale_factor: scale } });

@@ -42,7 +42,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await server?.close();
-	fs.rmSync(work, { recursive: true, force: true });
 });
 
 function exportOk(args: string[]): void {

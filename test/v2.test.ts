@@ -41,7 +41,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await server.close();
-	fs.rmSync(work, { recursive: true, force: true });
 });
 
 let counter = 0;

@@ -1,22 +1,19 @@
 // The test-store writer is checked by hand-computed bytes and independent decoders (node:zlib, numcodecs), never
 // by a Zarr reader, so that reader tests built on it stand on their own.
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import * as zlib from "node:zlib";
 import Blosc from "numcodecs/blosc";
 import Zstd from "numcodecs/zstd";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { crc32c, stringifyJson, writeArray, writeGroup, xxh64 } from "../scripts/lib/zarr-writer.mjs";
+import { FIXTURES, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const ABSENT = 2n ** 64n - 1n;
 const LE = { name: "bytes", configuration: { endian: "little" } };
-const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../shared/fixtures/zarr-python");
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-writer-"));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+const work = tempDir("zarr-writer-");
 let counter = 0;
 const freshRoot = () => path.join(work, `s${counter++}.zarr`);
 

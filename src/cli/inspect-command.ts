@@ -1,3 +1,4 @@
+import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
 import { parseHeaderOption } from "../store/http-store.js";
 import { checkInteger } from "./check-integer.js";
@@ -15,11 +16,14 @@ export async function runInspect(args: InspectArgs): Promise<void> {
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
 	const report = await inspectStore(args.store, { headers, retries: args.retries });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report);
-	await new Promise<void>((resolve, reject) =>
-		process.stdout.write(text, (error) => {
+	await new Promise<void>((resolve, reject) => {
+		const written = (error?: Error | null) => {
 			// A reader that closed the pipe (`| head`) has what it wanted.
-			if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") reject(error);
+			if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") reject(writeFailure("stdout", error));
 			else resolve();
-		}),
-	);
+		};
+		// A failed write is also emitted as an event, which would otherwise end the process as an uncaught error.
+		process.stdout.once("error", written);
+		process.stdout.write(text, written);
+	});
 }

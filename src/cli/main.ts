@@ -6,12 +6,13 @@ import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type TargetUnitOption } from "../convert/options.js";
-import { Dt64ExportError, isDt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
 import {
 	checkTableOptions,
 	createExportStages,
 	createTableExportStages,
 	FILE_EXTENSIONS,
+	normalizeExportOptions,
 	openExportTable,
 	OUTPUT_FORMATS,
 	type OutputFormat,
@@ -60,24 +61,6 @@ function fail(error: unknown): never {
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
-/**
- * `--tz` as Arrow readers look it up: an offset, or the zone's canonical IANA name. Intl accepts `europe/paris`
- * or `utc`, but polars and Arrow C++ search the time zone database by exact name and refuse them.
- */
-function canonicalTimezone(tz: string | undefined): string | null {
-	if (tz === undefined) return null;
-	const offset = /^[+-](\d{2}):(\d{2})$/.exec(tz);
-	if (offset) {
-		if (Number(offset[1]) > 23 || Number(offset[2]) > 59) throw new UsageError(`--tz ${JSON.stringify(tz)}: an offset is +HH:MM or -HH:MM with HH at most 23 and MM at most 59`);
-		return tz;
-	}
-	try {
-		return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone;
-	} catch {
-		throw new UsageError(`--tz ${JSON.stringify(tz)}: unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)`);
-	}
-}
-
 /** The stages of an export as the CLI runs them, whichever kind. */
 interface CliStages {
 	readonly reader: Readable;
@@ -113,6 +96,15 @@ function endQuietlyOnClosedPipe(stream: Writable): Writable {
 }
 
 /**
+ * stdout's or a device's own write errors name no target ("ENOSPC: no space left on device, write"); they reach the
+ * pipeline through whichever stage was writing (stdout to a file fails synchronously, inside the writer's push).
+ * Every other failure is already a Dt64ExportError or comes from reading, never from a `write` call.
+ */
+function nameInPlaceFailure(error: unknown, name: string): unknown {
+	return error instanceof Error && !isDt64ExportError(error) && (error as NodeJS.ErrnoException).syscall === "write" ? writeFailure(name, error) : error;
+}
+
+/**
  * A device or a pipe that exists (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming a
  * temporary file over it would replace it with a file. Undefined for a regular file, or none: that one is written
  * all or nothing (AtomicFileWriter). A folder is refused.
@@ -125,7 +117,7 @@ function openInPlace(target: string, format: OutputFormat): Writable | undefined
 	try {
 		fd = fs.openSync(target, "w");
 	} catch (error) {
-		throw new Dt64ExportError(`cannot write ${target}: ${(error as Error).message}`, { kind: "io" });
+		throw writeFailure(target, error as Error);
 	}
 	if (isatty(fd)) {
 		fs.closeSync(fd);
@@ -138,18 +130,10 @@ async function runExport(args: ExportArgs): Promise<void> {
 	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
 	checkInteger("--row-group-rows", args.rowGroupRows, 1);
 	checkInteger("--retries", args.retries, 0);
-	const timezone = canonicalTimezone(args.tz);
-	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
-	const toStdout = args.output === "-";
-	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
-	const asTable = columns !== undefined || args.index || args.order !== "c";
-	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
 	const options = {
 		format: args.to,
 		unit: args.unit,
-		timezone,
+		timezone: args.tz,
 		allowTruncate: args.allowTruncate,
 		onOverflow: args.onOverflow,
 		column: args.column,
@@ -160,6 +144,14 @@ async function runExport(args: ExportArgs): Promise<void> {
 		order: args.order,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 	};
+	normalizeExportOptions(options);
+	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
+	const toStdout = args.output === "-";
+	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
+	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
+	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
+	const asTable = columns !== undefined || args.index || args.order !== "c";
+	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
 	const open = { array: args.array, headers, retries: args.retries };
 	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
 	const stages = asTable
@@ -184,7 +176,11 @@ async function runExport(args: ExportArgs): Promise<void> {
 	// closing the terminal must not leave it behind.
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
 	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force });
-	await pipeline(stages.reader, stages.batcher, stages.writer, destination);
+	try {
+		await pipeline(stages.reader, stages.batcher, stages.writer, destination);
+	} catch (error) {
+		throw inPlace === undefined ? error : nameInPlaceFailure(error, toStdout ? "stdout" : target);
+	}
 	progress?.done();
 	if (!args.quiet && !toStdout) {
 		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} ${stages.rows === 1 ? "row" : "rows"} to ${target}\n`);
@@ -226,7 +222,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
 					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
 					.option("order", { requiresArg: true, choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
-					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a folder, 8 for a zip or HTTP store)" })
+					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a local folder or zip, 8 over HTTP)" })
 					.option("row-group-rows", { requiresArg: true, type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
 					.option("compression", { requiresArg: true, choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
 					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })

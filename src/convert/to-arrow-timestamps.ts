@@ -270,5 +270,7 @@ function describeRefusal(count: bigint, plan: ConversionPlan, outcome: "truncate
 	}
 	const exact = convertCountExactly(count, plan);
 	const floored = exact === "overflow" ? "" : ` (it would be floored to ${exact.value} ${plan.target})`;
-	return `${what} is not a whole number of ${plan.target}${floored}; use --allow-truncate to floor, or a finer --unit`;
+	// ns is the finest Arrow unit: there is no finer --unit to suggest.
+	const finer = plan.target === "ns" ? "" : ", or a finer --unit";
+	return `${what} is not a whole number of ${plan.target}${floored}; use --allow-truncate to floor${finer}`;
 }

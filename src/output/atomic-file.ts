@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, writeFailure } from "../errors.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
 const pending = new Set<string>();
@@ -149,14 +149,16 @@ export class AtomicFileWriter extends Writable {
 	}
 
 	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+		// Removed now, not after a flush in flight: `pipeline` reports the failure without waiting for this callback,
+		// and nothing may be left beside the target by then. An open file that is unlinked can still be flushed.
+		if (pending.has(this.tempPath)) {
+			fs.rmSync(this.tempPath, { force: true });
+			pending.delete(this.tempPath);
+		}
 		const close = () => {
 			if (this.#fd !== undefined) {
 				fs.closeSync(this.#fd);
 				this.#fd = undefined;
-			}
-			if (pending.has(this.tempPath)) {
-				fs.rmSync(this.tempPath, { force: true });
-				pending.delete(this.tempPath);
 			}
 			callback(error);
 		};
@@ -166,6 +168,6 @@ export class AtomicFileWriter extends Writable {
 	}
 
 	#ioError(error: Error): Error {
-		return new Dt64ExportError(`cannot write ${this.target}: ${error.message}`, { kind: "io" });
+		return writeFailure(this.target, error);
 	}
 }

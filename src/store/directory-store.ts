@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, RangeQuery } from "@zarrita/storage";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, systemErrorReason } from "../errors.js";
 
 /**
  * A local folder as a Zarr store. Unlike @zarrita/storage's FileSystemStore, a range past the end of a file is
@@ -22,7 +22,7 @@ export class DirectoryStore implements AsyncReadable {
 			return await readWhole(handle);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
-			throw new Dt64ExportError(`cannot read ${file}: ${(error as Error).message}`, { kind: "io" });
+			throw new Dt64ExportError(`cannot read ${file}: ${systemErrorReason(error as Error)}`, { kind: "io" });
 		} finally {
 			await handle?.close();
 		}
@@ -44,7 +44,7 @@ export class DirectoryStore implements AsyncReadable {
 			return bytes;
 		} catch (error) {
 			if (isMissing(error)) return undefined;
-			throw error instanceof Dt64ExportError ? error : new Dt64ExportError(`cannot read ${file}: ${(error as Error).message}`, { kind: "io" });
+			throw error instanceof Dt64ExportError ? error : new Dt64ExportError(`cannot read ${file}: ${systemErrorReason(error as Error)}`, { kind: "io" });
 		} finally {
 			await handle?.close();
 		}

@@ -15,6 +15,8 @@ type ZipEntries = NonNullable<NonNullable<ConstructorParameters<typeof ZipFileSt
 export interface OpenedStore {
 	readonly store: AsyncReadable;
 	readonly kind: "directory" | "zip" | "http";
+	/** Read over HTTP (an http store, or a zip read by ranges): reads wait on latency, not on local disks and CPUs. */
+	readonly remote: boolean;
 	/** The local folder, when the store is one: it is listed by walking it (see store-tree.ts). */
 	readonly directory?: string;
 	/** The file names of a zip store (local or remote), the other kind that can be listed. */
@@ -34,9 +36,9 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			const reader = new HttpZipReader(location, { headers: options.headers, retries: options.retries });
-			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), redactUrl(location));
+			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), redactUrl(location), true);
 		}
-		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", location: redactUrl(location) };
+		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", remote: true, location: redactUrl(location) };
 	}
 	let stat: fs.Stats;
 	try {
@@ -44,10 +46,10 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	} catch {
 		throw new Dt64ExportError(`store not found: ${location}`, { kind: "io" });
 	}
-	if (stat.isDirectory()) return { store: new DirectoryStore(location), kind: "directory", directory: location, location };
+	if (stat.isDirectory()) return { store: new DirectoryStore(location), kind: "directory", remote: false, directory: location, location };
 	if (stat.isFile() && /\.zip$/i.test(location)) {
 		const blob = await fs.openAsBlob(location);
-		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location);
+		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false);
 	}
 	throw new Dt64ExportError(`not a Zarr store: ${location} (expected a folder, a .zip file or an http(s):// URL)`);
 }
@@ -71,7 +73,7 @@ function stripTopFolder(entries: ZipEntries): ZipEntries {
 	return stripped;
 }
 
-async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEntries) => ZipFileStore, location: string): Promise<OpenedStore> {
+async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEntries) => ZipFileStore, location: string, remote: boolean): Promise<OpenedStore> {
 	let names: string[] = [];
 	const zip = create((entries) => {
 		const stripped = stripTopFolder(entries);
@@ -85,5 +87,5 @@ async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEn
 		if (error instanceof Dt64ExportError) throw error;
 		throw new Dt64ExportError(`${location}: not a readable zip file (${(error as Error).message})`, { kind: "io" });
 	}
-	return { store: zip as AsyncReadable, kind: "zip", entries: names, location };
+	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location };
 }

@@ -4,10 +4,16 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { tableFromIPC, type Table } from "apache-arrow";
+import { afterAll } from "vitest";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = path.join(REPO, "bin/dt64-export.js");
-export const FIXTURES = path.resolve(REPO, "../shared/fixtures/zarr-python");
+/**
+ * The stores written by zarr-python: the folder `DT64_FIXTURES` names, else `../shared/fixtures/zarr-python` beside
+ * the repository, whichever exists first. When neither does, the tests that read them say so and skip.
+ */
+const FIXTURE_FOLDERS = [process.env.DT64_FIXTURES, "../shared/fixtures/zarr-python"].filter((folder) => folder !== undefined && folder !== "").map((folder) => path.resolve(REPO, folder as string));
+export const FIXTURES = FIXTURE_FOLDERS.find((folder) => fs.existsSync(folder)) ?? FIXTURE_FOLDERS[0];
 
 export interface CliResult {
 	status: number | null;
@@ -20,8 +26,20 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
 	return { status: result.status, stdout: result.stdout, stderr: result.stderr.toString() };
 }
 
+/**
+ * Folders made by `tempDir` in the current test file. Each test file loads this module afresh (vitest isolates
+ * files), so the hook below is registered once per file and removes that file's folders when it ends.
+ */
+const made: string[] = [];
+afterAll(() => {
+	for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new folder under the system's temporary folder, removed when the test file ends. */
 export function tempDir(prefix = "dt64-"): string {
-	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	made.push(dir);
+	return dir;
 }
 
 export function readArrow(file: string): Table {

@@ -101,12 +101,17 @@ async function readServedFile(root: string, urlPath: string): Promise<Buffer | u
 
 function sleep(ms: number, request: IncomingMessage): Promise<void> {
 	return new Promise((resolve) => {
-		const timer = setTimeout(resolve, ms);
 		// A client that gives up (timeout, abort) closes the socket; stop waiting for it.
-		request.socket.once("close", () => {
+		const closed = () => {
 			clearTimeout(timer);
 			resolve();
-		});
+		};
+		// A keep-alive socket carries many requests: each delay takes its listener off again, or they pile up on it.
+		const timer = setTimeout(() => {
+			request.socket.off("close", closed);
+			resolve();
+		}, ms);
+		request.socket.once("close", closed);
 	});
 }
 
