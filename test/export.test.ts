@@ -31,16 +31,6 @@ function values(n: number, seed = 1): BigInt64Array {
 	return out;
 }
 
-function exportArrow(root: string, extra: string[] = []): bigint[] {
-	const out = path.join(work, `out${counter++}.arrow`);
-	const result = runCli([root, "-o", out, "-q", ...extra]);
-	expect(result.stderr).toBe("");
-	expect(result.status).toBe(0);
-	const table = readArrow(out);
-	const column = table.getChildAt(0)!;
-	return Array.from({ length: table.numRows }, (_, i) => (column.isValid(i) ? (column.data[0] ? (column.get(i) as bigint) : 0n) : NAT));
-}
-
 /** Values read back as the raw int64 of each row (NaT for null), whatever batches the file holds. */
 function rawValues(file: string): bigint[] {
 	const table = readArrow(file);
