@@ -1,8 +1,9 @@
 import type { ConversionPlan } from "./plan.js";
 
 /**
- * The hot loops of linear conversions, floor(count * p / q), on the two 32-bit words of each int64 held in local
- * doubles: no BigInt, no allocation, no shared state, and one loop per plan shape so the JIT keeps it tight.
+ * The hot loop of the linear conversions the WebAssembly kernel does not take (a multiplication and a division,
+ * such as 3 ns -> us), floor(count * p / q), on the two 32-bit words of each int64 held in local doubles: no
+ * BigInt, no allocation, no shared state.
  * Every factor is below 2^21, so each partial product stays below 2^53 and is exact; a plan with a larger factor
  * gets no kernel.
  *
@@ -24,67 +25,10 @@ export function linearKernel(plan: ConversionPlan, allowTruncate: boolean): Line
 	const multiplyBy = plan.multiplyBy;
 	const divideBy = plan.divideBy;
 	if (multiplyBy.some((f) => f >= FACTOR_LIMIT) || divideBy.some((d) => d >= FACTOR_LIMIT)) return null;
-	if (multiplyBy.length === 1 && divideBy.length === 0) return multiplyKernel(multiplyBy[0]);
-	if (multiplyBy.length === 0 && divideBy.length === 1) return divideKernel(divideBy[0], allowTruncate);
-	return generalKernel(multiplyBy, divideBy, allowTruncate);
-}
-
-function multiplyKernel(factor: number): LinearKernel {
-	return (in32, out32, from, length, onNaT) => {
-		for (let i = from; i < length; i++) {
-			const lo = in32[2 * i] >>> 0;
-			const hi = in32[2 * i + 1];
-			if (hi === INT32_MIN && lo === 0) {
-				onNaT(i);
-				continue;
-			}
-			const low = lo * factor;
-			const carry = Math.floor(low * INV_TWO_32);
-			const newHi = hi * factor + carry;
-			const newLo = low - carry * TWO_32;
-			// -2^63 is NaT, so a product landing on it is out of range too.
-			if (newHi > INT32_MAX || newHi < INT32_MIN || (newHi === INT32_MIN && newLo === 0)) return i;
-			out32[2 * i] = newLo;
-			out32[2 * i + 1] = newHi;
-		}
-		return length;
-	};
-}
-
-function divideKernel(divisor: number, allowTruncate: boolean): LinearKernel {
-	return (in32, out32, from, length, onNaT) => {
-		for (let i = from; i < length; i++) {
-			const lo = in32[2 * i] >>> 0;
-			const hi = in32[2 * i + 1];
-			if (hi === INT32_MIN && lo === 0) {
-				onNaT(i);
-				continue;
-			}
-			const hiQuotient = Math.floor(hi / divisor);
-			// rest < divisor * 2^32 < 2^53: exact, and its double quotient is off by at most one.
-			const rest = (hi - hiQuotient * divisor) * TWO_32 + lo;
-			let loQuotient = Math.floor(rest / divisor);
-			let remainder = rest - loQuotient * divisor;
-			if (remainder < 0) {
-				loQuotient -= 1;
-				remainder += divisor;
-			} else if (remainder >= divisor) {
-				loQuotient += 1;
-				remainder -= divisor;
-			}
-			if (remainder !== 0 && !allowTruncate) return i;
-			out32[2 * i] = loQuotient;
-			out32[2 * i + 1] = hiQuotient;
-		}
-		return length;
-	};
-}
-
-function generalKernel(multiplyBy: readonly number[], divideBy: readonly number[], allowTruncate: boolean): LinearKernel {
 	const m = multiplyBy.length;
 	const d = divideBy.length;
 	return (in32, out32, from, length, onNaT) => {
-		values: for (let i = from; i < length; i++) {
+		for (let i = from; i < length; i++) {
 			let lo = in32[2 * i] >>> 0;
 			let hi = in32[2 * i + 1];
 			if (hi === INT32_MIN && lo === 0) {
@@ -121,7 +65,6 @@ function generalKernel(multiplyBy: readonly number[], divideBy: readonly number[
 			if (inexact && !allowTruncate) return i;
 			out32[2 * i] = lo;
 			out32[2 * i + 1] = hi;
-			continue values;
 		}
 		return length;
 	};
