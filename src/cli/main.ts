@@ -23,6 +23,7 @@ import { parseColumnList, type ZarrTable } from "../open-table.js";
 import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
+import { BufferPool } from "../store/buffer-pool.js";
 import { parseHeaderOption } from "../store/http-store.js";
 import { checkInteger } from "./check-integer.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
@@ -152,7 +153,10 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
 	const asTable = columns !== undefined || args.index || args.order !== "c";
 	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
-	const open = { array: args.array, headers, retries: args.retries };
+	// One array, written to a file: a chunk's buffer is used once, by the batch written from it, so the output file
+	// can hand it back to the store for the next chunk (see BufferPool). Tables slice chunks: they read as usual.
+	const bufferPool = asTable ? undefined : new BufferPool();
+	const open = { array: args.array, headers, retries: args.retries, bufferPool };
 	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
 	const stages = asTable
 		? tableStages(await openExportTable(args.store, { ...open, columns }), options)
@@ -175,7 +179,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
 	// closing the terminal must not leave it behind.
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
-	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force });
+	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool });
 	try {
 		await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	} catch (error) {

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
+import type { BufferPool } from "../store/buffer-pool.js";
 import { Dt64ExportError, writeFailure } from "../errors.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
@@ -50,12 +51,18 @@ export class AtomicFileWriter extends Writable {
 	#unflushed = 0;
 	#flushing: Promise<void> | undefined;
 	#flushError: Error | undefined;
+	readonly #bufferPool: BufferPool | undefined;
 
 	constructor(
 		readonly target: string,
-		options: { overwrite?: boolean } = {},
+		options: {
+			overwrite?: boolean;
+			/** Buffers of this pool are handed back once written in full (see BufferPool). */
+			bufferPool?: BufferPool;
+		} = {},
 	) {
 		super({ highWaterMark: 1 << 20 });
+		this.#bufferPool = options.bufferPool;
 		const directory = path.dirname(path.resolve(target));
 		if (!options.overwrite && fs.existsSync(target)) {
 			throw new Dt64ExportError(`${target} already exists (use --force to overwrite)`, { kind: "io" });
@@ -80,14 +87,22 @@ export class AtomicFileWriter extends Writable {
 	}
 
 	override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-		this.#writeAll([chunk], callback);
+		this.#writeAll([chunk], this.#releasing([chunk], callback));
 	}
 
 	override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
-		this.#writeAll(
-			chunks.map((c) => c.chunk),
-			callback,
-		);
+		const buffers = chunks.map((c) => c.chunk);
+		this.#writeAll(buffers, this.#releasing(buffers, callback));
+	}
+
+	/** Once `buffers` are written, their bytes are on their way to disk: pooled ones go back to the pool. */
+	#releasing(buffers: Buffer[], callback: (error?: Error | null) => void): (error?: Error | null) => void {
+		const pool = this.#bufferPool;
+		if (pool === undefined) return callback;
+		return (error) => {
+			if (!error) for (const buffer of buffers) pool.release(buffer);
+			callback(error);
+		};
 	}
 
 	/** Writes every byte of `buffers`: a write may be short (a signal, a nearly full disk), so the rest follows. */

@@ -2,13 +2,18 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, RangeQuery } from "@zarrita/storage";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
+import type { BufferPool } from "./buffer-pool.js";
 
 /**
  * A local folder as a Zarr store. Unlike @zarrita/storage's FileSystemStore, a range past the end of a file is
  * an error rather than zero padding, so a truncated shard cannot pass for data.
  */
 export class DirectoryStore implements AsyncReadable {
-	constructor(readonly root: string) {}
+	/** `bufferPool`: whole chunk files are read into its buffers (see BufferPool). */
+	constructor(
+		readonly root: string,
+		readonly bufferPool?: BufferPool,
+	) {}
 
 	private resolve(key: AbsolutePath): string {
 		return path.join(this.root, ...key.split("/").filter((part) => part.length > 0));
@@ -19,7 +24,7 @@ export class DirectoryStore implements AsyncReadable {
 		const file = this.resolve(key);
 		try {
 			handle = await fs.open(file, "r");
-			return await readWhole(handle);
+			return await readWhole(handle, this.bufferPool);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
 			throw new Dt64ExportError(`cannot read ${file}: ${systemErrorReason(error as Error)}`, { kind: "io" });
@@ -56,9 +61,9 @@ export class DirectoryStore implements AsyncReadable {
  * `readFile` reads in 512 KiB steps, each a round trip through the thread pool, which for chunks of megabytes
  * costs more than the copying.
  */
-async function readWhole(handle: fs.FileHandle): Promise<Uint8Array> {
+async function readWhole(handle: fs.FileHandle, pool: BufferPool | undefined): Promise<Uint8Array> {
 	const { size } = await handle.stat();
-	const bytes = Buffer.allocUnsafeSlow(size);
+	const bytes = pool?.acquire(size) ?? Buffer.allocUnsafeSlow(size);
 	let filled = 0;
 	while (filled < size) {
 		const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);

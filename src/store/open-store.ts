@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import type { AsyncReadable } from "@zarrita/storage";
 import ZipFileStore from "@zarrita/storage/zip";
 import { Dt64ExportError } from "../errors.js";
+import type { BufferPool } from "./buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
@@ -29,6 +30,8 @@ export interface OpenStoreOptions {
 	headers?: Record<string, string>;
 	/** Retries of a failed HTTP request (429, 5xx, resets, timeouts). */
 	retries?: number;
+	/** A folder store reads whole chunk files into this pool's buffers (see BufferPool); other stores ignore it. */
+	bufferPool?: BufferPool;
 }
 
 /** Opens a store from what a user types: a folder, a `.zip` file, or an http(s) URL. */
@@ -46,7 +49,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	} catch {
 		throw new Dt64ExportError(`store not found: ${location}`, { kind: "io" });
 	}
-	if (stat.isDirectory()) return { store: new DirectoryStore(location), kind: "directory", remote: false, directory: location, location };
+	if (stat.isDirectory()) return { store: new DirectoryStore(location, options.bufferPool), kind: "directory", remote: false, directory: location, location };
 	if (stat.isFile() && /\.zip$/i.test(location)) {
 		const blob = await fs.openAsBlob(location);
 		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false);
