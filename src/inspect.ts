@@ -26,7 +26,7 @@ import {
 } from "./zarr/array-metadata.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { isPlainDataType } from "./zarr/plain-dtype.js";
-import { plainArrowTypeName } from "./arrow/column-types.js";
+import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 
 export interface InspectOptions extends OpenStoreOptions {

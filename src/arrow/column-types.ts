@@ -24,11 +24,6 @@ const ARROW_TYPES: Readonly<Record<PlainTypeName, () => DataType>> = {
 	string: () => new Utf8(),
 };
 
-/** The Arrow type of a companion column as pyarrow names it (`double`, `int32`...), for reports. */
-export function plainArrowTypeName(type: PlainTypeName): string {
-	return type === "float32" ? "float" : type === "float64" ? "double" : type;
-}
-
 /** The field of a companion column: its natural type, not nullable, with the Zarr data type in its metadata. */
 export function plainArrowField(name: string, type: PlainTypeName, zarrDataType: unknown): Field {
 	return new Field(name, ARROW_TYPES[type](), false, new Map([[ZARR_DATA_TYPE_KEY, JSON.stringify(zarrDataType)]]));

@@ -9,15 +9,14 @@ import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type Target
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
 import {
 	checkTableOptions,
-	createExportStages,
-	createTableExportStages,
+	createChunkReader,
 	FILE_EXTENSIONS,
 	normalizeExportOptions,
 	openExportTable,
 	OUTPUT_FORMATS,
 	type OutputFormat,
 	type TableExportOptions,
-} from "../export.js";
+} from "../export-setup.js";
 import { openTimeArray } from "../open-array.js";
 import { parseColumnList, type ZarrTable } from "../open-table.js";
 import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
@@ -72,13 +71,23 @@ interface CliStages {
 	readonly name: string;
 }
 
-function singleStages(array: Awaited<ReturnType<typeof openTimeArray>>, options: TableExportOptions): CliStages {
-	const stages = createExportStages(array, options);
+/**
+ * The Arrow stages (apache-arrow is a third of the CLI's code) are loaded while the reader's first chunks are read
+ * and decoded on the thread pool: their loading then costs no time of its own.
+ */
+const loadArrowStages = () => import("../export.js");
+
+async function singleStages(array: Awaited<ReturnType<typeof openTimeArray>>, options: TableExportOptions): Promise<CliStages> {
+	const reader = createChunkReader(array, options);
+	// A failure before the pipeline is attached stays on the stream (pipeline reports it), not an uncaught error.
+	reader.on("error", () => undefined);
+	reader.read(0);
+	const stages = (await loadArrowStages()).createConversionStages(array, reader, options);
 	return { ...stages, rows: stages.reader.totalValues, name: stages.batcher.schema.fields[0].name };
 }
 
-function tableStages(table: ZarrTable, options: TableExportOptions): CliStages {
-	const stages = createTableExportStages(table, options);
+async function tableStages(table: ZarrTable, options: TableExportOptions): Promise<CliStages> {
+	const stages = (await loadArrowStages()).createTableExportStages(table, options);
 	// One value column: the file is named after it, as a plain export's is; several: after their group.
 	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
 	return { ...stages, rows: stages.reader.totalRows, name };
@@ -131,6 +140,8 @@ async function runExport(args: ExportArgs): Promise<void> {
 	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
 	checkInteger("--row-group-rows", args.rowGroupRows, 1);
 	checkInteger("--retries", args.retries, 0);
+	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
+	let progress: Progress | undefined;
 	const options = {
 		format: args.to,
 		unit: args.unit,
@@ -159,10 +170,10 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const open = { array: args.array, headers, retries: args.retries, bufferPool };
 	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
 	const stages = asTable
-		? tableStages(await openExportTable(args.store, { ...open, columns }), options)
-		: singleStages(await openTimeArray(args.store, open), options);
+		? await tableStages(await openExportTable(args.store, { ...open, columns }), options)
+		: await singleStages(await openTimeArray(args.store, open), options);
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
-	const progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
+	progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
 	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[args.to]}`;
 	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
 	// must end that wait (a handler would not run while the open blocks).
