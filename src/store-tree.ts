@@ -8,6 +8,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath } from "@zarrita/storage";
 import { Dt64ExportError, isDt64ExportError } from "./errors.js";
+import { parseJson } from "./json/parse-json.js";
 import { rawMemberText } from "./json/raw-member.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
@@ -177,12 +178,7 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
  * relative to the group at `prefix`. Each document is cut out of the text, so that int64 fill values stay exact.
  */
 function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEntry[] {
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch (error) {
-		throw new Dt64ExportError(`${shownAs}: not valid JSON (${(error as Error).message})`);
-	}
+	const json = parseJson(text, shownAs);
 	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError(`${shownAs}: expected {"metadata": {...}}`);
 	const metadataText = rawMemberText(text, "metadata")!;
 	const entries: TreeEntry[] = [];

@@ -2,6 +2,7 @@ import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64T
 import { parseFillValue } from "../dtype/fill-value.js";
 import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
 import { Dt64ExportError } from "../errors.js";
+import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
 import { isV2TimeArray, v2ArrayAsV3 } from "./v2-metadata.js";
@@ -72,16 +73,7 @@ export function metadataFileOf(node: NodeMetadata): string {
 
 /** Parses a zarr.json document and says what node it describes. `where` names it in messages. */
 export function parseNodeJson(text: string, path: string, where: string): NodeMetadata {
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch (error) {
-		// V8 quotes the text around the error, newlines and binary included: keep the message on one printable line.
-		const reason = (error as Error).message.replace(/[\s\p{Cc}\uFFFD]+/gu, " ").trim();
-		throw new Dt64ExportError(`${where}: not valid JSON (${reason})`);
-	}
-	if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Dt64ExportError(`${where}: not a JSON object`);
-	const object = json as Record<string, unknown>;
+	const object = parseJsonObject(text, where);
 	if (object.zarr_format !== 3) {
 		throw new Dt64ExportError(`${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`);
 	}

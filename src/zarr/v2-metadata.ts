@@ -8,6 +8,7 @@
 import { describeNumpyDtype, isNumpyTimeDtype, parseNumpyTimeDtype } from "../dtype/numpy-dtype-string.js";
 import { parseNumpyPlainDtype } from "../dtype/numpy-plain-dtype.js";
 import { Dt64ExportError } from "../errors.js";
+import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import type { ArrayNode, CodecMetadata, NodeMetadata, V3ArrayForm } from "./array-metadata.js";
 import { decodeVlenUtf8 } from "./codecs/vlen-utf8.js";
@@ -17,24 +18,12 @@ export const ZARRAY = ".zarray";
 export const ZGROUP = ".zgroup";
 export const ZATTRS = ".zattrs";
 
-function parseObject(text: string, where: string): Record<string, unknown> {
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch (error) {
-		const reason = (error as Error).message.replace(/[\s\p{Cc}\uFFFD]+/gu, " ").trim();
-		throw new Dt64ExportError(`${where}: not valid JSON (${reason})`);
-	}
-	if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Dt64ExportError(`${where}: not a JSON object`);
-	return json as Record<string, unknown>;
-}
-
 /** A `.zarray` or `.zgroup` document as a node; `attributesText` is the node's `.zattrs`, if any. */
 export function parseV2NodeJson(kind: "array" | "group", text: string, attributesText: string | undefined, path: string, where: string): NodeMetadata {
-	const json = parseObject(text, where);
+	const json = parseJsonObject(text, where);
 	if (json.zarr_format !== 2) throw new Dt64ExportError(`${where}: zarr_format is ${JSON.stringify(json.zarr_format)}, expected 2`);
 	const attributesWhere = where.replace(/\.z(array|group)$/, ZATTRS);
-	const attributes = attributesText === undefined ? {} : parseObject(attributesText, attributesWhere);
+	const attributes = attributesText === undefined ? {} : parseJsonObject(attributesText, attributesWhere);
 	if (kind === "group") return { kind, zarrFormat: 2, path, json, attributes };
 	return { kind, zarrFormat: 2, path, json, text, attributes };
 }
