@@ -5,7 +5,9 @@ import type { ConversionPlan } from "./plan.js";
  * such as 3 ns -> us), floor(count * p / q), on the two 32-bit words of each int64 held in local doubles: no
  * BigInt, no allocation, no shared state.
  * Every factor is below 2^21, so each partial product stays below 2^53 and is exact; a plan with a larger factor
- * gets no kernel.
+ * gets no kernel. Its multiply and floor-divide steps are those of int64-words.ts (multiplyWords,
+ * floorDivideWords), inlined on locals: through the shared registers the loop runs at half the speed (40 against
+ * 20 ns a value for 3 ns -> us), so a change to one must be made to the other.
  *
  * A kernel converts values from `from` on, writes the results' words into `out32`, calls `onNaT` for each NaT,
  * and stops at the first value it cannot settle alone (overflow, a refused truncation, or an intermediate
