@@ -6,21 +6,12 @@ import { createExportStages } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
 import { BufferPool } from "../src/store/buffer-pool.js";
-import { readArrow, runCli, tempDir } from "./support/cli.js";
+import { readRawInt64, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const work = tempDir("dt64-pool-");
 
-/** The int64 of every row, null for a null, whatever batches the file holds. */
-function rawValues(file: string): (bigint | null)[] {
-	const out: (bigint | null)[] = [];
-	for (const batch of readArrow(file).batches) {
-		const data = batch.getChildAt(0)!.data[0];
-		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : null);
-	}
-	return out;
-}
 let counter = 0;
 
 describe("BufferPool", () => {
@@ -61,7 +52,7 @@ describe("BufferPool", () => {
 			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
 			expect(pool.freeBytes).toBeGreaterThan(0);
 			const scale = dataType.configuration.unit === "D" ? 86_400n : 1n;
-			const actual = rawValues(out);
+			const actual = readRawInt64(out);
 			expect(actual.length).toBe(length);
 			for (let i = 0; i < length; i++) {
 				const expected = values[i] === NAT ? null : values[i] * scale;
@@ -81,6 +72,6 @@ describe("BufferPool", () => {
 		const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
 		const plain = path.join(work, `${counter++}.arrow`);
 		await pipeline(reader, batcher, writer, new AtomicFileWriter(plain));
-		expect(rawValues(viaCli)).toEqual(rawValues(plain));
+		expect(readRawInt64(viaCli)).toEqual(readRawInt64(plain));
 	});
 });

@@ -9,7 +9,7 @@ import { UsageError } from "../src/errors.js";
 import { createExportStages, createTableExportStages, exportArray, exportTable, normalizeExportOptions } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
 import { openTable } from "../src/open-table.js";
-import { FIXTURES, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import { FIXTURES, readArrow, readRawInt64, REPO, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
@@ -31,16 +31,7 @@ function values(n: number, seed = 1): BigInt64Array {
 	return out;
 }
 
-/** Values read back as the raw int64 of each row (NaT for null), whatever batches the file holds. */
-function rawValues(file: string): bigint[] {
-	const table = readArrow(file);
-	const out: bigint[] = [];
-	for (const batch of table.batches) {
-		const data = batch.getChildAt(0)!.data[0];
-		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : NAT);
-	}
-	return out;
-}
+const rawValues = (file: string): bigint[] => readRawInt64(file).map((value) => value ?? NAT);
 
 function exportRaw(root: string, extra: string[] = []): { values: bigint[]; file: string } {
 	const file = path.join(work, `out${counter++}.arrow`);

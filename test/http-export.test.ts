@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
-import { readArrow, tempDir } from "./support/cli.js";
+import { readArrow, readRawInt64, tempDir } from "./support/cli.js";
 import { startServer, type Fault, type FaultRequest, type RequestRecord, type TestServer } from "./support/http-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
@@ -53,15 +53,7 @@ async function served_store(spec: Parameters<typeof writeArray>[2], arrayPath = 
 	return { url: `${server.url}/${name}`, root, name };
 }
 
-/** The int64 of each row of an IPC file, NaT for nulls. */
-function rawValues(file: string): bigint[] {
-	const out: bigint[] = [];
-	for (const batch of readArrow(file).batches) {
-		const data = batch.getChildAt(0)!.data[0];
-		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : NAT);
-	}
-	return out;
-}
+const rawValues = (file: string): bigint[] => readRawInt64(file).map((value) => value ?? NAT);
 
 async function exportOk(store: string, extra: string[] = []): Promise<bigint[]> {
 	const out = path.join(work, `out${counter++}.arrow`);

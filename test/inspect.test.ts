@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { formatIsoDuration, formatIsoTimestamp } from "../src/convert/iso8601.js";
 import { formatInspectReport, inspectStore, type EndValue, type InspectNode } from "../src/inspect.js";
-import { FIXTURES, readArrow, runCli, tempDir } from "./support/cli.js";
+import { FIXTURES, readRawInt64, runCli, tempDir } from "./support/cli.js";
 import { startServer, type TestServer } from "./support/http-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
@@ -52,15 +52,6 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
 	return { status: result.status, stdout: result.stdout.toString(), stderr: result.stderr };
 }
 
-/** The int64 of each row of an exported file, null for nulls. */
-function rawValues(file: string): (bigint | null)[] {
-	const out: (bigint | null)[] = [];
-	for (const batch of readArrow(file).batches) {
-		const data = batch.getChildAt(0)!.data[0];
-		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : null);
-	}
-	return out;
-}
 
 const node = (nodes: InspectNode[], nodePath: string) => nodes.find((n) => n.path === nodePath)!;
 const iso = (end: EndValue | undefined) => (end?.status === "found" ? end.iso : end?.status);
@@ -366,7 +357,7 @@ describe("zip stores", () => {
 			const out = path.join(work, `zip${counter++}.arrow`);
 			const exported = cli([zip, "-o", out, "-q"]);
 			expect(exported.stderr).toBe("");
-			expect(rawValues(out)).toEqual([null, null, 1107403506n, 1n, 2n, null, 3n, 1107403507n, null, null]);
+			expect(readRawInt64(out)).toEqual([null, null, 1107403506n, 1n, 2n, null, 3n, 1107403507n, null, null]);
 		});
 	}
 
@@ -380,7 +371,7 @@ describe("zip stores", () => {
 		expect([iso(array.first), iso(array.last)]).toEqual(["1970-01-01T00:00:00", formatIsoTimestamp(999_000n, "s")]);
 		const out = path.join(work, `zip${counter++}.arrow`);
 		expect(cli([`${folder}.zip`, "-o", out, "-q"]).status).toBe(0);
-		expect(rawValues(out)).toEqual(Array.from(values));
+		expect(readRawInt64(out)).toEqual(Array.from(values));
 	});
 
 	it("a file that is not a zip is one line", () => {

@@ -45,3 +45,13 @@ export function tempDir(prefix = "dt64-"): string {
 export function readArrow(file: string): Table {
 	return tableFromIPC(fs.readFileSync(file));
 }
+
+/** The raw int64 of each row of the first column of an IPC file, null for a null, whatever batches it holds. */
+export function readRawInt64(file: string): (bigint | null)[] {
+	const out: (bigint | null)[] = [];
+	for (const batch of readArrow(file).batches) {
+		const data = batch.getChildAt(0)!.data[0];
+		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? (data.values as BigInt64Array)[i] : null);
+	}
+	return out;
+}
