@@ -9,7 +9,8 @@ const SMALL_PIECE_BYTES = 64 * 1024;
 /**
  * Receives apache-arrow's encoded bytes synchronously, as the writer produces them. Its default queue is drained
  * by an async iterator, which decouples the bytes from the batch that made them and so defeats backpressure;
- * a subclass is the writer's documented way to take its output (`reset(sink)` accepts any AsyncByteQueue).
+ * the writer's `reset(sink)` takes any AsyncByteQueue as its sink (AsyncByteQueue is exported), and this one hands
+ * each piece on as it is written.
  */
 class PieceCollector extends AsyncByteQueue {
 	constructor(readonly onPiece: (bytes: Uint8Array) => void) {
