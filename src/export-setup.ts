@@ -3,6 +3,7 @@
  * reader. Nothing here imports apache-arrow, so the CLI can start reading and decoding chunks while the Arrow
  * stages (export.ts) are still being loaded.
  */
+import * as os from "node:os";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { canonicalTimezone } from "./arrow/timezone.js";
 import { UsageError } from "./errors.js";
@@ -42,11 +43,13 @@ export interface NormalizedExportOptions {
 }
 
 /**
- * Chunks read and decoded at once when `concurrency` is not given: remote reads wait on latency, local ones (a
- * folder or a zip file) on the inflate threads of libuv's pool.
+ * Chunks read and decoded at once when `concurrency` is not given: remote reads wait on latency, so 8; local ones
+ * (a folder or a zip file) on the inflate threads of libuv's pool, so one per core, 2 to 4 (the pool's 4 threads).
+ * More chunks in flight than cores inflate no faster and hold a chunk of memory each (measured on 2 cores,
+ * 50M gzip values: 4 in flight 0.84 s at 133 MiB peak, 2 in flight 0.85 s at 97 MiB).
  */
 export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
-	return store.remote ? 8 : 4;
+	return store.remote ? 8 : Math.min(4, Math.max(2, os.availableParallelism()));
 }
 
 /**

@@ -73,5 +73,5 @@ export async function openTimeArray(location: string, options: OpenArrayOptions 
 	}
 	const where = `${shown}${arrayPath ? `/${arrayPath}` : ""}/${metadataFileOf(node)}`;
 	const metadata = parseTimeArrayMetadata(node, where);
-	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where), name: columnNameFor(location, arrayPath) };
+	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool: options.bufferPool }), name: columnNameFor(location, arrayPath) };
 }

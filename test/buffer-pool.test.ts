@@ -5,7 +5,7 @@ import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { createExportStages } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
-import { BufferPool } from "../src/store/buffer-pool.js";
+import { BufferPool, capacityFor } from "../src/store/buffer-pool.js";
 import { readRawInt64, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
@@ -16,42 +16,80 @@ let counter = 0;
 
 describe("BufferPool", () => {
 	it("hands back only whole buffers it issued, once, within its bound", () => {
-		const pool = new BufferPool(3 * 1024);
+		const pool = new BufferPool(3 * 4096);
 		const a = pool.acquire(1024);
 		const b = pool.acquire(1024);
+		expect(a.length).toBe(1024);
 		pool.release(a.subarray(0, 512)); // a part: the rest may still be in use
+		pool.release(a.subarray(512)); // a part that does not start the buffer
 		pool.release(Buffer.alloc(1024)); // not issued by this pool
 		expect(pool.freeBytes).toBe(0);
 		pool.release(a);
 		pool.release(a); // twice: kept once
-		expect(pool.freeBytes).toBe(1024);
-		const again = pool.acquire(1024);
+		expect(pool.freeBytes).toBe(4096); // the buffer's capacity: its size class
+		const again = pool.acquire(1000); // another size of the same class
 		expect(again.buffer).toBe(a.buffer);
+		expect(again.length).toBe(1000);
+		expect(pool.reused).toBe(1);
 		expect(pool.freeBytes).toBe(0);
 		pool.release(again);
 		pool.release(b);
-		pool.release(pool.acquire(2048)); // 4 KiB would pass the 3 KiB bound: not kept
-		expect(pool.freeBytes).toBe(2048);
-		expect(pool.acquire(512).buffer).not.toBe(a.buffer); // only exact sizes are reused
+		pool.release(pool.acquire(8000)); // 8 KiB would pass the 12 KiB bound: not kept
+		expect(pool.freeBytes).toBe(8192);
+		expect(pool.acquire(5000).buffer).not.toBe(a.buffer); // another class: a new buffer
 	});
 
-	for (const [name, dataType] of [
-		["same unit (passed through)", { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } }],
-		["D -> s (converted in place)", { name: "numpy.datetime64", configuration: { unit: "D", scale_factor: 1 } }],
+	it("takes a shortened buffer back by the view of what it holds", () => {
+		const pool = new BufferPool();
+		const target = pool.acquire(10_000);
+		const written = target.subarray(0, 8000);
+		pool.release(written); // not yet said to be the whole use
+		expect(pool.freeBytes).toBe(0);
+		pool.shorten(written);
+		pool.release(target); // the old length no longer counts
+		expect(pool.freeBytes).toBe(0);
+		pool.release(written);
+		expect(pool.freeBytes).toBe(capacityFor(10_000));
+		pool.shorten(Buffer.alloc(10)); // not issued: ignored
+	});
+
+	it("size classes: whole 4 KiB pages, at most 12.5% above the size from 32 KiB up, so nearby sizes share a class", () => {
+		expect(capacityFor(1)).toBe(4096);
+		expect(capacityFor(4096)).toBe(4096);
+		expect(capacityFor(8_000_000)).toBe(8 * 2 ** 20);
+		expect(capacityFor(8 * 2 ** 20)).toBe(8 * 2 ** 20);
+		expect(capacityFor(8 * 2 ** 20 + 1)).toBe(9 * 2 ** 20);
+		expect(capacityFor(2_750_000)).toBe(capacityFor(2_800_000));
+		for (let size = 1; size < 2 ** 31; size = Math.ceil(size * 1.37)) {
+			const capacity = capacityFor(size);
+			expect(capacity).toBeGreaterThanOrEqual(size);
+			expect(capacity % 4096).toBe(0);
+			expect(capacity).toBeLessThanOrEqual(Math.max(Math.ceil(size / 4096) * 4096, size * 1.125));
+		}
+	});
+
+	const GZIP = { name: "gzip", configuration: { level: 1 } };
+	const ZLIB = { name: "zlib", configuration: { level: 1 } };
+	for (const [name, dataType, codecs] of [
+		["uncompressed, same unit (passed through)", { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } }, [LE]],
+		["uncompressed, D -> s (converted in place)", { name: "numpy.datetime64", configuration: { unit: "D", scale_factor: 1 } }, [LE]],
+		["gzip, same unit (inflated into the pool)", { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } }, [LE, GZIP]],
+		["zlib, 10us -> us (inflated into the pool, converted in place)", { name: "numpy.datetime64", configuration: { unit: "us", scale_factor: 10 } }, [LE, ZLIB]],
 	] as const) {
-		it(`an export of uncompressed chunks reuses written buffers and keeps every value: ${name}`, async () => {
+		it(`an export reuses written buffers and keeps every value: ${name}`, async () => {
 			// 80 KB chunks: past the size under which the IPC writer joins pieces (a copy, nothing to hand back).
 			const length = 400_000;
 			const values = BigInt64Array.from({ length }, (_, i) => (i % 997 === 5 ? NAT : BigInt(i * 7 - 20_000)));
 			const root = path.join(work, `${counter++}.zarr`);
-			await writeArray(root, "", { shape: [length], chunks: [10_000], dataType, values, codecs: [LE] });
+			await writeArray(root, "", { shape: [length], chunks: [10_000], dataType, values, codecs: [...codecs] });
 			const pool = new BufferPool();
 			const array = await openTimeArray(root, { bufferPool: pool });
 			const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 3 });
 			const out = path.join(work, `${counter++}.arrow`);
 			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
-			expect(pool.freeBytes).toBeGreaterThan(0);
-			const scale = dataType.configuration.unit === "D" ? 86_400n : 1n;
+			// 40 chunks: all but the first few (in flight at once) are read or inflated into buffers used before.
+			expect(pool.reused).toBeGreaterThan(codecs.length > 1 ? 60 : 30);
+			const scale = { D: 86_400n, us: 10n, s: 1n }[dataType.configuration.unit];
 			const actual = readRawInt64(out);
 			expect(actual.length).toBe(length);
 			for (let i = 0; i < length; i++) {
@@ -61,17 +99,35 @@ describe("BufferPool", () => {
 		});
 	}
 
-	it("the CLI's exports of uncompressed stores through the pool are byte for byte those without it", async () => {
-		const length = 300_000;
-		const values = BigInt64Array.from({ length }, (_, i) => (i % 101 === 0 ? NAT : BigInt(1_700_000_000 + i * 3600)));
+	it("an export without a pool reuses nothing and gives the same bytes (gzip)", async () => {
+		const length = 100_000;
+		const values = BigInt64Array.from({ length }, (_, i) => (i % 13 === 0 ? NAT : BigInt(i) * 1_000_003n));
 		const root = path.join(work, `${counter++}.zarr`);
-		await writeArray(root, "", { shape: [length], chunks: [10_240], values, codecs: [LE] });
-		const viaCli = path.join(work, `${counter++}.arrow`);
-		expect(runCli([root, "-o", viaCli, "-q", "--concurrency", "2"]).status).toBe(0);
-		const array = await openTimeArray(root);
-		const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
-		const plain = path.join(work, `${counter++}.arrow`);
-		await pipeline(reader, batcher, writer, new AtomicFileWriter(plain));
-		expect(readRawInt64(viaCli)).toEqual(readRawInt64(plain));
+		await writeArray(root, "", { shape: [length], chunks: [10_000], values, codecs: [LE, GZIP] });
+		const outputs: string[] = [];
+		for (const pool of [new BufferPool(), undefined]) {
+			const array = await openTimeArray(root, { bufferPool: pool });
+			const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
+			const out = path.join(work, `${counter++}.arrow`);
+			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
+			outputs.push(out);
+		}
+		expect(readRawInt64(outputs[0])).toEqual(readRawInt64(outputs[1]));
 	});
+
+	for (const codecs of [[LE], [LE, { name: "gzip", configuration: { level: 1 } }]]) {
+		it(`the CLI's exports through the pool are byte for byte those without it: ${codecs.map((c) => c.name).join(", ")}`, async () => {
+			const length = 300_000;
+			const values = BigInt64Array.from({ length }, (_, i) => (i % 101 === 0 ? NAT : BigInt(1_700_000_000 + i * 3600)));
+			const root = path.join(work, `${counter++}.zarr`);
+			await writeArray(root, "", { shape: [length], chunks: [10_240], values, codecs });
+			const viaCli = path.join(work, `${counter++}.arrow`);
+			expect(runCli([root, "-o", viaCli, "-q", "--concurrency", "2"]).status).toBe(0);
+			const array = await openTimeArray(root);
+			const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
+			const plain = path.join(work, `${counter++}.arrow`);
+			await pipeline(reader, batcher, writer, new AtomicFileWriter(plain));
+			expect(readRawInt64(viaCli)).toEqual(readRawInt64(plain));
+		});
+	}
 });

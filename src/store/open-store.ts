@@ -30,7 +30,10 @@ export interface OpenStoreOptions {
 	headers?: Record<string, string>;
 	/** Retries of a failed HTTP request (429, 5xx, resets, timeouts). */
 	retries?: number;
-	/** A folder store reads whole chunk files into this pool's buffers (see BufferPool); other stores ignore it. */
+	/**
+	 * Buffers for chunks (see BufferPool): a folder store reads whole chunk files into them, and decompressors of
+	 * arrays opened with these options inflate into them. Only for exports whose output hands written buffers back.
+	 */
 	bufferPool?: BufferPool;
 }
 

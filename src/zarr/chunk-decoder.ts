@@ -1,6 +1,7 @@
 import type { AbsolutePath, AsyncReadable, GetOptions } from "@zarrita/storage";
 import * as zarr from "zarrita";
 import { Dt64ExportError } from "../errors.js";
+import type { BufferPool } from "../store/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { installBoundedWasmCodecs } from "./codecs/bounded-wasm.js";
 import { installCrc32cCodec } from "./codecs/crc32c.js";
@@ -37,11 +38,17 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 	readonly #origin: number[];
 	readonly #size: number;
 	readonly #valuesOf: ((decoded: unknown) => ChunkValues) | undefined;
+	readonly #bufferPool: BufferPool | undefined;
 
+	/**
+	 * `bufferPool`: decompressors take their output buffers from it, and the encoded bytes given to `decode` are
+	 * handed back to it once decoded into other memory (the decoder is then their last user; see BufferPool).
+	 */
 	constructor(
 		readonly chunkShape: number[],
 		codecs: CodecMetadata[],
 		decodedAs: DecodedAs = INT64,
+		bufferPool?: BufferPool,
 	) {
 		installNodeZlibCodecs();
 		installBoundedWasmCodecs();
@@ -49,7 +56,8 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		installVlenUtf8Codec();
 		// zarrita passes this very array to each codec as the chunk's shape: marked, it carries the value width.
 		const shape = [...chunkShape];
-		markChunkShape(shape, decodedAs.valueBytes);
+		markChunkShape(shape, decodedAs.valueBytes, bufferPool);
+		this.#bufferPool = bufferPool;
 		const bytesInOptions: AsyncReadable = {
 			async get(_key: AbsolutePath, options?: GetOptions) {
 				return (options as { chunkBytes?: Uint8Array } | undefined)?.chunkBytes;
@@ -79,6 +87,8 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		} catch (error) {
 			throw new Dt64ExportError(`chunk ${key}: cannot decode: ${describeCodecError(error)}`);
 		}
+		const data = chunk.data as { buffer?: unknown };
+		if (this.#bufferPool !== undefined && data.buffer !== bytes.buffer) this.#bufferPool.release(bytes);
 		if (chunk.data.length !== this.#size) {
 			throw new Dt64ExportError(`chunk ${key}: decoded to ${chunk.data.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})`);
 		}

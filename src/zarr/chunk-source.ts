@@ -1,6 +1,7 @@
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
 import { registry } from "zarrita";
 import { Dt64ExportError } from "../errors.js";
+import type { BufferPool } from "../store/buffer-pool.js";
 import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
 import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
 import type { ChunkValues } from "./chunk-values.js";
@@ -81,8 +82,16 @@ function missingWithoutFill(key: string): Dt64ExportError {
 	return new Dt64ExportError(`chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`);
 }
 
+export interface ChunkSourceOptions {
+	/**
+	 * Chunks are decompressed into this pool's buffers, and encoded bytes the store read from it are handed back
+	 * once decoded (see BufferPool). Only for exports whose output hands written buffers back to the same pool.
+	 */
+	readonly bufferPool?: BufferPool;
+}
+
 /** The chunks of a datetime64 array, as int64 counts. */
-export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata, where: string): ChunkSource {
+export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata, where: string, options: ChunkSourceOptions = {}): ChunkSource {
 	const elements: ChunkElements<BigInt64Array> = {
 		decodedAs: { dataType: "int64", valueBytes: 8 },
 		fillChunk: (size, key) => {
@@ -90,7 +99,7 @@ export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata,
 			return new BigInt64Array(size).fill(meta.fillValue);
 		},
 	};
-	return chunkSourceOf(store, meta, elements, where);
+	return chunkSourceOf(store, meta, elements, where, options);
 }
 
 /** The chunks of a plain array (bool as bytes 0/1, integers, floats, strings), in their own data type. */
@@ -106,22 +115,34 @@ export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMet
 	return chunkSourceOf(store, meta, elements, where);
 }
 
-function chunkSourceOf<V extends ChunkValues>(store: AsyncReadable, meta: ArrayLayout, elements: ChunkElements<V>, where: string): ChunkSource<V> {
+function chunkSourceOf<V extends ChunkValues>(
+	store: AsyncReadable,
+	meta: ArrayLayout,
+	elements: ChunkElements<V>,
+	where: string,
+	options: ChunkSourceOptions = {},
+): ChunkSource<V> {
 	checkCodecs(meta.codecs, "codecs", meta.shape.length, where);
 	const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding, where);
 	const sharding = meta.codecs.find((codec) => codec.name === SHARDING);
 	if (sharding === undefined) {
 		checkChunkSize(meta.chunkShape, "chunk_shape", where);
-		return plainChunks(store, meta, elements, encodeKey);
+		return plainChunks(store, meta, elements, encodeKey, options);
 	}
 	if (meta.codecs.length !== 1) {
 		throw new Dt64ExportError(`${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
 	}
-	return shardedChunks(store, meta, elements, encodeKey, sharding, where);
+	return shardedChunks(store, meta, elements, encodeKey, sharding, where, options);
 }
 
-function plainChunks<V extends ChunkValues>(store: AsyncReadable, meta: ArrayLayout, elements: ChunkElements<V>, encodeKey: ChunkKeyEncoder): ChunkSource<V> {
-	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs);
+function plainChunks<V extends ChunkValues>(
+	store: AsyncReadable,
+	meta: ArrayLayout,
+	elements: ChunkElements<V>,
+	encodeKey: ChunkKeyEncoder,
+	options: ChunkSourceOptions,
+): ChunkSource<V> {
+	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool);
 	const size = product(meta.chunkShape);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
@@ -144,6 +165,7 @@ function shardedChunks<V extends ChunkValues>(
 	encodeKey: ChunkKeyEncoder,
 	sharding: CodecMetadata,
 	where: string,
+	options: ChunkSourceOptions,
 ): ChunkSource<V> {
 	const configuration = sharding.configuration ?? {};
 	const innerShape = configuration.chunk_shape as number[];
@@ -165,7 +187,7 @@ function shardedChunks<V extends ChunkValues>(
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
 	const index = new ShardIndexReader(store, perShard, indexCodecs, location);
-	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs);
+	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool);
 	const size = product(innerShape);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));
 	const describe = (coords: readonly number[]) => `${shardKey(coords).slice(1)} (inner chunk ${JSON.stringify(coords.map((c, axis) => c % perShard[axis]))})`;

@@ -1,3 +1,4 @@
+import type { BufferPool } from "../../store/buffer-pool.js";
 import { product } from "../grid.js";
 
 /** Bytes a decompressed chunk may exceed its int64 payload by: room for checksums (crc32c) after the payload. */
@@ -6,15 +7,28 @@ export const DECODED_SLACK_BYTES = 64;
 /** The most bytes a chunk of variable-length strings may decode to: the 1 GiB every chunk is held to. */
 export const MAX_VARIABLE_WIDTH_CHUNK_BYTES = 2 ** 30;
 
-/**
- * Bytes per value of the chunk shapes the decoder hands to zarrita. zarrita gives a codec nothing but that shape
- * array (the same object) to size itself, so the value width travels with it; unmarked shapes are int64.
- */
-const valueBytesByShape = new WeakMap<readonly number[], number | "variable">();
+/** What a codec is told about the chunks it decodes, beyond their shape. */
+interface ChunkContext {
+	/** Bytes per value, or `variable` for strings. */
+	readonly valueBytes: number | "variable";
+	/** Where decompressors take their output buffers from (see BufferPool), if anywhere. */
+	readonly bufferPool?: BufferPool;
+}
 
-/** Records the value width of chunks of this shape object: a byte count, or `variable` for strings. */
-export function markChunkShape(shape: readonly number[], valueBytes: number | "variable"): void {
-	valueBytesByShape.set(shape, valueBytes);
+/**
+ * What the decoder says of the chunk shapes it hands to zarrita. zarrita gives a codec nothing but that shape
+ * array (the same object) to size itself, so the rest travels with it; unmarked shapes are int64, without a pool.
+ */
+const contextByShape = new WeakMap<readonly number[], ChunkContext>();
+
+/** Records the value width (a byte count, or `variable` for strings) and buffer pool of chunks of this shape object. */
+export function markChunkShape(shape: readonly number[], valueBytes: number | "variable", bufferPool?: BufferPool): void {
+	contextByShape.set(shape, { valueBytes, bufferPool });
+}
+
+/** The buffer pool decompressors of chunks of this shape object write into, if any. */
+export function bufferPoolFor(chunkShape: readonly number[]): BufferPool | undefined {
+	return contextByShape.get(chunkShape)?.bufferPool;
 }
 
 /**
@@ -22,7 +36,7 @@ export function markChunkShape(shape: readonly number[], valueBytes: number | "v
  * decompressor is held to this before it allocates, so a small chunk that claims gigabytes is refused cheaply.
  */
 export function maxDecodedBytes(chunkShape: readonly number[]): number {
-	const valueBytes = valueBytesByShape.get(chunkShape) ?? 8;
+	const valueBytes = contextByShape.get(chunkShape)?.valueBytes ?? 8;
 	if (valueBytes === "variable") return MAX_VARIABLE_WIDTH_CHUNK_BYTES;
 	return product(chunkShape) * valueBytes + DECODED_SLACK_BYTES;
 }

@@ -1,40 +1,40 @@
-import { promisify } from "node:util";
-import * as zlib from "node:zlib";
 import { registry } from "zarrita";
 import { Dt64ExportError } from "../../errors.js";
-import { DECODED_SLACK_BYTES, maxDecodedBytes } from "./decoded-size.js";
+import { bufferPoolFor, DECODED_SLACK_BYTES, maxDecodedBytes } from "./decoded-size.js";
+import { inflateInto, InflateOverflowError } from "./inflate-into.js";
 
 /**
  * gzip and zlib through Node's zlib instead of zarrita's `DecompressionStream`: the C inflater runs on the libuv
- * thread pool (several chunks inflate at once) and its output is capped at the chunk's decoded size, so a small
- * chunk that inflates to gigabytes is refused instead of filling memory.
+ * thread pool (several chunks inflate at once), in one call per chunk, and its output is capped at the chunk's
+ * decoded size, so a small chunk that inflates to gigabytes is refused instead of filling memory. The output
+ * buffer is the chunk's own size (at zlib's default 16 KiB pieces, the callbacks and the final concatenation cost
+ * as much main-thread time as the inflating itself: measured 2.2x the CPU), taken from the export's buffer pool
+ * when it has one, so that an export of any length cycles through the same few buffers.
  */
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-/** zlib's own lower bound for `chunkSize`. */
-const MIN_CHUNK_SIZE = 64;
-
 interface ChunkMeta {
 	shape: number[];
 }
 
-function boundedInflater(name: "gzip" | "zlib", inflateFn: typeof gunzip) {
+function boundedInflater(name: "gzip" | "zlib", format: "gunzip" | "inflate") {
 	return {
 		fromConfig(_configuration: unknown, meta: ChunkMeta) {
 			const maxOutputLength = maxDecodedBytes(meta.shape);
+			const pool = bufferPoolFor(meta.shape);
 			return {
 				kind: "bytes_to_bytes" as const,
 				encode(): never {
 					throw new Dt64ExportError(`${name}: encoding is not supported`);
 				},
 				async decode(bytes: Uint8Array): Promise<Uint8Array> {
+					// One byte of room past the largest valid output: a chunk that fills it is too large.
+					const target = pool?.acquire(maxOutputLength + 1) ?? Buffer.allocUnsafeSlow(maxOutputLength + 1);
 					try {
-						// One output buffer of the whole chunk: at zlib's default 16 KiB pieces, the callbacks and the final
-						// concatenation cost as much main-thread time as the inflating itself (measured: 2.2x the CPU).
-						const out = await inflateFn(bytes, { maxOutputLength, chunkSize: Math.max(MIN_CHUNK_SIZE, maxOutputLength) });
+						const { bytes: out } = await inflateInto(format, bytes, target);
+						if (out.length > maxOutputLength) throw new InflateOverflowError();
+						pool?.shorten(out);
 						return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 					} catch (error) {
-						if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+						if (error instanceof InflateOverflowError) {
 							throw new Dt64ExportError(`${name}: chunk inflates past its expected ${maxOutputLength - DECODED_SLACK_BYTES} bytes`);
 						}
 						throw new Dt64ExportError(`${name}: ${(error as Error).message}`);
@@ -51,8 +51,8 @@ let installed = false;
 export function installNodeZlibCodecs(): void {
 	if (installed) return;
 	installed = true;
-	const gzip = boundedInflater("gzip", gunzip);
-	const deflate = boundedInflater("zlib", inflate);
+	const gzip = boundedInflater("gzip", "gunzip");
+	const deflate = boundedInflater("zlib", "inflate");
 	type Entry = Parameters<typeof registry.set>[1];
 	for (const name of ["gzip", "numcodecs.gzip"]) registry.set(name, (async () => gzip) as unknown as Entry);
 	for (const name of ["zlib", "numcodecs.zlib"]) registry.set(name, (async () => deflate) as unknown as Entry);
