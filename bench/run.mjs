@@ -1,9 +1,13 @@
 // npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
+//                [--keep-env]
 //
 // End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
 // (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
 // Prints results and pass/fail against the targets; never fails on a miss (benchmarks are not tests).
 // --target DIR benchmarks the bin/ and dist/ of another checkout (an A/B of two builds on the same cached stores).
+// Each timed run writes a new file (the previous output is removed first, untimed), and the exporter runs without
+// NODE_EXTRA_CA_CERTS, which makes every Node start parse a certificate bundle; --keep-env keeps it (both are
+// reported in the header).
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,7 +23,7 @@ const referenceScript = path.join(root, "bench", "reference.py");
 const cacheDir = path.join(root, ".bench-cache");
 
 function parseArgs(argv) {
-	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, target: root };
+	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, target: root, keepEnv: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -35,6 +39,7 @@ function parseArgs(argv) {
 		else if (a === "--no-convert") args.convert = false;
 		else if (a === "--no-e2e") args.e2e = false;
 		else if (a === "--target") args.target = path.resolve(value());
+		else if (a === "--keep-env") args.keepEnv = true;
 		else if (a === "-h" || a === "--help") {
 			const header = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
 			console.log(header.slice(0, header.findIndex((l) => !l.startsWith("//"))).map((l) => l.slice(3)).join("\n"));
@@ -79,12 +84,30 @@ function pythonWithNumpy() {
 	return probe.status === 0 ? probe.stdout.trim() : null;
 }
 
+/**
+ * The environment of the exporter's runs. NODE_EXTRA_CA_CERTS (set machine-wide in some sandboxes, for a proxy)
+ * makes Node read and parse that certificate bundle at every start, before any of the exporter's code runs: a
+ * cost of the machine, not of the export, which the reference (python) does not pay. Dropped unless --keep-env.
+ */
+let exporterEnv = process.env;
+
+/** Median wall seconds of `node -e 0` with `env`: Node's own start-up. */
+function nodeStartSeconds(env) {
+	const times = [];
+	for (let i = 0; i < 7; i++) {
+		const start = performance.now();
+		spawnSync(process.execPath, ["-e", "0"], { env });
+		times.push((performance.now() - start) / 1000);
+	}
+	return median(times);
+}
+
 /** Runs a command, timing its wall clock here and its peak RSS with GNU time (or a preload / the script itself). */
-function measure(command, commandArgs, { preloadRss = false } = {}) {
+function measure(command, commandArgs, { preloadRss = false, env: baseEnv = process.env } = {}) {
 	const rssFile = path.join(os.tmpdir(), `dt64-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`);
 	let file = command;
 	let argv = commandArgs;
-	const env = { ...process.env };
+	const env = { ...baseEnv };
 	if (haveGnuTime) {
 		file = "/usr/bin/time";
 		argv = ["-f", "%M %U %S", "-o", rssFile, command, ...commandArgs];
@@ -117,8 +140,20 @@ function measure(command, commandArgs, { preloadRss = false } = {}) {
 	});
 }
 
-const exportRun = (store, output) => measure(process.execPath, [path.join(target, "bin", "dt64-export.js"), store, "--to", "arrow", "-o", output, "-q", "--force"], { preloadRss: true });
-const referenceRun = (store, output) => measure("python3", [referenceScript, store, output]);
+/**
+ * Each run writes a new file, as a first export does: the previous output is removed first (not timed). Written over
+ * in place, the reference (which truncates its output) would reuse the page-cache pages its last output had just
+ * freed, while the exporter, which writes a temporary file beside the old output and renames it over, cannot: on a
+ * VM whose free memory goes back to the host, fresh pages cost up to 0.3 s of system time per 160 MB.
+ */
+const exportRun = (store, output) => {
+	fs.rmSync(output, { force: true });
+	return measure(process.execPath, [path.join(target, "bin", "dt64-export.js"), store, "--to", "arrow", "-o", output, "-q", "--force"], { preloadRss: true, env: exporterEnv });
+};
+const referenceRun = (store, output) => {
+	fs.rmSync(output, { force: true });
+	return measure("python3", [referenceScript, store, output]);
+};
 
 function loadLine(when) {
 	const [one, five] = os.loadavg();
@@ -178,8 +213,19 @@ async function main() {
 	if (!fs.existsSync(path.join(target, "dist", "convert", "to-arrow-timestamps.js"))) throw new Error(`${target}/dist/ is missing: run \`npm run build\` there first`);
 	const numpy = args.reference ? pythonWithNumpy() : null;
 	console.log(`dt64-export benchmark${target === root ? "" : ` of ${target}`}`);
-	for (const l of machineLine(numpy)) console.log(l);
-	const results = { machine: machineLine(numpy), e2e: [], rss: [], convert: [] };
+	const machine = machineLine(numpy);
+	if (process.env.NODE_EXTRA_CA_CERTS) {
+		const without = { ...process.env };
+		delete without.NODE_EXTRA_CA_CERTS;
+		const cost = nodeStartSeconds(process.env) - nodeStartSeconds(without);
+		if (!args.keepEnv) exporterEnv = without;
+		machine.push(
+			`NODE_EXTRA_CA_CERTS is set: every Node start parses ${process.env.NODE_EXTRA_CA_CERTS} (+${fmt(cost * 1000, 0)} ms to \`node -e 0\` here); ` +
+				(args.keepEnv ? "kept for the exporter (--keep-env)" : "the exporter runs without it (--keep-env keeps it)"),
+		);
+	}
+	for (const l of machine) console.log(l);
+	const results = { machine, keepEnv: args.keepEnv, e2e: [], rss: [], convert: [] };
 
 	fs.mkdirSync(cacheDir, { recursive: true });
 	const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "dt64-bench-"));
