@@ -2,7 +2,7 @@ import * as zlib from "node:zlib";
 
 /**
  * Node's zlib streams inflate into an output buffer of their own (`_outBuffer`, `_outOffset`, `_chunkSize`: not
- * public API, but the same fields from Node 10 to 24). Handing a stream the caller's buffer there makes it inflate
+ * public API, but long-standing fields of Node's zlib.js). Handing a stream the caller's buffer there makes it inflate
  * on the thread pool straight into memory the caller reuses, where `zlib.gunzip` allocates a new buffer per chunk.
  * Nothing depends on it for correctness: every piece of output is checked to be where it was expected, and copied
  * there when it is not (another Node version), which costs a copy and no more.
