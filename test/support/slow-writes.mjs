@@ -1,0 +1,14 @@
+// Loaded into a CLI process by the tests (NODE_OPTIONS=--import): every fs.writev starts a few milliseconds late,
+// as on a slow disk. A buffer handed back to the export's BufferPool before its write is done is then filled with
+// the next chunk's bytes before it is written, which a differential test sees; on a fast disk that race is rarely
+// lost, and a test would pass by luck.
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+
+const delayMs = Number(process.env.DT64_TEST_WRITE_DELAY_MS ?? 5);
+const writev = fs.writev;
+fs.writev = function delayedWritev(...args) {
+	setTimeout(() => writev.apply(fs, args), delayMs);
+};
+// `import * as fs from "node:fs"` (the CLI's bundle) sees the patched function only after this.
+syncBuiltinESMExports();
