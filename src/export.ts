@@ -21,7 +21,7 @@ import {
 import { openTimeArray, type OpenArrayOptions, type TimeArray } from "./open-array.js";
 import type { OpenTableOptions, ZarrTable } from "./open-table.js";
 import type { ChunkReader } from "./stream/chunk-reader.js";
-import { IpcWriter } from "./stream/ipc-writer.js";
+import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet-writer.js";
 import { TableBatcher, type TableColumnPlan } from "./stream/table-batcher.js";
 import { TableReader } from "./stream/table-reader.js";
@@ -79,8 +79,22 @@ export function createConversionStages(array: TimeArray, reader: ChunkReader, op
 		zarrDataType: array.metadata.rawDataType,
 	});
 	// The reader's bands are its own decoded chunks, read by no one else: they are converted where they are.
-	const batcher = new TimestampBatcher({ field, source, conversion, shape: array.metadata.shape, convertInPlace: true });
-	return { reader, batcher, writer: createWriter(normalized.format, batcher.schema, options), array };
+	const pool = array.bufferPool;
+	const batcher = new TimestampBatcher({
+		field,
+		source,
+		conversion,
+		shape: array.metadata.shape,
+		convertInPlace: true,
+		// Written whole by the output, a bitmap comes back to the pool as chunks do; small ones are joined with the
+		// pieces around them by the IPC writer (a copy), so they would never come back.
+		allocateBitmap: pool === undefined ? undefined : (bytes) => (bytes >= SMALL_PIECE_BYTES ? pool.acquire(bytes) : new Uint8Array(bytes)),
+	});
+	const writer = createWriter(normalized.format, batcher.schema, options);
+	// Encoded bytes waiting in the writer mean the destination is behind: a chunk read ahead now would only wait too
+	// (measured on 50M gzip values to a file: the worst of nine peaks 108 -> 100 MiB, no slower).
+	reader.holdReadAheadWhile(() => writer.readableLength > 0);
+	return { reader, batcher, writer, array };
 }
 
 /** The stages of a table export (several arrays of one group, or one array with index columns). */

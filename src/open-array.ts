@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import { Dt64ExportError, UsageError } from "./errors.js";
+import type { BufferPool } from "./store/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
 import { metadataFileOf, parseTimeArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -12,6 +13,8 @@ export interface TimeArray {
 	readonly chunks: ChunkSource;
 	/** The default column name: the last path segment, `.zarr` dropped. */
 	readonly name: string;
+	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
+	readonly bufferPool?: BufferPool;
 }
 
 export interface OpenArrayOptions extends OpenStoreOptions {
@@ -73,5 +76,6 @@ export async function openTimeArray(location: string, options: OpenArrayOptions 
 	}
 	const where = `${shown}${arrayPath ? `/${arrayPath}` : ""}/${metadataFileOf(node)}`;
 	const metadata = parseTimeArrayMetadata(node, where);
-	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool: options.bufferPool }), name: columnNameFor(location, arrayPath) };
+	const { bufferPool } = options;
+	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }), name: columnNameFor(location, arrayPath), bufferPool };
 }

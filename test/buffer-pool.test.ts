@@ -99,6 +99,34 @@ describe("BufferPool", () => {
 		});
 	}
 
+	it("validity bitmaps of large batches come from the pool and go back once written", async () => {
+		const length = 3_600_000;
+		const values = BigInt64Array.from({ length }, (_, i) => (i % 1013 === 7 ? NAT : BigInt(i)));
+		const root = path.join(work, `${counter++}.zarr`);
+		await writeArray(root, "", { shape: [length], chunks: [600_000], values, codecs: [LE] });
+		const reusedSizes: number[] = [];
+		class WatchedPool extends BufferPool {
+			override acquire(size: number): Buffer {
+				const before = this.reused;
+				const buffer = super.acquire(size);
+				if (this.reused > before) reusedSizes.push(size);
+				return buffer;
+			}
+		}
+		const pool = new WatchedPool();
+		const array = await openTimeArray(root, { bufferPool: pool });
+		const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
+		const out = path.join(work, `${counter++}.arrow`);
+		await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
+		// 600,000 values: a 75,000-byte bitmap per batch, past the size the IPC writer joins with other pieces.
+		expect(reusedSizes.filter((size) => size === 75_000).length).toBeGreaterThanOrEqual(3);
+		const actual = readRawInt64(out);
+		for (let i = 0; i < length; i++) {
+			const expected = values[i] === NAT ? null : values[i];
+			if (actual[i] !== expected) expect({ i, value: actual[i] }).toEqual({ i, value: expected });
+		}
+	});
+
 	it("an export without a pool reuses nothing and gives the same bytes (gzip)", async () => {
 		const length = 100_000;
 		const values = BigInt64Array.from({ length }, (_, i) => (i % 13 === 0 ? NAT : BigInt(i) * 1_000_003n));

@@ -1,7 +1,15 @@
+import * as path from "node:path";
 import { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { createExportStages } from "../src/export.js";
+import { openTimeArray } from "../src/open-array.js";
 import { ChunkReader } from "../src/stream/chunk-reader.js";
 import type { ChunkSource } from "../src/zarr/chunk-source.js";
+import { tempDir } from "./support/cli.js";
+
+const work = tempDir("dt64-reader-");
 
 /** A 1-D source of `chunks` chunks of 4 values that records which chunks were read. */
 function countingSource(chunks: number): ChunkSource & { reads: number[] } {
@@ -36,6 +44,43 @@ describe("ChunkReader", () => {
 			reader.destroy();
 		});
 	}
+
+	it("holdReadAheadWhile: while the condition holds, only the chunk waited for is read", async () => {
+		const source = countingSource(50);
+		const reader = new ChunkReader(source, [200], { concurrency: 4 });
+		let hold = true;
+		reader.holdReadAheadWhile(() => hold);
+		const taken: unknown[] = [];
+		const slow = new Writable({ objectMode: true, highWaterMark: 1, write: (band, _encoding, done) => taken.push(done) });
+		reader.pipe(slow);
+		await settle();
+		expect(source.reads.length).toBe(1);
+		hold = false;
+		(taken.shift() as () => void)();
+		await settle();
+		// The next chunk is taken: read-ahead resumes up to the concurrency.
+		expect(source.reads.length).toBe(2 + 4);
+		reader.destroy();
+	});
+
+	it("an export holds its reads back while its encoded output waits for the destination", async () => {
+		const root = path.join(work, "held.zarr");
+		const values = BigInt64Array.from({ length: 400_000 }, (_, i) => BigInt(i));
+		await writeArray(root, "", { shape: [values.length], chunks: [10_000], values, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
+		const array = await openTimeArray(root);
+		const reads: number[] = [];
+		const counted = { ...array, chunks: { ...array.chunks, read: (coords: readonly number[], signal?: AbortSignal) => (reads.push(coords[0]), array.chunks.read(coords, signal)) } };
+		const { reader, batcher, writer } = createExportStages(counted, { format: "arrow", concurrency: 4 });
+		// A destination whose first write never ends: each stage fills, then the reader stops reading ahead.
+		const stalled = new Writable({ write: () => undefined });
+		const done = pipeline(reader, batcher, writer, stalled).catch(() => undefined);
+		for (let i = 0; i < 10; i++) await settle();
+		// Held: the chunk being written, the one encoded and waiting, the one converted and waiting, and the reads
+		// launched before the output stopped; none after (reading ahead on: 7).
+		expect(reads.length).toBeLessThanOrEqual(6);
+		reader.destroy();
+		await done;
+	});
 
 	it("reads every chunk once, in order, whatever finishes first", async () => {
 		const source = countingSource(30);

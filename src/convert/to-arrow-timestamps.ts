@@ -78,13 +78,15 @@ interface ResolvedOptions {
 	 * drops it (the export pipeline), this saves a buffer per batch. Values under nulls are then left as they were.
 	 */
 	inPlace?: boolean;
+	/** Where a validity bitmap's memory comes from (its content is set here): by default a new Uint8Array. */
+	allocateBitmap?: (bytes: number) => Uint8Array;
 }
 
 export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, options: ResolvedOptions): TimestampValues {
 	const length = input.length;
 	const in32 = new Int32Array(input.buffer, input.byteOffset, length * 2);
 	if (plan.mode === "passthrough") {
-		const nulls = new NullMask(length);
+		const nulls = new NullMask(length, options.allocateBitmap);
 		markNaT(in32, length, nulls);
 		return { unit: plan.target, values: input, validity: nulls.bitmap(), nullCount: nulls.count };
 	}
@@ -92,7 +94,7 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 	// write to it, so the output may be the input.
 	const values = options.inPlace === true ? input : new BigInt64Array(length);
 	const out32 = options.inPlace === true ? in32 : new Int32Array(values.buffer, values.byteOffset, length * 2);
-	const nulls = new NullMask(length);
+	const nulls = new NullMask(length, options.allocateBitmap);
 	const refuse = (i: number, outcome: "truncated" | "overflow" | "generic"): never => {
 		const count = wordsToBigInt(in32[2 * i + 1], in32[2 * i]);
 		throw new ConversionError(describeRefusal(count, plan, outcome, options.describePosition?.(i) ?? `index ${i}`), i, count);
@@ -160,10 +162,13 @@ class NullMask {
 	count = 0;
 	#bits: Uint8Array | null = null;
 
-	constructor(readonly length: number) {}
+	constructor(
+		readonly length: number,
+		readonly allocate: (bytes: number) => Uint8Array = (bytes) => new Uint8Array(bytes),
+	) {}
 
 	set(i: number): void {
-		if (this.#bits === null) this.#bits = new Uint8Array((this.length + 7) >> 3).fill(0xff);
+		if (this.#bits === null) this.#bits = this.allocate((this.length + 7) >> 3).fill(0xff);
 		this.#bits[i >> 3] &= ~(1 << (i & 7));
 		this.count++;
 	}

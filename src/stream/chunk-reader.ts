@@ -28,13 +28,24 @@ export interface ChunkReaderOptions {
 export class ChunkReader extends GeneratorReadable<ValueBand> {
 	readonly totalChunks: number;
 	readonly totalValues: number;
+	#holdReadAhead: () => boolean = () => false;
 
 	constructor(source: ChunkSource, shape: readonly number[], options: ChunkReaderOptions = {}) {
 		super();
 		this.totalChunks = product(source.gridShape);
 		this.totalValues = product(shape);
 		checkBandSize(source, shape);
-		this.pullFrom(readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.signal, options.onChunk));
+		const mayReadAhead = () => !this.#holdReadAhead();
+		this.pullFrom(readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.signal, options.onChunk, mayReadAhead));
+	}
+
+	/**
+	 * Reads no further ahead than the chunk waited for while `condition()` holds: chunks read ahead are held in
+	 * memory until the stages after them take them, so while those lag (the output is slower than the reads),
+	 * reading ahead only holds more (see readChunksInOrder).
+	 */
+	holdReadAheadWhile(condition: () => boolean): void {
+		this.#holdReadAhead = condition;
 	}
 }
 
@@ -50,30 +61,38 @@ export function checkBandSize(source: ChunkSource<ChunkValues>, shape: readonly 
 
 /**
  * The chunks of a source in C order of its grid, `concurrency` of them fetched and decoded at once; each is
- * yielded in its turn, whichever finishes first.
+ * yielded in its turn, whichever finishes first. Reads past the chunk the consumer waits for are read-ahead:
+ * `mayReadAhead` can hold them back; the chunk waited for is always read, so the export goes on.
  */
 export async function* readChunksInOrder<V extends ChunkValues>(
 	source: ChunkSource<V>,
 	concurrency: number,
 	signal: AbortSignal,
+	mayReadAhead: () => boolean = () => true,
 ): AsyncGenerator<{ coords: number[]; data: V }> {
 	const coordinates = cOrderCoordinates(source.gridShape);
 	const inFlight: { coords: number[]; data: Promise<V> }[] = [];
-	const launch = () => {
+	const launch = (): boolean => {
 		const next = coordinates.next();
-		if (next.done) return;
+		if (next.done) return false;
 		const data = source.read(next.value, signal);
 		// Rejections are observed when the chunk's turn comes; this keeps an early one from being unhandled.
 		data.catch(() => undefined);
 		inFlight.push({ coords: next.value, data });
+		return true;
 	};
-	for (let i = 0; i < concurrency; i++) launch();
+	const readAhead = () => {
+		while (inFlight.length < concurrency && mayReadAhead() && launch());
+	};
+	if (launch()) readAhead();
 	while (inFlight.length > 0) {
 		const { coords, data } = inFlight.shift()!;
 		const decoded = await data;
 		// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
-		launch();
+		readAhead();
 		yield { coords, data: decoded };
+		// The consumer asks for the next chunk: it is read, held back or not.
+		if (inFlight.length === 0) launch();
 	}
 }
 
@@ -87,6 +106,7 @@ export async function* readBands<V extends ChunkValues>(
 	concurrency: number,
 	signal: AbortSignal,
 	onChunk?: (chunkIndex: number, totalChunks: number) => void,
+	mayReadAhead?: () => boolean,
 ): AsyncGenerator<ValueBand<V>> {
 	if (shape.length === 0) {
 		const chunk = await source.read([], signal);
@@ -96,7 +116,7 @@ export async function* readBands<V extends ChunkValues>(
 	const grid = source.gridShape;
 	const total = product(grid);
 	if (total === 0 || product(shape) === 0) return;
-	const chunks = readChunksInOrder(source, concurrency, signal);
+	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead);
 	const chunkRows = source.chunkShape[0];
 	const rowSize = product(shape.slice(1));
 	const chunksPerBand = product(grid.slice(1));

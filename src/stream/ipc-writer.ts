@@ -4,7 +4,7 @@ import { AsyncByteQueue, RecordBatchFileWriter, RecordBatchStreamWriter, type Re
 export type IpcFormat = "file" | "stream";
 
 /** Pieces below this size (message prefixes, flatbuffer headers, padding, bitmaps) are joined before they are pushed. */
-const SMALL_PIECE_BYTES = 64 * 1024;
+export const SMALL_PIECE_BYTES = 64 * 1024;
 
 /**
  * Receives apache-arrow's encoded bytes synchronously, as the writer produces them. Its default queue is drained

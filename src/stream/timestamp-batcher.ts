@@ -19,6 +19,8 @@ export interface TimestampBatcherOptions {
 	 * those of a ChunkReader, which decodes every chunk into memory of its own; off by default.
 	 */
 	convertInPlace?: boolean;
+	/** Where validity bitmaps' memory comes from (a BufferPool's, when the output hands buffers back); default new. */
+	allocateBitmap?: (bytes: number) => Uint8Array;
 }
 
 /** Turns bands of int64 counts into Arrow RecordBatches of one timestamp column, through the pure core. */
@@ -49,6 +51,7 @@ export class TimestampBatcher extends Transform {
 				...this.#options.conversion,
 				describePosition: (i) => this.#position(band.offset + i),
 				inPlace: this.#options.convertInPlace ?? false,
+				allocateBitmap: this.#options.allocateBitmap,
 			});
 			const column = arrowTimeData(this.#options.field.type, converted);
 			const struct = makeData({ type: new Struct(this.schema.fields), length: column.length, nullCount: 0, children: [column] });
