@@ -9,7 +9,7 @@ import { UsageError } from "../src/errors.js";
 import { createExportStages, createTableExportStages, exportArray, exportTable, normalizeExportOptions } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
 import { openTable } from "../src/open-table.js";
-import { FIXTURES, readArrow, readRawInt64, REPO, runCli, tempDir } from "./support/cli.js";
+import { FIXTURES, readArrow, readRawInt64, REPO, runCli, tempDir, TIMEDELTA_FIXTURE_CASES, TIMEDELTA_FIXTURE_NS, TIMEDELTA_PS_FIRST_NS } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
@@ -188,26 +188,17 @@ describe("independent readers: polars", () => {
 
 describe("numpy.timedelta64 as Arrow Duration (zarr-python fixtures)", () => {
 	const present = fs.existsSync(FIXTURES);
-	// [8760h, 2W, 3D, 4h, 5m, 6s, 7000ms, 8000000us, 9000000000ns, 0, NaT] in each unit.
-	const ns = [31_536_000n, 1_209_600n, 259_200n, 14_400n, 300n, 6n, 7n, 8n, 9n, 0n].map((s) => s * 1_000_000_000n);
-	const cases: [string, string, bigint][] = [
-		["timedelta64[ms].zarr", "MILLISECOND", 1_000_000n],
-		["timedelta64[10ms].zarr", "MILLISECOND", 1_000_000n],
-		["timedelta64[us].zarr", "MICROSECOND", 1_000n],
-		["timedelta64[10us].zarr", "MICROSECOND", 1_000n],
-		["timedelta64[ns].zarr", "NANOSECOND", 1n],
-	];
-	for (const [name, unit, divisor] of cases) {
+	const ARROW_UNIT = { ms: "MILLISECOND", us: "MICROSECOND", ns: "NANOSECOND" } as const;
+	for (const [name, unit, divisor] of TIMEDELTA_FIXTURE_CASES) {
 		it.skipIf(!present)(name, () => {
 			const { values: out, file } = exportRaw(path.join(FIXTURES, name));
-			expect(readArrow(file).schema.fields[0].type.toString()).toBe(`Duration<${unit}>`);
-			expect(out).toEqual([...ns.map((v) => v / divisor), NAT]);
+			expect(readArrow(file).schema.fields[0].type.toString()).toBe(`Duration<${ARROW_UNIT[unit]}>`);
+			expect(out).toEqual([...TIMEDELTA_FIXTURE_NS.map((v) => v / divisor), NAT]);
 		});
 	}
 	it.skipIf(!present)("timedelta64[ps].zarr: 8760 h does not fit int64 ps, so numpy wrapped it when writing; the stored count is exported as is", () => {
 		const { values: out } = exportRaw(path.join(FIXTURES, "timedelta64[ps].zarr"), ["--allow-truncate"]);
-		const stored = BigInt.asIntN(64, 31_536_000n * 10n ** 12n);
-		expect(out).toEqual([stored / 1000n - (stored % 1000n < 0n ? 1n : 0n), ...ns.slice(1), NAT]);
+		expect(out).toEqual([TIMEDELTA_PS_FIRST_NS, ...TIMEDELTA_FIXTURE_NS.slice(1), NAT]);
 	});
 });
 

@@ -14,7 +14,7 @@ import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { ConversionError, toArrowTimestamps } from "../src/convert/to-arrow-timestamps.js";
 import { parseDatetime64Type } from "../src/dtype/datetime64.js";
 import { createParquetWriter } from "../src/stream/parquet-writer.js";
-import { FIXTURES, REPO, runCli, tempDir } from "./support/cli.js";
+import { FIXTURES, REPO, runCli, tempDir, TIMEDELTA_FIXTURE_CASES, TIMEDELTA_FIXTURE_NS, TIMEDELTA_PS_FIRST_NS } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 
 const NAT = -(2n ** 63n);
@@ -50,30 +50,20 @@ const DUCKDB_INT64 = ["INT64", null, null, "BIGINT"];
 describe("zarr-python timedelta64 stores -> Parquet, read by DuckDB and polars", () => {
 	const present = fs.existsSync(FIXTURES);
 	if (!present) console.warn(`skipping zarr-python timedelta64 fixtures: ${FIXTURES} not found`);
-	// [8760h, 2W, 3D, 4h, 5m, 6s, 7000ms, 8000000us, 9000000000ns, 0, NaT] in each unit (README of the fixtures).
-	const ns = [31_536_000n, 1_209_600n, 259_200n, 14_400n, 300n, 6n, 7n, 8n, 9n, 0n].map((s) => s * 1_000_000_000n);
-	const inUnit = (divisor: bigint) => [...ns.map((v) => String(v / divisor)), null];
-	const cases: [string, string, bigint][] = [
-		["timedelta64[ms].zarr", "ms", 1_000_000n],
-		["timedelta64[10ms].zarr", "ms", 1_000_000n],
-		["timedelta64[us].zarr", "μs", 1_000n],
-		["timedelta64[10us].zarr", "μs", 1_000n],
-		["timedelta64[ns].zarr", "ns", 1n],
-	];
-	for (const [name, polarsUnit, divisor] of cases) {
+	const inUnit = (divisor: bigint) => [...TIMEDELTA_FIXTURE_NS.map((v) => String(v / divisor)), null];
+	const POLARS_UNIT = { ms: "ms", us: "μs", ns: "ns" } as const;
+	for (const [name, unit, divisor] of TIMEDELTA_FIXTURE_CASES) {
 		it.skipIf(!present)(name, async () => {
 			const file = toParquet(path.join(FIXTURES, name));
 			const expected = inUnit(divisor);
 			expect(await duckdb(file)).toEqual({ schema: DUCKDB_INT64, values: expected });
-			expect(polars(file)).toEqual({ unit: polarsUnit, values: expected });
+			expect(polars(file)).toEqual({ unit: POLARS_UNIT[unit], values: expected });
 		});
 	}
 
 	it.skipIf(!present)("timedelta64[ps].zarr with --allow-truncate: floored to ns (its 8760 h was wrapped by numpy when written)", async () => {
 		const file = toParquet(path.join(FIXTURES, "timedelta64[ps].zarr"), ["--allow-truncate"]);
-		const stored = BigInt.asIntN(64, 31_536_000n * 10n ** 12n);
-		const first = stored / 1000n - (stored % 1000n < 0n ? 1n : 0n);
-		const expected = [String(first), ...inUnit(1n).slice(1)];
+		const expected = [String(TIMEDELTA_PS_FIRST_NS), ...inUnit(1n).slice(1)];
 		expect((await duckdb(file)).values).toEqual(expected);
 		expect(polars(file)).toEqual({ unit: "ns", values: expected });
 	});

@@ -15,6 +15,25 @@ export const BIN = path.join(REPO, "bin/dt64-export.js");
 const FIXTURE_FOLDERS = [process.env.DT64_FIXTURES, "../shared/fixtures/zarr-python"].filter((folder) => folder !== undefined && folder !== "").map((folder) => path.resolve(REPO, folder as string));
 export const FIXTURES = FIXTURE_FOLDERS.find((folder) => fs.existsSync(folder)) ?? FIXTURE_FOLDERS[0];
 
+/**
+ * What each zarr-python `timedelta64[...]` fixture holds (its README): [8760h, 2W, 3D, 4h, 5m, 6s, 7000ms, 8000000us,
+ * 9000000000ns, 0] in ns, then NaT.
+ */
+export const TIMEDELTA_FIXTURE_NS = [31_536_000n, 1_209_600n, 259_200n, 14_400n, 300n, 6n, 7n, 8n, 9n, 0n].map((s) => s * 1_000_000_000n);
+/** The fixtures exported exactly with `--unit auto`: file, the unit it gives, and ns per count of that unit. */
+export const TIMEDELTA_FIXTURE_CASES: readonly (readonly [name: string, unit: "ms" | "us" | "ns", nsPerCount: bigint])[] = [
+	["timedelta64[ms].zarr", "ms", 1_000_000n],
+	["timedelta64[10ms].zarr", "ms", 1_000_000n],
+	["timedelta64[us].zarr", "us", 1_000n],
+	["timedelta64[10us].zarr", "us", 1_000n],
+	["timedelta64[ns].zarr", "ns", 1n],
+];
+/** The first value of `timedelta64[ps].zarr` floored to ns: 8760 h does not fit int64 ps, so numpy wrapped it when writing. */
+export const TIMEDELTA_PS_FIRST_NS = (() => {
+	const stored = BigInt.asIntN(64, 31_536_000n * 10n ** 12n);
+	return stored / 1000n - (stored % 1000n < 0n ? 1n : 0n);
+})();
+
 export interface CliResult {
 	status: number | null;
 	stdout: Buffer;
