@@ -13,6 +13,7 @@ import type { OpenedStore } from "./store/open-store.js";
 import { ChunkReader } from "./stream/chunk-reader.js";
 import type { ParquetCompression } from "./stream/parquet-writer.js";
 import { ROW_ORDERS, type RowOrder } from "./stream/table-reader.js";
+import type { RowRange } from "./select/time-search.js";
 
 export type OutputFormat = "arrow" | "arrow-stream" | "parquet";
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ["arrow", "arrow-stream", "parquet"];
@@ -73,6 +74,8 @@ export interface TableExportOptions extends ExportOptions {
 	index?: boolean;
 	/** `c` (default): numpy `ravel()` order. `chunk` (needs `index`): chunk by chunk, without assembling rows of chunks. */
 	order?: RowOrder;
+	/** Only these rows along the first axis (see selectRows): chunks outside them are never read. */
+	rows?: RowRange;
 }
 
 /** Checks the table options that need no store: called before a store is opened, and again by the stages. */

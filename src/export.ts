@@ -55,7 +55,8 @@ function conversionFor(source: Datetime64Type, normalized: NormalizedExportOptio
 	return format === "parquet" && resolveTargetUnit(source, conversion.unit) === "s" ? { ...conversion, unit: "ms" } : conversion;
 }
 
-function createWriter(format: OutputFormat, schema: Schema, options: ExportOptions): Transform {
+/** The encoder of one output file (or stream) of `format`. */
+export function createWriter(format: OutputFormat, schema: Schema, options: ExportOptions): Transform {
 	return format === "parquet"
 		? createParquetWriter({ compression: options.compression, rowGroupRows: options.rowGroupRows })
 		: new IpcWriter(format === "arrow" ? "file" : "stream", schema);
@@ -123,7 +124,7 @@ export function createTableExportStages(table: ZarrTable, options: TableExportOp
 	const reader = new TableReader(
 		table.columns.map((column) => column.chunks),
 		table.shape,
-		{ order, concurrency: normalized.concurrency ?? defaultConcurrency(table.store), onChunk: options.onChunk },
+		{ order, concurrency: normalized.concurrency ?? defaultConcurrency(table.store), onChunk: options.onChunk, rows: options.rows },
 	);
 	const batcher = new TableBatcher({ indexFields, columns, shape: table.shape });
 	return { reader, batcher, writer: createWriter(normalized.format, batcher.schema, options), table };

@@ -27,6 +27,9 @@ import { parseHeaderOption } from "../store/http-store.js";
 import { checkInteger } from "./check-integer.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { Progress } from "./progress.js";
+import { runCommit, runDatasetExport } from "./dataset-command.js";
+import { PARTITION_LEVELS, type PartitionLevel } from "../output/hive-partition.js";
+import { normalizeSelectionOptions, selectsRows, writesDataset, type NormalizedSelection } from "../select/selection-options.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -51,6 +54,13 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
+	start?: string;
+	end?: string;
+	timeColumn?: string;
+	partitionBy?: PartitionLevel;
+	part?: string;
+	parts?: number;
+	maxRowsPerFile?: number;
 }
 
 function fail(error: unknown): never {
@@ -69,6 +79,10 @@ interface CliStages {
 	readonly rows: number;
 	/** The default output file's name, without extension. */
 	readonly name: string;
+	/** Keeps the rows of a time range, between the batcher and the writer (--start/--end). */
+	readonly filter?: Transform & { readonly rowsOut: number };
+	/** Said once the export is written (the time column was not sorted, so every row was filtered). */
+	readonly notice?: string;
 }
 
 /**
@@ -91,6 +105,16 @@ async function tableStages(table: ZarrTable, options: TableExportOptions): Promi
 	// One value column: the file is named after it, as a plain export's is; several: after their group.
 	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
 	return { ...stages, rows: stages.reader.totalRows, name };
+}
+
+/** A single-file export of a time range: the rows found by the search, filtered to the range exactly. */
+async function selectedStages(table: ZarrTable, options: TableExportOptions, normalized: NormalizedSelection): Promise<CliStages> {
+	const { createSelectedStages } = await import("../export-selection.js");
+	const stages = await createSelectedStages(table, options, normalized);
+	const writer = (await loadArrowStages()).createWriter(options.format ?? "arrow", stages.batcher.schema, options);
+	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
+	const notice = stages.selection.sorted ? undefined : `the time column is not sorted (${stages.selection.unsortedReason}): every row was read and filtered`;
+	return { reader: stages.reader, batcher: stages.batcher, writer, filter: stages.filter, rows: stages.reader.totalRows, name, notice };
 }
 
 function terminalRefusal(format: OutputFormat): UsageError {
@@ -142,6 +166,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	checkInteger("--retries", args.retries, 0);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
+	let stages: CliStages | undefined;
 	const options = {
 		format: args.to,
 		unit: args.unit,
@@ -155,8 +180,17 @@ async function runExport(args: ExportArgs): Promise<void> {
 		index: args.index,
 		order: args.order,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
+		start: args.start,
+		end: args.end,
+		timeColumn: args.timeColumn,
+		part: args.part,
+		parts: args.parts,
+		partitionBy: args.partitionBy,
+		maxRowsPerFile: args.maxRowsPerFile,
 	};
 	normalizeExportOptions(options);
+	if (args.maxRowsPerFile !== undefined && !writesDataset(options)) throw new UsageError("--max-rows-per-file splits the files of a dataset folder: it goes with --partition-by or --part");
+	const selection = selectsRows(options) ? normalizeSelectionOptions(options) : undefined;
 	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
@@ -166,10 +200,17 @@ async function runExport(args: ExportArgs): Promise<void> {
 	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
 	// One array, written to a file: a chunk's buffer is used once, by the batch written from it, so the output file
 	// can hand it back to the store for the next chunk (see BufferPool). Tables slice chunks: they read as usual.
-	const bufferPool = asTable ? undefined : new BufferPool();
+	const bufferPool = asTable || selectsRows(options) ? undefined : new BufferPool();
 	const open = { array: args.array, headers, retries: args.retries, bufferPool };
+	if (writesDataset(options)) {
+		await runDatasetExport(args.store, args.output, { ...options, ...open, bufferPool: undefined, columns, overwrite: args.force }, args.quiet);
+		return;
+	}
+	if (selection !== undefined) {
+		stages = await selectedStages(await openExportTable(args.store, { ...open, bufferPool: undefined, columns }), options, selection);
+	}
 	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
-	const stages = asTable
+	stages ??= asTable
 		? await tableStages(await openExportTable(args.store, { ...open, columns }), options)
 		: await singleStages(await openTimeArray(args.store, open), options);
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
@@ -192,13 +233,16 @@ async function runExport(args: ExportArgs): Promise<void> {
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
 	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool });
 	try {
-		await pipeline(stages.reader, stages.batcher, stages.writer, destination);
+		const filter = stages.filter === undefined ? [] : [stages.filter];
+		await pipeline([stages.reader, stages.batcher, ...filter, stages.writer, destination] as unknown as NodeJS.ReadWriteStream[]);
 	} catch (error) {
 		throw inPlace === undefined ? error : nameInPlaceFailure(error, toStdout ? "stdout" : target);
 	}
 	progress?.done();
+	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
 	if (!args.quiet && !toStdout) {
-		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} ${stages.rows === 1 ? "row" : "rows"} to ${target}\n`);
+		const rows = stages.filter?.rowsOut ?? stages.rows;
+		process.stderr.write(`wrote ${rows.toLocaleString("en")} ${rows === 1 ? "row" : "rows"} to ${target}\n`);
 	}
 }
 
@@ -219,6 +263,16 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
 					.example("$0 inspect data/sharded-2d.zarr", "nodes, data types, chunking, codecs, first and last values"),
 			(args) => runInspect(args),
+		)
+		.command<{ folder: string; json: boolean }>(
+			"commit <folder>",
+			"check that every part of a dataset folder has finished and agrees, then write its _SUCCESS",
+			(y) =>
+				y
+					.positional("folder", { type: "string", describe: "the dataset folder the parts wrote (-o)", demandOption: true })
+					.option("json", { type: "boolean", default: false, describe: "print the summary written to _SUCCESS as JSON" })
+					.example("$0 commit out/", "after every `--part K/N` task has finished"),
+			(args) => runCommit(args.folder, args.json),
 		)
 		.command<ExportArgs>(
 			"$0 <store>",
@@ -244,10 +298,18 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
 					.option("progress", { type: "boolean", describe: "show progress on stderr (default: when stderr is a terminal)" })
 					.option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress and no summary" })
-					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })
+					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file (or the dataset in an output folder)" })
+					.option("start", { requiresArg: true, type: "string", describe: "keep rows whose time is at or after this ISO 8601 instant (2021-03-01, 2021-03-01T06:00Z)" })
+					.option("end", { requiresArg: true, type: "string", describe: "keep rows whose time is before this ISO 8601 instant" })
+					.option("time-column", { requiresArg: true, type: "string", describe: "the datetime64 column --start/--end and --partition-by use, when there are several" })
+					.option("partition-by", { requiresArg: true, choices: PARTITION_LEVELS, describe: "write -o as a Hive-partitioned dataset folder (year=2021/month=1/...)" })
+					.option("part", { requiresArg: true, type: "string", describe: "export part K of N (0-based, K/N) of the rows into the dataset folder -o, or auto from the batch engine's environment" })
+					.option("parts", { requiresArg: true, type: "number", describe: "N for --part auto in a Kubernetes Indexed Job (its completions)" })
+					.option("max-rows-per-file", { requiresArg: true, type: "number", describe: "rows per dataset file at most (more files per partition)" })
 					.example("$0 data/weather-station.zarr --to arrow -o weather.arrow", "IPC file")
 					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
 					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
+					.example("$0 data/era5.zarr --start 2021-01 --end 2021-02 --partition-by day --to parquet -o out/", "one month as a Hive-partitioned dataset")
 					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args),
 		)

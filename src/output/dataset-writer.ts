@@ -34,7 +34,8 @@ export interface DatasetWriterOptions {
 	readonly extension: string;
 	/** The encoder of one file (a Parquet or Arrow IPC file writer stage). */
 	createFileWriter(schema: Schema): Transform;
-	readonly timeColumn: string;
+	/** The column rows are partitioned by and whose range the manifest records; none: no partitions, no range. */
+	readonly timeColumn: string | undefined;
 	readonly timeUnit: TargetUnit;
 	readonly partitionBy?: PartitionLevel;
 	readonly maxRowsPerFile?: number;
@@ -124,9 +125,14 @@ export class DatasetWriter extends Writable {
 		if (this.#schema === undefined) {
 			this.#schema = batch.schema;
 			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
-			if (this.#timeIndex < 0) throw new Dt64ExportError(`the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
+			if (this.#timeIndex < 0 && this.#options.timeColumn !== undefined) throw new Dt64ExportError(`the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
 		}
 		if (batch.numRows === 0) return;
+		if (this.#timeIndex < 0) {
+			await this.#route(batch, 0, batch.numRows, "", 0n, 0n, null);
+			this.#rows += batch.numRows;
+			return;
+		}
 		const data = batch.getChildAt(this.#timeIndex)!.data[0];
 		const values = data.values as BigInt64Array;
 		const { partitionBy, timeUnit } = this.#options;

@@ -1,0 +1,150 @@
+/**
+ * Fan-out as batch engines run it: N real processes of the built CLI in parallel, each `--part K/N` of the same
+ * command into one dataset folder, then `commit`; DuckDB reads the folder as one table and must find what a single
+ * process exports, row for row in aggregate.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { listDataset } from "../src/output/dataset-files.js";
+import { useDuckDB } from "./support/duckdb.js";
+import { BIN, REPO, tempDir } from "./support/cli.js";
+import { runCliAsync } from "./support/run-cli-async.js";
+
+const query = useDuckDB();
+const work = tempDir("dt64-scale-");
+const T0 = BigInt(Date.UTC(2021, 0, 30, 18) / 1000);
+
+/** Hourly times from T0 and a float companion, 1-D (chunks of 40 and 25) or 3-D (time broadcast over 3 x 4). */
+async function makeStore(name: string, rank: 1 | 3): Promise<string> {
+	const store = path.join(work, name);
+	const hours = 24 * 9 + 5;
+	const inner = rank === 1 ? [] : [3, 4];
+	const rowSize = inner.reduce((a, b) => a * b, 1);
+	const time = BigInt64Array.from({ length: hours * rowSize }, (_, i) => (T0 + BigInt(Math.floor(i / rowSize)) * 3600n) * 1_000_000n);
+	const value = Float64Array.from({ length: hours * rowSize }, (_, i) => (i % 97) * 0.5 - 3);
+	const unit = { name: "numpy.datetime64", configuration: { unit: "us", scale_factor: 1 } };
+	await writeArray(store, "time", { shape: [hours, ...inner], chunks: [40, ...inner.map(() => 2)], values: time, dataType: unit });
+	await writeArray(store, "value", { shape: [hours, ...inner], chunks: [25, ...inner.map(() => 3)], values: value, dataType: "float64", fillValue: 0 });
+	return store;
+}
+
+const stores = { "1-D": makeStore("one.zarr", 1), "3-D": makeStore("three.zarr", 3) };
+
+/** count, min, max and sum of the epoch microseconds of time, and sum of value: exact (integers, or halves). */
+async function aggregate(source: string): Promise<string[]> {
+	const rows = await query(`SELECT count(*), min(epoch_us(time)), max(epoch_us(time)), sum(epoch_us(time))::HUGEINT, sum(value) FROM ${source}`);
+	return rows[0].map(String);
+}
+
+interface Case {
+	readonly store: keyof typeof stores;
+	readonly parts: number;
+	readonly args: string[];
+}
+
+const CASES: Case[] = [
+	{ store: "1-D", parts: 1, args: ["--start", "2021-02-01T05:00", "--end", "2021-02-04"] },
+	{ store: "1-D", parts: 3, args: ["--partition-by", "day", "--start", "2021-02-01T05:00:00+01:00", "--end", "2021-02-04T00:00Z"] },
+	{ store: "1-D", parts: 8, args: ["--partition-by", "hour", "--max-rows-per-file", "7"] },
+	{ store: "3-D", parts: 1, args: ["--partition-by", "month"] },
+	{ store: "3-D", parts: 3, args: ["--start", "2021-02-02", "--end", "2021-02-05T13:00"] },
+	{ store: "3-D", parts: 8, args: ["--partition-by", "day", "--start", "2021-01-31T23:00", "--end", "2021-02-06"] },
+];
+
+describe("fan-out over N processes", () => {
+	for (const { store, parts, args } of CASES) {
+		it(`${store}, N = ${parts}: ${args.join(" ")}`, async () => {
+			const location = await stores[store];
+			const common = [location, "--columns", "time,value", "--to", "parquet", "-q", ...args];
+			const single = path.join(tempDir(), "single.parquet");
+			const folder = path.join(tempDir(), "out");
+			const runs = await Promise.all([
+				runCliAsync([...common.filter((arg, i) => !isDatasetOption(common, i)), "-o", single]),
+				...Array.from({ length: parts }, (_, k) => runCliAsync([...common, "--part", `${k}/${parts}`, "-o", folder])),
+			]);
+			for (const run of runs) expect(run.stderr).toBe("");
+			expect(runs.map((run) => run.status)).toEqual(runs.map(() => 0));
+			const commit = await runCliAsync(["commit", folder, "--json"]);
+			expect(commit.status, commit.stderr).toBe(0);
+			const expected = await aggregate(`read_parquet('${single}')`);
+			expect(Number(expected[0])).toBeGreaterThan(0);
+			expect(await aggregate(`read_parquet('${folder}/**/*.parquet', hive_partitioning = true)`)).toEqual(expected);
+			expect(JSON.parse(commit.stdout.toString())).toMatchObject({ committed: true, parts, rows: Number(expected[0]) });
+			const level = args[args.indexOf("--partition-by") + 1];
+			if (args.includes("--partition-by")) {
+				const checks = ["year(time) = year", "month(time) = month", "day(time) = day", "hour(time) = hour"].slice(0, ["year", "month", "day", "hour"].indexOf(level) + 1);
+				const misplaced = await query(`SELECT count(*) FROM read_parquet('${folder}/**/*.parquet', hive_partitioning = true) WHERE NOT (${checks.join(" AND ")})`);
+				expect(Number(misplaced[0][0])).toBe(0);
+			}
+		});
+	}
+});
+
+/** The dataset-only options (and their values), left out of the single-file export. */
+function isDatasetOption(args: string[], i: number): boolean {
+	const options = ["--partition-by", "--max-rows-per-file"];
+	return options.includes(args[i]) || options.includes(args[i - 1]);
+}
+
+/** Spawns the CLI with every write slowed down, so that it can be killed in the middle of one. */
+function slowRun(args: string[]) {
+	const slow = path.join(REPO, "test/support/slow-writes.mjs");
+	return spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: `--import ${slow}`, DT64_TEST_WRITE_DELAY_MS: "40" }, stdio: "ignore" });
+}
+
+describe("retries and commit", () => {
+	it("a part killed (SIGKILL) in the middle of a write, run again, leaves no temporary file and no duplicate row", async () => {
+		const location = await stores["3-D"];
+		const folder = path.join(tempDir(), "out");
+		const common = [location, "--columns", "time,value", "--to", "parquet", "--partition-by", "day", "--row-group-rows", "16", "-q", "-o", folder];
+		for (const k of [0, 2]) expect((await runCliAsync([...common, "--part", `${k}/3`])).status).toBe(0);
+		const victim = slowRun([...common, "--part", "1/3"]);
+		const exited = new Promise((resolve) => victim.once("exit", resolve));
+		for (let i = 0; i < 400 && listDataset(folder).tempFiles.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(listDataset(folder).tempFiles.length).toBeGreaterThan(0);
+		victim.kill("SIGKILL");
+		await exited;
+		const refused = await runCliAsync(["commit", folder]);
+		expect(refused.status).toBe(1);
+		expect(refused.stderr).toMatch(/cannot commit .*(1\/3|killed while writing)/);
+		expect((await runCliAsync([...common, "--part", "1/3"])).status).toBe(0);
+		expect(listDataset(folder).tempFiles).toEqual([]);
+		expect((await runCliAsync(["commit", folder])).status).toBe(0);
+		const single = path.join(tempDir(), "single.parquet");
+		expect((await runCliAsync([location, "--columns", "time,value", "--to", "parquet", "-q", "-o", single])).status).toBe(0);
+		expect(await aggregate(`read_parquet('${folder}/**/*.parquet', hive_partitioning = true)`)).toEqual(await aggregate(`read_parquet('${single}')`));
+	});
+
+	it("commit refuses a missing part and a part run with other options, naming them", async () => {
+		const location = await stores["1-D"];
+		const folder = path.join(tempDir(), "out");
+		const common = [location, "--columns", "time,value", "--to", "parquet", "--partition-by", "day", "-q", "-o", folder];
+		await Promise.all([0, 2].map((k) => runCliAsync([...common, "--part", `${k}/3`])));
+		const missing = await runCliAsync(["commit", folder]);
+		expect(missing.status).toBe(1);
+		expect(missing.stderr).toMatch(/^dt64-export: cannot commit .*: 1 of 3 parts have not finished: 1\/3/);
+		expect((await runCliAsync([...common, "--part", "1/3", "--end", "2021-02-03"])).status).toBe(0);
+		const other = await runCliAsync(["commit", folder]);
+		expect(other.status).toBe(1);
+		expect(other.stderr).toMatch(/parts ran different exports: 1\/3 used other options/);
+		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(false);
+		expect((await runCliAsync([...common, "--part", "1/3"])).status).toBe(0);
+		expect((await runCliAsync(["commit", folder])).status).toBe(0);
+		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(true);
+	});
+
+	it("--part auto takes K and N from the batch engine, and refuses ambiguity", async () => {
+		const location = await stores["1-D"];
+		const folder = path.join(tempDir(), "out");
+		const common = [location, "--columns", "time,value", "--to", "parquet", "-q", "-o", folder, "--part", "auto"];
+		const env = (k: number) => ({ AWS_BATCH_JOB_ARRAY_INDEX: String(k), AWS_BATCH_JOB_ARRAY_SIZE: "2" });
+		for (const k of [0, 1]) expect((await runCliAsync(common, { env: env(k) })).status).toBe(0);
+		expect((await runCliAsync(["commit", folder])).status).toBe(0);
+		const ambiguous = await runCliAsync(common, { env: { ...env(0), JOB_COMPLETION_INDEX: "0" } });
+		expect(ambiguous.status).toBe(2);
+		expect(ambiguous.stderr).toMatch(/ambiguous/);
+	});
+});
