@@ -1,0 +1,113 @@
+/**
+ * --start/--end: exact at both bounds for every time type read, and chunk pruning proven by counting the HTTP
+ * requests of an export: only the chunks that overlap the range, plus the binary search's probes.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { formatIsoTimestamp } from "../src/convert/iso8601.js";
+import { FIXTURES, readRawInt64, runCli, tempDir } from "./support/cli.js";
+import { useDuckDB } from "./support/duckdb.js";
+import { startServer, type TestServer } from "./support/http-server.js";
+import { runCliAsync } from "./support/run-cli-async.js";
+
+const query = useDuckDB();
+const work = tempDir("dt64-range-");
+const HOUR_S = 3600n;
+const T0 = BigInt(Date.UTC(2020, 0, 1) / 1000);
+const CHUNKS = 1000;
+const CHUNK = 18;
+
+/** A deterministic shuffle of 0..n-1 (an LCG-driven Fisher-Yates). */
+function permutation(n: number): number[] {
+	const order = Array.from({ length: n }, (_, i) => i);
+	let state = 12345;
+	for (let i = n - 1; i > 0; i--) {
+		state = (state * 1103515245 + 12345) % 2 ** 31;
+		const j = state % (i + 1);
+		[order[i], order[j]] = [order[j], order[i]];
+	}
+	return order;
+}
+
+let server: TestServer;
+beforeAll(async () => {
+	// Two years of hourly times (18,000 values) in 1,000 chunks, sorted and shuffled, each as a store's root array.
+	const hours = BigInt64Array.from({ length: CHUNKS * CHUNK }, (_, i) => T0 + BigInt(i) * HOUR_S);
+	const shuffled = BigInt64Array.from(permutation(hours.length), (i) => hours[i]);
+	await writeArray(path.join(work, "sorted.zarr"), "", { shape: [hours.length], chunks: [CHUNK], values: hours });
+	await writeArray(path.join(work, "shuffled.zarr"), "", { shape: [hours.length], chunks: [CHUNK], values: shuffled });
+	server = await startServer(work);
+});
+afterAll(() => server?.close());
+
+const chunkRequests = (store: string) => server.requests.filter((request) => request.path.startsWith(`/${store}/c/`));
+
+describe("chunk pruning over HTTP", () => {
+	it("a one-month range of a sorted two-year array fetches the overlapping chunks and O(log chunks) probes", async () => {
+		const out = path.join(tempDir(), "march.parquet");
+		server.requests.length = 0;
+		const run = await runCliAsync([`${server.url}/sorted.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", out]);
+		expect(run.status, run.stderr).toBe(0);
+		expect(run.stderr).toBe("wrote 744 rows to " + out + "\n");
+		const first = Number((BigInt(Date.UTC(2021, 2, 1) / 1000) - T0) / HOUR_S);
+		const overlapping = Math.ceil((first + 744) / CHUNK) - Math.floor(first / CHUNK);
+		const fetched = chunkRequests("sorted.zarr").length;
+		expect(fetched).toBeLessThanOrEqual(overlapping + 2 * Math.ceil(Math.log2(CHUNKS)) + 2);
+		expect(fetched).toBeGreaterThanOrEqual(overlapping);
+		const rows = await query(`SELECT count(*), min(sorted)::VARCHAR, max(sorted)::VARCHAR FROM read_parquet('${out}')`);
+		expect(rows[0].map(String)).toEqual(["744", "2021-03-01 00:00:00", "2021-03-31 23:00:00"]);
+	});
+
+	it("an unsorted array is read whole and filtered exactly, saying so once", async () => {
+		const out = path.join(tempDir(), "march.parquet");
+		server.requests.length = 0;
+		const run = await runCliAsync([`${server.url}/shuffled.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", out]);
+		expect(run.status, run.stderr).toBe(0);
+		expect(run.stderr.match(/the time column is not sorted/g)).toHaveLength(1);
+		expect(run.stderr).toMatch(/wrote 744 rows/);
+		const rows = await query(`SELECT count(DISTINCT shuffled), min(shuffled)::VARCHAR, max(shuffled)::VARCHAR FROM read_parquet('${out}')`);
+		expect(rows[0].map(String)).toEqual(["744", "2021-03-01 00:00:00", "2021-03-31 23:00:00"]);
+	});
+});
+
+/** The raw int64 rows of an IPC export of `args`. */
+function exported(args: string[]): (bigint | null)[] {
+	const out = path.join(tempDir(), "out.arrow");
+	const run = runCli([...args, "-o", out, "-q"]);
+	expect(run.status, run.stderr).toBe(0);
+	return readRawInt64(out);
+}
+
+describe("bounds are exact: the value equal to start is in, the one equal to end is out", () => {
+	it("datetime64[ns], sorted (pruned) and not (filtered), with an offset bound converted to UTC", async () => {
+		const start = BigInt(Date.UTC(2021, 5, 1) / 1000) * 1_000_000_000n + 123_456_789n;
+		const end = start + 5_000n;
+		const values = [start - 2n, start - 1n, start, start + 1n, end - 1n, end, end + 1n];
+		const startIso = `${formatIsoTimestamp(start, "ns")}`;
+		const endIso = `${formatIsoTimestamp(end - 7_200_000_000_000n, "ns")}-02:00`;
+		const type = { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } };
+		for (const [name, order, chunk] of [["sorted", values, 2], ["unsorted", [values[5], -(2n ** 63n), ...values.slice(0, 5), values[6]], 3]] as const) {
+			const store = path.join(work, `bounds-${name}.zarr`);
+			await writeArray(store, "", { shape: [order.length], chunks: [chunk], values: BigInt64Array.from(order), dataType: type });
+			const rows = exported([store, "--start", startIso, "--end", endIso]);
+			expect(rows, name).toEqual([start, start + 1n, end - 1n]);
+		}
+	});
+
+	it("a v2 >M8[10us] array (2-D, F order, a NaT) written by zarr-python", () => {
+		const store = path.join("test/fixtures/v2", "be-10us-zlib-F.zarr");
+		const { values } = JSON.parse(fs.readFileSync("test/fixtures/v2/expected.json", "utf8")).arrays["be-10us-zlib-F.zarr"] as { values: (string | null)[] };
+		const us = values.map((value) => (value === null ? null : BigInt(value)));
+		const rows = exported([store, "--start", formatIsoTimestamp(us[1]!, "us"), "--end", formatIsoTimestamp(us[3]!, "us")]);
+		expect(rows).toEqual([us[1], us[2]]);
+	});
+
+	it.skipIf(!fs.existsSync(FIXTURES))("calendar units: datetime64[Y] and [D] written by zarr-python 3", () => {
+		expect(exported([path.join(FIXTURES, "datetime64[Y].zarr"), "--start", "2005"])).toEqual([35n * 0n + BigInt(Date.UTC(2005, 0, 1) / 1000)].flatMap((v) => [v, v, v]));
+		expect(exported([path.join(FIXTURES, "datetime64[Y].zarr"), "--end", "2005"])).toEqual([0n]);
+		expect(exported([path.join(FIXTURES, "datetime64[D].zarr"), "--start", "2005-02-03", "--end", "2005-02-03T00:00:00.000000001"])).toEqual([12817n * 86400n, 12817n * 86400n, 12817n * 86400n]);
+		expect(exported([path.join(FIXTURES, "datetime64[D].zarr"), "--start", "2005-02-03T00:00:00.000000001"])).toEqual([]);
+	});
+});
