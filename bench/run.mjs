@@ -1,5 +1,5 @@
 // npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
-//                [--keep-env]
+//                [--keep-env] [--no-scale]
 //
 // End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
 // (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
@@ -15,6 +15,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { ensureStore, seriesCounts, SERIES } from "./lib/synthetic.mjs";
+import { scaleBench } from "./scale.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** The checkout whose bin/ and dist/ are measured: this one unless --target. */
@@ -23,7 +24,7 @@ const referenceScript = path.join(root, "bench", "reference.py");
 const cacheDir = path.join(root, ".bench-cache");
 
 function parseArgs(argv) {
-	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, target: root, keepEnv: false };
+	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, target: root, keepEnv: false, scale: true };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -40,6 +41,7 @@ function parseArgs(argv) {
 		else if (a === "--no-e2e") args.e2e = false;
 		else if (a === "--target") args.target = path.resolve(value());
 		else if (a === "--keep-env") args.keepEnv = true;
+		else if (a === "--no-scale") args.scale = false;
 		else if (a === "-h" || a === "--help") {
 			const header = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
 			console.log(header.slice(0, header.findIndex((l) => !l.startsWith("//"))).map((l) => l.slice(3)).join("\n"));
@@ -321,6 +323,12 @@ async function main() {
 			console.log(`peak RSS at 50M: ${fmt(large, 1)} MiB (median) -> ${verdict(large <= RSS_LIMIT_MIB)}, worst run ${fmt(worst, 1)} MiB -> ${verdict(worst <= RSS_LIMIT_MIB)} (<= ${RSS_LIMIT_MIB} MiB)`);
 			console.log(`50M / 5M peak RSS: ${fmt(growth)}x (medians) -> ${verdict(growth <= RSS_GROWTH_LIMIT)} (<= ${RSS_GROWTH_LIMIT}x)`);
 			results.rssGrowth = growth;
+		}
+
+		if (args.scale && !args.only) {
+			const runExporter = (exporterArgs) => measure(process.execPath, [path.join(target, "bin", "dt64-export.js"), ...exporterArgs], { preloadRss: true, env: exporterEnv });
+			const stores = { parts: E2E_STORES.find((s) => s.name === "s-gzip"), range: RSS_STORES.find((s) => s.name === "s-gzip-50M") };
+			results.scale = await scaleBench({ cacheDir, outDir, runs: args.runs, runExporter, referenceRun: numpy ? referenceRun : undefined, ensureStore, median, fmt, printTable, log, chunk: CHUNK, stores, cores: os.availableParallelism() });
 		}
 	} finally {
 		fs.rmSync(outDir, { recursive: true, force: true });

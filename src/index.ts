@@ -29,3 +29,21 @@ export { rowIndexColumns, rowPosition, type RowRegion } from "./table/row-index.
 export { plainArrowField, plainArrowData } from "./arrow/column-types.js";
 export { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill, type PlainTypeName } from "./zarr/plain-dtype.js";
 export type { ChunkValues } from "./zarr/chunk-values.js";
+export {
+	exportDataset,
+	exportSelection,
+	createSelectedStages,
+	type DatasetExportSummary,
+	type SelectedStages,
+	type SelectionSummary,
+} from "./export-selection.js";
+export { normalizeDatasetOptions, normalizeSelectionOptions, type DatasetOptions, type SelectionOptions, type NormalizedSelection } from "./select/selection-options.js";
+export { parseTimeBound, parseTimeBounds, type TimeBounds } from "./select/time-bounds.js";
+export { searchTimeRange, type RangeSearch, type RowRange, type TimeBlock, type TimeBlocks } from "./select/time-search.js";
+export { selectRows, findTimeColumn, type RowSelection } from "./select/time-selection.js";
+export { TimeFilter, type TimeFilterOptions } from "./select/time-filter.js";
+export { parsePart, partFromEnvironment, partRows, type Part } from "./select/part.js";
+export { hivePartitionOf, PARTITION_LEVELS, type PartitionLevel, type HivePartition } from "./output/hive-partition.js";
+export { DatasetWriter, type DatasetWriterOptions, type DatasetSummary } from "./output/dataset-writer.js";
+export { commitDataset, type CommitSummary } from "./output/commit.js";
+export type { PartManifest } from "./output/manifest.js";

@@ -94,12 +94,24 @@ describe("time range search", () => {
 		expect((await searchTimeRange(blocksOf(values, 2, 3), { start: 4n, end: 7n })).rows).toEqual({ start: 1, end: 3 });
 	});
 
+	it("leaves missing times (NaT) out of the order, blocks of NaT only included", async () => {
+		const values = Array.from({ length: 100 }, (_, i) => (i % 7 === 3 || (i >= 40 && i < 60) ? null : BigInt(i)));
+		for (const blockRows of [1, 3, 10, 100]) {
+			for (const [start, end] of [[50n, 70n], [0n, 45n], [41n, 59n], [55n, 200n], [-5n, 3n]]) {
+				const result = await searchTimeRange(blocksOf(values, blockRows), { start, end });
+				expect(result.sorted).toBe(true);
+				const inRange = values.flatMap((v, i) => (v !== null && v >= start && v < end ? [i] : []));
+				// Every time in range is among the rows found, and no time outside it lies between them and the range.
+				for (const i of inRange) expect(i >= result.rows.start && i < result.rows.end, `${blockRows} [${start}, ${end}) row ${i}`).toBe(true);
+				for (let i = result.rows.start; i < result.rows.end; i++) if (values[i] !== null) expect(values[i]! >= start && values[i]! < end).toBe(true);
+			}
+		}
+	});
+
 	it("says the time is not sorted, with the reason, instead of trusting it", async () => {
 		const unsorted = Array.from({ length: 100 }, (_, i) => BigInt((i * 37) % 100));
 		const result = await searchTimeRange(blocksOf(unsorted, 10), { start: 10n, end: 20n });
 		expect(result).toMatchObject({ sorted: false, rows: { start: 0, end: 100 } });
-		const withNat = Array.from({ length: 100 }, (_, i) => (i === 55 ? null : BigInt(i)));
-		expect((await searchTimeRange(blocksOf(withNat, 10), { start: 50n, end: 60n })).sorted).toBe(false);
 		// Sorted inside each block, out of order between blocks.
 		const swapped = [...Array.from({ length: 10 }, (_, i) => BigInt(i + 10)), ...Array.from({ length: 10 }, (_, i) => BigInt(i))];
 		expect((await searchTimeRange(blocksOf(swapped, 10), { start: 5n, end: 15n })).sorted).toBe(false);

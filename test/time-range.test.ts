@@ -38,6 +38,9 @@ beforeAll(async () => {
 	const shuffled = BigInt64Array.from(permutation(hours.length), (i) => hours[i]);
 	await writeArray(path.join(work, "sorted.zarr"), "", { shape: [hours.length], chunks: [CHUNK], values: hours });
 	await writeArray(path.join(work, "shuffled.zarr"), "", { shape: [hours.length], chunks: [CHUNK], values: shuffled });
+	// Sorted once NaT are left out: a NaT every 53 values, and whole chunks of NaT (4 of them, in March 2021).
+	const gaps = BigInt64Array.from(hours, (value, i) => (i % 53 === 0 || (i >= 10_260 && i < 10_332) ? -(2n ** 63n) : value));
+	await writeArray(path.join(work, "sorted-nat.zarr"), "", { shape: [hours.length], chunks: [CHUNK], values: gaps });
 	server = await startServer(work);
 });
 afterAll(() => server?.close());
@@ -58,6 +61,18 @@ describe("chunk pruning over HTTP", () => {
 		expect(fetched).toBeGreaterThanOrEqual(overlapping);
 		const rows = await query(`SELECT count(*), min(sorted)::VARCHAR, max(sorted)::VARCHAR FROM read_parquet('${out}')`);
 		expect(rows[0].map(String)).toEqual(["744", "2021-03-01 00:00:00", "2021-03-31 23:00:00"]);
+	});
+
+	it("NaT (single values, whole chunks) leave the time sorted: still pruned, and left out", async () => {
+		const out = path.join(tempDir(), "march.parquet");
+		server.requests.length = 0;
+		const run = await runCliAsync([`${server.url}/sorted-nat.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", out]);
+		expect(run.status, run.stderr).toBe(0);
+		const first = Number((BigInt(Date.UTC(2021, 2, 1) / 1000) - T0) / HOUR_S);
+		const expected = Array.from({ length: 744 }, (_, k) => first + k).filter((i) => i % 53 !== 0 && !(i >= 10_260 && i < 10_332)).length;
+		expect(run.stderr).toBe(`wrote ${expected} rows to ${out}\n`);
+		const overlapping = Math.ceil((first + 744) / CHUNK) - Math.floor(first / CHUNK);
+		expect(chunkRequests("sorted-nat.zarr").length).toBeLessThanOrEqual(overlapping + 2 * Math.ceil(Math.log2(CHUNKS)) + 2);
 	});
 
 	it("an unsorted array is read whole and filtered exactly, saying so once", async () => {

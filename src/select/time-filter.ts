@@ -69,9 +69,10 @@ export class TimeFilter extends Transform {
 		for (let row = 0; row < batch.numRows; row++) {
 			const valid = data.nullCount === 0 || data.getValid(row);
 			const value = values[row];
-			if (checkSorted) {
-				if (!valid || (this.#previous !== undefined && value < this.#previous)) {
-					const what = valid ? `${formatIsoTimestamp(value, this.#options.unit)} after ${formatIsoTimestamp(this.#previous!, this.#options.unit)}` : "a missing time (NaT)";
+			// Missing times are in no range: the order that matters is that of the others.
+			if (checkSorted && valid) {
+				if (this.#previous !== undefined && value < this.#previous) {
+					const what = `${formatIsoTimestamp(value, this.#options.unit)} after ${formatIsoTimestamp(this.#previous, this.#options.unit)}`;
 					throw new Dt64ExportError(`the time column is not sorted after all (row ${this.rowsIn + row} of the rows read holds ${what}), though the chunks the range search read were: rows in range may lie in chunks it skipped; export without --start/--end, or sort the store`);
 				}
 				this.#previous = value;

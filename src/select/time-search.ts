@@ -2,10 +2,11 @@
  * Finds the rows of a time range by binary search over chunk boundaries, reading only the chunks it probes.
  *
  * The time array is seen as blocks: the rows of one chunk along the first axis (all of them along the others),
- * each read whole and read once. Sortedness is checked, never assumed: every block probed must hold no missing
- * value and be non-decreasing in C order, and its first and last values must fall between those of the blocks
- * probed before and after it. Any failure ends the search with `sorted: false`, and the export then filters every
- * row instead. (Blocks never read cannot be checked here; the rows exported are checked again as they are read.)
+ * each read whole and read once. Sortedness is checked, never assumed: the times of every block probed must be
+ * non-decreasing in C order, and its first and last times must fall between those of the blocks probed before and
+ * after it. Missing times (NaT) are in no range, so they may be anywhere: sorted means sorted once they are left
+ * out. Any failure ends the search with `sorted: false`, and the export then filters every row instead. (Blocks
+ * never read cannot be checked here; the rows exported are checked again as they are read.)
  */
 import type { TimeBounds } from "./time-bounds.js";
 
@@ -39,10 +40,8 @@ export type RangeSearch =
 	/** The time is not sorted: every row must be read and filtered. */
 	| { readonly sorted: false; readonly rows: RowRange; readonly probes: number; readonly reason: string };
 
-interface BlockSummary {
-	readonly first: bigint;
-	readonly last: bigint;
-}
+/** A block's first and last times; null when it holds none (only NaT). */
+type BlockSummary = { readonly first: bigint; readonly last: bigint } | null;
 
 class NotSorted extends Error {}
 
@@ -57,7 +56,7 @@ class ProbedBlocks {
 
 	/** A block's first and last instants, read (and checked) on first use only. */
 	async summary(index: number): Promise<BlockSummary> {
-		return this.#summaries.get(index) ?? (await this.#read(index)).summary;
+		return this.#summaries.has(index) ? this.#summaries.get(index)! : (await this.#read(index)).summary;
 	}
 
 	/** A block's instants: read again only if it is not among the last two read. */
@@ -77,7 +76,9 @@ class ProbedBlocks {
 	}
 
 	#checkNeighbours(index: number, summary: BlockSummary): void {
+		if (summary === null) return;
 		for (const [other, known] of this.#summaries) {
+			if (known === null) continue;
 			if ((other < index && known.last > summary.first) || (other > index && known.first < summary.last)) {
 				throw new NotSorted(`block ${other} and block ${index} of the time array are out of order`);
 			}
@@ -90,16 +91,18 @@ function summarize(block: TimeBlock, index: number): BlockSummary {
 	let first: bigint | undefined;
 	for (let i = 0; i < block.length; i++) {
 		const instant = block.instantAt(i);
-		if (instant === null) throw new NotSorted(`block ${index} of the time array holds a missing value (NaT)`);
+		if (instant === null) continue;
 		if (previous !== undefined && instant < previous) throw new NotSorted(`block ${index} of the time array is not sorted`);
 		first ??= instant;
 		previous = instant;
 	}
-	if (first === undefined) throw new NotSorted(`block ${index} of the time array is empty`);
-	return { first, last: previous! };
+	return first === undefined ? null : { first, last: previous! };
 }
 
-/** The first flat position whose instant is >= `bound` (the total when none is). */
+/**
+ * A flat position that splits the times at `bound`: every time before it is < bound, every time from it on is
+ * >= bound (missing times on either side). The total when no time is >= bound.
+ */
 async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> {
 	const { rows, blockRows, rowSize } = probed.blocks;
 	const blockCount = Math.ceil(rows / blockRows);
@@ -107,17 +110,21 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 	let high = blockCount;
 	while (low < high) {
 		const middle = (low + high) >>> 1;
-		if ((await probed.summary(middle)).last < bound) low = middle + 1;
+		// A block of NaT only says nothing: the next block with times (before `high`) decides.
+		let decider = middle;
+		let summary = await probed.summary(decider);
+		while (summary === null && decider + 1 < high) summary = await probed.summary(++decider);
+		if (summary !== null && summary.last < bound) low = decider + 1;
 		else high = middle;
 	}
 	if (low === blockCount) return rows * rowSize;
+	// NaT may sit anywhere in the block: a scan, not a bisection (the block is read already).
 	const block = await probed.block(low);
 	let first = 0;
-	let last = block.length;
-	while (first < last) {
-		const middle = (first + last) >>> 1;
-		if (block.instantAt(middle)! < bound) first = middle + 1;
-		else last = middle;
+	while (first < block.length) {
+		const instant = block.instantAt(first);
+		if (instant !== null && instant >= bound) break;
+		first++;
 	}
 	return low * blockRows * rowSize + first;
 }
