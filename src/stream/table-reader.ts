@@ -37,7 +37,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 
 	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
-		if (sources.length === 0) throw new Dt64ExportError("a table needs at least one column");
+		if (sources.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
 		this.totalChunks = sources.reduce((sum, source) => sum + product(source.gridShape), 0);
 		this.totalRows = product(shape);
 		const concurrency = Math.max(1, options.concurrency ?? 4);
@@ -47,7 +47,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 			const chunkShape = sources[0].chunkShape;
 			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
-				throw new UsageError(`--order chunk needs every column read in the same chunk shape, got ${shapes}: use --order c`);
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk));
 		} else {
@@ -71,7 +71,7 @@ async function* cOrderBands(
 		for (let k = 0; k < streams.length; k++) {
 			while (current[k] === undefined || current[k]!.offset + current[k]!.values.length <= position) {
 				const next = await streams[k].next();
-				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${position} of ${total}`);
+				if (next.done) throw new Dt64ExportError("INTERNAL", `column ${k} ended at row ${position} of ${total}`);
 				current[k] = next.value;
 			}
 		}

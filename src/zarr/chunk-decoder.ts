@@ -1,6 +1,6 @@
 import type { AbsolutePath, AsyncReadable, GetOptions } from "@zarrita/storage";
 import * as zarr from "zarrita";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { BufferPool } from "../store/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { installBoundedWasmCodecs } from "./codecs/bounded-wasm.js";
@@ -85,19 +85,21 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		try {
 			chunk = await this.#array.getChunk(this.#origin, { chunkBytes: bytes } as GetOptions);
 		} catch (error) {
-			throw new Dt64ExportError(`chunk ${key}: cannot decode: ${describeCodecError(error)}`);
+			const cause = (error as { cause?: unknown }).cause;
+			const code = cause instanceof Dt64ExportError ? cause.code : "CHUNK_CORRUPT";
+			throw new Dt64ExportError(code, `chunk ${key}: cannot decode: ${describeCodecError(error)}`, { key, cause: error });
 		}
 		const data = chunk.data as { buffer?: unknown };
 		if (this.#bufferPool !== undefined && data.buffer !== bytes.buffer) this.#bufferPool.release(bytes);
 		if (chunk.data.length !== this.#size) {
-			throw new Dt64ExportError(`chunk ${key}: decoded to ${chunk.data.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})`);
+			throw new Dt64ExportError("CHUNK_CORRUPT", `chunk ${key}: decoded to ${chunk.data.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})`);
 		}
 		let values = chunk.data as unknown as V;
 		if (this.#valuesOf !== undefined) {
 			try {
 				values = this.#valuesOf(chunk.data) as V;
 			} catch (error) {
-				throw new Dt64ExportError(`chunk ${key}: ${(error as Error).message}`);
+				throw errorInContext(`chunk ${key}`, error, "CHUNK_CORRUPT", { key });
 			}
 		}
 		return toCOrder(values, this.chunkShape, chunk.stride);

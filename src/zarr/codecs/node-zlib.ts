@@ -23,7 +23,7 @@ function boundedInflater(name: "gzip" | "zlib", format: "gunzip" | "inflate") {
 			return {
 				kind: "bytes_to_bytes" as const,
 				encode(): never {
-					throw new Dt64ExportError(`${name}: encoding is not supported`);
+					throw new Dt64ExportError("UNSUPPORTED", `${name}: encoding is not supported`);
 				},
 				async decode(bytes: Uint8Array): Promise<Uint8Array> {
 					// One byte of room past the largest valid output: a chunk that fills it is too large.
@@ -35,9 +35,9 @@ function boundedInflater(name: "gzip" | "zlib", format: "gunzip" | "inflate") {
 						return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 					} catch (error) {
 						if (error instanceof InflateOverflowError) {
-							throw new Dt64ExportError(`${name}: chunk inflates past its expected ${maxOutputLength - DECODED_SLACK_BYTES} bytes`);
+							throw new Dt64ExportError("CHUNK_CORRUPT", `${name}: chunk inflates past its expected ${maxOutputLength - DECODED_SLACK_BYTES} bytes`);
 						}
-						throw new Dt64ExportError(`${name}: ${(error as Error).message}`);
+						throw new Dt64ExportError("CHUNK_CORRUPT", `${name}: ${(error as Error).message}`);
 					}
 				},
 			};
