@@ -36,6 +36,10 @@ export const ERROR_CODES = {
 	TOO_LARGE: "data",
 	/** A row of chunks is too large to assemble in C order; chunk order streams it. */
 	BAND_TOO_LARGE: "data",
+	/** A CF calendar that is not exported as instants: a model calendar (noleap, 360_day...) or a refused one. */
+	CALENDAR_UNSUPPORTED: "data",
+	/** A time range was asked of a time column that turns out not to be sorted. */
+	TIME_NOT_SORTED: "data",
 	/** A value is not a whole number of the target unit (`index`, `value`, `unit`). */
 	TRUNCATION: "data",
 	/** A value is outside the int64 range in the target unit (`index`, `value`, `unit`). */
@@ -54,6 +58,8 @@ export const ERROR_CODES = {
 	OUTPUT_INVALID: "io",
 	/** Writing the output failed (`path`: `stdout` or a file). */
 	WRITE_FAILED: "io",
+	/** A dataset folder cannot be committed: parts missing, a manifest unreadable or of another version (`path`). */
+	DATASET_INVALID: "io",
 	/** A dependency or this tool broke its own contract (a Parquet writer that loses rows): a bug to report. */
 	INTERNAL: "io",
 } as const satisfies Record<string, ErrorKind>;

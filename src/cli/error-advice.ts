@@ -1,4 +1,3 @@
-import { ConversionError } from "../convert/to-arrow-timestamps.js";
 import type { Dt64ExportError, ErrorCode } from "../errors.js";
 
 /**
@@ -22,18 +21,24 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	retries: "--retries",
 	header: "--header",
 	headers: "--header",
+	convertCalendar: "--convert-calendar",
+	partitionBy: "--partition-by",
 };
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
 const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	// ns is the finest Arrow unit: there is no finer --unit to suggest.
 	TRUNCATION: (error) => `; use --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
-	// Only a conversion's overflow becomes null with --on-overflow null; a writer's own limit does not.
-	OVERFLOW: (error) => (error instanceof ConversionError ? " (use --on-overflow null to write null instead)" : ""),
+	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
+	// limit does not.
+	OVERFLOW: (error) => (error.index === undefined ? "" : " (use --on-overflow null to write null instead)"),
 	OUTPUT_EXISTS: () => " (use --force to overwrite)",
 	ARRAY_AMBIGUOUS: () => "; choose one with --array",
 	ARRAY_UNNAMED: () => " with --array",
 	BAND_TOO_LARGE: () => "; --index --order chunk streams chunk by chunk without assembling rows",
+	CALENDAR_UNSUPPORTED: (error) =>
+		error.option === "convertCalendar" ? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar" : "",
+	TIME_NOT_SORTED: () => "; export without --start/--end, or sort the store",
 	COLUMNS_INCOMPATIBLE: (error) => (error.option === "order" ? ": use --order c" : error.option === "column" ? " with --column" : ""),
 };
 
