@@ -134,9 +134,9 @@ export async function exportDataset(store: string, folder: string, options: Data
 	const part = normalized.part ?? { index: 0, count: 1 };
 	const whole = normalized.part === undefined;
 	const existing = fs.statSync(folder, { throwIfNoEntry: false });
-	if (existing !== undefined && !existing.isDirectory()) throw new Dt64ExportError(`${folder} is a file: a dataset is written to a folder`, { kind: "io" });
+	if (existing !== undefined && !existing.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${folder} is a file: a dataset is written to a folder`, { path: folder });
 	if (whole && existing !== undefined && fs.readdirSync(folder).length > 0) {
-		if (!options.overwrite) throw new Dt64ExportError(`${folder} is not empty (use --force to replace the dataset in it, or --part K/N to write one part of a dataset)`, { kind: "io" });
+		if (!options.overwrite) throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });
 	}
 	const table = await openExportTable(store, options);
 	const stages = await createSelectedStages(table, options, normalized);

@@ -14,6 +14,13 @@ import type { TimeBounds } from "./time-bounds.js";
 export interface TimeBlock {
 	readonly length: number;
 	instantAt(index: number): bigint | null;
+	/**
+	 * The same answers as the generic scans below, from the stored values without an instant per value (a block
+	 * holds up to millions): its first and last times (null: none) or `unsorted`; the first index whose time is
+	 * >= bound (the length when none is). Optional: without them, instantAt is used.
+	 */
+	summarize?(): BlockSummary | "unsorted";
+	firstAtOrAfter?(bound: bigint): number;
 }
 
 /** The time array as the search reads it. */
@@ -41,7 +48,7 @@ export type RangeSearch =
 	| { readonly sorted: false; readonly rows: RowRange; readonly probes: number; readonly reason: string };
 
 /** A block's first and last times; null when it holds none (only NaT). */
-type BlockSummary = { readonly first: bigint; readonly last: bigint } | null;
+export type BlockSummary = { readonly first: bigint; readonly last: bigint } | null;
 
 class NotSorted extends Error {}
 
@@ -87,6 +94,11 @@ class ProbedBlocks {
 }
 
 function summarize(block: TimeBlock, index: number): BlockSummary {
+	if (block.summarize !== undefined) {
+		const summary = block.summarize();
+		if (summary === "unsorted") throw new NotSorted(`block ${index} of the time array is not sorted`);
+		return summary;
+	}
 	let previous: bigint | undefined;
 	let first: bigint | undefined;
 	for (let i = 0; i < block.length; i++) {
@@ -120,6 +132,7 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 	if (low === blockCount) return rows * rowSize;
 	// NaT may sit anywhere in the block: a scan, not a bisection (the block is read already).
 	const block = await probed.block(low);
+	if (block.firstAtOrAfter !== undefined) return low * blockRows * rowSize + block.firstAtOrAfter(bound);
 	let first = 0;
 	while (first < block.length) {
 		const instant = block.instantAt(first);

@@ -8,8 +8,10 @@ import { readBands } from "../stream/chunk-reader.js";
 import { product } from "../zarr/grid.js";
 import { partRows, type Part } from "./part.js";
 import type { TimeBounds } from "./time-bounds.js";
-import { datetime64Instants } from "./time-instants.js";
-import { searchTimeRange, type RowRange, type TimeBlocks } from "./time-search.js";
+import type { Datetime64Type } from "../dtype/datetime64.js";
+import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
+import { ceilDiv, datetime64Instants, type InstantOf } from "./time-instants.js";
+import { searchTimeRange, type RowRange, type TimeBlock, type TimeBlocks } from "./time-search.js";
 
 export interface RowSelection {
 	/** Rows along the first axis this process reads. */
@@ -52,11 +54,65 @@ function timeBlocks(column: TimeColumn, shape: readonly number[], concurrency: n
 			const bands = readBands(column.chunks, shape, concurrency, signal, undefined, undefined, rows);
 			const { value } = await bands.next();
 			await bands.return(undefined);
-			const values = value!.values;
-			return { length: values.length, instantAt: (i) => instantOf(values[i]) };
+			return datetime64Block(value!.values, column.metadata.dataType, instantOf);
 		},
 	};
 }
+
+const NAT_HIGH = -(2 ** 31);
+
+/**
+ * A block of int64 counts, with the search's scans done on their two 32-bit words (indexing a BigInt64Array makes
+ * a BigInt per value: measured 1.2 s for the probes of a 50M-value store, against milliseconds this way). Counts
+ * order as their instants do, NaT (-2^63: high word -2^31, low word 0) aside.
+ */
+function datetime64Block(values: BigInt64Array, type: Datetime64Type, instantOf: InstantOf): TimeBlock {
+	const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+	const isNat = (i: number) => words[2 * i + 1] === NAT_HIGH && words[2 * i] === 0;
+	const size = type.unit === "Y" || type.unit === "M" || type.unit === "generic" ? undefined : ATTOSECONDS_PER_UNIT[type.unit] * BigInt(type.scaleFactor);
+	return {
+		length: values.length,
+		instantAt: (i) => instantOf(values[i]),
+		summarize() {
+			let first = -1;
+			let last = -1;
+			let high = 0;
+			let low = 0;
+			for (let i = 0; i < values.length; i++) {
+				if (isNat(i)) continue;
+				const h = words[2 * i + 1];
+				const l = words[2 * i] >>> 0;
+				if (last >= 0 && (h < high || (h === high && l < low))) return "unsorted";
+				if (first < 0) first = i;
+				high = h;
+				low = l;
+				last = i;
+			}
+			return first < 0 ? null : { first: instantOf(values[first])!, last: instantOf(values[last])! };
+		},
+		// Calendar units have no fixed size: their blocks are scanned through instantAt.
+		firstAtOrAfter:
+			size === undefined
+				? undefined
+				: (bound) => {
+						// The least count whose instant is >= bound, clamped to int64 (NaT, the least int64, is never a time).
+						const count = ceilDiv(bound, size);
+						if (count > INT64_MAX) return values.length;
+						const least = count < INT64_MIN ? INT64_MIN : count;
+						const h = Number(BigInt.asIntN(32, least >> 32n));
+						const l = Number(BigInt.asUintN(32, least));
+						for (let i = 0; i < values.length; i++) {
+							if (isNat(i)) continue;
+							const wh = words[2 * i + 1];
+							if (wh > h || (wh === h && words[2 * i] >>> 0 >= l)) return i;
+						}
+						return values.length;
+					},
+	};
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
 
 /** The rows whole chunks of every column start at: the largest chunk length along the first axis. */
 function alignment(table: ZarrTable): number {
