@@ -50,7 +50,7 @@ describe("AtomicFileWriter", () => {
 				yield piece(1);
 			})(),
 		);
-		await expect(pipeline(racing, new AtomicFileWriter(target))).rejects.toThrow(`${target} already exists`);
+		await expect(pipeline(racing, new AtomicFileWriter(target))).rejects.toMatchObject({ code: "OUTPUT_EXISTS", path: target });
 		expect(fs.readFileSync(target, "utf8")).toBe("another program's file");
 		expect(fs.readdirSync(dir)).toEqual(["out.bin"]);
 	});

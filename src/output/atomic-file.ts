@@ -30,7 +30,7 @@ const close = promisify(fs.close);
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 function outputExists(target: string): Dt64ExportError {
-	return new Dt64ExportError(`${target} already exists (use --force to overwrite)`, { kind: "io" });
+	return new Dt64ExportError("OUTPUT_EXISTS", `${target} already exists`, { path: target });
 }
 
 /** How many written bytes start a background flush: large enough that flushes are few, small enough to overlap. */
@@ -85,14 +85,14 @@ export class AtomicFileWriter extends Writable {
 		const directory = path.dirname(path.resolve(target));
 		// Checked here too, not only when the file is moved: an export that cannot be written fails before it starts.
 		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
-		if (!fs.existsSync(directory)) throw new Dt64ExportError(`output folder does not exist: ${directory}`, { kind: "io" });
+		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
 		const existing = fs.statSync(target, { throwIfNoEntry: false });
 		this.#replaced = existing ? fs.realpathSync(target) : target;
 		this.tempPath = path.join(path.dirname(path.resolve(this.#replaced)), `.${path.basename(this.#replaced)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 		try {
 			this.#fd = fs.openSync(this.tempPath, "wx");
 		} catch (error) {
-			throw new Dt64ExportError(`cannot write in ${path.dirname(this.tempPath)}: ${(error as Error).message}`, { kind: "io" });
+			throw new Dt64ExportError("WRITE_FAILED", `cannot write in ${path.dirname(this.tempPath)}: ${(error as Error).message}`, { path: path.dirname(this.tempPath), cause: error });
 		}
 		pending.add(this.tempPath);
 		if (existing) {
