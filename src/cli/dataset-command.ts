@@ -2,19 +2,12 @@
  * The CLI's dataset exports (`--partition-by`, `--part`: `-o` names a folder) and `dt64-export commit <folder>`.
  */
 import { UsageError } from "../errors.js";
-import type { DatasetOptions } from "../select/selection-options.js";
-import type { OpenArrayOptions } from "../open-array.js";
-import type { OpenTableOptions } from "../open-table.js";
+import type { ExportPlan } from "../export-plan.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
 
 const plural = (count: number, word: string) => `${count.toLocaleString("en")} ${word}${count === 1 ? "" : "s"}`;
 
-export async function runDatasetExport(
-	store: string,
-	folder: string | undefined,
-	options: DatasetOptions & Partial<OpenTableOptions> & OpenArrayOptions,
-	quiet: boolean,
-): Promise<void> {
+export async function runDatasetExport(store: string, folder: string | undefined, plan: ExportPlan, options: { quiet: boolean; overwrite: boolean }): Promise<void> {
 	if (folder === undefined || folder === "" || folder === "-") throw new UsageError("--partition-by and --part write a dataset folder: name it with -o <folder>");
 	// A signal ends the export without leaving a temporary file; finished files stay until the part runs again.
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
@@ -24,13 +17,13 @@ export async function runDatasetExport(
 			process.exit(code);
 		});
 	}
-	const { exportDataset } = await import("../export-selection.js");
-	const summary = await exportDataset(store, folder, options);
-	if (quiet) return;
+	const { exportPlannedDataset } = await import("../export-selection.js");
+	const summary = await exportPlannedDataset(store, folder, plan, options.overwrite);
+	if (options.quiet) return;
 	const { selection, part } = summary;
 	if (!selection.sorted) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
 	const partitions = new Set(summary.files.map((file) => file.path.slice(0, file.path.lastIndexOf("/") + 1))).size;
-	const where = options.partitionBy === undefined ? "" : ` in ${plural(partitions, "partition")}`;
+	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitions, "partition")}`;
 	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})\n`);
 	if (summary.committed !== undefined) process.stderr.write(`committed ${folder} (_SUCCESS)\n`);
 }

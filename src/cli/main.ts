@@ -1,22 +1,14 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { isatty } from "node:tty";
-import type { Readable, Transform, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
-import {
-	checkTableOptions,
-	createChunkReader,
-	FILE_EXTENSIONS,
-	normalizeExportOptions,
-	openExportTable,
-	type OutputFormat,
-	type TableExportOptions,
-} from "../export-setup.js";
-import { openTimeArray } from "../open-array.js";
+import { FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { createTableReader, openPlannedTable } from "../export-source.js";
 import { parseColumnList, type ZarrTable } from "../open-table.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
@@ -34,7 +26,7 @@ import { resolveOutputFormat } from "./output-format.js";
 import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
-import { normalizeSelectionOptions, selectsRows, writesDataset, type NormalizedSelection } from "../select/selection-options.js";
+import { writesDataset } from "../select/selection-options.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -76,50 +68,25 @@ function fail(error: unknown): never {
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
-/** The stages of an export as the CLI runs them, whichever kind. */
-interface CliStages {
-	readonly reader: Readable;
-	readonly batcher: Transform;
-	readonly writer: Transform;
-	readonly rows: number;
-	/** The default output file's name, without extension. */
-	readonly name: string;
-	/** Keeps the rows of a time range, between the batcher and the writer (--start/--end). */
-	readonly filter?: Transform & { readonly rowsOut: number };
-	/** Said once the export is written (the time column was not sorted, so every row was filtered). */
-	readonly notice?: string;
-}
-
 /**
  * The Arrow stages (apache-arrow is a third of the CLI's code) are loaded while the reader's first chunks are read
  * and decoded on the thread pool: their loading then costs no time of its own.
  */
 const loadArrowStages = () => import("../export.js");
 
-async function singleStages(array: Awaited<ReturnType<typeof openTimeArray>>, options: TableExportOptions): Promise<CliStages> {
-	const reader = createChunkReader(array, options);
+/** A single-file export of a time range or a part: the rows found, filtered to the range exactly. */
+async function selectedStages(table: ZarrTable, plan: ExportPlan) {
+	const stages = await (await import("../export-selection.js")).createSelectedStages(table, plan);
+	const notice = stages.selection.sorted ? undefined : `the time column is not sorted (${stages.selection.unsortedReason}): every row was read and filtered`;
+	return { ...stages, notice };
+}
+
+async function exportStages(table: ZarrTable, plan: ExportPlan) {
+	const reader = createTableReader(table, plan.read);
 	// A failure before the pipeline is attached stays on the stream (pipeline reports it), not an uncaught error.
 	reader.on("error", () => undefined);
 	reader.read(0);
-	const stages = (await loadArrowStages()).createConversionStages(array, reader, options);
-	return { ...stages, rows: stages.reader.totalValues, name: stages.batcher.schema.fields[0].name };
-}
-
-async function tableStages(table: ZarrTable, options: TableExportOptions): Promise<CliStages> {
-	const stages = (await loadArrowStages()).createTableExportStages(table, options);
-	// One value column: the file is named after it, as a plain export's is; several: after their group.
-	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
-	return { ...stages, rows: stages.reader.totalRows, name };
-}
-
-/** A single-file export of a time range: the rows found by the search, filtered to the range exactly. */
-async function selectedStages(table: ZarrTable, options: TableExportOptions, normalized: NormalizedSelection): Promise<CliStages> {
-	const { createSelectedStages } = await import("../export-selection.js");
-	const stages = await createSelectedStages(table, options, normalized);
-	const writer = (await loadArrowStages()).createWriter(options.format ?? "arrow", stages.batcher.schema, options);
-	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
-	const notice = stages.selection.sorted ? undefined : `the time column is not sorted (${stages.selection.unsortedReason}): every row was read and filtered`;
-	return { reader: stages.reader, batcher: stages.batcher, writer, filter: stages.filter, rows: stages.reader.totalRows, name, notice };
+	return (await loadArrowStages()).createStagesAround(table, reader, plan);
 }
 
 function terminalRefusal(format: OutputFormat): UsageError {
@@ -183,23 +150,32 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// A dataset's -o is a folder, whose name says nothing about the format: Parquet unless --to says otherwise.
 	const dataset = writesDataset({ partitionBy: args.partitionBy, part: args.part });
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile());
-	warnInapplicable(command, { format, remote: isRemote(args.store), selects: args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined });
+	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
+	warnInapplicable(command, { format, remote: isRemote(args.store), selects });
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
-	let stages: CliStages | undefined;
-	const options = {
+	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
+	// decoded buffer back once written (see BufferPool), for the next chunks.
+	// (Not when rows are selected: a filtered batch is written in part, so its chunk buffers cannot come back whole.)
+	const bufferPool = selects || args.part !== undefined ? undefined : new BufferPool();
+	const plan = planExport({
+		array: args.array,
+		columns: args.columns === undefined ? undefined : parseColumnList(args.columns),
+		column: args.column,
 		format,
 		unit: args.unit,
 		timezone: args.tz,
 		allowTruncate: args.allowTruncate,
 		onOverflow: args.onOverflow,
-		column: args.column,
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,
 		compression: args.compression,
 		index: args.index,
 		order: args.order,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
+		headers: Object.fromEntries(args.header.map(parseHeaderOption)),
+		retries: args.retries,
+		bufferPool,
 		start: args.start,
 		end: args.end,
 		timeColumn: args.timeColumn,
@@ -207,33 +183,20 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		parts: args.parts,
 		partitionBy: args.partitionBy,
 		maxRowsPerFile: args.maxRowsPerFile,
-	};
-	normalizeExportOptions(options);
-	if (args.maxRowsPerFile !== undefined && !writesDataset(options)) throw new UsageError("--max-rows-per-file splits the files of a dataset folder: it goes with --partition-by or --part");
-	const selection = selectsRows(options) ? normalizeSelectionOptions(options) : undefined;
-	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
-	const asTable = columns !== undefined || args.index || args.order !== "c";
-	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
-	// One array, written to a file: a chunk's buffer is used once, by the batch written from it, so the output file
-	// can hand it back to the store for the next chunk (see BufferPool). Tables slice chunks: they read as usual.
-	const bufferPool = asTable || selectsRows(options) ? undefined : new BufferPool();
-	const open = { array: args.array, headers, retries: args.retries, bufferPool };
-	if (writesDataset(options)) {
-		await runDatasetExport(args.store, args.output, { ...options, ...open, bufferPool: undefined, columns, overwrite: args.force }, args.quiet);
+	});
+	if (plan.dataset !== undefined) {
+		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force });
 		return;
 	}
-	if (selection !== undefined) {
-		stages = await selectedStages(await openExportTable(args.store, { ...open, bufferPool: undefined, columns }), options, selection);
-	}
-	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
-	stages ??= asTable
-		? await tableStages(await openExportTable(args.store, { ...open, columns }), options)
-		: await singleStages(await openTimeArray(args.store, open), options);
+	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
+	const table = await openPlannedTable(args.store, plan.open);
+	const stages = plan.select === undefined ? { ...(await exportStages(table, plan)), filter: undefined, notice: undefined } : await selectedStages(table, plan);
+	const rows = stages.reader.totalRows;
+	// One value column: the file is named after it; several: after their group.
+	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
-	progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
-	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[format]}`;
+	progress = showProgress ? new Progress(process.stderr, rows) : undefined;
+	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
 	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
 	// must end that wait (a handler would not run while the open blocks).
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, format);
@@ -259,8 +222,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	progress?.done();
 	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
 	if (!args.quiet && !toStdout) {
-		const rows = stages.filter?.rowsOut ?? stages.rows;
-		process.stderr.write(`wrote ${rows.toLocaleString("en")} ${rows === 1 ? "row" : "rows"} to ${target}\n`);
+		const written = stages.filter?.rowsOut ?? rows;
+		process.stderr.write(`wrote ${written.toLocaleString("en")} ${written === 1 ? "row" : "rows"} to ${target}\n`);
 	}
 }
 

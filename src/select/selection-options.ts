@@ -1,20 +1,18 @@
 /**
- * The options of exports that select rows (`--start/--end`, `--part`) or write a dataset folder (`--partition-by`),
- * checked and normalized once, before any store is opened. Nothing here loads Arrow.
+ * The options of exports that select rows (`start`/`end`, `part`) or write a dataset folder (`partitionBy`),
+ * checked and normalized once into their parts of the export plan (export-plan.ts). Nothing here loads Arrow.
  */
 import { UsageError } from "../errors.js";
-import { checkInteger } from "../cli/check-integer.js";
-import { normalizeExportOptions, type TableExportOptions } from "../export-setup.js";
 import { PARTITION_LEVELS, type PartitionLevel } from "../output/hive-partition.js";
 import { parsePart, partFromEnvironment, type Part } from "./part.js";
 import { parseTimeBounds, type TimeBounds } from "./time-bounds.js";
 
-export interface SelectionOptions extends TableExportOptions {
+export interface SelectionOptions {
 	/** Rows whose time is at or after this ISO 8601 instant (a zone offset is converted to UTC). */
 	start?: string;
 	/** Rows whose time is before this ISO 8601 instant. */
 	end?: string;
-	/** The datetime64 column that selects (and partitions) rows, when the table has several. */
+	/** The datetime64 (or CF time) column that selects and partitions rows, when the table has several. */
 	timeColumn?: string;
 	/** This process's part: `K/N` (0-based), `auto` (from a batch engine's environment), or a Part. */
 	part?: string | Part;
@@ -25,33 +23,33 @@ export interface SelectionOptions extends TableExportOptions {
 }
 
 export interface DatasetOptions extends SelectionOptions {
+	/** Write a dataset folder in Hive partitions of the time column. */
 	partitionBy?: PartitionLevel;
 	/** Rows per file at most; a partition with more rows gets several files. */
 	maxRowsPerFile?: number;
 	/** Files open at once at most (see OpenPartitions). */
 	maxOpenFiles?: number;
-	/** Replace the dataset a folder export (without `part`) finds in its folder. */
-	overwrite?: boolean;
 }
 
-export interface NormalizedSelection {
+/** Which rows: the time range, the column it applies to, and this process's part. */
+export interface SelectPlan {
 	readonly bounds: TimeBounds;
 	readonly timeColumn?: string;
 	readonly part?: Part;
 }
 
-/** Checks the selection options, before any store is opened. */
-export function normalizeSelectionOptions(options: SelectionOptions): NormalizedSelection {
-	const bounds = parseTimeBounds(options.start, options.end);
-	if (options.parts !== undefined) checkInteger("--parts", options.parts, 1);
-	let part: Part | undefined;
-	if (typeof options.part === "string") part = options.part.trim() === "auto" ? partFromEnvironment(options.env ?? process.env, options.parts) : parsePart(options.part);
-	else if (options.part !== undefined) part = parsePart(`${options.part.index}/${options.part.count}`);
-	if (options.parts !== undefined && options.part !== "auto") throw new UsageError("--parts goes with --part auto (a Kubernetes Indexed Job's completions)");
-	return { bounds, timeColumn: options.timeColumn, part };
+/** How a dataset folder is written. */
+export interface DatasetPlan {
+	readonly partitionBy?: PartitionLevel;
+	readonly maxRowsPerFile?: number;
+	readonly maxOpenFiles?: number;
 }
 
-/** Whether the options ask for anything this module does (a plain export needs none of it). */
+function checkCount(option: string, value: number | undefined): void {
+	if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new UsageError(`invalid ${option} ${value}: must be an integer >= 1`, { option, value });
+}
+
+/** Whether the options select rows or write a dataset (a plain export needs none of this). */
 export function selectsRows(options: DatasetOptions): boolean {
 	return options.start !== undefined || options.end !== undefined || options.part !== undefined || options.partitionBy !== undefined;
 }
@@ -61,15 +59,24 @@ export function writesDataset(options: DatasetOptions): boolean {
 	return options.partitionBy !== undefined || options.part !== undefined;
 }
 
-/** Checks the dataset options, before any store is opened. */
-export function normalizeDatasetOptions(options: DatasetOptions): NormalizedSelection {
-	const normalized = normalizeSelectionOptions(options);
-	const { format } = normalizeExportOptions(options);
-	if (format === "arrow-stream") throw new UsageError("a dataset folder holds Parquet or Arrow IPC files (--to parquet or arrow), not IPC streams");
+/** The selection part of the plan. */
+export function planSelection(options: SelectionOptions): SelectPlan {
+	const bounds = parseTimeBounds(options.start, options.end);
+	checkCount("parts", options.parts);
+	if (options.parts !== undefined && options.part !== "auto") throw new UsageError("parts goes with part auto (a Kubernetes Indexed Job's completions)", { option: "parts" });
+	let part: Part | undefined;
+	if (typeof options.part === "string") part = options.part.trim() === "auto" ? partFromEnvironment(options.env ?? process.env, options.parts) : parsePart(options.part);
+	else if (options.part !== undefined) part = parsePart(`${options.part.index}/${options.part.count}`);
+	return { bounds, timeColumn: options.timeColumn, part };
+}
+
+/** The dataset part of the plan; `format` is the plan's output format. */
+export function planDataset(options: DatasetOptions, format: string): DatasetPlan {
+	if (format === "arrow-stream") throw new UsageError("a dataset folder holds Parquet or Arrow IPC files, not IPC streams", { option: "format", value: format });
 	if (options.partitionBy !== undefined && !PARTITION_LEVELS.includes(options.partitionBy)) {
-		throw new UsageError(`invalid partition level ${JSON.stringify(options.partitionBy)}: choose one of ${PARTITION_LEVELS.join(", ")}`);
+		throw new UsageError(`invalid partitionBy ${JSON.stringify(options.partitionBy)}: choose one of ${PARTITION_LEVELS.join(", ")}`, { option: "partitionBy", value: options.partitionBy });
 	}
-	if (options.maxRowsPerFile !== undefined) checkInteger("--max-rows-per-file", options.maxRowsPerFile, 1);
-	if (options.maxOpenFiles !== undefined) checkInteger("maxOpenFiles", options.maxOpenFiles, 1);
-	return normalized;
+	checkCount("maxRowsPerFile", options.maxRowsPerFile);
+	checkCount("maxOpenFiles", options.maxOpenFiles);
+	return { partitionBy: options.partitionBy, maxRowsPerFile: options.maxRowsPerFile, maxOpenFiles: options.maxOpenFiles };
 }

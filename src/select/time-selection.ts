@@ -4,10 +4,11 @@
  */
 import { UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
-import { readBands } from "../stream/chunk-reader.js";
+import { readBands } from "../stream/chunk-bands.js";
 import { product } from "../zarr/grid.js";
 import { partRows, type Part } from "./part.js";
 import type { TimeBounds } from "./time-bounds.js";
+import type { NormalizedConversionOptions } from "../convert/options.js";
 import type { Datetime64Type } from "../dtype/datetime64.js";
 import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
 import { ceilDiv, datetime64Instants, type InstantOf } from "./time-instants.js";
@@ -124,6 +125,8 @@ export interface SelectRowsOptions {
 	readonly timeColumn?: string;
 	readonly part?: Part;
 	readonly concurrency: number;
+	/** How the export converts times. */
+	readonly conversion: NormalizedConversionOptions;
 	readonly signal?: AbortSignal;
 }
 
