@@ -70,7 +70,8 @@ export class DecoderPool {
 	}
 
 	#start(): DecodeThread {
-		const thread: DecodeThread = { worker: new Worker(this.workerUrl), pending: new Map() };
+		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
+		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [] }), pending: new Map() };
 		thread.worker.unref();
 		thread.worker.on("message", (answer: DecodeAnswer) => {
 			const task = thread.pending.get(answer.id);
