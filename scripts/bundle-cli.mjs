@@ -12,7 +12,8 @@ const outDir = path.join(root, "dist", "bundle");
 fs.rmSync(outDir, { recursive: true, force: true });
 
 await build({
-	input: path.join(root, "dist", "cli", "main.js"),
+	// The decode threads' module is an entry of its own, beside the bundle, where off-thread.js looks for it.
+	input: { "dt64-export": path.join(root, "dist", "cli", "main.js"), "decode-worker": path.join(root, "dist", "zarr", "codecs", "decode-worker.js") },
 	platform: "node",
 	// parquet-wasm finds its .wasm file beside its own module: it stays a package, loaded on first use.
 	external: [/^parquet-wasm(\/|$)/],
@@ -20,6 +21,6 @@ await build({
 	output: {
 		dir: outDir,
 		format: "esm",
-		entryFileNames: "dt64-export.js",
+		entryFileNames: "[name].js",
 	},
 });
