@@ -67,7 +67,13 @@ describe("a decode thread that fails", () => {
 	it("Ctrl-C while a decode never finishes: exit 130, nothing at -o, no hang", async () => {
 		const outDir = tempDir("dt64-threads-out-");
 		const result = await run(["--import", PRELOAD, BIN, store, "-o", path.join(outDir, "t.arrow")], faulty("hang"), (child) => {
-			setTimeout(() => child.kill("SIGINT"), 1500);
+			// Once the temporary file exists, the export is under way (its signal handlers are installed).
+			const poll = setInterval(() => {
+				if (!fs.readdirSync(outDir).some((name) => name.endsWith(".tmp"))) return;
+				clearInterval(poll);
+				setTimeout(() => child.kill("SIGINT"), 300);
+			}, 20);
+			child.once("close", () => clearInterval(poll));
 		});
 		expect(result.stderr).toBe("dt64-export: interrupted by SIGINT\n");
 		expect(result.status).toBe(130);
