@@ -5,6 +5,7 @@
  */
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
+import type { BufferPool } from "./store/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -25,6 +26,8 @@ export interface ZarrTable {
 	readonly columns: readonly TableColumn[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
+	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
+	readonly bufferPool?: BufferPool;
 }
 
 export interface OpenTableOptions extends OpenStoreOptions {
@@ -37,7 +40,7 @@ export interface OpenTableOptions extends OpenStoreOptions {
 /** Splits and checks `--columns a,b,c`. */
 export function parseColumnList(text: string): string[] {
 	const names = text.split(",").map((name) => name.trim());
-	if (names.some((name) => name === "")) throw new UsageError(`--columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`);
+	if (names.some((name) => name === "")) throw new UsageError(`columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`, { option: "columns", value: text });
 	return names;
 }
 
@@ -57,21 +60,21 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
 }
 
-async function openColumn(opened: OpenedStore, group: string, name: string): Promise<TableColumn> {
-	const relative = normalizeArrayPath(name, "--columns");
+async function openColumn(opened: OpenedStore, group: string, name: string, bufferPool: BufferPool | undefined): Promise<TableColumn> {
+	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path);
 	if (document === undefined || document.node.kind !== "array") {
 		const what = document === undefined ? "no array" : "a group, not an array,";
-		throw new UsageError(`--columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`);
+		throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`, { option: "columns", path });
 	}
 	const { node } = document;
 	const where = `${shown}/${metadataFileOf(node)}`;
 	const columnName = lastSegment(relative);
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
-		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where) };
+		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }) };
 	}
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
@@ -79,43 +82,44 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 		if (node.zarrFormat === 2) v2ValuesOf(node.json, "null");
 		else parsePlainDataType(node.json.data_type);
 	} catch (error) {
-		throw new UsageError(`--columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`);
+		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
-	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
+	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where, { bufferPool }) };
 }
 
 /** Opens the named arrays of a group as one table; they must all have the same shape. */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
-	if (!Array.isArray(options.columns) || options.columns.length === 0) throw new UsageError("columns: name at least one array");
+	if (!Array.isArray(options.columns) || options.columns.length === 0) throw new UsageError("columns: name at least one array", { option: "columns" });
 	const opened = await openStore(location, options);
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
-	if (groupDocument === undefined) throw new Dt64ExportError(noNodeMessage(opened, group));
+	if (groupDocument === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, group), { path: group });
 	if (groupDocument.node.kind !== "group") {
-		throw new UsageError(`${group === "" ? "the store root" : `--array ${group}`} is an array: with --columns, --array names the group that holds the arrays`);
+		throw new UsageError(`${group === "" ? "the store root" : `group ${group}`} is an array: the columns are arrays of a group, named by group`, { option: "group", path: group });
 	}
 	const columns: TableColumn[] = [];
-	for (const name of options.columns) columns.push(await openColumn(opened, group, name));
+	for (const name of options.columns) columns.push(await openColumn(opened, group, name, options.bufferPool));
 	const seen = new Set<string>();
 	for (const column of columns) {
-		if (seen.has(column.name)) throw new UsageError(`--columns: two arrays give the column name ${JSON.stringify(column.name)}`);
+		if (seen.has(column.name)) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: two arrays give the column name ${JSON.stringify(column.name)}`, { option: "columns", value: column.name });
 		seen.add(column.name);
 	}
 	const shape = columns[0].metadata.shape;
 	if (columns.some((column) => column.metadata.shape.join() !== shape.join())) {
 		const shapes = columns.map((column) => `${column.name} ${JSON.stringify(column.metadata.shape)}`).join(", ");
-		throw new UsageError(`--columns: the arrays must have the same shape, got ${shapes}`);
+		throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: the arrays must have the same shape, got ${shapes}`, { option: "columns" });
 	}
-	return { store: opened, shape, columns, name: columnNameFor(location, group) };
+	return { store: opened, shape, columns, name: columnNameFor(location, group), bufferPool: options.bufferPool };
 }
 
-/** A one-column table of an opened datetime64 array, to export it with index columns. */
+/** A one-column table of an opened time array: how a single array is exported. */
 export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	return {
 		store: array.store,
 		shape: array.metadata.shape,
 		columns: [{ kind: "time", name: array.name, metadata: array.metadata, chunks: array.chunks }],
 		name: array.name,
+		bufferPool: array.bufferPool,
 	};
 }

@@ -84,10 +84,10 @@ describe("a decode thread that fails", () => {
 describe("decode threads never keep a process alive", () => {
 	const script = (file: string) => `
 		import { Writable } from "node:stream";
-		import { exportArray } from ${JSON.stringify(path.join(REPO, "dist", "index.js"))};
+		import { exportTable } from ${JSON.stringify(path.join(REPO, "dist", "index.js"))};
 		const sink = new Writable({ write(_chunk, _encoding, done) { done(); } });
 		try {
-			await exportArray(${JSON.stringify(file)}, sink, { format: "arrow" });
+			await exportTable(${JSON.stringify(file)}, sink, { format: "arrow" });
 			console.error("exported");
 		} catch (error) {
 			console.error(error.message);

@@ -4,6 +4,7 @@
  * a crash: the message goes back with the buffer.
  */
 import { parentPort } from "node:worker_threads";
+import { Dt64ExportError, type ErrorCode } from "../../errors.js";
 import { WasmDecoders, type WasmCodec } from "./wasm/decoder-module.js";
 
 export interface DecodeRequest {
@@ -17,7 +18,7 @@ export interface DecodeRequest {
 	readonly capacity: number;
 }
 
-export type DecodeAnswer = { readonly id: number; readonly input: ArrayBuffer; readonly output: ArrayBuffer } & ({ readonly length: number } | { readonly error: string });
+export type DecodeAnswer = { readonly id: number; readonly input: ArrayBuffer; readonly output: ArrayBuffer } & ({ readonly length: number } | { readonly error: string; readonly code: ErrorCode });
 
 const decoders = new WasmDecoders();
 
@@ -27,7 +28,7 @@ parentPort!.on("message", (request: DecodeRequest) => {
 	try {
 		answer = { id, input, output, length: decoders.decode(codec, new Uint8Array(input, 0, inputLength), new Uint8Array(output, 0, capacity)) };
 	} catch (error) {
-		answer = { id, input, output, error: (error as Error).message ?? String(error) };
+		answer = { id, input, output, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT" };
 	}
 	parentPort!.postMessage(answer, [input, output]);
 });

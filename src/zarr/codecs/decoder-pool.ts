@@ -78,7 +78,7 @@ export class DecoderPool {
 			if (task === undefined) return;
 			thread.pending.delete(answer.id);
 			if (thread.pending.size === 0) thread.worker.unref();
-			if ("error" in answer) task.reject(new Dt64ExportError(answer.error));
+			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error));
 			else task.resolve({ input: answer.input, output: answer.output, length: answer.length });
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));
@@ -92,7 +92,7 @@ export class DecoderPool {
 		const at = this.#threads.indexOf(thread);
 		if (at !== -1) this.#threads.splice(at, 1);
 		for (const task of thread.pending.values()) {
-			task.reject(new Dt64ExportError(`${task.codec}: the decode thread failed (${error.message.replace(/\s+/g, " ")})`));
+			task.reject(new Dt64ExportError("INTERNAL", `${task.codec}: the decode thread failed (${error.message.replace(/\s+/g, " ")})`));
 		}
 		thread.pending.clear();
 		await thread.worker.terminate();

@@ -47,7 +47,7 @@ class Region {
 			this.pointer = this.exports.alloc(this.capacity);
 			if (this.pointer === 0) {
 				this.capacity = 0;
-				throw new Dt64ExportError(`out of WebAssembly memory for ${bytes} bytes`);
+				throw new Dt64ExportError("TOO_LARGE", `out of WebAssembly memory for ${bytes} bytes`);
 			}
 		}
 		return this.pointer;
@@ -84,18 +84,18 @@ export class WasmDecoders {
 		if (codec === "zstd") length = this.#exports.zstd_decode(source, input.byteLength, target, capacity);
 		else if (codec === "blosc") length = this.#exports.blosc_decode(source, input.byteLength, target, capacity);
 		else length = this.#decodeLz4(input, source, target, capacity);
-		if (length < 0) throw new Dt64ExportError(`${codec}: the chunk does not decompress (${this.#lastError()})`);
+		if (length < 0) throw new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
 		output.set(new Uint8Array(this.#exports.memory.buffer, target, length));
 		return length;
 	}
 
 	/** numcodecs' lz4: a little-endian uint32 decoded size, then one block that must decode to exactly that. */
 	#decodeLz4(input: Uint8Array, source: number, target: number, capacity: number): number {
-		if (input.byteLength < 4) throw new Dt64ExportError(`lz4: ${input.byteLength} bytes, shorter than the 4-byte size header`);
+		if (input.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: ${input.byteLength} bytes, shorter than the 4-byte size header`);
 		const declared = new DataView(input.buffer, input.byteOffset, 4).getUint32(0, true);
-		if (declared > capacity) throw new Dt64ExportError(`lz4: chunk declares ${declared} bytes, more than the ${capacity} it may hold`);
+		if (declared > capacity) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: chunk declares ${declared} bytes, more than the ${capacity} it may hold`);
 		const length = this.#exports.lz4_decode(source + 4, input.byteLength - 4, target, declared);
-		if (length >= 0 && length !== declared) throw new Dt64ExportError(`lz4: the block decodes to ${length} bytes, its header says ${declared}`);
+		if (length >= 0 && length !== declared) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: the block decodes to ${length} bytes, its header says ${declared}`);
 		return length;
 	}
 
