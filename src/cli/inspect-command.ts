@@ -1,6 +1,6 @@
 import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
-import { parseHeaderOption } from "../store/http-store.js";
+import { collectHeaders } from "../store/header-options.js";
 import { checkInteger } from "./check-integer.js";
 
 export interface InspectArgs {
@@ -13,7 +13,7 @@ export interface InspectArgs {
 /** `dt64-export inspect <store> [--json]`: the report on stdout. */
 export async function runInspect(args: InspectArgs): Promise<void> {
 	if (args.retries !== undefined) checkInteger("--retries", args.retries, 0);
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
+	const headers = collectHeaders(args.header);
 	const report = await inspectStore(args.store, { headers, retries: args.retries });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report);
 	await new Promise<void>((resolve, reject) => {

@@ -23,7 +23,7 @@ import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { BufferPool } from "../store/buffer-pool.js";
-import { parseHeaderOption } from "../store/http-store.js";
+import { collectHeaders } from "../store/header-options.js";
 import { checkInteger } from "./check-integer.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { Progress } from "./progress.js";
@@ -160,7 +160,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
+	const headers = collectHeaders(args.header);
 	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
 	const asTable = columns !== undefined || args.index || args.order !== "c";
 	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
