@@ -86,7 +86,7 @@ afterAll(async () => {
 
 /** The environment of a run: none of the machine's cloud settings, only these. */
 function cloudEnv(extra: Record<string, string> = {}): Record<string, string> {
-	const blank = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GOOGLE_OAUTH_ACCESS_TOKEN", "STORAGE_EMULATOR_HOST", "GCE_METADATA_HOST", "DT64_EXPORT_HEADERS"];
+	const blank = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GOOGLE_OAUTH_ACCESS_TOKEN", "STORAGE_EMULATOR_HOST", "GCE_METADATA_HOST", "DT64_EXPORT_HEADER"];
 	return { ...Object.fromEntries(blank.map((name) => [name, ""])), HOME: home, AWS_ENDPOINT_URL: s3.url, ...extra };
 }
 
@@ -152,14 +152,19 @@ describe("s3:// with Signature V4", () => {
 		expectNoSecret(result.stderr, result.stdout);
 	});
 
-	it("an unsigned request to a private bucket is refused; a public bucket is read unsigned", async () => {
-		await expect(openTimeArray("s3://private/plain.zarr", { signRequests: false, env: cloudEnv() })).rejects.toThrow(
-			/HTTP 403 Forbidden \(AccessDenied: access denied\): bucket "private" refused an unsigned request/,
-		);
+	it("--no-sign-request: refused by a private bucket in one line, exit 1; a public bucket is read unsigned", async () => {
+		const refused = await runCliAsync(["s3://private/plain.zarr", "-o", outFile(), "--no-sign-request"], { env: signedEnv() });
+		expect(refused.status).toBe(1);
+		expect(refused.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(AccessDenied: access denied\): bucket "private" refused an unsigned request \(--no-sign-request\)\n$/);
 		const before = s3.requests.length;
+		const out = outFile();
+		const result = await runCliAsync(["s3://open/plain.zarr", "-o", out, "-q", "--no-sign-request"], { env: cloudEnv() });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+		expect(s3.requests.slice(before).every((request) => request.user === undefined && request.status === 200)).toBe(true);
+		// The library takes the same choice as an option.
 		const array = await openTimeArray("s3://open/plain.zarr", { signRequests: false, env: cloudEnv() });
 		expect(array.metadata.shape).toEqual([1000]);
-		expect(s3.requests.slice(before).every((request) => request.user === undefined && request.status === 200)).toBe(true);
 	});
 
 	it("no credentials anywhere is one line that says what to set", async () => {
@@ -259,13 +264,14 @@ describe("gs:// against STORAGE_EMULATOR_HOST", () => {
 });
 
 describe("secrets stay out of argv and out of every output", () => {
-	it("--header @file and DT64_EXPORT_HEADERS: parsed per line, errors name the line and never the value", () => {
+	it("--header @file: parsed per line, later headers replace earlier ones, errors name the line and never the value", () => {
 		const file = path.join(work, "headers.txt");
 		fs.writeFileSync(file, `# tokens\nAuthorization: Bearer ${GCS_TOKEN}\n\nX-Api-Key: ${SECRET}\n`);
-		expect(collectHeaders([`@${file}`], { DT64_EXPORT_HEADERS: "X-Api-Key: old\nX-Other: 1" })).toEqual({ Authorization: `Bearer ${GCS_TOKEN}`, "X-Api-Key": SECRET, "X-Other": "1" });
+		expect(collectHeaders(["X-Api-Key: old", "X-Other: 1", `@${file}`])).toEqual({ "X-Api-Key": SECRET, "X-Other": "1", Authorization: `Bearer ${GCS_TOKEN}` });
 		fs.writeFileSync(file, `Authorization: Bearer ok\n${SECRET}\n`);
-		expect(() => collectHeaders([`@${file}`], {})).toThrow(`--header @${file} line 2: expected "Name: value" (no ":" found)`);
-		expect(() => collectHeaders([], { DT64_EXPORT_HEADERS: `Bad Name: ${SECRET}` })).toThrow(/^DT64_EXPORT_HEADERS line 1: the name before ":" is not a valid HTTP header name$/);
+		expect(() => collectHeaders([`@${file}`])).toThrow(`--header @${file} line 2: expected "Name: value" (no ":" found)`);
+		fs.writeFileSync(file, `Bad Name: ${SECRET}\n`);
+		expect(() => collectHeaders([`@${file}`])).toThrow(/line 1: the name before ":" is not a valid HTTP header name$/);
 	});
 
 	it("no secret in stderr, stdout or the written files, whether the export succeeds or fails", async () => {
@@ -274,7 +280,7 @@ describe("secrets stay out of argv and out of every output", () => {
 		const out = outFile();
 		const runs = [
 			await runCliAsync(["s3://private/plain.zarr", "-o", out, "--progress", "--header", `@${headerFile}`], { env: cloudEnv({ AWS_ACCESS_KEY_ID: TOKEN_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) }),
-			await runCliAsync(["inspect", "s3://private/group.zarr", "--json"], { env: signedEnv({ DT64_EXPORT_HEADERS: `X-Amz-Meta-Test: ${SESSION_TOKEN}` }) }),
+			await runCliAsync(["inspect", "s3://private/group.zarr", "--json"], { env: signedEnv({ DT64_EXPORT_HEADER: `X-Amz-Meta-Test: ${SESSION_TOKEN}` }) }),
 			await runCliAsync(["inspect", "s3://private/plain.zarr"], { env: signedEnv({ AWS_SECRET_ACCESS_KEY: PROFILE_SECRET }) }),
 			await runCliAsync(["gs://gcs-private/plain.zarr", "-o", outFile(), "--progress"], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host, GOOGLE_OAUTH_ACCESS_TOKEN: `${GCS_TOKEN}x` }) }),
 		];

@@ -1,20 +1,19 @@
 import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
 import { collectHeaders } from "../store/header-options.js";
-import { checkInteger } from "./check-integer.js";
 
 export interface InspectArgs {
 	store: string;
 	json: boolean;
 	header: string[];
 	retries?: number;
+	signRequest: boolean;
 }
 
 /** `dt64-export inspect <store> [--json]`: the report on stdout. */
 export async function runInspect(args: InspectArgs): Promise<void> {
-	if (args.retries !== undefined) checkInteger("--retries", args.retries, 0);
 	const headers = collectHeaders(args.header);
-	const report = await inspectStore(args.store, { headers, retries: args.retries });
+	const report = await inspectStore(args.store, { headers, retries: args.retries, signRequests: args.signRequest });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report);
 	await new Promise<void>((resolve, reject) => {
 		const written = (error?: Error | null) => {

@@ -1,0 +1,173 @@
+/**
+ * CF masking of a companion column, the first of CF's two decoding steps (masking, then unpacking): stored values
+ * equal to a missing-value marker (`_FillValue`, `missing_value`) or outside the valid range (`valid_min`,
+ * `valid_max`, `valid_range`) become null. Comparisons are made on the stored values, exactly: 64-bit integers
+ * as BigInt, float32 data against markers rounded to float32 (numpy's comparison of a float32 array with a
+ * Python float). NaN is never a marker: NaN data stays NaN (see `--nan-as-null`).
+ */
+import { Dt64ExportError } from "../errors.js";
+import type { NumericValues } from "../zarr/chunk-values.js";
+import { formatPlainFill, type PlainFill, type PlainTypeName } from "../zarr/plain-dtype.js";
+
+export type MaskableType = Exclude<PlainTypeName, "bool" | "string">;
+
+/** What makes a stored value missing; the numbers are in the stored type's own terms (bigint for 64-bit integers). */
+export interface MaskRule {
+	readonly markers: readonly (number | bigint)[];
+	readonly validMin: number | bigint | undefined;
+	readonly validMax: number | bigint | undefined;
+	/** The attributes that define the rule, as read (v2's `fill_value` shown as `_FillValue`), for the field metadata. */
+	readonly applied: Readonly<Record<string, unknown>>;
+}
+
+/** The 0/1 validity bits of a column in Arrow's layout (bit i of byte i >> 3, least significant first). */
+export interface Validity {
+	readonly bitmap: Uint8Array;
+	readonly nullCount: number;
+}
+
+const is64Bit = (type: MaskableType) => type === "int64" || type === "uint64";
+const isFloat = (type: MaskableType) => type === "float32" || type === "float64";
+
+export function isMaskableType(type: PlainTypeName): type is MaskableType {
+	return type !== "bool" && type !== "string";
+}
+
+/** A fill value's number, exact: integers as bigint, floats from their bits. */
+function fillNumber(fill: PlainFill, type: MaskableType): number | bigint {
+	if (fill.kind === "integer") return is64Bit(type) ? fill.value : Number(fill.value);
+	if (fill.kind !== "float") throw new Dt64ExportError(`fill value ${JSON.stringify(fill)} is not a number`);
+	const buffer = new ArrayBuffer(8);
+	if (type === "float32") {
+		new Uint32Array(buffer)[0] = Number(fill.bits);
+		return new Float32Array(buffer)[0];
+	}
+	new BigUint64Array(buffer)[0] = fill.bits;
+	return new Float64Array(buffer)[0];
+}
+
+/**
+ * A value of a CF attribute in the data's terms, or undefined when no stored value can equal it (a fraction for
+ * integer data, NaN): such a marker masks nothing, as in xarray. An integer JSON number past 2^53 was rounded
+ * when the attributes were parsed: refused, rather than masking the wrong value.
+ */
+function attributeNumber(value: unknown, type: MaskableType, what: string): number | bigint | undefined {
+	if (typeof value === "bigint") return isFloat(type) ? Number(value) : value;
+	if (typeof value === "string" && ["NaN", "Infinity", "-Infinity"].includes(value)) value = Number(value);
+	if (typeof value !== "number") throw new Dt64ExportError(`${what} must be a number or a list of numbers, got ${JSON.stringify(value)}`);
+	if (Number.isNaN(value)) return undefined;
+	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
+	if (!Number.isInteger(value)) return undefined;
+	if (!Number.isSafeInteger(value)) return refuseUnsafe(what, value, type);
+	return is64Bit(type) ? BigInt(value) : value;
+}
+
+const numbersOf = (value: unknown) => (Array.isArray(value) ? value : [value]);
+
+export interface MaskSource {
+	readonly name: string;
+	readonly type: MaskableType;
+	readonly zarrFormat: 2 | 3;
+	readonly attributes: Readonly<Record<string, unknown>>;
+	/** The array's own fill value (null: none); for Zarr v2 it is the `_FillValue` (xarray's mapping). */
+	readonly fillValue: PlainFill | null;
+}
+
+/**
+ * The mask of an array, or undefined when nothing can be missing. Zarr v2: the array's `fill_value` is the
+ * `_FillValue`, as xarray maps it; Zarr v3: the `_FillValue` attribute (the v3 `fill_value` only fills missing
+ * chunks, xarray does not mask it).
+ */
+export function maskRuleOf(source: MaskSource): MaskRule | undefined {
+	const { attributes, type, name } = source;
+	const markers: (number | bigint)[] = [];
+	const applied: Record<string, unknown> = {};
+	const add = (value: unknown, key: string) => {
+		for (const item of numbersOf(value)) {
+			const marker = attributeNumber(item, type, `array ${name}: ${key}`);
+			if (marker !== undefined && !markers.includes(marker)) markers.push(marker);
+		}
+		applied[key] = value;
+	};
+	if (source.zarrFormat === 2) {
+		if (source.fillValue !== null) {
+			const fill = fillNumber(source.fillValue, type);
+			if (!(typeof fill === "number" && Number.isNaN(fill))) markers.push(fill);
+			applied._FillValue = formatPlainFill(source.fillValue);
+		}
+	} else if (attributes._FillValue !== undefined && attributes._FillValue !== null) {
+		add(attributes._FillValue, "_FillValue");
+	}
+	if (attributes.missing_value !== undefined && attributes.missing_value !== null) add(attributes.missing_value, "missing_value");
+	const bound = (value: unknown, key: string, round: (n: number) => number) => boundOf(value, type, round, `array ${name}: ${key}`);
+	let validMin: number | bigint | undefined;
+	let validMax: number | bigint | undefined;
+	if (attributes.valid_range !== undefined) {
+		const range = attributes.valid_range;
+		if (!Array.isArray(range) || range.length !== 2) throw new Dt64ExportError(`array ${name}: valid_range must be a list of two numbers, got ${JSON.stringify(range)}`);
+		validMin = bound(range[0], "valid_range", Math.ceil);
+		validMax = bound(range[1], "valid_range", Math.floor);
+		applied.valid_range = range;
+	} else {
+		if (attributes.valid_min !== undefined) {
+			validMin = bound(attributes.valid_min, "valid_min", Math.ceil);
+			applied.valid_min = attributes.valid_min;
+		}
+		if (attributes.valid_max !== undefined) {
+			validMax = bound(attributes.valid_max, "valid_max", Math.floor);
+			applied.valid_max = attributes.valid_max;
+		}
+	}
+	if (markers.length === 0 && validMin === undefined && validMax === undefined) return undefined;
+	return { markers, validMin, validMax, applied };
+}
+
+/**
+ * A valid-range bound in the data's terms: for integer data a fractional bound is the nearest integer inside the
+ * range (`round` is Math.ceil for a minimum, Math.floor for a maximum), so that comparisons stay exact.
+ */
+function boundOf(value: unknown, type: MaskableType, round: (n: number) => number, what: string): number | bigint | undefined {
+	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError(`${what} must be a number, got ${JSON.stringify(value)}`);
+	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
+	const integer = round(value);
+	// Infinity compares with a bigint as with a number; a finite 64-bit bound must be exact.
+	if (!is64Bit(type) || !Number.isFinite(integer)) return integer;
+	return Number.isSafeInteger(integer) ? BigInt(integer) : refuseUnsafe(what, value, type);
+}
+
+function refuseUnsafe(what: string, value: number, type: MaskableType): never {
+	throw new Dt64ExportError(`${what} ${value} is past 2^53: JSON read it as a rounded number, it cannot be compared exactly with ${type} values`);
+}
+
+/** The validity of `values` under `rule`; undefined when no value is masked. */
+export function maskValues(values: NumericValues, rule: MaskRule): Validity | undefined {
+	const { markers, validMin, validMax } = rule;
+	const length = values.length;
+	let bitmap: Uint8Array | undefined;
+	let nullCount = 0;
+	const data = values as ArrayLike<number | bigint>;
+	for (let i = 0; i < length; i++) {
+		const value = data[i];
+		let missing = (validMin !== undefined && value < validMin) || (validMax !== undefined && value > validMax);
+		for (let m = 0; !missing && m < markers.length; m++) missing = value === markers[m];
+		if (!missing) continue;
+		if (bitmap === undefined) bitmap = new Uint8Array(Math.ceil(length / 8)).fill(0xff);
+		bitmap[i >> 3] &= ~(1 << (i & 7));
+		nullCount++;
+	}
+	return bitmap === undefined ? undefined : { bitmap, nullCount };
+}
+
+/** NaN as null too (`--nan-as-null`), on top of an existing validity. */
+export function maskNaN(values: Float32Array | Float64Array, validity: Validity | undefined): Validity | undefined {
+	let bitmap = validity?.bitmap;
+	let nullCount = validity?.nullCount ?? 0;
+	for (let i = 0; i < values.length; i++) {
+		if (!Number.isNaN(values[i])) continue;
+		bitmap ??= new Uint8Array(Math.ceil(values.length / 8)).fill(0xff);
+		if ((bitmap[i >> 3] & (1 << (i & 7))) === 0) continue;
+		bitmap[i >> 3] &= ~(1 << (i & 7));
+		nullCount++;
+	}
+	return bitmap === undefined ? undefined : { bitmap, nullCount };
+}

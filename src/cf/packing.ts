@@ -1,0 +1,68 @@
+/**
+ * CF unpacking of a companion column, after masking: `value × scale_factor + add_offset`. The result is Float32
+ * when the packed type has 8 or 16 bits, there is no `add_offset` and `scale_factor` is a float32 value (the JSON
+ * number is exactly a float32, as zarr writes a numpy float32 attribute), computed as numpy's float32 multiply
+ * (the exact product rounded once to float32); Float64 otherwise, computed as numpy does in float64 (multiply,
+ * then add: two roundings). This is CF's rule, which xarray follows from 2024; xarray 2023.01 makes Float32 of
+ * 8/16-bit data without an offset whatever the attribute's type, and of any masked 8/16-bit data.
+ */
+import { Dt64ExportError } from "../errors.js";
+import type { NumericValues } from "../zarr/chunk-values.js";
+import type { MaskableType } from "./masking.js";
+
+export interface PackingRule {
+	readonly scaleFactor: number;
+	readonly addOffset: number;
+	readonly target: "float32" | "float64";
+	/** The attributes applied, as read, for the field metadata. */
+	readonly applied: Readonly<Record<string, unknown>>;
+}
+
+const SMALL_INTEGERS: readonly MaskableType[] = ["int8", "uint8", "int16", "uint16"];
+
+function packingNumber(value: unknown, key: string, name: string): number {
+	// A one-element list is how netCDF-derived attributes often arrive; CF allows only a scalar, but it is unambiguous.
+	const scalar = Array.isArray(value) && value.length === 1 ? value[0] : value;
+	if (typeof scalar !== "number" || !Number.isFinite(scalar)) throw new Dt64ExportError(`array ${name}: ${key} must be a finite number, got ${JSON.stringify(value)}`);
+	return scalar;
+}
+
+/** The unpacking of an array, or undefined when it has neither `scale_factor` nor `add_offset`. */
+export function packingRuleOf(name: string, type: MaskableType, attributes: Readonly<Record<string, unknown>>): PackingRule | undefined {
+	const hasScale = attributes.scale_factor !== undefined && attributes.scale_factor !== null;
+	const hasOffset = attributes.add_offset !== undefined && attributes.add_offset !== null;
+	if (!hasScale && !hasOffset) return undefined;
+	const scaleFactor = hasScale ? packingNumber(attributes.scale_factor, "scale_factor", name) : 1;
+	const addOffset = hasOffset ? packingNumber(attributes.add_offset, "add_offset", name) : 0;
+	const applied: Record<string, unknown> = {};
+	if (hasScale) applied.scale_factor = attributes.scale_factor;
+	if (hasOffset) applied.add_offset = attributes.add_offset;
+	const target = SMALL_INTEGERS.includes(type) && !hasOffset && Math.fround(scaleFactor) === scaleFactor ? "float32" : "float64";
+	return { scaleFactor, addOffset, target, applied };
+}
+
+/**
+ * The unpacked values. 64-bit integers go through a double (as in numpy's `astype(float64)`): the Float64 result
+ * of a multiplication is rounded anyway.
+ */
+export function unpackValues(values: NumericValues, rule: PackingRule): Float32Array | Float64Array {
+	const { scaleFactor, addOffset } = rule;
+	const length = values.length;
+	if (rule.target === "float32") {
+		const out = new Float32Array(length);
+		const data = values as ArrayLike<number>;
+		// Both factors are float32 values with 24-bit significands: their double product is exact, one rounding.
+		for (let i = 0; i < length; i++) out[i] = data[i] * scaleFactor;
+		return out;
+	}
+	const out = new Float64Array(length);
+	if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
+		for (let i = 0; i < length; i++) out[i] = Number(values[i]) * scaleFactor + addOffset;
+		return out;
+	}
+	const data = values as ArrayLike<number>;
+	// Without the attribute nothing is added (adding 0 would turn -0 into 0, which numpy does only with one).
+	if (rule.applied.add_offset === undefined) for (let i = 0; i < length; i++) out[i] = data[i] * scaleFactor;
+	else for (let i = 0; i < length; i++) out[i] = data[i] * scaleFactor + addOffset;
+	return out;
+}

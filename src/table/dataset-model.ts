@@ -1,0 +1,129 @@
+/**
+ * The dataset model of a table export, as xarray sees a Zarr group: each array is a variable over named
+ * dimensions (`dimension_names` in v3, `_ARRAY_DIMENSIONS` in v2); a 1-D array named after its own dimension is
+ * that dimension's coordinate. The variables of one table are broadcast over the union of their dimensions, in
+ * the order of the variable with the most of them, as `ds[vars].to_dataframe()` does; dimensions are matched by
+ * name, never by shape alone. Pure: no store, no streams.
+ */
+import { UsageError } from "../errors.js";
+
+export interface DatasetVariable {
+	readonly name: string;
+	readonly shape: readonly number[];
+	/** As the metadata wrote them; null or empty entries leave the variable without dimension names. */
+	readonly dimensionNames?: readonly (string | null)[];
+}
+
+export interface TableDimension {
+	readonly name: string;
+	readonly length: number;
+}
+
+export interface TableLayout {
+	readonly dimensions: readonly TableDimension[];
+	/** For each variable (in the order given), the table axis of each of its axes, increasing. */
+	readonly axes: readonly (readonly number[])[];
+}
+
+/** A variable's dimension names when it names every axis (with distinct names), else undefined. */
+export function dimensionNamesOf(variable: DatasetVariable): string[] | undefined {
+	const names = variable.dimensionNames;
+	if (names === undefined || names.length !== variable.shape.length) return undefined;
+	if (names.some((name) => typeof name !== "string" || name === "")) return undefined;
+	return names as string[];
+}
+
+/** `t2m(time=6, lat=3, lon=4)`, or `t2m [6, 3, 4] (no dimension names)`. */
+export function describeVariable(variable: DatasetVariable): string {
+	const names = dimensionNamesOf(variable);
+	if (names === undefined) return `${variable.name} ${JSON.stringify(variable.shape)} (no dimension names)`;
+	return `${variable.name}(${names.map((name, axis) => `${name}=${variable.shape[axis]}`).join(", ")})`;
+}
+
+const listed = (variables: readonly DatasetVariable[]) => variables.map(describeVariable).join(", ");
+
+/**
+ * Lays the variables out as one table: its dimensions, and where each variable's axes fall in it. Refuses, with
+ * every variable's dimensions in the message: a dimension name with two lengths; a variable that repeats a
+ * dimension or orders its dimensions otherwise than the table (xarray would transpose it); variables without
+ * dimension names whose shape is not the table's.
+ */
+export function layOutTable(variables: readonly DatasetVariable[]): TableLayout {
+	if (variables.length === 0) throw new UsageError("a table needs at least one variable");
+	const named = variables.filter((variable) => dimensionNamesOf(variable) !== undefined);
+	for (const variable of named) {
+		const names = dimensionNamesOf(variable)!;
+		const repeated = names.find((name, axis) => names.indexOf(name) !== axis);
+		if (repeated !== undefined) throw new UsageError(`--columns: ${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`);
+	}
+	let dimensions: TableDimension[];
+	if (named.length === 0) {
+		const { shape } = variables.reduce((widest, variable) => (variable.shape.length > widest.shape.length ? variable : widest));
+		dimensions = shape.map((length, axis) => ({ name: `dim_${axis}`, length }));
+	} else {
+		// The widest variable gives the order; dimensions it lacks follow, in the order they first appear.
+		const widest = named.reduce((best, variable) => (variable.shape.length > best.shape.length ? variable : best));
+		const lengths = new Map<string, number>();
+		for (const variable of [widest, ...named]) {
+			dimensionNamesOf(variable)!.forEach((name, axis) => {
+				const length = variable.shape[axis];
+				const known = lengths.get(name);
+				if (known === undefined) lengths.set(name, length);
+				else if (known !== length) {
+					const first = named.find((other) => dimensionNamesOf(other)!.includes(name) && other.shape[dimensionNamesOf(other)!.indexOf(name)] === known)!;
+					throw new UsageError(`--columns: dimension ${JSON.stringify(name)} has length ${known} in ${first.name} and ${length} in ${variable.name}: ${listed(variables)}`);
+				}
+			});
+		}
+		dimensions = [...lengths].map(([name, length]) => ({ name, length }));
+	}
+	const tableNames = dimensions.map((dimension) => dimension.name);
+	const tableShape = dimensions.map((dimension) => dimension.length);
+	const describeTable = `(${tableNames.join(", ")})`;
+	const axes = variables.map((variable) => {
+		const names = dimensionNamesOf(variable);
+		if (names === undefined) {
+			// Without names only the table's own shape says which axis is which.
+			if (variable.shape.join() !== tableShape.join()) {
+				throw new UsageError(`--columns: ${describeVariable(variable)} cannot be matched to the table's dimensions ${describeTable} by name, and its shape differs: ${listed(variables)}`);
+			}
+			return tableShape.map((_, axis) => axis);
+		}
+		const mapped = names.map((name) => tableNames.indexOf(name));
+		if (mapped.some((axis, k) => k > 0 && axis < mapped[k - 1])) {
+			throw new UsageError(`--columns: ${describeVariable(variable)} orders its dimensions otherwise than the table ${describeTable} (xarray would transpose it): ${listed(variables)}`);
+		}
+		return mapped;
+	});
+	return { dimensions, axes };
+}
+
+/** Whether `variable` is the coordinate of dimension `name` with `length` values: 1-D, named after it, over it. */
+export function isCoordinateOf(variable: DatasetVariable, name: string, length: number): boolean {
+	if (variable.shape.length !== 1 || variable.shape[0] !== length) return false;
+	const names = dimensionNamesOf(variable);
+	return names !== undefined && names[0] === name && variable.name === name;
+}
+
+/** A dimension coordinate: a 1-D variable over a dimension of its own name (xarray's index variables). */
+export function isDimensionCoordinate(variable: DatasetVariable): boolean {
+	return variable.shape.length === 1 && dimensionNamesOf(variable)?.[0] === variable.name;
+}
+
+/**
+ * What `--columns all` takes from a group: every variable that is not a dimension coordinate (those are the index),
+ * auxiliary coordinates included, as `ds.to_dataframe()` does, provided its dimensions are a subset of the widest
+ * variable's: the others would multiply the table by dimensions no data variable shares. Those are left out.
+ */
+export function selectWholeDataset(variables: readonly DatasetVariable[]): { chosen: DatasetVariable[]; leftOut: DatasetVariable[] } {
+	const candidates = variables.filter((variable) => !isDimensionCoordinate(variable));
+	if (candidates.length === 0) return { chosen: [], leftOut: [] };
+	const widest = candidates.reduce((best, variable) => (variable.shape.length > best.shape.length ? variable : best));
+	const widestNames = dimensionNamesOf(widest);
+	const fits = (variable: DatasetVariable) => {
+		const names = dimensionNamesOf(variable);
+		if (names === undefined || widestNames === undefined) return variable.shape.join() === widest.shape.join();
+		return names.every((name, axis) => widestNames.includes(name) && widest.shape[widestNames.indexOf(name)] === variable.shape[axis]);
+	};
+	return { chosen: candidates.filter(fits), leftOut: candidates.filter((variable) => !fits(variable)) };
+}
