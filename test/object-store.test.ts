@@ -162,13 +162,18 @@ describe("s3:// with Signature V4", () => {
 		expect(result.stderr).toBe("");
 		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
 		expect(s3.requests.slice(before).every((request) => request.user === undefined && request.status === 200)).toBe(true);
-		// The library takes the same choice as an option.
+		// The library takes the same choice as an option; its refusal has a code and names the bucket.
 		const array = await openTimeArray("s3://open/plain.zarr", { signRequests: false, env: cloudEnv() });
 		expect(array.metadata.shape).toEqual([1000]);
+		await expect(openTimeArray("s3://private/plain.zarr", { signRequests: false, env: cloudEnv() })).rejects.toMatchObject({ code: "ACCESS_DENIED", path: "s3://private", option: "signRequests" });
+		await expect(openTimeArray("s3://private/plain.zarr", { env: signedEnv({ AWS_SECRET_ACCESS_KEY: "wrong" }) })).rejects.toMatchObject({ code: "ACCESS_DENIED", path: "s3://private" });
 	});
 
 	it("no credentials anywhere is one line that says what to set", async () => {
-		await expect(openStore("s3://private/plain.zarr", { env: cloudEnv() })).rejects.toThrow(/^no AWS credentials found: set AWS_ACCESS_KEY_ID/);
+		await expect(openStore("s3://private/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "CREDENTIALS_MISSING", message: expect.stringMatching(/^no AWS credentials found: set AWS_ACCESS_KEY_ID/) });
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv() });
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/; a public bucket is read without them with --no-sign-request\n$/);
 	});
 
 	it("retries 503 SlowDown and exports the exact values", async () => {
@@ -211,7 +216,7 @@ describe("s3:// with Signature V4", () => {
 		expectNoSecret(wrong.stderr);
 
 		const missing = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ HOME: profileHome, AWS_PROFILE: "nobody" }) });
-		expect(missing.status).toBe(2);
+		expect(missing.status).toBe(1);
 		expect(missing.stderr).toMatch(/^dt64-export: AWS profile "nobody" not found in .*credentials or .*config\n$/);
 	});
 

@@ -45,7 +45,7 @@ async function readIni(file: string): Promise<IniSections> {
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT" || code === "ENOTDIR") return new Map();
-		throw new Dt64ExportError(`cannot read the AWS file ${file}: ${(error as Error).message}`, { kind: "io" });
+		throw new Dt64ExportError("READ_FAILED", `cannot read the AWS file ${file}: ${(error as Error).message}`, { path: file, cause: error });
 	}
 	return parseIni(text);
 }
@@ -96,7 +96,7 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 	if (keyId !== undefined || secret !== undefined) {
 		if (keyId === undefined || secret === undefined) {
 			const [set, unset] = keyId === undefined ? ["AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID"] : ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"];
-			throw new UsageError(`${set} is set but ${unset} is not: set both, or neither to use a profile`);
+			throw new Dt64ExportError("CREDENTIALS_MISSING", `${set} is set but ${unset} is not: set both, or neither to use a profile`);
 		}
 		const sessionToken = nonEmpty(env.AWS_SESSION_TOKEN);
 		const source = `the environment (AWS_ACCESS_KEY_ID${sessionToken === undefined ? "" : " with AWS_SESSION_TOKEN"})`;
@@ -112,7 +112,7 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 		if (accessKeyId === undefined && secretAccessKey === undefined) continue;
 		const where = `profile ${JSON.stringify(profile)} in ${file}`;
 		if (accessKeyId === undefined || secretAccessKey === undefined) {
-			throw new UsageError(`${where} has ${accessKeyId === undefined ? "aws_secret_access_key but no aws_access_key_id" : "aws_access_key_id but no aws_secret_access_key"}`);
+			throw new Dt64ExportError("CREDENTIALS_MISSING", `${where} has ${accessKeyId === undefined ? "aws_secret_access_key but no aws_access_key_id" : "aws_access_key_id but no aws_secret_access_key"}`);
 		}
 		const sessionToken = nonEmpty(section?.get("aws_session_token"));
 		return { ...settings, credentials: { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) }, credentialSource: where };
@@ -120,20 +120,23 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 
 	const unsupported = UNSUPPORTED_SOURCES.find((key) => inConfig?.has(key) || inCredentials?.has(key));
 	if (unsupported !== undefined) {
-		throw new UsageError(
+		throw new Dt64ExportError(
+			"CREDENTIALS_MISSING",
 			`AWS profile ${JSON.stringify(profile)} gets its credentials through ${unsupported}, which dt64-export does not run: put them in the environment first (aws configure export-credentials --profile ${profile} --format env)`,
 		);
 	}
 	if (explicitProfile !== undefined) {
 		const found = inCredentials !== undefined || inConfig !== undefined;
-		throw new UsageError(
+		throw new Dt64ExportError(
+			"CREDENTIALS_MISSING",
 			found
 				? `AWS profile ${JSON.stringify(profile)} has no aws_access_key_id in ${credentialsFile} or ${configFile}`
 				: `AWS profile ${JSON.stringify(profile)} not found in ${credentialsFile} or ${configFile}`,
 		);
 	}
 	throw new Dt64ExportError(
-		"no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (~/.aws/credentials); a public bucket is read without them with --no-sign-request",
-		{ kind: "io" },
+		"CREDENTIALS_MISSING",
+		"no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (~/.aws/credentials); a public bucket needs none when requests are sent unsigned",
+		{ option: "signRequests" },
 	);
 }

@@ -8,7 +8,7 @@
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
-import { HttpStore, type HttpStoreOptions, type RequestAuthorizer } from "./http-store.js";
+import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
 import { listAllPages } from "./prefix-listing.js";
 import { awsUriEncode } from "./sigv4.js";
 import { xmlFirst } from "./xml-elements.js";
@@ -24,6 +24,8 @@ const METADATA_TIMEOUT_MS = 500;
 
 interface GcsToken {
 	readonly token: string | undefined;
+	/** No token because unsigned requests were asked for. */
+	readonly unsigned?: boolean;
 	/** Where it came from, as messages name it. */
 	readonly source: string;
 }
@@ -58,7 +60,7 @@ async function metadataToken(host: string, fetchImpl: typeof fetch): Promise<str
 }
 
 async function findToken(options: GcsStoreOptions, emulated: boolean): Promise<GcsToken> {
-	if (!options.signRequests) return { token: undefined, source: "no credentials (anonymous requests)" };
+	if (!options.signRequests) return { token: undefined, source: "no credentials (anonymous requests)", unsigned: true };
 	const fromEnv = options.env.GOOGLE_OAUTH_ACCESS_TOKEN?.trim();
 	if (fromEnv) return { token: fromEnv, source: "GOOGLE_OAUTH_ACCESS_TOKEN" };
 	// An emulator needs no token: the metadata server is asked there only when GCE_METADATA_HOST names one.
@@ -77,12 +79,13 @@ class GcsAuthorizer implements RequestAuthorizer {
 		if (this.credentials.token !== undefined) headers.set("Authorization", `Bearer ${this.credentials.token}`);
 	}
 
-	explainFailure(response: Response, body: string): { detail: string; accessDenied: boolean } {
+	explainFailure(response: Response, body: string): RefusalExplanation {
 		const code = xmlFirst(body, "Code") ?? jsonErrorReason(body);
 		const detail = code === undefined ? "" : ` (${code})`;
 		if (response.status !== 401 && response.status !== 403) return { detail, accessDenied: false };
-		const how = this.credentials.token === undefined ? this.credentials.source : `a token from ${this.credentials.source}`;
-		return { detail: `${detail}: bucket ${JSON.stringify(this.bucket)} refused a request with ${how}`, accessDenied: true };
+		const { token, source, unsigned } = this.credentials;
+		const how = token === undefined ? source : `a token from ${source}`;
+		return { detail: `${detail}: bucket ${JSON.stringify(this.bucket)} refused a request with ${how}`, accessDenied: true, fields: { path: `gs://${this.bucket}`, ...(unsigned ? { option: "signRequests" } : {}) } };
 	}
 }
 
@@ -127,12 +130,12 @@ export async function openGcsStore(url: BucketUrl, options: GcsStoreOptions): Pr
 			const parameters: [string, string][] = [["delimiter", "/"], ["prefix", prefix]];
 			if (token !== undefined) parameters.push(["pageToken", token]);
 			const bytes = await store.getUrl(withQuery(objects, parameters));
-			if (bytes === undefined) throw new Dt64ExportError(`listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { kind: "io" });
+			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
 			let page: JsonListPage;
 			try {
 				page = JSON.parse(new TextDecoder().decode(bytes)) as JsonListPage;
 			} catch {
-				throw new Dt64ExportError(`listing ${shownAs}: the answer is not JSON`, { kind: "io" });
+				throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: the answer is not JSON`, { path: location });
 			}
 			return {
 				prefixes: Array.isArray(page.prefixes) ? strings(page.prefixes) : [],

@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "@zarrita/storage";
-import { Dt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { awsUriEncode } from "./sigv4.js";
 
 export interface RetryInfo {
@@ -42,7 +42,14 @@ export interface RequestAuthorizer {
 	 * status line (what was refused, with which credentials; never a secret), `accessDenied` says whether the
 	 * credentials were refused (S3 answers an expired token with 400). `body` is the start of the error document.
 	 */
-	explainFailure(response: Response, body: string): { detail: string; accessDenied: boolean };
+	explainFailure(response: Response, body: string): RefusalExplanation;
+}
+
+export interface RefusalExplanation {
+	readonly detail: string;
+	readonly accessDenied: boolean;
+	/** The error's fields: the bucket as `path`, `option: "signRequests"` when the request went unsigned by choice. */
+	readonly fields?: ErrorFields;
 }
 
 interface NormalizedHttpStoreOptions {
@@ -64,21 +71,21 @@ const RESERVED_HEADERS = new Set(["range", "host", "content-length"]);
 export function parseHeaderOption(value: string): [string, string] {
 	const colon = value.indexOf(":");
 	if (colon === -1) {
-		throw new UsageError(`invalid --header: expected "Name: value" (no ":" found)`);
+		throw new UsageError(`invalid --header: expected "Name: value" (no ":" found)`, { option: "header" });
 	}
 	const name = value.slice(0, colon).trim();
 	const headerValue = value.slice(colon + 1).trim();
 	if (name === "") {
-		throw new UsageError(`invalid --header: expected "Name: value" (the name before ":" is empty)`);
+		throw new UsageError(`invalid --header: expected "Name: value" (the name before ":" is empty)`, { option: "header" });
 	}
 	if (!HEADER_NAME.test(name)) {
-		throw new UsageError(`invalid --header: the name before ":" is not a valid HTTP header name`);
+		throw new UsageError(`invalid --header: the name before ":" is not a valid HTTP header name`, { option: "header" });
 	}
 	if (headerValue === "") {
-		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value is empty`);
+		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value is empty`, { option: "header" });
 	}
 	if (/[\r\n\0]/.test(headerValue)) {
-		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a line break or NUL`);
+		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a line break or NUL`, { option: "header" });
 	}
 	return [name, headerValue];
 }
@@ -102,28 +109,28 @@ function redactQuery(text: string, url: URL): string {
 function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
 	const retries = options.retries ?? 3;
 	if (!Number.isInteger(retries) || retries < 0) {
-		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`);
+		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`, { option: "retries" });
 	}
 	const timeoutMs = options.timeoutMs ?? 30_000;
 	if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`);
+		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`, { option: "timeoutMs" });
 	}
 	const backoffMs = options.backoffMs ?? 200;
 	if (!Number.isFinite(backoffMs) || backoffMs < 0) {
-		throw new UsageError(`invalid backoff ${JSON.stringify(backoffMs)}: expected a number of milliseconds >= 0`);
+		throw new UsageError(`invalid backoff ${JSON.stringify(backoffMs)}: expected a number of milliseconds >= 0`, { option: "backoffMs" });
 	}
 	const headers = new Headers();
 	for (const [name, value] of Object.entries(options.headers ?? {})) {
 		if (!HEADER_NAME.test(name)) {
-			throw new UsageError(`invalid header name ${JSON.stringify(name)}`);
+			throw new UsageError(`invalid header name ${JSON.stringify(name)}`, { option: "headers" });
 		}
 		if (RESERVED_HEADERS.has(name.toLowerCase())) {
-			throw new UsageError(`header ${JSON.stringify(name)} cannot be set: the store sets it per request`);
+			throw new UsageError(`header ${JSON.stringify(name)} cannot be set: the store sets it per request`, { option: "headers" });
 		}
 		try {
 			headers.set(name, value);
 		} catch {
-			throw new UsageError(`invalid value for header ${JSON.stringify(name)}`);
+			throw new UsageError(`invalid value for header ${JSON.stringify(name)}`, { option: "headers" });
 		}
 	}
 	// fetch refuses URLs with credentials (and its error would print them); send them the way a browser would.
@@ -148,7 +155,14 @@ class TransientFailure extends Error {
 class FinalFailure extends Error {}
 
 /** A 401 or 403: the credentials (or their absence) were refused. */
-class AccessRefused extends FinalFailure {}
+class AccessRefused extends FinalFailure {
+	constructor(
+		message: string,
+		readonly fields: ErrorFields = {},
+	) {
+		super(message);
+	}
+}
 
 /** A 416 to a suffix request, which `getRange` answers with a full GET. */
 class RangeNotSatisfiable extends Error {}
@@ -375,7 +389,7 @@ export class HttpStore implements AsyncReadable {
 		const answer = await this.#answer(url, key, request, options.signal);
 		if (answer === undefined) return undefined;
 		if (answer.size === undefined) {
-			throw new Dt64ExportError(`${describeRequest(url, request)}: the server did not send the object's size`, { kind: "io" });
+			throw new Dt64ExportError("READ_FAILED", `${describeRequest(url, request)}: the server did not send the object's size`, { path: redactUrl(url) });
 		}
 		return answer.size;
 	}
@@ -415,13 +429,15 @@ export class HttpStore implements AsyncReadable {
 				if (signal?.aborted) throw abortError(signal);
 				if (error instanceof RangeNotSatisfiable) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
-				if (error instanceof AccessRefused) throw accessDenied(`${what} failed: ${reason}`, error);
+				if (error instanceof AccessRefused) {
+					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, { path: redactUrl(url), ...error.fields, cause: error });
+				}
 				if (!(error instanceof TransientFailure)) {
-					throw new Dt64ExportError(`${what} failed: ${reason}`, { kind: "io", cause: error });
+					throw new Dt64ExportError("READ_FAILED", `${what} failed: ${reason}`, { cause: error });
 				}
 				if (attempt > retries) {
 					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-					throw new Dt64ExportError(`${what} failed after ${attempts}: ${reason}`, { kind: "io", cause: error });
+					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}`, { cause: error });
 				}
 				const ceiling = Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** (attempt - 1));
 				const jittered = Math.random() * ceiling;
@@ -489,11 +505,6 @@ export class HttpStore implements AsyncReadable {
 	}
 }
 
-/** Refused credentials, or none where some are needed: its own error, so that callers can tell it from a failure. */
-function accessDenied(message: string, cause: unknown): Dt64ExportError {
-	return new Dt64ExportError(message, { kind: "io", cause });
-}
-
 function describeRequest(url: URL, request: ByteRequest): string {
 	const range = rangeHeader(request);
 	return `${request.kind === "head" ? "HEAD" : "GET"} ${redactUrl(url)}${range === undefined ? "" : ` (${range})`}`;
@@ -515,8 +526,8 @@ async function statusFailure(response: Response, authorizer: RequestAuthorizer |
 		return new TransientFailure(line, retryAfterMs(response));
 	}
 	if (authorizer !== undefined) {
-		const { detail, accessDenied } = authorizer.explainFailure(response, await errorBody(response));
-		return accessDenied ? new AccessRefused(`${line}${detail}`) : new FinalFailure(`${line}${detail}`);
+		const { detail, accessDenied, fields } = authorizer.explainFailure(response, await errorBody(response));
+		return accessDenied ? new AccessRefused(`${line}${detail}`, fields) : new FinalFailure(`${line}${detail}`);
 	}
 	await response.body?.cancel();
 	// Only 404 means "missing chunk". S3 answers 403 for a missing key when the caller may not list the bucket,
@@ -531,8 +542,6 @@ async function statusFailure(response: Response, authorizer: RequestAuthorizer |
 
 function checkByteCount(value: number, name: string, key: string): void {
 	if (!Number.isSafeInteger(value) || value < 0) {
-		throw new Dt64ExportError(`invalid byte range for ${key}: ${name} ${value} is not a whole number >= 0`, {
-			kind: "data",
-		});
+		throw new Dt64ExportError("INTERNAL", `invalid byte range for ${key}: ${name} ${value} is not a whole number >= 0`, { key, value });
 	}
 }

@@ -28,9 +28,9 @@ export class HttpZipReader implements ZipReader {
 	async read(offset: number, length: number): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
 		const bytes = await this.folder.getRange(this.key, { offset, length });
-		if (bytes === undefined) throw new Dt64ExportError(`${this.shownAs}: not found (HTTP 404)`, { kind: "io" });
+		if (bytes === undefined) throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: not found (HTTP 404)`, { path: this.shownAs });
 		if (bytes.length !== length) {
-			throw new Dt64ExportError(`${this.shownAs}: got ${bytes.length} bytes at offset ${offset}, expected ${length}`, { kind: "io" });
+			throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: got ${bytes.length} bytes at offset ${offset}, expected ${length}`, { path: this.shownAs });
 		}
 		return new Uint8Array(bytes);
 	}
@@ -38,7 +38,7 @@ export class HttpZipReader implements ZipReader {
 	/** unzipit reads the central directory from the end: it needs the size first. */
 	async #size(): Promise<number> {
 		const size = await this.folder.size(this.key);
-		if (size === undefined) throw new Dt64ExportError(`store not found: ${this.shownAs} (HTTP 404)`, { kind: "io" });
+		if (size === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${this.shownAs} (HTTP 404)`, { path: this.shownAs });
 		return size;
 	}
 }

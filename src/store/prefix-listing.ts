@@ -34,7 +34,7 @@ export async function listAllPages(prefix: string, shownAs: string, page: (token
 	const seen = new Set<string>();
 	let token: string | undefined;
 	for (let count = 0; ; count++) {
-		if (count === MAX_PAGES) throw new Dt64ExportError(`listing ${shownAs}: more than ${MAX_PAGES} pages`, { kind: "io" });
+		if (count === MAX_PAGES) throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: more than ${MAX_PAGES} pages`, { path: shownAs });
 		const answer = await page(token);
 		for (const key of answer.prefixes) {
 			// A service may return keys outside the prefix only by mistake; they are not children.
@@ -47,7 +47,7 @@ export async function listAllPages(prefix: string, shownAs: string, page: (token
 			if (key.startsWith(prefix) && name !== "" && !name.includes("/")) files.push(name);
 		}
 		if (answer.next === undefined) break;
-		if (seen.has(answer.next)) throw new Dt64ExportError(`listing ${shownAs}: the service returned the same continuation token twice`, { kind: "io" });
+		if (seen.has(answer.next)) throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: the service returned the same continuation token twice`, { path: shownAs });
 		seen.add(answer.next);
 		token = answer.next;
 	}

@@ -4,11 +4,11 @@
  * (`bucket.s3.<region>.amazonaws.com`, path-style for bucket names with dots, which TLS certificates do not
  * cover); an S3-compatible endpoint (AWS_ENDPOINT_URL) path-style, as MinIO, Ceph and R2 expect.
  */
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import { resolveAwsSettings, type AwsSettings } from "./aws-settings.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
-import { HttpStore, type HttpStoreOptions, type RequestAuthorizer } from "./http-store.js";
+import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
 import { listAllPages, type ListingPage } from "./prefix-listing.js";
 import { awsUriEncode, signRequest } from "./sigv4.js";
 import { xmlElements, xmlFirst } from "./xml-elements.js";
@@ -58,21 +58,22 @@ class S3Authorizer implements RequestAuthorizer {
 		if (credentials !== undefined) signRequest({ method, url, headers, credentials, region });
 	}
 
-	explainFailure(response: Response, body: string): { detail: string; accessDenied: boolean } {
+	explainFailure(response: Response, body: string): RefusalExplanation {
 		const code = xmlFirst(body, "Code");
 		const meaning = code === undefined ? undefined : ERROR_MEANINGS[code];
 		const parts = [code === undefined ? "" : ` (${code}${meaning === undefined ? "" : `: ${meaning}`})`];
 		const { credentials, credentialSource, region } = this.settings;
 		const accessDenied = response.status === 401 || response.status === 403 || (code !== undefined && CREDENTIAL_CODES.has(code));
 		if (accessDenied) {
-			const how = credentials === undefined ? "an unsigned request (--no-sign-request)" : `a request signed with credentials from ${credentialSource}`;
+			const how = credentials === undefined ? "an unsigned request" : `a request signed with credentials from ${credentialSource}`;
 			parts.push(`: bucket ${JSON.stringify(this.bucket)} refused ${how}`);
 		}
 		const bucketRegion = response.headers.get("x-amz-bucket-region") ?? xmlFirst(body, "Region");
 		if (bucketRegion !== null && bucketRegion !== undefined && bucketRegion !== region && /^[a-z0-9-]+$/.test(bucketRegion)) {
 			parts.push(`; the bucket is in region ${bucketRegion}, not ${region}: set AWS_REGION=${bucketRegion}`);
 		}
-		return { detail: parts.join(""), accessDenied };
+		const fields = { path: `s3://${this.bucket}`, ...(credentials === undefined ? { option: "signRequests" } : {}) };
+		return { detail: parts.join(""), accessDenied, fields };
 	}
 }
 
@@ -91,7 +92,7 @@ export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Prom
 	const location = formatBucketUrl(url);
 	const settings = await resolveAwsSettings({ signRequests: options.signRequests, env: options.env });
 	if (!(settings.endpoint === undefined ? DNS_BUCKET.test(url.bucket) || PATH_BUCKET.test(url.bucket) : PATH_BUCKET.test(url.bucket))) {
-		throw new Dt64ExportError(`${location}: ${JSON.stringify(url.bucket)} is not a valid bucket name`, { kind: "usage" });
+		throw new UsageError(`${location}: ${JSON.stringify(url.bucket)} is not a valid bucket name`);
 	}
 	const root = bucketRoot(url.bucket, settings);
 	const store = new HttpStore(joinKeyPath(root, url.prefix, awsUriEncode), {
@@ -109,7 +110,7 @@ export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Prom
 			if (token !== undefined) parameters.push(["continuation-token", token]);
 			const query = withQuery(root, parameters);
 			const bytes = await store.getUrl(query);
-			if (bytes === undefined) throw new Dt64ExportError(`listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { kind: "io" });
+			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
 			return parseListPage(new TextDecoder().decode(bytes));
 		});
 	};
