@@ -5,6 +5,7 @@
  */
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
+import type { BufferPool } from "./store/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -25,6 +26,8 @@ export interface ZarrTable {
 	readonly columns: readonly TableColumn[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
+	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
+	readonly bufferPool?: BufferPool;
 }
 
 export interface OpenTableOptions extends OpenStoreOptions {
@@ -57,7 +60,7 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
 }
 
-async function openColumn(opened: OpenedStore, group: string, name: string): Promise<TableColumn> {
+async function openColumn(opened: OpenedStore, group: string, name: string, bufferPool: BufferPool | undefined): Promise<TableColumn> {
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
@@ -71,7 +74,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 	const columnName = lastSegment(relative);
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
-		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where) };
+		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }) };
 	}
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
@@ -82,7 +85,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
-	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
+	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where, { bufferPool }) };
 }
 
 /** Opens the named arrays of a group as one table; they must all have the same shape. */
@@ -96,7 +99,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		throw new UsageError(`${group === "" ? "the store root" : `group ${group}`} is an array: the columns are arrays of a group, named by group`, { option: "group", path: group });
 	}
 	const columns: TableColumn[] = [];
-	for (const name of options.columns) columns.push(await openColumn(opened, group, name));
+	for (const name of options.columns) columns.push(await openColumn(opened, group, name, options.bufferPool));
 	const seen = new Set<string>();
 	for (const column of columns) {
 		if (seen.has(column.name)) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: two arrays give the column name ${JSON.stringify(column.name)}`, { option: "columns", value: column.name });
@@ -107,15 +110,16 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		const shapes = columns.map((column) => `${column.name} ${JSON.stringify(column.metadata.shape)}`).join(", ");
 		throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: the arrays must have the same shape, got ${shapes}`, { option: "columns" });
 	}
-	return { store: opened, shape, columns, name: columnNameFor(location, group) };
+	return { store: opened, shape, columns, name: columnNameFor(location, group), bufferPool: options.bufferPool };
 }
 
-/** A one-column table of an opened datetime64 array, to export it with index columns. */
+/** A one-column table of an opened time array: how a single array is exported. */
 export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	return {
 		store: array.store,
 		shape: array.metadata.shape,
 		columns: [{ kind: "time", name: array.name, metadata: array.metadata, chunks: array.chunks }],
 		name: array.name,
+		bufferPool: array.bufferPool,
 	};
 }
