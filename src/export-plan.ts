@@ -110,10 +110,10 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 		throw new UsageError("maxRowsPerFile splits the files of a dataset folder: it goes with partitionBy or part", { option: "maxRowsPerFile" });
 	}
 	// Each store option by name: a new one is added here, as the other parts' are.
-	const { headers, retries, bufferPool } = options;
+	const { headers, retries, bufferPool, signRequests, env } = options;
 	return {
 		open: {
-			store: { headers, retries, bufferPool },
+			store: { headers, retries, bufferPool, signRequests, env },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 		},
 		read: { order, concurrency, onChunk: options.onChunk },
