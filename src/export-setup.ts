@@ -8,7 +8,7 @@ import { normalizeConversionOptions, type ConversionOptions, type NormalizedConv
 import { canonicalTimezone } from "./arrow/timezone.js";
 import { UsageError } from "./errors.js";
 import { openTimeArray, type OpenArrayOptions, type TimeArray } from "./open-array.js";
-import { openTable, tableOfTimeArray, type OpenTableOptions, type ZarrTable } from "./open-table.js";
+import { openTable, tableOfTimeArray, type IndexSource, type OpenTableOptions, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { ChunkReader } from "./stream/chunk-reader.js";
 import type { ParquetCompression } from "./stream/parquet-writer.js";
@@ -69,29 +69,68 @@ export function normalizeExportOptions(options: ExportOptions): NormalizedExport
 }
 
 export interface TableExportOptions extends ExportOptions {
-	/** One int64 column per dimension, before the value columns, saying where each row comes from. */
-	index?: boolean;
+	/**
+	 * One index column per dimension, before the value columns, saying where each row comes from: `true` gives each
+	 * dimension's coordinate array (decoded) where the group has one, its positions (int64) otherwise, as xarray's
+	 * `to_dataframe().reset_index()`; `"positions"` gives positions everywhere.
+	 */
+	index?: boolean | "positions";
 	/** `c` (default): numpy `ravel()` order. `chunk` (needs `index`): chunk by chunk, without assembling rows of chunks. */
 	order?: RowOrder;
+	/** Output column names to change, old name to new (index and value columns alike). */
+	rename?: Readonly<Record<string, string>>;
+	/** CF decoding of companion columns (masking, unpacking); true by default, false exports the stored values. */
+	cf?: boolean;
+	/** NaN in float columns becomes null too; NaN stays NaN by default. */
+	nanAsNull?: boolean;
+}
+
+/** The table options that need no store, checked. */
+export interface CheckedTableOptions {
+	readonly index: boolean;
+	readonly indexSource: IndexSource;
+	readonly order: RowOrder;
+	readonly rename: ReadonlyMap<string, string>;
 }
 
 /** Checks the table options that need no store: called before a store is opened, and again by the stages. */
-export function checkTableOptions(options: TableExportOptions & { columns?: readonly string[] }): { index: boolean; order: RowOrder } {
+export function checkTableOptions(options: TableExportOptions & { columns?: readonly string[] | "all" }): CheckedTableOptions {
 	const order = options.order ?? "c";
 	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`);
-	const index = options.index ?? false;
-	if (order === "chunk" && !index) throw new UsageError("--order chunk needs --index: rows out of C order must say where they come from");
-	if (options.column !== undefined && options.columns !== undefined) throw new UsageError("--column conflicts with --columns: columns are named after their arrays");
-	return { index, order };
+	const { index = false } = options;
+	if (index !== true && index !== false && index !== "positions") throw new UsageError(`invalid index ${JSON.stringify(index)}: true, false or "positions"`);
+	if (order === "chunk" && index === false) throw new UsageError("--order chunk needs --index: rows out of C order must say where they come from");
+	if (options.column !== undefined && options.columns !== undefined) throw new UsageError("--column conflicts with --columns: columns are named after their arrays (rename them with --rename)");
+	const rename = new Map<string, string>();
+	for (const [from, to] of Object.entries(options.rename ?? {})) {
+		if (typeof to !== "string" || to === "") throw new UsageError(`--rename ${from}: the new name must be a non-empty string`);
+		rename.set(from, to);
+	}
+	return { index: index !== false, indexSource: index === "positions" ? "positions" : "coordinates", order, rename };
+}
+
+/** Parses `--rename old=new[,old=new]`. */
+export function parseRenameList(text: string): Record<string, string> {
+	const renames: Record<string, string> = {};
+	for (const pair of text.split(",")) {
+		const match = /^([^=]+)=([^=]+)$/.exec(pair.trim());
+		if (match === null) throw new UsageError(`--rename ${JSON.stringify(text)}: write old=new[,old=new], got ${JSON.stringify(pair)}`);
+		const [from, to] = [match[1].trim(), match[2].trim()];
+		if (from in renames) throw new UsageError(`--rename: ${JSON.stringify(from)} is renamed twice`);
+		renames[from] = to;
+	}
+	return renames;
 }
 
 /**
  * Opens a table: the `columns` of the group `group` (the store root by default), or without `columns` the
  * store's datetime64 array (found as `openTimeArray` does, `array` naming it) as a one-column table.
  */
-export async function openExportTable(store: string, options: Partial<OpenTableOptions> & OpenArrayOptions): Promise<ZarrTable> {
+export async function openExportTable(store: string, options: Partial<OpenTableOptions> & OpenArrayOptions & Pick<TableExportOptions, "index">): Promise<ZarrTable> {
 	if (options.columns === undefined) return tableOfTimeArray(await openTimeArray(store, options));
-	return openTable(store, { ...options, columns: options.columns, group: options.group ?? options.array });
+	// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
+	const indexSource = options.indexSource ?? (options.index === true ? "coordinates" : "positions");
+	return openTable(store, { ...options, columns: options.columns, group: options.group ?? options.array, indexSource });
 }
 
 /** The chunk reader of a single-array export, which can start before the rest of its stages exist. */

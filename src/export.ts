@@ -19,14 +19,16 @@ import {
 	type TableExportOptions,
 } from "./export-setup.js";
 import { openTimeArray, type OpenArrayOptions, type TimeArray } from "./open-array.js";
-import type { OpenTableOptions, ZarrTable } from "./open-table.js";
+import type { OpenTableOptions, TableColumn, ZarrTable } from "./open-table.js";
 import type { ChunkReader } from "./stream/chunk-reader.js";
 import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet-writer.js";
 import { TableBatcher, type TableColumnPlan } from "./stream/table-batcher.js";
-import { TableReader } from "./stream/table-reader.js";
+import { TableReader, type BroadcastSource } from "./stream/table-reader.js";
 import { TimestampBatcher } from "./stream/timestamp-batcher.js";
-import { indexColumnNames } from "./table/index-names.js";
+import { cfValuesKind, datetime64Kind, plainKind, type ColumnKind } from "./table/column-kinds.js";
+import { isMaskableType, maskRuleOf } from "./cf/masking.js";
+import { packingRuleOf } from "./cf/packing.js";
 
 export {
 	checkTableOptions,
@@ -105,27 +107,68 @@ export interface TableExportStages {
 	readonly table: ZarrTable;
 }
 
-/** Builds the reader, batcher and writer for an opened table. Options are validated here, before any read. */
-export function createTableExportStages(table: ZarrTable, options: TableExportOptions = {}): TableExportStages {
-	const normalized = normalizeExportOptions(options);
-	const { index, order } = checkTableOptions(options);
-	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("--column names a single array's column; with --columns the columns are named after their arrays");
-	const columns: TableColumnPlan[] = table.columns.map((column) => {
-		const name = table.columns.length === 1 ? (options.column ?? column.name) : column.name;
-		if (column.kind === "plain") return { kind: "plain", field: plainArrowField(name, column.metadata.dataType.name, column.metadata.rawDataType) };
+/** How one array's stored values become its column: the time conversion, CF masking and unpacking, or as stored. */
+function columnKindOf(column: TableColumn, name: string, normalized: NormalizedExportOptions, options: TableExportOptions): ColumnKind {
+	if (column.kind === "time") {
 		const source = column.metadata.dataType;
 		const conversion = conversionFor(source, normalized);
 		const field = arrowTimeField({ name, kind: source.kind, unit: resolveTargetUnit(source, conversion.unit), timezone: normalized.timezone, zarrDataType: column.metadata.rawDataType });
-		return { kind: "time", field, source, conversion };
+		return datetime64Kind(field, source, conversion);
+	}
+	const { metadata } = column;
+	const storedField = plainArrowField(name, metadata.dataType.name, metadata.rawDataType);
+	const type = metadata.dataType.name;
+	if (options.cf === false || !isMaskableType(type)) return plainKind(storedField);
+	const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
+	const packing = packingRuleOf(metadata.path, type, metadata.attributes);
+	const nanAsNull = options.nanAsNull === true && (type === "float32" || type === "float64" || packing !== undefined);
+	if (mask === undefined && packing === undefined && !nanAsNull) return plainKind(storedField);
+	return cfValuesKind({ name, storedType: type, zarrDataType: metadata.rawDataType, attributes: metadata.attributes, mask, packing, nanAsNull, storedField });
+}
+
+/**
+ * The output names of a table's columns, index columns first: dimension names and array names, `--column` for a
+ * single array, then `rename`. A rename of no column, or two columns of one name, are refused.
+ */
+function outputNames(table: ZarrTable, index: boolean, options: TableExportOptions, rename: ReadonlyMap<string, string>): { index: string[]; values: string[] } {
+	const indexNames = index ? table.index.map((entry) => entry.name) : [];
+	const valueNames = table.columns.map((column) => (table.columns.length === 1 ? (options.column ?? column.name) : column.name));
+	const all = [...indexNames, ...valueNames];
+	for (const from of rename.keys()) if (!all.includes(from)) throw new UsageError(`--rename ${from}: no such column; the columns are ${all.join(", ")}`);
+	const renamed = (name: string) => rename.get(name) ?? name;
+	const names = { index: indexNames.map(renamed), values: valueNames.map(renamed) };
+	const seen = new Map<string, string>();
+	const describe = [...names.index.map((name, axis) => `the index of dimension ${JSON.stringify(table.index[axis].name)}`), ...table.columns.map((column) => `array ${column.metadata.path || column.name}`)];
+	[...names.index, ...names.values].forEach((name, k) => {
+		const other = seen.get(name);
+		if (other !== undefined) throw new UsageError(`column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}: rename one with --rename ${name}=<new name>`);
+		seen.set(name, describe[k]);
 	});
-	const valueNames = columns.map((column) => column.field.name);
-	const indexFields = index ? indexColumnNames(table.columns, table.shape.length, valueNames).map(int64Field) : [];
-	const reader = new TableReader(
-		table.columns.map((column) => column.chunks),
-		table.shape,
-		{ order, concurrency: normalized.concurrency ?? defaultConcurrency(table.store), onChunk: options.onChunk },
-	);
-	const batcher = new TableBatcher({ indexFields, columns, shape: table.shape });
+	return names;
+}
+
+/** Builds the reader, batcher and writer for an opened table. Options are validated here, before any read. */
+export function createTableExportStages(table: ZarrTable, options: TableExportOptions = {}): TableExportStages {
+	const normalized = normalizeExportOptions(options);
+	const { index, order, rename } = checkTableOptions(options);
+	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("--column names a single array's column; with --columns the columns are named after their arrays (rename them with --rename)");
+	const names = outputNames(table, index, options, rename);
+	const readerColumns: BroadcastSource[] = [];
+	const valuePlan = (column: TableColumn, name: string): TableColumnPlan => {
+		const decoder = columnKindOf(column, name, normalized, options);
+		readerColumns.push({ source: column.chunks, shape: column.metadata.shape, axes: column.axes });
+		return { kind: "values", field: decoder.field, decoder, band: readerColumns.length - 1, name: column.metadata.path || column.name, shape: column.metadata.shape, axes: column.axes };
+	};
+	const plans: TableColumnPlan[] = [];
+	if (index) {
+		table.index.forEach((entry, axis) => {
+			const name = names.index[axis];
+			plans.push(entry.kind === "positions" ? { kind: "positions", field: int64Field(name), axis } : valuePlan(entry.column, name));
+		});
+	}
+	table.columns.forEach((column, k) => plans.push(valuePlan(column, names.values[k])));
+	const reader = new TableReader(readerColumns, table.shape, { order, concurrency: normalized.concurrency ?? defaultConcurrency(table.store), onChunk: options.onChunk });
+	const batcher = new TableBatcher({ columns: plans, shape: table.shape });
 	return { reader, batcher, writer: createWriter(normalized.format, batcher.schema, options), table };
 }
 

@@ -22,10 +22,11 @@ export {
 	type TableExportOptions,
 	type TableExportStages,
 } from "./export.js";
-export { openTable, tableOfTimeArray, parseColumnList, type ZarrTable, type TableColumn, type OpenTableOptions } from "./open-table.js";
+export { openTable, tableOfTimeArray, parseColumnList, type ZarrTable, type TableColumn, type TableIndex, type IndexSource, type OpenTableOptions } from "./open-table.js";
+export { layOutTable, type DatasetVariable, type TableDimension, type TableLayout } from "./table/dataset-model.js";
 export { TableReader, ROW_ORDERS, type RowOrder, type TableBand, type TableReaderOptions } from "./stream/table-reader.js";
 export { TableBatcher, type TableBatcherOptions, type TableColumnPlan } from "./stream/table-batcher.js";
-export { rowIndexColumns, rowPosition, type RowRegion } from "./table/row-index.js";
+export { type RowRegion } from "./table/row-index.js";
 export { plainArrowField, plainArrowData } from "./arrow/column-types.js";
 export { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill, type PlainTypeName } from "./zarr/plain-dtype.js";
 export type { ChunkValues } from "./zarr/chunk-values.js";

@@ -14,6 +14,7 @@ import {
 	normalizeExportOptions,
 	openExportTable,
 	OUTPUT_FORMATS,
+	parseRenameList,
 	type OutputFormat,
 	type TableExportOptions,
 } from "../export-setup.js";
@@ -41,7 +42,10 @@ interface ExportArgs {
 	onOverflow: OverflowPolicy;
 	column?: string;
 	columns?: string;
-	index: boolean;
+	index?: string;
+	rename?: string;
+	cf: boolean;
+	nanAsNull: boolean;
 	order: RowOrder;
 	concurrency?: number;
 	progress?: boolean;
@@ -51,6 +55,14 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
+}
+
+/** `--index` alone is coordinates (true); `--index positions` is positions; no `--index`, none. */
+function parseIndexOption(value: string | undefined): boolean | "positions" {
+	if (value === undefined) return false;
+	if (value === "" ) return true;
+	if (value === "positions") return "positions";
+	throw new UsageError(`--index ${JSON.stringify(value)}: write --index (coordinates where they exist) or --index positions`);
 }
 
 function fail(error: unknown): never {
@@ -86,8 +98,9 @@ async function singleStages(array: Awaited<ReturnType<typeof openTimeArray>>, op
 	return { ...stages, rows: stages.reader.totalValues, name: stages.batcher.schema.fields[0].name };
 }
 
-async function tableStages(table: ZarrTable, options: TableExportOptions): Promise<CliStages> {
+async function tableStages(table: ZarrTable, options: TableExportOptions & { quiet?: boolean }): Promise<CliStages> {
 	const stages = (await loadArrowStages()).createTableExportStages(table, options);
+	if (table.leftOut.length > 0 && options.quiet !== true) process.stderr.write(`dt64-export: --columns all left out ${table.leftOut.join(", ")}: their dimensions are not within the widest variable's\n`);
 	// One value column: the file is named after it, as a plain export's is; several: after their group.
 	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
 	return { ...stages, rows: stages.reader.totalRows, name };
@@ -152,8 +165,11 @@ async function runExport(args: ExportArgs): Promise<void> {
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,
 		compression: args.compression,
-		index: args.index,
+		index: parseIndexOption(args.index),
 		order: args.order,
+		rename: args.rename === undefined ? undefined : parseRenameList(args.rename),
+		cf: args.cf,
+		nanAsNull: args.nanAsNull,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 	};
 	normalizeExportOptions(options);
@@ -161,16 +177,16 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const toStdout = args.output === "-";
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
-	const asTable = columns !== undefined || args.index || args.order !== "c";
-	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
+	const columns = args.columns === undefined ? undefined : args.columns.trim() === "all" ? "all" : parseColumnList(args.columns);
+	const asTable = columns !== undefined || options.index !== false || args.order !== "c" || options.rename !== undefined;
+	if (asTable) checkTableOptions({ ...options, columns });
 	// One array, written to a file: a chunk's buffer is used once, by the batch written from it, so the output file
 	// can hand it back to the store for the next chunk (see BufferPool). Tables slice chunks: they read as usual.
 	const bufferPool = asTable ? undefined : new BufferPool();
 	const open = { array: args.array, headers, retries: args.retries, bufferPool };
 	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
 	const stages = asTable
-		? await tableStages(await openExportTable(args.store, { ...open, columns }), options)
+		? await tableStages(await openExportTable(args.store, { ...open, columns, index: options.index }), { ...options, quiet: args.quiet })
 		: await singleStages(await openTimeArray(args.store, open), options);
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
@@ -234,8 +250,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("allow-truncate", { type: "boolean", default: false, describe: "floor values finer than the unit instead of failing" })
 					.option("on-overflow", { requiresArg: true, choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
 					.option("column", { requiresArg: true, type: "string", describe: "column name (default: the array's name)" })
-					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
-					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
+					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table, broadcast by dimension names: a,b,c; all = every data variable (the whole to_dataframe() table)" })
+					.option("index", { type: "string", describe: "add one index column per dimension, before the values: its coordinate array (decoded) where the group has one, else int64 positions; --index positions: positions everywhere" })
+					.option("rename", { requiresArg: true, type: "string", describe: "rename output columns: old=new[,old=new]" })
+					.option("cf", { type: "boolean", default: true, describe: "CF decoding of companion columns (mask _FillValue/missing_value/valid range, unpack scale_factor/add_offset); --no-cf exports stored values" })
+					.option("nan-as-null", { type: "boolean", default: false, describe: "NaN in float columns becomes null (it stays NaN by default)" })
 					.option("order", { requiresArg: true, choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
 					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a local folder or zip, 8 over HTTP)" })
 					.option("row-group-rows", { requiresArg: true, type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
@@ -248,6 +267,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.example("$0 data/weather-station.zarr --to arrow -o weather.arrow", "IPC file")
 					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
 					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
+					.example("$0 era5.zarr --columns all --index --to parquet", "an xarray dataset as ds.to_dataframe().reset_index() would give it")
 					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args),
 		)

@@ -1,73 +1,113 @@
 import { Transform, type TransformCallback } from "node:stream";
-import { type Data, type Field, makeData, RecordBatch, Schema, Struct, Type } from "apache-arrow";
-import { plainArrowData } from "../arrow/column-types.js";
-import { arrowTimeData, type TimeArrowType } from "../arrow/time-field.js";
-import type { NormalizedConversionOptions } from "../convert/options.js";
-import { planConversion, type ConversionPlan } from "../convert/plan.js";
-import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
-import type { Datetime64Type } from "../dtype/datetime64.js";
-import { rowIndexColumns, rowPosition } from "../table/row-index.js";
+import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
+import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
+import { arrowDataOf, type ColumnKind, type DecodedValues } from "../table/column-kinds.js";
+import type { RowRegion } from "../table/row-index.js";
+import type { Validity } from "../cf/masking.js";
+import { cStrides, product } from "../zarr/grid.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import type { TableBand } from "./table-reader.js";
 
-/** No values of a companion column's type: its Arrow type's own array type, or no strings. */
-function allocateEmpty(field: Field): ChunkValues {
-	const ArrayType = (field.type as { ArrayType?: new (length: number) => ChunkValues }).ArrayType;
-	return ArrayType === undefined || field.type.typeId === Type.Utf8 ? [] : new ArrayType(0);
-}
-
-/** How one value column of a table becomes Arrow data. */
+/**
+ * One output column of a table: the positions along one axis (an index column without a coordinate), or the
+ * values of reader column `band` over the table axes `axes` (its `shape`), decoded by `kind` and repeated along
+ * the axes it lacks.
+ */
 export type TableColumnPlan =
-	| { readonly kind: "time"; readonly field: Field<TimeArrowType>; readonly source: Datetime64Type; readonly conversion: NormalizedConversionOptions }
-	| { readonly kind: "plain"; readonly field: Field };
+	| { readonly kind: "positions"; readonly field: Field; readonly axis: number }
+	| { readonly kind: "values"; readonly field: Field; readonly decoder: ColumnKind; readonly band: number; readonly name: string; readonly shape: readonly number[]; readonly axes: readonly number[] };
 
 export interface TableBatcherOptions {
-	/** One int64 field per dimension, written before the value columns; empty for no index. */
-	indexFields: readonly Field[];
+	/** In output order: index columns first, then the value columns. */
 	columns: readonly TableColumnPlan[];
-	/** The arrays' shape, for index columns and to name N-d positions in messages. */
+	/** The table's shape, to lay the columns out and to name N-d positions in messages. */
 	shape: readonly number[];
 }
 
+/** The box of table positions a band covers (a flat region is a run of whole rows along the first axis). */
+function boxOf(region: RowRegion, length: number, shape: readonly number[]): { origin: readonly number[]; extent: readonly number[] } {
+	if (region.kind === "box") return region;
+	const rowValues = product(shape.slice(1));
+	const first = region.offset / rowValues;
+	return { origin: shape.map((_, axis) => (axis === 0 ? first : 0)), extent: [length / rowValues, ...shape.slice(1)] };
+}
+
+function bytesOfBits(validity: Validity, length: number): Uint8Array {
+	const bytes = new Uint8Array(length);
+	for (let i = 0; i < length; i++) bytes[i] = (validity.bitmap[i >> 3] >> (i & 7)) & 1;
+	return bytes;
+}
+
+function bitsOfBytes(bytes: Uint8Array): Validity {
+	const bitmap = new Uint8Array(Math.ceil(bytes.length / 8));
+	let nullCount = 0;
+	for (let i = 0; i < bytes.length; i++) {
+		if (bytes[i] !== 0) bitmap[i >> 3] |= 1 << (i & 7);
+		else nullCount++;
+	}
+	return { bitmap, nullCount };
+}
+
 /**
- * Turns table bands into Arrow RecordBatches: index columns first, then each value column, time columns through
- * the exact conversion core (NaT to null), the others as stored.
+ * Turns table bands into Arrow RecordBatches: each column's own values are decoded by its kind (once for a
+ * column the reader gives whole, such as a coordinate or a static field), then repeated over the band's rows.
  */
 export class TableBatcher extends Transform {
 	readonly schema: Schema;
 	readonly #options: TableBatcherOptions;
-	readonly #plans: (ConversionPlan | undefined)[];
-	#rows = 0;
+	/** Per column, the last raw values decoded and their result: a column read whole is decoded once. */
+	readonly #decoded: ({ raw: ChunkValues; decoded: DecodedValues } | undefined)[];
 	#batches = 0;
+	#rows = 0;
 
 	constructor(options: TableBatcherOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
-		this.schema = new Schema([...options.indexFields, ...options.columns.map((column) => column.field)]);
-		this.#plans = options.columns.map((column) => (column.kind === "time" ? planConversion(column.source, column.conversion.unit) : undefined));
+		this.schema = new Schema(options.columns.map((column) => column.field));
+		this.#decoded = options.columns.map(() => undefined);
 	}
 
-	#describe(band: TableBand, i: number): string {
-		const { shape } = this.#options;
-		const row = `row ${this.#rows + i}`;
-		return shape.length <= 1 ? row : `${row} (position [${rowPosition(shape, band.region, i).join(", ")}])`;
+	#decode(k: number, plan: Extract<TableColumnPlan, { kind: "values" }>, raw: ChunkValues, ownOrigin: readonly number[], ownShape: readonly number[]): DecodedValues {
+		const cached = this.#decoded[k];
+		if (cached !== undefined && cached.raw === raw) return cached.decoded;
+		const strides = cStrides(ownShape);
+		const rows = this.#rows;
+		const spans = plan.axes.length === this.#options.shape.length;
+		const describe = (i: number) => {
+			const position = `[${ownShape.map((length, axis) => ownOrigin[axis] + (Math.floor(i / strides[axis]) % length)).join(", ")}]`;
+			// A column over every axis: its i-th value is the band's i-th row; another is named by its own position.
+			if (!spans) return `position ${position} of column "${plan.field.name}" (array ${plan.name})`;
+			return `row ${rows + i}${ownShape.length > 1 ? ` (position ${position})` : ""} of column "${plan.field.name}"`;
+		};
+		const decoded = plan.decoder.decode(raw, describe);
+		this.#decoded[k] = { raw, decoded };
+		return decoded;
+	}
+
+	#column(k: number, plan: TableColumnPlan, band: TableBand, origin: readonly number[], extent: readonly number[]): Data {
+		const rank = extent.length;
+		if (plan.kind === "positions") {
+			const { axis } = plan;
+			const positions = BigInt64Array.from({ length: extent[axis] }, (_, i) => BigInt(origin[axis] + i));
+			return arrowDataOf(plan.field, { values: broadcastValues(positions, broadcastStrides([extent[axis]], [axis], rank), extent) });
+		}
+		const raw = band.columns[plan.band];
+		// A column over the first axis holds the band's rows of it; any other axis it has, whole (or the chunk's box).
+		const spans = plan.axes.length === rank;
+		const ownShape = plan.axes.map((axis, j) => (spans || axis === 0 ? extent[axis] : plan.shape[j]));
+		const ownOrigin = plan.axes.map((axis) => (spans || axis === 0 ? origin[axis] : 0));
+		const decoded = this.#decode(k, plan, raw, ownOrigin, ownShape);
+		if (spans) return arrowDataOf(plan.field, decoded);
+		const strides = broadcastStrides(ownShape, plan.axes, rank);
+		const values = broadcastValues(decoded.values, strides, extent);
+		const validity = decoded.validity === undefined ? undefined : bitsOfBytes(broadcastValues(bytesOfBits(decoded.validity, decoded.values.length), strides, extent));
+		return arrowDataOf(plan.field, { values, validity });
 	}
 
 	#batch(band: TableBand): RecordBatch {
-		const { shape, indexFields, columns } = this.#options;
-		const children: Data[] = indexFields.length === 0 ? [] : rowIndexColumns(shape, band.region, band.length).map((values, axis) => plainArrowData(indexFields[axis], values));
-		columns.forEach((column, k) => {
-			const values = band.columns[k];
-			if (column.kind === "plain") {
-				children.push(plainArrowData(column.field, values));
-				return;
-			}
-			const converted = convertWithPlan(values as BigInt64Array, this.#plans[k]!, {
-				...column.conversion,
-				describePosition: (i) => `${this.#describe(band, i)} of column "${column.field.name}"`,
-			});
-			children.push(arrowTimeData(column.field.type, converted));
-		});
+		const { shape, columns } = this.#options;
+		const { origin, extent } = boxOf(band.region, band.length, shape);
+		const children = columns.map((plan, k) => this.#column(k, plan, band, origin, extent));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: band.length, nullCount: 0, children }));
 	}
 
@@ -79,20 +119,20 @@ export class TableBatcher extends Transform {
 			callback(error as Error);
 			return;
 		}
-		this.#rows += band.length;
 		this.#batches++;
+		this.#rows += band.length;
 		callback(null, batch);
 	}
 
-	/** An empty array still gives one (empty) batch: a Parquet file takes its schema from the first batch. */
+	/** An empty table still gives one (empty) batch: a Parquet file takes its schema from the first batch. */
 	override _flush(callback: TransformCallback): void {
 		if (this.#batches > 0) {
 			callback();
 			return;
 		}
-		const columns = this.#options.columns.map((column) => (column.kind === "time" ? new BigInt64Array(0) : allocateEmpty(column.field)));
 		try {
-			callback(null, this.#batch({ columns, length: 0, region: { kind: "flat", offset: 0 } }));
+			const children = this.schema.fields.map((field) => makeData({ type: field.type, length: 0, nullCount: 0 } as Parameters<typeof makeData>[0]));
+			callback(null, new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: 0, nullCount: 0, children })));
 		} catch (error) {
 			callback(error as Error);
 		}

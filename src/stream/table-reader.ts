@@ -1,8 +1,8 @@
 import { GeneratorReadable } from "./generator-readable.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { RowRegion } from "../table/row-index.js";
-import type { ChunkSource } from "../zarr/chunk-source.js";
-import { sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
+import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
+import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
 import { checkBandSize, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
 
@@ -10,7 +10,10 @@ import { checkBandSize, readBands, readChunksInOrder, type ValueBand } from "./c
 export type RowOrder = "c" | "chunk";
 export const ROW_ORDERS: readonly RowOrder[] = ["c", "chunk"];
 
-/** The same rows of every column: `columns[k]` holds the values of column k for the rows of `region`. */
+/**
+ * The same rows of every column: `columns[k]` holds the values of column k for the rows of `region`, over the
+ * column's own axes (the batcher repeats them along the others); a column read whole is the same array in every band.
+ */
 export interface TableBand {
 	readonly columns: readonly ChunkValues[];
 	readonly length: number;
@@ -26,24 +29,49 @@ export interface TableReaderOptions {
 }
 
 /**
- * Reads several arrays of one shape side by side and emits bands holding the same rows of each. Each array is
- * read through its own chunk source, with its own chunking, codecs and sharding. In C order each column keeps one
- * band (a row of its chunks) and its chunks in flight; the bands are cut at the row ranges they share. In chunk
- * order every column must have the same chunk shape, and nothing but the chunks in flight is held.
+ * A column read over some of the table's axes: `axes[k]` is the table axis of the source's axis k (increasing).
+ * A bare ChunkSource is a column over every axis of the table.
+ */
+export interface BroadcastSource {
+	readonly source: ChunkSource<ChunkValues>;
+	readonly shape: readonly number[];
+	readonly axes: readonly number[];
+}
+
+/** Rows of one band at most, along the first axis: the batches stay near a million rows, whatever the chunking. */
+export const BAND_VALUES = 1 << 20;
+
+const asBroadcastSource = (column: ChunkSource<ChunkValues> | BroadcastSource, shape: readonly number[]): BroadcastSource =>
+	"source" in column ? column : { source: column, shape, axes: shape.map((_, axis) => axis) };
+
+const spansTable = (column: BroadcastSource, shape: readonly number[]) => column.axes.length === shape.length && column.shape.join() === shape.join();
+
+/**
+ * Reads several arrays of one table side by side and emits bands holding the same rows of each. Each array is
+ * read through its own chunk source, with its own chunking, codecs and sharding. In C order a band is a range of
+ * rows along the table's first axis: a column over that axis gives its values for those rows (it keeps one band,
+ * a row of its chunks, and its chunks in flight; the bands are cut at the rows they share); a column without it
+ * (a static field, a coordinate of another axis) is read once, whole, and given with every band: it holds no more
+ * values than one row of the table along the first axis. The batcher broadcasts each column over the band. In
+ * chunk order every column must span the table in the same chunk shape, and nothing but the chunks in flight is
+ * held.
  */
 export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
 	readonly totalRows: number;
 
-	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
+	constructor(columns: readonly (ChunkSource<ChunkValues> | BroadcastSource)[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
-		if (sources.length === 0) throw new Dt64ExportError("a table needs at least one column");
+		if (columns.length === 0) throw new Dt64ExportError("a table needs at least one column");
+		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
+		const sources = broadcast.map((column) => column.source);
 		this.totalChunks = sources.reduce((sum, source) => sum + product(source.gridShape), 0);
 		this.totalRows = product(shape);
 		const concurrency = Math.max(1, options.concurrency ?? 4);
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
 		if ((options.order ?? "c") === "chunk") {
+			if (broadcast.some((column) => !spansTable(column, shape))) throw new UsageError("--order chunk needs every column over all of the table's dimensions (no broadcasting, no coordinates): use --order c, or --index positions");
 			const chunkShape = sources[0].chunkShape;
 			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
@@ -51,37 +79,64 @@ export class TableReader extends GeneratorReadable<TableBand> {
 			}
 			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk));
 		} else {
-			for (const source of sources) checkBandSize(source, shape);
-			this.pullFrom(cOrderBands(sources, shape, concurrency, this.signal, onChunk));
+			const rowValues = product(shape.slice(1));
+			for (const column of broadcast) {
+				if (column.axes[0] === 0) checkBandSize(column.source, column.shape);
+				else if (shape.length > 0 && rowValues > MAX_CHUNK_VALUES) {
+					throw new Dt64ExportError(`table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
+				}
+			}
+			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, onChunk));
 		}
 	}
 }
 
-async function* cOrderBands(
-	sources: readonly ChunkSource<ChunkValues>[],
-	shape: readonly number[],
-	concurrency: number,
-	signal: AbortSignal,
-	onChunk?: () => void,
-): AsyncGenerator<TableBand> {
-	const streams = sources.map((source) => readBands(source, shape, concurrency, signal, onChunk));
-	const current: (ValueBand<ChunkValues> | undefined)[] = sources.map(() => undefined);
-	const total = product(shape);
-	for (let position = 0; position < total; ) {
-		for (let k = 0; k < streams.length; k++) {
-			while (current[k] === undefined || current[k]!.offset + current[k]!.values.length <= position) {
-				const next = await streams[k].next();
-				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${position} of ${total}`);
+/** Every value of a column, in C order: a column without the table's first axis, read once. */
+async function readWhole(column: BroadcastSource, concurrency: number, signal: AbortSignal, onChunk?: () => void): Promise<ChunkValues> {
+	let whole: ChunkValues | undefined;
+	for await (const band of readBands(column.source, column.shape, concurrency, signal, onChunk)) {
+		if (band.offset === 0 && band.values.length === product(column.shape)) return band.values;
+		whole ??= allocateLike(band.values, product(column.shape));
+		copyValues(band.values, 0, band.values.length, whole, band.offset);
+	}
+	// An empty column: no band at all.
+	return whole ?? [];
+}
+
+async function* cOrderBands(columns: readonly BroadcastSource[], shape: readonly number[], concurrency: number, signal: AbortSignal, onChunk?: () => void): AsyncGenerator<TableBand> {
+	if (product(shape) === 0) return;
+	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
+	if (shape.length === 0) {
+		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
+		return;
+	}
+	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk) : undefined));
+	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
+	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
+	const rowValues = product(shape.slice(1));
+	const maxRows = Math.max(1, Math.floor(BAND_VALUES / rowValues));
+	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
+	for (let row = 0; row < shape[0]; ) {
+		let end = Math.min(shape[0], row + maxRows);
+		for (let k = 0; k < columns.length; k++) {
+			const stream = streams[k];
+			if (stream === undefined) continue;
+			while (current[k] === undefined || rowsOf(k) <= row) {
+				const next = await stream.next();
+				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${row} of ${shape[0]}`);
 				current[k] = next.value;
 			}
+			end = Math.min(end, rowsOf(k));
 		}
-		const end = Math.min(...current.map((band) => band!.offset + band!.values.length));
-		const columns = current.map((band) => sliceValues(band!.values, position - band!.offset, end - band!.offset));
-		yield { columns, length: end - position, region: { kind: "flat", offset: position } };
-		position = end;
+		const values = columns.map((_, k) => {
+			const band = current[k];
+			if (band === undefined) return held[k]!;
+			return sliceValues(band.values, (row - band.firstRow) * ownRowValues[k], (end - band.firstRow) * ownRowValues[k]);
+		});
+		yield { columns: values, length: (end - row) * rowValues, region: { kind: "box", origin: shape.map((_, axis) => (axis === 0 ? row : 0)), extent: [end - row, ...shape.slice(1)] } };
+		row = end;
 	}
 }
-
 async function* chunkOrderBands(
 	sources: readonly ChunkSource<ChunkValues>[],
 	shape: readonly number[],

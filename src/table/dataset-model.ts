@@ -25,12 +25,16 @@ export interface TableLayout {
 	readonly axes: readonly (readonly number[])[];
 }
 
-/** A variable's dimension names when it names every axis (with distinct names), else undefined. */
+/**
+ * A variable's dimension names, or undefined when it names none of its axes. An axis left unnamed (null, as Zarr
+ * v3 allows) is `dim_<axis>`, the name it would have without any.
+ */
 export function dimensionNamesOf(variable: DatasetVariable): string[] | undefined {
 	const names = variable.dimensionNames;
-	if (names === undefined || names.length !== variable.shape.length) return undefined;
-	if (names.some((name) => typeof name !== "string" || name === "")) return undefined;
-	return names as string[];
+	if (names === undefined || names === null || !Array.isArray(names) || names.length !== variable.shape.length) return undefined;
+	if (names.some((name) => name !== null && typeof name !== "string")) throw new UsageError(`array ${variable.name}: dimension names must be strings or nulls, got ${JSON.stringify(names)}`);
+	if (names.every((name) => name === null || name === "")) return undefined;
+	return names.map((name, axis) => (name === null || name === "" ? `dim_${axis}` : name));
 }
 
 /** `t2m(time=6, lat=3, lon=4)`, or `t2m [6, 3, 4] (no dimension names)`. */
