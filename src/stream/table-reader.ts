@@ -4,7 +4,8 @@ import type { RowRegion } from "../table/row-index.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
-import { checkBandSize, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
+import type { RowRange } from "../select/time-search.js";
+import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
@@ -26,6 +27,8 @@ export interface TableReaderOptions {
 	concurrency?: number;
 	/** Called after each chunk of any column is decoded, for progress. */
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
+	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
+	rows?: RowRange;
 }
 
 /**
@@ -65,8 +68,11 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		if (columns.length === 0) throw new Dt64ExportError("a table needs at least one column");
 		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
 		const sources = broadcast.map((column) => column.source);
-		this.totalChunks = sources.reduce((sum, source) => sum + product(source.gridShape), 0);
-		this.totalRows = product(shape);
+		const rows = options.rows;
+		// A column without the first axis is read whole, whatever the rows.
+		const chunksOf = (column: BroadcastSource) => (rows === undefined || column.axes[0] !== 0 ? product(column.source.gridShape) : chunksOfRows(column.source, rows));
+		this.totalChunks = broadcast.reduce((sum, column) => sum + chunksOf(column), 0);
+		this.totalRows = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
 		const concurrency = Math.max(1, options.concurrency ?? 4);
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
@@ -77,7 +83,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
 				throw new UsageError(`--order chunk needs every column read in the same chunk shape, got ${shapes}: use --order c`);
 			}
-			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk));
+			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
 		} else {
 			const rowValues = product(shape.slice(1));
 			for (const column of broadcast) {
@@ -86,7 +92,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 					throw new Dt64ExportError(`table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
 				}
 			}
-			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, onChunk));
+			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, onChunk, rows));
 		}
 	}
 }
@@ -103,27 +109,35 @@ async function readWhole(column: BroadcastSource, concurrency: number, signal: A
 	return whole ?? [];
 }
 
-async function* cOrderBands(columns: readonly BroadcastSource[], shape: readonly number[], concurrency: number, signal: AbortSignal, onChunk?: () => void): AsyncGenerator<TableBand> {
+async function* cOrderBands(
+	columns: readonly BroadcastSource[],
+	shape: readonly number[],
+	concurrency: number,
+	signal: AbortSignal,
+	onChunk?: () => void,
+	rows?: RowRange,
+): AsyncGenerator<TableBand> {
 	if (product(shape) === 0) return;
 	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
 	if (shape.length === 0) {
 		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
 		return;
 	}
-	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk) : undefined));
+	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, undefined, rows) : undefined));
 	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
 	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
 	const rowValues = product(shape.slice(1));
 	const maxRows = Math.max(1, Math.floor(BAND_VALUES / rowValues));
 	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
-	for (let row = 0; row < shape[0]; ) {
-		let end = Math.min(shape[0], row + maxRows);
+	const lastRow = rows === undefined ? shape[0] : rows.end;
+	for (let row = rows === undefined ? 0 : rows.start; row < lastRow; ) {
+		let end = Math.min(lastRow, row + maxRows);
 		for (let k = 0; k < columns.length; k++) {
 			const stream = streams[k];
 			if (stream === undefined) continue;
 			while (current[k] === undefined || rowsOf(k) <= row) {
 				const next = await stream.next();
-				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${row} of ${shape[0]}`);
+				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${row} of ${lastRow}`);
 				current[k] = next.value;
 			}
 			end = Math.min(end, rowsOf(k));
@@ -143,11 +157,14 @@ async function* chunkOrderBands(
 	concurrency: number,
 	signal: AbortSignal,
 	onChunk?: () => void,
+	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
 	const { chunkShape, gridShape } = sources[0];
 	if (product(shape) === 0) return;
-	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal));
-	for (const coords of cOrderCoordinates(gridShape)) {
+	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
+	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal, undefined, chunkRange));
+	for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
+		coords[0] += chunkRange.start;
 		const columns: ChunkValues[] = [];
 		let extent: number[] = [];
 		for (const stream of streams) {
@@ -158,6 +175,15 @@ async function* chunkOrderBands(
 			extent = clipped.extent;
 		}
 		const origin = coords.map((c, axis) => c * chunkShape[axis]);
+		if (rows !== undefined) {
+			// The box keeps only the rows in range: whole rows of it along the first axis, contiguous in C order.
+			const from = Math.max(origin[0], rows.start);
+			const to = Math.min(origin[0] + extent[0], rows.end);
+			const rest = product(extent.slice(1));
+			for (let k = 0; k < columns.length; k++) columns[k] = sliceValues(columns[k], (from - origin[0]) * rest, (to - origin[0]) * rest);
+			origin[0] = from;
+			extent = [to - from, ...extent.slice(1)];
+		}
 		yield { columns, length: product(extent), region: { kind: "box", origin, extent } };
 	}
 }

@@ -1,0 +1,85 @@
+/**
+ * What a CF time variable's attributes say about its numbers, worked out once per array: the unit of a count, the
+ * calendar, and the reference as an exact nanosecond count. Instants: `units: "<unit> since <date>"` with a
+ * `calendar`. Durations: xarray's timedelta form, a bare unit with the attribute `dtype: "timedelta64[...]"`.
+ */
+import { Dt64ExportError } from "../errors.js";
+import { parseCfCalendar, type InstantCalendar, type ModelCalendar } from "./calendars.js";
+import type { ReferenceDate } from "./reference-date.js";
+import { isCfTimeUnitsText, NANOSECONDS_PER_CF_UNIT, parseCfDurationUnits, parseCfInstantUnits, type CfTimeUnit } from "./time-units.js";
+
+export const NANOSECONDS_PER_DAY = 86_400n * 10n ** 9n;
+
+export interface CfTimeCoding {
+	readonly kind: "datetime" | "duration";
+	/** The `units` attribute as written. */
+	readonly units: string;
+	readonly unit: CfTimeUnit;
+	readonly unitNanoseconds: bigint;
+	/** The calendar (null for durations), and its name as the attribute wrote it (`standard` when absent). */
+	readonly calendar: InstantCalendar | ModelCalendar | null;
+	readonly calendarName: string | null;
+	/**
+	 * The reference as nanoseconds: since 1970-01-01T00:00:00 UTC for a real-world calendar, since the model
+	 * calendar's year 0 for a model one (its labels are mapped to proleptic Gregorian value by value), 0 for durations.
+	 */
+	readonly referenceNanoseconds: bigint;
+}
+
+export interface CfTimeCodingOptions {
+	/** Export a model calendar's date labels as the same labels in the proleptic Gregorian calendar. */
+	convertCalendar?: boolean;
+}
+
+/** `timedelta64[ns]` and the like: xarray's mark of a duration variable. */
+const TIMEDELTA_DTYPE = /^timedelta64(?:\[[a-zμ]+\])?$/;
+
+/** Which CF time form the attributes have, if any: detection only, before anything is validated. */
+export function cfTimeKindOf(attributes: Record<string, unknown>): "datetime" | "duration" | undefined {
+	const { units, dtype } = attributes;
+	if (isCfTimeUnitsText(units)) return "datetime";
+	if (typeof units === "string" && typeof dtype === "string" && TIMEDELTA_DTYPE.test(dtype)) return "duration";
+	return undefined;
+}
+
+function timeOfDayNanoseconds(reference: ReferenceDate): bigint {
+	const seconds = BigInt(reference.hour * 3_600 + reference.minute * 60 + reference.second - reference.offsetMinutes * 60);
+	return seconds * 10n ** 9n + reference.nanosecond;
+}
+
+/**
+ * Reads the CF time coding of a variable's attributes; refusals (months since, model calendars without
+ * `convertCalendar`, leap-second calendars, a date that does not exist) are Dt64ExportErrors naming what is wrong,
+ * for the caller to prefix with the array.
+ */
+export function parseCfTimeCoding(attributes: Record<string, unknown>, options: CfTimeCodingOptions = {}): CfTimeCoding {
+	const kind = cfTimeKindOf(attributes);
+	if (kind === undefined) throw new Dt64ExportError(`units ${JSON.stringify(attributes.units)} are not CF time units ("<unit> since <date>")`);
+	const units = attributes.units as string;
+	if (kind === "duration") {
+		const { unit } = parseCfDurationUnits(units);
+		return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar: null, calendarName: null, referenceNanoseconds: 0n };
+	}
+	const { unit, reference } = parseCfInstantUnits(units);
+	const calendar = parseCfCalendar(attributes.calendar, attributes);
+	const calendarName = typeof attributes.calendar === "string" ? attributes.calendar : calendar.name;
+	if (calendar.kind === "refused") throw new Dt64ExportError(`calendar ${JSON.stringify(calendarName)} is refused: ${calendar.why}`);
+	if (calendar.kind === "model" && options.convertCalendar !== true) {
+		throw new Dt64ExportError(
+			`calendar ${JSON.stringify(calendarName)} is a model calendar: its dates are not instants; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar`,
+		);
+	}
+	let days: number;
+	try {
+		days = calendar.kind === "model" ? calendar.daysOf(reference.year, reference.month, reference.day) : calendar.epochDaysOf(reference.year, reference.month, reference.day);
+	} catch (error) {
+		throw new Dt64ExportError(`units ${JSON.stringify(units)}: reference ${(error as Error).message}`);
+	}
+	const referenceNanoseconds = BigInt(days) * NANOSECONDS_PER_DAY + timeOfDayNanoseconds(reference);
+	return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar, calendarName, referenceNanoseconds };
+}
+
+/** How inspect and messages name the coding: `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
+export function describeCfTimeCoding(coding: CfTimeCoding): string {
+	return coding.kind === "duration" ? `${coding.units}, timedelta` : `${coding.units}, ${coding.calendarName}`;
+}

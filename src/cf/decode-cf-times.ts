@@ -1,0 +1,159 @@
+/**
+ * The exact decoding of CF time counts into Arrow timestamp (or duration) values: each instant is the reference
+ * plus count × unit, computed exactly (integer counts without a double past 2^53, float counts from the exact
+ * dyadic value of the double), then floored to the target unit under the datetime64 rules: a value that is not a
+ * whole number of target units is refused unless truncation is allowed, one outside int64 is refused unless
+ * overflow makes null. Missing values (NaN, the missing-value markers) become null.
+ *
+ * Model calendars (with --convert-calendar): the count gives a date label in that calendar, which is exported as
+ * the same label of the proleptic Gregorian calendar; a label that does not exist there is refused.
+ */
+import type { TimestampValues } from "../convert/to-arrow-timestamps.js";
+import type { OverflowPolicy } from "../convert/options.js";
+import type { TargetUnit } from "../dtype/units.js";
+import { Dt64ExportError } from "../errors.js";
+import type { NumericValues } from "../zarr/chunk-values.js";
+import { gregorianDaysOfLabel } from "./calendars.js";
+import { describeCfTimeCoding, NANOSECONDS_PER_DAY, type CfTimeCoding } from "./cf-time-coding.js";
+import { exactDyadic } from "./exact-double.js";
+import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
+
+export interface CfDecodeOptions {
+	readonly unit: TargetUnit;
+	readonly allowTruncate: boolean;
+	readonly onOverflow: OverflowPolicy;
+	/** The data type's name (`float64`), for messages. */
+	readonly dataType: string;
+	/** Describes the position of the i-th value in messages; defaults to `index i`. */
+	readonly describePosition?: (index: number) => string;
+}
+
+/** A value the decoding refuses: the message names the value, its position and the way out, if there is one. */
+export class CfDecodeError extends Dt64ExportError {
+	constructor(
+		message: string,
+		readonly index: number,
+		readonly value: number | bigint,
+	) {
+		super(message);
+		this.name = "CfDecodeError";
+	}
+}
+
+const NANOSECONDS_PER_TARGET: Readonly<Record<TargetUnit, bigint>> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
+const INT64_MIN = -(2n ** 63n) + 1n;
+const INT64_MAX = 2n ** 63n - 1n;
+/** Past this many days no Arrow unit holds the instant (int64 seconds span ±1.07e14 days): labels stay in doubles. */
+const DAY_LIMIT = 2n ** 48n;
+
+const floorDiv = (a: bigint, b: bigint): bigint => {
+	const quotient = a / b;
+	return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
+};
+
+type Outcome = { value: bigint; exact: boolean } | "overflow" | { label: string };
+
+export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): TimestampValues {
+	const length = values.length;
+	const out = new BigInt64Array(length);
+	let validity: Uint8Array | null = null;
+	let nullCount = 0;
+	const setNull = (i: number) => {
+		if (validity === null) validity = new Uint8Array((length + 7) >> 3).fill(0xff);
+		validity[i >> 3] &= ~(1 << (i & 7));
+		nullCount++;
+	};
+	const target = NANOSECONDS_PER_TARGET[options.unit];
+	const instant = exactInstant(coding, target);
+	const refuse: (i: number, value: number | bigint, why: string) => never = (i, value, why) => {
+		const position = options.describePosition?.(i) ?? `index ${i}`;
+		throw new CfDecodeError(`value ${value} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value);
+	};
+	const fast = integerFastPath(coding, target);
+	for (let i = 0; i < length; i++) {
+		const value = values[i];
+		if (isMissingValue(markers, value)) {
+			setNull(i);
+			continue;
+		}
+		if (fast !== null && (typeof value === "bigint" || Number.isInteger(value))) {
+			const result = fast(value);
+			if (result !== undefined) {
+				out[i] = result;
+				continue;
+			}
+		}
+		let outcome: Outcome;
+		if (typeof value === "number" && !Number.isFinite(value)) outcome = "overflow";
+		else {
+			const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
+			outcome = instant(numerator, shift);
+		}
+		if (outcome === "overflow") {
+			if (options.onOverflow === "null") {
+				setNull(i);
+				continue;
+			}
+			refuse(i, value, `is outside the int64 range in unit ${options.unit} (use --on-overflow null to write null instead)`);
+		}
+		if ("label" in outcome) refuse(i, value, `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`);
+		if (!outcome.exact && !options.allowTruncate) {
+			const finer = options.unit === "ns" ? "" : ", or a finer --unit";
+			refuse(i, value, `is not a whole number of ${options.unit} (it would be floored to ${outcome.value} ${options.unit}); use --allow-truncate to floor${finer}`);
+		}
+		out[i] = outcome.value;
+	}
+	// Arrow requires nothing of the bits past the end, but clean zeros make the output byte-reproducible.
+	const bitmap = validity as Uint8Array | null;
+	if (bitmap !== null && length & 7) bitmap[length >> 3] &= (1 << (length & 7)) - 1;
+	return { unit: options.unit, values: out, validity: bitmap, nullCount };
+}
+
+/**
+ * For a real-world calendar whose unit and reference are whole target units: value = reference + count × unit,
+ * with the product in a double while it is exact. Undefined when the result leaves int64 (the general path then
+ * decides what that means).
+ */
+function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number | bigint) => bigint | undefined) | null {
+	if (coding.calendar?.kind === "model") return null;
+	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
+	const step = coding.unitNanoseconds / target;
+	const stepNumber = Number(step);
+	const start = coding.referenceNanoseconds / target;
+	return (count) => {
+		let result: bigint;
+		if (typeof count === "number") {
+			const product = count * stepNumber;
+			result = (Math.abs(product) <= Number.MAX_SAFE_INTEGER ? BigInt(product) : BigInt(count) * step) + start;
+		} else {
+			result = count * step + start;
+		}
+		return result < INT64_MIN || result > INT64_MAX ? undefined : result;
+	};
+}
+
+/** The exact instant of numerator / 2^shift counts, floored to target units. */
+function exactInstant(coding: CfTimeCoding, target: bigint): (numerator: bigint, shift: bigint) => Outcome {
+	const { unitNanoseconds, referenceNanoseconds, calendar } = coding;
+	return (numerator, shift) => {
+		// Nanoseconds × 2^shift.
+		let scaled = (referenceNanoseconds << shift) + numerator * unitNanoseconds;
+		if (calendar?.kind === "model") {
+			const dayScaled = NANOSECONDS_PER_DAY << shift;
+			const days = floorDiv(scaled, dayScaled);
+			if (days > DAY_LIMIT || days < -DAY_LIMIT) return "overflow";
+			const [year, month, day] = calendar.labelOf(Number(days));
+			let gregorianDays: number;
+			try {
+				gregorianDays = gregorianDaysOfLabel(year, month, day);
+			} catch {
+				return { label: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}` };
+			}
+			scaled += (BigInt(gregorianDays) - days) * dayScaled;
+		}
+		const divisor = target << shift;
+		const value = floorDiv(scaled, divisor);
+		if (value < INT64_MIN || value > INT64_MAX) return "overflow";
+		return { value, exact: value * divisor === scaled };
+	};
+}

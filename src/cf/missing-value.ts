@@ -1,0 +1,119 @@
+/**
+ * The CF missing-value markers of a variable, as xarray's `decode_cf` reads them from Zarr: for Zarr v2 the
+ * array's `fill_value` (xarray turns it into `_FillValue`; a `_FillValue` attribute counts only when the array has
+ * none), for Zarr v3 the `_FillValue` attribute (xarray does not treat the v3 `fill_value` as missing), and in both
+ * `missing_value`, a number or a list of numbers. A value equal to a marker is missing; so is every NaN of a float
+ * array. Shared by CF time decoding and the masking of companion columns.
+ */
+import { Dt64ExportError } from "../errors.js";
+import type { PlainFill, PlainTypeName } from "../zarr/plain-dtype.js";
+
+export interface MissingValueMarkers {
+	/** Markers of an integer array, exact; only markers inside the data type's range are kept. */
+	readonly integers: ReadonlySet<bigint>;
+	/** The same markers as numbers, for arrays of up to 32-bit integers (read as numbers). */
+	readonly smallIntegers: ReadonlySet<number>;
+	/** Markers of a float array, as values of its data type (float32 markers rounded as numpy compares them). */
+	readonly floats: ReadonlySet<number>;
+	/** NaN is missing in every float array. */
+	readonly nanIsMissing: boolean;
+}
+
+export interface MissingValueSource {
+	readonly zarrFormat: 2 | 3;
+	readonly dataType: PlainTypeName;
+	readonly attributes: Record<string, unknown>;
+	/** The array's fill value (v2 `fill_value`), null when there is none. */
+	readonly fillValue: PlainFill | null;
+}
+
+const FLOAT_WORDS: Readonly<Record<string, number>> = { NaN: NaN, nan: NaN, Infinity: Infinity, inf: Infinity, "-Infinity": -Infinity, "-inf": -Infinity };
+
+function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
+	const buffer = new ArrayBuffer(8);
+	if (dataType === "float32") {
+		new Uint32Array(buffer)[0] = Number(bits);
+		return new Float32Array(buffer)[0];
+	}
+	new BigUint64Array(buffer)[0] = bits;
+	return new Float64Array(buffer)[0];
+}
+
+/**
+ * A marker of an attribute: a number, or a float word xarray and zarr write ("NaN", "Infinity"). For an integer
+ * array it must be exact: JSON.parse has already rounded an integer past 2^53, which could then mark the wrong value.
+ */
+function attributeMarker(value: unknown, name: string, integerArray: boolean): number | bigint {
+	if (typeof value === "string" && value in FLOAT_WORDS) return FLOAT_WORDS[value];
+	if (typeof value !== "number") throw new Dt64ExportError(`attribute ${name} ${JSON.stringify(value)} is not a number`);
+	if (!integerArray || !Number.isInteger(value)) return value;
+	if (!Number.isSafeInteger(value)) {
+		throw new Dt64ExportError(`attribute ${name} ${JSON.stringify(value)} of an integer array is past 2^53, which cannot be read exactly from JSON`);
+	}
+	return BigInt(value);
+}
+
+function attributeMarkers(attributes: Record<string, unknown>, name: string, integerArray: boolean): (number | bigint)[] {
+	const value = attributes[name];
+	if (value === undefined || value === null) return [];
+	return (Array.isArray(value) ? value : [value]).map((item) => attributeMarker(item, name, integerArray));
+}
+
+function fillMarker(fill: PlainFill, dataType: PlainTypeName): number | bigint {
+	if (fill.kind === "integer") return fill.value;
+	if (fill.kind === "float") return floatOfBits(fill.bits, dataType);
+	throw new Dt64ExportError(`a ${dataType} array has the string fill value ${JSON.stringify(fill.value)}`);
+}
+
+const INTEGER_BITS: Readonly<Partial<Record<PlainTypeName, [boolean, number]>>> = {
+	int8: [true, 8],
+	int16: [true, 16],
+	int32: [true, 32],
+	int64: [true, 64],
+	uint8: [false, 8],
+	uint16: [false, 16],
+	uint32: [false, 32],
+	uint64: [false, 64],
+};
+
+export function isFloatType(dataType: PlainTypeName): boolean {
+	return dataType === "float32" || dataType === "float64";
+}
+
+/** The missing-value markers of a variable (see above). */
+export function cfMissingValueMarkers(source: MissingValueSource): MissingValueMarkers {
+	const { zarrFormat, dataType, attributes, fillValue } = source;
+	const float = isFloatType(dataType);
+	const bits = INTEGER_BITS[dataType];
+	const markers: (number | bigint)[] = attributeMarkers(attributes, "missing_value", bits !== undefined);
+	if (zarrFormat === 2 && fillValue !== null) markers.push(fillMarker(fillValue, dataType));
+	else markers.push(...attributeMarkers(attributes, "_FillValue", bits !== undefined));
+	const integers = new Set<bigint>();
+	const floats = new Set<number>();
+	for (const marker of markers) {
+		if (float) {
+			const value = Number(marker);
+			floats.add(dataType === "float32" ? Math.fround(value) : value);
+			continue;
+		}
+		if (bits === undefined) continue;
+		// A marker no value of the type can equal (a fraction, or outside its range) marks nothing, as in numpy.
+		if (typeof marker === "number" && !Number.isInteger(marker)) continue;
+		const value = BigInt(marker);
+		const [signed, width] = bits;
+		if ((signed ? BigInt.asIntN(width, value) : BigInt.asUintN(width, value)) === value) integers.add(value);
+	}
+	return { integers, smallIntegers: new Set([...integers].map(Number)), floats, nanIsMissing: float };
+}
+
+/** True when a variable has a marker, or is a float array (NaN): only then can a value be missing. */
+export function hasMissingValues(markers: MissingValueMarkers): boolean {
+	return markers.nanIsMissing || markers.integers.size > 0;
+}
+
+/** Whether one value (as read from its typed array) is missing. */
+export function isMissingValue(markers: MissingValueMarkers, value: number | bigint): boolean {
+	if (typeof value === "bigint") return markers.integers.has(value);
+	if (markers.nanIsMissing) return Number.isNaN(value) || markers.floats.has(value);
+	return markers.smallIntegers.has(value);
+}

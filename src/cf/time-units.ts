@@ -1,0 +1,97 @@
+/**
+ * CF time units: `<unit> since <reference date>` for instants, a bare `<unit>` for durations. The units are the
+ * fixed-length UDUNITS time units; `months` and `years` are refused, since UDUNITS defines them as fractions of a
+ * tropical year (a month is 30.436875 days), which is never what the data means.
+ */
+import { Dt64ExportError } from "../errors.js";
+import { parseReferenceDate, type ReferenceDate } from "./reference-date.js";
+
+export type CfTimeUnit = "weeks" | "days" | "hours" | "minutes" | "seconds" | "milliseconds" | "microseconds" | "nanoseconds";
+
+export const NANOSECONDS_PER_CF_UNIT: Readonly<Record<CfTimeUnit, bigint>> = {
+	weeks: 7n * 86_400n * 10n ** 9n,
+	days: 86_400n * 10n ** 9n,
+	hours: 3_600n * 10n ** 9n,
+	minutes: 60n * 10n ** 9n,
+	seconds: 10n ** 9n,
+	milliseconds: 10n ** 6n,
+	microseconds: 10n ** 3n,
+	nanoseconds: 1n,
+};
+
+/** Every accepted spelling (compared in lower case): UDUNITS' names, plurals and abbreviations. */
+const SPELLINGS: ReadonlyMap<string, CfTimeUnit> = new Map(
+	(
+		[
+			["weeks", ["weeks", "week"]],
+			["days", ["days", "day", "d"]],
+			["hours", ["hours", "hour", "hrs", "hr", "h"]],
+			["minutes", ["minutes", "minute", "mins", "min"]],
+			["seconds", ["seconds", "second", "secs", "sec", "s"]],
+			["milliseconds", ["milliseconds", "millisecond", "msecs", "msec", "ms"]],
+			["microseconds", ["microseconds", "microsecond", "usecs", "usec", "us"]],
+			["nanoseconds", ["nanoseconds", "nanosecond", "nsecs", "nsec", "ns"]],
+		] as const
+	).flatMap(([unit, spellings]) => spellings.map((spelling) => [spelling, unit] as const)),
+);
+
+/** Calendar units: not fixed durations, so a count of them is no instant. */
+const CALENDAR_SPELLINGS: ReadonlySet<string> = new Set([
+	"months",
+	"month",
+	"mon",
+	"years",
+	"year",
+	"yr",
+	"yrs",
+	"a",
+	"common_years",
+	"common_year",
+	"leap_years",
+	"leap_year",
+]);
+
+export const ACCEPTED_UNITS_TEXT = "days/day/d, hours/hour/hr/h, minutes/minute/min, seconds/second/sec/s, milliseconds/msec/ms, microseconds/usec/us, nanoseconds/nsec/ns, weeks/week";
+
+const SINCE = /^\s*(\S+)\s+since\s+(.*?)\s*$/is;
+
+export interface CfInstantUnits {
+	readonly kind: "instant";
+	readonly unit: CfTimeUnit;
+	readonly reference: ReferenceDate;
+}
+
+export interface CfDurationUnits {
+	readonly kind: "duration";
+	readonly unit: CfTimeUnit;
+}
+
+/** True when `units` has the CF time form `<word> since <something>`, whether or not it is then accepted. */
+export function isCfTimeUnitsText(units: unknown): units is string {
+	return typeof units === "string" && SINCE.test(units);
+}
+
+function parseUnitWord(word: string, units: string): CfTimeUnit {
+	const spelling = word.toLowerCase();
+	const unit = SPELLINGS.get(spelling);
+	if (unit !== undefined) return unit;
+	if (CALENDAR_SPELLINGS.has(spelling)) {
+		throw new Dt64ExportError(
+			`units ${JSON.stringify(units)}: ${word} are not a fixed duration (UDUNITS makes a month 30.436875 days), so the counts are no instants; refused`,
+		);
+	}
+	throw new Dt64ExportError(`units ${JSON.stringify(units)}: unknown time unit ${JSON.stringify(word)}; accepted: ${ACCEPTED_UNITS_TEXT}`);
+}
+
+/** Parses `<unit> since <reference>`; refusals name the units as written. */
+export function parseCfInstantUnits(units: string): CfInstantUnits {
+	const match = SINCE.exec(units);
+	if (match === null) throw new Dt64ExportError(`units ${JSON.stringify(units)}: expected "<unit> since <reference date>"`);
+	const unit = parseUnitWord(match[1], units);
+	return { kind: "instant", unit, reference: parseReferenceDate(match[2], units) };
+}
+
+/** Parses a bare duration unit, as xarray writes timedeltas (`units: "seconds"`). */
+export function parseCfDurationUnits(units: string): CfDurationUnits {
+	return { kind: "duration", unit: parseUnitWord(units.trim(), units) };
+}
