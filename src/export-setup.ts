@@ -83,6 +83,8 @@ export interface TableExportOptions extends ExportOptions {
 	cf?: boolean;
 	/** NaN in float columns becomes null too; NaN stays NaN by default. */
 	nanAsNull?: boolean;
+	/** CF time of a model calendar (noleap, 360_day...): each date label as the same proleptic Gregorian label. */
+	convertCalendar?: boolean;
 }
 
 /** The table options that need no store, checked. */

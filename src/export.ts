@@ -6,7 +6,7 @@ import { arrowTimeField } from "./arrow/time-field.js";
 import type { NormalizedConversionOptions } from "./convert/options.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import type { Datetime64Type } from "./dtype/datetime64.js";
-import { UsageError } from "./errors.js";
+import { Dt64ExportError, UsageError } from "./errors.js";
 import {
 	checkTableOptions,
 	createChunkReader,
@@ -26,7 +26,11 @@ import { createParquetWriter } from "./stream/parquet-writer.js";
 import { TableBatcher, type TableColumnPlan } from "./stream/table-batcher.js";
 import { TableReader, type BroadcastSource } from "./stream/table-reader.js";
 import { TimestampBatcher } from "./stream/timestamp-batcher.js";
-import { cfValuesKind, datetime64Kind, plainKind, type ColumnKind } from "./table/column-kinds.js";
+import { CF_DECODED_KEY, cfTimeKind, cfValuesKind, datetime64Kind, plainKind, type ColumnKind } from "./table/column-kinds.js";
+import { cfTimeKindOf, parseCfTimeCoding, type CfTimeCoding } from "./cf/cf-time-coding.js";
+import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
+import { cfMissingValueMarkers, type MissingValueMarkers } from "./cf/missing-value.js";
+import type { TargetUnit } from "./dtype/units.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { packingRuleOf } from "./cf/packing.js";
 
@@ -119,11 +123,37 @@ function columnKindOf(column: TableColumn, name: string, normalized: NormalizedE
 	const storedField = plainArrowField(name, metadata.dataType.name, metadata.rawDataType);
 	const type = metadata.dataType.name;
 	if (options.cf === false || !isMaskableType(type)) return plainKind(storedField);
+	if (cfTimeKindOf(metadata.attributes) !== undefined) return cfTimeColumnKind(column as Extract<TableColumn, { kind: "plain" }>, name, normalized, options);
 	const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
 	const packing = packingRuleOf(metadata.path, type, metadata.attributes);
 	const nanAsNull = options.nanAsNull === true && (type === "float32" || type === "float64" || packing !== undefined);
 	if (mask === undefined && packing === undefined && !nanAsNull) return plainKind(storedField);
 	return cfValuesKind({ name, storedType: type, zarrDataType: metadata.rawDataType, attributes: metadata.attributes, mask, packing, nanAsNull, storedField });
+}
+
+/**
+ * A CF time column: decoded exactly by cf's core. `--unit auto` is the coarsest unit the units and reference need
+ * (see baseCfTargetUnit); for float counts, whose fractions are not known before they are read, nanoseconds.
+ * Parquet has no seconds unit: milliseconds there, as for datetime64.
+ */
+function cfTimeColumnKind(column: Extract<TableColumn, { kind: "plain" }>, name: string, normalized: NormalizedExportOptions, options: TableExportOptions): ColumnKind {
+	const { metadata } = column;
+	const type = metadata.dataType.name;
+	let coding: CfTimeCoding;
+	let markers: MissingValueMarkers;
+	try {
+		coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
+		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: type, attributes: metadata.attributes, fillValue: metadata.fillValue });
+	} catch (error) {
+		throw new Dt64ExportError(`array ${metadata.path}: ${(error as Error).message}`);
+	}
+	const requested = normalized.conversion.unit;
+	let unit: TargetUnit = requested !== "auto" ? requested : type === "float32" || type === "float64" ? "ns" : baseCfTargetUnit(coding);
+	if (normalized.format === "parquet" && unit === "s") unit = "ms";
+	const field = arrowTimeField({ name, kind: coding.kind === "duration" ? "timedelta64" : "datetime64", unit, timezone: coding.kind === "duration" ? null : normalized.timezone, zarrDataType: metadata.rawDataType });
+	for (const key of ["units", "calendar"]) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
+	field.metadata.set(CF_DECODED_KEY, "true");
+	return cfTimeKind(field, coding, markers, { unit, allowTruncate: normalized.conversion.allowTruncate, onOverflow: normalized.conversion.onOverflow, dataType: type });
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * How the stored values of one column become the values of its Arrow field, one kind per way: datetime64 counts
- * through the exact conversion core, plain values as stored, CF-coded values masked then unpacked. A kind decodes
+ * through the exact conversion core, CF time counts through cf's exact decoding, plain values as stored, CF-coded
+ * values masked then unpacked. A kind decodes
  * a column's own values (before they are repeated over the table), so a coordinate or a static field is decoded
  * once per value, not once per row.
  */
@@ -13,6 +14,9 @@ import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
 import type { Datetime64Type } from "../dtype/datetime64.js";
 import { maskNaN, maskValues, type MaskRule, type Validity } from "../cf/masking.js";
 import { unpackValues, type PackingRule } from "../cf/packing.js";
+import type { CfTimeCoding } from "../cf/cf-time-coding.js";
+import { decodeCfTimes, type CfDecodeOptions } from "../cf/decode-cf-times.js";
+import type { MissingValueMarkers } from "../cf/missing-value.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 
 /** A column's values as its Arrow field holds them, with the rows that are null. */
@@ -39,6 +43,17 @@ export function datetime64Kind(field: Field, source: Datetime64Type, conversion:
 	};
 }
 
+/** CF time counts (`<unit> since <date>`, or xarray's timedelta form): cf's exact decoding, missing values to null. */
+export function cfTimeKind(field: Field, coding: CfTimeCoding, markers: MissingValueMarkers, options: Omit<CfDecodeOptions, "describePosition">): ColumnKind {
+	return {
+		field,
+		decode(raw, describePosition) {
+			const decoded = decodeCfTimes(raw as NumericValues, coding, markers, { ...options, describePosition });
+			return { values: decoded.values, validity: decoded.validity === null ? undefined : { bitmap: decoded.validity, nullCount: decoded.nullCount } };
+		},
+	};
+}
+
 /** Values exactly as stored. */
 export function plainKind(field: Field): ColumnKind {
 	return { field, decode: (raw) => ({ values: raw }) };
@@ -46,6 +61,9 @@ export function plainKind(field: Field): ColumnKind {
 
 /** The CF attributes a decoded column keeps in its field metadata, as written. */
 export const KEPT_CF_ATTRIBUTES = ["units", "long_name", "standard_name"] as const;
+
+/** Field metadata key marking a column decoded from CF time counts ("true"). */
+export const CF_DECODED_KEY = "zarr.cf_decoded";
 
 /** Field metadata key saying which CF attributes were applied to the values, with their values (JSON). */
 export const CF_APPLIED_KEY = "zarr.cf_applied";
