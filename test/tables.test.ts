@@ -131,6 +131,13 @@ describe("tables: field metadata, options and refusals", () => {
 		const table = readArrow(file);
 		expect(table.schema.fields.map((field) => field.name)).toEqual(["y", "lon", "height"]);
 		expect(Array.from(table.getChild("y")!.toArray() as BigInt64Array)).toEqual([0n, 0n, 0n, 0n, 1n, 1n, 1n, 1n, 2n, 2n, 2n, 2n]);
+		// `--index` before the store takes no value from it; `--index positions` before it takes that one.
+		const first = fresh("index-first.arrow");
+		expect(runCli(["--index", grid, "--columns", "elev", "-o", first, "-q"]).status).toBe(0);
+		expect(readArrow(first).schema.fields.map((field) => String(field.type))).toEqual(["Float32", "Float64", "Float64"]);
+		const positionsFirst = fresh("positions-first.arrow");
+		expect(runCli(["--index", "positions", grid, "--columns", "elev", "-o", positionsFirst, "-q"]).status).toBe(0);
+		expect(readArrow(positionsFirst).schema.fields.map((field) => String(field.type))).toEqual(["Int64", "Int64", "Float64"]);
 		const coordinate = fresh("lat.arrow");
 		expect(runCli([grid, "--columns", "lat", "--index", "-o", coordinate, "-q"]).status).toBe(0);
 		const lat = readArrow(coordinate);
