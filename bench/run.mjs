@@ -1,8 +1,9 @@
-// npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
-//                [--keep-env]
+// npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...,tables] [--no-reference] [--no-rss] [--no-convert] [--no-e2e]
+//                [--no-tables] [--target DIR] [--keep-env]
 //
 // End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
-// (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
+// (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, the pure conversion core, and a 50M-row
+// table against xarray's to_dataframe (bench/tables.mjs).
 // Prints results and pass/fail against the targets; never fails on a miss (benchmarks are not tests).
 // --target DIR benchmarks the bin/ and dist/ of another checkout (an A/B of two builds on the same cached stores).
 // Each timed run writes a new file (the previous output is removed first, untimed), and the exporter runs without
@@ -15,6 +16,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { ensureStore, seriesCounts, SERIES } from "./lib/synthetic.mjs";
+import { tablesBench } from "./tables.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** The checkout whose bin/ and dist/ are measured: this one unless --target. */
@@ -23,7 +25,7 @@ const referenceScript = path.join(root, "bench", "reference.py");
 const cacheDir = path.join(root, ".bench-cache");
 
 function parseArgs(argv) {
-	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, target: root, keepEnv: false };
+	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, tables: true, target: root, keepEnv: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -38,6 +40,7 @@ function parseArgs(argv) {
 		else if (a === "--no-rss") args.rss = false;
 		else if (a === "--no-convert") args.convert = false;
 		else if (a === "--no-e2e") args.e2e = false;
+		else if (a === "--no-tables") args.tables = false;
 		else if (a === "--target") args.target = path.resolve(value());
 		else if (a === "--keep-env") args.keepEnv = true;
 		else if (a === "-h" || a === "--help") {
@@ -321,6 +324,10 @@ async function main() {
 			console.log(`peak RSS at 50M: ${fmt(large, 1)} MiB (median) -> ${verdict(large <= RSS_LIMIT_MIB)}, worst run ${fmt(worst, 1)} MiB -> ${verdict(worst <= RSS_LIMIT_MIB)} (<= ${RSS_LIMIT_MIB} MiB)`);
 			console.log(`50M / 5M peak RSS: ${fmt(growth)}x (medians) -> ${verdict(growth <= RSS_GROWTH_LIMIT)} (<= ${RSS_GROWTH_LIMIT}x)`);
 			results.rssGrowth = growth;
+		}
+		if (args.tables && (!args.only || args.only.includes("tables"))) {
+			const exporter = { command: process.execPath, args: [path.join(target, "bin", "dt64-export.js")] };
+			results.tables = await tablesBench({ root, cacheDir, outDir, runs: args.runs, measure, exporter, exporterEnv, printTable, fmt, median, log });
 		}
 	} finally {
 		fs.rmSync(outDir, { recursive: true, force: true });
