@@ -58,12 +58,12 @@ export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
  */
 export function normalizeExportOptions(options: ExportOptions): NormalizedExportOptions {
 	const format = options.format ?? "arrow";
-	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`);
+	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
 	const conversion = normalizeConversionOptions(options);
 	const timezone = canonicalTimezone(options.timezone);
 	const { concurrency } = options;
 	if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
-		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`);
+		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`, { option: "concurrency", value: concurrency });
 	}
 	return { format, conversion, timezone, concurrency };
 }
@@ -98,14 +98,14 @@ export interface CheckedTableOptions {
 /** Checks the table options that need no store: called before a store is opened, and again by the stages. */
 export function checkTableOptions(options: TableExportOptions & { columns?: readonly string[] | "all" }): CheckedTableOptions {
 	const order = options.order ?? "c";
-	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`);
+	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`, { option: "order", value: order });
 	const { index = false } = options;
-	if (index !== true && index !== false && index !== "positions") throw new UsageError(`invalid index ${JSON.stringify(index)}: true, false or "positions"`);
-	if (order === "chunk" && index === false) throw new UsageError("--order chunk needs --index: rows out of C order must say where they come from");
-	if (options.column !== undefined && options.columns !== undefined) throw new UsageError("--column conflicts with --columns: columns are named after their arrays (rename them with --rename)");
+	if (index !== true && index !== false && index !== "positions") throw new UsageError(`invalid index ${JSON.stringify(index)}: true, false or "positions"`, { option: "index", value: index });
+	if (order === "chunk" && index === false) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
+	if (options.column !== undefined && options.columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
 	const rename = new Map<string, string>();
 	for (const [from, to] of Object.entries(options.rename ?? {})) {
-		if (typeof to !== "string" || to === "") throw new UsageError(`--rename ${from}: the new name must be a non-empty string`);
+		if (typeof to !== "string" || to === "") throw new UsageError(`rename ${from}: the new name must be a non-empty string`, { option: "rename", value: to });
 		rename.set(from, to);
 	}
 	return { index: index !== false, indexSource: index === "positions" ? "positions" : "coordinates", order, rename };
@@ -116,9 +116,9 @@ export function parseRenameList(text: string): Record<string, string> {
 	const renames: Record<string, string> = {};
 	for (const pair of text.split(",")) {
 		const match = /^([^=]+)=([^=]+)$/.exec(pair.trim());
-		if (match === null) throw new UsageError(`--rename ${JSON.stringify(text)}: write old=new[,old=new], got ${JSON.stringify(pair)}`);
+		if (match === null) throw new UsageError(`rename ${JSON.stringify(text)}: write old=new[,old=new], got ${JSON.stringify(pair)}`, { option: "rename", value: text });
 		const [from, to] = [match[1].trim(), match[2].trim()];
-		if (from in renames) throw new UsageError(`--rename: ${JSON.stringify(from)} is renamed twice`);
+		if (from in renames) throw new UsageError(`rename: ${JSON.stringify(from)} is renamed twice`, { option: "rename", value: from });
 		renames[from] = to;
 	}
 	return renames;

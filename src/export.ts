@@ -6,7 +6,7 @@ import { arrowTimeField } from "./arrow/time-field.js";
 import type { NormalizedConversionOptions } from "./convert/options.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import type { Datetime64Type } from "./dtype/datetime64.js";
-import { Dt64ExportError, UsageError } from "./errors.js";
+import { Dt64ExportError, errorInContext, UsageError } from "./errors.js";
 import {
 	checkTableOptions,
 	createChunkReader,
@@ -145,7 +145,7 @@ function cfTimeColumnKind(column: Extract<TableColumn, { kind: "plain" }>, name:
 		coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
 		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: type, attributes: metadata.attributes, fillValue: metadata.fillValue });
 	} catch (error) {
-		throw new Dt64ExportError(`array ${metadata.path}: ${(error as Error).message}`);
+		throw errorInContext(`array ${metadata.path}`, error, "METADATA_INVALID", { path: metadata.path });
 	}
 	const requested = normalized.conversion.unit;
 	let unit: TargetUnit = requested !== "auto" ? requested : type === "float32" || type === "float64" ? "ns" : baseCfTargetUnit(coding);
@@ -164,14 +164,14 @@ function outputNames(table: ZarrTable, index: boolean, options: TableExportOptio
 	const indexNames = index ? table.index.map((entry) => entry.name) : [];
 	const valueNames = table.columns.map((column) => (table.columns.length === 1 ? (options.column ?? column.name) : column.name));
 	const all = [...indexNames, ...valueNames];
-	for (const from of rename.keys()) if (!all.includes(from)) throw new UsageError(`--rename ${from}: no such column; the columns are ${all.join(", ")}`);
+	for (const from of rename.keys()) if (!all.includes(from)) throw new UsageError(`rename ${from}: no such column; the columns are ${all.join(", ")}`, { option: "rename", value: from });
 	const renamed = (name: string) => rename.get(name) ?? name;
 	const names = { index: indexNames.map(renamed), values: valueNames.map(renamed) };
 	const seen = new Map<string, string>();
 	const describe = [...names.index.map((name, axis) => `the index of dimension ${JSON.stringify(table.index[axis].name)}`), ...table.columns.map((column) => `array ${column.metadata.path || column.name}`)];
 	[...names.index, ...names.values].forEach((name, k) => {
 		const other = seen.get(name);
-		if (other !== undefined) throw new UsageError(`column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}: rename one with --rename ${name}=<new name>`);
+		if (other !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}`, { option: "rename", value: name });
 		seen.set(name, describe[k]);
 	});
 	return names;
@@ -181,7 +181,7 @@ function outputNames(table: ZarrTable, index: boolean, options: TableExportOptio
 export function createTableExportStages(table: ZarrTable, options: TableExportOptions = {}): TableExportStages {
 	const normalized = normalizeExportOptions(options);
 	const { index, order, rename } = checkTableOptions(options);
-	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("--column names a single array's column; with --columns the columns are named after their arrays (rename them with --rename)");
+	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("column names a single array's column; the columns of a table are named after their arrays", { option: "column" });
 	const names = outputNames(table, index, options, rename);
 	const readerColumns: BroadcastSource[] = [];
 	const valuePlan = (column: TableColumn, name: string): TableColumnPlan => {

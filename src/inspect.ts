@@ -378,7 +378,7 @@ async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: n
 /** Opens a store and describes every node that can be found in it; chunks are read only for first and last values. */
 export async function inspectStore(location: string, options: InspectOptions = {}): Promise<InspectReport> {
 	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
-	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`);
+	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`, { option: "maxChunks", value: maxChunks });
 	const opened = await openStore(location, options);
 	const tree = await listStoreTree(opened, "");
 	const nodes: InspectNode[] = [];

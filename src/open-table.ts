@@ -56,7 +56,7 @@ export interface OpenTableOptions extends OpenStoreOptions {
 /** Splits and checks `--columns a,b,c`. */
 export function parseColumnList(text: string): string[] {
 	const names = text.split(",").map((name) => name.trim());
-	if (names.some((name) => name === "")) throw new UsageError(`--columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`);
+	if (names.some((name) => name === "")) throw new UsageError(`columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`, { option: "columns", value: text });
 	return names;
 }
 
@@ -77,13 +77,13 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 }
 
 async function openColumn(opened: OpenedStore, group: string, name: string): Promise<Omit<TableColumn, "axes">> {
-	const relative = normalizeArrayPath(name, "--columns");
+	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path);
 	if (document === undefined || document.node.kind !== "array") {
 		const what = document === undefined ? "no array" : "a group, not an array,";
-		throw new UsageError(`--columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`);
+		throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`, { option: "columns", path });
 	}
 	const { node } = document;
 	const where = `${shown}/${metadataFileOf(node)}`;
@@ -98,7 +98,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 		if (node.zarrFormat === 2) v2ValuesOf(node.json, "null");
 		else parsePlainDataType(node.json.data_type);
 	} catch (error) {
-		throw new UsageError(`--columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`);
+		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
 	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
@@ -109,7 +109,7 @@ const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ na
 /** The names of every array directly in the group, for `--columns all`. */
 async function groupArrayNames(opened: OpenedStore, group: string): Promise<string[]> {
 	const tree = await listStoreTree(opened, group);
-	if (tree.discovery === "root-only") throw new UsageError("--columns all: the group's arrays cannot be listed (an HTTP store without consolidated metadata): name them");
+	if (tree.discovery === "root-only") throw new UsageError("columns all: the group's arrays cannot be listed (an HTTP store without consolidated metadata): name them", { option: "columns", value: "all" });
 	return tree.entries.slice(1).flatMap((entry) => {
 		if (!("node" in entry) || entry.node.kind !== "array") return [];
 		const name = group === "" ? entry.path : entry.path.slice(group.length + 1);
@@ -134,15 +134,15 @@ async function findCoordinate(opened: OpenedStore, group: string, dimension: Tab
  */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
 	const all = options.columns === "all";
-	if (!all && (!Array.isArray(options.columns) || options.columns.length === 0)) throw new UsageError("columns: name at least one array, or all");
+	if (!all && (!Array.isArray(options.columns) || options.columns.length === 0)) throw new UsageError("columns: name at least one array, or all", { option: "columns" });
 	const indexSource = options.indexSource ?? "coordinates";
-	if (indexSource !== "coordinates" && indexSource !== "positions") throw new UsageError(`invalid index source ${JSON.stringify(indexSource)}: choose coordinates or positions`);
+	if (indexSource !== "coordinates" && indexSource !== "positions") throw new UsageError(`invalid indexSource ${JSON.stringify(indexSource)}: choose coordinates or positions`, { option: "indexSource", value: indexSource });
 	const opened = await openStore(location, options);
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
-	if (groupDocument === undefined) throw new Dt64ExportError(noNodeMessage(opened, group));
+	if (groupDocument === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, group), { path: group });
 	if (groupDocument.node.kind !== "group") {
-		throw new UsageError(`${group === "" ? "the store root" : `--array ${group}`} is an array: with --columns, --array names the group that holds the arrays`);
+		throw new UsageError(`${group === "" ? "the store root" : `group ${group}`} is an array: the columns are arrays of a group, named by group`, { option: "group", path: group });
 	}
 	let opening: Omit<TableColumn, "axes">[] = [];
 	let leftOut: string[] = [];
@@ -150,7 +150,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		const candidates: Omit<TableColumn, "axes">[] = [];
 		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, group, name));
 		const selection = selectWholeDataset(candidates.map(variableOf));
-		if (selection.chosen.length === 0) throw new UsageError(`--columns all: the group holds no data variable (only dimension coordinates, or no array)`);
+		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
 		leftOut = selection.leftOut.map((variable) => variable.name);
 	} else {
@@ -158,7 +158,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	}
 	const seen = new Set<string>();
 	for (const column of opening) {
-		if (seen.has(column.name)) throw new UsageError(`--columns: two arrays give the column name ${JSON.stringify(column.name)}`);
+		if (seen.has(column.name)) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: two arrays give the column name ${JSON.stringify(column.name)}`, { option: "columns", value: column.name });
 		seen.add(column.name);
 	}
 	const layout = layOutTable(opening.map(variableOf));

@@ -286,8 +286,8 @@ describe("usage errors (exit 2)", () => {
 		expect(result.status).toBe(2);
 	};
 
-	it("--order chunk without --index", () => usage([group, "--order", "chunk"], /^dt64-export: --order chunk needs --index/));
-	it("--column with --columns", () => usage([group, "--columns", "time", "--column", "t"], /^dt64-export: --column conflicts with --columns/));
+	it("--order chunk without --index", () => usage([group, "--order", "chunk"], /^dt64-export: --order chunk needs index columns/));
+	it("--column with --columns", () => usage([group, "--columns", "time", "--column", "t"], /^dt64-export: --column conflicts with columns/));
 	it("arrays of different shapes without dimension names, listing each", () =>
 		usage([group, "--columns", "time,short"], /^dt64-export: --columns: short \[59\] \(no dimension names\) cannot be matched to the table's dimensions \(dim_0\) by name, and its shape differs: time \[60\] \(no dimension names\), short \[59\] \(no dimension names\)$/m));
 	it("an unknown column, listing what the group holds", () =>

@@ -65,7 +65,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 
 	constructor(columns: readonly (ChunkSource<ChunkValues> | BroadcastSource)[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
-		if (columns.length === 0) throw new Dt64ExportError("a table needs at least one column");
+		if (columns.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
 		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
 		const sources = broadcast.map((column) => column.source);
 		const rows = options.rows;
@@ -77,11 +77,13 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
 		if ((options.order ?? "c") === "chunk") {
-			if (broadcast.some((column) => !spansTable(column, shape))) throw new UsageError("--order chunk needs every column over all of the table's dimensions (no broadcasting, no coordinates): use --order c, or --index positions");
+			if (broadcast.some((column) => !spansTable(column, shape))) {
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", "order chunk needs every column over all of the table's dimensions (no broadcast variable, no coordinate index)", { option: "order", value: "chunk" });
+			}
 			const chunkShape = sources[0].chunkShape;
 			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
-				throw new UsageError(`--order chunk needs every column read in the same chunk shape, got ${shapes}: use --order c`);
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
 		} else {
@@ -89,7 +91,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 			for (const column of broadcast) {
 				if (column.axes[0] === 0) checkBandSize(column.source, column.shape);
 				else if (shape.length > 0 && rowValues > MAX_CHUNK_VALUES) {
-					throw new Dt64ExportError(`table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
+					throw new Dt64ExportError("TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
 				}
 			}
 			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, onChunk, rows));
@@ -137,7 +139,7 @@ async function* cOrderBands(
 			if (stream === undefined) continue;
 			while (current[k] === undefined || rowsOf(k) <= row) {
 				const next = await stream.next();
-				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${row} of ${lastRow}`);
+				if (next.done) throw new Dt64ExportError("INTERNAL", `column ${k} ended at row ${row} of ${lastRow}`);
 				current[k] = next.value;
 			}
 			end = Math.min(end, rowsOf(k));
