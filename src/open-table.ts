@@ -8,6 +8,7 @@
  */
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
+import type { BufferPool } from "./store/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -39,6 +40,8 @@ export interface ZarrTable {
 	readonly leftOut: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
+	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
+	readonly bufferPool?: BufferPool;
 }
 
 /** `coordinates`: each dimension's coordinate array is its index where the group has one; `positions`: never. */
@@ -76,7 +79,7 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
 }
 
-async function openColumn(opened: OpenedStore, group: string, name: string): Promise<Omit<TableColumn, "axes">> {
+async function openColumn(opened: OpenedStore, group: string, name: string, bufferPool: BufferPool | undefined): Promise<Omit<TableColumn, "axes">> {
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
@@ -90,7 +93,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 	const columnName = lastSegment(relative);
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
-		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where) };
+		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }) };
 	}
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
@@ -101,7 +104,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
-	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
+	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where, { bufferPool }) };
 }
 
 const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ name: column.name, shape: column.metadata.shape, dimensionNames: column.metadata.dimensionNames });
@@ -118,12 +121,12 @@ async function groupArrayNames(opened: OpenedStore, group: string): Promise<stri
 }
 
 /** The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. */
-async function findCoordinate(opened: OpenedStore, group: string, dimension: TableDimension): Promise<Omit<TableColumn, "axes"> | undefined> {
+async function findCoordinate(opened: OpenedStore, group: string, dimension: TableDimension, bufferPool: BufferPool | undefined): Promise<Omit<TableColumn, "axes"> | undefined> {
 	const path = group === "" ? dimension.name : `${group}/${dimension.name}`;
 	if (dimension.name.includes("/") || normalizeArrayPath(dimension.name, "dimension name") !== dimension.name) return undefined;
 	const document = await readNodeDocument(opened, path);
 	if (document === undefined || document.node.kind !== "array") return undefined;
-	const column = await openColumn(opened, group, dimension.name);
+	const column = await openColumn(opened, group, dimension.name, bufferPool);
 	return isCoordinateOf(variableOf(column), dimension.name, dimension.length) ? column : undefined;
 }
 
@@ -148,13 +151,13 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	let leftOut: string[] = [];
 	if (all) {
 		const candidates: Omit<TableColumn, "axes">[] = [];
-		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, group, name));
+		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, group, name, options.bufferPool));
 		const selection = selectWholeDataset(candidates.map(variableOf));
 		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
 		leftOut = selection.leftOut.map((variable) => variable.name);
 	} else {
-		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name));
+		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name, options.bufferPool));
 	}
 	const seen = new Set<string>();
 	for (const column of opening) {
@@ -165,16 +168,16 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	const columns = opening.map((column, k) => ({ ...column, axes: layout.axes[k] }) as TableColumn);
 	const index: TableIndex[] = [];
 	for (const [axis, dimension] of layout.dimensions.entries()) {
-		const coordinate = indexSource === "coordinates" ? (columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ?? (await findCoordinate(opened, group, dimension))) : undefined;
+		const coordinate = indexSource === "coordinates" ? (columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ?? (await findCoordinate(opened, group, dimension, options.bufferPool))) : undefined;
 		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
 		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn });
 	}
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
-	return { store: opened, dimensions: layout.dimensions, shape: layout.dimensions.map((dimension) => dimension.length), columns: values, index, leftOut, name: columnNameFor(location, group) };
+	return { store: opened, dimensions: layout.dimensions, shape: layout.dimensions.map((dimension) => dimension.length), columns: values, index, leftOut, name: columnNameFor(location, group), bufferPool: options.bufferPool };
 }
 
-/** A one-column table of an opened datetime64 array, to export it with index columns (its positions). */
+/** A one-column table of an opened time array: how a single array is exported (its index columns are positions). */
 export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	const { shape } = array.metadata;
 	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames }) ?? shape.map((_, axis) => `dim_${axis}`);
@@ -187,5 +190,6 @@ export function tableOfTimeArray(array: TimeArray): ZarrTable {
 		index: dimensions.map((dimension, axis) => ({ kind: "positions", name: dimension.name, axis })),
 		leftOut: [],
 		name: array.name,
+		bufferPool: array.bufferPool,
 	};
 }

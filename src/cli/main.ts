@@ -1,23 +1,14 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { isatty } from "node:tty";
-import type { Readable, Transform, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
-import {
-	checkTableOptions,
-	createChunkReader,
-	FILE_EXTENSIONS,
-	normalizeExportOptions,
-	openExportTable,
-	parseRenameList,
-	type OutputFormat,
-	type TableExportOptions,
-} from "../export-setup.js";
-import { openTimeArray } from "../open-array.js";
+import { FILE_EXTENSIONS, parseRenameList, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { createTableReader, openPlannedTable } from "../export-source.js";
 import { parseColumnList, type ZarrTable } from "../open-table.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
@@ -78,37 +69,18 @@ function fail(error: unknown): never {
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
-/** The stages of an export as the CLI runs them, whichever kind. */
-interface CliStages {
-	readonly reader: Readable;
-	readonly batcher: Transform;
-	readonly writer: Transform;
-	readonly rows: number;
-	/** The default output file's name, without extension. */
-	readonly name: string;
-}
-
 /**
  * The Arrow stages (apache-arrow is a third of the CLI's code) are loaded while the reader's first chunks are read
  * and decoded on the thread pool: their loading then costs no time of its own.
  */
 const loadArrowStages = () => import("../export.js");
 
-async function singleStages(array: Awaited<ReturnType<typeof openTimeArray>>, options: TableExportOptions): Promise<CliStages> {
-	const reader = createChunkReader(array, options);
+async function exportStages(table: ZarrTable, plan: ExportPlan) {
+	const reader = createTableReader(table, plan.read);
 	// A failure before the pipeline is attached stays on the stream (pipeline reports it), not an uncaught error.
 	reader.on("error", () => undefined);
 	reader.read(0);
-	const stages = (await loadArrowStages()).createConversionStages(array, reader, options);
-	return { ...stages, rows: stages.reader.totalValues, name: stages.batcher.schema.fields[0].name };
-}
-
-async function tableStages(table: ZarrTable, options: TableExportOptions & { quiet?: boolean }): Promise<CliStages> {
-	const stages = (await loadArrowStages()).createTableExportStages(table, options);
-	if (table.leftOut.length > 0 && options.quiet !== true) process.stderr.write(`dt64-export: --columns all left out ${table.leftOut.join(", ")}: their dimensions are not within the widest variable's\n`);
-	// One value column: the file is named after it, as a plain export's is; several: after their group.
-	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
-	return { ...stages, rows: stages.reader.totalRows, name };
+	return (await loadArrowStages()).createStagesAround(table, reader, plan);
 }
 
 function terminalRefusal(format: OutputFormat): UsageError {
@@ -173,13 +145,18 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	warnInapplicable(command, { format, remote: isRemote(args.store) });
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
-	const options = {
+	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
+	// decoded buffer back once written (see BufferPool), for the next chunks.
+	const bufferPool = new BufferPool();
+	const plan = planExport({
+		array: args.array,
+		columns: args.columns === undefined ? undefined : args.columns.trim() === "all" ? "all" : parseColumnList(args.columns),
+		column: args.column,
 		format,
 		unit: args.unit,
 		timezone: args.tz,
 		allowTruncate: args.allowTruncate,
 		onOverflow: args.onOverflow,
-		column: args.column,
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,
 		compression: args.compression,
@@ -189,24 +166,20 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		cf: args.cf,
 		nanAsNull: args.nanAsNull,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
-	};
-	normalizeExportOptions(options);
+		headers: Object.fromEntries(args.header.map(parseHeaderOption)),
+		retries: args.retries,
+		bufferPool,
+	});
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const columns = args.columns === undefined ? undefined : args.columns.trim() === "all" ? "all" : parseColumnList(args.columns);
-	const asTable = columns !== undefined || options.index !== false || args.order !== "c" || options.rename !== undefined;
-	if (asTable) checkTableOptions({ ...options, columns });
-	// One array, written to a file: a chunk's buffer is used once, by the batch written from it, so the output file
-	// can hand it back to the store for the next chunk (see BufferPool). Tables slice chunks: they read as usual.
-	const bufferPool = asTable ? undefined : new BufferPool();
-	const open = { array: args.array, headers, retries: args.retries, bufferPool };
-	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
-	const stages = asTable
-		? await tableStages(await openExportTable(args.store, { ...open, columns, index: options.index }), { ...options, quiet: args.quiet })
-		: await singleStages(await openTimeArray(args.store, open), options);
+	const table = await openPlannedTable(args.store, plan.open);
+	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join(", ")}: their dimensions are not within the widest variable's\n`);
+	const stages = await exportStages(table, plan);
+	const rows = stages.reader.totalRows;
+	// One value column: the file is named after it; several: after their group.
+	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
-	progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
-	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[format]}`;
+	progress = showProgress ? new Progress(process.stderr, rows) : undefined;
+	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
 	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
 	// must end that wait (a handler would not run while the open blocks).
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, format);
@@ -230,7 +203,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	}
 	progress?.done();
 	if (!args.quiet && !toStdout) {
-		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} ${stages.rows === 1 ? "row" : "rows"} to ${target}\n`);
+		process.stderr.write(`wrote ${rows.toLocaleString("en")} ${rows === 1 ? "row" : "rows"} to ${target}\n`);
 	}
 }
 

@@ -1,35 +1,37 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
-import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
-import { arrowDataOf, type ColumnKind, type DecodedValues } from "../table/column-kinds.js";
-import type { RowRegion } from "../table/row-index.js";
 import type { Validity } from "../cf/masking.js";
-import { cStrides, product } from "../zarr/grid.js";
+import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
+import { arrowDataOf, type ColumnPlan, type DecodedValues } from "../table/column-plan.js";
+import type { RowRegion } from "../table/row-index.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
+import { cStrides, product } from "../zarr/grid.js";
 import type { TableBand } from "./table-reader.js";
 
 /**
  * One output column of a table: the positions along one axis (an index column without a coordinate), or the
- * values of reader column `band` over the table axes `axes` (its `shape`), decoded by `kind` and repeated along
- * the axes it lacks.
+ * values of the reader's column `band`, an array of `shape` over the table axes `axes`, decoded by its kind's plan
+ * and repeated along the axes it lacks.
  */
 export type TableColumnPlan =
 	| { readonly kind: "positions"; readonly field: Field; readonly axis: number }
-	| { readonly kind: "values"; readonly field: Field; readonly decoder: ColumnKind; readonly band: number; readonly name: string; readonly shape: readonly number[]; readonly axes: readonly number[] };
+	| { readonly kind: "values"; readonly plan: ColumnPlan; readonly band: number; readonly name: string; readonly shape: readonly number[]; readonly axes: readonly number[] };
 
 export interface TableBatcherOptions {
-	/** In output order: index columns first, then the value columns. */
+	/** In output order: index columns first, then the value columns (see src/table/column-kinds.ts). */
 	columns: readonly TableColumnPlan[];
 	/** The table's shape, to lay the columns out and to name N-d positions in messages. */
 	shape: readonly number[];
 }
 
+const fieldOf = (column: TableColumnPlan) => (column.kind === "positions" ? column.field : column.plan.field);
+
 /** The box of table positions a band covers (a flat region is a run of whole rows along the first axis). */
 function boxOf(region: RowRegion, length: number, shape: readonly number[]): { origin: readonly number[]; extent: readonly number[] } {
 	if (region.kind === "box") return region;
+	if (shape.length === 0) return { origin: [], extent: [] };
 	const rowValues = product(shape.slice(1));
-	const first = region.offset / rowValues;
-	return { origin: shape.map((_, axis) => (axis === 0 ? first : 0)), extent: [length / rowValues, ...shape.slice(1)] };
+	return { origin: shape.map((_, axis) => (axis === 0 ? region.offset / rowValues : 0)), extent: [length / rowValues, ...shape.slice(1)] };
 }
 
 function bytesOfBits(validity: Validity, length: number): Uint8Array {
@@ -49,65 +51,73 @@ function bitsOfBytes(bytes: Uint8Array): Validity {
 }
 
 /**
- * Turns table bands into Arrow RecordBatches: each column's own values are decoded by its kind (once for a
+ * Turns table bands into Arrow RecordBatches: each column's own values are decoded by its kind's plan (once for a
  * column the reader gives whole, such as a coordinate or a static field), then repeated over the band's rows.
  */
 export class TableBatcher extends Transform {
 	readonly schema: Schema;
 	readonly #options: TableBatcherOptions;
-	/** Per column, the last raw values decoded and their result: a column read whole is decoded once. */
+	readonly #strides: number[];
+	/** Per column, the last values decoded and their result: a column the reader gives whole is decoded once. */
 	readonly #decoded: ({ raw: ChunkValues; decoded: DecodedValues } | undefined)[];
-	#batches = 0;
 	#rows = 0;
+	#batches = 0;
 
 	constructor(options: TableBatcherOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
-		this.schema = new Schema(options.columns.map((column) => column.field));
+		this.schema = new Schema(options.columns.map(fieldOf));
+		this.#strides = cStrides(options.shape);
 		this.#decoded = options.columns.map(() => undefined);
 	}
 
-	#decode(k: number, plan: Extract<TableColumnPlan, { kind: "values" }>, raw: ChunkValues, ownOrigin: readonly number[], ownShape: readonly number[]): DecodedValues {
-		const cached = this.#decoded[k];
-		if (cached !== undefined && cached.raw === raw) return cached.decoded;
-		const strides = cStrides(ownShape);
-		const rows = this.#rows;
-		const spans = plan.axes.length === this.#options.shape.length;
-		const describe = (i: number) => {
-			const position = `[${ownShape.map((length, axis) => ownOrigin[axis] + (Math.floor(i / strides[axis]) % length)).join(", ")}]`;
-			// A column over every axis: its i-th value is the band's i-th row; another is named by its own position.
-			if (!spans) return `position ${position} of column "${plan.field.name}" (array ${plan.name})`;
-			return `row ${rows + i}${ownShape.length > 1 ? ` (position ${position})` : ""} of column "${plan.field.name}"`;
-		};
-		const decoded = plan.decoder.decode(raw, describe);
-		this.#decoded[k] = { raw, decoded };
-		return decoded;
+	/**
+	 * Names a value in messages: a single array's by its flat index in the array (numpy's), a table's by its row of
+	 * the output and its column, a repeated column's by its position in its own array. N-d positions add the
+	 * coordinates.
+	 */
+	#describe(plan: Extract<TableColumnPlan, { kind: "values" }>, spans: boolean, position: readonly number[], row: number): string {
+		const { shape, columns } = this.#options;
+		const at = position.length <= 1 ? "" : ` (position [${position.join(", ")}])`;
+		if (!spans) return `position [${position.join(", ")}] of column "${plan.plan.field.name}" (array ${plan.name})`;
+		if (columns.length === 1) return `index ${position.reduce((flat, c, axis) => flat + c * this.#strides[axis], 0)}${at}`;
+		return `row ${row}${at} of column "${plan.plan.field.name}"`;
 	}
 
-	#column(k: number, plan: TableColumnPlan, band: TableBand, origin: readonly number[], extent: readonly number[]): Data {
+	#column(k: number, column: TableColumnPlan, band: TableBand, origin: readonly number[], extent: readonly number[]): Data {
 		const rank = extent.length;
-		if (plan.kind === "positions") {
-			const { axis } = plan;
+		if (column.kind === "positions") {
+			const { axis } = column;
 			const positions = BigInt64Array.from({ length: extent[axis] }, (_, i) => BigInt(origin[axis] + i));
-			return arrowDataOf(plan.field, { values: broadcastValues(positions, broadcastStrides([extent[axis]], [axis], rank), extent) });
+			return arrowDataOf(column.field, { values: broadcastValues(positions, broadcastStrides([extent[axis]], [axis], rank), extent) });
 		}
-		const raw = band.columns[plan.band];
-		// A column over the first axis holds the band's rows of it; any other axis it has, whole (or the chunk's box).
-		const spans = plan.axes.length === rank;
-		const ownShape = plan.axes.map((axis, j) => (spans || axis === 0 ? extent[axis] : plan.shape[j]));
-		const ownOrigin = plan.axes.map((axis) => (spans || axis === 0 ? origin[axis] : 0));
-		const decoded = this.#decode(k, plan, raw, ownOrigin, ownShape);
-		if (spans) return arrowDataOf(plan.field, decoded);
-		const strides = broadcastStrides(ownShape, plan.axes, rank);
+		const raw = band.columns[column.band];
+		// A column over every axis holds the band's box of values; another, the band's rows of the first axis (if it
+		// has it) and all of its other axes.
+		const spans = column.axes.length === rank;
+		const ownShape = column.axes.map((axis, j) => (spans || axis === 0 ? extent[axis] : column.shape[j]));
+		const ownOrigin = column.axes.map((axis) => (spans || axis === 0 ? origin[axis] : 0));
+		let decoded: DecodedValues;
+		const cached = this.#decoded[k];
+		if (cached !== undefined && cached.raw === raw) decoded = cached.decoded;
+		else {
+			const strides = cStrides(ownShape);
+			const rows = this.#rows;
+			const describe = (i: number) => this.#describe(column, spans, ownShape.map((length, axis) => ownOrigin[axis] + (Math.floor(i / strides[axis]) % length)), rows + i);
+			decoded = column.plan.decode(raw, describe);
+			this.#decoded[k] = { raw, decoded };
+		}
+		if (spans) return arrowDataOf(column.plan.field, decoded);
+		const strides = broadcastStrides(ownShape, column.axes, rank);
 		const values = broadcastValues(decoded.values, strides, extent);
 		const validity = decoded.validity === undefined ? undefined : bitsOfBytes(broadcastValues(bytesOfBits(decoded.validity, decoded.values.length), strides, extent));
-		return arrowDataOf(plan.field, { values, validity });
+		return arrowDataOf(column.plan.field, { values, validity });
 	}
 
 	#batch(band: TableBand): RecordBatch {
 		const { shape, columns } = this.#options;
 		const { origin, extent } = boxOf(band.region, band.length, shape);
-		const children = columns.map((plan, k) => this.#column(k, plan, band, origin, extent));
+		const children = columns.map((column, k) => this.#column(k, column, band, origin, extent));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: band.length, nullCount: 0, children }));
 	}
 
@@ -119,8 +129,8 @@ export class TableBatcher extends Transform {
 			callback(error as Error);
 			return;
 		}
-		this.#batches++;
 		this.#rows += band.length;
+		this.#batches++;
 		callback(null, batch);
 	}
 
@@ -131,7 +141,9 @@ export class TableBatcher extends Transform {
 			return;
 		}
 		try {
-			const children = this.schema.fields.map((field) => makeData({ type: field.type, length: 0, nullCount: 0 } as Parameters<typeof makeData>[0]));
+			const children = this.#options.columns.map((column) =>
+				column.kind === "positions" ? arrowDataOf(column.field, { values: new BigInt64Array(0) }) : arrowDataOf(column.plan.field, { values: column.plan.empty() }),
+			);
 			callback(null, new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: 0, nullCount: 0, children })));
 		} catch (error) {
 			callback(error as Error);

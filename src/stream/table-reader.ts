@@ -5,7 +5,7 @@ import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
-import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
+import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
@@ -41,7 +41,7 @@ export interface BroadcastSource {
 	readonly axes: readonly number[];
 }
 
-/** Rows of one band at most, along the first axis: the batches stay near a million rows, whatever the chunking. */
+/** Values of one band at most when columns are repeated over it: the batches stay near a million rows. */
 export const BAND_VALUES = 1 << 20;
 
 const asBroadcastSource = (column: ChunkSource<ChunkValues> | BroadcastSource, shape: readonly number[]): BroadcastSource =>
@@ -62,6 +62,7 @@ const spansTable = (column: BroadcastSource, shape: readonly number[]) => column
 export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
 	readonly totalRows: number;
+	#holdReadAhead: () => boolean = () => false;
 
 	constructor(columns: readonly (ChunkSource<ChunkValues> | BroadcastSource)[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
@@ -76,6 +77,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		const concurrency = Math.max(1, options.concurrency ?? 4);
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
+		const mayReadAhead = () => !this.#holdReadAhead();
 		if ((options.order ?? "c") === "chunk") {
 			if (broadcast.some((column) => !spansTable(column, shape))) {
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", "order chunk needs every column over all of the table's dimensions (no broadcast variable, no coordinate index)", { option: "order", value: "chunk" });
@@ -85,7 +87,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
-			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
+			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		} else {
 			const rowValues = product(shape.slice(1));
 			for (const column of broadcast) {
@@ -94,8 +96,17 @@ export class TableReader extends GeneratorReadable<TableBand> {
 					throw new Dt64ExportError("TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
 				}
 			}
-			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, onChunk, rows));
+			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		}
+	}
+
+	/**
+	 * Reads no further ahead than the chunks waited for while `condition()` holds: chunks read ahead are held in
+	 * memory until the stages after them take them, so while those lag (the output is slower than the reads),
+	 * reading ahead only holds more (see readChunksInOrder).
+	 */
+	holdReadAheadWhile(condition: () => boolean): void {
+		this.#holdReadAhead = condition;
 	}
 }
 
@@ -116,6 +127,7 @@ async function* cOrderBands(
 	shape: readonly number[],
 	concurrency: number,
 	signal: AbortSignal,
+	mayReadAhead: () => boolean,
 	onChunk?: () => void,
 	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
@@ -125,11 +137,13 @@ async function* cOrderBands(
 		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
 		return;
 	}
-	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, undefined, rows) : undefined));
+	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows) : undefined));
 	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
 	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
 	const rowValues = product(shape.slice(1));
-	const maxRows = Math.max(1, Math.floor(BAND_VALUES / rowValues));
+	// Columns over every axis give their own bands (a 1-D chunk passes through whole); repeating others is capped.
+	const broadcasting = columns.some((column) => column.axes.length !== shape.length);
+	const maxRows = broadcasting ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
 	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
 	const lastRow = rows === undefined ? shape[0] : rows.end;
 	for (let row = rows === undefined ? 0 : rows.start; row < lastRow; ) {
@@ -158,13 +172,14 @@ async function* chunkOrderBands(
 	shape: readonly number[],
 	concurrency: number,
 	signal: AbortSignal,
+	mayReadAhead: () => boolean,
 	onChunk?: () => void,
 	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
 	const { chunkShape, gridShape } = sources[0];
 	if (product(shape) === 0) return;
 	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
-	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal, undefined, chunkRange));
+	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal, mayReadAhead, chunkRange));
 	for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
 		coords[0] += chunkRange.start;
 		const columns: ChunkValues[] = [];

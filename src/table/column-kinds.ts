@@ -1,119 +1,73 @@
 /**
- * How the stored values of one column become the values of its Arrow field, one kind per way: datetime64 counts
- * through the exact conversion core, CF time counts through cf's exact decoding, plain values as stored, CF-coded
- * values masked then unpacked. A kind decodes
- * a column's own values (before they are repeated over the table), so a coordinate or a static field is decoded
- * once per value, not once per row.
+ * The column kinds of a table and how each becomes Arrow: one planner per kind, in a registry keyed by
+ * `TableColumn["kind"]`, so that a new kind is a case of TableColumn (opened in open-table.ts), a planner file and
+ * a line here; the compiler asks for the line. Plain arrays dispatch further on their CF attributes (CF time,
+ * masked or packed numbers: plain-column.ts). Index columns are the dimensions' coordinate arrays, planned as any
+ * column, or their positions.
  */
-import { Bool, type Data, Field, Float32, Float64, makeData, Utf8 } from "apache-arrow";
-import { plainArrowData } from "../arrow/column-types.js";
-import { ZARR_DATA_TYPE_KEY } from "../arrow/time-field.js";
-import type { NormalizedConversionOptions } from "../convert/options.js";
-import { planConversion } from "../convert/plan.js";
-import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
-import type { Datetime64Type } from "../dtype/datetime64.js";
-import { maskNaN, maskValues, type MaskRule, type Validity } from "../cf/masking.js";
-import { unpackValues, type PackingRule } from "../cf/packing.js";
-import type { CfTimeCoding } from "../cf/cf-time-coding.js";
-import { decodeCfTimes, type CfDecodeOptions } from "../cf/decode-cf-times.js";
-import type { MissingValueMarkers } from "../cf/missing-value.js";
-import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
+import { int64Field } from "../arrow/column-types.js";
+import type { ColumnsPlan } from "../export-plan.js";
+import { readColumns } from "../export-source.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
+import type { TableColumn, ZarrTable } from "../open-table.js";
+import type { TableBatcherOptions, TableColumnPlan } from "../stream/table-batcher.js";
+import type { ColumnContext, ColumnPlan } from "./column-plan.js";
+import { planPlainColumn } from "./plain-column.js";
+import { planTimeColumn } from "./time-column.js";
 
-/** A column's values as its Arrow field holds them, with the rows that are null. */
-export interface DecodedValues {
-	readonly values: ChunkValues;
-	readonly validity?: Validity;
-}
+type ColumnPlanner<C extends TableColumn> = (column: C, context: ColumnContext) => ColumnPlan;
 
-export interface ColumnKind {
-	readonly field: Field;
-	/** `describePosition(i)` names the i-th value in messages. */
-	decode(raw: ChunkValues, describePosition: (i: number) => string): DecodedValues;
-}
+const COLUMN_KINDS: { readonly [K in TableColumn["kind"]]: ColumnPlanner<Extract<TableColumn, { kind: K }>> } = {
+	time: planTimeColumn,
+	plain: planPlainColumn,
+};
 
-/** numpy.datetime64 / timedelta64 counts: the exact conversion, NaT to null. */
-export function datetime64Kind(field: Field, source: Datetime64Type, conversion: NormalizedConversionOptions): ColumnKind {
-	const plan = planConversion(source, conversion.unit);
-	return {
-		field,
-		decode(raw, describePosition) {
-			const converted = convertWithPlan(raw as BigInt64Array, plan, { ...conversion, describePosition });
-			return { values: converted.values, validity: converted.validity === null ? undefined : { bitmap: converted.validity, nullCount: converted.nullCount } };
-		},
-	};
-}
-
-/** CF time counts (`<unit> since <date>`, or xarray's timedelta form): cf's exact decoding, missing values to null. */
-export function cfTimeKind(field: Field, coding: CfTimeCoding, markers: MissingValueMarkers, options: Omit<CfDecodeOptions, "describePosition">): ColumnKind {
-	return {
-		field,
-		decode(raw, describePosition) {
-			const decoded = decodeCfTimes(raw as NumericValues, coding, markers, { ...options, describePosition });
-			return { values: decoded.values, validity: decoded.validity === null ? undefined : { bitmap: decoded.validity, nullCount: decoded.nullCount } };
-		},
-	};
-}
-
-/** Values exactly as stored. */
-export function plainKind(field: Field): ColumnKind {
-	return { field, decode: (raw) => ({ values: raw }) };
-}
-
-/** The CF attributes a decoded column keeps in its field metadata, as written. */
-export const KEPT_CF_ATTRIBUTES = ["units", "long_name", "standard_name"] as const;
-
-/** Field metadata key marking a column decoded from CF time counts ("true"). */
-export const CF_DECODED_KEY = "zarr.cf_decoded";
-
-/** Field metadata key saying which CF attributes were applied to the values, with their values (JSON). */
-export const CF_APPLIED_KEY = "zarr.cf_applied";
-
-export interface CfValuesOptions {
-	readonly name: string;
-	readonly storedType: string;
-	readonly zarrDataType: unknown;
-	readonly attributes: Readonly<Record<string, unknown>>;
-	readonly mask: MaskRule | undefined;
-	readonly packing: PackingRule | undefined;
-	/** NaN becomes null too (`--nan-as-null`); only for float results. */
-	readonly nanAsNull: boolean;
-	/** The Arrow field of the values as stored, for a column that is masked but not unpacked. */
-	readonly storedField: Field;
-}
+/** How the export's batches are made, column by column, before any chunk is read. */
+export type BatchMemory = Omit<ColumnContext, "name" | "plan">;
 
 /**
- * A CF-coded column: values equal to a marker or outside the valid range become null, then `scale_factor` and
- * `add_offset` are applied (Float32 or Float64, see packing.ts); NaN stays NaN unless `nanAsNull`. The field is
- * nullable and its metadata keeps the CF attributes and says what was applied.
+ * The output names of a table's columns, index columns first: dimension names and array names, `column` for a
+ * single array, then `rename`. A rename of no column, or two columns of one name, are refused.
  */
-export function cfValuesKind(options: CfValuesOptions): ColumnKind {
-	const { mask, packing, nanAsNull, attributes } = options;
-	const metadata = new Map<string, string>([[ZARR_DATA_TYPE_KEY, JSON.stringify(options.zarrDataType)]]);
-	for (const key of KEPT_CF_ATTRIBUTES) if (typeof attributes[key] === "string") metadata.set(key, attributes[key] as string);
-	const applied = { ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}) };
-	metadata.set(CF_APPLIED_KEY, JSON.stringify(applied));
-	const type = packing === undefined ? options.storedField.type : packing.target === "float32" ? new Float32() : new Float64();
-	const field = new Field(options.name, type, true, metadata);
-	const isFloat = type instanceof Float32 || type instanceof Float64;
-	return {
-		field,
-		decode(raw) {
-			const stored = raw as NumericValues;
-			const validity = mask === undefined ? undefined : maskValues(stored, mask);
-			const values = packing === undefined ? stored : unpackValues(stored, packing);
-			if (nanAsNull && isFloat) return { values, validity: maskNaN(values as Float32Array | Float64Array, validity) };
-			return { values, validity };
-		},
-	};
+function outputNames(table: ZarrTable, plan: ColumnsPlan): { index: string[]; values: string[] } {
+	const indexNames = plan.index ? table.index.map((entry) => entry.name) : [];
+	const valueNames = table.columns.map((column) => plan.column ?? column.name);
+	const all = [...indexNames, ...valueNames];
+	for (const from of plan.rename.keys()) if (!all.includes(from)) throw new UsageError(`rename ${from}: no such column; the columns are ${all.join(", ")}`, { option: "rename", value: from });
+	const renamed = (name: string) => plan.rename.get(name) ?? name;
+	const names = { index: indexNames.map(renamed), values: valueNames.map(renamed) };
+	const seen = new Map<string, string>();
+	const describe = [...names.index.map((_, axis) => `the index of dimension ${JSON.stringify(table.index[axis].name)}`), ...table.columns.map((column) => `array ${column.metadata.path || column.name}`)];
+	[...names.index, ...names.values].forEach((name, k) => {
+		const other = seen.get(name);
+		if (other !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}`, { option: "rename", value: name });
+		seen.set(name, describe[k]);
+	});
+	return names;
 }
 
-/** Arrow data of a field from decoded values: typed arrays without a copy, the validity as its null bitmap. */
-export function arrowDataOf(field: Field, decoded: DecodedValues): Data {
-	const { type } = field;
-	if (type instanceof Utf8 || type instanceof Bool || decoded.validity === undefined) {
-		const data = plainArrowData(field, decoded.values);
-		if (decoded.validity === undefined) return data;
-		return makeData({ type, length: data.length, nullCount: decoded.validity.nullCount, nullBitmap: decoded.validity.bitmap, valueOffsets: data.valueOffsets, data: data.values } as Parameters<typeof makeData>[0]);
+/** The index and value columns of a table's batches, as the plan asks for them, in the reader's column order. */
+export function planTableColumns(table: ZarrTable, plan: ColumnsPlan, memory: BatchMemory): TableBatcherOptions {
+	if (plan.column !== undefined && table.columns.length > 1) {
+		throw new UsageError("column names a single array's column; the columns of a table are named after their arrays", { option: "column" });
 	}
-	return makeData({ type, length: decoded.values.length, nullCount: decoded.validity.nullCount, nullBitmap: decoded.validity.bitmap, data: decoded.values } as Parameters<typeof makeData>[0]);
+	const names = outputNames(table, plan);
+	const bands = readColumns(table, plan.index);
+	const rank = table.shape.length;
+	const valuePlan = (column: TableColumn, name: string): TableColumnPlan => {
+		// Values repeated over the table are copied first: only a column over every axis may be converted in place
+		// and hand its buffers to the output (see ColumnContext).
+		const spans = column.axes.length === rank;
+		const context = { name, plan, ...(spans ? memory : { convertInPlace: false }) };
+		const planned = (COLUMN_KINDS[column.kind] as ColumnPlanner<TableColumn>)(column, context);
+		return { kind: "values", plan: planned, band: bands.indexOf(column), name: column.metadata.path || column.name, shape: column.metadata.shape, axes: column.axes };
+	};
+	const columns: TableColumnPlan[] = [];
+	if (plan.index) {
+		table.index.forEach((entry, axis) => {
+			columns.push(entry.kind === "positions" ? { kind: "positions", field: int64Field(names.index[axis]), axis } : valuePlan(entry.column, names.index[axis]));
+		});
+	}
+	table.columns.forEach((column, k) => columns.push(valuePlan(column, names.values[k])));
+	return { columns, shape: table.shape };
 }

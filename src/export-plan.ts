@@ -1,0 +1,172 @@
+/**
+ * The export plan: the options of an export (the library's, or the CLI's translated), checked and normalized once,
+ * at the edge, into a plain object with one part per stage: what to open, how to read, how each column becomes
+ * Arrow data, how to write. The stages get their part, never the options. Nothing here imports apache-arrow.
+ */
+import { canonicalTimezone } from "./arrow/timezone.js";
+import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
+import { UsageError } from "./errors.js";
+import type { OpenStoreOptions } from "./store/open-store.js";
+import type { ParquetCompression } from "./stream/parquet-writer.js";
+import { ROW_ORDERS, type RowOrder } from "./stream/table-reader.js";
+import type { IndexSource } from "./open-table.js";
+
+export type OutputFormat = "arrow" | "arrow-stream" | "parquet";
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ["arrow", "arrow-stream", "parquet"];
+export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = { arrow: "arrow", "arrow-stream": "arrows", parquet: "parquet" };
+
+/** Everything an export can be asked, whether of one array or of a table. */
+export interface ExportOptions extends ConversionOptions, OpenStoreOptions {
+	/**
+	 * Without `columns`: the path of the time array (found automatically when the store holds exactly one).
+	 * With `columns`: the group holding them, as `group`.
+	 */
+	array?: string;
+	/** The group holding the `columns`; the store root by default. */
+	group?: string;
+	/**
+	 * The arrays of the group to export side by side, as one table, broadcast over their dimensions by name; each
+	 * column is named after its array. `"all"`: every data variable (the whole `ds.to_dataframe()` table).
+	 */
+	columns?: readonly string[] | "all";
+	/** The column name of a single array; its name (last path segment, `.zarr` dropped) by default. */
+	column?: string;
+	/**
+	 * Timezone of the Arrow timestamps; null (naive, like numpy) by default. An IANA name, written in its canonical
+	 * spelling (`europe/paris` → `Europe/Paris`), or an offset `+HH:MM`; anything else is a USAGE error.
+	 */
+	timezone?: string | null;
+	/**
+	 * One index column per dimension, before the value columns, saying where each row comes from: `true` gives each
+	 * dimension's coordinate array (decoded) where the group has one, its positions (int64) otherwise, as xarray's
+	 * `to_dataframe().reset_index()`; `"positions"` gives positions everywhere.
+	 */
+	index?: boolean | "positions";
+	/** Output column names to change, old name to new (index and value columns alike). */
+	rename?: Readonly<Record<string, string>>;
+	/** CF decoding of companion columns (CF time, masking, unpacking); true by default, false exports the stored values. */
+	cf?: boolean;
+	/** NaN in float columns becomes null too; NaN stays NaN by default. */
+	nanAsNull?: boolean;
+	/** CF time of a model calendar (noleap, 360_day...): each date label as the same proleptic Gregorian label. */
+	convertCalendar?: boolean;
+	/** `c` (default): numpy `ravel()` order. `chunk` (needs `index`): chunk by chunk, without assembling rows of chunks. */
+	order?: RowOrder;
+	/** Chunks read and decoded at once, per column; by default from the store's kind (see defaultConcurrency). */
+	concurrency?: number;
+	/** Called after each chunk is decoded, for progress. */
+	onChunk?: (chunkIndex: number, totalChunks: number) => void;
+	format?: OutputFormat;
+	rowGroupRows?: number;
+	compression?: ParquetCompression;
+}
+
+/** What to open: one time array (`array`) or the `columns` of `group`. */
+export interface OpenPlan {
+	readonly store: OpenStoreOptions;
+	readonly array?: string;
+	readonly group?: string;
+	readonly columns?: readonly string[] | "all";
+	/** Where a table's index columns come from (only looked up with index columns). */
+	readonly indexSource: IndexSource;
+}
+
+/** How the chunks are read. */
+export interface ReadPlan {
+	readonly order: RowOrder;
+	/** Undefined: the store's default (defaultConcurrency). */
+	readonly concurrency: number | undefined;
+	readonly onChunk?: (chunkIndex: number, totalChunks: number) => void;
+	/** Index columns are written: coordinate arrays are then read with the values. */
+	readonly index: boolean;
+}
+
+/** How each column becomes Arrow data: the column kinds (src/table/column-kinds.ts) read their settings here. */
+export interface ColumnsPlan {
+	readonly conversion: NormalizedConversionOptions;
+	/** Canonical (see canonicalTimezone), or null. */
+	readonly timezone: string | null;
+	/** The name of a single column, when asked for. */
+	readonly column: string | undefined;
+	readonly index: boolean;
+	/** Output names to change, old to new. */
+	readonly rename: ReadonlyMap<string, string>;
+	/** CF decoding of companion columns (false: `--no-cf`). */
+	readonly cf: boolean;
+	readonly nanAsNull: boolean;
+	readonly convertCalendar: boolean;
+	/** Parquet has no seconds unit: a time column in seconds is written in milliseconds (converted by the core). */
+	readonly secondsAsMillis: boolean;
+}
+
+export interface OutputPlan {
+	readonly format: OutputFormat;
+	readonly compression: ParquetCompression | undefined;
+	readonly rowGroupRows: number | undefined;
+}
+
+export interface ExportPlan {
+	readonly open: OpenPlan;
+	readonly read: ReadPlan;
+	readonly columns: ColumnsPlan;
+	readonly output: OutputPlan;
+}
+
+/** Checks and normalizes the options of an export, before anything is read: the one place they are checked. */
+export function planExport(options: ExportOptions = {}): ExportPlan {
+	const format = options.format ?? "arrow";
+	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
+	const conversion = normalizeConversionOptions(options);
+	const timezone = canonicalTimezone(options.timezone);
+	const { concurrency, columns } = options;
+	if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
+		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`, { option: "concurrency", value: concurrency });
+	}
+	const order = options.order ?? "c";
+	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`, { option: "order", value: order });
+	const { index = false } = options;
+	if (index !== true && index !== false && index !== "positions") throw new UsageError(`invalid index ${JSON.stringify(index)}: true, false or "positions"`, { option: "index", value: index });
+	if (order === "chunk" && index === false) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
+	const rename = new Map<string, string>();
+	for (const [from, to] of Object.entries(options.rename ?? {})) {
+		if (typeof to !== "string" || to === "") throw new UsageError(`rename ${from}: the new name must be a non-empty string`, { option: "rename", value: to });
+		rename.set(from, to);
+	}
+	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
+	// Each store option by name: a new one is added here, as the other parts' are.
+	const { headers, retries, bufferPool } = options;
+	return {
+		open: {
+			store: { headers, retries, bufferPool },
+			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
+			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
+			indexSource: index === true ? "coordinates" : "positions",
+		},
+		read: { order, concurrency, onChunk: options.onChunk, index: index !== false },
+		columns: {
+			conversion,
+			timezone,
+			column: options.column,
+			index: index !== false,
+			rename,
+			cf: options.cf ?? true,
+			nanAsNull: options.nanAsNull ?? false,
+			convertCalendar: options.convertCalendar ?? false,
+			secondsAsMillis: format === "parquet",
+		},
+		output: { format, compression: options.compression, rowGroupRows: options.rowGroupRows },
+	};
+}
+
+/** Parses `--rename old=new[,old=new]`. */
+export function parseRenameList(text: string): Record<string, string> {
+	const renames: Record<string, string> = {};
+	for (const pair of text.split(",")) {
+		const match = /^([^=]+)=([^=]+)$/.exec(pair.trim());
+		if (match === null) throw new UsageError(`rename ${JSON.stringify(text)}: write old=new[,old=new], got ${JSON.stringify(pair)}`, { option: "rename", value: text });
+		const [from, to] = [match[1].trim(), match[2].trim()];
+		if (from in renames) throw new UsageError(`rename: ${JSON.stringify(from)} is renamed twice`, { option: "rename", value: from });
+		renames[from] = to;
+	}
+	return renames;
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import * as api from "../src/index.js";
+
+describe("public API", () => {
+	it("exports the table API, openTimeArray, inspectStore, exportToFile, the stages, the conversion core and the errors: nothing else", () => {
+		expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
+			[
+			  "ConversionError",
+			  "Dt64ExportError",
+			  "ERROR_CODES",
+			  "IpcWriter",
+			  "OUTPUT_FORMATS",
+			  "ParquetWriter",
+			  "TableBatcher",
+			  "TableReader",
+			  "UsageError",
+			  "createParquetWriter",
+			  "createTableExportStages",
+			  "exportTable",
+			  "exportToFile",
+			  "formatDatetime64Type",
+			  "formatInspectReport",
+			  "inspectReportToJson",
+			  "inspectStore",
+			  "isDt64ExportError",
+			  "openTable",
+			  "openTimeArray",
+			  "parseDatetime64Type",
+			  "tableOfTimeArray",
+			  "toArrowTimestamps",
+			]
+		`);
+	});
+});
