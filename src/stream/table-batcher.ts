@@ -3,7 +3,7 @@ import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "ap
 import type { Validity } from "../cf/masking.js";
 import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
 import { arrowDataOf, type ColumnPlan, type DecodedValues } from "../table/column-plan.js";
-import type { RowRegion } from "../table/row-index.js";
+import { rowIndexColumns, type RowRegion } from "../table/row-index.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { cStrides, product } from "../zarr/grid.js";
 import type { TableBand } from "./table-reader.js";
@@ -84,13 +84,9 @@ export class TableBatcher extends Transform {
 		return `row ${row}${at} of column "${plan.plan.field.name}"`;
 	}
 
-	#column(k: number, column: TableColumnPlan, band: TableBand, origin: readonly number[], extent: readonly number[]): Data {
+	#column(k: number, column: TableColumnPlan, band: TableBand, origin: readonly number[], extent: readonly number[], positions: () => BigInt64Array[]): Data {
 		const rank = extent.length;
-		if (column.kind === "positions") {
-			const { axis } = column;
-			const positions = BigInt64Array.from({ length: extent[axis] }, (_, i) => BigInt(origin[axis] + i));
-			return arrowDataOf(column.field, { values: broadcastValues(positions, broadcastStrides([extent[axis]], [axis], rank), extent) });
-		}
+		if (column.kind === "positions") return arrowDataOf(column.field, { values: positions()[column.axis] });
 		const raw = band.columns[column.band];
 		// A column over every axis holds the band's box of values; another, the band's rows of the first axis (if it
 		// has it) and all of its other axes.
@@ -117,7 +113,10 @@ export class TableBatcher extends Transform {
 	#batch(band: TableBand): RecordBatch {
 		const { shape, columns } = this.#options;
 		const { origin, extent } = boxOf(band.region, band.length, shape);
-		const children = columns.map((column, k) => this.#column(k, column, band, origin, extent));
+		// The positions of the band's rows along every axis, made once (by runs) if an index column asks for them.
+		let positions: BigInt64Array[] | undefined;
+		const positionsOf = () => (positions ??= rowIndexColumns(extent, { kind: "box", origin, extent }, band.length));
+		const children = columns.map((column, k) => this.#column(k, column, band, origin, extent, positionsOf));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: band.length, nullCount: 0, children }));
 	}
 
