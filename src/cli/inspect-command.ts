@@ -1,6 +1,6 @@
 import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
-import { parseHeaderOption } from "../store/http-store.js";
+import { parseHeaderOption } from "./header-option.js";
 
 export interface InspectArgs {
 	store: string;

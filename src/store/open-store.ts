@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import type { AsyncReadable } from "@zarrita/storage";
 import ZipFileStore from "@zarrita/storage/zip";
 import { Dt64ExportError } from "../errors.js";
-import type { BufferPool } from "./buffer-pool.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
