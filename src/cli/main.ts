@@ -15,7 +15,7 @@ import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet/options.js";
 import { BufferPool } from "../memory/buffer-pool.js";
-import { parseHeaderOption } from "./header-option.js";
+import { collectHeaders } from "./header-options.js";
 import { checkCommandLine, type CommandLine } from "./command-line.js";
 import { completeWords } from "./completion.js";
 import { declareOptions } from "./declare-options.js";
@@ -49,6 +49,7 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
+	signRequest: boolean;
 }
 
 function fail(error: unknown): never {
@@ -153,8 +154,9 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		index: args.index,
 		order: args.order,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
-		headers: Object.fromEntries(args.header.map(parseHeaderOption)),
+		headers: collectHeaders(args.header),
 		retries: args.retries,
+		signRequests: args.signRequest,
 		bufferPool,
 	});
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
@@ -193,7 +195,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	}
 }
 
-const STORE_HELP = "a folder, a .zip file, or an http(s):// URL";
+const STORE_HELP = "a folder, a .zip file, an http(s):// URL, or s3://bucket/path, gs://bucket/path";
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
 	process.on("uncaughtException", fail);
