@@ -7,7 +7,7 @@ import { canonicalTimezone } from "./arrow/timezone.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { UsageError } from "./errors.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
-import type { ParquetCompression } from "./stream/parquet-writer.js";
+import type { ParquetCompression } from "./stream/parquet/options.js";
 import { ROW_ORDERS, type RowOrder } from "./stream/table-reader.js";
 import type { IndexSource } from "./open-table.js";
 

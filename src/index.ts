@@ -9,7 +9,8 @@ export { inspectStore, formatInspectReport, inspectReportToJson, type InspectOpt
 export { TableReader, type RowOrder, type TableBand, type TableReaderOptions } from "./stream/table-reader.js";
 export { TableBatcher, type TableBatcherOptions } from "./stream/table-batcher.js";
 export { IpcWriter, type IpcFormat } from "./stream/ipc-writer.js";
-export { ParquetWriter, createParquetWriter, type ParquetWriterOptions, type ParquetCompression } from "./stream/parquet-writer.js";
+export { ParquetWriter, createParquetWriter } from "./stream/parquet/parquet-writer.js";
+export type { ParquetWriterOptions, ParquetCompression } from "./stream/parquet/options.js";
 export { toArrowTimestamps, ConversionError, type TimestampValues, type ConvertOptions } from "./convert/to-arrow-timestamps.js";
 export { parseDatetime64Type, formatDatetime64Type, type Datetime64Type, type TimeKind } from "./dtype/datetime64.js";
 export type { TargetUnit } from "./dtype/units.js";

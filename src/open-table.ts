@@ -8,7 +8,7 @@
  */
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
-import type { BufferPool } from "./store/buffer-pool.js";
+import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -54,13 +54,6 @@ export interface OpenTableOptions extends OpenStoreOptions {
 	columns: readonly string[] | "all";
 	/** Where index columns come from; coordinates by default. */
 	indexSource?: IndexSource;
-}
-
-/** Splits and checks `--columns a,b,c`. */
-export function parseColumnList(text: string): string[] {
-	const names = text.split(",").map((name) => name.trim());
-	if (names.some((name) => name === "")) throw new UsageError(`columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`, { option: "columns", value: text });
-	return names;
 }
 
 const lastSegment = (path: string) => path.split("/").pop() as string;

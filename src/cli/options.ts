@@ -6,7 +6,7 @@
  */
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
-import type { ParquetCompression } from "../stream/parquet-writer.js";
+import { COMPRESSIONS } from "../stream/parquet/options.js";
 import { ROW_ORDERS } from "../stream/table-reader.js";
 import { FORMAT_OF_EXTENSION } from "./output-format.js";
 
@@ -117,7 +117,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{
 		name: "compression",
 		kind: "string",
-		choices: ["zstd", "snappy", "gzip", "none"] satisfies ParquetCompression[],
+		choices: COMPRESSIONS,
 		default: "zstd",
 		describe: "Parquet compression",
 		commands: ["export"],
