@@ -1,11 +1,12 @@
-// npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
-//                [--keep-env] [--no-codecs] [--no-scale]
+// npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...,tables] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
+//                [--keep-env] [--no-codecs] [--no-tables] [--no-scale]
 //
 // End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
 // (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
 // Then the codecs real stores use (bench/codec-bench.mjs): v2 blosc-lz4 and zstd, v3 zstd, blosc-zstd, sharded zstd,
 // gzip, uncompressed and a 3-D array in C and chunk order, against numcodecs' C decoders in 2 threads and zarr-python
-// 2.13, all three alternated in one run, with peak RSS (5M and 50M zstd values).
+// 2.13, all three alternated in one run, with peak RSS (5M and 50M zstd values). Then a 50M-row table against
+// xarray's to_dataframe (bench/tables.mjs).
 // Prints results and pass/fail against the targets; never fails on a miss (benchmarks are not tests).
 // --target DIR benchmarks the bin/ and dist/ of another checkout (an A/B of two builds on the same cached stores).
 // Each timed run writes a new file (the previous output is removed first, untimed), and the exporter runs without
@@ -20,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { CODEC_CASES, CODEC_RSS_CASES, codecPythonVersions, ensureCodecStore, referenceCommand, RSS_LIMIT_MIB as CODEC_RSS_LIMIT_MIB, TARGET_VS_C, TARGET_VS_ZARR_PYTHON, zarrPythonCommand } from "./codec-bench.mjs";
 import { ensureStore, seriesCounts, SERIES } from "./lib/synthetic.mjs";
 import { scaleBench } from "./scale.mjs";
+import { tablesBench } from "./tables.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** The checkout whose bin/ and dist/ are measured: this one unless --target. */
@@ -28,7 +30,7 @@ const referenceScript = path.join(root, "bench", "reference.py");
 const cacheDir = path.join(root, ".bench-cache");
 
 function parseArgs(argv) {
-	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, codecs: true, target: root, keepEnv: false, scale: true };
+	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, codecs: true, tables: true, target: root, keepEnv: false, scale: true };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -44,6 +46,7 @@ function parseArgs(argv) {
 		else if (a === "--no-convert") args.convert = false;
 		else if (a === "--no-e2e") args.e2e = false;
 		else if (a === "--no-codecs") args.codecs = false;
+		else if (a === "--no-tables") args.tables = false;
 		else if (a === "--target") args.target = path.resolve(value());
 		else if (a === "--keep-env") args.keepEnv = true;
 		else if (a === "--no-scale") args.scale = false;
@@ -396,6 +399,10 @@ async function main() {
 			results.rssGrowth = growth;
 		}
 		if (args.codecs) await codecSection(args, outDir, log, results);
+		if (args.tables && (!args.only || args.only.includes("tables"))) {
+			const exporter = { command: process.execPath, args: [path.join(target, "bin", "dt64-export.js")] };
+			results.tables = await tablesBench({ root, cacheDir, outDir, runs: args.runs, measure, exporter, exporterEnv, printTable, fmt, median, log });
+		}
 
 		if (args.scale && !args.only) {
 			const runExporter = (exporterArgs) => measure(process.execPath, [path.join(target, "bin", "dt64-export.js"), ...exporterArgs], { preloadRss: true, env: exporterEnv });

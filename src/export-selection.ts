@@ -53,23 +53,22 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const timeColumn = needsTime ? findTimeColumn(table, select.timeColumn) : undefined;
+	const time = needsTime ? findTimeColumn(table, plan.columns.index, select.timeColumn) : undefined;
 	const selection = await selectRows(table, {
 		bounds: select.bounds,
-		timeColumn: select.timeColumn,
+		time,
 		part: select.part,
 		concurrency: plan.read.concurrency ?? defaultConcurrency(table.store),
 		conversion: plan.columns.conversion,
 	});
 	const { reader, batcher, writer } = createStagesAround(table, createTableReader(table, plan.read, selection.rows), plan);
-	const fields = batcher.schema.fields;
-	const timeField = timeColumn === undefined ? undefined : fields[fields.length - table.columns.length + timeColumn.position];
-	const time = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };
+	const timeField = time === undefined ? undefined : batcher.schema.fields[time.field!];
+	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };
 	const filter =
-		ranged && time !== undefined
-			? new TimeFilter({ timeColumn: time.field, unit: time.unit, bounds: select.bounds, checkSorted: selection.sorted, truncated: plan.columns.conversion.allowTruncate })
+		ranged && timeOut !== undefined
+			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted, truncated: plan.columns.conversion.allowTruncate })
 			: undefined;
-	return { reader, batcher, writer, filter, selection, time, table };
+	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }
 
 /** What an export of selected rows to one file or stream did. */

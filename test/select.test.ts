@@ -74,8 +74,21 @@ describe("time range search", () => {
 		const blocks = blocksOf(values, 10);
 		const result = await searchTimeRange(blocks, { start: 12_345n, end: 20_000n });
 		expect(result).toMatchObject({ sorted: true, rows: { start: 1235, end: 2000 } });
-		expect(result.probes).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(1000)) + 2);
+		// Times that grow linearly are found by interpolation: a few probes, not log2(1,000) for each bound.
+		expect(result.probes).toBeLessThanOrEqual(8);
 		expect(blocks.reads.length - new Set(blocks.reads).size).toBeLessThanOrEqual(2);
+	});
+
+	it("stays within O(log blocks) probes on times far from linear, and exact", async () => {
+		const values = Array.from({ length: 20_000 }, (_, i) => BigInt(Math.floor(1.001 ** i)));
+		for (const [start, end] of [[5n, 6n], [1_000n, 1_001n], [10n ** 8n, 10n ** 8n + 1n], [3n, 10n ** 7n]] as const) {
+			const blocks = blocksOf(values, 20);
+			const result = await searchTimeRange(blocks, { start, end });
+			expect(result.probes, `[${start}, ${end})`).toBeLessThanOrEqual(4 * Math.ceil(Math.log2(1000)) + 2);
+			const first = values.findIndex((v) => v >= start);
+			const last = values.findIndex((v) => v >= end);
+			expect(result.rows).toEqual({ start: first, end: last < 0 ? values.length : last });
+		}
 	});
 
 	it("keeps the value equal to start and drops the value equal to end, duplicates included", async () => {

@@ -126,3 +126,25 @@ describe("bounds are exact: the value equal to start is in, the one equal to end
 		expect(exported([path.join(FIXTURES, "datetime64[D].zarr"), "--start", "2005-02-03T00:00:00.000000001"])).toEqual([]);
 	});
 });
+
+describe("a time coordinate of an xarray-like dataset", () => {
+	it("selects the rows of an N-d variable over its 1-D time coordinate (an index column)", async () => {
+		const store = path.join(work, "dataset.zarr");
+		const steps = 50;
+		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
+		await writeArray(store, "time", { shape: [steps], chunks: [8], values: times, dimensionNames: ["time"] });
+		const temp = Float64Array.from({ length: steps * 6 }, (_, i) => i);
+		await writeArray(store, "temp", { shape: [steps, 2, 3], chunks: [5, 2, 2], values: temp, dataType: "float64", fillValue: 0, dimensionNames: ["time", "y", "x"] });
+		const out = path.join(tempDir(), "range.parquet");
+		const start = formatIsoTimestamp((T0 + 12n * HOUR_S) * 1000n, "ms");
+		const end = formatIsoTimestamp((T0 + 31n * HOUR_S) * 1000n, "ms");
+		const run = runCli([store, "--columns", "temp", "--index", "--start", start, "--end", end, "--to", "parquet", "-o", out]);
+		expect(run.status, run.stderr).toBe(0);
+		const rows = await query(`SELECT count(*), min(temp), max(temp), count(DISTINCT time) FROM read_parquet('${out}')`);
+		expect(rows[0].map(Number)).toEqual([19 * 6, 12 * 6, 31 * 6 - 1, 19]);
+		const refused = runCli([store, "--columns", "temp", "--start", start, "-o", path.join(tempDir(), "x.parquet")]);
+		expect(refused.status).toBe(2);
+		expect(refused.stderr).toMatch(/no datetime64 column .*--index/);
+	});
+});
+

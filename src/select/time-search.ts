@@ -120,14 +120,39 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 	const blockCount = Math.ceil(rows / blockRows);
 	let low = 0;
 	let high = blockCount;
+	// The last time before block `low` and the first from block `high` on, once known: time that grows about
+	// linearly (the usual case) is then found by interpolation in a few probes, not log2(blocks). A step that does
+	// not halve the range is followed by a bisection, so that the worst case stays within twice log2(blocks).
+	let lowTime: bigint | undefined;
+	let highTime: bigint | undefined;
+	let bisect = false;
+	if (blockCount > 2) {
+		const first = await probed.summary(0);
+		const last = await probed.summary(blockCount - 1);
+		if (first !== null && last !== null && first.first < bound && bound <= last.last) {
+			lowTime = first.first;
+			highTime = last.last;
+		}
+	}
 	while (low < high) {
-		const middle = (low + high) >>> 1;
+		const size = high - low;
+		let middle = (low + high) >>> 1;
+		if (!bisect && lowTime !== undefined && highTime !== undefined && highTime > lowTime) {
+			const guess = low + Number(((bound - lowTime) * BigInt(size)) / (highTime - lowTime));
+			middle = Math.min(high - 1, Math.max(low, guess));
+		}
 		// A block of NaT only says nothing: the next block with times (before `high`) decides.
 		let decider = middle;
 		let summary = await probed.summary(decider);
 		while (summary === null && decider + 1 < high) summary = await probed.summary(++decider);
-		if (summary !== null && summary.last < bound) low = decider + 1;
-		else high = middle;
+		if (summary !== null && summary.last < bound) {
+			low = decider + 1;
+			lowTime = summary.last;
+		} else {
+			high = middle;
+			if (summary !== null) highTime = summary.first;
+		}
+		bisect = !bisect && high - low > size / 2;
 	}
 	if (low === blockCount) return rows * rowSize;
 	// NaT may sit anywhere in the block: a scan, not a bisection (the block is read already).

@@ -27,23 +27,48 @@ export interface RowSelection {
 
 export type TimeColumn = Extract<TableColumn, { kind: "time" }>;
 
-/** The column whose time selects and partitions rows: `name` (--time-column), or the table's only datetime64 column. */
-export function findTimeColumn(table: ZarrTable, name?: string): { column: TimeColumn; position: number } {
-	const times = table.columns.flatMap((column, position) => (column.kind === "time" && column.metadata.dataType.kind === "datetime64" ? [{ column, position }] : []));
-	if (name !== undefined) {
-		const found = table.columns.findIndex((column) => column.name === name);
-		if (found < 0) throw new UsageError(`--time-column ${name}: no such column among ${table.columns.map((column) => column.name).join(", ")}`);
-		const chosen = times.find((time) => time.position === found);
-		if (chosen === undefined) throw new UsageError(`--time-column ${name}: not a datetime64 column`);
-		return chosen;
-	}
-	if (times.length === 0) throw new UsageError(`no datetime64 column to select or partition rows by among ${table.columns.map((column) => column.name).join(", ")}`);
-	if (times.length > 1) throw new UsageError(`several datetime64 columns (${times.map((time) => time.column.name).join(", ")}): choose one with --time-column`);
-	return times[0];
+/** The time column chosen, and where its values are among the output's fields (undefined: not exported). */
+export interface TimeSource {
+	readonly column: TimeColumn;
+	readonly field: number | undefined;
+	readonly name: string;
 }
 
-/** The time column as the search reads it: one block per chunk along the first axis, each read whole. */
-function timeBlocks(column: TimeColumn, shape: readonly number[], concurrency: number, signal: AbortSignal): TimeBlocks {
+const isInstantColumn = (column: TableColumn): column is TimeColumn => column.kind === "time" && column.metadata.dataType.kind === "datetime64";
+
+/**
+ * The column whose time selects and partitions rows: `name` (--time-column), or the table's only datetime64 column,
+ * a value column or a dimension's coordinate (an index column, output with `index` only).
+ */
+export function findTimeColumn(table: ZarrTable, index: boolean, name?: string): TimeSource {
+	const indexFields = index ? table.index.length : 0;
+	const candidates: TimeSource[] = [
+		...table.index.flatMap((entry) => (entry.kind === "coordinate" && isInstantColumn(entry.column) ? [{ column: entry.column, field: index ? entry.axis : undefined, name: entry.name }] : [])),
+		...table.columns.flatMap((column, k) => (isInstantColumn(column) ? [{ column, field: indexFields + k, name: column.name }] : [])),
+	];
+	const names = [...table.index.map((entry) => entry.name), ...table.columns.map((column) => column.name)];
+	let chosen: TimeSource | undefined;
+	if (name !== undefined) {
+		chosen = candidates.find((candidate) => candidate.name === name || candidate.column.name === name);
+		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a datetime64 column" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
+	} else {
+		if (candidates.length === 0) {
+			const hint = index ? "" : " (a dimension's time coordinate is one with index columns: --index)";
+			throw new UsageError(`no datetime64 column to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
+		}
+		if (candidates.length > 1) throw new UsageError(`several datetime64 columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as timeColumn`, { option: "timeColumn" });
+		chosen = candidates[0];
+	}
+	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is exported only with index columns: add index (--index)`, { option: "index" });
+	return chosen;
+}
+
+/**
+ * The time column as the search reads it, over its own shape (it may span fewer dimensions than the table, the
+ * first among them): one block per chunk along the first axis, each read whole.
+ */
+function timeBlocks(column: TimeColumn, concurrency: number, signal: AbortSignal): TimeBlocks {
+	const shape = column.metadata.shape;
 	const instantOf = datetime64Instants(column.metadata.dataType);
 	const blockRows = column.chunks.chunkShape[0];
 	return {
@@ -115,14 +140,16 @@ function datetime64Block(values: BigInt64Array, type: Datetime64Type, instantOf:
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
-/** The rows whole chunks of every column start at: the largest chunk length along the first axis. */
+/** The rows whole chunks of the columns along the first axis start at: the largest chunk length along it. */
 function alignment(table: ZarrTable): number {
-	return Math.max(...table.columns.map((column) => column.chunks.chunkShape[0]));
+	const alongFirst = table.columns.filter((column) => column.axes[0] === 0);
+	return Math.max(1, ...alongFirst.map((column) => column.chunks.chunkShape[0]));
 }
 
 export interface SelectRowsOptions {
 	readonly bounds: TimeBounds;
-	readonly timeColumn?: string;
+	/** The column that selects rows (see findTimeColumn). */
+	readonly time?: TimeSource;
 	readonly part?: Part;
 	readonly concurrency: number;
 	/** How the export converts times. */
@@ -137,10 +164,16 @@ export async function selectRows(table: ZarrTable, options: SelectRowsOptions): 
 	if (table.shape.length === 0 && (ranged || options.part !== undefined)) throw new UsageError("a 0-d array has no rows to select or split");
 	let selection: RowSelection = { rows: all, sorted: true, probes: 0 };
 	if (ranged) {
-		const { column } = findTimeColumn(table, options.timeColumn);
-		const signal = options.signal ?? new AbortController().signal;
-		const search = await searchTimeRange(timeBlocks(column, table.shape, options.concurrency, signal), options.bounds);
-		selection = search.sorted ? { rows: search.rows, sorted: true, probes: search.probes } : { rows: search.rows, sorted: false, probes: search.probes, unsortedReason: search.reason };
+		if (options.time === undefined) throw new UsageError("a time range needs a time column", { option: "timeColumn" });
+		const { column, name } = options.time;
+		if (column.axes[0] !== 0) {
+			// Time that does not run along the first dimension cannot bound a range of its rows: every row is filtered.
+			selection = { rows: all, sorted: false, probes: 0, unsortedReason: `${name} does not run along the first dimension` };
+		} else {
+			const signal = options.signal ?? new AbortController().signal;
+			const search = await searchTimeRange(timeBlocks(column, options.concurrency, signal), options.bounds);
+			selection = search.sorted ? { rows: search.rows, sorted: true, probes: search.probes } : { rows: search.rows, sorted: false, probes: search.probes, unsortedReason: search.reason };
+		}
 	}
 	if (options.part === undefined) return selection;
 	return { ...selection, rows: partRows(selection.rows, alignment(table), options.part) };
