@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import type { BufferPool } from "../../store/buffer-pool.js";
+import type { BufferPool } from "../../memory/buffer-pool.js";
 import { DecoderPool } from "./decoder-pool.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
 
