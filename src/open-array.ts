@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { Dt64ExportError, UsageError } from "./errors.js";
-import type { BufferPool } from "./store/buffer-pool.js";
+import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
 import { metadataFileOf, parseTimeArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
