@@ -5,7 +5,7 @@
 import * as os from "node:os";
 import type { OpenPlan, ReadPlan } from "./export-plan.js";
 import { openTimeArray } from "./open-array.js";
-import { openTable, tableOfTimeArray, type ZarrTable } from "./open-table.js";
+import { openTable, tableOfTimeArray, type TableColumn, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { TableReader } from "./stream/table-reader.js";
 
@@ -25,13 +25,22 @@ export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
  */
 export async function openPlannedTable(location: string, plan: OpenPlan): Promise<ZarrTable> {
 	if (plan.columns === undefined) return tableOfTimeArray(await openTimeArray(location, { ...plan.store, array: plan.array }));
-	return openTable(location, { ...plan.store, group: plan.group, columns: plan.columns });
+	return openTable(location, { ...plan.store, group: plan.group, columns: plan.columns, indexSource: plan.indexSource });
+}
+
+/**
+ * The arrays a table export reads, in the reader's (and the batcher's) order: the coordinate arrays of the index
+ * columns when they are written, then the value columns.
+ */
+export function readColumns(table: ZarrTable, index: boolean): TableColumn[] {
+	const coordinates = index ? table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column] : [])) : [];
+	return [...coordinates, ...table.columns];
 }
 
 /** The reader of a table, which can start before the rest of its stages exist. */
 export function createTableReader(table: ZarrTable, plan: ReadPlan): TableReader {
 	return new TableReader(
-		table.columns.map((column) => column.chunks),
+		readColumns(table, plan.index).map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes })),
 		table.shape,
 		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store), onChunk: plan.onChunk },
 	);

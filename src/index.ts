@@ -3,7 +3,7 @@
 export { Dt64ExportError, UsageError, isDt64ExportError, ERROR_CODES, type ErrorCode, type ErrorKind, type ErrorFields } from "./errors.js";
 export { OUTPUT_FORMATS, type ExportOptions, type OutputFormat } from "./export-plan.js";
 export { createTableExportStages, exportTable, exportToFile, type ExportStages } from "./export.js";
-export { openTable, tableOfTimeArray, type ZarrTable, type TableColumn, type OpenTableOptions } from "./open-table.js";
+export { openTable, tableOfTimeArray, type ZarrTable, type TableColumn, type TableIndex, type IndexSource, type OpenTableOptions } from "./open-table.js";
 export { openTimeArray, type TimeArray, type OpenArrayOptions } from "./open-array.js";
 export { inspectStore, formatInspectReport, inspectReportToJson, type InspectOptions, type InspectReport, type InspectNode } from "./inspect.js";
 export { TableReader, type RowOrder, type TableBand, type TableReaderOptions } from "./stream/table-reader.js";
