@@ -7,8 +7,9 @@ import * as os from "node:os";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { canonicalTimezone } from "./arrow/timezone.js";
 import { UsageError } from "./errors.js";
-import { openTimeArray, type OpenArrayOptions, type TimeArray } from "./open-array.js";
-import { openTable, tableOfTimeArray, type OpenTableOptions, type ZarrTable } from "./open-table.js";
+import { isCfTimeArray, openCfTimeArray } from "./cf/cf-time-array.js";
+import { columnNameFor, locateTimeArray, openLocatedTimeArray, whereIs, type OpenArrayOptions, type TimeArray } from "./open-array.js";
+import { openTable, tableOfCfTimeArray, tableOfTimeArray, type OpenTableOptions, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { ChunkReader } from "./stream/chunk-reader.js";
 import type { ParquetCompression } from "./stream/parquet-writer.js";
@@ -87,11 +88,23 @@ export function checkTableOptions(options: TableExportOptions & { columns?: read
 
 /**
  * Opens a table: the `columns` of the group `group` (the store root by default), or without `columns` the
- * store's datetime64 array (found as `openTimeArray` does, `array` naming it) as a one-column table.
+ * store's time array (found as `locateTimeArray` does, `array` naming it) as a one-column table.
  */
 export async function openExportTable(store: string, options: Partial<OpenTableOptions> & OpenArrayOptions): Promise<ZarrTable> {
-	if (options.columns === undefined) return tableOfTimeArray(await openTimeArray(store, options));
-	return openTable(store, { ...options, columns: options.columns, group: options.group ?? options.array });
+	if (options.columns !== undefined) return openTable(store, { ...options, columns: options.columns, group: options.group ?? options.array });
+	const source = await openExportSource(store, options);
+	return "table" in source ? source.table : tableOfTimeArray(source.array);
+}
+
+/**
+ * The one time array of an export without `columns`: a datetime64 (or timedelta64) array, exported by its own
+ * stages, or a CF time array, exported as a one-column table (its numbers are decoded by the table's CF column).
+ */
+export async function openExportSource(store: string, options: OpenArrayOptions): Promise<{ readonly array: TimeArray } | { readonly table: ZarrTable }> {
+	const located = await locateTimeArray(store, options);
+	if (options.cf === false || !isCfTimeArray(located.node)) return { array: openLocatedTimeArray(located, options) };
+	const array = await openCfTimeArray(located.opened.store, located.node, whereIs(located), options);
+	return { table: tableOfCfTimeArray(located.opened, array, columnNameFor(store, located.arrayPath)) };
 }
 
 /** The chunk reader of a single-array export, which can start before the rest of its stages exist. */

@@ -3,6 +3,8 @@ import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
 import { int64Field, plainArrowField } from "./arrow/column-types.js";
 import { arrowTimeField } from "./arrow/time-field.js";
+import { cfArrowField } from "./cf/cf-arrow-field.js";
+import { cfTargetUnit } from "./cf/cf-time-array.js";
 import type { NormalizedConversionOptions } from "./convert/options.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import type { Datetime64Type } from "./dtype/datetime64.js";
@@ -105,6 +107,16 @@ export interface TableExportStages {
 	readonly table: ZarrTable;
 }
 
+/** A CF time column: its unit (Parquet has no seconds, as above), field with provenance, and decoding. */
+function cfColumnPlan(name: string, column: Extract<ZarrTable["columns"][number], { kind: "cf-time" }>, normalized: NormalizedExportOptions): TableColumnPlan {
+	const { conversion, format } = normalized;
+	const chosen = cfTargetUnit(column, conversion.unit);
+	const unit = format === "parquet" && chosen === "s" ? "ms" : chosen;
+	const { metadata, coding, markers } = column;
+	const field = cfArrowField({ name, coding, unit, timezone: normalized.timezone, zarrDataType: metadata.rawDataType, attributes: metadata.attributes });
+	return { kind: "cf-time", field, cf: { coding, markers, dataType: metadata.dataType.name, conversion: { ...conversion, unit } } };
+}
+
 /** Builds the reader, batcher and writer for an opened table. Options are validated here, before any read. */
 export function createTableExportStages(table: ZarrTable, options: TableExportOptions = {}): TableExportStages {
 	const normalized = normalizeExportOptions(options);
@@ -113,6 +125,7 @@ export function createTableExportStages(table: ZarrTable, options: TableExportOp
 	const columns: TableColumnPlan[] = table.columns.map((column) => {
 		const name = table.columns.length === 1 ? (options.column ?? column.name) : column.name;
 		if (column.kind === "plain") return { kind: "plain", field: plainArrowField(name, column.metadata.dataType.name, column.metadata.rawDataType) };
+		if (column.kind === "cf-time") return cfColumnPlan(name, column, normalized);
 		const source = column.metadata.dataType;
 		const conversion = conversionFor(source, normalized);
 		const field = arrowTimeField({ name, kind: source.kind, unit: resolveTargetUnit(source, conversion.unit), timezone: normalized.timezone, zarrDataType: column.metadata.rawDataType });

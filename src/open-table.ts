@@ -1,8 +1,9 @@
 /**
- * A table of arrays of the same shape from one group (Zarr v3 or v2): datetime64/timedelta64 arrays become
- * timestamp/duration columns, plain arrays (bool, integers, floats, strings) companion columns. Every array is validated, and keeps
+ * A table of arrays of the same shape from one group (Zarr v3 or v2): datetime64/timedelta64 arrays and CF time
+ * arrays (unless `cf: false`) become timestamp/duration columns, plain arrays (bool, integers, floats, strings) companion columns. Every array is validated, and keeps
  * its own chunk grid and codecs, before any chunk is read.
  */
+import { isCfTimeArray, openCfTimeArray, type CfOptions, type CfTimeArray } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
@@ -15,7 +16,8 @@ import { v2ValuesOf } from "./zarr/v2-metadata.js";
 
 export type TableColumn =
 	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource }
-	| { readonly kind: "plain"; readonly name: string; readonly metadata: PlainArrayMetadata; readonly chunks: ChunkSource<ChunkValues> };
+	| { readonly kind: "plain"; readonly name: string; readonly metadata: PlainArrayMetadata; readonly chunks: ChunkSource<ChunkValues> }
+	| ({ readonly kind: "cf-time"; readonly name: string } & CfTimeArray);
 
 /** Arrays of one shape, read side by side as the columns of one table. */
 export interface ZarrTable {
@@ -27,7 +29,7 @@ export interface ZarrTable {
 	readonly name: string;
 }
 
-export interface OpenTableOptions extends OpenStoreOptions {
+export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the group holding the arrays; the store root by default. */
 	group?: string;
 	/** The arrays, by path inside the group; each column is named after the last segment of its path. */
@@ -57,7 +59,7 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
 }
 
-async function openColumn(opened: OpenedStore, group: string, name: string): Promise<TableColumn> {
+async function openColumn(opened: OpenedStore, group: string, name: string, options: CfOptions): Promise<TableColumn> {
 	const relative = normalizeArrayPath(name, "--columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
@@ -73,6 +75,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string): Pro
 		const metadata = parseTimeArrayMetadata(node, where);
 		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where) };
 	}
+	if (options.cf !== false && isCfTimeArray(node)) return { kind: "cf-time", name: columnName, ...(await openCfTimeArray(opened.store, node, where, options)) };
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
 		// The fill value is checked with the rest of the array below ("null" reads as none here).
@@ -96,7 +99,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		throw new UsageError(`${group === "" ? "the store root" : `--array ${group}`} is an array: with --columns, --array names the group that holds the arrays`);
 	}
 	const columns: TableColumn[] = [];
-	for (const name of options.columns) columns.push(await openColumn(opened, group, name));
+	for (const name of options.columns) columns.push(await openColumn(opened, group, name, options));
 	const seen = new Set<string>();
 	for (const column of columns) {
 		if (seen.has(column.name)) throw new UsageError(`--columns: two arrays give the column name ${JSON.stringify(column.name)}`);
@@ -108,6 +111,11 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		throw new UsageError(`--columns: the arrays must have the same shape, got ${shapes}`);
 	}
 	return { store: opened, shape, columns, name: columnNameFor(location, group) };
+}
+
+/** A one-column table of a CF time array, `name` its column. */
+export function tableOfCfTimeArray(store: OpenedStore, array: CfTimeArray, name: string): ZarrTable {
+	return { store, shape: array.metadata.shape, columns: [{ kind: "cf-time", name, ...array }], name };
 }
 
 /** A one-column table of an opened datetime64 array, to export it with index columns. */

@@ -12,12 +12,14 @@ import {
 	createChunkReader,
 	FILE_EXTENSIONS,
 	normalizeExportOptions,
+	openExportSource,
 	openExportTable,
 	OUTPUT_FORMATS,
 	type OutputFormat,
 	type TableExportOptions,
 } from "../export-setup.js";
-import { openTimeArray } from "../open-array.js";
+import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
+import type { TimeArray } from "../open-array.js";
 import { parseColumnList, type ZarrTable } from "../open-table.js";
 import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
@@ -51,6 +53,8 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
+	cf: boolean;
+	convertCalendar: boolean;
 }
 
 function fail(error: unknown): never {
@@ -77,7 +81,7 @@ interface CliStages {
  */
 const loadArrowStages = () => import("../export.js");
 
-async function singleStages(array: Awaited<ReturnType<typeof openTimeArray>>, options: TableExportOptions): Promise<CliStages> {
+async function singleStages(array: TimeArray, options: TableExportOptions): Promise<CliStages> {
 	const reader = createChunkReader(array, options);
 	// A failure before the pipeline is attached stays on the stream (pipeline reports it), not an uncaught error.
 	reader.on("error", () => undefined);
@@ -136,6 +140,16 @@ function openInPlace(target: string, format: OutputFormat): Writable | undefined
 	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
 }
 
+/** One warning line per datetime64 array that carries CF attributes (xarray issue 11350). */
+function warnOfDatetime64CfAttributes(source: { readonly array: TimeArray } | { readonly table: ZarrTable }): void {
+	const arrays = "table" in source ? source.table.columns.flatMap((column) => (column.kind === "time" ? [column] : [])) : [source.array];
+	for (const array of arrays) {
+		if (array.metadata.dataType.kind !== "datetime64") continue;
+		const warning = datetime64CfAttributesWarning(array.name, array.metadata.attributes);
+		if (warning !== undefined) process.stderr.write(`dt64-export: ${warning}\n`);
+	}
+}
+
 async function runExport(args: ExportArgs): Promise<void> {
 	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
 	checkInteger("--row-group-rows", args.rowGroupRows, 1);
@@ -154,6 +168,8 @@ async function runExport(args: ExportArgs): Promise<void> {
 		compression: args.compression,
 		index: args.index,
 		order: args.order,
+		cf: args.cf,
+		convertCalendar: args.convertCalendar,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 	};
 	normalizeExportOptions(options);
@@ -167,11 +183,13 @@ async function runExport(args: ExportArgs): Promise<void> {
 	// One array, written to a file: a chunk's buffer is used once, by the batch written from it, so the output file
 	// can hand it back to the store for the next chunk (see BufferPool). Tables slice chunks: they read as usual.
 	const bufferPool = asTable ? undefined : new BufferPool();
-	const open = { array: args.array, headers, retries: args.retries, bufferPool };
+	const open = { array: args.array, headers, retries: args.retries, bufferPool, cf: args.cf, convertCalendar: args.convertCalendar, unit: args.unit };
 	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
-	const stages = asTable
-		? await tableStages(await openExportTable(args.store, { ...open, columns }), options)
-		: await singleStages(await openTimeArray(args.store, open), options);
+	// A CF time array alone is a one-column table: its numbers are decoded by the table's CF column.
+	const source = asTable ? { table: await openExportTable(args.store, { ...open, columns }) } : await openExportSource(args.store, open);
+	warnOfDatetime64CfAttributes(source);
+	const stages = "table" in source ? await tableStages(source.table, options) : await singleStages(source.array, options);
+	const writerPool = "table" in source ? undefined : bufferPool;
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
 	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[args.to]}`;
@@ -190,7 +208,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
 	// closing the terminal must not leave it behind.
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
-	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool });
+	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool: writerPool });
 	try {
 		await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	} catch (error) {
@@ -236,6 +254,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.option("column", { requiresArg: true, type: "string", describe: "column name (default: the array's name)" })
 					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
 					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
+					.option("cf", { type: "boolean", default: true, describe: "decode CF time arrays (numbers with units '<unit> since <date>'); --no-cf exports their numbers as they are" })
+					.option("convert-calendar", { type: "boolean", default: false, describe: "export the dates of a model calendar (noleap, all_leap, 360_day) as the same dates of the proleptic Gregorian calendar" })
 					.option("order", { requiresArg: true, choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
 					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a local folder or zip, 8 over HTTP)" })
 					.option("row-group-rows", { requiresArg: true, type: "number", default: 1_048_576, describe: "Parquet rows per row group" })

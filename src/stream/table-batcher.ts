@@ -7,7 +7,11 @@ import { planConversion, type ConversionPlan } from "../convert/plan.js";
 import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
 import type { Datetime64Type } from "../dtype/datetime64.js";
 import { rowIndexColumns, rowPosition } from "../table/row-index.js";
-import type { ChunkValues } from "../zarr/chunk-values.js";
+import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
+import type { CfTimeCoding } from "../cf/cf-time-coding.js";
+import { decodeCfTimes } from "../cf/decode-cf-times.js";
+import type { MissingValueMarkers } from "../cf/missing-value.js";
+import type { TargetUnit } from "../dtype/units.js";
 import type { TableBand } from "./table-reader.js";
 
 /** No values of a companion column's type: its Arrow type's own array type, or no strings. */
@@ -19,7 +23,16 @@ function allocateEmpty(field: Field): ChunkValues {
 /** How one value column of a table becomes Arrow data. */
 export type TableColumnPlan =
 	| { readonly kind: "time"; readonly field: Field<TimeArrowType>; readonly source: Datetime64Type; readonly conversion: NormalizedConversionOptions }
+	| { readonly kind: "cf-time"; readonly field: Field<TimeArrowType>; readonly cf: CfTimeDecoding }
 	| { readonly kind: "plain"; readonly field: Field };
+
+/** How a CF time column's numbers are decoded: the coding, markers and the Arrow unit, resolved. */
+export interface CfTimeDecoding {
+	readonly coding: CfTimeCoding;
+	readonly markers: MissingValueMarkers;
+	readonly dataType: string;
+	readonly conversion: Omit<NormalizedConversionOptions, "unit"> & { readonly unit: TargetUnit };
+}
 
 export interface TableBatcherOptions {
 	/** One int64 field per dimension, written before the value columns; empty for no index. */
@@ -31,7 +44,7 @@ export interface TableBatcherOptions {
 
 /**
  * Turns table bands into Arrow RecordBatches: index columns first, then each value column, time columns through
- * the exact conversion core (NaT to null), the others as stored.
+ * the exact conversion core (NaT to null), CF time columns through the exact CF decoding, the others as stored.
  */
 export class TableBatcher extends Transform {
 	readonly schema: Schema;
@@ -62,6 +75,16 @@ export class TableBatcher extends Transform {
 				children.push(plainArrowData(column.field, values));
 				return;
 			}
+			if (column.kind === "cf-time") {
+				const { coding, markers, dataType, conversion } = column.cf;
+				const decoded = decodeCfTimes(values as NumericValues, coding, markers, {
+					...conversion,
+					dataType,
+					describePosition: (i) => `${this.#describe(band, i)} of column "${column.field.name}"`,
+				});
+				children.push(arrowTimeData(column.field.type, decoded));
+				return;
+			}
 			const converted = convertWithPlan(values as BigInt64Array, this.#plans[k]!, {
 				...column.conversion,
 				describePosition: (i) => `${this.#describe(band, i)} of column "${column.field.name}"`,
@@ -90,7 +113,7 @@ export class TableBatcher extends Transform {
 			callback();
 			return;
 		}
-		const columns = this.#options.columns.map((column) => (column.kind === "time" ? new BigInt64Array(0) : allocateEmpty(column.field)));
+		const columns = this.#options.columns.map((column) => (column.kind === "plain" ? allocateEmpty(column.field) : new BigInt64Array(0)));
 		try {
 			callback(null, this.#batch({ columns, length: 0, region: { kind: "flat", offset: 0 } }));
 		} catch (error) {
