@@ -29,3 +29,8 @@ export { rowIndexColumns, rowPosition, type RowRegion } from "./table/row-index.
 export { plainArrowField, plainArrowData } from "./arrow/column-types.js";
 export { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill, type PlainTypeName } from "./zarr/plain-dtype.js";
 export type { ChunkValues } from "./zarr/chunk-values.js";
+export { parseCfTimeCoding, cfTimeKindOf, describeCfTimeCoding, type CfTimeCoding, type CfTimeCodingOptions } from "./cf/cf-time-coding.js";
+export { decodeCfTimes, CfDecodeError, type CfDecodeOptions } from "./cf/decode-cf-times.js";
+export { cfMissingValueMarkers, isMissingValue, type MissingValueMarkers, type MissingValueSource } from "./cf/missing-value.js";
+export { isCfTimeArray, type CfOptions } from "./cf/cf-time-array.js";
+export { openExportSource } from "./export-setup.js";
