@@ -442,7 +442,7 @@ describe("output is all or nothing", () => {
 
 	it("an error after batches were written removes the temporary file", async () => {
 		const outDir = tempDir("dt64-faults-out-");
-		const run = await runCliAsync([`${server.url}/bad.zarr`, "-o", path.join(outDir, "t.arrow"), "--to", "arrow-stream", "--concurrency", "1"]);
+		const run = await runCliAsync([`${server.url}/bad.zarr`, "-o", path.join(outDir, "t.arrows"), "--to", "arrow-stream", "--concurrency", "1"]);
 		expect(run.stderr).toBe("dt64-export: chunk c/30: decoded to 0 values, expected 1 (chunk shape [1])\n");
 		expect(run.status).toBe(1);
 		expect(fs.readdirSync(outDir)).toEqual([]);

@@ -1,7 +1,6 @@
 import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
 import { parseHeaderOption } from "../store/http-store.js";
-import { checkInteger } from "./check-integer.js";
 
 export interface InspectArgs {
 	store: string;
@@ -12,7 +11,6 @@ export interface InspectArgs {
 
 /** `dt64-export inspect <store> [--json]`: the report on stdout. */
 export async function runInspect(args: InspectArgs): Promise<void> {
-	if (args.retries !== undefined) checkInteger("--retries", args.retries, 0);
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
 	const report = await inspectStore(args.store, { headers, retries: args.retries });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report);

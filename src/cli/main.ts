@@ -5,7 +5,7 @@ import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES, type OverflowPolicy, type TargetUnitOption } from "../convert/options.js";
+import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
 import {
 	checkTableOptions,
@@ -14,20 +14,24 @@ import {
 	normalizeExportOptions,
 	openExportSource,
 	openExportTable,
-	OUTPUT_FORMATS,
 	type OutputFormat,
 	type TableExportOptions,
 } from "../export-setup.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
 import type { TimeArray } from "../open-array.js";
 import { parseColumnList, type ZarrTable } from "../open-table.js";
-import { ROW_ORDERS, type RowOrder } from "../stream/table-reader.js";
+import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { BufferPool } from "../store/buffer-pool.js";
 import { parseHeaderOption } from "../store/http-store.js";
-import { checkInteger } from "./check-integer.js";
+import { checkCommandLine, type CommandLine } from "./command-line.js";
+import { completeWords } from "./completion.js";
+import { declareOptions } from "./declare-options.js";
+import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
+import { flag, optionsOf, type RunFacts } from "./options.js";
+import { resolveOutputFormat } from "./output-format.js";
 import { Progress } from "./progress.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
@@ -35,7 +39,7 @@ const version = (createRequire(import.meta.url)("../../package.json") as { versi
 interface ExportArgs {
 	store: string;
 	array?: string;
-	to: OutputFormat;
+	to?: OutputFormat;
 	output?: string;
 	unit: TargetUnitOption;
 	tz?: string;
@@ -150,14 +154,27 @@ function warnOfDatetime64CfAttributes(source: { readonly array: TimeArray } | { 
 	}
 }
 
-async function runExport(args: ExportArgs): Promise<void> {
-	if (args.concurrency !== undefined) checkInteger("--concurrency", args.concurrency, 1);
-	checkInteger("--row-group-rows", args.rowGroupRows, 1);
-	checkInteger("--retries", args.retries, 0);
+/** A store named by a URL (http(s)://, s3://, ...) is read over the network; anything else is a local path. */
+const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
+
+/** One warning line per option given on the command line that does nothing in this run. */
+function warnInapplicable(command: CommandLine, facts: RunFacts): void {
+	for (const option of optionsOf(command.command)) {
+		const reason = command.given.has(option.name) ? option.inapplicable?.(facts) : undefined;
+		if (reason !== undefined) process.stderr.write(`dt64-export: warning: ${flag(option.name)} does nothing here: ${reason}\n`);
+	}
+}
+
+async function runExport(args: ExportArgs, command: CommandLine): Promise<void> {
+	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
+	const toStdout = args.output === "-";
+	const existing = args.output === undefined || toStdout ? undefined : fs.statSync(args.output, { throwIfNoEntry: false });
+	const format = resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile());
+	warnInapplicable(command, { format, remote: isRemote(args.store) });
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
 	const options = {
-		format: args.to,
+		format,
 		unit: args.unit,
 		timezone: args.tz,
 		allowTruncate: args.allowTruncate,
@@ -173,9 +190,7 @@ async function runExport(args: ExportArgs): Promise<void> {
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 	};
 	normalizeExportOptions(options);
-	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
-	const toStdout = args.output === "-";
-	if (toStdout && process.stdout.isTTY) throw terminalRefusal(args.to);
+	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
 	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
 	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
 	const asTable = columns !== undefined || args.index || args.order !== "c";
@@ -192,10 +207,10 @@ async function runExport(args: ExportArgs): Promise<void> {
 	const writerPool = "table" in source ? undefined : bufferPool;
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
-	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[args.to]}`;
+	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[format]}`;
 	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
 	// must end that wait (a handler would not run while the open blocks).
-	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, args.to);
+	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, format);
 	let destination: Writable | undefined;
 	const stopOnSignal = (signal: NodeJS.Signals, code: number) => () => {
 		stages.reader.destroy();
@@ -220,9 +235,16 @@ async function runExport(args: ExportArgs): Promise<void> {
 	}
 }
 
+const STORE_HELP = "a folder, a .zip file, or an http(s):// URL";
+
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
 	process.on("uncaughtException", fail);
 	process.on("unhandledRejection", fail);
+	// yargs answers the shell's completion requests itself (from completeWords below): no checks on those words.
+	const completing = argv.includes("--get-yargs-completions");
+	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
+	const environment = optionsFromEnvironment(commandLine.command);
+	for (const warning of environment.warnings) process.stderr.write(`dt64-export: warning: ${warning}\n`);
 	await yargs(argv)
 		.scriptName("dt64-export")
 		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
@@ -230,55 +252,41 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 			"inspect <store>",
 			"describe the arrays and groups of a store",
 			(y) =>
-				y
-					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
-					.option("json", { type: "boolean", default: false, describe: "the report as JSON (int64 values as strings)" })
-					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
-					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
-					.example("$0 inspect data/sharded-2d.zarr", "nodes, data types, chunking, codecs, first and last values"),
-			(args) => runInspect(args),
+				declareOptions(y.positional("store", { type: "string", describe: STORE_HELP, demandOption: true }), "inspect").example(
+					"$0 inspect data/sharded-2d.zarr",
+					"nodes, data types, chunking, codecs, first and last values",
+				),
+			(args) => {
+				warnInapplicable(commandLine, { remote: isRemote(args.store) });
+				return runInspect(args);
+			},
 		)
 		.command<ExportArgs>(
 			"$0 <store>",
 			"export a datetime64 array",
 			(y) =>
-				y
-					.positional("store", { type: "string", describe: "a folder, a .zip file, or an http(s):// URL", demandOption: true })
-					.option("array", { requiresArg: true, type: "string", describe: "path of the array inside the store" })
-					.option("to", { requiresArg: true, choices: OUTPUT_FORMATS, default: "arrow" as OutputFormat, describe: "arrow = IPC file, arrow-stream = IPC stream, parquet" })
-					.option("output", { requiresArg: true, alias: "o", type: "string", describe: "output file, or - for stdout (default: <column>.<ext>)" })
-					.option("unit", { requiresArg: true, choices: TARGET_UNIT_CHOICES, default: "auto" as TargetUnitOption, describe: "Arrow timestamp unit" })
-					.option("tz", { requiresArg: true, type: "string", describe: "timezone of the timestamps (default: none, naive like numpy)" })
-					.option("allow-truncate", { type: "boolean", default: false, describe: "floor values finer than the unit instead of failing" })
-					.option("on-overflow", { requiresArg: true, choices: OVERFLOW_CHOICES, default: "error" as OverflowPolicy, describe: "values outside int64 in the unit: fail, or write null" })
-					.option("column", { requiresArg: true, type: "string", describe: "column name (default: the array's name)" })
-					.option("columns", { requiresArg: true, type: "string", describe: "export these arrays of the group (--array, default the root) as one table: a,b,c" })
-					.option("index", { type: "boolean", default: false, describe: "add one int64 column per dimension, before the values" })
-					.option("cf", { type: "boolean", default: true, describe: "decode CF time arrays (numbers with units '<unit> since <date>'); --no-cf exports their numbers as they are" })
-					.option("convert-calendar", { type: "boolean", default: false, describe: "export the dates of a model calendar (noleap, all_leap, 360_day) as the same dates of the proleptic Gregorian calendar" })
-					.option("order", { requiresArg: true, choices: ROW_ORDERS, default: "c" as RowOrder, describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)" })
-					.option("concurrency", { requiresArg: true, type: "number", describe: "chunks read and decoded at once (default: 4 for a local folder or zip, 8 over HTTP)" })
-					.option("row-group-rows", { requiresArg: true, type: "number", default: 1_048_576, describe: "Parquet rows per row group" })
-					.option("compression", { requiresArg: true, choices: ["zstd", "snappy", "gzip", "none"] as ParquetCompression[], default: "zstd" as ParquetCompression, describe: "Parquet compression" })
-					.option("header", { requiresArg: true, type: "string", array: true, default: [] as string[], describe: "HTTP header 'Name: value' for every request (repeatable; never printed)" })
-					.option("retries", { requiresArg: true, type: "number", default: 3, describe: "retries of a failed HTTP request" })
-					.option("progress", { type: "boolean", describe: "show progress on stderr (default: when stderr is a terminal)" })
-					.option("quiet", { alias: "q", type: "boolean", default: false, describe: "no progress and no summary" })
-					.option("force", { alias: "f", type: "boolean", default: false, describe: "overwrite an existing output file" })
-					.example("$0 data/weather-station.zarr --to arrow -o weather.arrow", "IPC file")
+				declareOptions(y.positional("store", { type: "string", describe: STORE_HELP, demandOption: true }), "export")
+					.example("$0 data/weather-station.zarr -o weather.arrow", "IPC file (the format from the extension)")
 					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
 					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
 					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
-			(args) => runExport(args),
+			(args) => runExport(args, commandLine),
 		)
-		.strict()
+		.completion("completion", "print a bash/zsh completion script (dt64-export completion >> ~/.bashrc)", (_current: string, _argv: unknown) =>
+			completeWords(argv.slice(argv.indexOf("--get-yargs-completions") + 2)),
+		)
+		.config(environment.values)
+		.epilogue("Every option can also be set in the environment as DT64_EXPORT_<OPTION> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_ALLOW_TRUNCATE=true); the command line wins.")
 		.version(version)
+		.describe("version", "show the version")
 		.alias("h", "help")
+		.describe("help", "show help")
 		.wrap(Math.min(110, process.stdout.columns ?? 110))
 		.fail((message, error) => {
-			// yargs reports some command line mistakes (an option without its value) as a YError: usage errors too.
+			// The command line's mistakes are found before yargs sees it (checkCommandLine) or by the option table's
+			// checks, which reach here as a YError with their message: a usage error either way.
 			if (error && error.name !== "YError") fail(error);
-			fail(new UsageError(`${message ?? error.message} (see --help)`));
+			fail(new UsageError(message ?? error.message));
 		})
 		.parseAsync();
 }

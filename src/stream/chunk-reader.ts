@@ -3,6 +3,7 @@ import { Dt64ExportError } from "../errors.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
+import type { RowRange } from "../select/time-search.js";
 
 /** A run of consecutive values of the array in C order: rows [firstRow, firstRow + rows) along axis 0. */
 export interface ValueBand<V extends ChunkValues = BigInt64Array> {
@@ -18,6 +19,8 @@ export interface ChunkReaderOptions {
 	concurrency?: number;
 	/** Called after each chunk is decoded, for progress. */
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
+	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
+	rows?: RowRange;
 }
 
 /**
@@ -32,11 +35,12 @@ export class ChunkReader extends GeneratorReadable<ValueBand> {
 
 	constructor(source: ChunkSource, shape: readonly number[], options: ChunkReaderOptions = {}) {
 		super();
-		this.totalChunks = product(source.gridShape);
-		this.totalValues = product(shape);
+		const rows = options.rows;
+		this.totalChunks = rows === undefined ? product(source.gridShape) : chunksOfRows(source, rows);
+		this.totalValues = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
 		checkBandSize(source, shape);
 		const mayReadAhead = () => !this.#holdReadAhead();
-		this.pullFrom(readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.signal, options.onChunk, mayReadAhead));
+		this.pullFrom(readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.signal, options.onChunk, mayReadAhead, rows));
 	}
 
 	/**
@@ -59,8 +63,32 @@ export function checkBandSize(source: ChunkSource<ChunkValues>, shape: readonly 
 	}
 }
 
+/** The chunks along the first axis that hold rows of `rows`. */
+export function chunkRowsOf(chunkRows: number, rows: RowRange): { start: number; end: number } {
+	if (rows.end <= rows.start) return { start: 0, end: 0 };
+	return { start: Math.floor(rows.start / chunkRows), end: Math.ceil(rows.end / chunkRows) };
+}
+
+/** How many chunks of a source hold rows of `rows`. */
+export function chunksOfRows(source: ChunkSource<ChunkValues>, rows: RowRange): number {
+	const { start, end } = chunkRowsOf(source.chunkShape[0], rows);
+	return (end - start) * product(source.gridShape.slice(1));
+}
+
+/** C-order coordinates of the grid, limited to chunks [start, end) along the first axis. */
+function* coordinatesWithin(grid: readonly number[], chunks?: { start: number; end: number }): Generator<number[]> {
+	if (chunks === undefined) {
+		yield* cOrderCoordinates(grid);
+		return;
+	}
+	for (const coords of cOrderCoordinates([chunks.end - chunks.start, ...grid.slice(1)])) {
+		coords[0] += chunks.start;
+		yield coords;
+	}
+}
+
 /**
- * The chunks of a source in C order of its grid, `concurrency` of them fetched and decoded at once; each is
+ * The chunks of a source in C order of its grid (only those along the first axis in `chunks`, when given), `concurrency` of them fetched and decoded at once; each is
  * yielded in its turn, whichever finishes first. Reads past the chunk the consumer waits for are read-ahead:
  * `mayReadAhead` can hold them back; the chunk waited for is always read, so the export goes on.
  */
@@ -69,8 +97,9 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	concurrency: number,
 	signal: AbortSignal,
 	mayReadAhead: () => boolean = () => true,
+	chunks?: { start: number; end: number },
 ): AsyncGenerator<{ coords: number[]; data: V }> {
-	const coordinates = cOrderCoordinates(source.gridShape);
+	const coordinates = coordinatesWithin(source.gridShape, chunks);
 	const inFlight: { coords: number[]; data: Promise<V> }[] = [];
 	const launch = (): boolean => {
 		const next = coordinates.next();
@@ -98,7 +127,8 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 
 /**
  * Bands of rows in C order of an array: a 1-D chunk is a band by itself (no copy); for N-d arrays one row of
- * chunks along the first axis is assembled at a time.
+ * chunks along the first axis is assembled at a time. With `rows`, only the chunks holding those rows are read,
+ * and the first and last bands are cut to them.
  */
 export async function* readBands<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -107,6 +137,7 @@ export async function* readBands<V extends ChunkValues>(
 	signal: AbortSignal,
 	onChunk?: (chunkIndex: number, totalChunks: number) => void,
 	mayReadAhead?: () => boolean,
+	rows?: RowRange,
 ): AsyncGenerator<ValueBand<V>> {
 	if (shape.length === 0) {
 		const chunk = await source.read([], signal);
@@ -114,28 +145,31 @@ export async function* readBands<V extends ChunkValues>(
 		return;
 	}
 	const grid = source.gridShape;
-	const total = product(grid);
-	if (total === 0 || product(shape) === 0) return;
-	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead);
 	const chunkRows = source.chunkShape[0];
+	const bandRange = rows === undefined ? { start: 0, end: grid[0] } : chunkRowsOf(chunkRows, rows);
+	const total = (bandRange.end - bandRange.start) * product(grid.slice(1));
+	if (total === 0 || product(shape) === 0) return;
+	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange);
 	const rowSize = product(shape.slice(1));
 	const chunksPerBand = product(grid.slice(1));
 	let decoded = 0;
-	for (let bandIndex = 0; bandIndex < grid[0]; bandIndex++) {
+	for (let bandIndex = bandRange.start; bandIndex < bandRange.end; bandIndex++) {
 		const firstRow = bandIndex * chunkRows;
-		const rows = Math.min(chunkRows, shape[0] - firstRow);
-		const bandShape = [rows, ...shape.slice(1)];
+		const bandRows = Math.min(chunkRows, shape[0] - firstRow);
+		const bandShape = [bandRows, ...shape.slice(1)];
 		let band: V | undefined;
 		for (let k = 0; k < chunksPerBand; k++) {
 			const { coords, data: chunk } = (await chunks.next()).value as { coords: number[]; data: V };
 			onChunk?.(++decoded, total);
 			if (shape.length === 1) {
-				band = sliceValues(chunk, 0, rows);
+				band = sliceValues(chunk, 0, bandRows);
 				continue;
 			}
-			band ??= allocateLike(chunk, rows * rowSize);
+			band ??= allocateLike(chunk, bandRows * rowSize);
 			copyChunkIntoBand(chunk, source.chunkShape, coords, band, bandShape, shape);
 		}
-		yield { values: band!, offset: firstRow * rowSize, firstRow };
+		const from = rows === undefined ? firstRow : Math.max(firstRow, rows.start);
+		const to = rows === undefined ? firstRow + bandRows : Math.min(firstRow + bandRows, rows.end);
+		yield { values: sliceValues(band!, (from - firstRow) * rowSize, (to - firstRow) * rowSize), offset: from * rowSize, firstRow: from };
 	}
 }

@@ -195,7 +195,7 @@ function secondsToMillis(data: Data<TimeType>, column: string, firstRow: number)
  * Only what is needed to skip fields 1-2 is implemented; values are read as JS numbers, exact for any count
  * below 2^53 and only skipped otherwise.
  */
-function footerRowCount(file: Buffer): number {
+export function footerRowCount(file: Buffer): number {
 	const invalid = (what: string) => new Dt64ExportError(`parquet-wasm produced an invalid Parquet file (${what})`, { kind: "io" });
 	if (file.length < 12 || file.toString("latin1", file.length - 4) !== "PAR1") throw invalid("no footer");
 	const footerLength = file.readUInt32LE(file.length - 8);

@@ -4,7 +4,8 @@ import type { RowRegion } from "../table/row-index.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
 import { sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
-import { checkBandSize, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
+import type { RowRange } from "../select/time-search.js";
+import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
@@ -23,6 +24,8 @@ export interface TableReaderOptions {
 	concurrency?: number;
 	/** Called after each chunk of any column is decoded, for progress. */
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
+	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
+	rows?: RowRange;
 }
 
 /**
@@ -38,8 +41,9 @@ export class TableReader extends GeneratorReadable<TableBand> {
 	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
 		if (sources.length === 0) throw new Dt64ExportError("a table needs at least one column");
-		this.totalChunks = sources.reduce((sum, source) => sum + product(source.gridShape), 0);
-		this.totalRows = product(shape);
+		const rows = options.rows;
+		this.totalChunks = sources.reduce((sum, source) => sum + (rows === undefined ? product(source.gridShape) : chunksOfRows(source, rows)), 0);
+		this.totalRows = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
 		const concurrency = Math.max(1, options.concurrency ?? 4);
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
@@ -49,10 +53,10 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
 				throw new UsageError(`--order chunk needs every column read in the same chunk shape, got ${shapes}: use --order c`);
 			}
-			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk));
+			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
 		} else {
 			for (const source of sources) checkBandSize(source, shape);
-			this.pullFrom(cOrderBands(sources, shape, concurrency, this.signal, onChunk));
+			this.pullFrom(cOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
 		}
 	}
 }
@@ -63,11 +67,13 @@ async function* cOrderBands(
 	concurrency: number,
 	signal: AbortSignal,
 	onChunk?: () => void,
+	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
-	const streams = sources.map((source) => readBands(source, shape, concurrency, signal, onChunk));
+	const streams = sources.map((source) => readBands(source, shape, concurrency, signal, onChunk, undefined, rows));
 	const current: (ValueBand<ChunkValues> | undefined)[] = sources.map(() => undefined);
-	const total = product(shape);
-	for (let position = 0; position < total; ) {
+	const rowSize = product(shape.slice(1));
+	const total = rows === undefined ? product(shape) : rows.end * rowSize;
+	for (let position = rows === undefined ? 0 : rows.start * rowSize; position < total; ) {
 		for (let k = 0; k < streams.length; k++) {
 			while (current[k] === undefined || current[k]!.offset + current[k]!.values.length <= position) {
 				const next = await streams[k].next();
@@ -88,11 +94,14 @@ async function* chunkOrderBands(
 	concurrency: number,
 	signal: AbortSignal,
 	onChunk?: () => void,
+	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
 	const { chunkShape, gridShape } = sources[0];
 	if (product(shape) === 0) return;
-	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal));
-	for (const coords of cOrderCoordinates(gridShape)) {
+	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
+	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal, undefined, chunkRange));
+	for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
+		coords[0] += chunkRange.start;
 		const columns: ChunkValues[] = [];
 		let extent: number[] = [];
 		for (const stream of streams) {
@@ -103,6 +112,15 @@ async function* chunkOrderBands(
 			extent = clipped.extent;
 		}
 		const origin = coords.map((c, axis) => c * chunkShape[axis]);
+		if (rows !== undefined) {
+			// The box keeps only the rows in range: whole rows of it along the first axis, contiguous in C order.
+			const from = Math.max(origin[0], rows.start);
+			const to = Math.min(origin[0] + extent[0], rows.end);
+			const rest = product(extent.slice(1));
+			for (let k = 0; k < columns.length; k++) columns[k] = sliceValues(columns[k], (from - origin[0]) * rest, (to - origin[0]) * rest);
+			origin[0] = from;
+			extent = [to - from, ...extent.slice(1)];
+		}
 		yield { columns, length: product(extent), region: { kind: "box", origin, extent } };
 	}
 }

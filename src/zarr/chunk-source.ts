@@ -1,9 +1,9 @@
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
-import { registry } from "zarrita";
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool } from "../store/buffer-pool.js";
 import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
 import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
+import { CODECS } from "./codecs/codec-map.js";
 import type { ChunkValues } from "./chunk-values.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
@@ -47,8 +47,8 @@ function isPermutation(order: unknown, rank: number): boolean {
 }
 
 /**
- * Every codec must be one zarrita knows (or sharding, which is read here), with a configuration zarrita would not
- * silently misread (it takes any endian for little and any transpose order); checked before any data is read.
+ * Every codec must be one this package decodes (or sharding, which is read here), with a configuration it reads
+ * as written (an endian other than little or big, or a transpose order that is not a permutation, is refused); checked before any data is read.
  */
 function checkCodecs(codecs: unknown, field: string, rank: number, where: string): CodecMetadata[] {
 	if (!Array.isArray(codecs) || codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
@@ -56,7 +56,7 @@ function checkCodecs(codecs: unknown, field: string, rank: number, where: string
 	}
 	for (const codec of codecs as CodecMetadata[]) {
 		if (codec.name === SHARDING) continue;
-		if (!registry.has(codec.name)) throw new Dt64ExportError(`${where}: unknown codec ${JSON.stringify(codec.name)}`);
+		if (!CODECS.has(codec.name)) throw new Dt64ExportError(`${where}: unknown codec ${JSON.stringify(codec.name)}`);
 		const configuration = (codec.configuration ?? {}) as Record<string, unknown>;
 		if (codec.name === "bytes" && configuration.endian !== undefined && configuration.endian !== "little" && configuration.endian !== "big") {
 			throw new Dt64ExportError(`${where}: bytes codec endian must be "little" or "big", got ${JSON.stringify(configuration.endian)}`);

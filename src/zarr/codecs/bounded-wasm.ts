@@ -1,8 +1,8 @@
-import { registry } from "zarrita";
 import { Dt64ExportError } from "../../errors.js";
 import { decodeBloscChecked } from "./blosc-decode.js";
 import { readBloscHeader } from "./blosc-header.js";
-import { DECODED_SLACK_BYTES, maxDecodedBytes } from "./decoded-size.js";
+import type { BytesToBytesCodec, CodecFactory } from "./codec.js";
+import { DECODED_SLACK_BYTES } from "./decoded-size.js";
 import { zstdContentBound } from "./zstd-frame.js";
 
 /**
@@ -11,8 +11,6 @@ import { zstdContentBound } from "./zstd-frame.js";
  * without a size, grow until the content ends: a few kilobytes can claim gigabytes. The headers are read here
  * first, and a chunk that would decode past its expected size is refused before the decoder runs.
  */
-type Entry = Parameters<typeof registry.set>[1];
-type LoadedCodec = Awaited<ReturnType<Entry>>;
 interface BytesCodec {
 	encode(bytes: Uint8Array): Promise<Uint8Array> | Uint8Array;
 	decode(bytes: Uint8Array): Promise<Uint8Array> | Uint8Array;
@@ -50,41 +48,31 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
 	if (declared > maxBytes) throw new Dt64ExportError(`lz4: chunk declares ${declared} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
 };
 
-function bounded(load: Entry, check: SizeCheck, decode: Decode): Entry {
-	return (async () => {
-		const Codec = (await load()) as unknown as { fromConfig(configuration: unknown, meta: { shape: number[] }): BytesCodec };
+interface NumcodecsClass {
+	fromConfig(configuration: Record<string, unknown>): BytesCodec;
+}
+
+/**
+ * A numcodecs codec held to the chunk's size: its module is loaded on first use (each holds a WebAssembly build of
+ * several hundred kilobytes), and each chunk's headers are checked before the decoder allocates.
+ */
+function bounded(load: () => Promise<NumcodecsClass>, check: SizeCheck, decode: Decode): CodecFactory {
+	let loaded: Promise<NumcodecsClass> | undefined;
+	return (configuration, spec): BytesToBytesCodec => {
+		const maxBytes = spec.maxDecodedBytes;
+		let inner: Promise<BytesCodec> | undefined;
 		return {
-			fromConfig(configuration: unknown, meta: { shape: number[] }) {
-				const inner = Codec.fromConfig(configuration, meta);
-				const maxBytes = maxDecodedBytes(meta.shape);
-				return {
-					kind: "bytes_to_bytes" as const,
-					encode: (bytes: Uint8Array) => inner.encode(bytes),
-					async decode(bytes: Uint8Array): Promise<Uint8Array> {
-						check(bytes, maxBytes);
-						return decode(inner, bytes);
-					},
-				};
+			kind: "bytes_to_bytes",
+			async decode(bytes) {
+				check(bytes, maxBytes);
+				loaded ??= load();
+				inner ??= loaded.then((Codec) => Codec.fromConfig({ ...configuration }));
+				return decode(await inner, bytes);
 			},
-		} as unknown as LoadedCodec;
-	}) as Entry;
+		};
+	};
 }
 
-let installed = false;
-
-/** Wraps zarrita's zstd, blosc and lz4 entries (numcodecs) in its registry with the size checks, and blosc's
- * decode with the check that it wrote its output (idempotent). */
-export function installBoundedWasmCodecs(): void {
-	if (installed) return;
-	installed = true;
-	for (const [names, check, decode] of [
-		[["zstd", "numcodecs.zstd"], checkZstd, plainDecode],
-		[["blosc", "numcodecs.blosc"], checkBlosc, decodeBloscChecked],
-		[["lz4", "numcodecs.lz4"], checkLz4, plainDecode],
-	] as const) {
-		for (const name of names) {
-			const load = registry.get(name);
-			if (load !== undefined) registry.set(name, bounded(load, check, decode));
-		}
-	}
-}
+export const zstdCodec = bounded(async () => (await import("numcodecs/zstd")).default as unknown as NumcodecsClass, checkZstd, plainDecode);
+export const bloscCodec = bounded(async () => (await import("numcodecs/blosc")).default as unknown as NumcodecsClass, checkBlosc, decodeBloscChecked);
+export const lz4Codec = bounded(async () => (await import("numcodecs/lz4")).default as unknown as NumcodecsClass, checkLz4, plainDecode);

@@ -1,5 +1,5 @@
-import { registry } from "zarrita";
 import { Dt64ExportError } from "../../errors.js";
+import type { BytesToBytesCodec, CodecFactory } from "./codec.js";
 
 let table: Uint32Array | undefined;
 
@@ -18,38 +18,17 @@ export function crc32c(bytes: Uint8Array): number {
 	return (crc ^ 0xffffffff) >>> 0;
 }
 
-/** zarrita's crc32c codec strips the checksum without checking it; this one refuses bytes that fail it. */
-const verifyingCrc32c = {
-	fromConfig() {
-		return {
-			kind: "bytes_to_bytes" as const,
-			encode(): never {
-				throw new Dt64ExportError("crc32c: encoding is not supported");
-			},
-			decode(bytes: Uint8Array): Uint8Array {
-				if (bytes.byteLength < 4) throw new Dt64ExportError(`crc32c: ${bytes.byteLength} bytes, shorter than the 4-byte checksum`);
-				const payload = bytes.subarray(0, bytes.byteLength - 4);
-				const stored = new DataView(bytes.buffer, bytes.byteOffset + payload.byteLength, 4).getUint32(0, true);
-				const computed = crc32c(payload);
-				if (computed !== stored) {
-					throw new Dt64ExportError(`crc32c: checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`);
-				}
-				return payload;
-			},
-			computeEncodedSize(decodedSize: number): number {
-				return decodedSize + 4;
-			},
-		};
+/** The `crc32c` codec: zarrita's strips the checksum without checking it; this one refuses bytes that fail it. */
+export const crc32cCodec: CodecFactory = (): BytesToBytesCodec => ({
+	kind: "bytes_to_bytes",
+	decode(bytes) {
+		if (bytes.byteLength < 4) throw new Dt64ExportError(`crc32c: ${bytes.byteLength} bytes, shorter than the 4-byte checksum`);
+		const payload = bytes.subarray(0, bytes.byteLength - 4);
+		const stored = new DataView(bytes.buffer, bytes.byteOffset + payload.byteLength, 4).getUint32(0, true);
+		const computed = crc32c(payload);
+		if (computed !== stored) throw new Dt64ExportError(`crc32c: checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`);
+		return payload;
 	},
-};
+});
 
 const hex = (n: number) => `0x${n.toString(16).padStart(8, "0")}`;
-
-let installed = false;
-
-/** Replaces zarrita's crc32c codec in its registry (idempotent). */
-export function installCrc32cCodec(): void {
-	if (installed) return;
-	installed = true;
-	registry.set("crc32c", (async () => verifyingCrc32c) as unknown as Parameters<typeof registry.set>[1]);
-}

@@ -1,6 +1,6 @@
-import { registry } from "zarrita";
 import { Dt64ExportError } from "../../errors.js";
-import { bufferPoolFor, DECODED_SLACK_BYTES, maxDecodedBytes } from "./decoded-size.js";
+import type { BytesToBytesCodec, CodecFactory } from "./codec.js";
+import { DECODED_SLACK_BYTES } from "./decoded-size.js";
 import { inflateInto, InflateOverflowError } from "./inflate-into.js";
 
 /**
@@ -11,49 +11,30 @@ import { inflateInto, InflateOverflowError } from "./inflate-into.js";
  * as much main-thread time as the inflating itself: measured 2.2x the CPU), taken from the export's buffer pool
  * when it has one, so that an export of any length cycles through the same few buffers.
  */
-interface ChunkMeta {
-	shape: number[];
-}
-
-function boundedInflater(name: "gzip" | "zlib", format: "gunzip" | "inflate") {
-	return {
-		fromConfig(_configuration: unknown, meta: ChunkMeta) {
-			const maxOutputLength = maxDecodedBytes(meta.shape);
-			const pool = bufferPoolFor(meta.shape);
-			return {
-				kind: "bytes_to_bytes" as const,
-				encode(): never {
-					throw new Dt64ExportError(`${name}: encoding is not supported`);
-				},
-				async decode(bytes: Uint8Array): Promise<Uint8Array> {
-					// One byte of room past the largest valid output: a chunk that fills it is too large.
-					const target = pool?.acquire(maxOutputLength + 1) ?? Buffer.allocUnsafeSlow(maxOutputLength + 1);
-					try {
-						const { bytes: out } = await inflateInto(format, bytes, target);
-						if (out.length > maxOutputLength) throw new InflateOverflowError();
-						pool?.shorten(out);
-						return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-					} catch (error) {
-						if (error instanceof InflateOverflowError) {
-							throw new Dt64ExportError(`${name}: chunk inflates past its expected ${maxOutputLength - DECODED_SLACK_BYTES} bytes`);
-						}
-						throw new Dt64ExportError(`${name}: ${(error as Error).message}`);
+function boundedInflater(name: "gzip" | "zlib", format: "gunzip" | "inflate"): CodecFactory {
+	return (_configuration, spec): BytesToBytesCodec => {
+		const maxOutputLength = spec.maxDecodedBytes;
+		const pool = spec.bufferPool;
+		return {
+			kind: "bytes_to_bytes",
+			async decode(bytes) {
+				// One byte of room past the largest valid output: a chunk that fills it is too large.
+				const target = pool?.acquire(maxOutputLength + 1) ?? Buffer.allocUnsafeSlow(maxOutputLength + 1);
+				try {
+					const { bytes: out } = await inflateInto(format, bytes, target);
+					if (out.length > maxOutputLength) throw new InflateOverflowError();
+					pool?.shorten(out);
+					return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+				} catch (error) {
+					if (error instanceof InflateOverflowError) {
+						throw new Dt64ExportError(`${name}: chunk inflates past its expected ${maxOutputLength - DECODED_SLACK_BYTES} bytes`);
 					}
-				},
-			};
-		},
+					throw new Dt64ExportError(`${name}: ${(error as Error).message}`);
+				}
+			},
+		};
 	};
 }
 
-let installed = false;
-
-/** Replaces zarrita's gzip and zlib codecs in its registry (idempotent). */
-export function installNodeZlibCodecs(): void {
-	if (installed) return;
-	installed = true;
-	const gzip = boundedInflater("gzip", "gunzip");
-	const deflate = boundedInflater("zlib", "inflate");
-	type Entry = Parameters<typeof registry.set>[1];
-	for (const name of ["gzip", "numcodecs.gzip"]) registry.set(name, (async () => gzip) as unknown as Entry);
-	for (const name of ["zlib", "numcodecs.zlib"]) registry.set(name, (async () => deflate) as unknown as Entry);
-}
+export const gzipCodec = boundedInflater("gzip", "gunzip");
+export const zlibCodec = boundedInflater("zlib", "inflate");

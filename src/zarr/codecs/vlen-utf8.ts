@@ -1,6 +1,6 @@
-import { registry } from "zarrita";
 import { Dt64ExportError } from "../../errors.js";
 import { cStrides, product } from "../grid.js";
+import type { ArrayToBytesCodec, CodecFactory } from "./codec.js";
 
 /**
  * The `vlen-utf8` codec (numcodecs' layout: a uint32 count, then a uint32 byte length and the UTF-8 bytes of each
@@ -8,7 +8,7 @@ import { cStrides, product } from "../grid.js";
  * an inner chunk of a shard), and trusts every length; this one reads the view, checks the count against the
  * chunk shape and each length against the bytes left, and refuses invalid UTF-8.
  */
-export function decodeVlenUtf8(bytes: Uint8Array, shape: number[]): string[] {
+export function decodeVlenUtf8(bytes: Uint8Array, shape: readonly number[]): string[] {
 	const expected = product(shape);
 	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 	if (bytes.byteLength < 4) throw new Dt64ExportError(`vlen-utf8: ${bytes.byteLength} bytes, shorter than the 4-byte count`);
@@ -32,26 +32,9 @@ export function decodeVlenUtf8(bytes: Uint8Array, shape: number[]): string[] {
 	return strings;
 }
 
-const checkedVlenUtf8 = {
-	fromConfig(_configuration: unknown, meta: { shape: number[] }) {
-		const shape = meta.shape;
-		return {
-			kind: "array_to_bytes" as const,
-			encode(): never {
-				throw new Dt64ExportError("vlen-utf8: encoding is not supported");
-			},
-			decode(bytes: Uint8Array) {
-				return { data: decodeVlenUtf8(bytes, shape), shape, stride: cStrides(shape) };
-			},
-		};
-	},
+/** The `vlen-utf8` codec, as an array-to-bytes codec (its place in v3, and in v2 as the object codec). */
+export const vlenUtf8Codec: CodecFactory = (_configuration, spec): ArrayToBytesCodec => {
+	const shape = spec.shape;
+	const stride = cStrides(shape);
+	return { kind: "array_to_bytes", decode: (bytes) => ({ data: decodeVlenUtf8(bytes, shape), shape, stride }) };
 };
-
-let installed = false;
-
-/** Replaces zarrita's vlen-utf8 codec in its registry (idempotent). */
-export function installVlenUtf8Codec(): void {
-	if (installed) return;
-	installed = true;
-	for (const name of ["vlen-utf8", "numcodecs.vlen-utf8"]) registry.set(name, (async () => checkedVlenUtf8) as unknown as Parameters<typeof registry.set>[1]);
-}

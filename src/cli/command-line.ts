@@ -1,0 +1,107 @@
+/**
+ * The raw arguments checked against the option table before yargs parses them: yargs in strict mode says
+ * `Unknown argument: uint` and takes a mistyped subcommand (`inspct store`) for the store. Here each mistake is
+ * one line naming what was meant, and the options given on the command line are known by name (for the warnings
+ * about options that do nothing, which must not fire on defaults).
+ */
+import * as fs from "node:fs";
+import { UsageError } from "../errors.js";
+import { didYouMean } from "./did-you-mean.js";
+import { COMMANDS, flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
+
+export interface CommandLine {
+	readonly command: CommandName;
+	/** The options given on the command line, by long name. */
+	readonly given: ReadonlySet<string>;
+}
+
+/** Positionals each command takes, in order (for the message when one is missing or extra). */
+const POSITIONALS: Readonly<Record<CommandName, readonly string[]>> = {
+	export: ["store"],
+	inspect: ["store"],
+	completion: [],
+};
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+/** A value that starts with "-" but is no option: stdout (`-o -`), a negative number, an offset (`--tz -05:00`). */
+const isValue = (token: string) => token === "-" || /^-\d/.test(token) || !token.startsWith("-");
+
+function lookup(options: readonly OptionSpec[], name: string): { option: OptionSpec; negated: boolean } | undefined {
+	const long = kebab(name);
+	const option = options.find((candidate) => candidate.name === long || candidate.alias === name);
+	if (option !== undefined) return { option, negated: false };
+	const positive = long.startsWith("no-") ? options.find((candidate) => candidate.name === long.slice(3) && candidate.kind === "boolean") : undefined;
+	return positive === undefined ? undefined : { option: positive, negated: true };
+}
+
+function unknownOption(name: string, options: readonly OptionSpec[]): UsageError {
+	const names = options.flatMap((option) => (option.alias === undefined ? [option.name] : [option.name, option.alias]));
+	const hint = didYouMean(kebab(name), names.filter((candidate) => (name.length === 1) === (candidate.length === 1)), flag);
+	return new UsageError(`unknown option ${flag(name)}${hint || " (see --help)"}`);
+}
+
+/** The command a first positional names, refusing one that looks like a mistyped command rather than a store. */
+function commandOf(first: string | undefined): CommandName {
+	if (first === undefined) return "export";
+	const named = COMMANDS.find((command) => command !== "export" && command === first);
+	if (named !== undefined) return named;
+	// A store is a path or a URL: a bare word that exists nowhere and is one typo from a command is that command.
+	if (/^[a-z]+$/i.test(first) && !fs.existsSync(first)) {
+		const hint = didYouMean(first, COMMANDS.filter((command) => command !== "export"));
+		if (hint !== "") throw new UsageError(`unknown command ${first}${hint}`);
+	}
+	return "export";
+}
+
+const splitInline = (body: string): [string, string | undefined] => {
+	const equals = body.indexOf("=");
+	return equals === -1 ? [body, undefined] : [body.slice(0, equals), body.slice(equals + 1)];
+};
+
+/** What the command line holds, checked: the command, known options each with its value, the right positionals. */
+export function checkCommandLine(argv: readonly string[]): CommandLine {
+	const everyOption = [...new Set(COMMANDS.flatMap(optionsOf))];
+	const positionals: string[] = [];
+	const named: string[] = [];
+	for (let i = 0; i < argv.length; i++) {
+		const token = argv[i];
+		if (token === "--") {
+			positionals.push(...argv.slice(i + 1));
+			break;
+		}
+		if (isValue(token)) {
+			positionals.push(token);
+			continue;
+		}
+		const long = token.startsWith("--");
+		const [body, inline] = long ? splitInline(token.slice(2)) : [token.slice(1), undefined];
+		// `-qf`: several short flags at once; the last may take a value (`-qo out.arrow`, `-oout.arrow`).
+		const names = long ? [body] : [...body];
+		for (const [k, name] of names.entries()) {
+			const found = lookup(everyOption, name);
+			if (found === undefined) throw unknownOption(name, everyOption);
+			named.push(found.option.name);
+			if (found.option.kind === "boolean" || inline !== undefined) continue;
+			if (k < names.length - 1) break;
+			const next = argv[i + 1];
+			if (next === undefined || !isValue(next)) throw new UsageError(`${flag(name)} needs a value (see --help)`);
+			i++;
+		}
+	}
+	const command = commandOf(positionals[0]);
+	if (command !== "export") positionals.shift();
+	const options = optionsOf(command);
+	for (const name of named) {
+		if (!options.some((option) => option.name === name)) throw new UsageError(`${flag(name)} is not an option of ${command === "export" ? "an export" : command} (see --help)`);
+	}
+	const expected = POSITIONALS[command];
+	const asksForHelp = named.includes("help") || named.includes("version");
+	if (!asksForHelp && positionals.length < expected.length) {
+		throw new UsageError(`name the ${expected[positionals.length]}: dt64-export ${command === "export" ? "" : `${command} `}<${expected.join("> <")}> [options] (see --help)`);
+	}
+	if (!asksForHelp && positionals.length > expected.length) {
+		const extra = positionals[expected.length];
+		throw new UsageError(`unexpected argument ${JSON.stringify(extra)}: ${command === "export" ? "an export" : command} takes ${expected.length === 1 ? `one ${expected[0]}` : "no argument"} (quote a name with spaces)`);
+	}
+	return { command, given: new Set(named) };
+}

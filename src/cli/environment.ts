@@ -1,0 +1,46 @@
+/**
+ * Options from the environment: DT64_EXPORT_<NAME> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_TO=parquet), for
+ * settings a user or a job wants on every run. The command line wins over the environment, which wins over the
+ * defaults. A DT64_EXPORT_ variable that names no option is named in a warning rather than ignored silently.
+ */
+import { UsageError } from "../errors.js";
+import { didYouMean } from "./did-you-mean.js";
+import { environmentName, optionsOf, OPTIONS, type CommandName } from "./options.js";
+
+const PREFIX = "DT64_EXPORT_";
+const TRUE = ["true", "1", "yes", "on"];
+const FALSE = ["false", "0", "no", "off", ""];
+
+export interface EnvironmentOptions {
+	/** Values by long option name, for yargs' `config` (below the command line, above the defaults). */
+	readonly values: Record<string, string | boolean | string[]>;
+	readonly warnings: string[];
+}
+
+export function optionsFromEnvironment(command: CommandName, env: NodeJS.ProcessEnv = process.env): EnvironmentOptions {
+	const values: Record<string, string | boolean | string[]> = {};
+	const warnings: string[] = [];
+	const known = new Map(OPTIONS.map((option) => [environmentName(option), option]));
+	const taken = new Set(optionsOf(command));
+	for (const [variable, text] of Object.entries(env)) {
+		if (!variable.startsWith(PREFIX) || text === undefined) continue;
+		const option = known.get(variable);
+		if (option === undefined) {
+			warnings.push(`${variable} names no option, ignored${didYouMean(variable, known.keys())}`);
+			continue;
+		}
+		// DT64_EXPORT_JSON means nothing to an export: set for inspect runs, it stays quiet for the others.
+		if (!taken.has(option)) continue;
+		if (option.kind === "boolean") {
+			const word = text.trim().toLowerCase();
+			if (!TRUE.includes(word) && !FALSE.includes(word)) throw new UsageError(`${variable}=${text}: expected true or false`);
+			values[option.name] = TRUE.includes(word);
+		} else if (option.kind === "strings") {
+			// Several values (HTTP headers) one per line: a header value may hold any other separator.
+			values[option.name] = text.split("\n").filter((line) => line.trim() !== "");
+		} else {
+			values[option.name] = text;
+		}
+	}
+	return { values, warnings };
+}

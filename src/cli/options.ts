@@ -1,0 +1,152 @@
+/**
+ * Every option of the command line, declared once: its help text, default, the commands that take it, when it
+ * does nothing, and its environment variable (DT64_EXPORT_<NAME>). The parser (yargs), the checks of the raw
+ * arguments, the help, the warnings and shell completion are all built from this table, so that adding an option
+ * is adding one entry here (and reading it in the command that uses it).
+ */
+import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
+import { OUTPUT_FORMATS, type OutputFormat } from "../export-setup.js";
+import type { ParquetCompression } from "../stream/parquet-writer.js";
+import { ROW_ORDERS } from "../stream/table-reader.js";
+import { FORMAT_OF_EXTENSION } from "./output-format.js";
+
+/** The subcommands; `export` is the default one (`dt64-export <store>`). */
+export const COMMANDS = ["export", "inspect", "completion"] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+/** What an option's applicability can depend on: known once the arguments are parsed. */
+export interface RunFacts {
+	/** The output's format; undefined for the commands that write none. */
+	readonly format?: OutputFormat;
+	/** The store is a URL (http(s)://, s3://, ...), not a local folder or zip file. */
+	readonly remote: boolean;
+}
+
+export interface OptionSpec {
+	/** The long name, kebab-case: `--row-group-rows`; yargs gives its value as `rowGroupRows` too. */
+	readonly name: string;
+	readonly alias?: string;
+	/** `strings`: repeatable, a list of strings. Every kind but `boolean` needs a value. */
+	readonly kind: "string" | "number" | "boolean" | "strings";
+	/** The accepted values, matched case-insensitively (`--to Parquet`) and given to the program in these spellings. */
+	readonly choices?: readonly string[];
+	/** The smallest value of a `number` option, which must be an integer. */
+	readonly min?: number;
+	/** The default the parser fills in. */
+	readonly default?: string | number | boolean | readonly string[];
+	/** The help's `[default: ...]` of an option without `default`, whose default the program works out at run time. */
+	readonly defaultText?: string;
+	readonly describe: string;
+	readonly commands: readonly CommandName[];
+	/** Why the option does nothing in this run (a warning names it), or undefined when it applies. */
+	readonly inapplicable?: (facts: RunFacts) => string | undefined;
+}
+
+const onlyParquet = ({ format }: RunFacts) => (format === undefined || format === "parquet" ? undefined : `it applies to --to parquet, not --to ${format}`);
+const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies to stores read over the network, not to a local one");
+
+const EXTENSIONS_HELP = Object.entries(FORMAT_OF_EXTENSION)
+	.map(([extension, format]) => `.${extension} ${format}`)
+	.join(", ");
+
+export const OPTIONS: readonly OptionSpec[] = [
+	{ name: "array", kind: "string", describe: "path of the array inside the store", commands: ["export"] },
+	{
+		name: "to",
+		kind: "string",
+		choices: OUTPUT_FORMATS,
+		defaultText: "from -o's extension, else arrow",
+		describe: `arrow = IPC file, arrow-stream = IPC stream, parquet (-o's extension names it: ${EXTENSIONS_HELP})`,
+		commands: ["export"],
+	},
+	{ name: "output", alias: "o", kind: "string", defaultText: "<column>.<ext>", describe: "output file, or - for stdout", commands: ["export"] },
+	{ name: "unit", kind: "string", choices: TARGET_UNIT_CHOICES, default: "auto", describe: "Arrow timestamp unit", commands: ["export"] },
+	{ name: "tz", kind: "string", defaultText: "none, naive like numpy", describe: "timezone of the timestamps", commands: ["export"] },
+	{ name: "allow-truncate", kind: "boolean", default: false, describe: "floor values finer than the unit instead of failing", commands: ["export"] },
+	{
+		name: "on-overflow",
+		kind: "string",
+		choices: OVERFLOW_CHOICES,
+		default: "error",
+		describe: "values outside int64 in the unit: fail, or write null",
+		commands: ["export"],
+	},
+	{ name: "column", kind: "string", defaultText: "the array's name", describe: "column name", commands: ["export"] },
+	{
+		name: "columns",
+		kind: "string",
+		describe: "export these arrays of the group (--array, default the root) as one table: a,b,c",
+		commands: ["export"],
+	},
+	{ name: "index", kind: "boolean", default: false, describe: "add one int64 column per dimension, before the values", commands: ["export"] },
+	{
+		name: "cf",
+		kind: "boolean",
+		default: true,
+		describe: "decode CF time arrays (numbers with units '<unit> since <date>', as xarray writes time); --no-cf exports their numbers as they are",
+		commands: ["export"],
+	},
+	{
+		name: "convert-calendar",
+		kind: "boolean",
+		default: false,
+		describe: "export the dates of a CF model calendar (noleap, all_leap, 360_day) as the same dates of the proleptic Gregorian calendar",
+		commands: ["export"],
+	},
+	{
+		name: "order",
+		kind: "string",
+		choices: ROW_ORDERS,
+		default: "c",
+		describe: "rows in C order (numpy ravel), or chunk by chunk (needs --index)",
+		commands: ["export"],
+	},
+	{
+		name: "concurrency",
+		kind: "number",
+		min: 1,
+		// The code's own (defaultConcurrency): a test holds the two together.
+		defaultText: "one per core, 2 to 4, for a local folder or zip; 8 over the network",
+		describe: "chunks read and decoded at once",
+		commands: ["export"],
+	},
+	{ name: "row-group-rows", kind: "number", min: 1, default: 1_048_576, describe: "Parquet rows per row group", commands: ["export"], inapplicable: onlyParquet },
+	{
+		name: "compression",
+		kind: "string",
+		choices: ["zstd", "snappy", "gzip", "none"] satisfies ParquetCompression[],
+		default: "zstd",
+		describe: "Parquet compression",
+		commands: ["export"],
+		inapplicable: onlyParquet,
+	},
+	{ name: "json", kind: "boolean", default: false, describe: "the report as JSON (int64 values as strings)", commands: ["inspect"] },
+	{
+		name: "header",
+		kind: "strings",
+		default: [],
+		describe: "HTTP header 'Name: value' for every request (repeatable; never printed)",
+		commands: ["export", "inspect"],
+		inapplicable: onlyRemote,
+	},
+	{ name: "retries", kind: "number", min: 0, default: 3, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
+	{ name: "progress", kind: "boolean", defaultText: "when stderr is a terminal", describe: "show progress on stderr", commands: ["export"] },
+	{ name: "quiet", alias: "q", kind: "boolean", default: false, describe: "no progress and no summary", commands: ["export"] },
+	{ name: "force", alias: "f", kind: "boolean", default: false, describe: "overwrite an existing output file", commands: ["export"] },
+];
+
+/** Options every command takes, handled by yargs itself. */
+export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
+	{ name: "help", alias: "h", kind: "boolean", describe: "show help", commands: COMMANDS },
+	{ name: "version", kind: "boolean", describe: "show the version", commands: COMMANDS },
+];
+
+export function optionsOf(command: CommandName): OptionSpec[] {
+	return [...OPTIONS, ...GLOBAL_OPTIONS].filter((option) => option.commands.includes(command));
+}
+
+/** `--row-group-rows` for `row-group-rows`, `-o` for `o`. */
+export const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
+
+/** The environment variable of an option: `DT64_EXPORT_ROW_GROUP_ROWS` for `row-group-rows`. */
+export const environmentName = (option: Pick<OptionSpec, "name">) => `DT64_EXPORT_${option.name.toUpperCase().replaceAll("-", "_")}`;

@@ -1,0 +1,111 @@
+/**
+ * `dt64-export commit <folder>`: checks that a dataset's parts are all there and agree, then marks it complete
+ * with `_SUCCESS` (a JSON summary, as Spark's committers write). Nothing is marked otherwise: the refusal names
+ * what is missing or wrong, so that the failed task can be run again.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Dt64ExportError } from "../errors.js";
+import { footerRowCount } from "../stream/parquet-writer.js";
+import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
+import { readManifest, writeJsonFile, type PartManifest } from "./manifest.js";
+
+export interface CommitSummary {
+	readonly committed: true;
+	readonly parts: number;
+	readonly files: number;
+	readonly rows: number;
+	readonly optionsDigest: string;
+	readonly timeUnit: string;
+	readonly minTime: PartManifest["minTime"];
+	readonly maxTime: PartManifest["maxTime"];
+}
+
+function refuse(folder: string, what: string): never {
+	throw new Dt64ExportError(`cannot commit ${folder}: ${what}`);
+}
+
+/** A file's row count, from its Parquet footer or its Arrow IPC file footer. */
+async function rowsOf(file: string): Promise<number> {
+	const handle = fs.openSync(file, "r");
+	try {
+		const size = fs.fstatSync(handle).size;
+		if (file.endsWith(".parquet")) {
+			const tail = Buffer.alloc(Math.min(size, 8));
+			fs.readSync(handle, tail, 0, tail.length, size - tail.length);
+			const footer = tail.length === 8 ? tail.readUInt32LE(0) : 0;
+			const bytes = Buffer.alloc(Math.min(size, footer + 8));
+			fs.readSync(handle, bytes, 0, bytes.length, size - bytes.length);
+			return footerRowCount(bytes);
+		}
+		const { tableFromIPC } = await import("apache-arrow");
+		return tableFromIPC(fs.readFileSync(file)).numRows;
+	} finally {
+		fs.closeSync(handle);
+	}
+}
+
+/** The manifests present, by part index; they must all be of the same N. */
+function readManifests(folder: string): PartManifest[] {
+	const partsFolder = path.join(folder, PARTS_FOLDER);
+	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder).filter((name) => MANIFEST_NAME.test(name)) : [];
+	if (names.length === 0) refuse(folder, `no part has finished (${PARTS_FOLDER}/ holds no part-K-of-N.json)`);
+	const manifests = names.map((name) => {
+		const manifest = readManifest(path.join(partsFolder, name));
+		const [, index, count] = MANIFEST_NAME.exec(name)!;
+		if (manifest.part !== Number(index) || manifest.parts !== Number(count)) refuse(folder, `${PARTS_FOLDER}/${name} describes part ${manifest.part} of ${manifest.parts}`);
+		return manifest;
+	});
+	const counts = [...new Set(manifests.map((manifest) => manifest.parts))].sort((a, b) => a - b);
+	if (counts.length > 1) refuse(folder, `the parts were run with different N (${counts.join(", ")}): remove the manifests of the runs to drop from ${PARTS_FOLDER}/ and their files, or run every part again`);
+	return manifests.sort((a, b) => a.part - b.part);
+}
+
+export async function commitDataset(folder: string): Promise<CommitSummary> {
+	if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Dt64ExportError(`cannot commit ${folder}: not a folder`, { kind: "io" });
+	const manifests = readManifests(folder);
+	const count = manifests[0].parts;
+	const present = new Set(manifests.map((manifest) => manifest.part));
+	const missing = Array.from({ length: count }, (_, k) => k).filter((k) => !present.has(k));
+	if (missing.length > 0) refuse(folder, `${missing.length} of ${count} parts have not finished: ${missing.map((k) => `${k}/${count}`).join(", ")} (no ${PARTS_FOLDER}/part-K-of-${count}.json)`);
+	const digest = manifests[0].optionsDigest;
+	const other = manifests.filter((manifest) => manifest.optionsDigest !== digest);
+	if (other.length > 0) {
+		refuse(folder, `parts ran different exports: ${other.map((m) => `${m.part}/${count}`).join(", ")} used other options than part 0/${count} (see "options" in their manifests); run them again with the same command`);
+	}
+	const listed = new Set<string>();
+	for (const manifest of manifests) {
+		for (const file of manifest.files) {
+			const resolved = path.resolve(folder, file.path);
+			if (path.isAbsolute(file.path) || !resolved.startsWith(path.resolve(folder) + path.sep)) refuse(folder, `part ${manifest.part}/${count} lists a file outside the folder: ${file.path}`);
+			if (!fs.existsSync(resolved)) refuse(folder, `part ${manifest.part}/${count} lists ${file.path}, which does not exist`);
+			let rows: number;
+			try {
+				rows = await rowsOf(resolved);
+			} catch (error) {
+				refuse(folder, `${file.path} is not a readable data file (${(error as Error).message})`);
+			}
+			if (rows !== file.rows) refuse(folder, `${file.path} holds ${rows} rows, its part ${manifest.part}/${count} says ${file.rows}`);
+			listed.add(file.path);
+		}
+	}
+	const listing = listDataset(folder);
+	if (listing.tempFiles.length > 0) refuse(folder, `a part is still writing, or was killed while writing: ${listing.tempFiles.join(", ")} (run that part again)`);
+	const stray = listing.dataFiles.filter((file) => !listed.has(file));
+	if (stray.length > 0) refuse(folder, `data files that no finished part lists (a run with other parts or options?): ${stray.slice(0, 5).join(", ")}${stray.length > 5 ? `, and ${stray.length - 5} more` : ""}`);
+	const times = manifests.flatMap((manifest) => [manifest.minTime, manifest.maxTime]).filter((time) => time !== null);
+	const byValue = (a: { value: string }, b: { value: string }) => (BigInt(a.value) < BigInt(b.value) ? -1 : BigInt(a.value) > BigInt(b.value) ? 1 : 0);
+	times.sort(byValue);
+	const summary: CommitSummary = {
+		committed: true,
+		parts: count,
+		files: listed.size,
+		rows: manifests.reduce((sum, manifest) => sum + manifest.rows, 0),
+		optionsDigest: digest,
+		timeUnit: manifests[0].timeUnit,
+		minTime: times[0] ?? null,
+		maxTime: times[times.length - 1] ?? null,
+	};
+	await writeJsonFile(path.join(folder, SUCCESS_FILE), summary);
+	return summary;
+}

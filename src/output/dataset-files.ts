@@ -1,0 +1,64 @@
+/**
+ * Names and listing of a dataset folder's files. Data files are named after the part that wrote them
+ * (`part-00003-of-00016.parquet`, then `part-00003-of-00016-00001.parquet` for a second file of the same partition),
+ * so that N processes never write the same name, and a part run again writes the same names it wrote before.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Part } from "../select/part.js";
+
+export const PARTS_FOLDER = "_parts";
+export const SUCCESS_FILE = "_SUCCESS";
+
+const pad = (value: number) => String(value).padStart(5, "0");
+
+/** The prefix every data file of `part` starts with. */
+export function partFilePrefix(part: Part): string {
+	return `part-${pad(part.index)}-of-${pad(part.count)}`;
+}
+
+/** The name of the `sequence`-th file (0-based) that `part` writes in one partition. */
+export function partFileName(part: Part, sequence: number, extension: string): string {
+	return `${partFilePrefix(part)}${sequence === 0 ? "" : `-${pad(sequence)}`}.${extension}`;
+}
+
+/** `_parts/part-K-of-N.json`, relative to the dataset folder. */
+export function manifestPath(part: Part): string {
+	return `${PARTS_FOLDER}/part-${part.index}-of-${part.count}.json`;
+}
+
+export const MANIFEST_NAME = /^part-(\d+)-of-(\d+)\.json$/;
+const DATA_FILE = /^part-\d{5}-of-\d{5}(?:-\d{5})?\.(?:parquet|arrow)$/;
+/** AtomicFileWriter's temporary files: `.<name>.<pid>.<random>.tmp`. */
+const TEMP_FILE = /^\.part-\d{5}-of-\d{5}.*\.tmp$/;
+
+export interface DatasetListing {
+	/** Data files written by some part, relative to the folder with `/` separators. */
+	readonly dataFiles: string[];
+	/** Temporary files of parts still writing, or killed while writing. */
+	readonly tempFiles: string[];
+}
+
+/** The data and temporary files under a dataset folder (its `_parts` folder aside). */
+export function listDataset(folder: string): DatasetListing {
+	const dataFiles: string[] = [];
+	const tempFiles: string[] = [];
+	const visit = (relative: string) => {
+		for (const entry of fs.readdirSync(path.join(folder, relative), { withFileTypes: true })) {
+			const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+			if (entry.isDirectory()) {
+				if (child !== PARTS_FOLDER) visit(child);
+			} else if (DATA_FILE.test(entry.name)) dataFiles.push(child);
+			else if (TEMP_FILE.test(entry.name)) tempFiles.push(child);
+		}
+	};
+	if (fs.existsSync(folder)) visit("");
+	return { dataFiles: dataFiles.sort(), tempFiles: tempFiles.sort() };
+}
+
+/** Whether a dataset file (data or temporary) was written by `part`. */
+export function isFileOfPart(relative: string, part: Part): boolean {
+	const name = relative.slice(relative.lastIndexOf("/") + 1);
+	const prefix = partFilePrefix(part);
+	return name.startsWith(`${prefix}.`) || name.startsWith(`${prefix}-`) || name.startsWith(`.${prefix}.`) || name.startsWith(`.${prefix}-`);
+}

@@ -1,0 +1,81 @@
+/**
+ * The manifest a part writes once all its files are in place (`_parts/part-K-of-N.json`), and the digest of the
+ * options that decide a dataset's content: `commit` accepts the parts only if they all ran the same export.
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Dt64ExportError } from "../errors.js";
+import { AtomicFileWriter } from "./atomic-file.js";
+
+export const MANIFEST_VERSION = 1;
+
+export interface ManifestFile {
+	/** Relative to the dataset folder, `/` separators. */
+	readonly path: string;
+	readonly rows: number;
+}
+
+export interface PartManifest {
+	readonly version: number;
+	readonly part: number;
+	readonly parts: number;
+	readonly optionsDigest: string;
+	/** The options digested, for a person comparing two parts. */
+	readonly options: Record<string, unknown>;
+	readonly files: readonly ManifestFile[];
+	readonly rows: number;
+	/** The time column's unit, and its smallest and largest values (int64 as decimal text, and as ISO 8601), if any. */
+	readonly timeUnit: string;
+	readonly minTime: { readonly value: string; readonly iso: string } | null;
+	readonly maxTime: { readonly value: string; readonly iso: string } | null;
+}
+
+function canonical(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(canonical);
+	if (typeof value === "object" && value !== null) {
+		return Object.fromEntries(
+			Object.keys(value)
+				.sort()
+				.filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+				.map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+		);
+	}
+	return typeof value === "bigint" ? value.toString() : value;
+}
+
+/** The options as stored (keys sorted, undefined dropped, bigints as text), and their SHA-256. */
+export function digestOptions(options: Record<string, unknown>): { options: Record<string, unknown>; digest: string } {
+	const stored = canonical(options) as Record<string, unknown>;
+	return { options: stored, digest: createHash("sha256").update(JSON.stringify(stored)).digest("hex") };
+}
+
+/** Writes a small JSON file all or nothing. */
+export async function writeJsonFile(target: string, value: unknown): Promise<void> {
+	fs.mkdirSync(path.dirname(target), { recursive: true });
+	const file = new AtomicFileWriter(target, { overwrite: true });
+	await new Promise<void>((resolve, reject) => {
+		file.on("error", reject);
+		file.end(`${JSON.stringify(value, null, "\t")}\n`, resolve);
+	});
+}
+
+export function readManifest(file: string): PartManifest {
+	let manifest: PartManifest;
+	try {
+		manifest = JSON.parse(fs.readFileSync(file, "utf8")) as PartManifest;
+	} catch (error) {
+		throw new Dt64ExportError(`${file}: not a readable part manifest (${(error as Error).message})`, { kind: "io" });
+	}
+	const valid =
+		typeof manifest === "object" &&
+		manifest !== null &&
+		manifest.version === MANIFEST_VERSION &&
+		Number.isSafeInteger(manifest.part) &&
+		Number.isSafeInteger(manifest.parts) &&
+		typeof manifest.optionsDigest === "string" &&
+		Array.isArray(manifest.files) &&
+		manifest.files.every((entry) => typeof entry?.path === "string" && Number.isSafeInteger(entry.rows));
+	if (!valid) throw new Dt64ExportError(`${file}: not a part manifest of version ${MANIFEST_VERSION}`);
+	return manifest;
+}

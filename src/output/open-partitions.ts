@@ -1,0 +1,82 @@
+/**
+ * The partition files a dataset writer holds open, at most `limit` at once. While the time arrives sorted, a
+ * partition is closed as soon as the time has passed it (it cannot receive rows again); otherwise the least
+ * recently used one is closed to make room, and a partition that receives rows after its file was closed gets a
+ * new file (the next sequence number). Each open file holds a row group in memory, hence the bound.
+ */
+export interface PartitionFile {
+	/** Rows written so far. */
+	readonly rows: number;
+}
+
+export interface OpenPartitionsOptions<F extends PartitionFile> {
+	readonly limit: number;
+	/** Opens the `sequence`-th file of a partition. */
+	open(partition: string, sequence: number): F;
+	close(file: F): Promise<void>;
+	/** Abandons a file after a failure: nothing of it may remain. */
+	discard(file: F): void;
+}
+
+export class OpenPartitions<F extends PartitionFile> {
+	/** In order of use, least recent first (a Map keeps insertion order). */
+	readonly #open = new Map<string, { file: F; high: bigint }>();
+	readonly #sequences = new Map<string, number>();
+	/** The largest time routed so far, while times have never decreased; null once they have. */
+	#sortedUpTo: bigint | null | undefined = undefined;
+
+	constructor(readonly options: OpenPartitionsOptions<F>) {}
+
+	get openCount(): number {
+		return this.#open.size;
+	}
+
+	/**
+	 * The file for rows of `partition` (values in [low, high)) whose times start at `first`, opened if needed.
+	 * `fresh` asks for a new file of the partition even if one is open (its file is full).
+	 */
+	async fileFor(partition: string, low: bigint, high: bigint, first: bigint | null, fresh = false): Promise<F> {
+		await this.#notePosition(low, first);
+		const entry = this.#open.get(partition);
+		if (entry !== undefined && !fresh) {
+			this.#open.delete(partition);
+			this.#open.set(partition, entry);
+			return entry.file;
+		}
+		if (entry !== undefined) await this.#closeOne(partition);
+		while (this.#open.size >= this.options.limit) await this.#closeOne(this.#open.keys().next().value as string);
+		const sequence = this.#sequences.get(partition) ?? 0;
+		this.#sequences.set(partition, sequence + 1);
+		const file = this.options.open(partition, sequence);
+		this.#open.set(partition, { file, high });
+		return file;
+	}
+
+	async #notePosition(low: bigint, first: bigint | null): Promise<void> {
+		if (first === null || this.#sortedUpTo === null) return;
+		if (this.#sortedUpTo !== undefined && first < this.#sortedUpTo) {
+			this.#sortedUpTo = null;
+			return;
+		}
+		this.#sortedUpTo = first;
+		// Sorted so far: partitions that end at or before this one starts are finished.
+		for (const [partition, entry] of [...this.#open]) if (entry.high <= low) await this.#closeOne(partition);
+	}
+
+	async #closeOne(partition: string): Promise<void> {
+		const entry = this.#open.get(partition)!;
+		this.#open.delete(partition);
+		await this.options.close(entry.file);
+	}
+
+	/** Closes every open file. */
+	async closeAll(): Promise<void> {
+		for (const partition of [...this.#open.keys()]) await this.#closeOne(partition);
+	}
+
+	/** Discards every open file (after a failure). */
+	discardAll(): void {
+		for (const { file } of this.#open.values()) this.options.discard(file);
+		this.#open.clear();
+	}
+}

@@ -1,0 +1,107 @@
+/**
+ * Keeps the rows of RecordBatches whose time is in [start, end), comparing the converted Arrow timestamps with
+ * the bounds in the same unit. When the rows come from a binary search that found the time sorted, it checks that
+ * they still are (a block the search never read could hide an unsorted stretch): rows out of order there would mean
+ * rows in range outside the rows read, so the export fails rather than miss them.
+ */
+import { Transform, type TransformCallback } from "node:stream";
+import type { RecordBatch } from "apache-arrow";
+import type { TargetUnit } from "../dtype/units.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
+import { formatIsoTimestamp } from "../convert/iso8601.js";
+import type { TimeBounds } from "./time-bounds.js";
+import { ATTOSECONDS_PER_TARGET_UNIT, ceilDiv } from "./time-instants.js";
+
+export interface TimeFilterOptions {
+	readonly timeColumn: string;
+	readonly unit: TargetUnit;
+	readonly bounds: TimeBounds;
+	/** The rows are the result of a sorted search: check their order instead of trusting it. */
+	readonly checkSorted: boolean;
+	/** Values were floored to the unit (--allow-truncate): only bounds that are whole units compare exactly. */
+	readonly truncated: boolean;
+}
+
+/** The bounds in `unit`: a value v (exact) is in range when low <= v < high. */
+export function boundsInUnit(bounds: TimeBounds, unit: TargetUnit, truncated: boolean): { low?: bigint; high?: bigint } {
+	const size = ATTOSECONDS_PER_TARGET_UNIT[unit];
+	for (const [option, bound] of [["--start", bounds.start], ["--end", bounds.end]] as const) {
+		// A floored value v stands for times in [v, v + 1): against a bound inside that unit, the side is unknown.
+		if (truncated && bound !== undefined && bound % size !== 0n) {
+			throw new UsageError(`${option} is finer than the output unit (${unit}) and --allow-truncate floors the times: write the bound in whole ${unit}, or choose a finer --unit`);
+		}
+	}
+	return {
+		low: bounds.start === undefined ? undefined : ceilDiv(bounds.start, size),
+		high: bounds.end === undefined ? undefined : ceilDiv(bounds.end, size),
+	};
+}
+
+export class TimeFilter extends Transform {
+	readonly #options: TimeFilterOptions;
+	readonly #low: bigint | undefined;
+	readonly #high: bigint | undefined;
+	#previous: bigint | undefined;
+	#timeIndex = -1;
+	rowsIn = 0;
+	rowsOut = 0;
+
+	constructor(options: TimeFilterOptions) {
+		super({ objectMode: true, highWaterMark: 1 });
+		this.#options = options;
+		({ low: this.#low, high: this.#high } = boundsInUnit(options.bounds, options.unit, options.truncated));
+	}
+
+	#inRange(value: bigint): boolean {
+		return (this.#low === undefined || value >= this.#low) && (this.#high === undefined || value < this.#high);
+	}
+
+	#filter(batch: RecordBatch): RecordBatch[] {
+		if (this.#timeIndex < 0) {
+			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
+			if (this.#timeIndex < 0) throw new Dt64ExportError(`the time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
+		}
+		const data = batch.getChildAt(this.#timeIndex)!.data[0];
+		const values = data.values as BigInt64Array;
+		const checkSorted = this.#options.checkSorted;
+		const kept: RecordBatch[] = [];
+		let runStart = -1;
+		for (let row = 0; row < batch.numRows; row++) {
+			const valid = data.nullCount === 0 || data.getValid(row);
+			const value = values[row];
+			if (checkSorted) {
+				if (!valid || (this.#previous !== undefined && value < this.#previous)) {
+					const what = valid ? `${formatIsoTimestamp(value, this.#options.unit)} after ${formatIsoTimestamp(this.#previous!, this.#options.unit)}` : "a missing time (NaT)";
+					throw new Dt64ExportError(`the time column is not sorted after all (row ${this.rowsIn + row} of the rows read holds ${what}), though the chunks the range search read were: rows in range may lie in chunks it skipped; export without --start/--end, or sort the store`);
+				}
+				this.#previous = value;
+			}
+			const keep = valid && this.#inRange(value);
+			if (keep && runStart < 0) runStart = row;
+			if (!keep && runStart >= 0) {
+				kept.push(batch.slice(runStart, row));
+				runStart = -1;
+			}
+		}
+		if (runStart >= 0) kept.push(runStart === 0 ? batch : batch.slice(runStart, batch.numRows));
+		this.rowsIn += batch.numRows;
+		return kept;
+	}
+
+	override _transform(batch: RecordBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
+		let kept: RecordBatch[];
+		try {
+			kept = this.#filter(batch);
+		} catch (error) {
+			callback(error as Error);
+			return;
+		}
+		for (const slice of kept) {
+			this.rowsOut += slice.numRows;
+			this.push(slice);
+		}
+		// The first batch carries the schema to a writer that takes it from there, even when no row of it is kept.
+		if (kept.length === 0 && this.rowsIn === batch.numRows) this.push(batch.slice(0, 0));
+		callback();
+	}
+}

@@ -1,0 +1,55 @@
+/**
+ * Exact instants (attoseconds since 1970-01-01T00:00:00, see time-bounds.ts) of stored time values, to compare
+ * them with `--start` / `--end` whatever their unit, and of Arrow timestamp values, to filter converted batches.
+ */
+import { daysFromMonthsBig } from "../convert/calendar.js";
+import type { Datetime64Type } from "../dtype/datetime64.js";
+import { NAT } from "../dtype/fill-value.js";
+import { ATTOSECONDS_PER_UNIT, type TargetUnit } from "../dtype/units.js";
+import { Dt64ExportError } from "../errors.js";
+
+const ATTOSECONDS_PER_DAY = ATTOSECONDS_PER_UNIT.D;
+
+/** The instant of a stored value, or null for NaT (or a missing value), which no range holds. */
+export type InstantOf = (value: bigint) => bigint | null;
+
+/** Instants of a numpy.datetime64 (or v2 `M8`) array's int64 counts; `Y` and `M` are calendar units. */
+export function datetime64Instants(type: Datetime64Type): InstantOf {
+	if (type.kind !== "datetime64") throw new Dt64ExportError(`a ${type.kind} array holds durations, not times: it cannot select a time range`);
+	const scale = BigInt(type.scaleFactor);
+	switch (type.unit) {
+		case "generic":
+			return (count) => (count === NAT ? null : invalidGeneric(count));
+		case "Y":
+			return (count) => (count === NAT ? null : daysFromMonthsBig(count * scale * 12n) * ATTOSECONDS_PER_DAY);
+		case "M":
+			return (count) => (count === NAT ? null : daysFromMonthsBig(count * scale) * ATTOSECONDS_PER_DAY);
+		default: {
+			const size = ATTOSECONDS_PER_UNIT[type.unit] * scale;
+			return (count) => (count === NAT ? null : count * size);
+		}
+	}
+}
+
+function invalidGeneric(count: bigint): never {
+	throw new Dt64ExportError(`a generic-unit datetime64 value ${count} is not NaT: it names no instant`);
+}
+
+export const ATTOSECONDS_PER_TARGET_UNIT: Readonly<Record<TargetUnit, bigint>> = {
+	s: ATTOSECONDS_PER_UNIT.s,
+	ms: ATTOSECONDS_PER_UNIT.ms,
+	us: ATTOSECONDS_PER_UNIT.us,
+	ns: ATTOSECONDS_PER_UNIT.ns,
+};
+
+/** The least integer >= a / b (b > 0). */
+export function ceilDiv(a: bigint, b: bigint): bigint {
+	const quotient = a / b;
+	return a % b !== 0n && a > 0n ? quotient + 1n : quotient;
+}
+
+/** The greatest integer <= a / b (b > 0). */
+export function floorDiv(a: bigint, b: bigint): bigint {
+	const quotient = a / b;
+	return a % b !== 0n && a < 0n ? quotient - 1n : quotient;
+}

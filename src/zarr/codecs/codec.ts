@@ -1,0 +1,48 @@
+import type { BufferPool } from "../../store/buffer-pool.js";
+import type { ChunkValues } from "../chunk-values.js";
+
+/**
+ * What a codec is told about the chunks it decodes. Every codec of a chunk gets the same spec, built once per
+ * array from its metadata: nothing travels beside the shape (zarrita gives a codec only the shape array).
+ */
+export interface ChunkSpec {
+	/** The chunk's shape, C order of the logical array. */
+	readonly shape: readonly number[];
+	/** The data type the chunk bytes hold (see VALUE_LAYOUTS in bytes.ts): `int64` for datetime64 counts. */
+	readonly dataType: string;
+	/** The most bytes a bytes-to-bytes codec may decode the chunk to (payload and a little slack, see decoded-size.ts). */
+	readonly maxDecodedBytes: number;
+	/** Where decompressors take their output buffers from (see BufferPool), if anywhere. */
+	readonly bufferPool?: BufferPool;
+}
+
+/** A decoded chunk: values, and where value (i0, i1, …) lies in them (`Σ i·stride`). */
+export interface DecodedChunk {
+	readonly data: ChunkValues;
+	readonly shape: readonly number[];
+	readonly stride: readonly number[];
+	/** Bytes after the last whole value (a chunk of the wrong size), which the chunk decoder refuses. */
+	readonly strayBytes?: number;
+}
+
+export interface ArrayToArrayCodec {
+	readonly kind: "array_to_array";
+	/** The shape of the array this codec stores: what the codecs after it are given. */
+	readonly encodedShape: readonly number[];
+	decode(chunk: DecodedChunk): DecodedChunk;
+}
+
+export interface ArrayToBytesCodec {
+	readonly kind: "array_to_bytes";
+	decode(bytes: Uint8Array): DecodedChunk;
+}
+
+export interface BytesToBytesCodec {
+	readonly kind: "bytes_to_bytes";
+	decode(bytes: Uint8Array): Promise<Uint8Array> | Uint8Array;
+}
+
+export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
+
+/** Makes a codec from its metadata `configuration` for chunks described by `spec`; throws on a configuration it cannot decode. */
+export type CodecFactory = (configuration: Readonly<Record<string, unknown>>, spec: ChunkSpec) => Codec;

@@ -1,0 +1,61 @@
+import { Dt64ExportError } from "../../errors.js";
+import type { CodecMetadata } from "../array-metadata.js";
+import type { ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkSpec, DecodedChunk } from "./codec.js";
+import { bytesCodec } from "./bytes.js";
+import { CODECS } from "./codec-map.js";
+
+interface Named<C> {
+	readonly name: string;
+	readonly codec: C;
+}
+
+/** Decodes the encoded bytes of one chunk into its values (in the strides the codecs leave them in). */
+export type DecodePipeline = (bytes: Uint8Array) => Promise<DecodedChunk>;
+
+/**
+ * The codec chain of an array as one decode function: array-to-array codecs, one array-to-bytes codec (`bytes`
+ * when none is named), then bytes-to-bytes codecs, run in reverse. Each codec is made once, with the spec of the
+ * array it is handed (transpose changes the shape the later codecs see). Errors name the codec that failed.
+ */
+export function createDecodePipeline(codecs: readonly CodecMetadata[], spec: ChunkSpec): DecodePipeline {
+	const arrayToArray: Named<ArrayToArrayCodec>[] = [];
+	let arrayToBytes: Named<ArrayToBytesCodec> | undefined;
+	const bytesToBytes: Named<BytesToBytesCodec>[] = [];
+	let current = spec;
+	for (const { name, configuration } of codecs) {
+		const factory = CODECS.get(name);
+		if (factory === undefined) throw new Dt64ExportError(`unknown codec ${JSON.stringify(name)}`);
+		const codec = factory(configuration ?? {}, current);
+		const misplaced = (what: string) => new Dt64ExportError(`codec ${JSON.stringify(name)} (${what}) is out of place in ${JSON.stringify(codecs.map((c) => c.name))}`);
+		if (codec.kind === "array_to_array") {
+			if (arrayToBytes !== undefined) throw misplaced("array to array");
+			arrayToArray.push({ name, codec });
+			current = { ...current, shape: codec.encodedShape };
+		} else if (codec.kind === "array_to_bytes") {
+			if (arrayToBytes !== undefined) throw misplaced("a second array to bytes codec");
+			arrayToBytes = { name, codec };
+		} else {
+			if (arrayToBytes === undefined) arrayToBytes = { name: "bytes", codec: bytesCodec({}, current) as ArrayToBytesCodec };
+			bytesToBytes.push({ name, codec });
+		}
+	}
+	const toValues = arrayToBytes ?? { name: "bytes", codec: bytesCodec({}, current) as ArrayToBytesCodec };
+	return async (encoded) => {
+		let bytes = encoded;
+		for (let i = bytesToBytes.length - 1; i >= 0; i--) bytes = await step(bytesToBytes[i].name, () => bytesToBytes[i].codec.decode(bytes));
+		let chunk = await step(toValues.name, () => toValues.codec.decode(bytes));
+		for (let i = arrayToArray.length - 1; i >= 0; i--) chunk = await step(arrayToArray[i].name, () => arrayToArray[i].codec.decode(chunk));
+		return chunk;
+	};
+}
+
+/** Runs one codec step; an error that is not this package's own says which codec raised it. */
+async function step<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+	try {
+		return await run();
+	} catch (error) {
+		if (error instanceof Dt64ExportError) throw error;
+		const message = ((error as Error)?.message ?? String(error)).replace(/\s+/g, " ");
+		throw new Dt64ExportError(`${name}: ${message}`);
+	}
+}

@@ -1,0 +1,170 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkCommandLine } from "../src/cli/command-line.js";
+import { completeWords } from "../src/cli/completion.js";
+import { closest } from "../src/cli/did-you-mean.js";
+import { optionsFromEnvironment } from "../src/cli/environment.js";
+import { environmentName, OPTIONS, optionsOf } from "../src/cli/options.js";
+import { resolveOutputFormat } from "../src/cli/output-format.js";
+import { normalizeConversionOptions } from "../src/convert/options.js";
+import { defaultConcurrency, normalizeExportOptions } from "../src/export-setup.js";
+import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+
+const STORE = path.join(REPO, "data/weather-station.zarr");
+const work = tempDir();
+const fileStart = (file: string) => fs.readFileSync(file).subarray(0, 6).toString("latin1");
+
+describe("--to and -o's extension", () => {
+	it("infers the format from the extension, case-insensitively, and refuses a conflict or an unknown one without --to", () => {
+		expect(resolveOutputFormat(undefined, "a.arrow", false)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "a.feather", false)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "a.IPC", false)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "a.arrows", false)).toBe("arrow-stream");
+		expect(resolveOutputFormat(undefined, "dir.v1/a.parquet", false)).toBe("parquet");
+		expect(resolveOutputFormat(undefined, "a.pq", false)).toBe("parquet");
+		expect(resolveOutputFormat("parquet", "a.parquet", false)).toBe("parquet");
+		expect(resolveOutputFormat(undefined, undefined, false)).toBe("arrow");
+		expect(resolveOutputFormat("parquet", undefined, false)).toBe("parquet");
+		expect(resolveOutputFormat(undefined, "-", false)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "/dev/null", true)).toBe("arrow");
+		expect(resolveOutputFormat("arrow-stream", "a.bin", false)).toBe("arrow-stream");
+		expect(() => resolveOutputFormat("arrow", "a.parquet", false)).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(/names parquet output but --to is arrow/) }));
+		expect(() => resolveOutputFormat(undefined, "a.csv", false)).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(/\.csv, which names no format/) }));
+		expect(() => resolveOutputFormat(undefined, "noextension", false)).toThrow(expect.objectContaining({ kind: "usage" }));
+	});
+
+	it("the CLI writes Parquet for -o x.parquet, an IPC stream for .arrows, and refuses -o x.csv (exit 2, nothing written)", () => {
+		const dir = fs.mkdtempSync(path.join(work, "ext-"));
+		expect(runCli([STORE, "-q", "-o", path.join(dir, "w.parquet")]).status).toBe(0);
+		expect(fileStart(path.join(dir, "w.parquet")).slice(0, 4)).toBe("PAR1");
+		expect(runCli([STORE, "-q", "-o", path.join(dir, "w.arrows")]).status).toBe(0);
+		// The stream format starts with a message, not the file format's magic.
+		expect(fileStart(path.join(dir, "w.arrows"))).not.toBe("ARROW1");
+		const csv = runCli([STORE, "-q", "-o", path.join(dir, "w.csv")]);
+		expect(csv.status).toBe(2);
+		expect(csv.stderr).toMatch(/^dt64-export: -o .*w\.csv has the extension \.csv, which names no format: .* --to arrow\|arrow-stream\|parquet\n$/);
+		const conflict = runCli([STORE, "-q", "-o", path.join(dir, "x.arrow"), "--to", "Parquet"]);
+		expect(conflict.status).toBe(2);
+		expect(conflict.stderr).toMatch(/names arrow output but --to is parquet/);
+		expect(fs.readdirSync(dir).sort()).toEqual(["w.arrows", "w.parquet"]);
+	});
+});
+
+describe("mistakes named with what was meant", () => {
+	it("suggests the closest option, subcommand or choice", () => {
+		expect(closest("uint", ["unit", "tz", "to"])).toBe("unit");
+		expect(closest("inspct", ["inspect", "completion"])).toBe("inspect");
+		expect(closest("concur", ["column", "concurrency"])).toBe("concurrency");
+		expect(closest("parqet", ["arrow", "arrow-stream", "parquet"])).toBe("parquet");
+		expect(closest("xlsx", ["arrow", "arrow-stream", "parquet"])).toBeUndefined();
+	});
+
+	it("the CLI: one line, exit 2, never the raw yargs wording", () => {
+		for (const [args, expected] of [
+			[["x", "--uint", "ms"], "dt64-export: unknown option --uint (did you mean --unit?)\n"],
+			[["inspct", STORE], "dt64-export: unknown command inspct (did you mean inspect?)\n"],
+			[["x", "--to", "parqet"], 'dt64-export: --to "parqet": choose arrow, arrow-stream, parquet (did you mean parquet?)\n'],
+			[["x", "--json"], "dt64-export: --json is not an option of an export (see --help)\n"],
+			[[], "dt64-export: name the store: dt64-export <store> [options] (see --help)\n"],
+		] as const) {
+			const result = runCli([...args]);
+			expect(result.stderr).toBe(expected);
+			expect(result.status).toBe(2);
+		}
+	});
+
+	it("checks the raw arguments: short flags together, values that start with -, options after --", () => {
+		expect(checkCommandLine(["s", "-qfo", "x.arrow", "--tz", "-05:00"]).given).toEqual(new Set(["quiet", "force", "output", "tz"]));
+		expect(checkCommandLine(["s", "-ox.arrow", "--no-progress", "--rowGroupRows=5"]).given).toEqual(new Set(["output", "progress", "row-group-rows"]));
+		expect(checkCommandLine(["inspect", "s", "--json"]).command).toBe("inspect");
+		expect(checkCommandLine(["--", "--odd-store-name"]).command).toBe("export");
+		expect(checkCommandLine(["--help"]).command).toBe("export");
+		expect(() => checkCommandLine(["s", "-x"])).toThrow(/unknown option -x/);
+	});
+});
+
+describe("options that do nothing", () => {
+	it("are named in a warning, and the export goes on", () => {
+		const dir = fs.mkdtempSync(path.join(work, "warn-"));
+		const result = runCli([STORE, "-q", "-o", path.join(dir, "w.arrow"), "--compression", "gzip", "--row-group-rows", "10", "--retries", "1", "--header", "A: b"]);
+		expect(result.status).toBe(0);
+		expect(result.stderr.trimEnd().split("\n")).toEqual([
+			"dt64-export: warning: --row-group-rows does nothing here: it applies to --to parquet, not --to arrow",
+			"dt64-export: warning: --compression does nothing here: it applies to --to parquet, not --to arrow",
+			"dt64-export: warning: --header does nothing here: it applies to stores read over the network, not to a local one",
+			"dt64-export: warning: --retries does nothing here: it applies to stores read over the network, not to a local one",
+		]);
+		expect(readArrow(path.join(dir, "w.arrow")).numRows).toBe(17520);
+		// Defaults are not warned about: the same export without those options says nothing.
+		expect(runCli([STORE, "-q", "-f", "-o", path.join(dir, "w.arrow")]).stderr).toBe("");
+	});
+});
+
+describe("options from the environment", () => {
+	it("DT64_EXPORT_<NAME> for every option, typed, only the command's own; unknown names warned about", () => {
+		const env = { DT64_EXPORT_TO: "PARQUET", DT64_EXPORT_QUIET: "yes", DT64_EXPORT_HEADER: "A: 1\nB: 2", DT64_EXPORT_JSON: "true", DT64_EXPORT_UINT: "ms", PATH: "/bin" };
+		const { values, warnings } = optionsFromEnvironment("export", env);
+		expect(values).toEqual({ to: "PARQUET", quiet: true, header: ["A: 1", "B: 2"] });
+		expect(warnings).toEqual(["DT64_EXPORT_UINT names no option, ignored (did you mean DT64_EXPORT_UNIT?)"]);
+		expect(optionsFromEnvironment("inspect", env).values).toEqual({ json: true, header: ["A: 1", "B: 2"] });
+		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_FORCE: "maybe" })).toThrow(/DT64_EXPORT_FORCE=maybe: expected true or false/);
+		expect(OPTIONS.map(environmentName)).toContain("DT64_EXPORT_ROW_GROUP_ROWS");
+	});
+
+	it("the CLI takes them below the command line", () => {
+		const dir = fs.mkdtempSync(path.join(work, "env-"));
+		const env = { DT64_EXPORT_TO: "parquet", DT64_EXPORT_QUIET: "true" };
+		const fromEnv = runCli([STORE], { cwd: dir, env });
+		expect(fromEnv.stderr).toBe("");
+		expect(fileStart(path.join(dir, "weather-station.parquet")).slice(0, 4)).toBe("PAR1");
+		expect(runCli([STORE, "--to", "arrow"], { cwd: dir, env }).status).toBe(0);
+		expect(fileStart(path.join(dir, "weather-station.arrow"))).toBe("ARROW1");
+	});
+});
+
+describe("shell completion", () => {
+	it("prints a script and completes options, choices and subcommands from the option table", () => {
+		const script = runCli(["completion"]);
+		expect(script.status).toBe(0);
+		expect(script.stdout.toString()).toMatch(/complete .* dt64-export/);
+		const answer = runCli(["--get-yargs-completions", "dt64-export", STORE, "--to", ""]);
+		expect(answer.stdout.toString().trim().split("\n")).toEqual(["arrow", "arrow-stream", "parquet"]);
+		expect(completeWords(["--"])).toEqual(optionsOf("export").map((option) => `--${option.name}`));
+		expect(completeWords(["inspect", "s", "--"])).toContain("--json");
+		expect(completeWords(["ins"])).toEqual(["inspect", "completion"]);
+		expect(completeWords([STORE, "-o", ""])).toEqual([]);
+	});
+});
+
+describe("--help is true to the code", () => {
+	const help = runCli(["--help"]).stdout.toString();
+	/** The help block of an option: from its line to the next option's. */
+	const blockOf = (name: string) => {
+		const match = new RegExp(`^ +(?:-\\w, )?--${name} [\\s\\S]*?(?=^ +(?:-\\w, )?--|^\\S)`, "m").exec(help);
+		expect(match, `--${name} in --help`).not.toBeNull();
+		return (match as RegExpExecArray)[0].replace(/\s+/g, " ");
+	};
+	const documentedDefault = (name: string) => /\[default: (.*?)\](?: |$)/.exec(blockOf(name))?.[1];
+
+	it("documents every option with the default the parser fills in", () => {
+		for (const option of optionsOf("export").filter((option) => option.name !== "help" && option.name !== "version")) {
+			const expected = option.default === undefined ? option.defaultText : JSON.stringify(option.default);
+			expect(documentedDefault(option.name), option.name).toBe(expected);
+		}
+	});
+
+	it("the documented defaults are the library's", () => {
+		expect(documentedDefault("unit")).toBe(JSON.stringify(normalizeConversionOptions({}).unit));
+		expect(documentedDefault("on-overflow")).toBe(JSON.stringify(normalizeConversionOptions({}).onOverflow));
+		expect(documentedDefault("allow-truncate")).toBe(String(normalizeConversionOptions({}).allowTruncate));
+		expect(documentedDefault("to")).toMatch(new RegExp(`else ${normalizeExportOptions({}).format}$`));
+		// "one per core, 2 to 4, for a local folder or zip; 8 over the network"
+		const concurrency = /one per core, (\d+) to (\d+), for a local folder or zip; (\d+) over the network/.exec(documentedDefault("concurrency") ?? "");
+		expect(concurrency).not.toBeNull();
+		const [low, high, remote] = (concurrency as RegExpExecArray).slice(1).map(Number);
+		expect(defaultConcurrency({ remote: false })).toBe(Math.min(high, Math.max(low, os.availableParallelism())));
+		expect(defaultConcurrency({ remote: true })).toBe(remote);
+	});
+});

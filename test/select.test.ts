@@ -1,0 +1,225 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { formatIsoTimestamp } from "../src/convert/iso8601.js";
+import { hivePartitionOf } from "../src/output/hive-partition.js";
+import { OpenPartitions } from "../src/output/open-partitions.js";
+import { partFileName, isFileOfPart, manifestPath } from "../src/output/dataset-files.js";
+import { parsePart, partFromEnvironment, partRows } from "../src/select/part.js";
+import { parseTimeBound, parseTimeBounds } from "../src/select/time-bounds.js";
+import { boundsInUnit } from "../src/select/time-filter.js";
+import { datetime64Instants } from "../src/select/time-instants.js";
+import { searchTimeRange, type TimeBlocks } from "../src/select/time-search.js";
+
+const AS = 10n ** 18n;
+const NAT = -(2n ** 63n);
+
+describe("time bounds", () => {
+	it("parse to exact instants, offsets converted to UTC", () => {
+		expect(parseTimeBound("1970")).toBe(0n);
+		expect(parseTimeBound("1970-01-02")).toBe(86_400n * AS);
+		expect(parseTimeBound("2021-03-04T05:06:07")).toBe(BigInt(Date.UTC(2021, 2, 4, 5, 6, 7) / 1000) * AS);
+		expect(parseTimeBound("2021-03-04 05:06:07.000000001")).toBe(BigInt(Date.UTC(2021, 2, 4, 5, 6, 7) / 1000) * AS + 10n ** 9n);
+		expect(parseTimeBound("2021-03-04T05:06:07.123456789012345678Z")).toBe(BigInt(Date.UTC(2021, 2, 4, 5, 6, 7) / 1000) * AS + 123456789012345678n);
+		expect(parseTimeBound("2021-03-04T05:00+02:00")).toBe(parseTimeBound("2021-03-04T03:00"));
+		expect(parseTimeBound("2021-03-04T05:00-0130")).toBe(parseTimeBound("2021-03-04T06:30Z"));
+		expect(parseTimeBound("1969-12-31T23:59:59")).toBe(-AS);
+		expect(parseTimeBound("-0001-01-01")).toBe(BigInt(-719_528 - 365) * 86_400n * AS);
+		expect(parseTimeBound("2000-02-29")).toBe(BigInt(Date.UTC(2000, 1, 29) / 1000) * AS);
+	});
+
+	it("refuse what is not a valid date, and an empty range", () => {
+		for (const text of ["", "21-01-01", "2021-13", "2021-02-29", "2021-01-01T24:00", "2021-01-01T00:60", "yesterday", "2021-01-01T00:00+25:00"]) {
+			expect(() => parseTimeBound(text), text).toThrow(expect.objectContaining({ kind: "usage" }));
+		}
+		expect(() => parseTimeBounds("2021-01-02", "2021-01-01")).toThrow(expect.objectContaining({ kind: "usage" }));
+		expect(() => parseTimeBounds("2021-01-01", "2021-01-01")).toThrow(expect.objectContaining({ kind: "usage" }));
+	});
+
+	it("compare with datetime64 counts of every unit, calendar units included", () => {
+		expect(datetime64Instants({ kind: "datetime64", unit: "D", scaleFactor: 1 })(1n)).toBe(86_400n * AS);
+		expect(datetime64Instants({ kind: "datetime64", unit: "ms", scaleFactor: 10 })(3n)).toBe(30n * 10n ** 15n);
+		expect(datetime64Instants({ kind: "datetime64", unit: "M", scaleFactor: 1 })(14n)).toBe(parseTimeBound("1971-03"));
+		expect(datetime64Instants({ kind: "datetime64", unit: "Y", scaleFactor: 2 })(-1n)).toBe(parseTimeBound("1968"));
+		expect(datetime64Instants({ kind: "datetime64", unit: "ns", scaleFactor: 1 })(NAT)).toBeNull();
+		expect(() => datetime64Instants({ kind: "timedelta64", unit: "ns", scaleFactor: 1 })).toThrow();
+	});
+
+	it("in an output unit: exact, and refused with --allow-truncate when finer than the unit", () => {
+		const bounds = { start: parseTimeBound("1970-01-01T00:00:01.5"), end: parseTimeBound("1970-01-01T00:00:03") };
+		expect(boundsInUnit(bounds, "s", false)).toEqual({ low: 2n, high: 3n });
+		expect(boundsInUnit(bounds, "ms", true)).toEqual({ low: 1500n, high: 3000n });
+		expect(() => boundsInUnit(bounds, "s", true)).toThrow(expect.objectContaining({ kind: "usage" }));
+	});
+});
+
+/** A 1-D time array of `values` in blocks of `blockRows`, counting the blocks read. */
+function blocksOf(values: (bigint | null)[], blockRows: number, rowSize = 1): TimeBlocks & { reads: number[] } {
+	const reads: number[] = [];
+	return {
+		rows: values.length / rowSize,
+		blockRows,
+		rowSize,
+		reads,
+		async read(block) {
+			reads.push(block);
+			const slice = values.slice(block * blockRows * rowSize, (block + 1) * blockRows * rowSize);
+			return { length: slice.length, instantAt: (i) => slice[i] };
+		},
+	};
+}
+
+describe("time range search", () => {
+	it("finds the exact rows of a range over 1,000 sorted blocks in O(log blocks) reads", async () => {
+		const values = Array.from({ length: 10_000 }, (_, i) => BigInt(i * 10));
+		const blocks = blocksOf(values, 10);
+		const result = await searchTimeRange(blocks, { start: 12_345n, end: 20_000n });
+		expect(result).toMatchObject({ sorted: true, rows: { start: 1235, end: 2000 } });
+		expect(result.probes).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(1000)) + 2);
+		expect(blocks.reads.length - new Set(blocks.reads).size).toBeLessThanOrEqual(2);
+	});
+
+	it("keeps the value equal to start and drops the value equal to end, duplicates included", async () => {
+		const values = [1n, 2n, 2n, 3n, 3n, 3n, 4n, 5n].map((v) => v * AS);
+		for (const blockRows of [1, 2, 3, 8]) {
+			const result = await searchTimeRange(blocksOf(values, blockRows), { start: 2n * AS, end: 4n * AS });
+			expect(result.rows, String(blockRows)).toEqual({ start: 1, end: 6 });
+		}
+		expect((await searchTimeRange(blocksOf(values, 3), { start: 6n * AS })).rows).toEqual({ start: 8, end: 8 });
+		expect((await searchTimeRange(blocksOf(values, 3), { end: 0n })).rows).toEqual({ start: 0, end: 0 });
+	});
+
+	it("keeps whole rows of an N-d time array", async () => {
+		// 4 rows of 3 values each, sorted in C order.
+		const values = [0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n];
+		expect((await searchTimeRange(blocksOf(values, 2, 3), { start: 4n, end: 7n })).rows).toEqual({ start: 1, end: 3 });
+	});
+
+	it("says the time is not sorted, with the reason, instead of trusting it", async () => {
+		const unsorted = Array.from({ length: 100 }, (_, i) => BigInt((i * 37) % 100));
+		const result = await searchTimeRange(blocksOf(unsorted, 10), { start: 10n, end: 20n });
+		expect(result).toMatchObject({ sorted: false, rows: { start: 0, end: 100 } });
+		const withNat = Array.from({ length: 100 }, (_, i) => (i === 55 ? null : BigInt(i)));
+		expect((await searchTimeRange(blocksOf(withNat, 10), { start: 50n, end: 60n })).sorted).toBe(false);
+		// Sorted inside each block, out of order between blocks.
+		const swapped = [...Array.from({ length: 10 }, (_, i) => BigInt(i + 10)), ...Array.from({ length: 10 }, (_, i) => BigInt(i))];
+		expect((await searchTimeRange(blocksOf(swapped, 10), { start: 5n, end: 15n })).sorted).toBe(false);
+	});
+});
+
+describe("parts", () => {
+	it("parse K/N and refuse what is not a part", () => {
+		expect(parsePart("3/16")).toEqual({ index: 3, count: 16 });
+		for (const text of ["16/16", "1/0", "-1/3", "1", "a/b", "1/100000"]) expect(() => parsePart(text), text).toThrow(expect.objectContaining({ kind: "usage" }));
+	});
+
+	it("come from the batch engine's environment, refusing ambiguity", () => {
+		expect(partFromEnvironment({ JOB_COMPLETION_INDEX: "2" }, 4)).toEqual({ index: 2, count: 4 });
+		expect(() => partFromEnvironment({ JOB_COMPLETION_INDEX: "2" })).toThrow(/--parts/);
+		expect(partFromEnvironment({ AWS_BATCH_JOB_ARRAY_INDEX: "0", AWS_BATCH_JOB_ARRAY_SIZE: "8" })).toEqual({ index: 0, count: 8 });
+		expect(partFromEnvironment({ CLOUD_RUN_TASK_INDEX: "7", CLOUD_RUN_TASK_COUNT: "8" })).toEqual({ index: 7, count: 8 });
+		expect(partFromEnvironment({ SLURM_ARRAY_TASK_ID: "5", SLURM_ARRAY_TASK_COUNT: "8", SLURM_ARRAY_TASK_MIN: "1" })).toEqual({ index: 4, count: 8 });
+		expect(partFromEnvironment({ SLURM_ARRAY_TASK_ID: "0", SLURM_ARRAY_TASK_COUNT: "2" })).toEqual({ index: 0, count: 2 });
+		expect(() => partFromEnvironment({})).toThrow(/no array job index/);
+		expect(() => partFromEnvironment({ CLOUD_RUN_TASK_INDEX: "1", CLOUD_RUN_TASK_COUNT: "2", SLURM_ARRAY_TASK_ID: "1", SLURM_ARRAY_TASK_COUNT: "2" })).toThrow(/ambiguous/);
+		expect(() => partFromEnvironment({ AWS_BATCH_JOB_ARRAY_INDEX: "8", AWS_BATCH_JOB_ARRAY_SIZE: "8" })).toThrow(expect.objectContaining({ kind: "usage" }));
+		expect(() => partFromEnvironment({ AWS_BATCH_JOB_ARRAY_INDEX: "1", AWS_BATCH_JOB_ARRAY_SIZE: "8" }, 4)).toThrow(/disagrees/);
+		expect(() => partFromEnvironment({ SLURM_ARRAY_TASK_ID: "3", SLURM_ARRAY_TASK_COUNT: "2", SLURM_ARRAY_TASK_MIN: "1", SLURM_ARRAY_TASK_STEP: "2" })).toThrow(/step/);
+	});
+
+	it("are disjoint, chunk-aligned and balanced, and cover the rows", () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 97 }), fc.integer({ min: 1, max: 40 }), (a, b, chunkRows, count) => {
+				const rows = { start: Math.min(a, b), end: Math.max(a, b) };
+				let next = rows.start;
+				const sizes: number[] = [];
+				for (let index = 0; index < count; index++) {
+					const slice = partRows(rows, chunkRows, { index, count });
+					if (slice.end > slice.start) {
+						expect(slice.start).toBe(next);
+						if (slice.start !== rows.start) expect(slice.start % chunkRows).toBe(0);
+						next = slice.end;
+					}
+					sizes.push(Math.ceil(slice.end / chunkRows) - Math.floor(slice.start / chunkRows));
+				}
+				expect(next).toBe(rows.end);
+				const nonEmpty = sizes.filter((size, k) => partRows(rows, chunkRows, { index: k, count }).end > partRows(rows, chunkRows, { index: k, count }).start);
+				if (nonEmpty.length > 0) expect(Math.max(...nonEmpty) - Math.min(...nonEmpty)).toBeLessThanOrEqual(2);
+			}),
+		);
+	});
+});
+
+describe("Hive partitions", () => {
+	it("are computed in integers, without zero padding, for every unit", () => {
+		const value = BigInt(Date.UTC(2021, 0, 5, 7, 30)) * 1_000_000n;
+		expect(hivePartitionOf(value, "ns", "day")).toEqual({ path: "year=2021/month=1/day=5", low: BigInt(Date.UTC(2021, 0, 5)) * 1_000_000n, high: BigInt(Date.UTC(2021, 0, 6)) * 1_000_000n });
+		expect(hivePartitionOf(value / 1_000_000n, "ms", "hour").path).toBe("year=2021/month=1/day=5/hour=7");
+		expect(hivePartitionOf(-1n, "s", "month")).toEqual({ path: "year=1969/month=12", low: BigInt(Date.UTC(1969, 11, 1) / 1000), high: 0n });
+		expect(hivePartitionOf(2n ** 63n - 1n, "ns", "year").path).toBe("year=2262");
+		expect(hivePartitionOf(-(2n ** 63n), "s", "day").path).toBe("year=-292277022657/month=1/day=27");
+	});
+
+	it("agree with the ISO text of the value, and hold it", () => {
+		fc.assert(
+			fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom("s", "ms", "us", "ns" as const), (value, unit) => {
+				const iso = formatIsoTimestamp(value, unit);
+				const [, year, month, day, hour] = /^([+-]?\d+)-(\d\d)-(\d\d)T(\d\d)/.exec(iso)!;
+				const partition = hivePartitionOf(value, unit, "hour");
+				expect(partition.path).toBe(`year=${BigInt(year)}/month=${Number(month)}/day=${Number(day)}/hour=${Number(hour)}`);
+				for (const level of ["year", "month", "day", "hour"] as const) {
+					const { low, high } = hivePartitionOf(value, unit, level);
+					expect(low <= value && value < high).toBe(true);
+					expect(hivePartitionOf(low, unit, level).path).toBe(hivePartitionOf(value, unit, level).path);
+					expect(hivePartitionOf(low - 1n, unit, level).path).not.toBe(hivePartitionOf(value, unit, level).path);
+				}
+			}),
+		);
+	});
+});
+
+describe("open partition files", () => {
+	function tracker(limit: number) {
+		const events: string[] = [];
+		const partitions = new OpenPartitions<{ name: string; rows: number }>({
+			limit,
+			open: (partition, sequence) => {
+				events.push(`open ${partition}#${sequence}`);
+				return { name: `${partition}#${sequence}`, rows: 0 };
+			},
+			close: async (file) => void events.push(`close ${file.name}`),
+			discard: (file) => void events.push(`discard ${file.name}`),
+		});
+		return { events, partitions };
+	}
+
+	it("close a partition once sorted time has passed it", async () => {
+		const { events, partitions } = tracker(4);
+		await partitions.fileFor("a", 0n, 10n, 0n);
+		await partitions.fileFor("b", 10n, 20n, 10n);
+		expect(partitions.openCount).toBe(1);
+		await partitions.fileFor("c", 20n, 30n, 25n);
+		await partitions.closeAll();
+		expect(events).toEqual(["open a#0", "close a#0", "open b#0", "close b#0", "open c#0", "close c#0"]);
+	});
+
+	it("keep at most `limit` open for unsorted time, least recently used closed first, reopened as a new file", async () => {
+		const { events, partitions } = tracker(2);
+		await partitions.fileFor("b", 10n, 20n, 15n);
+		await partitions.fileFor("a", 0n, 10n, 5n);
+		await partitions.fileFor("b", 10n, 20n, 12n);
+		await partitions.fileFor("c", 20n, 30n, 21n);
+		expect(partitions.openCount).toBe(2);
+		await partitions.fileFor("a", 0n, 10n, 1n);
+		partitions.discardAll();
+		expect(events).toEqual(["open b#0", "open a#0", "close a#0", "open c#0", "close b#0", "open a#1", "discard c#0", "discard a#1"]);
+	});
+
+	it("are named after their part, deterministically", () => {
+		expect(partFileName({ index: 3, count: 16 }, 0, "parquet")).toBe("part-00003-of-00016.parquet");
+		expect(partFileName({ index: 3, count: 16 }, 2, "arrow")).toBe("part-00003-of-00016-00002.arrow");
+		expect(manifestPath({ index: 3, count: 16 })).toBe("_parts/part-3-of-16.json");
+		expect(isFileOfPart("year=2021/part-00003-of-00016-00002.parquet", { index: 3, count: 16 })).toBe(true);
+		expect(isFileOfPart("year=2021/.part-00003-of-00016.parquet.123.ab.tmp", { index: 3, count: 16 })).toBe(true);
+		expect(isFileOfPart("part-00013-of-00016.parquet", { index: 3, count: 16 })).toBe(false);
+	});
+});
