@@ -11,15 +11,30 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = path.join(root, "dist", "bundle");
 fs.rmSync(outDir, { recursive: true, force: true });
 
+/**
+ * The bundle's source map leads back to src/*.ts, not to tsc's output: each module of dist/ is loaded with its
+ * own map (which holds its TypeScript source, tsconfig `inlineSources`), and rolldown chains the two. Stacks
+ * under DT64_DEBUG=1 then name src/ files and lines, which the maps carry even where src/ is not installed.
+ */
+const withTscSourceMaps = {
+	name: "tsc-source-maps",
+	load(id) {
+		if (!id.startsWith(path.join(root, "dist") + path.sep) || !id.endsWith(".js") || !fs.existsSync(`${id}.map`)) return null;
+		return { code: fs.readFileSync(id, "utf8"), map: fs.readFileSync(`${id}.map`, "utf8") };
+	},
+};
+
 await build({
 	input: path.join(root, "dist", "cli", "main.js"),
 	platform: "node",
 	// parquet-wasm finds its .wasm file beside its own module: it stays a package, loaded on first use.
 	external: [/^parquet-wasm(\/|$)/],
 	logLevel: "warn",
+	plugins: [withTscSourceMaps],
 	output: {
 		dir: outDir,
 		format: "esm",
 		entryFileNames: "dt64-export.js",
+		sourcemap: true,
 	},
 });

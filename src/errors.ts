@@ -1,22 +1,121 @@
 /**
- * Every failure the tool reports on purpose is a `Dt64ExportError`: its message is one line meant for a user,
- * and `kind` decides the exit code (usage errors exit 2, everything else 1).
+ * Every failure the tool reports on purpose is a `Dt64ExportError`: a stable `code` for programs (tests, the CLI,
+ * embedding hosts), a one-line message for people that describes the data (never a CLI flag: the CLI adds its
+ * advice from the code), and the structured fields the code names (path, index, value...).
  */
 export type ErrorKind = "usage" | "data" | "io";
 
-export class Dt64ExportError extends Error {
-	readonly kind: ErrorKind;
+/**
+ * The codes and what each means; the kind (usage errors exit 2, everything else 1) follows from the code.
+ * README "Errors" documents the same table: keep both in step.
+ */
+export const ERROR_CODES = {
+	/** An option's value or a combination of options is invalid (`option` names it). */
+	USAGE: "usage",
+	/** The group holds several time arrays and none was named (`candidates` lists them). */
+	ARRAY_AMBIGUOUS: "usage",
+	/** A group that cannot be listed (an HTTP store without consolidated metadata) and no array named. */
+	ARRAY_UNNAMED: "usage",
+	/** A named array or group is not in the store (`path`). */
+	ARRAY_NOT_FOUND: "data",
+	/** A column asked for is not an array of the group (`path`). */
+	COLUMN_NOT_FOUND: "usage",
+	/** An array asked for as a column has a data type or codec that cannot be a column (`path`). */
+	COLUMN_UNSUPPORTED: "usage",
+	/** The columns asked for do not make one table (shapes, names, chunk shapes differ). */
+	COLUMNS_INCOMPATIBLE: "usage",
+	/** The array's data type, codec or layout is one this tool does not export. */
+	UNSUPPORTED: "data",
+	/** A metadata document (zarr.json, .zarray, .zmetadata, fill_value...) is malformed (`path`, `field`). */
+	METADATA_INVALID: "data",
+	/** A chunk's bytes do not decode to what the metadata says (`key`). */
+	CHUNK_CORRUPT: "data",
+	/** A chunk is missing and the array has no fill value to stand for it (`key`). */
+	CHUNK_MISSING: "data",
+	/** A chunk, a row of chunks or a batch is too large to hold in memory. */
+	TOO_LARGE: "data",
+	/** A row of chunks is too large to assemble in C order; chunk order streams it. */
+	BAND_TOO_LARGE: "data",
+	/** A CF calendar that is not exported as instants: a model calendar (noleap, 360_day...) or a refused one. */
+	CALENDAR_UNSUPPORTED: "data",
+	/** A time range was asked of a time column that turns out not to be sorted. */
+	TIME_NOT_SORTED: "data",
+	/** A value is not a whole number of the target unit (`index`, `value`, `unit`). */
+	TRUNCATION: "data",
+	/** A value is outside the int64 range in the target unit (`index`, `value`, `unit`). */
+	OVERFLOW: "data",
+	/** A value that the data type cannot hold (a generic datetime64 holds only NaT; invalid text). */
+	VALUE_INVALID: "data",
+	/** The store location does not exist (`path`). */
+	STORE_NOT_FOUND: "io",
+	/** The location exists but is not a store this tool reads (`path`). */
+	STORE_INVALID: "io",
+	/** Reading from the store failed (a file system or network error, after retries). */
+	READ_FAILED: "io",
+	/** The output file exists and overwriting was not asked for (`path`). */
+	OUTPUT_EXISTS: "io",
+	/** The output cannot be created where asked (a missing folder, a folder as file) (`path`). */
+	OUTPUT_INVALID: "io",
+	/** Writing the output failed (`path`: `stdout` or a file). */
+	WRITE_FAILED: "io",
+	/** A dataset folder cannot be committed: parts missing, a manifest unreadable or of another version (`path`). */
+	DATASET_INVALID: "io",
+	/** A dependency or this tool broke its own contract (a Parquet writer that loses rows): a bug to report. */
+	INTERNAL: "io",
+} as const satisfies Record<string, ErrorKind>;
 
-	constructor(message: string, options: { kind?: ErrorKind; cause?: unknown } = {}) {
-		super(message, options.cause === undefined ? undefined : { cause: options.cause });
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The structured fields an error may carry, beside its code and message. */
+export interface ErrorFields {
+	/** The store, array, group, file or folder the error is about. */
+	readonly path?: string;
+	/** The store key of a chunk or document. */
+	readonly key?: string;
+	/** The metadata field or codec at fault. */
+	readonly field?: string;
+	/** The option at fault, as the library spells it (`timezone`, `columns`...). */
+	readonly option?: string;
+	/** The position of the refused value in its batch. */
+	readonly index?: number;
+	/** The refused value (an int64 count, an option value...). */
+	readonly value?: unknown;
+	/** The target unit of a refused conversion. */
+	readonly unit?: string;
+	/** The names to choose from (ARRAY_AMBIGUOUS). */
+	readonly candidates?: readonly string[];
+}
+
+export interface ErrorOptions extends ErrorFields {
+	readonly cause?: unknown;
+}
+
+export class Dt64ExportError extends Error implements ErrorFields {
+	readonly code: ErrorCode;
+	readonly kind: ErrorKind;
+	readonly path?: string;
+	readonly key?: string;
+	readonly field?: string;
+	readonly option?: string;
+	readonly index?: number;
+	readonly value?: unknown;
+	readonly unit?: string;
+	readonly candidates?: readonly string[];
+
+	constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
+		const { cause, ...fields } = options;
+		super(message, cause === undefined ? undefined : { cause });
 		this.name = "Dt64ExportError";
-		this.kind = options.kind ?? "data";
+		this.code = code;
+		this.kind = ERROR_CODES[code];
+		Object.assign(this, fields);
 	}
 }
 
+/** A `USAGE` error: an option's value or a combination of options is invalid. */
 export class UsageError extends Dt64ExportError {
-	constructor(message: string) {
-		super(message, { kind: "usage" });
+	constructor(message: string, options: ErrorOptions = {}) {
+		super("USAGE", message, options);
 		this.name = "UsageError";
 	}
 }
@@ -38,5 +137,19 @@ export function systemErrorReason(error: Error): string {
 
 /** A failed write, naming its target (`stdout`, or a file) and the reason. */
 export function writeFailure(target: string, error: Error): Dt64ExportError {
-	return new Dt64ExportError(`cannot write to ${target}: ${systemErrorReason(error)}`, { kind: "io", cause: error });
+	return new Dt64ExportError("WRITE_FAILED", `cannot write to ${target}: ${systemErrorReason(error)}`, { path: target, cause: error });
+}
+
+const FIELD_NAMES = ["path", "key", "field", "option", "index", "value", "unit", "candidates"] as const;
+
+/**
+ * `error` with `context` (where it happened) before its message: a Dt64ExportError keeps its code and fields, any
+ * other error gets `code`. `fields` add to or replace the inner error's.
+ */
+export function errorInContext(context: string, error: unknown, code: ErrorCode, fields: ErrorFields = {}): Dt64ExportError {
+	const inner = error instanceof Dt64ExportError ? error : undefined;
+	const innerFields: Record<string, unknown> = {};
+	for (const name of FIELD_NAMES) if (inner?.[name] !== undefined) innerFields[name] = inner[name];
+	const message = error instanceof Error ? error.message : String(error);
+	return new Dt64ExportError(inner?.code ?? code, `${context}: ${message}`, { ...innerFields, ...fields, cause: error });
 }

@@ -59,12 +59,12 @@ export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
  */
 export function normalizeExportOptions(options: ExportOptions): NormalizedExportOptions {
 	const format = options.format ?? "arrow";
-	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`);
+	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
 	const conversion = normalizeConversionOptions(options);
 	const timezone = canonicalTimezone(options.timezone);
 	const { concurrency } = options;
 	if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
-		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`);
+		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`, { option: "concurrency", value: concurrency });
 	}
 	return { format, conversion, timezone, concurrency };
 }
@@ -79,10 +79,10 @@ export interface TableExportOptions extends ExportOptions {
 /** Checks the table options that need no store: called before a store is opened, and again by the stages. */
 export function checkTableOptions(options: TableExportOptions & { columns?: readonly string[] }): { index: boolean; order: RowOrder } {
 	const order = options.order ?? "c";
-	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`);
+	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`, { option: "order", value: order });
 	const index = options.index ?? false;
-	if (order === "chunk" && !index) throw new UsageError("--order chunk needs --index: rows out of C order must say where they come from");
-	if (options.column !== undefined && options.columns !== undefined) throw new UsageError("--column conflicts with --columns: columns are named after their arrays");
+	if (order === "chunk" && !index) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
+	if (options.column !== undefined && options.columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
 	return { index, order };
 }
 

@@ -121,7 +121,7 @@ function cfColumnPlan(name: string, column: Extract<ZarrTable["columns"][number]
 export function createTableExportStages(table: ZarrTable, options: TableExportOptions = {}): TableExportStages {
 	const normalized = normalizeExportOptions(options);
 	const { index, order } = checkTableOptions(options);
-	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("--column names a single array's column; with --columns the columns are named after their arrays");
+	if (options.column !== undefined && table.columns.length > 1) throw new UsageError("column names a single array's column; the columns of a table are named after their arrays", { option: "column" });
 	const columns: TableColumnPlan[] = table.columns.map((column) => {
 		const name = table.columns.length === 1 ? (options.column ?? column.name) : column.name;
 		if (column.kind === "plain") return { kind: "plain", field: plainArrowField(name, column.metadata.dataType.name, column.metadata.rawDataType) };

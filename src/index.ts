@@ -1,4 +1,4 @@
-export { Dt64ExportError, UsageError, isDt64ExportError } from "./errors.js";
+export { Dt64ExportError, UsageError, isDt64ExportError, ERROR_CODES, type ErrorCode, type ErrorKind, type ErrorFields } from "./errors.js";
 export { parseDatetime64Type, formatDatetime64Type, type Datetime64Type, type TimeKind } from "./dtype/datetime64.js";
 export { parseFillValue, NAT } from "./dtype/fill-value.js";
 export { parseNumpyTimeDtype, type NumpyTimeDtype } from "./dtype/numpy-dtype-string.js";

@@ -306,7 +306,7 @@ function formatCfCount(count: bigint | number, row: number, array: CfTimeArray, 
 		if (decoded.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
 		return { iso: format(decoded.values[0]) };
 	} catch (error) {
-		if (!(error instanceof CfDecodeError) || !/whole number/.test(error.message)) return { iso: null, note: (error as Error).message };
+		if (!(error instanceof CfDecodeError) || error.code !== "TRUNCATION") return { iso: null, note: (error as Error).message };
 		return { iso: format(decode(true).values[0]), note: `floored to ${unit}` };
 	}
 }
@@ -464,7 +464,7 @@ async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: n
 /** Opens a store and describes every node that can be found in it; chunks are read only for first and last values. */
 export async function inspectStore(location: string, options: InspectOptions = {}): Promise<InspectReport> {
 	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
-	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`);
+	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`, { option: "maxChunks", value: maxChunks });
 	const opened = await openStore(location, options);
 	const tree = await listStoreTree(opened, "");
 	const nodes: InspectNode[] = [];

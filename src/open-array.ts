@@ -23,20 +23,20 @@ export interface OpenArrayOptions extends OpenStoreOptions, CfOptions {
 	array?: string;
 }
 
-/** Normalizes `--array` (or a `--columns` name, `option`): a relative path of plain segments that cannot leave the store. */
-export function normalizeArrayPath(input: string, option = "--array"): string {
+/** Normalizes the `array` option (or a `columns` name, `option`): a relative path of plain segments that cannot leave the store. */
+export function normalizeArrayPath(input: string, option = "array"): string {
 	let decoded: string;
 	try {
 		decoded = decodeURIComponent(input);
 	} catch {
-		throw new UsageError(`${option} ${JSON.stringify(input)}: not a valid path`);
+		throw new UsageError(`${option} ${JSON.stringify(input)}: not a valid path`, { option, value: input });
 	}
 	if (decoded.includes("\\") || decoded.includes("\0") || path.posix.isAbsolute(decoded) || /^[A-Za-z]:/.test(decoded)) {
-		throw new UsageError(`${option} ${JSON.stringify(input)}: must be a relative path inside the store`);
+		throw new UsageError(`${option} ${JSON.stringify(input)}: must be a relative path inside the store`, { option, value: input });
 	}
 	const segments = decoded.split("/").filter((segment) => segment !== "" && segment !== ".");
 	if (segments.some((segment) => segment === "..")) {
-		throw new UsageError(`${option} ${JSON.stringify(input)}: must not leave the store (no "..")`);
+		throw new UsageError(`${option} ${JSON.stringify(input)}: must not leave the store (no "..")`, { option, value: input });
 	}
 	return segments.join("/");
 }
@@ -67,29 +67,33 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 	// Messages name the store as it may be shown: an HTTP location can carry a token in its query.
 	const shown = opened.location;
 	const document = await readNodeDocument(opened, arrayPath);
-	if (document === undefined && arrayPath !== "") throw new Dt64ExportError(noNodeMessage(opened, arrayPath));
+	if (document === undefined && arrayPath !== "") throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, arrayPath), { path: arrayPath });
 	let node = document?.node;
 	// No metadata at the top can still be a v2 store known by its `.zmetadata` alone: listStoreTree decides.
 	if (node === undefined || node.kind === "group") {
 		const tree = await listStoreTree(opened, arrayPath, document);
 		if (tree.discovery === "root-only") {
-			throw new UsageError(
-				`${shown}${arrayPath ? `/${arrayPath}` : ""} is a group without consolidated metadata, and an HTTP store cannot be listed: name the array with --array`,
+			throw new Dt64ExportError(
+				"ARRAY_UNNAMED",
+				`${shown}${arrayPath ? `/${arrayPath}` : ""} is a group without consolidated metadata, and an HTTP store cannot be listed: name the array`,
+				{ path: arrayPath, option: "array" },
 			);
 		}
 		const candidates = timeArrayPaths(tree, options);
 		if (candidates.length === 0) {
 			const cfArrays = options.cf === false ? cfTimeArrayPaths(tree) : [];
-			const found = cfArrays.length === 0 ? "" : ` (CF time arrays, not decoded with --no-cf: ${cfArrays.join(", ")})`;
-			throw new Dt64ExportError(`${shown}: the group holds no numpy.datetime64 array${options.cf === false ? "" : " and no CF time array"}${found}`);
+			const found = cfArrays.length === 0 ? "" : ` (CF time arrays, with CF decoding off: ${cfArrays.join(", ")})`;
+			const what = options.cf === false ? "no numpy.datetime64 array" : "no numpy.datetime64 array and no CF time array";
+			throw new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}: the group holds ${what}${found}`, { path: arrayPath, ...(cfArrays.length === 0 ? {} : { candidates: cfArrays }) });
 		}
 		if (candidates.length > 1) {
 			const cf = options.cf !== false && cfTimeArrayPaths(tree).length > 0;
-			throw new UsageError(`${shown}: the group holds several ${cf ? "time arrays (datetime64 or CF time)" : "datetime64 arrays"}, choose one with --array: ${candidates.join(", ")}`);
+			const what = cf ? "time arrays (datetime64 or CF time)" : "datetime64 arrays";
+			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${shown}: the group holds several ${what}: ${candidates.join(", ")}`, { path: arrayPath, option: "array", candidates });
 		}
 		arrayPath = candidates[0];
 		const chosen = await readNode(opened, arrayPath);
-		if (chosen === undefined) throw new Dt64ExportError(`${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json or .zarray`);
+		if (chosen === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json or .zarray`, { path: arrayPath });
 		node = chosen;
 	}
 	return { location, opened, arrayPath, node };
@@ -105,7 +109,7 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOp
 	const { opened, node, location, arrayPath } = located;
 	const where = whereIs(located);
 	if (options.cf !== false && isCfTimeArray(node)) {
-		throw new UsageError(`${where}: a CF time array is exported as a one-column table (openExportTable or exportTable), not by openTimeArray`);
+		throw new UsageError(`${where}: a CF time array is exported as a one-column table (openExportTable or exportTable), not by openTimeArray`, { path: arrayPath });
 	}
 	const metadata = parseTimeArrayMetadata(node, where);
 	const { bufferPool } = options;

@@ -39,7 +39,7 @@ export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
 /** Splits and checks `--columns a,b,c`. */
 export function parseColumnList(text: string): string[] {
 	const names = text.split(",").map((name) => name.trim());
-	if (names.some((name) => name === "")) throw new UsageError(`--columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`);
+	if (names.some((name) => name === "")) throw new UsageError(`columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`, { option: "columns", value: text });
 	return names;
 }
 
@@ -60,13 +60,13 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 }
 
 async function openColumn(opened: OpenedStore, group: string, name: string, options: CfOptions): Promise<TableColumn> {
-	const relative = normalizeArrayPath(name, "--columns");
+	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path);
 	if (document === undefined || document.node.kind !== "array") {
 		const what = document === undefined ? "no array" : "a group, not an array,";
-		throw new UsageError(`--columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`);
+		throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`, { option: "columns", path });
 	}
 	const { node } = document;
 	const where = `${shown}/${metadataFileOf(node)}`;
@@ -82,7 +82,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 		if (node.zarrFormat === 2) v2ValuesOf(node.json, "null");
 		else parsePlainDataType(node.json.data_type);
 	} catch (error) {
-		throw new UsageError(`--columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`);
+		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
 	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
@@ -90,25 +90,25 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 
 /** Opens the named arrays of a group as one table; they must all have the same shape. */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
-	if (!Array.isArray(options.columns) || options.columns.length === 0) throw new UsageError("columns: name at least one array");
+	if (!Array.isArray(options.columns) || options.columns.length === 0) throw new UsageError("columns: name at least one array", { option: "columns" });
 	const opened = await openStore(location, options);
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
-	if (groupDocument === undefined) throw new Dt64ExportError(noNodeMessage(opened, group));
+	if (groupDocument === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, group), { path: group });
 	if (groupDocument.node.kind !== "group") {
-		throw new UsageError(`${group === "" ? "the store root" : `--array ${group}`} is an array: with --columns, --array names the group that holds the arrays`);
+		throw new UsageError(`${group === "" ? "the store root" : `group ${group}`} is an array: the columns are arrays of a group, named by group`, { option: "group", path: group });
 	}
 	const columns: TableColumn[] = [];
 	for (const name of options.columns) columns.push(await openColumn(opened, group, name, options));
 	const seen = new Set<string>();
 	for (const column of columns) {
-		if (seen.has(column.name)) throw new UsageError(`--columns: two arrays give the column name ${JSON.stringify(column.name)}`);
+		if (seen.has(column.name)) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: two arrays give the column name ${JSON.stringify(column.name)}`, { option: "columns", value: column.name });
 		seen.add(column.name);
 	}
 	const shape = columns[0].metadata.shape;
 	if (columns.some((column) => column.metadata.shape.join() !== shape.join())) {
 		const shapes = columns.map((column) => `${column.name} ${JSON.stringify(column.metadata.shape)}`).join(", ");
-		throw new UsageError(`--columns: the arrays must have the same shape, got ${shapes}`);
+		throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: the arrays must have the same shape, got ${shapes}`, { option: "columns" });
 	}
 	return { store: opened, shape, columns, name: columnNameFor(location, group) };
 }

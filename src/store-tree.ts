@@ -50,7 +50,7 @@ async function readText(opened: OpenedStore, key: AbsolutePath, shownAs: string)
 	} catch (error) {
 		// The stores' own errors already name the file or URL that failed; only a library's bare error needs it.
 		if (isDt64ExportError(error)) throw error;
-		throw new Dt64ExportError(`${shownAs}: cannot read: ${(error as Error).message}`, { kind: "io", cause: error });
+		throw new Dt64ExportError("READ_FAILED", `${shownAs}: cannot read: ${(error as Error).message}`, { path: shownAs, cause: error });
 	}
 	return bytes === undefined ? undefined : decoder.decode(bytes);
 }
@@ -160,7 +160,7 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 		const nodePath = join(prefix, key);
 		if (out.has(nodePath) || key.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
 		try {
-			if (!isObject(value)) throw new Dt64ExportError(`${shownAs}: consolidated metadata of ${JSON.stringify(key)} is not an object`);
+			if (!isObject(value)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: consolidated metadata of ${JSON.stringify(key)} is not an object`);
 			// Only datetime arrays need their exact text (the fill value); re-serializing the rest is cheaper.
 			const needsText = value.node_type === "group" || isObject(value.data_type);
 			const text = needsText ? rawMemberText(metadataText, key)! : JSON.stringify(value);
@@ -180,7 +180,7 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
  */
 function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEntry[] {
 	const json = parseJson(text, shownAs);
-	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError(`${shownAs}: expected {"metadata": {...}}`);
+	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: expected {"metadata": {...}}`);
 	const metadataText = rawMemberText(text, "metadata")!;
 	const entries: TreeEntry[] = [];
 	for (const key of Object.keys(json.metadata)) {
@@ -240,7 +240,7 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 	const document = rootDocument ?? (await readNodeDocument(opened, root));
 	if (document === undefined) {
 		const v2 = root === "" ? await zmetadataBelow(opened, "") : undefined;
-		if (v2 === undefined) throw new Dt64ExportError(noNodeMessage(opened, root));
+		if (v2 === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, root), { path: root });
 		const top = v2.find((entry) => entry.path === "") ?? { path: "", node: { kind: "group" as const, zarrFormat: 2 as const, path: "", json: { zarr_format: 2 }, attributes: {} } };
 		return sorted(top, v2, "consolidated-v2");
 	}

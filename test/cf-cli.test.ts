@@ -106,7 +106,7 @@ describe("CF time arrays through the CLI", () => {
 	});
 
 	it("with --no-cf, a group of only CF time arrays names them in its refusal", () => {
-		refused([store("hourly"), "--no-cf"], /the group holds no numpy\.datetime64 array \(CF time arrays, not decoded with --no-cf: time\)/);
+		refused([store("hourly"), "--no-cf"], /the group holds no numpy\.datetime64 array \(CF time arrays, with CF decoding off: time\)/);
 	});
 
 	it("--convert-calendar exports model calendar labels; without it, and for labels Gregorian lacks, refusals", () => {
@@ -127,7 +127,7 @@ describe("CF time arrays through the CLI", () => {
 		const root = fresh("both.zarr");
 		await writeArray(root, "a", { shape: [2], chunks: [2], values: BigInt64Array.of(1n, 2n) });
 		await writeArray(root, "b", { shape: [2], chunks: [2], dataType: "int64", fillValue: 0n, values: BigInt64Array.of(1n, 2n), attributes: { units: "days since 2000-01-01" } });
-		refused([root], /several time arrays \(datetime64 or CF time\), choose one with --array: a, b/, 2);
+		refused([root], /several time arrays \(datetime64 or CF time\): a, b; choose one with --array/, 2);
 	});
 });
 

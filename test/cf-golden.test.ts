@@ -85,20 +85,23 @@ describe("CF time golden stores written by xarray", () => {
 	it.each(missing)("%s: a date label the proleptic Gregorian calendar lacks is refused, naming value and index", async (name, c) => {
 		const { index, label } = c.missing_label!;
 		await expect(exportToTable(name, { convertCalendar: true })).rejects.toThrow(new RegExp(`at row ${index} of column "time" is the date ${label} of the ${c.attributes.calendar} calendar, which does not exist`));
+		await expect(exportToTable(name, { convertCalendar: true })).rejects.toMatchObject({ code: "VALUE_INVALID", index });
 	});
 
 	it("model calendars are refused without --convert-calendar", async () => {
 		for (const [name] of Object.entries(CASES).filter(([, c]) => needsConversion(c))) {
-			await expect(exportToTable(name)).rejects.toThrow(/is a model calendar/);
+			await expect(exportToTable(name)).rejects.toMatchObject({ code: "CALENDAR_UNSUPPORTED", option: "convertCalendar", message: expect.stringMatching(/is a model calendar/) });
 		}
 	});
 
 	const REFUSALS: Record<string, RegExp> = {
-		"standard-gap-reference": /reference date 1582-10-10 does not exist in the standard calendar \(the ten days/,
+		"standard-gap-reference": /units "days since 1582-10-10": reference: date 1582-10-10 does not exist in the standard calendar \(the ten days/,
 		"months-since": /units "months since 2000-01-01": months are not a fixed duration/,
 		"years-since": /units "years since 2000-01-01": years are not a fixed duration/,
 	};
+	const CODES: Record<string, string> = { "standard-gap-reference": "VALUE_INVALID", "months-since": "UNSUPPORTED", "years-since": "UNSUPPORTED" };
 	it.each(Object.entries(CASES).filter(([, c]) => c.refused !== undefined))("%s is refused", async (name) => {
 		await expect(exportToTable(name)).rejects.toThrow(REFUSALS[name]);
+		await expect(exportToTable(name)).rejects.toMatchObject({ code: CODES[name] });
 	});
 });

@@ -175,7 +175,7 @@ describe("CLI contract", () => {
 		for (const name of ["a", "b"]) await writeArray(root, name, { shape: [2], chunks: [2], values: BigInt64Array.of(1n, 2n), codecs: [LE] });
 		const result = runCli([root]);
 		expect(result.status).toBe(2);
-		expect(result.stderr).toBe(`dt64-export: ${root}: the group holds several datetime64 arrays, choose one with --array: a, b\n`);
+		expect(result.stderr).toBe(`dt64-export: ${root}: the group holds several datetime64 arrays: a, b; choose one with --array\n`);
 		const out = path.join(work, "b.arrow");
 		expect(runCli([root, "--array", "b", "-o", out, "-q"]).status).toBe(0);
 	});

@@ -286,8 +286,8 @@ describe("usage errors (exit 2)", () => {
 		expect(result.status).toBe(2);
 	};
 
-	it("--order chunk without --index", () => usage([group, "--order", "chunk"], /^dt64-export: --order chunk needs --index/));
-	it("--column with --columns", () => usage([group, "--columns", "time", "--column", "t"], /^dt64-export: --column conflicts with --columns/));
+	it("--order chunk without --index", () => usage([group, "--order", "chunk"], /^dt64-export: --order chunk needs index columns/));
+	it("--column with --columns", () => usage([group, "--columns", "time", "--column", "t"], /^dt64-export: --column conflicts with columns/));
 	it("arrays of different shapes", () => usage([group, "--columns", "time,short"], /^dt64-export: --columns: the arrays must have the same shape, got time \[60\], short \[59\]/));
 	it("an unknown column, listing what the group holds", () =>
 		usage([group, "--columns", "time,nope"], /^dt64-export: --columns: no array "nope" in the store root; it holds big \(uint64\), count \(int64\), name \(string\), ok \(bool\), other\/half \(float16\), short \(float32\), station \(int32\), temperature \(float64\), time \(numpy.datetime64\)\n/));

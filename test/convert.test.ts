@@ -4,6 +4,8 @@ import { ConversionError, convertWithPlan, toArrowTimestamps, type TimestampValu
 import { planConversion } from "../src/convert/plan.js";
 import { daysFromMonths } from "../src/convert/calendar.js";
 import type { Datetime64Type } from "../src/dtype/datetime64.js";
+import { describeForCli } from "../src/cli/error-advice.js";
+import { thrown } from "./support/thrown.js";
 import { NAT, referenceAutoUnit, referenceConvert, referenceDaysFromMonths } from "./support/reference-convert.js";
 
 const UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as"] as const;
@@ -22,8 +24,8 @@ function convertOne(count: bigint, type: Datetime64Type, target: (typeof TARGETS
 		return { kind: "value", value: strict.values[0], exact: true } as const;
 	} catch (error) {
 		if (!(error instanceof ConversionError)) throw error;
-		if (/outside the int64 range/.test(error.message)) return { kind: "overflow" } as const;
-		if (/generic/.test(error.message)) return { kind: "generic" } as const;
+		if (error.code === "OVERFLOW") return { kind: "overflow" } as const;
+		if (error.code === "VALUE_INVALID") return { kind: "generic" } as const;
 		const floored = toArrowTimestamps(BigInt64Array.of(count), type, { unit: target, allowTruncate: true });
 		return { kind: "value", value: floored.values[0], exact: false } as const;
 	}
@@ -67,26 +69,27 @@ describe("toArrowTimestamps", () => {
 		expect(toArrowTimestamps(BigInt64Array.of(1500n), dt("ps"), { allowTruncate: true }).values[0]).toBe(1n);
 	});
 
-	it("refuses truncation, naming the value and its position", () => {
-		expect(() => toArrowTimestamps(BigInt64Array.of(0n, -1500n), dt("ps"))).toThrow(
-			/^value -1500 of datetime64\[ps\] at index 1 is not a whole number of ns \(it would be floored to -2 ns\); use --allow-truncate to floor$/,
-		);
+	it("refuses truncation, naming the value and its position, in the data's terms (no CLI flag)", () => {
+		const refused = thrown(() => toArrowTimestamps(BigInt64Array.of(0n, -1500n), dt("ps")));
+		expect(refused).toMatchObject({ code: "TRUNCATION", index: 1, value: -1500n, unit: "ns" });
+		expect(refused.message).toBe("value -1500 of datetime64[ps] at index 1 is not a whole number of ns (it would be floored to -2 ns)");
 		expect(() =>
 			toArrowTimestamps(BigInt64Array.of(7n), dt("ms", 10), { unit: "s", describePosition: (i) => `row ${i + 100}` }),
-		).toThrow("value 7 of datetime64[10ms] at row 100 is not a whole number of s (it would be floored to 0 s); use --allow-truncate to floor, or a finer --unit");
+		).toThrow("value 7 of datetime64[10ms] at row 100 is not a whole number of s (it would be floored to 0 s)");
 	});
 
-	it("suggests a finer --unit only when there is one (ns is the finest)", () => {
+	it("the CLI suggests a finer --unit only when there is one (ns is the finest)", () => {
 		for (const unit of ["s", "ms", "us"] as const) {
-			expect(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit })).toThrow(/; use --allow-truncate to floor, or a finer --unit$/);
+			expect(describeForCli(thrown(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit })))).toMatch(/; use --allow-truncate to floor, or a finer --unit$/);
 		}
-		expect(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit: "ns" })).toThrow(/; use --allow-truncate to floor$/);
+		expect(describeForCli(thrown(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit: "ns" })))).toMatch(/; use --allow-truncate to floor$/);
 	});
 
 	it("refuses overflow where numpy wraps: 10^15 days in ns", () => {
-		expect(() => toArrowTimestamps(BigInt64Array.of(10n ** 15n), dt("D"), { unit: "ns" })).toThrow(
-			"value 1000000000000000 of datetime64[D] at index 0 is outside the int64 range in unit ns (use --on-overflow null to write null instead)",
-		);
+		const refused = thrown(() => toArrowTimestamps(BigInt64Array.of(10n ** 15n), dt("D"), { unit: "ns" }));
+		expect(refused).toMatchObject({ code: "OVERFLOW", index: 0, value: 10n ** 15n, unit: "ns" });
+		expect(refused.message).toBe("value 1000000000000000 of datetime64[D] at index 0 is outside the int64 range in unit ns");
+		expect(describeForCli(refused)).toBe(`${refused.message} (use --on-overflow null to write null instead)`);
 		const nulled = toArrowTimestamps(BigInt64Array.of(10n ** 15n, 1n), dt("D"), { unit: "ns", onOverflow: "null" });
 		expect(nulled.nullCount).toBe(1);
 		expect(isValid(nulled.validity, 0)).toBe(false);

@@ -13,6 +13,7 @@ import { crc32c as crc32cOf, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BIN, readArrow, REPO, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess } from "./support/export-in-process.js";
 import { startServer, type TestServer } from "./support/http-server.js";
+import { describeForCli } from "../src/cli/error-advice.js";
 import type { Dt64ExportError } from "../src/errors.js";
 
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -261,7 +262,8 @@ describe("malformed stores are refused with one line naming what and where", () 
 			expect(outcome.ok).toBe(false);
 			const error = (outcome as { error: unknown }).error;
 			expect(contractViolation(error)).toBeUndefined();
-			expect((error as Dt64ExportError).message).toMatch(pattern(root));
+			// The line the CLI prints: the library's message, with the CLI's advice where the code has one.
+			expect(describeForCli(error as Dt64ExportError)).toMatch(pattern(root));
 			expect((error as Dt64ExportError).kind).not.toBe("usage");
 			expect(fs.readdirSync(outDir)).toEqual([]);
 			fs.rmSync(outDir, { recursive: true });

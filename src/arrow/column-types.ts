@@ -49,7 +49,7 @@ function utf8Data(type: Utf8, strings: string[], column: string): Data<Utf8> {
 	let total = 0;
 	for (let i = 0; i < strings.length; i++) {
 		total += Buffer.byteLength(strings[i], "utf8");
-		if (total > MAX_UTF8_BYTES) throw new Dt64ExportError(`column "${column}": more than 2 GiB of text in one row of chunks, too much for one Arrow Utf8 batch`);
+		if (total > MAX_UTF8_BYTES) throw new Dt64ExportError("TOO_LARGE", `column "${column}": more than 2 GiB of text in one row of chunks, too much for one Arrow Utf8 batch`);
 		offsets[i + 1] = total;
 	}
 	const text = Buffer.allocUnsafe(total);

@@ -39,7 +39,7 @@ export interface RefusedCalendar {
 export type CfCalendar = InstantCalendar | ModelCalendar | RefusedCalendar;
 
 const noSuchDate = (calendar: string, year: number, month: number, day: number, why = ""): Dt64ExportError =>
-	new Dt64ExportError(`date ${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")} does not exist in the ${calendar} calendar${why}`);
+	new Dt64ExportError("VALUE_INVALID", `date ${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")} does not exist in the ${calendar} calendar${why}`);
 
 /** In the julian and standard calendars years are counted without a year 0: -1 is 1 BC, astronomical year 0. */
 function astronomicalYear(calendar: string, year: number, month: number, day: number): number {
@@ -132,9 +132,9 @@ export function parseCfCalendar(calendar: unknown, attributes: Record<string, un
 		return { kind: "refused", name: typeof calendar === "string" ? calendar : "month_lengths", why: "a calendar defined by month_lengths is not supported" };
 	}
 	if (calendar === undefined) return CALENDARS.get("standard") as CfCalendar;
-	if (typeof calendar !== "string") throw new Dt64ExportError(`calendar ${JSON.stringify(calendar)} is not a string`);
+	if (typeof calendar !== "string") throw new Dt64ExportError("METADATA_INVALID", `calendar ${JSON.stringify(calendar)} is not a string`, { field: "calendar" });
 	const found = CALENDARS.get(calendar.trim().toLowerCase());
-	if (found === undefined) throw new Dt64ExportError(`unknown calendar ${JSON.stringify(calendar)}; known: ${CALENDAR_NAMES.join(", ")}`);
+	if (found === undefined) throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `unknown calendar ${JSON.stringify(calendar)}; known: ${CALENDAR_NAMES.join(", ")}`);
 	return found;
 }
 

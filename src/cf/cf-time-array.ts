@@ -6,7 +6,7 @@
 import type { AsyncReadable } from "@zarrita/storage";
 import type { TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
-import { Dt64ExportError } from "../errors.js";
+import { errorInContext } from "../errors.js";
 import { parsePlainArrayMetadata, v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { createPlainChunkSource, type ChunkSource } from "../zarr/chunk-source.js";
@@ -84,7 +84,7 @@ export async function openCfTimeArray(store: AsyncReadable, node: NodeMetadata, 
 		coding = parseCfTimeCoding(attributes, options);
 		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes, fillValue: metadata.fillValue });
 	} catch (error) {
-		throw new Dt64ExportError(`${where}: CF time: ${(error as Error).message}`);
+		throw errorInContext(`${where}: CF time`, error, "METADATA_INVALID", { path: metadata.path });
 	}
 	const chunks = createPlainChunkSource(store, metadata, where);
 	const base = baseCfTargetUnit(coding);

@@ -3,7 +3,7 @@
  * calendar, and the reference as an exact nanosecond count. Instants: `units: "<unit> since <date>"` with a
  * `calendar`. Durations: xarray's timedelta form, a bare unit with the attribute `dtype: "timedelta64[...]"`.
  */
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, errorInContext } from "../errors.js";
 import { parseCfCalendar, type InstantCalendar, type ModelCalendar } from "./calendars.js";
 import type { ReferenceDate } from "./reference-date.js";
 import { isCfTimeUnitsText, NANOSECONDS_PER_CF_UNIT, parseCfDurationUnits, parseCfInstantUnits, type CfTimeUnit } from "./time-units.js";
@@ -54,7 +54,7 @@ function timeOfDayNanoseconds(reference: ReferenceDate): bigint {
  */
 export function parseCfTimeCoding(attributes: Record<string, unknown>, options: CfTimeCodingOptions = {}): CfTimeCoding {
 	const kind = cfTimeKindOf(attributes);
-	if (kind === undefined) throw new Dt64ExportError(`units ${JSON.stringify(attributes.units)} are not CF time units ("<unit> since <date>")`);
+	if (kind === undefined) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(attributes.units)} are not CF time units ("<unit> since <date>")`);
 	const units = attributes.units as string;
 	if (kind === "duration") {
 		const { unit } = parseCfDurationUnits(units);
@@ -63,17 +63,15 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 	const { unit, reference } = parseCfInstantUnits(units);
 	const calendar = parseCfCalendar(attributes.calendar, attributes);
 	const calendarName = typeof attributes.calendar === "string" ? attributes.calendar : calendar.name;
-	if (calendar.kind === "refused") throw new Dt64ExportError(`calendar ${JSON.stringify(calendarName)} is refused: ${calendar.why}`);
+	if (calendar.kind === "refused") throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `calendar ${JSON.stringify(calendarName)} is refused: ${calendar.why}`);
 	if (calendar.kind === "model" && options.convertCalendar !== true) {
-		throw new Dt64ExportError(
-			`calendar ${JSON.stringify(calendarName)} is a model calendar: its dates are not instants; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar`,
-		);
+		throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `calendar ${JSON.stringify(calendarName)} is a model calendar: its dates are not instants`, { option: "convertCalendar" });
 	}
 	let days: number;
 	try {
 		days = calendar.kind === "model" ? calendar.daysOf(reference.year, reference.month, reference.day) : calendar.epochDaysOf(reference.year, reference.month, reference.day);
 	} catch (error) {
-		throw new Dt64ExportError(`units ${JSON.stringify(units)}: reference ${(error as Error).message}`);
+		throw errorInContext(`units ${JSON.stringify(units)}: reference`, error, "VALUE_INVALID");
 	}
 	const referenceNanoseconds = BigInt(days) * NANOSECONDS_PER_DAY + timeOfDayNanoseconds(reference);
 	return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar, calendarName, referenceNanoseconds };

@@ -28,14 +28,13 @@ export interface CfDecodeOptions {
 	readonly describePosition?: (index: number) => string;
 }
 
-/** A value the decoding refuses: the message names the value, its position and the way out, if there is one. */
+/** A value the decoding refuses (TRUNCATION, OVERFLOW, VALUE_INVALID): the message names the value and its position. */
 export class CfDecodeError extends Dt64ExportError {
-	constructor(
-		message: string,
-		readonly index: number,
-		readonly value: number | bigint,
-	) {
-		super(message);
+	declare readonly index: number;
+	declare readonly value: number | bigint;
+
+	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, value: number | bigint, unit: TargetUnit) {
+		super(code, message, { index, value, unit });
 		this.name = "CfDecodeError";
 	}
 }
@@ -65,9 +64,9 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	};
 	const target = NANOSECONDS_PER_TARGET[options.unit];
 	const instant = exactInstant(coding, target);
-	const refuse: (i: number, value: number | bigint, why: string) => never = (i, value, why) => {
+	const refuse: (i: number, value: number | bigint, code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", why: string) => never = (i, value, code, why) => {
 		const position = options.describePosition?.(i) ?? `index ${i}`;
-		throw new CfDecodeError(`value ${value} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value);
+		throw new CfDecodeError(code, `value ${value} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value, options.unit);
 	};
 	const fast = integerFastPath(coding, target);
 	for (let i = 0; i < length; i++) {
@@ -94,12 +93,11 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 				setNull(i);
 				continue;
 			}
-			refuse(i, value, `is outside the int64 range in unit ${options.unit} (use --on-overflow null to write null instead)`);
+			refuse(i, value, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
 		}
-		if ("label" in outcome) refuse(i, value, `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`);
+		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`);
 		if (!outcome.exact && !options.allowTruncate) {
-			const finer = options.unit === "ns" ? "" : ", or a finer --unit";
-			refuse(i, value, `is not a whole number of ${options.unit} (it would be floored to ${outcome.value} ${options.unit}); use --allow-truncate to floor${finer}`);
+			refuse(i, value, "TRUNCATION", `is not a whole number of ${options.unit} (it would be floored to ${outcome.value} ${options.unit})`);
 		}
 		out[i] = outcome.value;
 	}

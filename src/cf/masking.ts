@@ -36,7 +36,7 @@ export function isMaskableType(type: PlainTypeName): type is MaskableType {
 /** A fill value's number, exact: integers as bigint, floats from their bits. */
 function fillNumber(fill: PlainFill, type: MaskableType): number | bigint {
 	if (fill.kind === "integer") return is64Bit(type) ? fill.value : Number(fill.value);
-	if (fill.kind !== "float") throw new Dt64ExportError(`fill value ${JSON.stringify(fill)} is not a number`);
+	if (fill.kind !== "float") throw new Dt64ExportError("METADATA_INVALID", `fill value ${JSON.stringify(fill)} is not a number`);
 	const buffer = new ArrayBuffer(8);
 	if (type === "float32") {
 		new Uint32Array(buffer)[0] = Number(fill.bits);
@@ -54,7 +54,7 @@ function fillNumber(fill: PlainFill, type: MaskableType): number | bigint {
 function attributeNumber(value: unknown, type: MaskableType, what: string): number | bigint | undefined {
 	if (typeof value === "bigint") return isFloat(type) ? Number(value) : value;
 	if (typeof value === "string" && ["NaN", "Infinity", "-Infinity"].includes(value)) value = Number(value);
-	if (typeof value !== "number") throw new Dt64ExportError(`${what} must be a number or a list of numbers, got ${JSON.stringify(value)}`);
+	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number or a list of numbers, got ${JSON.stringify(value)}`);
 	if (Number.isNaN(value)) return undefined;
 	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
 	if (!Number.isInteger(value)) return undefined;
@@ -104,7 +104,7 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
 	let validMax: number | bigint | undefined;
 	if (attributes.valid_range !== undefined) {
 		const range = attributes.valid_range;
-		if (!Array.isArray(range) || range.length !== 2) throw new Dt64ExportError(`array ${name}: valid_range must be a list of two numbers, got ${JSON.stringify(range)}`);
+		if (!Array.isArray(range) || range.length !== 2) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: valid_range must be a list of two numbers, got ${JSON.stringify(range)}`);
 		validMin = bound(range[0], "valid_range", Math.ceil);
 		validMax = bound(range[1], "valid_range", Math.floor);
 		applied.valid_range = range;
@@ -127,7 +127,7 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
  * range (`round` is Math.ceil for a minimum, Math.floor for a maximum), so that comparisons stay exact.
  */
 function boundOf(value: unknown, type: MaskableType, round: (n: number) => number, what: string): number | bigint | undefined {
-	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError(`${what} must be a number, got ${JSON.stringify(value)}`);
+	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number, got ${JSON.stringify(value)}`);
 	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
 	const integer = round(value);
 	// Infinity compares with a bigint as with a number; a finite 64-bit bound must be exact.
@@ -136,7 +136,7 @@ function boundOf(value: unknown, type: MaskableType, round: (n: number) => numbe
 }
 
 function refuseUnsafe(what: string, value: number, type: MaskableType): never {
-	throw new Dt64ExportError(`${what} ${value} is past 2^53: JSON read it as a rounded number, it cannot be compared exactly with ${type} values`);
+	throw new Dt64ExportError("UNSUPPORTED", `${what} ${value} is past 2^53: JSON read it as a rounded number, it cannot be compared exactly with ${type} values`);
 }
 
 /** The validity of `values` under `rule`; undefined when no value is masked. */

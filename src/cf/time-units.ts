@@ -77,16 +77,17 @@ function parseUnitWord(word: string, units: string): CfTimeUnit {
 	if (unit !== undefined) return unit;
 	if (CALENDAR_SPELLINGS.has(spelling)) {
 		throw new Dt64ExportError(
+			"UNSUPPORTED",
 			`units ${JSON.stringify(units)}: ${word} are not a fixed duration (UDUNITS makes a month 30.436875 days), so the counts are no instants; refused`,
 		);
 	}
-	throw new Dt64ExportError(`units ${JSON.stringify(units)}: unknown time unit ${JSON.stringify(word)}; accepted: ${ACCEPTED_UNITS_TEXT}`);
+	throw new Dt64ExportError("UNSUPPORTED", `units ${JSON.stringify(units)}: unknown time unit ${JSON.stringify(word)}; accepted: ${ACCEPTED_UNITS_TEXT}`);
 }
 
 /** Parses `<unit> since <reference>`; refusals name the units as written. */
 export function parseCfInstantUnits(units: string): CfInstantUnits {
 	const match = SINCE.exec(units);
-	if (match === null) throw new Dt64ExportError(`units ${JSON.stringify(units)}: expected "<unit> since <reference date>"`);
+	if (match === null) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(units)}: expected "<unit> since <reference date>"`);
 	const unit = parseUnitWord(match[1], units);
 	return { kind: "instant", unit, reference: parseReferenceDate(match[2], units) };
 }

@@ -28,6 +28,7 @@ import { parseHeaderOption } from "../store/http-store.js";
 import { checkCommandLine, type CommandLine } from "./command-line.js";
 import { completeWords } from "./completion.js";
 import { declareOptions } from "./declare-options.js";
+import { describeForCli } from "./error-advice.js";
 import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { flag, optionsOf, type RunFacts } from "./options.js";
@@ -64,7 +65,7 @@ interface ExportArgs {
 function fail(error: unknown): never {
 	removePendingTempFiles();
 	if (process.env.DT64_DEBUG === "1") console.error(error);
-	const message = isDt64ExportError(error) ? error.message : (error as Error)?.message ?? String(error);
+	const message = isDt64ExportError(error) ? describeForCli(error) : (error as Error)?.message ?? String(error);
 	process.stderr.write(`dt64-export: ${message.trim().replace(/\s*\n\s*/g, " ")}\n`);
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
@@ -129,7 +130,7 @@ function nameInPlaceFailure(error: unknown, name: string): unknown {
  */
 function openInPlace(target: string, format: OutputFormat): Writable | undefined {
 	const stat = fs.statSync(target, { throwIfNoEntry: false });
-	if (stat?.isDirectory()) throw new Dt64ExportError(`${target} is a folder: name the output file (-o <folder>/<file>)`, { kind: "io" });
+	if (stat?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name the output file (-o <folder>/<file>)`, { path: target });
 	if (stat === undefined || stat.isFile()) return undefined;
 	let fd: number;
 	try {

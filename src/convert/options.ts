@@ -22,11 +22,11 @@ export const OVERFLOW_CHOICES: readonly OverflowPolicy[] = ["error", "null"];
 export function normalizeConversionOptions(options: ConversionOptions = {}): NormalizedConversionOptions {
 	const unit = options.unit ?? "auto";
 	if (!TARGET_UNIT_CHOICES.includes(unit)) {
-		throw new UsageError(`invalid unit ${JSON.stringify(unit)}: choose one of ${TARGET_UNIT_CHOICES.join(", ")}`);
+		throw new UsageError(`invalid unit ${JSON.stringify(unit)}: choose one of ${TARGET_UNIT_CHOICES.join(", ")}`, { option: "unit", value: unit });
 	}
 	const onOverflow = options.onOverflow ?? "error";
 	if (!OVERFLOW_CHOICES.includes(onOverflow)) {
-		throw new UsageError(`invalid on-overflow ${JSON.stringify(onOverflow)}: choose one of ${OVERFLOW_CHOICES.join(", ")}`);
+		throw new UsageError(`invalid onOverflow ${JSON.stringify(onOverflow)}: choose one of ${OVERFLOW_CHOICES.join(", ")}`, { option: "onOverflow", value: onOverflow });
 	}
 	return { unit, allowTruncate: options.allowTruncate ?? false, onOverflow };
 }

@@ -22,15 +22,18 @@ export interface ConvertOptions extends ConversionOptions {
 	describePosition?: (index: number) => string;
 }
 
-/** A value the conversion refuses: the message names the value, its position and the way out. */
+/**
+ * A value the conversion refuses (code TRUNCATION, OVERFLOW or VALUE_INVALID): the message names the value and its
+ * position; `index` is its position in the batch, `count` (also `value`) the int64 count, `unit` the target unit.
+ */
 export class ConversionError extends Dt64ExportError {
-	constructor(
-		message: string,
-		readonly index: number,
-		readonly count: bigint,
-	) {
-		super(message);
+	declare readonly index: number;
+	readonly count: bigint;
+
+	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, count: bigint, unit: TargetUnit) {
+		super(code, message, { index, value: count, unit });
 		this.name = "ConversionError";
+		this.count = count;
 	}
 }
 
@@ -63,7 +66,7 @@ export function toArrowTimestamps(
 function asBigInt64Array(counts: BigInt64Array | Uint8Array): BigInt64Array {
 	if (counts instanceof BigInt64Array) return counts;
 	if (counts.byteLength % 8 !== 0) {
-		throw new Dt64ExportError(`int64 data of ${counts.byteLength} bytes is not a whole number of 8-byte values`);
+		throw new Dt64ExportError("CHUNK_CORRUPT", `int64 data of ${counts.byteLength} bytes is not a whole number of 8-byte values`);
 	}
 	const aligned = counts.byteOffset % 8 === 0 ? counts : counts.slice();
 	return new BigInt64Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 8);
@@ -97,7 +100,8 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 	const nulls = new NullMask(length, options.allocateBitmap);
 	const refuse = (i: number, outcome: "truncated" | "overflow" | "generic"): never => {
 		const count = wordsToBigInt(in32[2 * i + 1], in32[2 * i]);
-		throw new ConversionError(describeRefusal(count, plan, outcome, options.describePosition?.(i) ?? `index ${i}`), i, count);
+		const code = outcome === "truncated" ? "TRUNCATION" : outcome === "overflow" ? "OVERFLOW" : "VALUE_INVALID";
+		throw new ConversionError(code, describeRefusal(count, plan, outcome, options.describePosition?.(i) ?? `index ${i}`), i, count, plan.target);
 	};
 	if (plan.mode === "generic") {
 		markNaT(in32, length, nulls);
@@ -271,11 +275,9 @@ function describeRefusal(count: bigint, plan: ConversionPlan, outcome: "truncate
 		return `${what}: a generic datetime64 (no unit) can only hold NaT`;
 	}
 	if (outcome === "overflow") {
-		return `${what} is outside the int64 range in unit ${plan.target} (use --on-overflow null to write null instead)`;
+		return `${what} is outside the int64 range in unit ${plan.target}`;
 	}
 	const exact = convertCountExactly(count, plan);
 	const floored = exact === "overflow" ? "" : ` (it would be floored to ${exact.value} ${plan.target})`;
-	// ns is the finest Arrow unit: there is no finer --unit to suggest.
-	const finer = plan.target === "ns" ? "" : ", or a finer --unit";
-	return `${what} is not a whole number of ${plan.target}${floored}; use --allow-truncate to floor${finer}`;
+	return `${what} is not a whole number of ${plan.target}${floored}`;
 }

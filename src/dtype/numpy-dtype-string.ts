@@ -34,7 +34,7 @@ export function describeNumpyDtype(dtype: unknown): string {
 /** Parses a v2 datetime64/timedelta64 dtype string; anything else is refused with a message naming `field`. */
 export function parseNumpyTimeDtype(dtype: unknown, field = "dtype"): NumpyTimeDtype {
 	const refuse = (why: string): never => {
-		throw new Dt64ExportError(`${field} ${describeNumpyDtype(dtype)}: ${why}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${field} ${describeNumpyDtype(dtype)}: ${why}`, { field });
 	};
 	if (typeof dtype !== "string") return refuse("not a numpy.datetime64 or numpy.timedelta64 dtype string");
 	const match = TIME_DTYPE.exec(dtype);

@@ -42,7 +42,7 @@ const PLAIN_DTYPE = /^([<>|=])([a-zA-Z])([0-9]+)$/;
 /** Parses a v2 plain dtype string; anything companion columns cannot hold is refused with a message naming `field`. */
 export function parseNumpyPlainDtype(dtype: unknown, field = "dtype"): NumpyPlainDtype {
 	const refuse = (why: string): never => {
-		throw new Dt64ExportError(`${field} ${describeNumpyDtype(dtype)} cannot be exported as a column (${why})`);
+		throw new Dt64ExportError("UNSUPPORTED", `${field} ${describeNumpyDtype(dtype)} cannot be exported as a column (${why})`);
 	};
 	const match = typeof dtype === "string" ? PLAIN_DTYPE.exec(dtype) : null;
 	if (match === null) return refuse(Array.isArray(dtype) ? "structured dtypes have no column type" : "not a numpy dtype of booleans, integers, floats or fixed-width unicode");

@@ -45,7 +45,7 @@ class Scanner {
 
 	expect(char: string): void {
 		if (this.text[this.position] !== char) {
-			throw new Dt64ExportError(`invalid JSON: expected '${char}' at offset ${this.position}`);
+			throw new Dt64ExportError("METADATA_INVALID", `invalid JSON: expected '${char}' at offset ${this.position}`);
 		}
 		this.position++;
 	}
@@ -59,7 +59,7 @@ class Scanner {
 		this.expect('"');
 		for (;;) {
 			const char = this.text[this.position++];
-			if (char === undefined) throw new Dt64ExportError("invalid JSON: unterminated string");
+			if (char === undefined) throw new Dt64ExportError("METADATA_INVALID", "invalid JSON: unterminated string");
 			if (char === "\\") this.position++;
 			else if (char === '"') return this.position;
 		}
@@ -77,14 +77,14 @@ class Scanner {
 		}
 		const start = this.position;
 		while (this.position < this.text.length && !/[\s,}\]]/.test(this.peek())) this.position++;
-		if (this.position === start) throw new Dt64ExportError(`invalid JSON: expected a value at offset ${start}`);
+		if (this.position === start) throw new Dt64ExportError("METADATA_INVALID", `invalid JSON: expected a value at offset ${start}`);
 	}
 
 	private skipContainer(): void {
 		let depth = 0;
 		do {
 			const char = this.peek();
-			if (char === "") throw new Dt64ExportError("invalid JSON: unterminated object or array");
+			if (char === "") throw new Dt64ExportError("METADATA_INVALID", "invalid JSON: unterminated object or array");
 			if (char === '"') {
 				this.skipString();
 				continue;

@@ -65,16 +65,16 @@ export class AtomicFileWriter extends Writable {
 		this.#bufferPool = options.bufferPool;
 		const directory = path.dirname(path.resolve(target));
 		if (!options.overwrite && fs.existsSync(target)) {
-			throw new Dt64ExportError(`${target} already exists (use --force to overwrite)`, { kind: "io" });
+			throw new Dt64ExportError("OUTPUT_EXISTS", `${target} already exists`, { path: target });
 		}
-		if (!fs.existsSync(directory)) throw new Dt64ExportError(`output folder does not exist: ${directory}`, { kind: "io" });
+		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
 		const existing = fs.statSync(target, { throwIfNoEntry: false });
 		this.#replaced = existing ? fs.realpathSync(target) : target;
 		this.tempPath = path.join(path.dirname(path.resolve(this.#replaced)), `.${path.basename(this.#replaced)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 		try {
 			this.#fd = fs.openSync(this.tempPath, "wx");
 		} catch (error) {
-			throw new Dt64ExportError(`cannot write in ${path.dirname(this.tempPath)}: ${(error as Error).message}`, { kind: "io" });
+			throw new Dt64ExportError("WRITE_FAILED", `cannot write in ${path.dirname(this.tempPath)}: ${(error as Error).message}`, { path: path.dirname(this.tempPath), cause: error });
 		}
 		pending.add(this.tempPath);
 		if (existing) {

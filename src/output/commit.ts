@@ -22,7 +22,7 @@ export interface CommitSummary {
 }
 
 function refuse(folder: string, what: string): never {
-	throw new Dt64ExportError(`cannot commit ${folder}: ${what}`);
+	throw new Dt64ExportError("DATASET_INVALID", `cannot commit ${folder}: ${what}`, { path: folder });
 }
 
 /** A file's row count, from its Parquet footer or its Arrow IPC file footer. */
@@ -62,7 +62,7 @@ function readManifests(folder: string): PartManifest[] {
 }
 
 export async function commitDataset(folder: string): Promise<CommitSummary> {
-	if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Dt64ExportError(`cannot commit ${folder}: not a folder`, { kind: "io" });
+	if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Dt64ExportError("DATASET_INVALID", `cannot commit ${folder}: not a folder`, { path: folder });
 	const manifests = readManifests(folder);
 	const count = manifests[0].parts;
 	const present = new Set(manifests.map((manifest) => manifest.part));

@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
 import type { TargetUnit } from "../dtype/units.js";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, SUCCESS_FILE } from "./dataset-files.js";
@@ -71,7 +71,7 @@ export class DatasetWriter extends Writable {
 	constructor(options: DatasetWriterOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
 		if (options.partitionBy !== undefined && !PARTITION_LEVELS.includes(options.partitionBy)) {
-			throw new Dt64ExportError(`invalid partition level ${JSON.stringify(options.partitionBy)}: choose one of ${PARTITION_LEVELS.join(", ")}`, { kind: "usage" });
+			throw new UsageError(`invalid partition level ${JSON.stringify(options.partitionBy)}: choose one of ${PARTITION_LEVELS.join(", ")}`, { option: "partitionBy", value: options.partitionBy });
 		}
 		this.#options = options;
 		this.#partitions = new OpenPartitions<OpenFile>({
@@ -124,7 +124,7 @@ export class DatasetWriter extends Writable {
 		if (this.#schema === undefined) {
 			this.#schema = batch.schema;
 			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
-			if (this.#timeIndex < 0) throw new Dt64ExportError(`the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
+			if (this.#timeIndex < 0) throw new Dt64ExportError("INTERNAL", `the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
 		}
 		if (batch.numRows === 0) return;
 		const data = batch.getChildAt(this.#timeIndex)!.data[0];

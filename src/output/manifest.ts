@@ -65,7 +65,7 @@ export function readManifest(file: string): PartManifest {
 	try {
 		manifest = JSON.parse(fs.readFileSync(file, "utf8")) as PartManifest;
 	} catch (error) {
-		throw new Dt64ExportError(`${file}: not a readable part manifest (${(error as Error).message})`, { kind: "io" });
+		throw new Dt64ExportError("DATASET_INVALID", `${file}: not a readable part manifest (${(error as Error).message})`, { path: file, cause: error });
 	}
 	const valid =
 		typeof manifest === "object" &&
@@ -76,6 +76,6 @@ export function readManifest(file: string): PartManifest {
 		typeof manifest.optionsDigest === "string" &&
 		Array.isArray(manifest.files) &&
 		manifest.files.every((entry) => typeof entry?.path === "string" && Number.isSafeInteger(entry.rows));
-	if (!valid) throw new Dt64ExportError(`${file}: not a part manifest of version ${MANIFEST_VERSION}`);
+	if (!valid) throw new Dt64ExportError("DATASET_INVALID", `${file}: not a part manifest of version ${MANIFEST_VERSION}`);
 	return manifest;
 }

@@ -59,7 +59,7 @@ export class TimeFilter extends Transform {
 	#filter(batch: RecordBatch): RecordBatch[] {
 		if (this.#timeIndex < 0) {
 			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
-			if (this.#timeIndex < 0) throw new Dt64ExportError(`the time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
+			if (this.#timeIndex < 0) throw new Dt64ExportError("INTERNAL", `the time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
 		}
 		const data = batch.getChildAt(this.#timeIndex)!.data[0];
 		const values = data.values as BigInt64Array;
@@ -72,7 +72,7 @@ export class TimeFilter extends Transform {
 			if (checkSorted) {
 				if (!valid || (this.#previous !== undefined && value < this.#previous)) {
 					const what = valid ? `${formatIsoTimestamp(value, this.#options.unit)} after ${formatIsoTimestamp(this.#previous!, this.#options.unit)}` : "a missing time (NaT)";
-					throw new Dt64ExportError(`the time column is not sorted after all (row ${this.rowsIn + row} of the rows read holds ${what}), though the chunks the range search read were: rows in range may lie in chunks it skipped; export without --start/--end, or sort the store`);
+					throw new Dt64ExportError("TIME_NOT_SORTED", `the time column is not sorted after all (row ${this.rowsIn + row} of the rows read holds ${what}), though the chunks the range search read were: rows in range may lie in chunks it skipped`);
 				}
 				this.#previous = value;
 			}

@@ -15,7 +15,7 @@ export type InstantOf = (value: bigint) => bigint | null;
 
 /** Instants of a numpy.datetime64 (or v2 `M8`) array's int64 counts; `Y` and `M` are calendar units. */
 export function datetime64Instants(type: Datetime64Type): InstantOf {
-	if (type.kind !== "datetime64") throw new Dt64ExportError(`a ${type.kind} array holds durations, not times: it cannot select a time range`);
+	if (type.kind !== "datetime64") throw new Dt64ExportError("UNSUPPORTED", `a ${type.kind} array holds durations, not times: it cannot select a time range`);
 	const scale = BigInt(type.scaleFactor);
 	switch (type.unit) {
 		case "generic":
@@ -32,7 +32,7 @@ export function datetime64Instants(type: Datetime64Type): InstantOf {
 }
 
 function invalidGeneric(count: bigint): never {
-	throw new Dt64ExportError(`a generic-unit datetime64 value ${count} is not NaT: it names no instant`);
+	throw new Dt64ExportError("VALUE_INVALID", `a generic-unit datetime64 value ${count} is not NaT: it names no instant`);
 }
 
 export const ATTOSECONDS_PER_TARGET_UNIT: Readonly<Record<TargetUnit, bigint>> = {

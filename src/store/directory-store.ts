@@ -27,7 +27,7 @@ export class DirectoryStore implements AsyncReadable {
 			return await readWhole(handle, this.bufferPool);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
-			throw new Dt64ExportError(`cannot read ${file}: ${systemErrorReason(error as Error)}`, { kind: "io" });
+			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
 		} finally {
 			await handle?.close();
 		}
@@ -41,15 +41,15 @@ export class DirectoryStore implements AsyncReadable {
 			const size = (await handle.stat()).size;
 			const [offset, length] = "suffixLength" in range ? [size - range.suffixLength, range.suffixLength] : [range.offset, range.length];
 			if (offset < 0 || offset + length > size) {
-				throw new Dt64ExportError(`${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`);
+				throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { path: file });
 			}
 			const bytes = new Uint8Array(length);
 			const { bytesRead } = await handle.read(bytes, 0, length, offset);
-			if (bytesRead !== length) throw new Dt64ExportError(`${file}: short read at ${offset}`, { kind: "io" });
+			if (bytesRead !== length) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${offset}`);
 			return bytes;
 		} catch (error) {
 			if (isMissing(error)) return undefined;
-			throw error instanceof Dt64ExportError ? error : new Dt64ExportError(`cannot read ${file}: ${systemErrorReason(error as Error)}`, { kind: "io" });
+			throw error instanceof Dt64ExportError ? error : new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
 		} finally {
 			await handle?.close();
 		}

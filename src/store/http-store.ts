@@ -46,21 +46,21 @@ const RESERVED_HEADERS = new Set(["range", "host", "content-length"]);
 export function parseHeaderOption(value: string): [string, string] {
 	const colon = value.indexOf(":");
 	if (colon === -1) {
-		throw new UsageError(`invalid --header: expected "Name: value" (no ":" found)`);
+		throw new UsageError(`invalid --header: expected "Name: value" (no ":" found)`, { option: "header" });
 	}
 	const name = value.slice(0, colon).trim();
 	const headerValue = value.slice(colon + 1).trim();
 	if (name === "") {
-		throw new UsageError(`invalid --header: expected "Name: value" (the name before ":" is empty)`);
+		throw new UsageError(`invalid --header: expected "Name: value" (the name before ":" is empty)`, { option: "header" });
 	}
 	if (!HEADER_NAME.test(name)) {
-		throw new UsageError(`invalid --header: the name before ":" is not a valid HTTP header name`);
+		throw new UsageError(`invalid --header: the name before ":" is not a valid HTTP header name`, { option: "header" });
 	}
 	if (headerValue === "") {
-		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value is empty`);
+		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value is empty`, { option: "header" });
 	}
 	if (/[\r\n\0]/.test(headerValue)) {
-		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a line break or NUL`);
+		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a line break or NUL`, { option: "header" });
 	}
 	return [name, headerValue];
 }
@@ -84,28 +84,28 @@ function redactQuery(text: string, url: URL): string {
 function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
 	const retries = options.retries ?? 3;
 	if (!Number.isInteger(retries) || retries < 0) {
-		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`);
+		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`, { option: "retries" });
 	}
 	const timeoutMs = options.timeoutMs ?? 30_000;
 	if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`);
+		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`, { option: "timeoutMs" });
 	}
 	const backoffMs = options.backoffMs ?? 200;
 	if (!Number.isFinite(backoffMs) || backoffMs < 0) {
-		throw new UsageError(`invalid backoff ${JSON.stringify(backoffMs)}: expected a number of milliseconds >= 0`);
+		throw new UsageError(`invalid backoff ${JSON.stringify(backoffMs)}: expected a number of milliseconds >= 0`, { option: "backoffMs" });
 	}
 	const headers = new Headers();
 	for (const [name, value] of Object.entries(options.headers ?? {})) {
 		if (!HEADER_NAME.test(name)) {
-			throw new UsageError(`invalid header name ${JSON.stringify(name)}`);
+			throw new UsageError(`invalid header name ${JSON.stringify(name)}`, { option: "headers" });
 		}
 		if (RESERVED_HEADERS.has(name.toLowerCase())) {
-			throw new UsageError(`header ${JSON.stringify(name)} cannot be set: the store sets it per request`);
+			throw new UsageError(`header ${JSON.stringify(name)} cannot be set: the store sets it per request`, { option: "headers" });
 		}
 		try {
 			headers.set(name, value);
 		} catch {
-			throw new UsageError(`invalid value for header ${JSON.stringify(name)}`);
+			throw new UsageError(`invalid value for header ${JSON.stringify(name)}`, { option: "headers" });
 		}
 	}
 	// fetch refuses URLs with credentials (and its error would print them); send them the way a browser would.
@@ -346,11 +346,11 @@ export class HttpStore implements AsyncReadable {
 				if (error instanceof RangeNotSatisfiable) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
 				if (!(error instanceof TransientFailure)) {
-					throw new Dt64ExportError(`${what} failed: ${reason}`, { kind: "io", cause: error });
+					throw new Dt64ExportError("READ_FAILED", `${what} failed: ${reason}`, { cause: error });
 				}
 				if (attempt > retries) {
 					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-					throw new Dt64ExportError(`${what} failed after ${attempts}: ${reason}`, { kind: "io", cause: error });
+					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}`, { cause: error });
 				}
 				const ceiling = Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** (attempt - 1));
 				const jittered = Math.random() * ceiling;
@@ -433,8 +433,6 @@ function statusFailure(response: Response): Error {
 
 function checkByteCount(value: number, name: string, key: string): void {
 	if (!Number.isSafeInteger(value) || value < 0) {
-		throw new Dt64ExportError(`invalid byte range for ${key}: ${name} ${value} is not a whole number >= 0`, {
-			kind: "data",
-		});
+		throw new Dt64ExportError("INTERNAL", `invalid byte range for ${key}: ${name} ${value} is not a whole number >= 0`, { key, value });
 	}
 }

@@ -50,9 +50,9 @@ export class HttpZipReader implements ZipReader {
 	async read(offset: number, length: number): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
 		const bytes = await this.#file.getRange(this.#key, { offset, length });
-		if (bytes === undefined) throw new Dt64ExportError(`${redactUrl(this.#url)}: not found (HTTP 404)`, { kind: "io" });
+		if (bytes === undefined) throw new Dt64ExportError("READ_FAILED", `${redactUrl(this.#url)}: not found (HTTP 404)`);
 		if (bytes.length !== length) {
-			throw new Dt64ExportError(`${redactUrl(this.#url)}: got ${bytes.length} bytes at offset ${offset}, expected ${length}`, { kind: "io" });
+			throw new Dt64ExportError("READ_FAILED", `${redactUrl(this.#url)}: got ${bytes.length} bytes at offset ${offset}, expected ${length}`);
 		}
 		return new Uint8Array(bytes);
 	}
@@ -85,19 +85,19 @@ export class HttpZipReader implements ZipReader {
 				continue;
 			}
 			await response.body?.cancel();
-			if (response.status === 404) throw new Dt64ExportError(`store not found: ${redactUrl(url)} (HTTP 404)`, { kind: "io" });
+			if (response.status === 404) throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${redactUrl(url)} (HTTP 404)`, { path: redactUrl(url) });
 			if (response.status === 408 || response.status === 429 || response.status >= 500) {
 				reason = `HTTP ${response.status}`;
 				continue;
 			}
-			if (response.status !== 200 && response.status !== 206) throw new Dt64ExportError(`${what} failed: HTTP ${response.status}`, { kind: "io" });
+			if (response.status !== 200 && response.status !== 206) throw new Dt64ExportError("READ_FAILED", `${what} failed: HTTP ${response.status}`);
 			const total = /\/(\d+)$/.exec(response.headers.get("content-range") ?? "")?.[1];
 			const length = Number(response.status === 206 ? (total ?? Number.NaN) : (response.headers.get("content-length") ?? Number.NaN));
 			if (!Number.isSafeInteger(length) || length < 0) {
-				throw new Dt64ExportError(`${what}: the server did not send the file's size, which reading a zip by ranges needs`, { kind: "io" });
+				throw new Dt64ExportError("READ_FAILED", `${what}: the server did not send the file's size, which reading a zip by ranges needs`);
 			}
 			return length;
 		}
-		throw new Dt64ExportError(`${what} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${reason}`, { kind: "io" });
+		throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${reason}`);
 	}
 }

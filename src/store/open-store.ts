@@ -50,14 +50,14 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	try {
 		stat = await fs.promises.stat(location);
 	} catch {
-		throw new Dt64ExportError(`store not found: ${location}`, { kind: "io" });
+		throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${location}`, { path: location });
 	}
 	if (stat.isDirectory()) return { store: new DirectoryStore(location, options.bufferPool), kind: "directory", remote: false, directory: location, location };
 	if (stat.isFile() && /\.zip$/i.test(location)) {
 		const blob = await fs.openAsBlob(location);
 		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false);
 	}
-	throw new Dt64ExportError(`not a Zarr store: ${location} (expected a folder, a .zip file or an http(s):// URL)`);
+	throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} (expected a folder, a .zip file or an http(s):// URL)`, { path: location });
 }
 
 /**
@@ -91,7 +91,7 @@ async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEn
 		await zip.has("/zarr.json");
 	} catch (error) {
 		if (error instanceof Dt64ExportError) throw error;
-		throw new Dt64ExportError(`${location}: not a readable zip file (${(error as Error).message})`, { kind: "io" });
+		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
 	}
 	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location };
 }

@@ -58,7 +58,9 @@ export function checkBandSize(source: ChunkSource<ChunkValues>, shape: readonly 
 	const bandValues = shape.length > 1 ? Math.min(source.chunkShape[0], shape[0]) * product(shape.slice(1)) : 0;
 	if (bandValues > MAX_CHUNK_VALUES) {
 		throw new Dt64ExportError(
-			`array shape ${JSON.stringify(shape)} in chunks of ${JSON.stringify(source.chunkShape)}: one row of chunks holds ${bandValues} values, too large to assemble (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64); --index --order chunk streams chunk by chunk without assembling rows`,
+			"BAND_TOO_LARGE",
+			`array shape ${JSON.stringify(shape)} in chunks of ${JSON.stringify(source.chunkShape)}: one row of chunks holds ${bandValues} values, too large to assemble (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`,
+			{ value: bandValues },
 		);
 	}
 }

@@ -85,11 +85,11 @@ const SLICE_ROWS = 1 << 16;
 function normalizeOptions(options: ParquetWriterOptions): NormalizedOptions {
 	const compression = options.compression ?? "zstd";
 	if (!COMPRESSIONS.includes(compression)) {
-		throw new UsageError(`unknown Parquet compression "${String(compression)}" (expected one of: ${COMPRESSIONS.join(", ")})`);
+		throw new UsageError(`unknown Parquet compression "${String(compression)}" (expected one of: ${COMPRESSIONS.join(", ")})`, { option: "compression", value: compression });
 	}
 	const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
 	if (!Number.isSafeInteger(rowGroupRows) || rowGroupRows < 1) {
-		throw new UsageError(`Parquet rowGroupRows must be a positive integer, got ${String(rowGroupRows)}`);
+		throw new UsageError(`Parquet rowGroupRows must be a positive integer, got ${String(rowGroupRows)}`, { option: "rowGroupRows", value: rowGroupRows });
 	}
 	return { compression, rowGroupRows };
 }
@@ -123,7 +123,7 @@ const WRITABLE_TYPES: readonly (abstract new (...args: never[]) => DataType)[] =
 function parquetSchema(schema: Schema): Schema {
 	const fields = schema.fields.map((field) => {
 		if (!WRITABLE_TYPES.some((type) => field.type instanceof type)) {
-			throw new Dt64ExportError(`column "${field.name}": Arrow type ${String(field.type)} is not supported by the Parquet writer`);
+			throw new Dt64ExportError("UNSUPPORTED", `column "${field.name}": Arrow type ${String(field.type)} is not supported by the Parquet writer`);
 		}
 		if (isSeconds(field.type)) return new Field(field.name, inMilliseconds(field.type), field.nullable, field.metadata);
 		return field;
@@ -175,6 +175,7 @@ function secondsToMillis(data: Data<TimeType>, column: string, firstRow: number)
 		if (high > 0x7fffffff || high < -0x80000000) {
 			const seconds = (BigInt(source[2 * i + 1]) << 32n) + BigInt(source[2 * i] >>> 0);
 			throw new Dt64ExportError(
+				"OVERFLOW",
 				`column "${column}": ${seconds} s at row ${firstRow + i} overflows int64 in milliseconds (${data.type instanceof Timestamp ? "Parquet TIMESTAMP(MILLIS)" : "Parquet durations are written in ms"}, Parquet has no seconds unit)`,
 			);
 		}
@@ -196,7 +197,7 @@ function secondsToMillis(data: Data<TimeType>, column: string, firstRow: number)
  * below 2^53 and only skipped otherwise.
  */
 export function footerRowCount(file: Buffer): number {
-	const invalid = (what: string) => new Dt64ExportError(`parquet-wasm produced an invalid Parquet file (${what})`, { kind: "io" });
+	const invalid = (what: string) => new Dt64ExportError("INTERNAL", `parquet-wasm produced an invalid Parquet file (${what})`);
 	if (file.length < 12 || file.toString("latin1", file.length - 4) !== "PAR1") throw invalid("no footer");
 	const footerLength = file.readUInt32LE(file.length - 8);
 	if (footerLength + 8 > file.length) throw invalid("truncated footer");
@@ -348,7 +349,7 @@ function toWasmBatch(wasm: ParquetWasm, batch: RecordBatch): WasmRecordBatch {
 	const table = wasm.Table.fromIPCStream(tableToIPC(new Table(batch), "stream"));
 	try {
 		const wasmBatch = table.recordBatch(0);
-		if (wasmBatch === undefined) throw new Dt64ExportError("parquet-wasm lost a record batch", { kind: "io" });
+		if (wasmBatch === undefined) throw new Dt64ExportError("INTERNAL", "parquet-wasm lost a record batch");
 		return wasmBatch;
 	} finally {
 		table.free();
@@ -356,8 +357,8 @@ function toWasmBatch(wasm: ParquetWasm, batch: RecordBatch): WasmRecordBatch {
 }
 
 function asError(error: unknown, context: string): Error {
-	if (error instanceof Error) return error instanceof Dt64ExportError ? error : new Dt64ExportError(`${context}: ${error.message}`, { kind: "io", cause: error });
-	return new Dt64ExportError(`${context}: ${String(error)}`, { kind: "io", cause: error });
+	if (error instanceof Error) return error instanceof Dt64ExportError ? error : new Dt64ExportError("WRITE_FAILED", `${context}: ${error.message}`, { cause: error });
+	return new Dt64ExportError("WRITE_FAILED", `${context}: ${String(error)}`, { cause: error });
 }
 
 export class ParquetWriter extends Transform {
@@ -397,7 +398,7 @@ export class ParquetWriter extends Transform {
 	}
 
 	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-		const reason = error ?? new Dt64ExportError("Parquet writer destroyed", { kind: "io" });
+		const reason = error ?? new Dt64ExportError("WRITE_FAILED", "Parquet writer destroyed");
 		// Ending both sides lets the wasm task run to completion and drop its writer and buffers.
 		this.feed?.abort(reason);
 		this.output?.cancel(reason).catch(() => undefined);
@@ -409,13 +410,13 @@ export class ParquetWriter extends Transform {
 
 	private async writeBatch(batch: unknown): Promise<void> {
 		if (!(batch instanceof RecordBatch)) {
-			throw new Dt64ExportError(`Parquet writer expects apache-arrow RecordBatch objects, got ${kindOf(batch)}`);
+			throw new Dt64ExportError("USAGE", `Parquet writer expects apache-arrow RecordBatch objects, got ${kindOf(batch)}`);
 		}
 		const feed = this.feed ?? this.start(await loadParquetWasm(), batch.schema);
 		const inputSchema = this.inputSchema as Schema;
 		const sameSchema: boolean = util.compareSchemas(inputSchema, batch.schema);
 		if (!sameSchema) {
-			throw new Dt64ExportError(`record batch schema ${batch.schema.fields.join(", ")} differs from the first batch's ${inputSchema.fields.join(", ")}`);
+			throw new Dt64ExportError("USAGE", `record batch schema ${batch.schema.fields.join(", ")} differs from the first batch's ${inputSchema.fields.join(", ")}`);
 		}
 		// An empty batch only matters as the first one: it gives the file its schema.
 		if (batch.numRows === 0 && this.schemaSent) return;
@@ -480,7 +481,7 @@ export class ParquetWriter extends Transform {
 
 	private async finish(): Promise<void> {
 		if (this.feed === undefined) {
-			throw new Dt64ExportError("no record batches to write: a Parquet file needs at least one (possibly empty) batch for its schema");
+			throw new Dt64ExportError("USAGE", "no record batches to write: a Parquet file needs at least one (possibly empty) batch for its schema");
 		}
 		this.tail = [];
 		this.feed.close();
@@ -489,7 +490,7 @@ export class ParquetWriter extends Transform {
 		const rows = footerRowCount(Buffer.concat(this.tail));
 		this.tail = undefined;
 		if (rows !== this.rowsIn) {
-			throw new Dt64ExportError(`parquet-wasm wrote ${rows} rows instead of ${this.rowsIn}`, { kind: "io" });
+			throw new Dt64ExportError("INTERNAL", `parquet-wasm wrote ${rows} rows instead of ${this.rowsIn}`);
 		}
 	}
 }

@@ -40,7 +40,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 
 	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
-		if (sources.length === 0) throw new Dt64ExportError("a table needs at least one column");
+		if (sources.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
 		const rows = options.rows;
 		this.totalChunks = sources.reduce((sum, source) => sum + (rows === undefined ? product(source.gridShape) : chunksOfRows(source, rows)), 0);
 		this.totalRows = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
@@ -51,7 +51,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 			const chunkShape = sources[0].chunkShape;
 			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
-				throw new UsageError(`--order chunk needs every column read in the same chunk shape, got ${shapes}: use --order c`);
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
 		} else {
@@ -77,7 +77,7 @@ async function* cOrderBands(
 		for (let k = 0; k < streams.length; k++) {
 			while (current[k] === undefined || current[k]!.offset + current[k]!.values.length <= position) {
 				const next = await streams[k].next();
-				if (next.done) throw new Dt64ExportError(`column ${k} ended at row ${position} of ${total}`);
+				if (next.done) throw new Dt64ExportError("INTERNAL", `column ${k} ended at row ${position} of ${total}`);
 				current[k] = next.value;
 			}
 		}

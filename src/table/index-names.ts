@@ -12,7 +12,7 @@ export function indexColumnNames(columns: readonly TableColumn[], rank: number, 
 		const given = column.metadata.dimensionNames;
 		if (given === undefined || given === null) continue;
 		if (!Array.isArray(given) || given.length !== rank || given.some((name) => name !== null && typeof name !== "string")) {
-			throw new Dt64ExportError(`array ${column.metadata.path || "/"}: dimension_names must be ${rank} strings or nulls, got ${JSON.stringify(given)}`);
+			throw new Dt64ExportError("METADATA_INVALID", `array ${column.metadata.path || "/"}: dimension_names must be ${rank} strings or nulls, got ${JSON.stringify(given)}`);
 		}
 		given.forEach((name, axis) => {
 			if (name !== null && name !== "" && !named[axis]) {
@@ -24,10 +24,13 @@ export function indexColumnNames(columns: readonly TableColumn[], rank: number, 
 	const seen = new Set<string>();
 	names.forEach((name, axis) => {
 		if (valueNames.includes(name)) {
-			const fix = columns.length === 1 ? "name the value column otherwise with --column" : "rename the array or its dimension";
-			throw new UsageError(`index column ${JSON.stringify(name)} (dimension ${axis}) has the name of a value column: ${fix}`);
+			const fix = columns.length === 1 ? "name the value column otherwise" : "rename the array or its dimension";
+			throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `index column ${JSON.stringify(name)} (dimension ${axis}) has the name of a value column: ${fix}`, {
+				value: name,
+				...(columns.length === 1 ? { option: "column" } : {}),
+			});
 		}
-		if (seen.has(name)) throw new UsageError(`dimensions ${names.indexOf(name)} and ${axis} are both named ${JSON.stringify(name)}: index columns need distinct names`);
+		if (seen.has(name)) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `dimensions ${names.indexOf(name)} and ${axis} are both named ${JSON.stringify(name)}: index columns need distinct names`, { value: name });
 		seen.add(name);
 	});
 	return names;

@@ -1,7 +1,7 @@
 import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
 import { parseFillValue } from "../dtype/fill-value.js";
 import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, errorInContext } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
@@ -75,16 +75,16 @@ export function metadataFileOf(node: NodeMetadata): string {
 export function parseNodeJson(text: string, path: string, where: string): NodeMetadata {
 	const object = parseJsonObject(text, where);
 	if (object.zarr_format !== 3) {
-		throw new Dt64ExportError(`${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`);
 	}
 	if (object.node_type === "group") return { kind: "group", zarrFormat: 3, path, json: object };
 	if (object.node_type === "array") return { kind: "array", zarrFormat: 3, path, json: object, text };
-	throw new Dt64ExportError(`${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`);
+	throw new Dt64ExportError("METADATA_INVALID", `${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`);
 }
 
 function positiveIntegers(value: unknown, field: string, where: string, allowZero: boolean): number[] {
 	if (!Array.isArray(value) || !value.every((n) => Number.isSafeInteger(n) && (allowZero ? n >= 0 : n > 0))) {
-		throw new Dt64ExportError(`${where}: ${field} must be a list of ${allowZero ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of ${allowZero ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`);
 	}
 	return value as number[];
 }
@@ -102,10 +102,10 @@ export function v3FormOf(node: ArrayNode, where: string): V3ArrayForm {
 
 /** Validates an array node as an exportable datetime64 array, before any chunk is read. */
 export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeArrayMetadata {
-	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
+	if (node.kind !== "array") throw new Dt64ExportError("ARRAY_NOT_FOUND", `${where}: is a group, not an array`, { path: node.path });
 	// Said in v2's own terms, before a plain dtype is translated (or refused as a column) for nothing.
 	if (node.zarrFormat === 2 && !isV2TimeArray(node.json)) {
-		throw new Dt64ExportError(`${where}: dtype ${describeNumpyDtype(node.json.dtype)} is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)`);
+		throw new Dt64ExportError("UNSUPPORTED", `${where}: dtype ${describeNumpyDtype(node.json.dtype)} is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)`);
 	}
 	return parseV3Form(v3FormOf(node, where), where);
 }
@@ -113,7 +113,7 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	const { json } = form;
 	if (!isTimeDataType(json.data_type)) {
-		throw new Dt64ExportError(`${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64`);
+		throw new Dt64ExportError("UNSUPPORTED", `${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64`);
 	}
 	let dataType: Datetime64Type;
 	let fillValue: bigint | null;
@@ -122,14 +122,14 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 		// v2 writes `null` for "no fill value"; v3 has no such thing.
 		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parseFillValue(form.fillValueText);
 	} catch (error) {
-		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
+		throw errorInContext(where, error, "METADATA_INVALID");
 	}
 	return { ...parseArrayLayout(form, where), dataType, fillValue };
 }
 
 /** Validates an array node of a plain data type, before any chunk is read. */
 export function parsePlainArrayMetadata(node: NodeMetadata, where: string): PlainArrayMetadata {
-	if (node.kind !== "array") throw new Dt64ExportError(`${where}: is a group, not an array`);
+	if (node.kind !== "array") throw new Dt64ExportError("ARRAY_NOT_FOUND", `${where}: is a group, not an array`, { path: node.path });
 	const form = v3FormOf(node, where);
 	let dataType: PlainDataType;
 	let fillValue: PlainFill | null;
@@ -138,7 +138,7 @@ export function parsePlainArrayMetadata(node: NodeMetadata, where: string): Plai
 		// v2 writes `null` for "no fill value"; v3 has no such thing.
 		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parsePlainFillValue(form.fillValueText, dataType);
 	} catch (error) {
-		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
+		throw errorInContext(where, error, "METADATA_INVALID");
 	}
 	return { ...parseArrayLayout(form, where), dataType, fillValue };
 }
@@ -148,20 +148,20 @@ function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 	const { json } = form;
 	const shape = positiveIntegers(json.shape, "shape", where, true);
 	if (shape.reduce((a, b) => a * b, 1) > Number.MAX_SAFE_INTEGER) {
-		throw new Dt64ExportError(`${where}: shape ${JSON.stringify(shape)} holds more than 2^53 values`);
+		throw new Dt64ExportError("TOO_LARGE", `${where}: shape ${JSON.stringify(shape)} holds more than 2^53 values`);
 	}
 	const grid = json.chunk_grid as { name?: unknown; configuration?: { chunk_shape?: unknown } } | undefined;
-	if (grid?.name !== "regular") throw new Dt64ExportError(`${where}: chunk_grid ${JSON.stringify(grid?.name)} is not supported (only "regular")`);
+	if (grid?.name !== "regular") throw new Dt64ExportError("UNSUPPORTED", `${where}: chunk_grid ${JSON.stringify(grid?.name)} is not supported (only "regular")`);
 	const chunkShape = positiveIntegers(grid.configuration?.chunk_shape, "chunk_grid.configuration.chunk_shape", where, false);
 	if (chunkShape.length !== shape.length) {
-		throw new Dt64ExportError(`${where}: chunk_shape ${JSON.stringify(chunkShape)} does not match the rank of shape ${JSON.stringify(shape)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_shape ${JSON.stringify(chunkShape)} does not match the rank of shape ${JSON.stringify(shape)}`);
 	}
 	if (!Array.isArray(json.codecs) || json.codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
-		throw new Dt64ExportError(`${where}: codecs must be a list of {"name": ...} objects`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs must be a list of {"name": ...} objects`);
 	}
 	const transformers = json.storage_transformers;
 	if (Array.isArray(transformers) && transformers.length > 0) {
-		throw new Dt64ExportError(`${where}: storage_transformers are not supported`);
+		throw new Dt64ExportError("UNSUPPORTED", `${where}: storage_transformers are not supported`);
 	}
 	// Checked where they are used (index columns): an export that does not name dimensions does not need them.
 	const names = json.dimension_names;

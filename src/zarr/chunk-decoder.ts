@@ -1,4 +1,4 @@
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { BufferPool } from "../store/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { maxDecodedBytes } from "./codecs/decoded-size.js";
@@ -55,7 +55,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		try {
 			chunk = await this.#pipeline(bytes);
 		} catch (error) {
-			throw new Dt64ExportError(`chunk ${key}: cannot decode: ${(error as Error).message}`);
+			throw errorInContext(`chunk ${key}: cannot decode`, error, "CHUNK_CORRUPT", { key });
 		}
 		const data = chunk.data as { buffer?: unknown };
 		if (this.#bufferPool !== undefined && data.buffer !== bytes.buffer) this.#bufferPool.release(bytes);
@@ -64,14 +64,14 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 			try {
 				values = this.#valuesOf(chunk.data) as V;
 			} catch (error) {
-				throw new Dt64ExportError(`chunk ${key}: ${(error as Error).message}`);
+				throw errorInContext(`chunk ${key}`, error, "CHUNK_CORRUPT", { key });
 			}
 		}
 		const stray = chunk.strayBytes ?? 0;
 		if (values.length !== this.#size || stray !== 0) {
 			// Stray bytes are named only when the count alone looks right.
 			const strayNote = values.length === this.#size ? `, and ${stray} bytes after the last value` : "";
-			throw new Dt64ExportError(`chunk ${key}: decoded to ${values.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})${strayNote}`);
+			throw new Dt64ExportError("CHUNK_CORRUPT", `chunk ${key}: decoded to ${values.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})${strayNote}`, { key });
 		}
 		return toCOrder(values, this.chunkShape, chunk.stride);
 	}

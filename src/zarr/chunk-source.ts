@@ -1,9 +1,9 @@
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
+import { CODECS } from "./codecs/codec-map.js";
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool } from "../store/buffer-pool.js";
 import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
 import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
-import { CODECS } from "./codecs/codec-map.js";
 import type { ChunkValues } from "./chunk-values.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
@@ -37,7 +37,7 @@ export const MAX_CHUNK_VALUES = 2 ** 27;
 function checkChunkSize(shape: readonly number[], what: string, where: string): void {
 	const values = product(shape);
 	if (values > MAX_CHUNK_VALUES) {
-		throw new Dt64ExportError(`${where}: ${what} ${JSON.stringify(shape)} holds ${values} values, too large to read (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`);
+		throw new Dt64ExportError("TOO_LARGE", `${where}: ${what} ${JSON.stringify(shape)} holds ${values} values, too large to read (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`);
 	}
 }
 
@@ -52,17 +52,17 @@ function isPermutation(order: unknown, rank: number): boolean {
  */
 function checkCodecs(codecs: unknown, field: string, rank: number, where: string): CodecMetadata[] {
 	if (!Array.isArray(codecs) || codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
-		throw new Dt64ExportError(`${where}: ${field} must be a list of {"name": ...} objects, got ${JSON.stringify(codecs)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of {"name": ...} objects, got ${JSON.stringify(codecs)}`);
 	}
 	for (const codec of codecs as CodecMetadata[]) {
 		if (codec.name === SHARDING) continue;
-		if (!CODECS.has(codec.name)) throw new Dt64ExportError(`${where}: unknown codec ${JSON.stringify(codec.name)}`);
+		if (!CODECS.has(codec.name)) throw new Dt64ExportError("UNSUPPORTED", `${where}: unknown codec ${JSON.stringify(codec.name)}`);
 		const configuration = (codec.configuration ?? {}) as Record<string, unknown>;
 		if (codec.name === "bytes" && configuration.endian !== undefined && configuration.endian !== "little" && configuration.endian !== "big") {
-			throw new Dt64ExportError(`${where}: bytes codec endian must be "little" or "big", got ${JSON.stringify(configuration.endian)}`);
+			throw new Dt64ExportError("METADATA_INVALID", `${where}: bytes codec endian must be "little" or "big", got ${JSON.stringify(configuration.endian)}`);
 		}
 		if (codec.name === "transpose" && !isPermutation(configuration.order, rank)) {
-			throw new Dt64ExportError(`${where}: transpose codec order must be a permutation of the ${rank} axes, got ${JSON.stringify(configuration.order)}`);
+			throw new Dt64ExportError("METADATA_INVALID", `${where}: transpose codec order must be a permutation of the ${rank} axes, got ${JSON.stringify(configuration.order)}`);
 		}
 	}
 	return codecs as CodecMetadata[];
@@ -79,7 +79,7 @@ interface ChunkElements<V extends ChunkValues> {
  * would invent data, so the export stops and names the chunk.
  */
 function missingWithoutFill(key: string): Dt64ExportError {
-	return new Dt64ExportError(`chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`);
+	return new Dt64ExportError("CHUNK_MISSING", `chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`, { key });
 }
 
 export interface ChunkSourceOptions {
@@ -130,7 +130,7 @@ function chunkSourceOf<V extends ChunkValues>(
 		return plainChunks(store, meta, elements, encodeKey, options);
 	}
 	if (meta.codecs.length !== 1) {
-		throw new Dt64ExportError(`${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
+		throw new Dt64ExportError("UNSUPPORTED", `${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
 	}
 	return shardedChunks(store, meta, elements, encodeKey, sharding, where, options);
 }
@@ -170,18 +170,18 @@ function shardedChunks<V extends ChunkValues>(
 	const configuration = sharding.configuration ?? {};
 	const innerShape = configuration.chunk_shape as number[];
 	if (!Array.isArray(innerShape) || innerShape.length !== meta.shape.length || innerShape.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
-		throw new Dt64ExportError(`${where}: ${SHARDING}.chunk_shape must be ${meta.shape.length} positive integers, got ${JSON.stringify(innerShape)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.chunk_shape must be ${meta.shape.length} positive integers, got ${JSON.stringify(innerShape)}`);
 	}
 	if (innerShape.some((n, axis) => meta.chunkShape[axis] % n !== 0)) {
-		throw new Dt64ExportError(`${where}: shard shape ${JSON.stringify(meta.chunkShape)} is not a multiple of the inner chunk shape ${JSON.stringify(innerShape)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: shard shape ${JSON.stringify(meta.chunkShape)} is not a multiple of the inner chunk shape ${JSON.stringify(innerShape)}`);
 	}
 	const rank = meta.shape.length;
 	const innerCodecs = checkCodecs(configuration.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }], `${SHARDING}.codecs`, rank, where);
 	const indexCodecs = checkCodecs(configuration.index_codecs ?? [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }], `${SHARDING}.index_codecs`, rank + 1, where);
-	if (innerCodecs.some((codec) => codec.name === SHARDING)) throw new Dt64ExportError(`${where}: nested sharding is not supported`);
+	if (innerCodecs.some((codec) => codec.name === SHARDING)) throw new Dt64ExportError("UNSUPPORTED", `${where}: nested sharding is not supported`);
 	const location = configuration.index_location ?? "end";
 	if (location !== "start" && location !== "end") {
-		throw new Dt64ExportError(`${where}: ${SHARDING}.index_location must be "start" or "end", got ${JSON.stringify(location)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.index_location must be "start" or "end", got ${JSON.stringify(location)}`);
 	}
 	const perShard = meta.chunkShape.map((n, axis) => n / innerShape[axis]);
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);

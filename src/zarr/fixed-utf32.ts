@@ -21,7 +21,7 @@ export function decodeFixedUtf32(units: Uint32Array, chars: number): string[] {
 			const piece = units.subarray(at, Math.min(end, at + CODE_POINTS_PER_CALL));
 			const bad = piece.findIndex((unit) => unit > 0x10ffff || (unit >= 0xd800 && unit <= 0xdfff));
 			if (bad !== -1) {
-				throw new Dt64ExportError(`fixed_length_utf32: value ${i} holds 0x${piece[bad].toString(16)} at character ${at - start + bad}, not a Unicode scalar value`);
+				throw new Dt64ExportError("CHUNK_CORRUPT", `fixed_length_utf32: value ${i} holds 0x${piece[bad].toString(16)} at character ${at - start + bad}, not a Unicode scalar value`);
 			}
 			text += String.fromCodePoint(...piece);
 		}

@@ -1,4 +1,4 @@
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
 
 /**
@@ -49,16 +49,16 @@ export const SUPPORTED_NUMCODECS: readonly string[] = [...NUMCODECS.keys()];
  */
 export function numcodecToV3(value: unknown, field: string, itemBytes: number): CodecMetadata {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
-		throw new Dt64ExportError(`${field} must be a {"id": ...} object or null, got ${JSON.stringify(value)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${field} must be a {"id": ...} object or null, got ${JSON.stringify(value)}`);
 	}
 	const { id, ...configuration } = value as Record<string, unknown>;
 	const translate = typeof id === "string" ? NUMCODECS.get(id) : undefined;
 	if (translate === undefined) {
-		throw new Dt64ExportError(`${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")})`);
+		throw new Dt64ExportError("UNSUPPORTED", `${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")})`);
 	}
 	try {
 		return translate(configuration, itemBytes);
 	} catch (error) {
-		throw new Dt64ExportError(`${field}: ${(error as Error).message}`);
+		throw errorInContext(field, error, "UNSUPPORTED", { field });
 	}
 }

@@ -1,5 +1,5 @@
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { crc32c } from "./codecs/crc32c.js";
 import { ChunkDecoder } from "./chunk-decoder.js";
@@ -27,7 +27,7 @@ export class ShardIndexReader {
 		private readonly location: "start" | "end",
 	) {
 		const unsupported = indexCodecs.find((codec) => codec.name !== "bytes" && codec.name !== "crc32c");
-		if (unsupported) throw new Dt64ExportError(`${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
+		if (unsupported) throw new Dt64ExportError("UNSUPPORTED", `${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
 		this.#decoder = new ChunkDecoder([...perShard, 2], indexCodecs);
 		this.#strides = cStrides(perShard);
 		this.#encodedIndexBytes = product(perShard) * 16 + (indexCodecs.some((codec) => codec.name === "crc32c") ? 4 : 0);
@@ -44,11 +44,11 @@ export class ShardIndexReader {
 		const length = index[2 * slot + 1];
 		if (offset === EMPTY && length === EMPTY) return undefined;
 		if (offset > BigInt(Number.MAX_SAFE_INTEGER) || length > BigInt(Number.MAX_SAFE_INTEGER)) {
-			throw new Dt64ExportError(`shard ${shardKey.slice(1)}: corrupt index entry ${slot} (offset ${offset}, length ${length})`);
+			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: corrupt index entry ${slot} (offset ${offset}, length ${length})`);
 		}
 		const bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal });
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
-			throw new Dt64ExportError(`shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`);
+			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`);
 		}
 		return bytes;
 	}
@@ -65,7 +65,7 @@ export class ShardIndexReader {
 	}
 
 	async #readIndex(shardKey: AbsolutePath, signal?: AbortSignal): Promise<BigUint64Array | null> {
-		if (!this.store.getRange) throw new Dt64ExportError("sharding_indexed: the store cannot read byte ranges");
+		if (!this.store.getRange) throw new Dt64ExportError("UNSUPPORTED", "sharding_indexed: the store cannot read byte ranges");
 		const size = this.#encodedIndexBytes;
 		let bytes: Uint8Array | undefined;
 		try {
@@ -75,7 +75,7 @@ export class ShardIndexReader {
 				{ signal },
 			);
 		} catch (error) {
-			throw new Dt64ExportError(`shard ${shardKey.slice(1)}: cannot read its index: ${(error as Error).message}`);
+			throw errorInContext(`shard ${shardKey.slice(1)}: cannot read its index`, error, "READ_FAILED", { key: shardKey });
 		}
 		if (bytes === undefined) return null;
 		if (this.#checksum) verifyCrc32c(bytes, shardKey);
@@ -87,5 +87,5 @@ export class ShardIndexReader {
 function verifyCrc32c(bytes: Uint8Array, shardKey: AbsolutePath): void {
 	const payload = bytes.subarray(0, bytes.byteLength - 4);
 	const stored = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - 4, 4).getUint32(0, true);
-	if (crc32c(payload) !== stored) throw new Dt64ExportError(`shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`);
+	if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`);
 }

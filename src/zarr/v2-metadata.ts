@@ -7,7 +7,7 @@
  */
 import { describeNumpyDtype, isNumpyTimeDtype, parseNumpyTimeDtype } from "../dtype/numpy-dtype-string.js";
 import { parseNumpyPlainDtype } from "../dtype/numpy-plain-dtype.js";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, errorInContext } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import type { ArrayNode, CodecMetadata, NodeMetadata, V3ArrayForm } from "./array-metadata.js";
@@ -21,7 +21,7 @@ export const ZATTRS = ".zattrs";
 /** A `.zarray` or `.zgroup` document as a node; `attributesText` is the node's `.zattrs`, if any. */
 export function parseV2NodeJson(kind: "array" | "group", text: string, attributesText: string | undefined, path: string, where: string): NodeMetadata {
 	const json = parseJsonObject(text, where);
-	if (json.zarr_format !== 2) throw new Dt64ExportError(`${where}: zarr_format is ${JSON.stringify(json.zarr_format)}, expected 2`);
+	if (json.zarr_format !== 2) throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(json.zarr_format)}, expected 2`);
 	const attributesWhere = where.replace(/\.z(array|group)$/, ZATTRS);
 	const attributes = attributesText === undefined ? {} : parseJsonObject(attributesText, attributesWhere);
 	if (kind === "group") return { kind, zarrFormat: 2, path, json, attributes };
@@ -35,7 +35,7 @@ export function isV2TimeArray(json: Record<string, unknown>): boolean {
 
 function integers(value: unknown, field: string, min: number): number[] {
 	if (!Array.isArray(value) || !value.every((n) => Number.isSafeInteger(n) && n >= min)) {
-		throw new Dt64ExportError(`${field} must be a list of ${min === 0 ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${field} must be a list of ${min === 0 ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`);
 	}
 	return value as number[];
 }
@@ -68,12 +68,12 @@ function objectStringFillText(rawText: string): string {
 	if (rawText === "null") return rawText;
 	const encoded: unknown = rawText.startsWith('"') ? JSON.parse(rawText) : undefined;
 	if (typeof encoded !== "string" || encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
-		throw new Dt64ExportError(`fill_value: expected null or the base64 text of a vlen-utf8 string, got ${rawText}`);
+		throw new Dt64ExportError("METADATA_INVALID", `fill_value: expected null or the base64 text of a vlen-utf8 string, got ${rawText}`);
 	}
 	try {
 		return JSON.stringify(decodeVlenUtf8(Buffer.from(encoded, "base64"), [1])[0]);
 	} catch (error) {
-		throw new Dt64ExportError(`fill_value ${rawText}: ${(error as Error).message}`);
+		throw errorInContext(`fill_value ${rawText}`, error, "METADATA_INVALID", { field: "fill_value" });
 	}
 }
 
@@ -81,7 +81,7 @@ function objectStringFillText(rawText: string): string {
 function objectValues(json: Record<string, unknown>, filters: readonly unknown[], fillText: string): V2Values {
 	const first = filters[0] as { id?: unknown } | undefined;
 	const refuse = (why: string): never => {
-		throw new Dt64ExportError(`dtype ${describeNumpyDtype(json.dtype)} cannot be exported as a column (${why})`);
+		throw new Dt64ExportError("UNSUPPORTED", `dtype ${describeNumpyDtype(json.dtype)} cannot be exported as a column (${why})`);
 	};
 	if (first === undefined || typeof first !== "object" || first === null) return refuse("no object codec in filters; only strings with the vlen-utf8 filter are read");
 	if (first.id !== "vlen-utf8") {
@@ -97,7 +97,7 @@ function objectValues(json: Record<string, unknown>, filters: readonly unknown[]
  */
 export function v2ValuesOf(json: Record<string, unknown>, fillText: string): V2Values {
 	const filters = json.filters ?? [];
-	if (!Array.isArray(filters)) throw new Dt64ExportError(`filters must be a list or null, got ${JSON.stringify(filters)}`);
+	if (!Array.isArray(filters)) throw new Dt64ExportError("METADATA_INVALID", `filters must be a list or null, got ${JSON.stringify(filters)}`);
 	if (OBJECT_DTYPES.includes(json.dtype)) return objectValues(json, filters, fillText);
 	const { dataType, endian, itemBytes } = isNumpyTimeDtype(json.dtype) ? { ...parseNumpyTimeDtype(json.dtype), itemBytes: 8 } : parseNumpyPlainDtype(json.dtype);
 	return { dataType, arrayToBytes: { name: "bytes", configuration: { endian } }, filters, itemBytes, fillValueText: fillText };
@@ -107,7 +107,7 @@ export function v2ValuesOf(json: Record<string, unknown>, fillText: string): V2V
 function v2Codecs(json: Record<string, unknown>, rank: number, values: V2Values): CodecMetadata[] {
 	const codecs: CodecMetadata[] = [];
 	const order = json.order ?? "C";
-	if (order !== "C" && order !== "F") throw new Dt64ExportError(`order must be "C" or "F", got ${JSON.stringify(order)}`);
+	if (order !== "C" && order !== "F") throw new Dt64ExportError("METADATA_INVALID", `order must be "C" or "F", got ${JSON.stringify(order)}`);
 	// Axis reversal is the identity for 0-d and 1-d chunks: no codec is needed there.
 	if (order === "F" && rank > 1) codecs.push({ name: "transpose", configuration: { order: Array.from({ length: rank }, (_, i) => rank - 1 - i) } });
 	codecs.push(values.arrayToBytes);
@@ -129,9 +129,9 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 		const values = v2ValuesOf(json, rawMemberText(node.text, "fill_value")?.trim() ?? "null");
 		const shape = integers(json.shape, "shape", 0);
 		const chunks = integers(json.chunks, "chunks", 1);
-		if (chunks.length !== shape.length) throw new Dt64ExportError(`chunks ${JSON.stringify(chunks)} does not match the rank of shape ${JSON.stringify(shape)}`);
+		if (chunks.length !== shape.length) throw new Dt64ExportError("METADATA_INVALID", `chunks ${JSON.stringify(chunks)} does not match the rank of shape ${JSON.stringify(shape)}`);
 		const separator = json.dimension_separator ?? ".";
-		if (separator !== "." && separator !== "/") throw new Dt64ExportError(`dimension_separator must be "." or "/", got ${JSON.stringify(separator)}`);
+		if (separator !== "." && separator !== "/") throw new Dt64ExportError("METADATA_INVALID", `dimension_separator must be "." or "/", got ${JSON.stringify(separator)}`);
 		const dimensionNames = node.attributes._ARRAY_DIMENSIONS;
 		return {
 			path: node.path,
@@ -149,6 +149,6 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 			},
 		};
 	} catch (error) {
-		throw new Dt64ExportError(`${where}: ${(error as Error).message}`);
+		throw errorInContext(where, error, "METADATA_INVALID");
 	}
 }

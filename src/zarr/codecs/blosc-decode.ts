@@ -71,7 +71,7 @@ export async function decodeBloscChecked(decoder: BloscDecoder, bytes: Uint8Arra
 		return decoder.decode(bytes);
 	});
 	if (second.byteLength !== first.byteLength || second.some((byte, i) => byte !== first[i])) {
-		throw new Dt64ExportError("blosc: the chunk does not decompress (corrupt compressed data)");
+		throw new Dt64ExportError("CHUNK_CORRUPT", "blosc: the chunk does not decompress (corrupt compressed data)");
 	}
 	return first;
 }

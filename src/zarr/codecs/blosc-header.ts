@@ -14,15 +14,15 @@ export const BLOSC_HEADER_BYTES = 16;
 /** Reads and checks a Blosc header against the buffer it heads, before the decoder trusts it. */
 export function readBloscHeader(bytes: Uint8Array): BloscHeader {
 	if (bytes.byteLength < BLOSC_HEADER_BYTES) {
-		throw new Dt64ExportError(`blosc: ${bytes.byteLength} bytes, shorter than the ${BLOSC_HEADER_BYTES}-byte header`);
+		throw new Dt64ExportError("CHUNK_CORRUPT", `blosc: ${bytes.byteLength} bytes, shorter than the ${BLOSC_HEADER_BYTES}-byte header`);
 	}
 	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 	const header = { nbytes: view.getUint32(4, true), blocksize: view.getUint32(8, true), cbytes: view.getUint32(12, true) };
 	if (header.cbytes !== bytes.byteLength) {
-		throw new Dt64ExportError(`blosc: the header says ${header.cbytes} compressed bytes, the chunk has ${bytes.byteLength}`);
+		throw new Dt64ExportError("CHUNK_CORRUPT", `blosc: the header says ${header.cbytes} compressed bytes, the chunk has ${bytes.byteLength}`);
 	}
 	if (header.nbytes > 0 && (header.blocksize === 0 || header.blocksize > header.nbytes)) {
-		throw new Dt64ExportError(`blosc: invalid block size ${header.blocksize} for ${header.nbytes} bytes`);
+		throw new Dt64ExportError("CHUNK_CORRUPT", `blosc: invalid block size ${header.blocksize} for ${header.nbytes} bytes`);
 	}
 	return header;
 }

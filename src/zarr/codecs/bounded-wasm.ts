@@ -31,21 +31,21 @@ const UNKNOWN_SIZE_ALLOWANCE_BYTES = 4 * 2 ** 20;
 const checkZstd: SizeCheck = (bytes, maxBytes) => {
 	const bound = zstdContentBound(bytes);
 	const expected = maxBytes - DECODED_SLACK_BYTES;
-	if (bound.exact && bound.bytes > maxBytes) throw new Dt64ExportError(`zstd: chunk declares ${bound.bytes} bytes, more than its expected ${expected}`);
+	if (bound.exact && bound.bytes > maxBytes) throw new Dt64ExportError("CHUNK_CORRUPT", `zstd: chunk declares ${bound.bytes} bytes, more than its expected ${expected}`);
 	if (!bound.exact && bound.bytes > UNKNOWN_SIZE_FACTOR * maxBytes + UNKNOWN_SIZE_ALLOWANCE_BYTES) {
-		throw new Dt64ExportError(`zstd: chunk without a declared size has blocks for up to ${bound.bytes} bytes, far more than its expected ${expected}`);
+		throw new Dt64ExportError("CHUNK_CORRUPT", `zstd: chunk without a declared size has blocks for up to ${bound.bytes} bytes, far more than its expected ${expected}`);
 	}
 };
 
 const checkBlosc: SizeCheck = (bytes, maxBytes) => {
 	const { nbytes } = readBloscHeader(bytes);
-	if (nbytes > maxBytes) throw new Dt64ExportError(`blosc: chunk declares ${nbytes} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
+	if (nbytes > maxBytes) throw new Dt64ExportError("CHUNK_CORRUPT", `blosc: chunk declares ${nbytes} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
 };
 
 const checkLz4: SizeCheck = (bytes, maxBytes) => {
-	if (bytes.byteLength < 4) throw new Dt64ExportError(`lz4: ${bytes.byteLength} bytes, shorter than the 4-byte size header`);
+	if (bytes.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: ${bytes.byteLength} bytes, shorter than the 4-byte size header`);
 	const declared = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-	if (declared > maxBytes) throw new Dt64ExportError(`lz4: chunk declares ${declared} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
+	if (declared > maxBytes) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: chunk declares ${declared} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
 };
 
 interface NumcodecsClass {

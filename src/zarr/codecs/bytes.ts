@@ -37,7 +37,7 @@ export function hasByteLayout(dataType: string): boolean {
  */
 export const bytesCodec: CodecFactory = (configuration, spec): ArrayToBytesCodec => {
 	const Values = layoutOf(spec.dataType);
-	if (Values === undefined) throw new Dt64ExportError(`bytes: data type ${spec.dataType} has no byte layout`);
+	if (Values === undefined) throw new Dt64ExportError("UNSUPPORTED", `bytes: data type ${spec.dataType} has no byte layout`);
 	const width = (Values as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
 	const bigEndian = configuration.endian === "big" && width > 1;
 	const shape = spec.shape;

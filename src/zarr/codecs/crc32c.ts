@@ -22,11 +22,11 @@ export function crc32c(bytes: Uint8Array): number {
 export const crc32cCodec: CodecFactory = (): BytesToBytesCodec => ({
 	kind: "bytes_to_bytes",
 	decode(bytes) {
-		if (bytes.byteLength < 4) throw new Dt64ExportError(`crc32c: ${bytes.byteLength} bytes, shorter than the 4-byte checksum`);
+		if (bytes.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `crc32c: ${bytes.byteLength} bytes, shorter than the 4-byte checksum`);
 		const payload = bytes.subarray(0, bytes.byteLength - 4);
 		const stored = new DataView(bytes.buffer, bytes.byteOffset + payload.byteLength, 4).getUint32(0, true);
 		const computed = crc32c(payload);
-		if (computed !== stored) throw new Dt64ExportError(`crc32c: checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`);
+		if (computed !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `crc32c: checksum mismatch (stored ${hex(stored)}, computed ${hex(computed)})`);
 		return payload;
 	},
 });

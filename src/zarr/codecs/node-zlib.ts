@@ -27,9 +27,9 @@ function boundedInflater(name: "gzip" | "zlib", format: "gunzip" | "inflate"): C
 					return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 				} catch (error) {
 					if (error instanceof InflateOverflowError) {
-						throw new Dt64ExportError(`${name}: chunk inflates past its expected ${maxOutputLength - DECODED_SLACK_BYTES} bytes`);
+						throw new Dt64ExportError("CHUNK_CORRUPT", `${name}: chunk inflates past its expected ${maxOutputLength - DECODED_SLACK_BYTES} bytes`);
 					}
-					throw new Dt64ExportError(`${name}: ${(error as Error).message}`);
+					throw new Dt64ExportError("CHUNK_CORRUPT", `${name}: ${(error as Error).message}`, { cause: error });
 				}
 			},
 		};

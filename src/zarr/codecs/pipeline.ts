@@ -24,9 +24,9 @@ export function createDecodePipeline(codecs: readonly CodecMetadata[], spec: Chu
 	let current = spec;
 	for (const { name, configuration } of codecs) {
 		const factory = CODECS.get(name);
-		if (factory === undefined) throw new Dt64ExportError(`unknown codec ${JSON.stringify(name)}`);
+		if (factory === undefined) throw new Dt64ExportError("UNSUPPORTED", `unknown codec ${JSON.stringify(name)}`);
 		const codec = factory(configuration ?? {}, current);
-		const misplaced = (what: string) => new Dt64ExportError(`codec ${JSON.stringify(name)} (${what}) is out of place in ${JSON.stringify(codecs.map((c) => c.name))}`);
+		const misplaced = (what: string) => new Dt64ExportError("METADATA_INVALID", `codec ${JSON.stringify(name)} (${what}) is out of place in ${JSON.stringify(codecs.map((c) => c.name))}`);
 		if (codec.kind === "array_to_array") {
 			if (arrayToBytes !== undefined) throw misplaced("array to array");
 			arrayToArray.push({ name, codec });
@@ -56,6 +56,6 @@ async function step<T>(name: string, run: () => T | Promise<T>): Promise<T> {
 	} catch (error) {
 		if (error instanceof Dt64ExportError) throw error;
 		const message = ((error as Error)?.message ?? String(error)).replace(/\s+/g, " ");
-		throw new Dt64ExportError(`${name}: ${message}`);
+		throw new Dt64ExportError("CHUNK_CORRUPT", `${name}: ${message}`, { cause: error });
 	}
 }

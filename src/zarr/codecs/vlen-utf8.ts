@@ -11,21 +11,21 @@ import type { ArrayToBytesCodec, CodecFactory } from "./codec.js";
 export function decodeVlenUtf8(bytes: Uint8Array, shape: readonly number[]): string[] {
 	const expected = product(shape);
 	const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-	if (bytes.byteLength < 4) throw new Dt64ExportError(`vlen-utf8: ${bytes.byteLength} bytes, shorter than the 4-byte count`);
+	if (bytes.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `vlen-utf8: ${bytes.byteLength} bytes, shorter than the 4-byte count`);
 	const count = view.getUint32(0, true);
-	if (count !== expected) throw new Dt64ExportError(`vlen-utf8: chunk holds ${count} strings, expected ${expected} (chunk shape ${JSON.stringify(shape)})`);
+	if (count !== expected) throw new Dt64ExportError("CHUNK_CORRUPT", `vlen-utf8: chunk holds ${count} strings, expected ${expected} (chunk shape ${JSON.stringify(shape)})`);
 	const decoder = new TextDecoder("utf-8", { fatal: true });
 	const strings = new Array<string>(count);
 	let position = 4;
 	for (let i = 0; i < count; i++) {
-		if (position + 4 > bytes.byteLength) throw new Dt64ExportError(`vlen-utf8: chunk ends inside the length of string ${i}`);
+		if (position + 4 > bytes.byteLength) throw new Dt64ExportError("CHUNK_CORRUPT", `vlen-utf8: chunk ends inside the length of string ${i}`);
 		const length = view.getUint32(position, true);
 		position += 4;
-		if (position + length > bytes.byteLength) throw new Dt64ExportError(`vlen-utf8: string ${i} claims ${length} bytes, past the end of the chunk`);
+		if (position + length > bytes.byteLength) throw new Dt64ExportError("CHUNK_CORRUPT", `vlen-utf8: string ${i} claims ${length} bytes, past the end of the chunk`);
 		try {
 			strings[i] = decoder.decode(bytes.subarray(position, position + length));
 		} catch {
-			throw new Dt64ExportError(`vlen-utf8: string ${i} is not valid UTF-8`);
+			throw new Dt64ExportError("CHUNK_CORRUPT", `vlen-utf8: string ${i} is not valid UTF-8`);
 		}
 		position += length;
 	}

@@ -13,7 +13,7 @@ const SKIPPABLE_MAGIC = 0x184d2a50;
 const MAX_BLOCK_BYTES = 128 * 1024;
 
 function refuse(what: string): never {
-	throw new Dt64ExportError(`zstd: ${what}`);
+	throw new Dt64ExportError("CHUNK_CORRUPT", `zstd: ${what}`);
 }
 
 /**

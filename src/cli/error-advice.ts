@@ -1,0 +1,55 @@
+import type { Dt64ExportError, ErrorCode } from "../errors.js";
+
+/**
+ * The library names options as its API spells them (`timezone`, `group`); the CLI's user knows them as flags.
+ * Options the CLI does not have (`timeoutMs`, `maxChunks`) keep their library name.
+ */
+const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
+	array: "--array",
+	group: "--array",
+	columns: "--columns",
+	column: "--column",
+	timezone: "--tz",
+	order: "--order",
+	index: "--index",
+	unit: "--unit",
+	onOverflow: "--on-overflow",
+	format: "--to",
+	concurrency: "--concurrency",
+	compression: "--compression",
+	rowGroupRows: "--row-group-rows",
+	retries: "--retries",
+	header: "--header",
+	headers: "--header",
+	convertCalendar: "--convert-calendar",
+	partitionBy: "--partition-by",
+};
+
+/** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
+const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
+	// ns is the finest Arrow unit: there is no finer --unit to suggest.
+	TRUNCATION: (error) => `; use --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
+	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
+	// limit does not.
+	OVERFLOW: (error) => (error.index === undefined ? "" : " (use --on-overflow null to write null instead)"),
+	OUTPUT_EXISTS: () => " (use --force to overwrite)",
+	ARRAY_AMBIGUOUS: () => "; choose one with --array",
+	ARRAY_UNNAMED: () => " with --array",
+	BAND_TOO_LARGE: () => "; --index --order chunk streams chunk by chunk without assembling rows",
+	CALENDAR_UNSUPPORTED: (error) =>
+		error.option === "convertCalendar" ? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar" : "",
+	TIME_NOT_SORTED: () => "; export without --start/--end, or sort the store",
+	COLUMNS_INCOMPATIBLE: (error) => (error.option === "order" ? ": use --order c" : error.option === "column" ? " with --column" : ""),
+};
+
+/** The one line the CLI prints for a library error: the option named by its flag, and the flag that helps. */
+export function describeForCli(error: Dt64ExportError): string {
+	let message = error.message;
+	const flag = error.option === undefined ? undefined : FLAG_OF_OPTION[error.option];
+	if (flag !== undefined) {
+		const option = error.option as string;
+		if (message.startsWith(`${option} `) || message.startsWith(`${option}:`)) message = flag + message.slice(option.length);
+		else if (message.startsWith(`invalid ${option} `)) message = `invalid ${flag}${message.slice(`invalid ${option}`.length)}`;
+	}
+	return message + (ADVICE[error.code]?.(error) ?? "");
+}

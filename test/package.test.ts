@@ -1,0 +1,90 @@
+/**
+ * The package as a user gets it: `npm pack`, installed from the tarball in a fresh folder (dependencies from the
+ * npm cache where it has them), then the CLI, an ESM import, a `require` and a type check of a consumer file.
+ * Packed with --ignore-scripts: `npm test` has just built dist/, and a second build here would rewrite it under
+ * the other test files.
+ */
+import { spawnSync, type SpawnSyncOptions } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readArrow, REPO, tempDir } from "./support/cli.js";
+
+const work = tempDir("dt64-package-");
+const consumer = path.join(work, "consumer");
+const installed = path.join(consumer, "node_modules", "dt64-export");
+const STORE = path.join(REPO, "data/weather-station.zarr");
+
+function run(command: string, args: string[], options: SpawnSyncOptions = {}): { status: number | null; stdout: string; stderr: string } {
+	const result = spawnSync(command, args, { cwd: consumer, encoding: "utf8", maxBuffer: 1 << 26, ...options });
+	return { status: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Runs `what`, failing with its output when it fails, and gives its stdout. */
+function succeed(command: string, args: string[], options: SpawnSyncOptions = {}): string {
+	const result = run(command, args, options);
+	expect({ command: [command, ...args].join(" "), status: result.status, stderr: result.stderr }).toMatchObject({ status: 0 });
+	return result.stdout;
+}
+
+beforeAll(() => {
+	fs.mkdirSync(consumer);
+	fs.writeFileSync(path.join(consumer, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
+	const packed = JSON.parse(succeed("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: REPO })) as { filename: string }[];
+	succeed("npm", ["install", path.join(work, packed[0].filename), "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]);
+}, 120_000);
+
+describe("the packed package, installed", () => {
+	it("holds what it needs: LICENSE, the build, no dev dependency among its dependencies", () => {
+		const manifest = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8"));
+		expect(Object.keys(manifest.dependencies)).not.toContain("yargs");
+		expect(manifest.scripts.prepare).toBeUndefined();
+		expect(fs.readFileSync(path.join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License/);
+		expect(fs.existsSync(path.join(installed, "dist/bundle/dt64-export.js"))).toBe(true);
+		expect(fs.existsSync(path.join(consumer, "node_modules/yargs"))).toBe(false);
+	});
+
+	it("every source map resolves: each source's text is in the map (src/ is not shipped), the bundle's included", () => {
+		const maps = (fs.readdirSync(path.join(installed, "dist"), { recursive: true }) as string[]).filter((file) => file.endsWith(".js.map"));
+		expect(maps).toContain(path.join("bundle", "dt64-export.js.map"));
+		for (const file of maps) {
+			const map = JSON.parse(fs.readFileSync(path.join(installed, "dist", file), "utf8")) as { sources: string[]; sourcesContent?: (string | null)[] };
+			expect(map.sources.length, file).toBeGreaterThan(0);
+			map.sources.forEach((source, i) => expect(typeof map.sourcesContent?.[i], `${file}: ${source}`).toBe("string"));
+		}
+		const bundleMap = JSON.parse(fs.readFileSync(path.join(installed, "dist/bundle/dt64-export.js.map"), "utf8")) as { sources: string[] };
+		expect(bundleMap.sources).toContain("../../src/cli/main.ts");
+	});
+
+	it("runs the CLI: --help, and an export of data/", () => {
+		const bin = path.join(consumer, "node_modules/.bin/dt64-export");
+		expect(succeed(bin, ["--help"])).toMatch(/^dt64-export <store> \[options\]/);
+		const out = path.join(consumer, "weather.arrow");
+		succeed(bin, [STORE, "-o", out, "-q"]);
+		expect(readArrow(out).numRows).toBe(17520);
+	});
+
+	it("imports as ESM and loads with require", () => {
+		const script = `const array = await openTimeArray(${JSON.stringify(STORE)}); console.log(array.metadata.shape.join());`;
+		expect(succeed(process.execPath, ["--input-type=module", "-e", `import { openTimeArray } from "dt64-export"; ${script}`]).trim()).toBe("17520");
+		expect(succeed(process.execPath, ["-e", `const { openTimeArray } = require("dt64-export"); (async () => { ${script} })();`]).trim()).toBe("17520");
+	});
+
+	it("type-checks a consumer's TypeScript against the shipped declarations", () => {
+		fs.writeFileSync(
+			path.join(consumer, "consumer.ts"),
+			[
+				'import { openTimeArray } from "dt64-export";',
+				'const array = await openTimeArray("store.zarr");',
+				"const shape: readonly number[] = array.metadata.shape;",
+				"console.log(shape);",
+				// Proves the declarations are read: with none (any), this line would not be an error.
+				"// @ts-expect-error a store is named by a string",
+				"await openTimeArray(42);",
+			].join("\n"),
+		);
+		const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true }, files: ["consumer.ts"] };
+		fs.writeFileSync(path.join(consumer, "tsconfig.json"), JSON.stringify(tsconfig));
+		succeed(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
+	});
+});
