@@ -18,10 +18,11 @@ const STAGES = ["read+decode", "+convert", "+ipc", "+file"];
 
 async function measureStage(stage, storeDir, target) {
 	const lib = await import(pathToFileURL(path.join(target, "dist", "index.js")).href);
+	const { AtomicFileWriter } = await import(pathToFileURL(path.join(target, "dist", "output", "atomic-file.js")).href);
 	const cpu0 = process.cpuUsage();
 	const t0 = performance.now();
 	const array = await lib.openTimeArray(storeDir);
-	const { reader, batcher, writer } = lib.createExportStages(array, { format: "arrow" });
+	const { reader, batcher, writer } = lib.createTableExportStages(lib.tableOfTimeArray(array), { format: "arrow" });
 	let bytes = 0;
 	const sink = () =>
 		new Writable({
@@ -35,7 +36,7 @@ async function measureStage(stage, storeDir, target) {
 	if (stage === "read+decode") await pipeline(reader, sink());
 	else if (stage === "+convert") await pipeline(reader, batcher, sink());
 	else if (stage === "+ipc") await pipeline(reader, batcher, writer, sink());
-	else await pipeline(reader, batcher, writer, new lib.AtomicFileWriter(out, { overwrite: true }));
+	else await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { overwrite: true }));
 	const seconds = (performance.now() - t0) / 1000;
 	const cpu = process.cpuUsage(cpu0);
 	fs.rmSync(out, { force: true });

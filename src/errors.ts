@@ -90,17 +90,12 @@ export interface ErrorOptions extends ErrorFields {
 	readonly cause?: unknown;
 }
 
-export class Dt64ExportError extends Error implements ErrorFields {
+// The fields are declared once, in ErrorFields: this merges them into the class.
+export interface Dt64ExportError extends ErrorFields {}
+
+export class Dt64ExportError extends Error {
 	readonly code: ErrorCode;
 	readonly kind: ErrorKind;
-	readonly path?: string;
-	readonly key?: string;
-	readonly field?: string;
-	readonly option?: string;
-	readonly index?: number;
-	readonly value?: unknown;
-	readonly unit?: string;
-	readonly candidates?: readonly string[];
 
 	constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
 		const { cause, ...fields } = options;

@@ -109,7 +109,7 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOp
 	const { opened, node, location, arrayPath } = located;
 	const where = whereIs(located);
 	if (options.cf !== false && isCfTimeArray(node)) {
-		throw new UsageError(`${where}: a CF time array is exported as a one-column table (openExportTable or exportTable), not by openTimeArray`, { path: arrayPath });
+		throw new UsageError(`${where}: a CF time array is exported as a one-column table (openTable, exportTable or exportToFile), not by openTimeArray`, { path: arrayPath });
 	}
 	const metadata = parseTimeArrayMetadata(node, where);
 	const { bufferPool } = options;

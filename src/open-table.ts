@@ -6,6 +6,7 @@
 import { isCfTimeArray, openCfTimeArray, type CfOptions, type CfTimeArray } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
+import type { BufferPool } from "./store/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -27,6 +28,8 @@ export interface ZarrTable {
 	readonly columns: readonly TableColumn[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
+	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
+	readonly bufferPool?: BufferPool;
 }
 
 export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
@@ -59,7 +62,8 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
 }
 
-async function openColumn(opened: OpenedStore, group: string, name: string, options: CfOptions): Promise<TableColumn> {
+async function openColumn(opened: OpenedStore, group: string, name: string, options: OpenTableOptions): Promise<TableColumn> {
+	const { bufferPool } = options;
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
@@ -73,7 +77,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 	const columnName = lastSegment(relative);
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
-		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where) };
+		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }) };
 	}
 	if (options.cf !== false && isCfTimeArray(node)) return { kind: "cf-time", name: columnName, ...(await openCfTimeArray(opened.store, node, where, options)) };
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
@@ -85,7 +89,7 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
-	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where) };
+	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where, { bufferPool }) };
 }
 
 /** Opens the named arrays of a group as one table; they must all have the same shape. */
@@ -110,20 +114,21 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		const shapes = columns.map((column) => `${column.name} ${JSON.stringify(column.metadata.shape)}`).join(", ");
 		throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: the arrays must have the same shape, got ${shapes}`, { option: "columns" });
 	}
-	return { store: opened, shape, columns, name: columnNameFor(location, group) };
+	return { store: opened, shape, columns, name: columnNameFor(location, group), bufferPool: options.bufferPool };
 }
 
-/** A one-column table of a CF time array, `name` its column. */
+/** A one-column table of a CF time array, `name` its column: how a CF time array alone is exported. */
 export function tableOfCfTimeArray(store: OpenedStore, array: CfTimeArray, name: string): ZarrTable {
 	return { store, shape: array.metadata.shape, columns: [{ kind: "cf-time", name, ...array }], name };
 }
 
-/** A one-column table of an opened datetime64 array, to export it with index columns. */
+/** A one-column table of an opened time array: how a single array is exported. */
 export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	return {
 		store: array.store,
 		shape: array.metadata.shape,
 		columns: [{ kind: "time", name: array.name, metadata: array.metadata, chunks: array.chunks }],
 		name: array.name,
+		bufferPool: array.bufferPool,
 	};
 }

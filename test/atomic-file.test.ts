@@ -39,6 +39,36 @@ describe("AtomicFileWriter", () => {
 		expect(fs.readdirSync(dir)).toEqual([]);
 	});
 
+	it("without overwrite, never replaces a file created at the target during the export: the export fails, that file stays", async () => {
+		const dir = tempDir("dt64-atomic-");
+		const target = path.join(dir, "out.bin");
+		const racing = Readable.from(
+			(function* () {
+				yield piece(0);
+				// Another program takes the name after the writer checked it and before the file is moved there.
+				fs.writeFileSync(target, "another program's file");
+				yield piece(1);
+			})(),
+		);
+		await expect(pipeline(racing, new AtomicFileWriter(target))).rejects.toMatchObject({ code: "OUTPUT_EXISTS", path: target });
+		expect(fs.readFileSync(target, "utf8")).toBe("another program's file");
+		expect(fs.readdirSync(dir)).toEqual(["out.bin"]);
+	});
+
+	it("with overwrite, replaces a file created at the target during the export, as --force asks", async () => {
+		const dir = tempDir("dt64-atomic-");
+		const target = path.join(dir, "out.bin");
+		const racing = Readable.from(
+			(function* () {
+				yield piece(0);
+				fs.writeFileSync(target, "another program's file");
+			})(),
+		);
+		await pipeline(racing, new AtomicFileWriter(target, { overwrite: true }));
+		expect(fs.readFileSync(target).equals(piece(0))).toBe(true);
+		expect(fs.readdirSync(dir)).toEqual(["out.bin"]);
+	});
+
 	it("resumes a short write with the bytes not yet written, without copying", () => {
 		const a = Buffer.from("abcd");
 		const b = Buffer.from("efgh");

@@ -2,8 +2,9 @@ import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { createExportStages } from "../src/export.js";
+import { createTableExportStages } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
+import { tableOfTimeArray } from "../src/open-table.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
 import { BufferPool, capacityFor } from "../src/store/buffer-pool.js";
 import { readRawInt64, runCli, tempDir } from "./support/cli.js";
@@ -84,7 +85,7 @@ describe("BufferPool", () => {
 			await writeArray(root, "", { shape: [length], chunks: [10_000], dataType, values, codecs: [...codecs] });
 			const pool = new BufferPool();
 			const array = await openTimeArray(root, { bufferPool: pool });
-			const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 3 });
+			const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(array), { format: "arrow", concurrency: 3 });
 			const out = path.join(work, `${counter++}.arrow`);
 			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
 			// 40 chunks: all but the first few (in flight at once) are read or inflated into buffers used before.
@@ -115,7 +116,7 @@ describe("BufferPool", () => {
 		}
 		const pool = new WatchedPool();
 		const array = await openTimeArray(root, { bufferPool: pool });
-		const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
+		const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(array), { format: "arrow", concurrency: 2 });
 		const out = path.join(work, `${counter++}.arrow`);
 		await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
 		// 600,000 values: a 75,000-byte bitmap per batch, past the size the IPC writer joins with other pieces.
@@ -135,7 +136,7 @@ describe("BufferPool", () => {
 		const outputs: string[] = [];
 		for (const pool of [new BufferPool(), undefined]) {
 			const array = await openTimeArray(root, { bufferPool: pool });
-			const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
+			const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(array), { format: "arrow", concurrency: 2 });
 			const out = path.join(work, `${counter++}.arrow`);
 			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
 			outputs.push(out);
@@ -152,7 +153,7 @@ describe("BufferPool", () => {
 			const viaCli = path.join(work, `${counter++}.arrow`);
 			expect(runCli([root, "-o", viaCli, "-q", "--concurrency", "2"]).status).toBe(0);
 			const array = await openTimeArray(root);
-			const { reader, batcher, writer } = createExportStages(array, { format: "arrow", concurrency: 2 });
+			const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(array), { format: "arrow", concurrency: 2 });
 			const plain = path.join(work, `${counter++}.arrow`);
 			await pipeline(reader, batcher, writer, new AtomicFileWriter(plain));
 			expect(readRawInt64(viaCli)).toEqual(readRawInt64(plain));

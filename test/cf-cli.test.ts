@@ -111,7 +111,7 @@ describe("CF time arrays through the CLI", () => {
 
 	it("--convert-calendar exports model calendar labels; without it, and for labels Gregorian lacks, refusals", () => {
 		refused([store("360-day")], /CF time: calendar "360_day" is a model calendar.*--convert-calendar/);
-		refused([store("all-leap-missing"), "--convert-calendar"], /value 59 of int64 CF time \(days since 2001-01-01, all_leap\) at row 2 of column "time" is the date 2001-02-29/);
+		refused([store("all-leap-missing"), "--convert-calendar"], /value 59 of int64 CF time \(days since 2001-01-01, all_leap\) at index 2 is the date 2001-02-29/);
 		const file = fresh("noleap.arrow");
 		exportOk([store("noleap"), "--convert-calendar", "-o", file]);
 		expect(pl.readIPC(fs.readFileSync(file)).getColumn("time").cast(pl.Int64).cast(pl.Utf8).toArray()).toEqual(inUnit("noleap", 1_000_000n));
@@ -120,7 +120,7 @@ describe("CF time arrays through the CLI", () => {
 	it("refuses months since, a reference date that does not exist, and overflow, one line each", () => {
 		refused([store("months-since")], /units "months since 2000-01-01": months are not a fixed duration/);
 		refused([store("standard-gap-reference")], /1582-10-10 does not exist in the standard calendar/);
-		refused([store("ref-long-year"), "--unit", "ns"], /value 0 of int64 CF time \(days since 12000-01-01, proleptic_gregorian\) at row 0 of column "time" is outside the int64 range in unit ns/);
+		refused([store("ref-long-year"), "--unit", "ns"], /value 0 of int64 CF time \(days since 12000-01-01, proleptic_gregorian\) at index 0 is outside the int64 range in unit ns/);
 	});
 
 	it("a group with a datetime64 and a CF time array asks which one (exit 2)", async () => {
@@ -175,7 +175,7 @@ describe("Zarr v3 CF time arrays written by hand", () => {
 	});
 
 	it("float counts are exact: 0.1 hours is refused at ns unless floored; 1e300 overflows unless null", () => {
-		refused([root, "--array", "hours", "--unit", "ns", "--on-overflow", "null"], /value 0\.1 of float64 CF time \(hours since 2000-01-01 00:00:00 \+01:00, standard\) at row 2 of column "hours" is not a whole number of ns/);
+		refused([root, "--array", "hours", "--unit", "ns", "--on-overflow", "null"], /value 0\.1 of float64 CF time \(hours since 2000-01-01 00:00:00 \+01:00, standard\) at index 2 is not a whole number of ns/);
 		refused([root, "--array", "hours", "--unit", "ns", "--allow-truncate"], /value 1e\+300 .* is outside the int64 range in unit ns/);
 		const file = fresh("hours.arrow");
 		exportOk([root, "--array", "hours", "--unit", "ns", "--allow-truncate", "--on-overflow", "null", "-o", file]);

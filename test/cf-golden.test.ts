@@ -84,7 +84,7 @@ describe("CF time golden stores written by xarray", () => {
 	const missing = Object.entries(CASES).filter(([, c]) => c.missing_label !== undefined);
 	it.each(missing)("%s: a date label the proleptic Gregorian calendar lacks is refused, naming value and index", async (name, c) => {
 		const { index, label } = c.missing_label!;
-		await expect(exportToTable(name, { convertCalendar: true })).rejects.toThrow(new RegExp(`at row ${index} of column "time" is the date ${label} of the ${c.attributes.calendar} calendar, which does not exist`));
+		await expect(exportToTable(name, { convertCalendar: true })).rejects.toThrow(new RegExp(`at index ${index} is the date ${label} of the ${c.attributes.calendar} calendar, which does not exist`));
 		await expect(exportToTable(name, { convertCalendar: true })).rejects.toMatchObject({ code: "VALUE_INVALID", index });
 	});
 

@@ -9,7 +9,8 @@ import { optionsFromEnvironment } from "../src/cli/environment.js";
 import { environmentName, OPTIONS, optionsOf } from "../src/cli/options.js";
 import { resolveOutputFormat } from "../src/cli/output-format.js";
 import { normalizeConversionOptions } from "../src/convert/options.js";
-import { defaultConcurrency, normalizeExportOptions } from "../src/export-setup.js";
+import { planExport } from "../src/export-plan.js";
+import { defaultConcurrency } from "../src/export-source.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const STORE = path.join(REPO, "data/weather-station.zarr");
@@ -159,7 +160,7 @@ describe("--help is true to the code", () => {
 		expect(documentedDefault("unit")).toBe(JSON.stringify(normalizeConversionOptions({}).unit));
 		expect(documentedDefault("on-overflow")).toBe(JSON.stringify(normalizeConversionOptions({}).onOverflow));
 		expect(documentedDefault("allow-truncate")).toBe(String(normalizeConversionOptions({}).allowTruncate));
-		expect(documentedDefault("to")).toMatch(new RegExp(`else ${normalizeExportOptions({}).format}$`));
+		expect(documentedDefault("to")).toMatch(new RegExp(`else ${planExport({}).output.format}$`));
 		// "one per core, 2 to 4, for a local folder or zip; 8 over the network"
 		const concurrency = /one per core, (\d+) to (\d+), for a local folder or zip; (\d+) over the network/.exec(documentedDefault("concurrency") ?? "");
 		expect(concurrency).not.toBeNull();

@@ -6,9 +6,10 @@ import pl from "nodejs-polars";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { UsageError } from "../src/errors.js";
-import { createExportStages, createTableExportStages, exportArray, exportTable, normalizeExportOptions } from "../src/export.js";
+import { createTableExportStages, exportTable } from "../src/export.js";
+import { planExport } from "../src/export-plan.js";
 import { openTimeArray } from "../src/open-array.js";
-import { openTable } from "../src/open-table.js";
+import { openTable, tableOfTimeArray } from "../src/open-table.js";
 import { FIXTURES, readArrow, readRawInt64, REPO, runCli, tempDir, TIMEDELTA_FIXTURE_CASES, TIMEDELTA_FIXTURE_NS, TIMEDELTA_PS_FIRST_NS } from "./support/cli.js";
 import { thrown } from "./support/thrown.js";
 
@@ -211,7 +212,7 @@ describe("library options: timezone", () => {
 		const array = await openTimeArray(weather);
 		const table = await openTable(path.join(REPO, "data/observations.zarr"), { columns: ["time"] });
 		for (const [given, written] of [["europe/paris", "Europe/Paris"], ["utc", "UTC"], ["+01:00", "+01:00"], [null, null], [undefined, null]] as const) {
-			expect(timezoneOf(createExportStages(array, { timezone: given }).batcher.schema)).toBe(written);
+			expect(timezoneOf(createTableExportStages(tableOfTimeArray(array), { timezone: given }).batcher.schema)).toBe(written);
 			expect(timezoneOf(createTableExportStages(table, { timezone: given }).batcher.schema)).toBe(written);
 		}
 	});
@@ -219,12 +220,12 @@ describe("library options: timezone", () => {
 	it("an unknown zone or an impossible offset is a UsageError, before anything is read", async () => {
 		const sink = new PassThrough();
 		for (const timezone of ["Mars/Olympus_Mons", "+25:00"]) {
-			await expect(exportArray("/nonexistent.zarr", sink, { timezone })).rejects.toThrow(UsageError);
+			await expect(exportTable("/nonexistent.zarr", sink, { timezone })).rejects.toThrow(UsageError);
 			await expect(exportTable("/nonexistent.zarr", sink, { timezone, index: true })).rejects.toThrow(UsageError);
-			expect(thrown(() => normalizeExportOptions({ timezone }))).toMatchObject({ code: "USAGE", option: "timezone", value: timezone });
+			expect(thrown(() => planExport({ timezone }))).toMatchObject({ code: "USAGE", option: "timezone", value: timezone });
 		}
 		const array = await openTimeArray(weather);
-		expect(() => createExportStages(array, { timezone: "Mars/Olympus_Mons" })).toThrow(
+		expect(() => createTableExportStages(tableOfTimeArray(array), { timezone: "Mars/Olympus_Mons" })).toThrow(
 			'timezone "Mars/Olympus_Mons": unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)',
 		);
 	});

@@ -430,6 +430,20 @@ describe("output is all or nothing", () => {
 		});
 	}
 
+	it("a file created at the target mid-export is not replaced without --force: the export fails and leaves it", async () => {
+		const outDir = tempDir("dt64-faults-out-");
+		const target = path.join(outDir, "t.arrow");
+		const run = await runCliAsync([`${server.url}/slow.zarr`, "-o", target, "--concurrency", "4"], {
+			onSpawn: () => {
+				void until(() => fs.readdirSync(outDir).some((name) => name.endsWith(".tmp")), "the temporary file").then(() => fs.writeFileSync(target, "another program's file"));
+			},
+		});
+		expect(run.stderr).toBe(`dt64-export: ${target} already exists (use --force to overwrite)\n`);
+		expect(run.status).toBe(1);
+		expect(fs.readdirSync(outDir)).toEqual(["t.arrow"]);
+		expect(fs.readFileSync(target, "utf8")).toBe("another program's file");
+	});
+
 	it("SIGINT ends an export waiting for a FIFO's reader", async () => {
 		const fifo = path.join(tempDir("dt64-faults-out-"), "fifo");
 		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import type { OutputFormat } from "../src/export.js";
+import type { OutputFormat } from "../src/export-plan.js";
 import { BIN, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess, tempFilesIn, type Outcome } from "./support/export-in-process.js";
 

@@ -11,7 +11,7 @@ import { readArrow, readRawInt64, tempDir } from "./support/cli.js";
 import { startServer, type Fault, type FaultRequest, type RequestRecord, type TestServer } from "./support/http-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
-import { defaultConcurrency } from "../src/export.js";
+import { defaultConcurrency } from "../src/export-source.js";
 import { openStore } from "../src/store/open-store.js";
 
 const NAT = -(2n ** 63n);

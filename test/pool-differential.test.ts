@@ -18,11 +18,14 @@ import { tableFromIPC, type Table } from "apache-arrow";
 import { readParquet } from "parquet-wasm/node";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { createExportStages, type OutputFormat } from "../src/export.js";
+import { createTableExportStages } from "../src/export.js";
+import type { OutputFormat } from "../src/export-plan.js";
 import { openTimeArray } from "../src/open-array.js";
+import { tableOfTimeArray } from "../src/open-table.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
-import { BufferPool } from "../src/store/buffer-pool.js";
 import { tempDir } from "./support/cli.js";
+import { PoisoningPool } from "./support/poisoning-pool.js";
+import type { BufferPool } from "../src/store/buffer-pool.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 
 const NAT = -(2n ** 63n);
@@ -218,29 +221,12 @@ const CASES: Case[] = [
 	},
 ];
 
-/**
- * A BufferPool whose buffers hold garbage whenever their content is undefined: filled with 0xA5 when handed out,
- * and with 0x5A as soon as one is taken back. The CLI's pool reuses a buffer only when another chunk needs one of
- * its size; this one spoils it at once, so a use after `release` (a write not yet done, values still to convert)
- * shows in the output every time.
- */
-class PoisoningPool extends BufferPool {
-	override acquire(size: number): Buffer {
-		return super.acquire(size).fill(0xa5);
-	}
-
-	override release(view: Uint8Array): void {
-		const kept = this.freeBytes;
-		super.release(view);
-		if (this.freeBytes > kept) new Uint8Array(view.buffer).fill(0x5a);
-	}
-}
 
 const EXTENSIONS: Record<OutputFormat, string> = { arrow: "arrow", "arrow-stream": "arrows", parquet: "parquet" };
 
 async function exportWithLibrary(store: string, out: string, c: Case, format: OutputFormat, bufferPool?: BufferPool): Promise<void> {
 	const array = await openTimeArray(store, { bufferPool });
-	const { reader, batcher, writer } = createExportStages(array, { format, concurrency: c.concurrency, allowTruncate: c.allowTruncate });
+	const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(array), { format, concurrency: c.concurrency, allowTruncate: c.allowTruncate });
 	await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool }));
 }
 

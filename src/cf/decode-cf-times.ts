@@ -26,6 +26,8 @@ export interface CfDecodeOptions {
 	readonly dataType: string;
 	/** Describes the position of the i-th value in messages; defaults to `index i`. */
 	readonly describePosition?: (index: number) => string;
+	/** Where a validity bitmap's memory comes from (its content is set here): by default a new Uint8Array. */
+	readonly allocateBitmap?: (bytes: number) => Uint8Array;
 }
 
 /** A value the decoding refuses (TRUNCATION, OVERFLOW, VALUE_INVALID): the message names the value and its position. */
@@ -58,7 +60,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	let validity: Uint8Array | null = null;
 	let nullCount = 0;
 	const setNull = (i: number) => {
-		if (validity === null) validity = new Uint8Array((length + 7) >> 3).fill(0xff);
+		if (validity === null) validity = (options.allocateBitmap?.((length + 7) >> 3) ?? new Uint8Array((length + 7) >> 3)).fill(0xff);
 		validity[i >> 3] &= ~(1 << (i & 7));
 		nullCount++;
 	};

@@ -1,24 +1,15 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { isatty } from "node:tty";
-import type { Readable, Transform, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
-import {
-	checkTableOptions,
-	createChunkReader,
-	FILE_EXTENSIONS,
-	normalizeExportOptions,
-	openExportSource,
-	openExportTable,
-	type OutputFormat,
-	type TableExportOptions,
-} from "../export-setup.js";
+import { FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { createTableReader, openPlannedTable } from "../export-source.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
-import type { TimeArray } from "../open-array.js";
 import { parseColumnList, type ZarrTable } from "../open-table.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
@@ -70,36 +61,18 @@ function fail(error: unknown): never {
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
-/** The stages of an export as the CLI runs them, whichever kind. */
-interface CliStages {
-	readonly reader: Readable;
-	readonly batcher: Transform;
-	readonly writer: Transform;
-	readonly rows: number;
-	/** The default output file's name, without extension. */
-	readonly name: string;
-}
-
 /**
  * The Arrow stages (apache-arrow is a third of the CLI's code) are loaded while the reader's first chunks are read
  * and decoded on the thread pool: their loading then costs no time of its own.
  */
 const loadArrowStages = () => import("../export.js");
 
-async function singleStages(array: TimeArray, options: TableExportOptions): Promise<CliStages> {
-	const reader = createChunkReader(array, options);
+async function exportStages(table: ZarrTable, plan: ExportPlan) {
+	const reader = createTableReader(table, plan.read);
 	// A failure before the pipeline is attached stays on the stream (pipeline reports it), not an uncaught error.
 	reader.on("error", () => undefined);
 	reader.read(0);
-	const stages = (await loadArrowStages()).createConversionStages(array, reader, options);
-	return { ...stages, rows: stages.reader.totalValues, name: stages.batcher.schema.fields[0].name };
-}
-
-async function tableStages(table: ZarrTable, options: TableExportOptions): Promise<CliStages> {
-	const stages = (await loadArrowStages()).createTableExportStages(table, options);
-	// One value column: the file is named after it, as a plain export's is; several: after their group.
-	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
-	return { ...stages, rows: stages.reader.totalRows, name };
+	return (await loadArrowStages()).createStagesAround(table, reader, plan);
 }
 
 function terminalRefusal(format: OutputFormat): UsageError {
@@ -145,12 +118,11 @@ function openInPlace(target: string, format: OutputFormat): Writable | undefined
 	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
 }
 
-/** One warning line per datetime64 array that carries CF attributes (xarray issue 11350). */
-function warnOfDatetime64CfAttributes(source: { readonly array: TimeArray } | { readonly table: ZarrTable }): void {
-	const arrays = "table" in source ? source.table.columns.flatMap((column) => (column.kind === "time" ? [column] : [])) : [source.array];
-	for (const array of arrays) {
-		if (array.metadata.dataType.kind !== "datetime64") continue;
-		const warning = datetime64CfAttributesWarning(array.name, array.metadata.attributes);
+/** One warning line per datetime64 column that carries CF attributes (xarray issue 11350). */
+function warnOfDatetime64CfAttributes(table: ZarrTable): void {
+	for (const column of table.columns) {
+		if (column.kind !== "time" || column.metadata.dataType.kind !== "datetime64") continue;
+		const warning = datetime64CfAttributesWarning(column.name, column.metadata.attributes);
 		if (warning !== undefined) process.stderr.write(`dt64-export: ${warning}\n`);
 	}
 }
@@ -174,13 +146,18 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	warnInapplicable(command, { format, remote: isRemote(args.store) });
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
-	const options = {
+	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
+	// decoded buffer back once written (see BufferPool), for the next chunks.
+	const bufferPool = new BufferPool();
+	const plan = planExport({
+		array: args.array,
+		columns: args.columns === undefined ? undefined : parseColumnList(args.columns),
+		column: args.column,
 		format,
 		unit: args.unit,
 		timezone: args.tz,
 		allowTruncate: args.allowTruncate,
 		onOverflow: args.onOverflow,
-		column: args.column,
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,
 		compression: args.compression,
@@ -189,26 +166,20 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		cf: args.cf,
 		convertCalendar: args.convertCalendar,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
-	};
-	normalizeExportOptions(options);
+		headers: Object.fromEntries(args.header.map(parseHeaderOption)),
+		retries: args.retries,
+		bufferPool,
+	});
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const columns = args.columns === undefined ? undefined : parseColumnList(args.columns);
-	const asTable = columns !== undefined || args.index || args.order !== "c";
-	if (asTable) checkTableOptions({ columns, column: args.column, index: args.index, order: args.order });
-	// One array, written to a file: a chunk's buffer is used once, by the batch written from it, so the output file
-	// can hand it back to the store for the next chunk (see BufferPool). Tables slice chunks: they read as usual.
-	const bufferPool = asTable ? undefined : new BufferPool();
-	const open = { array: args.array, headers, retries: args.retries, bufferPool, cf: args.cf, convertCalendar: args.convertCalendar, unit: args.unit };
-	// A plain export keeps its own stages: one array, no alignment of columns, bands passed through as decoded.
-	// A CF time array alone is a one-column table: its numbers are decoded by the table's CF column.
-	const source = asTable ? { table: await openExportTable(args.store, { ...open, columns }) } : await openExportSource(args.store, open);
-	warnOfDatetime64CfAttributes(source);
-	const stages = "table" in source ? await tableStages(source.table, options) : await singleStages(source.array, options);
-	const writerPool = "table" in source ? undefined : bufferPool;
+	const table = await openPlannedTable(args.store, plan.open);
+	warnOfDatetime64CfAttributes(table);
+	const stages = await exportStages(table, plan);
+	const rows = stages.reader.totalRows;
+	// One value column: the file is named after it; several: after their group.
+	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
-	progress = showProgress ? new Progress(process.stderr, stages.rows) : undefined;
-	const target = args.output ?? `${stages.name}.${FILE_EXTENSIONS[format]}`;
+	progress = showProgress ? new Progress(process.stderr, rows) : undefined;
+	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
 	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
 	// must end that wait (a handler would not run while the open blocks).
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, format);
@@ -224,7 +195,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
 	// closing the terminal must not leave it behind.
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
-	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool: writerPool });
+	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool });
 	try {
 		await pipeline(stages.reader, stages.batcher, stages.writer, destination);
 	} catch (error) {
@@ -232,7 +203,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	}
 	progress?.done();
 	if (!args.quiet && !toStdout) {
-		process.stderr.write(`wrote ${stages.rows.toLocaleString("en")} ${stages.rows === 1 ? "row" : "rows"} to ${target}\n`);
+		process.stderr.write(`wrote ${rows.toLocaleString("en")} ${rows === 1 ? "row" : "rows"} to ${target}\n`);
 	}
 }
 

@@ -5,7 +5,7 @@
  * is adding one entry here (and reading it in the command that uses it).
  */
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
-import { OUTPUT_FORMATS, type OutputFormat } from "../export-setup.js";
+import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { ROW_ORDERS } from "../stream/table-reader.js";
 import { FORMAT_OF_EXTENSION } from "./output-format.js";

@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import type { OutputFormat } from "../export-setup.js";
+import type { OutputFormat } from "../export-plan.js";
 import { UsageError } from "../errors.js";
 
 /** The output extensions that name a format, as pyarrow, DuckDB and polars spell them (lower case). */

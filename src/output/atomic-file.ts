@@ -2,8 +2,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
+import { promisify } from "node:util";
 import type { BufferPool } from "../store/buffer-pool.js";
-import { Dt64ExportError, writeFailure } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
 const pending = new Set<string>();
@@ -17,6 +18,19 @@ export function removePendingTempFiles(): void {
 		}
 		pending.delete(file);
 	}
+}
+
+const fsync = promisify(fs.fsync);
+const close = promisify(fs.close);
+
+/**
+ * Errors of `link` on a file system without hard links (FAT, some network shares): there the file is renamed
+ * after checking that the target is still free, which leaves a moment in which a file created there is replaced.
+ */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+function outputExists(target: string): Dt64ExportError {
+	return new Dt64ExportError("OUTPUT_EXISTS", `${target} already exists`, { path: target });
 }
 
 /** How many written bytes start a background flush: large enough that flushes are few, small enough to overlap. */
@@ -37,10 +51,13 @@ export function remainingAfter(buffers: Buffer[], written: number): Buffer[] {
 }
 
 /**
- * A file written all or nothing: bytes go to a temporary file beside the target, which is fsynced and renamed
- * over the target when the stream finishes, and removed when it is destroyed with an error. A file replaced keeps
- * its permissions (a private 600 file stays private), and a symbolic link keeps pointing to the file it names,
- * which is the one replaced.
+ * A file written all or nothing: bytes go to a temporary file beside the target, which is fsynced and moved to
+ * the target when the stream finishes, and removed when it is destroyed with an error. Without `overwrite`, the
+ * move cannot replace a file, not even one another program created at the target during the export: the
+ * temporary file is hard-linked to the target (which fails if the name is taken) and then unlinked. With
+ * `overwrite` it is renamed over the target: a file replaced keeps its permissions (a private 600 file stays
+ * private), and a symbolic link keeps pointing to the file it names, which is the one replaced. The final fsync
+ * and move run off the event loop.
  */
 export class AtomicFileWriter extends Writable {
 	readonly tempPath: string;
@@ -52,6 +69,7 @@ export class AtomicFileWriter extends Writable {
 	#flushing: Promise<void> | undefined;
 	#flushError: Error | undefined;
 	readonly #bufferPool: BufferPool | undefined;
+	readonly #overwrite: boolean;
 
 	constructor(
 		readonly target: string,
@@ -63,10 +81,10 @@ export class AtomicFileWriter extends Writable {
 	) {
 		super({ highWaterMark: 1 << 20 });
 		this.#bufferPool = options.bufferPool;
+		this.#overwrite = options.overwrite ?? false;
 		const directory = path.dirname(path.resolve(target));
-		if (!options.overwrite && fs.existsSync(target)) {
-			throw new Dt64ExportError("OUTPUT_EXISTS", `${target} already exists`, { path: target });
-		}
+		// Checked here too, not only when the file is moved: an export that cannot be written fails before it starts.
+		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
 		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
 		const existing = fs.statSync(target, { throwIfNoEntry: false });
 		this.#replaced = existing ? fs.realpathSync(target) : target;
@@ -146,21 +164,42 @@ export class AtomicFileWriter extends Writable {
 	}
 
 	override _final(callback: (error?: Error | null) => void): void {
-		const finish = () => {
-			try {
-				if (this.#flushError !== undefined) throw this.#flushError;
-				fs.fsyncSync(this.#fd!);
-				fs.closeSync(this.#fd!);
-				this.#fd = undefined;
-				fs.renameSync(this.tempPath, this.#replaced);
-				pending.delete(this.tempPath);
-				callback();
-			} catch (error) {
-				callback(this.#ioError(error as Error));
-			}
-		};
-		if (this.#flushing === undefined) finish();
-		else void this.#flushing.then(finish);
+		this.#publish().then(
+			() => callback(),
+			(error: Error) => callback(error),
+		);
+	}
+
+	/** Flushes the temporary file to disk and moves it to the target; `_destroy` removes it if this fails. */
+	async #publish(): Promise<void> {
+		await this.#flushing;
+		const fd = this.#fd!;
+		try {
+			if (this.#flushError !== undefined) throw this.#flushError;
+			await fsync(fd);
+			this.#fd = undefined;
+			await close(fd);
+			if (this.#overwrite) await fs.promises.rename(this.tempPath, this.#replaced);
+			else await this.#moveWithoutReplacing();
+		} catch (error) {
+			throw isDt64ExportError(error) ? error : this.#ioError(error as Error);
+		}
+		pending.delete(this.tempPath);
+	}
+
+	/** rename(2) would replace a file that appeared at the target since the constructor's check; link(2) cannot. */
+	async #moveWithoutReplacing(): Promise<void> {
+		try {
+			await fs.promises.link(this.tempPath, this.#replaced);
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code ?? "";
+			if (code === "EEXIST") throw outputExists(this.target);
+			if (!NO_HARD_LINKS.has(code)) throw error;
+			if (await fs.promises.lstat(this.#replaced).then(() => true, () => false)) throw outputExists(this.target);
+			await fs.promises.rename(this.tempPath, this.#replaced);
+			return;
+		}
+		await fs.promises.unlink(this.tempPath);
 	}
 
 	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {

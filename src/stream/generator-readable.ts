@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 /**
  * An object-mode Readable over an async generator: one item is pulled per `_read`, and only when the consumer reads
  * (no high-water mark: nothing is pulled ahead, so the generator runs only as fast as the consumer reads and what it
- * reads ahead is its own choice, e.g. the chunks a ChunkReader has in flight; an item buffered here would hold one
+ * reads ahead is its own choice, e.g. the chunks a TableReader has in flight; an item buffered here would hold one
  * more chunk of memory whenever the output lags). Its failure destroys the stream, and destroying the stream aborts
  * `signal` (cancelling reads in flight) and closes the generator (running its `finally`).
  */

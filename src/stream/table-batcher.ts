@@ -1,55 +1,25 @@
 import { Transform, type TransformCallback } from "node:stream";
-import { type Data, type Field, makeData, RecordBatch, Schema, Struct, Type } from "apache-arrow";
+import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import { plainArrowData } from "../arrow/column-types.js";
-import { arrowTimeData, type TimeArrowType } from "../arrow/time-field.js";
-import type { NormalizedConversionOptions } from "../convert/options.js";
-import { planConversion, type ConversionPlan } from "../convert/plan.js";
-import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
-import type { Datetime64Type } from "../dtype/datetime64.js";
+import type { ColumnPlan } from "../table/column-plan.js";
 import { rowIndexColumns, rowPosition } from "../table/row-index.js";
-import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
-import type { CfTimeCoding } from "../cf/cf-time-coding.js";
-import { decodeCfTimes } from "../cf/decode-cf-times.js";
-import type { MissingValueMarkers } from "../cf/missing-value.js";
-import type { TargetUnit } from "../dtype/units.js";
+import { cStrides } from "../zarr/grid.js";
 import type { TableBand } from "./table-reader.js";
-
-/** No values of a companion column's type: its Arrow type's own array type, or no strings. */
-function allocateEmpty(field: Field): ChunkValues {
-	const ArrayType = (field.type as { ArrayType?: new (length: number) => ChunkValues }).ArrayType;
-	return ArrayType === undefined || field.type.typeId === Type.Utf8 ? [] : new ArrayType(0);
-}
-
-/** How one value column of a table becomes Arrow data. */
-export type TableColumnPlan =
-	| { readonly kind: "time"; readonly field: Field<TimeArrowType>; readonly source: Datetime64Type; readonly conversion: NormalizedConversionOptions }
-	| { readonly kind: "cf-time"; readonly field: Field<TimeArrowType>; readonly cf: CfTimeDecoding }
-	| { readonly kind: "plain"; readonly field: Field };
-
-/** How a CF time column's numbers are decoded: the coding, markers and the Arrow unit, resolved. */
-export interface CfTimeDecoding {
-	readonly coding: CfTimeCoding;
-	readonly markers: MissingValueMarkers;
-	readonly dataType: string;
-	readonly conversion: Omit<NormalizedConversionOptions, "unit"> & { readonly unit: TargetUnit };
-}
 
 export interface TableBatcherOptions {
 	/** One int64 field per dimension, written before the value columns; empty for no index. */
 	indexFields: readonly Field[];
-	columns: readonly TableColumnPlan[];
+	/** The value columns, each made Arrow data by its kind's plan (see src/table/column-kinds.ts). */
+	columns: readonly ColumnPlan[];
 	/** The arrays' shape, for index columns and to name N-d positions in messages. */
 	shape: readonly number[];
 }
 
-/**
- * Turns table bands into Arrow RecordBatches: index columns first, then each value column, time columns through
- * the exact conversion core (NaT to null), CF time columns through the exact CF decoding, the others as stored.
- */
+/** Turns table bands into Arrow RecordBatches: index columns first, then each value column through its plan. */
 export class TableBatcher extends Transform {
 	readonly schema: Schema;
 	readonly #options: TableBatcherOptions;
-	readonly #plans: (ConversionPlan | undefined)[];
+	readonly #strides: number[];
 	#rows = 0;
 	#batches = 0;
 
@@ -57,40 +27,25 @@ export class TableBatcher extends Transform {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
 		this.schema = new Schema([...options.indexFields, ...options.columns.map((column) => column.field)]);
-		this.#plans = options.columns.map((column) => (column.kind === "time" ? planConversion(column.source, column.conversion.unit) : undefined));
+		this.#strides = cStrides(options.shape);
 	}
 
-	#describe(band: TableBand, i: number): string {
-		const { shape } = this.#options;
-		const row = `row ${this.#rows + i}`;
-		return shape.length <= 1 ? row : `${row} (position [${rowPosition(shape, band.region, i).join(", ")}])`;
+	/**
+	 * Names a value in messages: a single array's by its flat index in the array (numpy's), a table's by its row of
+	 * the output and its column. N-d positions add the coordinates.
+	 */
+	#describe(band: TableBand, i: number, column: ColumnPlan): string {
+		const { shape, columns } = this.#options;
+		const coords = rowPosition(shape, band.region, i);
+		const at = shape.length <= 1 ? "" : ` (position [${coords.join(", ")}])`;
+		if (columns.length === 1) return `index ${coords.reduce((flat, c, axis) => flat + c * this.#strides[axis], 0)}${at}`;
+		return `row ${this.#rows + i}${at} of column "${column.field.name}"`;
 	}
 
 	#batch(band: TableBand): RecordBatch {
 		const { shape, indexFields, columns } = this.#options;
 		const children: Data[] = indexFields.length === 0 ? [] : rowIndexColumns(shape, band.region, band.length).map((values, axis) => plainArrowData(indexFields[axis], values));
-		columns.forEach((column, k) => {
-			const values = band.columns[k];
-			if (column.kind === "plain") {
-				children.push(plainArrowData(column.field, values));
-				return;
-			}
-			if (column.kind === "cf-time") {
-				const { coding, markers, dataType, conversion } = column.cf;
-				const decoded = decodeCfTimes(values as NumericValues, coding, markers, {
-					...conversion,
-					dataType,
-					describePosition: (i) => `${this.#describe(band, i)} of column "${column.field.name}"`,
-				});
-				children.push(arrowTimeData(column.field.type, decoded));
-				return;
-			}
-			const converted = convertWithPlan(values as BigInt64Array, this.#plans[k]!, {
-				...column.conversion,
-				describePosition: (i) => `${this.#describe(band, i)} of column "${column.field.name}"`,
-			});
-			children.push(arrowTimeData(column.field.type, converted));
-		});
+		columns.forEach((column, k) => children.push(column.toData(band.columns[k], (i) => this.#describe(band, i, column))));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: band.length, nullCount: 0, children }));
 	}
 
@@ -113,7 +68,7 @@ export class TableBatcher extends Transform {
 			callback();
 			return;
 		}
-		const columns = this.#options.columns.map((column) => (column.kind === "plain" ? allocateEmpty(column.field) : new BigInt64Array(0)));
+		const columns = this.#options.columns.map((column) => column.empty());
 		try {
 			callback(null, this.#batch({ columns, length: 0, region: { kind: "flat", offset: 0 } }));
 		} catch (error) {

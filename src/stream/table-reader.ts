@@ -5,7 +5,7 @@ import type { ChunkSource } from "../zarr/chunk-source.js";
 import { sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
-import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-reader.js";
+import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
@@ -37,6 +37,7 @@ export interface TableReaderOptions {
 export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
 	readonly totalRows: number;
+	#holdReadAhead: () => boolean = () => false;
 
 	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
@@ -47,17 +48,27 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		const concurrency = Math.max(1, options.concurrency ?? 4);
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
+		const mayReadAhead = () => !this.#holdReadAhead();
 		if ((options.order ?? "c") === "chunk") {
 			const chunkShape = sources[0].chunkShape;
 			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
-			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
+			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		} else {
 			for (const source of sources) checkBandSize(source, shape);
-			this.pullFrom(cOrderBands(sources, shape, concurrency, this.signal, onChunk, rows));
+			this.pullFrom(cOrderBands(sources, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		}
+	}
+
+	/**
+	 * Reads no further ahead than the chunks waited for while `condition()` holds: chunks read ahead are held in
+	 * memory until the stages after them take them, so while those lag (the output is slower than the reads),
+	 * reading ahead only holds more (see readChunksInOrder).
+	 */
+	holdReadAheadWhile(condition: () => boolean): void {
+		this.#holdReadAhead = condition;
 	}
 }
 
@@ -66,10 +77,11 @@ async function* cOrderBands(
 	shape: readonly number[],
 	concurrency: number,
 	signal: AbortSignal,
+	mayReadAhead: () => boolean,
 	onChunk?: () => void,
 	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
-	const streams = sources.map((source) => readBands(source, shape, concurrency, signal, onChunk, undefined, rows));
+	const streams = sources.map((source) => readBands(source, shape, concurrency, signal, onChunk, mayReadAhead, rows));
 	const current: (ValueBand<ChunkValues> | undefined)[] = sources.map(() => undefined);
 	const rowSize = product(shape.slice(1));
 	const total = rows === undefined ? product(shape) : rows.end * rowSize;
@@ -93,13 +105,14 @@ async function* chunkOrderBands(
 	shape: readonly number[],
 	concurrency: number,
 	signal: AbortSignal,
+	mayReadAhead: () => boolean,
 	onChunk?: () => void,
 	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
 	const { chunkShape, gridShape } = sources[0];
 	if (product(shape) === 0) return;
 	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
-	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal, undefined, chunkRange));
+	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal, mayReadAhead, chunkRange));
 	for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
 		coords[0] += chunkRange.start;
 		const columns: ChunkValues[] = [];

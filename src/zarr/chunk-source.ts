@@ -103,7 +103,7 @@ export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata,
 }
 
 /** The chunks of a plain array (bool as bytes 0/1, integers, floats, strings), in their own data type. */
-export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMetadata, where: string): ChunkSource<ChunkValues> {
+export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMetadata, where: string, options: ChunkSourceOptions = {}): ChunkSource<ChunkValues> {
 	const { dataType, fillValue } = meta;
 	const elements: ChunkElements<ChunkValues> = {
 		decodedAs: { dataType: dataType.zarritaType, valueBytes: dataType.itemBytes ?? "variable", valuesOf: dataType.valuesOf },
@@ -112,7 +112,7 @@ export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMet
 			return dataType.fillChunk(size, fillValue);
 		},
 	};
-	return chunkSourceOf(store, meta, elements, where);
+	return chunkSourceOf(store, meta, elements, where, options);
 }
 
 function chunkSourceOf<V extends ChunkValues>(

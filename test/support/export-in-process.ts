@@ -7,8 +7,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Dt64ExportError } from "../../src/errors.js";
-import { createExportStages, type OutputFormat } from "../../src/export.js";
+import { createTableExportStages } from "../../src/export.js";
+import type { OutputFormat } from "../../src/export-plan.js";
 import { openTimeArray } from "../../src/open-array.js";
+import { tableOfTimeArray } from "../../src/open-table.js";
 import { AtomicFileWriter } from "../../src/output/atomic-file.js";
 
 export type Outcome = { ok: true } | { ok: false; error: unknown };
@@ -16,7 +18,7 @@ export type Outcome = { ok: true } | { ok: false; error: unknown };
 export async function exportInProcess(store: string, target: string, options: { format?: OutputFormat; array?: string } = {}): Promise<Outcome> {
 	try {
 		const array = await openTimeArray(store, { array: options.array });
-		const stages = createExportStages(array, { format: options.format ?? "arrow", concurrency: 2 });
+		const stages = createTableExportStages(tableOfTimeArray(array), { format: options.format ?? "arrow", concurrency: 2 });
 		await pipeline(stages.reader, stages.batcher, stages.writer, new AtomicFileWriter(target));
 		return { ok: true };
 	} catch (error) {

@@ -1,4 +1,8 @@
-import { GeneratorReadable } from "./generator-readable.js";
+/**
+ * The chunks of one array in the order an export needs them: in C order of the chunk grid with a bounded number in
+ * flight (readChunksInOrder), or assembled into bands of rows in C order of the array (readBands). TableReader
+ * reads each column through these.
+ */
 import { Dt64ExportError } from "../errors.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
@@ -12,45 +16,6 @@ export interface ValueBand<V extends ChunkValues = BigInt64Array> {
 	/** Flat C-order index of the first value. */
 	readonly offset: number;
 	readonly firstRow: number;
-}
-
-export interface ChunkReaderOptions {
-	/** Chunks fetched and decoded at once; order is preserved whatever finishes first. */
-	concurrency?: number;
-	/** Called after each chunk is decoded, for progress. */
-	onChunk?: (chunkIndex: number, totalChunks: number) => void;
-	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
-	rows?: RowRange;
-}
-
-/**
- * Reads the chunks of an array in C order and emits them as bands of rows in C order of the logical array.
- * A 1-D chunk is a band by itself (no copy); for N-d arrays one row of chunks along the first axis is buffered
- * and assembled, never the whole array. At most `concurrency` chunks are in flight beyond the band.
- */
-export class ChunkReader extends GeneratorReadable<ValueBand> {
-	readonly totalChunks: number;
-	readonly totalValues: number;
-	#holdReadAhead: () => boolean = () => false;
-
-	constructor(source: ChunkSource, shape: readonly number[], options: ChunkReaderOptions = {}) {
-		super();
-		const rows = options.rows;
-		this.totalChunks = rows === undefined ? product(source.gridShape) : chunksOfRows(source, rows);
-		this.totalValues = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
-		checkBandSize(source, shape);
-		const mayReadAhead = () => !this.#holdReadAhead();
-		this.pullFrom(readBands(source, shape, Math.max(1, options.concurrency ?? 4), this.signal, options.onChunk, mayReadAhead, rows));
-	}
-
-	/**
-	 * Reads no further ahead than the chunk waited for while `condition()` holds: chunks read ahead are held in
-	 * memory until the stages after them take them, so while those lag (the output is slower than the reads),
-	 * reading ahead only holds more (see readChunksInOrder).
-	 */
-	holdReadAheadWhile(condition: () => boolean): void {
-		this.#holdReadAhead = condition;
-	}
 }
 
 /** Refuses, before any read, an array whose row of chunks is too large to assemble as one band. */

@@ -3,9 +3,10 @@ import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { createExportStages } from "../src/export.js";
+import { createTableExportStages } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
-import { ChunkReader } from "../src/stream/chunk-reader.js";
+import { tableOfTimeArray } from "../src/open-table.js";
+import { TableReader } from "../src/stream/table-reader.js";
 import type { ChunkSource } from "../src/zarr/chunk-source.js";
 import { tempDir } from "./support/cli.js";
 
@@ -30,11 +31,11 @@ const settle = async () => {
 	for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-describe("ChunkReader", () => {
+describe("TableReader of one array: reading ahead", () => {
 	for (const concurrency of [1, 2, 4]) {
 		it(`behind an output that stopped, holds the chunk being written and ${concurrency} read ahead, no more (concurrency ${concurrency})`, async () => {
 			const source = countingSource(50);
-			const reader = new ChunkReader(source, [200], { concurrency });
+			const reader = new TableReader([source], [200], { concurrency });
 			// An output that never finishes its first write: a disk that stalls.
 			const stalled = new Writable({ objectMode: true, highWaterMark: 1, write: () => undefined });
 			reader.pipe(stalled);
@@ -47,7 +48,7 @@ describe("ChunkReader", () => {
 
 	it("holdReadAheadWhile: while the condition holds, only the chunk waited for is read", async () => {
 		const source = countingSource(50);
-		const reader = new ChunkReader(source, [200], { concurrency: 4 });
+		const reader = new TableReader([source], [200], { concurrency: 4 });
 		let hold = true;
 		reader.holdReadAheadWhile(() => hold);
 		const taken: unknown[] = [];
@@ -70,7 +71,7 @@ describe("ChunkReader", () => {
 		const array = await openTimeArray(root);
 		const reads: number[] = [];
 		const counted = { ...array, chunks: { ...array.chunks, read: (coords: readonly number[], signal?: AbortSignal) => (reads.push(coords[0]), array.chunks.read(coords, signal)) } };
-		const { reader, batcher, writer } = createExportStages(counted, { format: "arrow", concurrency: 4 });
+		const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(counted), { format: "arrow", concurrency: 4 });
 		// A destination whose first write never ends: each stage fills, then the reader stops reading ahead.
 		const stalled = new Writable({ write: () => undefined });
 		const done = pipeline(reader, batcher, writer, stalled).catch(() => undefined);
@@ -92,7 +93,7 @@ describe("ChunkReader", () => {
 			},
 		};
 		const bands: bigint[] = [];
-		for await (const band of new ChunkReader(slow, [120], { concurrency: 3 })) bands.push(...(band as { values: BigInt64Array }).values);
+		for await (const band of new TableReader([slow], [120], { concurrency: 3 })) bands.push(...(band as { columns: BigInt64Array[] }).columns[0]);
 		expect(bands).toEqual(Array.from({ length: 120 }, (_, i) => BigInt(i)));
 		expect([...source.reads].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
 	});

@@ -1,0 +1,43 @@
+/**
+ * The first half of an export, without Arrow: the table the plan names, opened, and its reader. The CLI starts
+ * reading and decoding chunks with these while the Arrow stages (export.ts) are still being loaded.
+ */
+import * as os from "node:os";
+import type { OpenPlan, ReadPlan } from "./export-plan.js";
+import { isCfTimeArray, openCfTimeArray } from "./cf/cf-time-array.js";
+import { columnNameFor, locateTimeArray, openLocatedTimeArray, whereIs } from "./open-array.js";
+import { openTable, tableOfCfTimeArray, tableOfTimeArray, type ZarrTable } from "./open-table.js";
+import type { OpenedStore } from "./store/open-store.js";
+import { TableReader } from "./stream/table-reader.js";
+
+/**
+ * Chunks read and decoded at once when `concurrency` is not given: remote reads wait on latency, so 8; local ones
+ * (a folder or a zip file) on the inflate threads of libuv's pool, so one per core, 2 to 4 (the pool's 4 threads).
+ * More chunks in flight than cores inflate no faster and hold a chunk of memory each (measured on 2 cores,
+ * 50M gzip values: 4 in flight 0.84 s at 133 MiB peak, 2 in flight 0.85 s at 97 MiB).
+ */
+export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
+	return store.remote ? 8 : Math.min(4, Math.max(2, os.availableParallelism()));
+}
+
+/**
+ * Opens what the plan names: the `columns` of `group` (the store root by default), or without `columns` the
+ * store's time array (found as `locateTimeArray` does, `array` naming it) as a one-column table: a datetime64
+ * (timedelta64) array, or a CF time array, whose numbers its CF column decodes.
+ */
+export async function openPlannedTable(location: string, plan: OpenPlan): Promise<ZarrTable> {
+	if (plan.columns !== undefined) return openTable(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns });
+	const located = await locateTimeArray(location, { ...plan.store, ...plan.cf, array: plan.array });
+	if (!plan.cf.cf || !isCfTimeArray(located.node)) return tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
+	const array = await openCfTimeArray(located.opened.store, located.node, whereIs(located), plan.cf);
+	return tableOfCfTimeArray(located.opened, array, columnNameFor(location, located.arrayPath));
+}
+
+/** The reader of a table, which can start before the rest of its stages exist. */
+export function createTableReader(table: ZarrTable, plan: ReadPlan): TableReader {
+	return new TableReader(
+		table.columns.map((column) => column.chunks),
+		table.shape,
+		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store), onChunk: plan.onChunk },
+	);
+}
