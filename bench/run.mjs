@@ -1,8 +1,11 @@
 // npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
-//                [--keep-env]
+//                [--keep-env] [--no-codecs]
 //
 // End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
 // (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
+// Then the codecs real stores use (bench/codec-bench.mjs): v2 blosc-lz4 and zstd, v3 zstd, blosc-zstd, sharded zstd,
+// gzip, uncompressed and a 3-D array in C and chunk order, against numcodecs' C decoders in 2 threads and zarr-python
+// 2.13, all three alternated in one run, with peak RSS (5M and 50M zstd values).
 // Prints results and pass/fail against the targets; never fails on a miss (benchmarks are not tests).
 // --target DIR benchmarks the bin/ and dist/ of another checkout (an A/B of two builds on the same cached stores).
 // Each timed run writes a new file (the previous output is removed first, untimed), and the exporter runs without
@@ -14,6 +17,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { CODEC_CASES, CODEC_RSS_CASES, codecPythonVersions, ensureCodecStore, referenceCommand, RSS_LIMIT_MIB as CODEC_RSS_LIMIT_MIB, TARGET_VS_C, TARGET_VS_ZARR_PYTHON, zarrPythonCommand } from "./codec-bench.mjs";
 import { ensureStore, seriesCounts, SERIES } from "./lib/synthetic.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -23,7 +27,7 @@ const referenceScript = path.join(root, "bench", "reference.py");
 const cacheDir = path.join(root, ".bench-cache");
 
 function parseArgs(argv) {
-	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, target: root, keepEnv: false };
+	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, codecs: true, target: root, keepEnv: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -38,6 +42,7 @@ function parseArgs(argv) {
 		else if (a === "--no-rss") args.rss = false;
 		else if (a === "--no-convert") args.convert = false;
 		else if (a === "--no-e2e") args.e2e = false;
+		else if (a === "--no-codecs") args.codecs = false;
 		else if (a === "--target") args.target = path.resolve(value());
 		else if (a === "--keep-env") args.keepEnv = true;
 		else if (a === "-h" || a === "--help") {
@@ -146,9 +151,14 @@ function measure(command, commandArgs, { preloadRss = false, env: baseEnv = proc
  * freed, while the exporter, which writes a temporary file beside the old output and renames it over, cannot: on a
  * VM whose free memory goes back to the host, fresh pages cost up to 0.3 s of system time per 160 MB.
  */
-const exportRun = (store, output) => {
+const exportRun = (store, output, extraArgs = []) => {
 	fs.rmSync(output, { force: true });
-	return measure(process.execPath, [path.join(target, "bin", "dt64-export.js"), store, "--to", "arrow", "-o", output, "-q", "--force"], { preloadRss: true, env: exporterEnv });
+	return measure(process.execPath, [path.join(target, "bin", "dt64-export.js"), store, "--to", "arrow", "-o", output, "-q", "--force", ...extraArgs], { preloadRss: true, env: exporterEnv });
+};
+/** A python reference command ([file, args]), run on a new output file as the exporter is. */
+const pythonRun = ([file, argv], output) => {
+	fs.rmSync(output, { force: true });
+	return measure(file, argv);
 };
 const referenceRun = (store, output) => {
 	fs.rmSync(output, { force: true });
@@ -205,6 +215,67 @@ async function convertMicro(runs) {
 	console.log(`\nConvert only: toArrowTimestamps on ${length / M}M values in memory (~1% NaT), one process per case, median of ${repeats} after a warm-up`);
 	printTable(["conversion", "values", "wall ms", "M values/s", "MB/s", "cpu ms", "M values/cpu s", "nulls", "zero-copy"], rows);
 	return rows;
+}
+
+/** The codec stores (bench/codec-bench.mjs): exporter, 2-thread C reference and zarr-python, alternated. */
+async function codecSection(args, outDir, log, results) {
+	const versions = codecPythonVersions();
+	if (versions === null) {
+		console.log("\nCodecs: skipped (Debian's /usr/bin/python3 with numcodecs and zarr is needed to write the stores and run the references)");
+		return;
+	}
+	const [numcodecsVersion, zarrVersion] = versions.split(" ");
+	const cases = CODEC_CASES.filter((c) => !args.only || args.only.includes(c.name));
+	const length = 20 * M;
+	results.codecs = [];
+	if (cases.length) {
+		console.log(`\nCodecs: ${length / M}M datetime64[ns] values, 1M-value chunks, median of ${args.runs} (+${args.warmup} warm-up), exporter / C reference ` +
+			`(numcodecs ${numcodecsVersion} in 2 threads, bench/reference-codecs.py) / zarr-python ${zarrVersion} (v2 stores) alternated`);
+		const rows = [];
+		for (const spec of cases) {
+			const store = ensureCodecStore(cacheDir, root, spec.store, length, log);
+			const outputs = { e: path.join(outDir, `${spec.name}.arrow`), c: path.join(outDir, `${spec.name}.c`), z: path.join(outDir, `${spec.name}.zp`) };
+			const runs = { e: [], c: [], z: [] };
+			const who = ["e", "c", ...(spec.zarrPython ? ["z"] : [])];
+			for (let r = 0; r < args.warmup + args.runs; r++) {
+				// Rotate which goes first, so that none always runs right after another's page-cache writes.
+				for (let k = 0; k < who.length; k++) {
+					const w = who[(k + r) % who.length];
+					let m;
+					if (w === "e") m = await exportRun(store, outputs.e, spec.exportArgs);
+					else if (w === "c") m = await pythonRun(referenceCommand(root, store, outputs.c, spec.referenceArgs), outputs.c);
+					else m = await pythonRun(zarrPythonCommand(root, store, outputs.z), outputs.z);
+					if (r >= args.warmup) runs[w].push(m);
+				}
+			}
+			for (const output of Object.values(outputs)) fs.rmSync(output, { force: true });
+			const t = (w) => (runs[w].length ? median(runs[w].map((m) => m.seconds)) : NaN);
+			const rss = mib(median(runs.e.map((m) => m.rssKiB)));
+			const cpu = median(runs.e.map((m) => m.cpuSeconds));
+			const row = { store: spec.name, seconds: t("e"), cSeconds: t("c"), zarrPythonSeconds: t("z"), rssMiB: rss, cpuSeconds: cpu, vsC: t("e") / t("c"), vsZarrPython: t("e") / t("z"), allSeconds: runs.e.map((m) => m.seconds) };
+			results.codecs.push(row);
+			const verdict = row.vsC <= TARGET_VS_C && (Number.isNaN(row.vsZarrPython) || row.vsZarrPython <= TARGET_VS_ZARR_PYTHON) && rss <= CODEC_RSS_LIMIT_MIB ? "PASS" : "FAIL";
+			rows.push([row.store, fmt(row.seconds, 3), fmt(cpu, 2), fmt(row.cSeconds, 3), fmt(row.zarrPythonSeconds, 3), `${fmt(row.vsC)}x`, Number.isNaN(row.vsZarrPython) ? "-" : `${fmt(row.vsZarrPython)}x`, fmt(rss, 0), verdict]);
+		}
+		printTable(["store", "export s", "cpu s", "C ref s", "zarr-py s", "exp/C", "exp/zarr-py", "RSS MiB", "target"], rows);
+		console.log(`targets: exp/C <= ${TARGET_VS_C.toFixed(2)}x, exp/zarr-py <= ${TARGET_VS_ZARR_PYTHON.toFixed(2)}x, peak RSS <= ${CODEC_RSS_LIMIT_MIB} MiB; 3-D: shape (200, 100, 1000) in (50, 20, 1000) chunks, --index`);
+	}
+	const rssCases = CODEC_RSS_CASES.filter((c) => !args.only || args.only.includes(c.name));
+	if (args.rss && rssCases.length) {
+		const peaks = [];
+		for (const spec of rssCases) {
+			const store = ensureCodecStore(cacheDir, root, spec.store, spec.length, log);
+			const out = path.join(outDir, `${spec.name}.arrow`);
+			const runs = [];
+			for (let r = 0; r < args.runs; r++) runs.push(await exportRun(store, out));
+			fs.rmSync(out, { force: true });
+			peaks.push(mib(median(runs.map((m) => m.rssKiB))));
+		}
+		if (peaks.length === 2) {
+			console.log(`zstd peak RSS: ${fmt(peaks[0], 1)} MiB at 5M, ${fmt(peaks[1], 1)} MiB at 50M: ${fmt(peaks[1] / peaks[0])}x (target <= ${RSS_GROWTH_LIMIT}x, <= ${CODEC_RSS_LIMIT_MIB} MiB)`);
+			results.codecRss = peaks;
+		}
+	}
 }
 
 async function main() {
@@ -322,6 +393,7 @@ async function main() {
 			console.log(`50M / 5M peak RSS: ${fmt(growth)}x (medians) -> ${verdict(growth <= RSS_GROWTH_LIMIT)} (<= ${RSS_GROWTH_LIMIT}x)`);
 			results.rssGrowth = growth;
 		}
+		if (args.codecs) await codecSection(args, outDir, log, results);
 	} finally {
 		fs.rmSync(outDir, { recursive: true, force: true });
 	}

@@ -25,7 +25,8 @@ const withTscSourceMaps = {
 };
 
 await build({
-	input: path.join(root, "dist", "cli", "main.js"),
+	// The decode threads' module is an entry of its own, beside the bundle, where off-thread.js looks for it.
+	input: { "dt64-export": path.join(root, "dist", "cli", "main.js"), "decode-worker": path.join(root, "dist", "zarr", "codecs", "decode-worker.js") },
 	platform: "node",
 	// parquet-wasm finds its .wasm file beside its own module: it stays a package, loaded on first use.
 	external: [/^parquet-wasm(\/|$)/],
@@ -34,7 +35,7 @@ await build({
 	output: {
 		dir: outDir,
 		format: "esm",
-		entryFileNames: "dt64-export.js",
+		entryFileNames: "[name].js",
 		sourcemap: true,
 	},
 });

@@ -52,6 +52,10 @@ export const ERROR_CODES = {
 	STORE_INVALID: "io",
 	/** Reading from the store failed (a file system or network error, after retries). */
 	READ_FAILED: "io",
+	/** A server or bucket refused the credentials sent, or their absence (401, 403, an expired token) (`path`: the bucket). */
+	ACCESS_DENIED: "io",
+	/** An object store's credentials cannot be found or used (no variables, no such profile, an unsupported profile). */
+	CREDENTIALS_MISSING: "io",
 	/** The output file exists and overwriting was not asked for (`path`). */
 	OUTPUT_EXISTS: "io",
 	/** The output cannot be created where asked (a missing folder, a folder as file) (`path`). */

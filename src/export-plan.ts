@@ -105,10 +105,10 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 	if (order === "chunk" && !index) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
 	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
 	// Each store option by name: a new one is added here, as the other parts' are.
-	const { headers, retries, bufferPool } = options;
+	const { headers, retries, bufferPool, signRequests, env } = options;
 	return {
 		open: {
-			store: { headers, retries, bufferPool },
+			store: { headers, retries, bufferPool, signRequests, env },
 			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 		},

@@ -489,10 +489,11 @@ const DISCOVERY_TEXT: Readonly<Record<TreeDiscovery, string>> = {
 	zip: "listing the zip",
 	consolidated: "its consolidated metadata",
 	"consolidated-v2": "its Zarr v2 consolidated metadata (.zmetadata)",
+	listing: "listing the bucket",
 	"root-only": "reading the root",
 };
 
-const STORE_KIND_TEXT: Readonly<Record<OpenedStore["kind"], string>> = { directory: "folder", zip: "zip", http: "HTTP" };
+const STORE_KIND_TEXT: Readonly<Record<OpenedStore["kind"], string>> = { directory: "folder", zip: "zip", http: "HTTP", s3: "S3", gs: "Google Cloud Storage" };
 
 function formatEnd(end: EndValue, which: "first" | "last"): string {
 	switch (end.status) {

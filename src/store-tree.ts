@@ -1,8 +1,10 @@
 /**
  * The nodes of a store below a group, found the way each kind of store allows: a folder is walked, a zip's
  * entries are listed, and an HTTP store (which cannot be listed) is read through its consolidated metadata,
- * v3 inline `consolidated_metadata` in the group's zarr.json or, for a v2 store, `.zmetadata`. A node is a v3
- * `zarr.json` or, where there is none, a v2 `.zarray` or `.zgroup` (with its `.zattrs`).
+ * v3 inline `consolidated_metadata` in the group's zarr.json or, for a v2 store, `.zmetadata`. An object store
+ * (s3://, gs://) is read through its consolidated metadata too when it has some (one request), else its
+ * prefixes are listed. A node is a v3 `zarr.json` or, where there is none, a v2 `.zarray` or `.zgroup` (with its
+ * `.zattrs`).
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
@@ -25,7 +27,7 @@ export interface NodeDocument {
 export type TreeEntry = { readonly path: string; readonly node: NodeMetadata } | { readonly path: string; readonly error: string };
 
 /** How the nodes were found; `root-only` means the store can be neither listed nor read as consolidated. */
-export type TreeDiscovery = "directory" | "zip" | "consolidated" | "consolidated-v2" | "root-only";
+export type TreeDiscovery = "directory" | "zip" | "consolidated" | "consolidated-v2" | "listing" | "root-only";
 
 export interface StoreTree {
 	/** The group (or array) the tree starts at, then its descendants, in path order. */
@@ -114,6 +116,32 @@ async function walkDirectory(opened: OpenedStore, root: string): Promise<TreeEnt
 			if (node === undefined) continue;
 			found.push(node);
 			if ("node" in node && node.node.kind === "group") await walk(child);
+		}
+	};
+	await walk(root);
+	return found;
+}
+
+/** Node metadata read at once while listing an object store: requests wait on latency. */
+const LISTING_READS = 8;
+
+/**
+ * Lists an object store's prefixes below `root`, group by group (the prefixes of arrays, their chunks, are not
+ * listed), reading the metadata of each child prefix; a prefix without any is not a node and is skipped.
+ */
+async function walkListing(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
+	const found: TreeEntry[] = [];
+	const walk = async (group: string): Promise<void> => {
+		const { folders } = await opened.list!(group);
+		const children = folders.filter((name) => name !== "." && name !== "..").map((name) => join(group, name));
+		const entries: (TreeEntry | undefined)[] = [];
+		for (let start = 0; start < children.length; start += LISTING_READS) {
+			entries.push(...(await Promise.all(children.slice(start, start + LISTING_READS).map((child) => entryAt(opened, child)))));
+		}
+		for (const entry of entries) {
+			if (entry === undefined) continue;
+			found.push(entry);
+			if ("node" in entry && entry.node.kind === "group") await walk(entry.path);
 		}
 	};
 	await walk(root);
@@ -245,15 +273,20 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 		return sorted(top, v2, "consolidated-v2");
 	}
 	const rootEntry: TreeEntry = { path: root, node: document.node };
-	if (document.node.kind === "array") return { entries: [rootEntry], discovery: opened.kind === "http" ? "root-only" : opened.kind };
+	if (document.node.kind === "array") {
+		const discovery = opened.directory !== undefined ? "directory" : opened.entries !== undefined ? "zip" : opened.list !== undefined ? "listing" : "root-only";
+		return { entries: [rootEntry], discovery };
+	}
 	if (opened.directory !== undefined) return sorted(rootEntry, await walkDirectory(opened, root), "directory");
 	if (opened.entries !== undefined) return sorted(rootEntry, await listZip(opened, root), "zip");
 	if (document.node.zarrFormat === 2) {
 		const v2 = await zmetadataBelow(opened, root);
-		return v2 === undefined ? { entries: [rootEntry], discovery: "root-only" } : sorted(rootEntry, v2, "consolidated-v2");
+		if (v2 !== undefined) return sorted(rootEntry, v2, "consolidated-v2");
+	} else {
+		const consolidated = await consolidatedBelow(opened, root, document.text);
+		if (consolidated !== undefined) return sorted(rootEntry, consolidated, "consolidated");
 	}
-	const consolidated = await consolidatedBelow(opened, root, document.text);
-	if (consolidated !== undefined) return sorted(rootEntry, consolidated, "consolidated");
+	if (opened.list !== undefined) return sorted(rootEntry, await walkListing(opened, root), "listing");
 	return { entries: [rootEntry], discovery: "root-only" };
 }
 

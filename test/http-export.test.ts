@@ -246,7 +246,7 @@ describe("zip stores over HTTP", () => {
 		fault = () => ({ status: 500 });
 		const failed = await runCliAsync([`${url}?token=QUERYSECRET`, "-o", path.join(work, "never.arrow"), "--retries", "0"]);
 		expect(failed.status).toBe(1);
-		expect(failed.stderr).toBe(`dt64-export: GET ${url}?… (bytes=0-0) failed after 1 attempt: HTTP 500\n`);
+		expect(failed.stderr).toBe(`dt64-export: GET ${url}?… (bytes=0-0) failed after 1 attempt: HTTP 500 Internal Server Error\n`);
 		expect(server.requests.map((r) => r.query)).toEqual(["?token=QUERYSECRET"]);
 	});
 

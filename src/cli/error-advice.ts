@@ -39,6 +39,9 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	CALENDAR_UNSUPPORTED: (error) =>
 		error.option === "convertCalendar" ? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar" : "",
 	TIME_NOT_SORTED: () => "; export without --start/--end, or sort the store",
+	// An unsigned request was refused, or no credentials were found: say how the choice is made on the command line.
+	ACCESS_DENIED: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),
+	CREDENTIALS_MISSING: (error) => (error.option === "signRequests" ? "; a public bucket is read without them with --no-sign-request" : ""),
 	COLUMNS_INCOMPATIBLE: (error) => (error.option === "order" ? ": use --order c" : error.option === "column" ? " with --column" : ""),
 };
 

@@ -1,18 +1,19 @@
 import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
-import { parseHeaderOption } from "../store/http-store.js";
+import { collectHeaders } from "../store/header-options.js";
 
 export interface InspectArgs {
 	store: string;
 	json: boolean;
 	header: string[];
 	retries?: number;
+	signRequest: boolean;
 }
 
 /** `dt64-export inspect <store> [--json]`: the report on stdout. */
 export async function runInspect(args: InspectArgs): Promise<void> {
-	const headers = Object.fromEntries(args.header.map(parseHeaderOption));
-	const report = await inspectStore(args.store, { headers, retries: args.retries });
+	const headers = collectHeaders(args.header);
+	const report = await inspectStore(args.store, { headers, retries: args.retries, signRequests: args.signRequest });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report);
 	await new Promise<void>((resolve, reject) => {
 		const written = (error?: Error | null) => {

@@ -15,7 +15,7 @@ import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet-writer.js";
 import { BufferPool } from "../store/buffer-pool.js";
-import { parseHeaderOption } from "../store/http-store.js";
+import { collectHeaders } from "../store/header-options.js";
 import { checkCommandLine, type CommandLine } from "./command-line.js";
 import { completeWords } from "./completion.js";
 import { declareOptions } from "./declare-options.js";
@@ -51,6 +51,7 @@ interface ExportArgs {
 	retries: number;
 	cf: boolean;
 	convertCalendar: boolean;
+	signRequest: boolean;
 }
 
 function fail(error: unknown): never {
@@ -166,8 +167,9 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		cf: args.cf,
 		convertCalendar: args.convertCalendar,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
-		headers: Object.fromEntries(args.header.map(parseHeaderOption)),
+		headers: collectHeaders(args.header),
 		retries: args.retries,
+		signRequests: args.signRequest,
 		bufferPool,
 	});
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
@@ -207,7 +209,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	}
 }
 
-const STORE_HELP = "a folder, a .zip file, or an http(s):// URL";
+const STORE_HELP = "a folder, a .zip file, an http(s):// URL, or s3://bucket/path, gs://bucket/path";
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
 	process.on("uncaughtException", fail);

@@ -62,6 +62,16 @@ export class BufferPool {
 		this.#issuedLength.set(buffer as ArrayBuffer, view.byteLength);
 	}
 
+	/**
+	 * Takes as issued a buffer of the pool that came back as a new ArrayBuffer (transferred to a decode thread and
+	 * back), its bytes now the first `view.byteLength`: `release` then takes it back as any other.
+	 */
+	adopt(view: Uint8Array): void {
+		const buffer = view.buffer;
+		if (!(buffer instanceof ArrayBuffer) || view.byteOffset !== 0 || capacityFor(buffer.byteLength) !== buffer.byteLength) return;
+		this.#issuedLength.set(buffer, view.byteLength);
+	}
+
 	/** Hands back the buffer under `view` if the pool issued it and `view` covers all of it; otherwise does nothing. */
 	release(view: Uint8Array): void {
 		const buffer = view.buffer;

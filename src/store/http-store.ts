@@ -5,7 +5,8 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "@zarrita/storage";
-import { Dt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
+import { awsUriEncode } from "./sigv4.js";
 
 export interface RetryInfo {
 	key: string;
@@ -26,6 +27,29 @@ export interface HttpStoreOptions {
 	backoffMs?: number;
 	fetch?: typeof fetch;
 	onRetry?: (info: RetryInfo) => void;
+	/** Authenticates each attempt (an object store's signature or token); see RequestAuthorizer. */
+	authorizer?: RequestAuthorizer;
+}
+
+/**
+ * What an object store adds to each request: its credentials, and the words for a refusal. `authorize` runs once
+ * per attempt, after the store's own headers (Range included) are set: a signature covers them and its time.
+ */
+export interface RequestAuthorizer {
+	authorize(method: string, url: URL, headers: Headers): void | Promise<void>;
+	/**
+	 * A failure the server gave as a final answer (401, 403, other 4xx), explained: `detail` is appended to the
+	 * status line (what was refused, with which credentials; never a secret), `accessDenied` says whether the
+	 * credentials were refused (S3 answers an expired token with 400). `body` is the start of the error document.
+	 */
+	explainFailure(response: Response, body: string): RefusalExplanation;
+}
+
+export interface RefusalExplanation {
+	readonly detail: string;
+	readonly accessDenied: boolean;
+	/** The error's fields: the bucket as `path`, `option: "signRequests"` when the request went unsigned by choice. */
+	readonly fields?: ErrorFields;
 }
 
 interface NormalizedHttpStoreOptions {
@@ -35,6 +59,7 @@ interface NormalizedHttpStoreOptions {
 	backoffMs: number;
 	fetch: typeof fetch;
 	onRetry: ((info: RetryInfo) => void) | undefined;
+	authorizer: RequestAuthorizer | undefined;
 }
 
 const MAX_BACKOFF_MS = 5000;
@@ -112,7 +137,7 @@ function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefine
 	if (userinfo !== undefined && !headers.has("authorization")) {
 		headers.set("Authorization", `Basic ${Buffer.from(userinfo).toString("base64")}`);
 	}
-	return { headers, retries, timeoutMs, backoffMs, fetch: options.fetch ?? fetch, onRetry: options.onRetry };
+	return { headers, retries, timeoutMs, backoffMs, fetch: options.fetch ?? fetch, onRetry: options.onRetry, authorizer: options.authorizer };
 }
 
 /** A failure worth another attempt (throttling, server trouble, network) as opposed to a final answer. */
@@ -128,6 +153,16 @@ class TransientFailure extends Error {
 
 /** A final answer from the server that is not the data asked for; retrying would get the same. */
 class FinalFailure extends Error {}
+
+/** A 401 or 403: the credentials (or their absence) were refused. */
+class AccessRefused extends FinalFailure {
+	constructor(
+		message: string,
+		readonly fields: ErrorFields = {},
+	) {
+		super(message);
+	}
+}
 
 /** A 416 to a suffix request, which `getRange` answers with a full GET. */
 class RangeNotSatisfiable extends Error {}
@@ -224,12 +259,19 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	};
 }
 
-/** The bytes asked for, and how to check and cut what the server sent for them. */
-type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number } | { kind: "suffix"; length: number };
+/** The bytes asked for, and how to check and cut what the server sent for them; `head` asks for the size only. */
+type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number } | { kind: "suffix"; length: number } | { kind: "head" };
+
+/** What an attempt got: the bytes asked for, and the object's whole size when the response told it. */
+interface Answer {
+	readonly bytes: Uint8Array;
+	readonly size: number | undefined;
+}
 
 function rangeHeader(request: ByteRequest): string | undefined {
 	switch (request.kind) {
 		case "all":
+		case "head":
 			return undefined;
 		case "range":
 			return `bytes=${request.offset}-${request.offset + request.length - 1}`;
@@ -244,10 +286,23 @@ function contentRangeStart(response: Response): number | undefined {
 	return match === null ? undefined : Number(match[1]);
 }
 
+/** The object's size: the total of a 206's Content-Range, or the Content-Length of a whole, unencoded answer. */
+function objectSize(response: Response, encoded: boolean): number | undefined {
+	const text =
+		response.status === 206
+			? /\/(\d+)$/.exec(response.headers.get("content-range")?.trim() ?? "")?.[1]
+			: encoded
+				? undefined
+				: response.headers.get("content-length");
+	const size = Number(text ?? Number.NaN);
+	return Number.isSafeInteger(size) && size >= 0 ? size : undefined;
+}
+
 /** The requested bytes out of a 200 (whole object) or 206 (the range, or a superset of it) body. */
 function selectBytes(body: Uint8Array, response: Response, request: ByteRequest): Uint8Array {
 	switch (request.kind) {
 		case "all":
+		case "head":
 			return body;
 		case "suffix":
 			// Both a 200 and a 206 for a suffix end at the object's end.
@@ -292,31 +347,56 @@ export class HttpStore implements AsyncReadable {
 	}
 
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
-		return this.#read(key, { kind: "all" }, options.signal);
+		return this.#read(this.#resolve(key), key, { kind: "all" }, options.signal);
+	}
+
+	/**
+	 * A whole document at a URL of the same service that is not a key of the store (an object store's listing),
+	 * read with the store's headers, credentials and retries. Undefined for a 404.
+	 */
+	async getUrl(url: URL, options: GetOptions = {}): Promise<Uint8Array | undefined> {
+		return this.#read(url, url.pathname, { kind: "all" }, options.signal);
 	}
 
 	async getRange(key: AbsolutePath, range: RangeQuery, options: GetOptions = {}): Promise<Uint8Array | undefined> {
+		const url = this.#resolve(key);
 		if ("suffixLength" in range) {
 			checkByteCount(range.suffixLength, "suffix length", key);
-			if (range.suffixLength === 0) return this.#emptyUnlessMissing(key, options.signal);
+			if (range.suffixLength === 0) return this.#emptyUnlessMissing(url, key, options.signal);
 			try {
-				return await this.#read(key, { kind: "suffix", length: range.suffixLength }, options.signal);
+				return await this.#read(url, key, { kind: "suffix", length: range.suffixLength }, options.signal);
 			} catch (error) {
 				// Some servers answer 416 when the suffix is longer than the object instead of sending all of it.
 				if (!(error instanceof RangeNotSatisfiable)) throw error;
-				const whole = await this.#read(key, { kind: "all" }, options.signal);
+				const whole = await this.#read(url, key, { kind: "all" }, options.signal);
 				return whole?.subarray(Math.max(0, whole.length - range.suffixLength));
 			}
 		}
 		checkByteCount(range.offset, "offset", key);
 		checkByteCount(range.length, "length", key);
-		if (range.length === 0) return this.#emptyUnlessMissing(key, options.signal);
-		return this.#read(key, { kind: "range", offset: range.offset, length: range.length }, options.signal);
+		if (range.length === 0) return this.#emptyUnlessMissing(url, key, options.signal);
+		return this.#read(url, key, { kind: "range", offset: range.offset, length: range.length }, options.signal);
+	}
+
+	/**
+	 * The size of an object in bytes, undefined when it is missing. A store that authorizes its requests asks with
+	 * HEAD; others with a one-byte GET, because a presigned URL is signed for one method and some servers answer
+	 * HEAD differently.
+	 */
+	async size(key: AbsolutePath, options: GetOptions = {}): Promise<number | undefined> {
+		const url = this.#resolve(key);
+		const request: ByteRequest = this.#options.authorizer === undefined ? { kind: "range", offset: 0, length: 1 } : { kind: "head" };
+		const answer = await this.#answer(url, key, request, options.signal);
+		if (answer === undefined) return undefined;
+		if (answer.size === undefined) {
+			throw new Dt64ExportError("READ_FAILED", `${describeRequest(url, request)}: the server did not send the object's size`, { path: redactUrl(url) });
+		}
+		return answer.size;
 	}
 
 	/** A zero-byte range cannot be expressed as a Range header; the store still has to tell missing from empty. */
-	async #emptyUnlessMissing(key: AbsolutePath, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
-		const whole = await this.#read(key, { kind: "all" }, signal);
+	async #emptyUnlessMissing(url: URL, key: string, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+		const whole = await this.#read(url, key, { kind: "all" }, signal);
 		return whole === undefined ? undefined : new Uint8Array(0);
 	}
 
@@ -328,23 +408,30 @@ export class HttpStore implements AsyncReadable {
 			throw new UsageError(`store key ${JSON.stringify(key)} escapes the store`);
 		}
 		const url = new URL(this.#base.href);
-		url.pathname = `${url.pathname.replace(/\/+$/, "")}/${segments.map(encodeURIComponent).join("/")}`;
+		// Encoded as strictly as a signature's canonical path, so that what is sent is what was signed.
+		url.pathname = `${url.pathname.replace(/\/+$/, "")}/${segments.map(awsUriEncode).join("/")}`;
 		return url;
 	}
 
-	async #read(key: AbsolutePath, request: ByteRequest, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
-		const url = this.#resolve(key);
-		const range = rangeHeader(request);
-		const what = `GET ${redactUrl(url)}${range === undefined ? "" : ` (${range})`}`;
+	/** `key` names the request in `onRetry`: the store key, or the URL's path for `getUrl`. */
+	async #read(url: URL, key: string, request: ByteRequest, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+		return (await this.#answer(url, key, request, signal))?.bytes;
+	}
+
+	async #answer(url: URL, key: string, request: ByteRequest, signal: AbortSignal | undefined): Promise<Answer | undefined> {
+		const what = describeRequest(url, request);
 		const { retries, backoffMs, onRetry } = this.#options;
 		for (let attempt = 1; ; attempt++) {
 			if (signal?.aborted) throw abortError(signal);
 			try {
-				return await this.#attempt(url, request, range, signal);
+				return await this.#attempt(url, request, signal);
 			} catch (error) {
 				if (signal?.aborted) throw abortError(signal);
 				if (error instanceof RangeNotSatisfiable) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
+				if (error instanceof AccessRefused) {
+					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, { path: redactUrl(url), ...error.fields, cause: error });
+				}
 				if (!(error instanceof TransientFailure)) {
 					throw new Dt64ExportError("READ_FAILED", `${what} failed: ${reason}`, { cause: error });
 				}
@@ -361,13 +448,9 @@ export class HttpStore implements AsyncReadable {
 		}
 	}
 
-	async #attempt(
-		url: URL,
-		request: ByteRequest,
-		range: string | undefined,
-		caller: AbortSignal | undefined,
-	): Promise<Uint8Array | undefined> {
+	async #attempt(url: URL, request: ByteRequest, caller: AbortSignal | undefined): Promise<Answer | undefined> {
 		const headers = new Headers(this.#options.headers);
+		const range = rangeHeader(request);
 		if (range !== undefined) {
 			headers.set("Range", range);
 		} else if (!headers.has("accept-encoding")) {
@@ -375,10 +458,13 @@ export class HttpStore implements AsyncReadable {
 			// count other bytes. (For range requests fetch itself sends `identity`, as the Fetch standard says.)
 			headers.set("Accept-Encoding", "identity");
 		}
+		const method = request.kind === "head" ? "HEAD" : "GET";
+		const { authorizer } = this.#options;
 		const attempt = attemptSignal(caller, this.#options.timeoutMs);
 		let stage = "request";
 		try {
-			const response = await this.#options.fetch(url, { headers, signal: attempt.signal });
+			await authorizer?.authorize(method, url, headers);
+			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal });
 			stage = "body";
 			if (response.status === 404) {
 				await response.body?.cancel();
@@ -388,25 +474,26 @@ export class HttpStore implements AsyncReadable {
 				await response.body?.cancel();
 				throw new RangeNotSatisfiable();
 			}
-			const expected = request.kind === "all" ? response.status === 200 : response.status === 200 || response.status === 206;
-			if (!expected) {
+			const expected = request.kind === "all" || request.kind === "head" ? response.status === 200 : response.status === 200 || response.status === 206;
+			if (!expected) throw await statusFailure(response, authorizer);
+			// Content-Length counts encoded bytes when the server compressed the response anyway.
+			const encoded = (response.headers.get("content-encoding") ?? "identity").toLowerCase() !== "identity";
+			if (request.kind === "head") {
 				await response.body?.cancel();
-				throw statusFailure(response);
+				return { bytes: new Uint8Array(0), size: objectSize(response, encoded) };
 			}
 			const body = new Uint8Array(await response.arrayBuffer());
 			const declared = response.headers.get("content-length");
-			// Content-Length counts encoded bytes when the server compressed the response anyway.
-			const encoded = (response.headers.get("content-encoding") ?? "identity").toLowerCase() !== "identity";
 			if (declared !== null && !encoded && Number(declared) !== body.length) {
 				throw new TransientFailure(`body truncated (${body.length} of ${declared} bytes)`);
 			}
-			return selectBytes(body, response, request);
+			return { bytes: selectBytes(body, response, request), size: objectSize(response, encoded) };
 		} catch (error) {
 			if (caller?.aborted) throw abortError(caller);
 			if (attempt.timedOut()) {
 				throw new TransientFailure(`timed out after ${this.#options.timeoutMs} ms`, undefined, { cause: error });
 			}
-			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure) {
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
 			// Anything else fetch throws is the network: a reset, a refused connection, a body cut short.
@@ -418,16 +505,38 @@ export class HttpStore implements AsyncReadable {
 	}
 }
 
-function statusFailure(response: Response): Error {
+function describeRequest(url: URL, request: ByteRequest): string {
+	const range = rangeHeader(request);
+	return `${request.kind === "head" ? "HEAD" : "GET"} ${redactUrl(url)}${range === undefined ? "" : ` (${range})`}`;
+}
+
+/** The start of an error document: enough for its code and message, never a whole object read by mistake. */
+async function errorBody(response: Response): Promise<string> {
+	try {
+		return (await response.text()).slice(0, 4096);
+	} catch {
+		return "";
+	}
+}
+
+async function statusFailure(response: Response, authorizer: RequestAuthorizer | undefined): Promise<Error> {
 	const line = statusLine(response);
-	if (isRetryableStatus(response.status)) return new TransientFailure(line, retryAfterMs(response));
+	if (isRetryableStatus(response.status)) {
+		await response.body?.cancel();
+		return new TransientFailure(line, retryAfterMs(response));
+	}
+	if (authorizer !== undefined) {
+		const { detail, accessDenied, fields } = authorizer.explainFailure(response, await errorBody(response));
+		return accessDenied ? new AccessRefused(`${line}${detail}`, fields) : new FinalFailure(`${line}${detail}`);
+	}
+	await response.body?.cancel();
 	// Only 404 means "missing chunk". S3 answers 403 for a missing key when the caller may not list the bucket,
 	// but 403 is just as much a wrong or expired token or a private object; reading it as the fill value would
 	// export silently wrong data, so it is an error.
 	if (response.status === 403) {
-		return new FinalFailure(`${line} (access denied; S3 also answers 403 for a missing key when listing is not allowed)`);
+		return new AccessRefused(`${line} (access denied; S3 also answers 403 for a missing key when listing is not allowed)`);
 	}
-	if (response.status === 401) return new FinalFailure(`${line} (authentication required)`);
+	if (response.status === 401) return new AccessRefused(`${line} (authentication required)`);
 	return new FinalFailure(line);
 }
 

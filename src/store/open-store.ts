@@ -1,11 +1,16 @@
 import * as fs from "node:fs";
-import type { AsyncReadable } from "@zarrita/storage";
+import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
 import ZipFileStore from "@zarrita/storage/zip";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BufferPool } from "./buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
+import type { BucketStore } from "./bucket-store.js";
+import { parseBucketUrl } from "./bucket-url.js";
+import { openGcsStore } from "./gcs-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
+import type { ListPrefix } from "./prefix-listing.js";
+import { openS3Store } from "./s3-store.js";
 
 type ZipEntries = NonNullable<NonNullable<ConstructorParameters<typeof ZipFileStore>[1]>["transformEntries"]> extends (
 	entries: infer E,
@@ -15,9 +20,11 @@ type ZipEntries = NonNullable<NonNullable<ConstructorParameters<typeof ZipFileSt
 
 export interface OpenedStore {
 	readonly store: AsyncReadable;
-	readonly kind: "directory" | "zip" | "http";
+	readonly kind: "directory" | "zip" | "http" | BucketStore["kind"];
 	/** Read over HTTP (an http store, or a zip read by ranges): reads wait on latency, not on local disks and CPUs. */
 	readonly remote: boolean;
+	/** Lists an object store's prefixes (s3://, gs://), the way its groups are found without consolidated metadata. */
+	readonly list?: ListPrefix;
 	/** The local folder, when the store is one: it is listed by walking it (see store-tree.ts). */
 	readonly directory?: string;
 	/** The file names of a zip store (local or remote), the other kind that can be listed. */
@@ -35,16 +42,41 @@ export interface OpenStoreOptions {
 	 * arrays opened with these options inflate into them. Only for exports whose output hands written buffers back.
 	 */
 	bufferPool?: BufferPool;
+	/**
+	 * False sends object store requests without credentials (the AWS CLI's `--no-sign-request`): public buckets.
+	 * Default true: credentials from the environment, as each cloud's own tools find them.
+	 */
+	signRequests?: boolean;
+	/** Where credentials, regions and endpoints are looked up; default `process.env`. */
+	env?: NodeJS.ProcessEnv;
 }
 
-/** Opens a store from what a user types: a folder, a `.zip` file, or an http(s) URL. */
+const OBJECT_STORES: Readonly<Record<string, typeof openS3Store>> = { s3: openS3Store, gs: openGcsStore };
+
+/** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3:// or gs:// URL. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
-			const reader = new HttpZipReader(location, { headers: options.headers, retries: options.retries });
-			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), redactUrl(location), true);
+			const reader = httpZipReader(location, options);
+			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true);
 		}
 		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", remote: true, location: redactUrl(location) };
+	}
+	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
+	if (scheme !== undefined) {
+		const open = OBJECT_STORES[scheme];
+		if (open === undefined) throw new UsageError(`unsupported store URL scheme "${scheme}://": expected s3://, gs://, http:// or https://`);
+		const url = parseBucketUrl(location);
+		const storeOptions = { headers: options.headers, retries: options.retries, signRequests: options.signRequests ?? true, env: options.env ?? process.env };
+		if (/\.zip$/i.test(url.prefix)) {
+			// A zip object is read by ranges from the store of its folder.
+			const name = url.prefix.split("/").pop()!;
+			const folder = await open({ ...url, prefix: url.prefix.slice(0, -name.length).replace(/\/$/, "") }, storeOptions);
+			const reader = new HttpZipReader(folder.store, `/${name}` as AbsolutePath, `${folder.location}/${name}`);
+			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true);
+		}
+		const bucket = await open(url, storeOptions);
+		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location };
 	}
 	let stat: fs.Stats;
 	try {
@@ -77,6 +109,22 @@ function stripTopFolder(entries: ZipEntries): ZipEntries {
 		if (inner !== "") stripped[inner] = entries[name];
 	}
 	return stripped;
+}
+
+/** A zip file at an http(s) URL, read by ranges through the HTTP store of its folder (query string kept). */
+function httpZipReader(location: string, options: OpenStoreOptions): HttpZipReader {
+	let url: URL;
+	try {
+		url = new URL(location);
+	} catch {
+		throw new UsageError("invalid store URL: expected an absolute http:// or https:// URL");
+	}
+	const name = url.pathname.split("/").pop() ?? "";
+	if (name === "") throw new UsageError(`${redactUrl(url)}: the URL of a zip store must name a file`);
+	const folder = new URL(url.href);
+	folder.pathname = url.pathname.slice(0, url.pathname.length - name.length);
+	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries });
+	return new HttpZipReader(store, `/${decodeURIComponent(name)}` as AbsolutePath, redactUrl(url));
 }
 
 async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEntries) => ZipFileStore, location: string, remote: boolean): Promise<OpenedStore> {

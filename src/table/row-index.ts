@@ -1,31 +1,43 @@
 /**
  * Where each exported row comes from in an N-d array: one int64 column per dimension (numpy's
  * `np.indices(shape).reshape(ndim, -1)` for rows in C order), for a run of rows in C order of the array or for
- * the rows of one chunk's box. Written on the 32-bit halves of each int64: no BigInt per value.
+ * the rows of one chunk's box. Built by runs: one fill per run of equal coordinates, and the repeating pattern of
+ * the last axes copied over, never value by value.
  */
 import { cStrides } from "../zarr/grid.js";
-
-const TWO_POW_32 = 4294967296;
 
 /** The rows covered by one band: a flat C-order range of the array, or a box (one chunk clipped at the edge). */
 export type RowRegion = { readonly kind: "flat"; readonly offset: number } | { readonly kind: "box"; readonly origin: readonly number[]; readonly extent: readonly number[] };
 
-/** Coordinates of `length` rows, the first at `start`, counting in C order over a box of `extent` at `origin`. */
-function indexColumnsOver(start: readonly number[], extent: readonly number[], origin: readonly number[], length: number): BigInt64Array[] {
-	const rank = extent.length;
-	const columns = Array.from({ length: rank }, () => new BigInt64Array(length));
-	const words = columns.map((column) => new Int32Array(column.buffer));
-	const local = [...start];
-	for (let row = 0; row < length; row++) {
-		for (let axis = 0; axis < rank; axis++) {
-			const value = origin[axis] + local[axis];
-			words[axis][2 * row] = value % TWO_POW_32;
-			words[axis][2 * row + 1] = Math.floor(value / TWO_POW_32);
-		}
-		let axis = rank - 1;
-		while (axis >= 0 && ++local[axis] === extent[axis]) local[axis--] = 0;
+/** Below this many rows per value, an axis' column is built as one period of fills, then copied over: few fills. */
+const TILE_BELOW = 64;
+
+/**
+ * Fills `column` with the coordinate along one axis of `length` rows counted in C order from flat position
+ * `first`: the coordinate is `origin + floor(flat / inner) % count`, so it holds for runs of `inner` rows (one fill
+ * each), and repeats every `count * inner` rows (for the last axes, one period is filled, then copied doubling).
+ */
+function fillAxisColumn(column: BigInt64Array, first: number, length: number, count: number, inner: number, origin: number): void {
+	const period = count * inner;
+	const filled = inner < TILE_BELOW ? Math.min(length, period) : length;
+	let row = 0;
+	while (row < filled) {
+		const flat = first + row;
+		const end = Math.min(filled, row + inner - (flat % inner));
+		column.fill(BigInt(origin + (Math.floor(flat / inner) % count)), row, end);
+		row = end;
 	}
-	return columns;
+	for (let done = filled; done < length; done *= 2) column.copyWithin(done, 0, Math.min(done, length - done));
+}
+
+/** Coordinates of `length` rows, the first at flat position `first`, counting in C order over a box of `extent` at `origin`. */
+function indexColumnsOver(first: number, extent: readonly number[], origin: readonly number[], length: number): BigInt64Array[] {
+	const strides = cStrides(extent);
+	return extent.map((count, axis) => {
+		const column = new BigInt64Array(length);
+		if (length > 0) fillAxisColumn(column, first, length, count, strides[axis], origin[axis]);
+		return column;
+	});
 }
 
 /** The coordinates of a flat C-order index. */
@@ -35,8 +47,8 @@ export function unravelIndex(flat: number, shape: readonly number[]): number[] {
 
 /** One int64 column per dimension for `length` rows of `region`, in the array of `shape`. */
 export function rowIndexColumns(shape: readonly number[], region: RowRegion, length: number): BigInt64Array[] {
-	if (region.kind === "flat") return indexColumnsOver(unravelIndex(region.offset, shape), shape, shape.map(() => 0), length);
-	return indexColumnsOver(region.extent.map(() => 0), region.extent, region.origin, length);
+	if (region.kind === "flat") return indexColumnsOver(region.offset, shape, shape.map(() => 0), length);
+	return indexColumnsOver(0, region.extent, region.origin, length);
 }
 
 /** The array coordinates of row `i` of a region. */

@@ -36,6 +36,8 @@ export function cStrides(shape: readonly number[]): number[] {
 /**
  * Copies the part of a C-order chunk that lies inside the array into a C-order band of rows.
  * The band holds full rows of the array along every axis but the first, starting at row `bandStart`.
+ * Copies are flat runs: the last axis, merged with the axes before it while the chunk covers them whole in both
+ * the chunk and the band (their values are then contiguous in both), one memcpy per run.
  */
 export function copyChunkIntoBand<V extends ChunkValues>(
 	chunk: V,
@@ -50,16 +52,31 @@ export function copyChunkIntoBand<V extends ChunkValues>(
 	const extent = origin.map((start, axis) => Math.min(chunkShape[axis], arrayShape[axis] - start));
 	const chunkStrides = cStrides(chunkShape);
 	const bandStrides = cStrides(bandShape);
-	const runLength = extent[rank - 1];
-	const outer = extent.slice(0, rank - 1);
-	for (const index of cOrderCoordinates(outer.length ? outer : [1])) {
-		let from = 0;
-		let to = rank === 1 ? 0 : origin[rank - 1];
-		for (let axis = 0; axis < rank - 1; axis++) {
-			from += index[axis] * chunkStrides[axis];
-			to += (axis === 0 ? index[0] : origin[axis] + index[axis]) * bandStrides[axis];
-		}
+	// Axes [runAxis, rank) form one contiguous run in both the chunk and the band.
+	let runAxis = rank - 1;
+	let runLength = extent[rank - 1];
+	while (runAxis > 0 && extent[runAxis] === chunkShape[runAxis] && extent[runAxis] === bandShape[runAxis]) {
+		runAxis--;
+		runLength *= extent[runAxis];
+	}
+	// The band's first axis starts at the chunk's first row; its other axes are the array's.
+	let from = 0;
+	let to = 0;
+	for (let axis = 1; axis < rank; axis++) to += origin[axis] * bandStrides[axis];
+	const index = new Array<number>(runAxis).fill(0);
+	if (extent.some((n) => n === 0)) return;
+	for (;;) {
 		copyValues(chunk, from, from + runLength, band, to);
+		let axis = runAxis - 1;
+		while (axis >= 0 && ++index[axis] === extent[axis]) {
+			index[axis] = 0;
+			from -= (extent[axis] - 1) * chunkStrides[axis];
+			to -= (extent[axis] - 1) * bandStrides[axis];
+			axis--;
+		}
+		if (axis < 0) return;
+		from += chunkStrides[axis];
+		to += bandStrides[axis];
 	}
 }
 

@@ -8,6 +8,20 @@ import { cStrides, product } from "./grid.js";
 const EMPTY = 0xffff_ffff_ffff_ffffn;
 /** Shard indexes kept in memory: enough for a band of chunks across a few shards, bounded for huge arrays. */
 const CACHE_LIMIT = 64;
+/**
+ * A shard whose inner chunks span at most this many bytes is read at once, the first time one of them is needed,
+ * and its inner chunks are views of that read: one read per shard instead of one per inner chunk. Larger shards
+ * are read inner chunk by inner chunk, so that memory stays bounded whatever the shard size.
+ */
+const WHOLE_SHARD_BYTES = 64 * 2 ** 20;
+/** Shards kept read at once: the one being decoded and the next ones the reader asks for ahead. */
+const SHARD_DATA_LIMIT = 3;
+
+/** The bytes of a shard from its first inner chunk to the end of its last. */
+interface ShardData {
+	readonly start: number;
+	readonly bytes: Uint8Array;
+}
 
 /**
  * Reads inner chunks of `sharding_indexed` shards through their index, at the end of the shard (the default) or
@@ -46,11 +60,43 @@ export class ShardIndexReader {
 		if (offset > BigInt(Number.MAX_SAFE_INTEGER) || length > BigInt(Number.MAX_SAFE_INTEGER)) {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: corrupt index entry ${slot} (offset ${offset}, length ${length})`);
 		}
+		const span = dataSpan(index);
+		const data = span.end - span.start <= WHOLE_SHARD_BYTES ? await this.#shardData(shardKey, span, signal) : null;
+		if (data !== null) {
+			const from = Number(offset) - data.start;
+			return data.bytes.subarray(from, from + Number(length));
+		}
 		const bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal });
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`);
 		}
 		return bytes;
+	}
+
+	readonly #data = new Map<string, Promise<ShardData | null>>();
+
+	/** A shard's inner chunks read at once; null when that read failed, and its chunks are read one by one. */
+	#shardData(shardKey: AbsolutePath, span: { start: number; end: number }, signal?: AbortSignal): Promise<ShardData | null> {
+		let data = this.#data.get(shardKey);
+		if (data === undefined) {
+			data = this.#readSpan(shardKey, span, signal);
+			if (this.#data.size >= SHARD_DATA_LIMIT) this.#data.delete(this.#data.keys().next().value as string);
+			this.#data.set(shardKey, data);
+		}
+		return data;
+	}
+
+	/**
+	 * Reads the span, or gives null: the read of a single inner chunk then says exactly what is wrong (an entry
+	 * past the end of the file, a store that fails), where the span could only say that some entry is.
+	 */
+	async #readSpan(shardKey: AbsolutePath, span: { start: number; end: number }, signal?: AbortSignal): Promise<ShardData | null> {
+		try {
+			const bytes = await this.store.getRange!(shardKey, { offset: span.start, length: span.end - span.start }, { signal });
+			return bytes !== undefined && bytes.byteLength === span.end - span.start ? { start: span.start, bytes } : null;
+		} catch {
+			return null;
+		}
 	}
 
 	#index(shardKey: AbsolutePath, signal?: AbortSignal): Promise<BigUint64Array | null> {
@@ -88,4 +134,24 @@ function verifyCrc32c(bytes: Uint8Array, shardKey: AbsolutePath): void {
 	const payload = bytes.subarray(0, bytes.byteLength - 4);
 	const stored = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - 4, 4).getUint32(0, true);
 	if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`);
+}
+
+const spans = new WeakMap<BigUint64Array, { start: number; end: number }>();
+
+/** Where a shard's inner chunks lie: from the first byte of any to the last byte of any (computed once per index). */
+function dataSpan(index: BigUint64Array): { start: number; end: number } {
+	let span = spans.get(index);
+	if (span === undefined) {
+		let start = Infinity;
+		let end = 0;
+		for (let slot = 0; slot < index.length; slot += 2) {
+			if (index[slot] === EMPTY && index[slot + 1] === EMPTY) continue;
+			const offset = Number(index[slot]);
+			start = Math.min(start, offset);
+			end = Math.max(end, offset + Number(index[slot + 1]));
+		}
+		span = { start: Math.min(start, end), end };
+		spans.set(index, span);
+	}
+	return span;
 }

@@ -1,29 +1,24 @@
 import { Dt64ExportError } from "../../errors.js";
 import { decodeBloscChecked } from "./blosc-decode.js";
 import { readBloscHeader } from "./blosc-header.js";
-import type { BytesToBytesCodec, CodecFactory } from "./codec.js";
+import type { BytesToBytesCodec, CodecFactory, ChunkSpec } from "./codec.js";
 import { DECODED_SLACK_BYTES } from "./decoded-size.js";
+import { decodeWasmCodec } from "./off-thread.js";
 import { zstdContentBound } from "./zstd-frame.js";
 
 /**
- * zstd, blosc and lz4 are decoded by numcodecs' WebAssembly builds, which allocate whatever the compressed header
- * declares (zstd's Frame_Content_Size, blosc's nbytes, the size before numcodecs' lz4 block) or, for a zstd frame
- * without a size, grow until the content ends: a few kilobytes can claim gigabytes. The headers are read here
- * first, and a chunk that would decode past its expected size is refused before the decoder runs.
+ * zstd, blosc and lz4, decoded by this package's WebAssembly build of the reference C decoders (wasm/decoders.c)
+ * on the decode threads, into the export's buffer pool. Each chunk's headers are read here first: a chunk whose
+ * headers claim more than its expected size is refused with a message saying so, before anything is allocated,
+ * and the decoder itself is then held to the size (it refuses to write past its output buffer).
  */
-interface BytesCodec {
-	encode(bytes: Uint8Array): Promise<Uint8Array> | Uint8Array;
-	decode(bytes: Uint8Array): Promise<Uint8Array> | Uint8Array;
-}
 
-/** Throws when the headers of `bytes` say they decode to more than `maxBytes`; reads headers only. */
-type SizeCheck = (bytes: Uint8Array, maxBytes: number) => void;
-type Decode = (inner: BytesCodec, bytes: Uint8Array) => Promise<Uint8Array> | Uint8Array;
-const plainDecode: Decode = (inner, bytes) => inner.decode(bytes);
+/** Returns the output capacity a chunk needs, or throws when its headers say it decodes past `maxBytes`. */
+type SizeCheck = (bytes: Uint8Array, maxBytes: number) => number;
 
 /**
  * A zstd frame without a declared size is only bounded by its block count, which overestimates split blocks;
- * it is refused when even that bound is far past the chunk, so a bomb can take a few times a chunk at most.
+ * it is refused when even that bound is far past the chunk; otherwise the decoder stops at the chunk's size.
  */
 const UNKNOWN_SIZE_FACTOR = 4;
 const UNKNOWN_SIZE_ALLOWANCE_BYTES = 4 * 2 ** 20;
@@ -35,44 +30,52 @@ const checkZstd: SizeCheck = (bytes, maxBytes) => {
 	if (!bound.exact && bound.bytes > UNKNOWN_SIZE_FACTOR * maxBytes + UNKNOWN_SIZE_ALLOWANCE_BYTES) {
 		throw new Dt64ExportError("CHUNK_CORRUPT", `zstd: chunk without a declared size has blocks for up to ${bound.bytes} bytes, far more than its expected ${expected}`);
 	}
+	return bound.exact ? bound.bytes : maxBytes;
 };
 
 const checkBlosc: SizeCheck = (bytes, maxBytes) => {
 	const { nbytes } = readBloscHeader(bytes);
 	if (nbytes > maxBytes) throw new Dt64ExportError("CHUNK_CORRUPT", `blosc: chunk declares ${nbytes} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
+	return nbytes;
 };
 
 const checkLz4: SizeCheck = (bytes, maxBytes) => {
 	if (bytes.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: ${bytes.byteLength} bytes, shorter than the 4-byte size header`);
 	const declared = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
 	if (declared > maxBytes) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: chunk declares ${declared} bytes, more than its expected ${maxBytes - DECODED_SLACK_BYTES}`);
+	return declared;
 };
 
-interface NumcodecsClass {
-	fromConfig(configuration: Record<string, unknown>): BytesCodec;
+function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFactory {
+	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => ({
+		kind: "bytes_to_bytes",
+		decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool),
+	});
 }
 
-/**
- * A numcodecs codec held to the chunk's size: its module is loaded on first use (each holds a WebAssembly build of
- * several hundred kilobytes), and each chunk's headers are checked before the decoder allocates.
- */
-function bounded(load: () => Promise<NumcodecsClass>, check: SizeCheck, decode: Decode): CodecFactory {
-	let loaded: Promise<NumcodecsClass> | undefined;
-	return (configuration, spec): BytesToBytesCodec => {
-		const maxBytes = spec.maxDecodedBytes;
-		let inner: Promise<BytesCodec> | undefined;
-		return {
-			kind: "bytes_to_bytes",
-			async decode(bytes) {
-				check(bytes, maxBytes);
-				loaded ??= load();
-				inner ??= loaded.then((Codec) => Codec.fromConfig({ ...configuration }));
-				return decode(await inner, bytes);
-			},
-		};
+export const zstdCodec = offThread("zstd", checkZstd);
+export const lz4Codec = offThread("lz4", checkLz4);
+
+/** Blosc's compressor code (flags bits 5-7) of snappy, which the WebAssembly build leaves out (C++). */
+const BLOSC_SNAPPY = 2;
+
+interface NumcodecsBlosc {
+	fromConfig(configuration: Record<string, unknown>): { decode(bytes: Uint8Array): Promise<Uint8Array> };
+}
+let numcodecsBlosc: Promise<NumcodecsBlosc> | undefined;
+
+const bloscOffThread = offThread("blosc", checkBlosc);
+
+/** blosc: off the main thread, except chunks compressed with snappy, which numcodecs' build decodes here. */
+export const bloscCodec: CodecFactory = (configuration, spec) => {
+	const usual = bloscOffThread(configuration, spec) as BytesToBytesCodec;
+	return {
+		kind: "bytes_to_bytes",
+		async decode(bytes) {
+			if (bytes.byteLength < 3 || bytes[2] >> 5 !== BLOSC_SNAPPY) return usual.decode(bytes);
+			checkBlosc(bytes, spec.maxDecodedBytes);
+			numcodecsBlosc ??= import("numcodecs/blosc").then((m) => m.default as unknown as NumcodecsBlosc);
+			return decodeBloscChecked((await numcodecsBlosc).fromConfig({}), bytes);
+		},
 	};
-}
-
-export const zstdCodec = bounded(async () => (await import("numcodecs/zstd")).default as unknown as NumcodecsClass, checkZstd, plainDecode);
-export const bloscCodec = bounded(async () => (await import("numcodecs/blosc")).default as unknown as NumcodecsClass, checkBlosc, decodeBloscChecked);
-export const lz4Codec = bounded(async () => (await import("numcodecs/lz4")).default as unknown as NumcodecsClass, checkLz4, plainDecode);
+};

@@ -1,0 +1,55 @@
+/**
+ * Listing an object store the way a folder is read: the children of one prefix, split at `/` (S3's and GCS's
+ * `delimiter=/`). This is how groups are found in a bucket without consolidated metadata (see store-tree.ts).
+ */
+import { Dt64ExportError } from "../errors.js";
+
+export interface PrefixListing {
+	/** The child "folders": names of the common prefixes one level down, without the trailing `/`. */
+	readonly folders: readonly string[];
+	/** The objects directly under the prefix, by name. */
+	readonly files: readonly string[];
+}
+
+/** Lists the children of `path` ("" for the store's root, else a relative path like `a/b`). */
+export type ListPrefix = (path: string) => Promise<PrefixListing>;
+
+/** One page of a listing: full keys, and where the next page starts (undefined on the last one). */
+export interface ListingPage {
+	readonly prefixes: readonly string[];
+	readonly keys: readonly string[];
+	readonly next: string | undefined;
+}
+
+/** More pages than this for one prefix is a listing that does not end (a service repeating itself), not a group. */
+const MAX_PAGES = 100_000;
+
+/**
+ * Reads every page of a listing under `prefix` (ending in `/`, or "" for a bucket's root) and returns the names
+ * relative to it. `page` fetches one page given the previous one's continuation token.
+ */
+export async function listAllPages(prefix: string, shownAs: string, page: (token: string | undefined) => Promise<ListingPage>): Promise<PrefixListing> {
+	const folders = new Set<string>();
+	const files: string[] = [];
+	const seen = new Set<string>();
+	let token: string | undefined;
+	for (let count = 0; ; count++) {
+		if (count === MAX_PAGES) throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: more than ${MAX_PAGES} pages`, { path: shownAs });
+		const answer = await page(token);
+		for (const key of answer.prefixes) {
+			// A service may return keys outside the prefix only by mistake; they are not children.
+			if (!key.startsWith(prefix)) continue;
+			const name = key.slice(prefix.length).replace(/\/$/, "");
+			if (name !== "" && !name.includes("/")) folders.add(name);
+		}
+		for (const key of answer.keys) {
+			const name = key.slice(prefix.length);
+			if (key.startsWith(prefix) && name !== "" && !name.includes("/")) files.push(name);
+		}
+		if (answer.next === undefined) break;
+		if (seen.has(answer.next)) throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: the service returned the same continuation token twice`, { path: shownAs });
+		seen.add(answer.next);
+		token = answer.next;
+	}
+	return { folders: [...folders].sort(), files: files.sort() };
+}

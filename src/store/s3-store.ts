@@ -1,0 +1,118 @@
+/**
+ * `s3://bucket/prefix` over the one HTTP store: every request (GET with Range, HEAD, ListObjectsV2) signed with
+ * Signature V4 per attempt, or unsigned for public buckets. AWS itself is addressed virtual-hosted
+ * (`bucket.s3.<region>.amazonaws.com`, path-style for bucket names with dots, which TLS certificates do not
+ * cover); an S3-compatible endpoint (AWS_ENDPOINT_URL) path-style, as MinIO, Ceph and R2 expect.
+ */
+import { Dt64ExportError, UsageError } from "../errors.js";
+import { resolveAwsSettings, type AwsSettings } from "./aws-settings.js";
+import type { BucketStore } from "./bucket-store.js";
+import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
+import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
+import { listAllPages, type ListingPage } from "./prefix-listing.js";
+import { awsUriEncode, signRequest } from "./sigv4.js";
+import { xmlElements, xmlFirst } from "./xml-elements.js";
+
+export interface S3StoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
+	readonly signRequests: boolean;
+	readonly env: NodeJS.ProcessEnv;
+}
+
+/** What S3's error codes mean for the one who typed the command. */
+const ERROR_MEANINGS: Readonly<Record<string, string>> = {
+	SignatureDoesNotMatch: "the secret access key does not match the access key id",
+	InvalidAccessKeyId: "the access key id is not known to the service",
+	ExpiredToken: "the session token has expired",
+	TokenRefreshRequired: "the session token has expired",
+	InvalidToken: "the session token is not valid",
+	RequestTimeTooSkewed: "this machine's clock differs from the service's by more than 15 minutes",
+	AccessDenied: "access denied",
+	AllAccessDisabled: "all access to the bucket is disabled",
+	AuthorizationHeaderMalformed: "the request was signed for another region",
+	PermanentRedirect: "the bucket is in another region",
+	NoSuchBucket: "no such bucket",
+};
+
+/** Codes S3 sends with 400 that are refused credentials all the same. */
+const CREDENTIAL_CODES = new Set(["ExpiredToken", "TokenRefreshRequired", "InvalidToken"]);
+
+const DNS_BUCKET = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+const PATH_BUCKET = /^[A-Za-z0-9._-]{1,255}$/;
+
+/** The URL of the bucket's root: the endpoint's, or AWS's own for the region. */
+function bucketRoot(bucket: string, settings: AwsSettings): URL {
+	if (settings.endpoint !== undefined) return joinKeyPath(settings.endpoint, bucket, awsUriEncode);
+	const domain = settings.region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
+	if (DNS_BUCKET.test(bucket)) return new URL(`https://${bucket}.s3.${settings.region}.${domain}/`);
+	return joinKeyPath(new URL(`https://s3.${settings.region}.${domain}/`), bucket, awsUriEncode);
+}
+
+class S3Authorizer implements RequestAuthorizer {
+	constructor(
+		readonly bucket: string,
+		readonly settings: AwsSettings,
+	) {}
+
+	authorize(method: string, url: URL, headers: Headers): void {
+		const { credentials, region } = this.settings;
+		if (credentials !== undefined) signRequest({ method, url, headers, credentials, region });
+	}
+
+	explainFailure(response: Response, body: string): RefusalExplanation {
+		const code = xmlFirst(body, "Code");
+		const meaning = code === undefined ? undefined : ERROR_MEANINGS[code];
+		const parts = [code === undefined ? "" : ` (${code}${meaning === undefined ? "" : `: ${meaning}`})`];
+		const { credentials, credentialSource, region } = this.settings;
+		const accessDenied = response.status === 401 || response.status === 403 || (code !== undefined && CREDENTIAL_CODES.has(code));
+		if (accessDenied) {
+			const how = credentials === undefined ? "an unsigned request" : `a request signed with credentials from ${credentialSource}`;
+			parts.push(`: bucket ${JSON.stringify(this.bucket)} refused ${how}`);
+		}
+		const bucketRegion = response.headers.get("x-amz-bucket-region") ?? xmlFirst(body, "Region");
+		if (bucketRegion !== null && bucketRegion !== undefined && bucketRegion !== region && /^[a-z0-9-]+$/.test(bucketRegion)) {
+			parts.push(`; the bucket is in region ${bucketRegion}, not ${region}: set AWS_REGION=${bucketRegion}`);
+		}
+		const fields = { path: `s3://${this.bucket}`, ...(credentials === undefined ? { option: "signRequests" } : {}) };
+		return { detail: parts.join(""), accessDenied, fields };
+	}
+}
+
+/** One page of ListObjectsV2 with delimiter `/`. */
+function parseListPage(xml: string): ListingPage {
+	const truncated = xmlFirst(xml, "IsTruncated") === "true";
+	const next = xmlFirst(xml, "NextContinuationToken");
+	return {
+		prefixes: xmlElements(xml, "CommonPrefixes").map((block) => xmlFirst(block, "Prefix") ?? ""),
+		keys: xmlElements(xml, "Contents").map((block) => xmlFirst(block, "Key") ?? ""),
+		next: truncated ? next : undefined,
+	};
+}
+
+export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Promise<BucketStore> {
+	const location = formatBucketUrl(url);
+	const settings = await resolveAwsSettings({ signRequests: options.signRequests, env: options.env });
+	if (!(settings.endpoint === undefined ? DNS_BUCKET.test(url.bucket) || PATH_BUCKET.test(url.bucket) : PATH_BUCKET.test(url.bucket))) {
+		throw new UsageError(`${location}: ${JSON.stringify(url.bucket)} is not a valid bucket name`);
+	}
+	const root = bucketRoot(url.bucket, settings);
+	const store = new HttpStore(joinKeyPath(root, url.prefix, awsUriEncode), {
+		headers: options.headers,
+		retries: options.retries,
+		fetch: options.fetch,
+		authorizer: new S3Authorizer(url.bucket, settings),
+	});
+	const list = async (path: string) => {
+		const full = [url.prefix, path].filter((part) => part !== "").join("/");
+		const prefix = full === "" ? "" : `${full}/`;
+		const shownAs = `${location}${path === "" ? "" : `/${path}`}/`;
+		return listAllPages(prefix, shownAs, async (token) => {
+			const parameters: [string, string][] = [["list-type", "2"], ["delimiter", "/"], ["prefix", prefix]];
+			if (token !== undefined) parameters.push(["continuation-token", token]);
+			const query = withQuery(root, parameters);
+			const bytes = await store.getUrl(query);
+			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
+			return parseListPage(new TextDecoder().decode(bytes));
+		});
+	};
+	return { kind: "s3", store, list, location };
+}

@@ -1,0 +1,109 @@
+import { Dt64ExportError } from "../../../errors.js";
+import { DECODERS_WASM_BASE64 } from "./decoders-wasm.js";
+
+/** The decoders of decoders.c, by codec name. */
+export type WasmCodec = "zstd" | "lz4" | "blosc";
+
+/** The part of the WebAssembly JS API used here (the compiler's Node libraries do not declare it). */
+interface WebAssemblyApi {
+	Module: { new (bytes: Uint8Array): object; imports(module: object): { module: string; name: string }[] };
+	Instance: new (module: object, imports: Record<string, Record<string, () => number>>) => { exports: unknown };
+}
+const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+
+interface DecoderExports {
+	readonly memory: { readonly buffer: ArrayBuffer };
+	alloc(bytes: number): number;
+	release(pointer: number): void;
+	last_error(): number;
+	zstd_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
+	lz4_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
+	blosc_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
+}
+
+let compiled: object | undefined;
+
+/**
+ * The WASI calls the C library links (blosc's error printing): nothing is printed or opened; each answers ENOSYS,
+ * which the C code treats as a failed write it does not depend on.
+ */
+function wasiStubs(module: object): Record<string, Record<string, () => number>> {
+	const imports: Record<string, Record<string, () => number>> = {};
+	for (const { module: from, name } of webAssembly.Module.imports(module)) (imports[from] ??= {})[name] = () => 52;
+	return imports;
+}
+
+/** A buffer in the module's memory, kept between decodes and grown when a chunk needs more. */
+class Region {
+	pointer = 0;
+	capacity = 0;
+
+	constructor(private readonly exports: DecoderExports) {}
+
+	ensure(bytes: number): number {
+		if (bytes > this.capacity) {
+			if (this.pointer !== 0) this.exports.release(this.pointer);
+			this.capacity = Math.max(bytes, 64 * 1024);
+			this.pointer = this.exports.alloc(this.capacity);
+			if (this.pointer === 0) {
+				this.capacity = 0;
+				throw new Dt64ExportError("TOO_LARGE", `out of WebAssembly memory for ${bytes} bytes`);
+			}
+		}
+		return this.pointer;
+	}
+}
+
+/**
+ * One instance of the decoders: the encoded bytes are copied into its memory with one `set`, decoded there by the C
+ * decoder into a region bounded by the caller's capacity, and copied out with one `set`. Each call is synchronous;
+ * an instance serves one thread (a decode worker, or the calling thread where no worker is used).
+ */
+export class WasmDecoders {
+	readonly #exports: DecoderExports;
+	readonly #input: Region;
+	readonly #output: Region;
+
+	constructor() {
+		compiled ??= new webAssembly.Module(Buffer.from(DECODERS_WASM_BASE64, "base64"));
+		this.#exports = new webAssembly.Instance(compiled, wasiStubs(compiled)).exports as DecoderExports;
+		this.#input = new Region(this.#exports);
+		this.#output = new Region(this.#exports);
+	}
+
+	/**
+	 * Decodes `input` (for lz4, numcodecs' framing: the decoded size, then one block) into the start of `output`
+	 * and returns the decoded length; output past `output.byteLength` is refused by the decoder itself.
+	 */
+	decode(codec: WasmCodec, input: Uint8Array, output: Uint8Array): number {
+		const capacity = output.byteLength;
+		const source = this.#input.ensure(input.byteLength);
+		const target = this.#output.ensure(capacity);
+		new Uint8Array(this.#exports.memory.buffer, source, input.byteLength).set(input);
+		let length: number;
+		if (codec === "zstd") length = this.#exports.zstd_decode(source, input.byteLength, target, capacity);
+		else if (codec === "blosc") length = this.#exports.blosc_decode(source, input.byteLength, target, capacity);
+		else length = this.#decodeLz4(input, source, target, capacity);
+		if (length < 0) throw new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
+		output.set(new Uint8Array(this.#exports.memory.buffer, target, length));
+		return length;
+	}
+
+	/** numcodecs' lz4: a little-endian uint32 decoded size, then one block that must decode to exactly that. */
+	#decodeLz4(input: Uint8Array, source: number, target: number, capacity: number): number {
+		if (input.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: ${input.byteLength} bytes, shorter than the 4-byte size header`);
+		const declared = new DataView(input.buffer, input.byteOffset, 4).getUint32(0, true);
+		if (declared > capacity) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: chunk declares ${declared} bytes, more than the ${capacity} it may hold`);
+		const length = this.#exports.lz4_decode(source + 4, input.byteLength - 4, target, declared);
+		if (length >= 0 && length !== declared) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: the block decodes to ${length} bytes, its header says ${declared}`);
+		return length;
+	}
+
+	#lastError(): string {
+		const memory = new Uint8Array(this.#exports.memory.buffer);
+		const start = this.#exports.last_error();
+		let end = start;
+		while (memory[end] !== 0) end++;
+		return Buffer.from(memory.subarray(start, end)).toString("latin1");
+	}
+}

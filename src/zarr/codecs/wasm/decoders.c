@@ -1,0 +1,83 @@
+/*
+ * The decoders this package runs in WebAssembly: zstd, lz4 (numcodecs' framing: a 4-byte size, then one block)
+ * and blosc 1, each decoding from one buffer of the module's memory into another of a size the caller bounds, and
+ * each returning the decoder's own status. The caller (decoder-module.ts) copies the input in and the output out
+ * with typed-array `set`, and turns a negative return into an error naming the codec. Built by
+ * scripts/build-wasm-codecs.sh from Debian's sources of zstd, lz4, c-blosc and zlib.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blosc.h"
+#include "lz4.h"
+#include "zstd.h"
+#include "zstd_errors.h"
+
+#define EXPORT(name) __attribute__((export_name(name)))
+
+/* The last decoder error, as text the caller reads from memory: a NUL-terminated string. */
+static const char *last_error = "";
+
+EXPORT("last_error") const char *dt64_last_error(void) { return last_error; }
+
+EXPORT("alloc") void *dt64_alloc(size_t bytes) { return malloc(bytes); }
+
+EXPORT("release") void dt64_release(void *pointer) { free(pointer); }
+
+static ZSTD_DCtx *zstd_context;
+
+/*
+ * Decodes every zstd frame of `source` into `target`: the decoded size, or -1 when zstd fails, including when the
+ * output would pass `capacity` (a frame without a declared size is decoded block by block and stopped there).
+ */
+EXPORT("zstd_decode") int32_t dt64_zstd_decode(const void *source, size_t source_bytes, void *target, size_t capacity) {
+	if (zstd_context == NULL) zstd_context = ZSTD_createDCtx();
+	if (zstd_context == NULL) {
+		last_error = "out of memory";
+		return -1;
+	}
+	size_t result = ZSTD_decompressDCtx(zstd_context, target, capacity, source, source_bytes);
+	if (ZSTD_isError(result)) {
+		last_error = ZSTD_getErrorName(result);
+		return -1;
+	}
+	return (int32_t)result;
+}
+
+/*
+ * Decodes one lz4 block into `target`, refusing output past `capacity`: the decoded size, or -1 when the block is
+ * corrupt or would decode past it.
+ */
+EXPORT("lz4_decode") int32_t dt64_lz4_decode(const void *source, size_t source_bytes, void *target, size_t capacity) {
+	int result = LZ4_decompress_safe((const char *)source, (char *)target, (int)source_bytes, (int)capacity);
+	if (result < 0) {
+		last_error = "corrupt compressed data";
+		return -1;
+	}
+	return result;
+}
+
+/*
+ * Decodes a blosc 1 buffer into `target` on this thread (no blosc threads): the decoded size, or -1 when blosc
+ * reports a failure (a corrupt block, an output past `capacity`; snappy, not built in, is decoded elsewhere).
+ */
+EXPORT("blosc_decode") int32_t dt64_blosc_decode(const void *source, size_t source_bytes, void *target, size_t capacity) {
+	size_t nbytes = 0, cbytes = 0, blocksize = 0;
+	if (source_bytes < BLOSC_MIN_HEADER_LENGTH) {
+		last_error = "shorter than the blosc header";
+		return -1;
+	}
+	blosc_cbuffer_sizes(source, &nbytes, &cbytes, &blocksize);
+	if (cbytes != source_bytes || nbytes > capacity) {
+		last_error = "header sizes do not match the chunk";
+		return -1;
+	}
+	int result = blosc_decompress_ctx(source, target, capacity, 1);
+	if (result < 0 || (size_t)result != nbytes) {
+		last_error = "corrupt compressed data";
+		return -1;
+	}
+	return result;
+}

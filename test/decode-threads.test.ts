@@ -1,0 +1,107 @@
+/**
+ * The decode threads (src/zarr/codecs/decoder-pool.ts) failing under an export: a thread that exits (as a crash
+ * ends it), one that throws outside any handler, and Ctrl-C while a decode never finishes. The export fails cleanly
+ * every time: one line, exit 1 (130 for the signal), nothing left at -o, no hang. And the threads never keep a
+ * process alive: a library export, or one whose thread failed, ends without closing anything.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { BIN, tempDir } from "./support/cli.js";
+
+const REPO = path.resolve(import.meta.dirname, "..");
+const PRELOAD = path.join(REPO, "test", "support", "faulty-decode-threads.mjs");
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
+const values = BigInt64Array.from({ length: 4000 }, (_, i) => BigInt(1_700_000_000 + i));
+
+let store: string;
+beforeAll(async () => {
+	store = path.join(tempDir("dt64-threads-"), "zstd.zarr");
+	await writeArray(store, "", { shape: [4000], chunks: [1000], dataType: seconds, values, codecs: [LE, { name: "zstd", configuration: { level: 1, checksum: false } }] });
+});
+
+interface Run {
+	status: number | null;
+	signal: NodeJS.Signals | null;
+	stderr: string;
+	ms: number;
+}
+
+/** Runs node with `args`; `onStart` may signal it; killed (and reported as a hang) after 15 s. */
+function run(args: string[], env: Record<string, string>, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+	return new Promise((resolve) => {
+		const started = Date.now();
+		const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+		let stderr = "";
+		child.stderr!.on("data", (data: Buffer) => (stderr += data));
+		const hang = setTimeout(() => child.kill("SIGKILL"), 15_000);
+		child.once("close", (status, signal) => {
+			clearTimeout(hang);
+			resolve({ status, signal, stderr, ms: Date.now() - started });
+		});
+		onStart?.(child);
+	});
+}
+
+const faulty = (fault: string) => ({ DT64_TEST_THREAD_FAULT: fault });
+
+describe("a decode thread that fails", () => {
+	for (const [fault, reason] of [
+		["exit", /exited with code 3/],
+		["throw", /decoder exploded/],
+	] as const) {
+		it(`(${fault}) fails the export with one line, exit 1, nothing at -o`, async () => {
+			const outDir = tempDir("dt64-threads-out-");
+			const result = await run(["--import", PRELOAD, BIN, store, "-o", path.join(outDir, "t.arrow")], faulty(fault));
+			expect(result.signal).toBeNull();
+			expect(result.stderr).toMatch(/^dt64-export: chunk c\/\d: cannot decode: zstd: the decode thread failed \(.*\)\n$/);
+			expect(result.stderr).toMatch(reason);
+			expect(result.status).toBe(1);
+			expect(fs.readdirSync(outDir)).toEqual([]);
+		}, 20_000);
+	}
+
+	it("Ctrl-C while a decode never finishes: exit 130, nothing at -o, no hang", async () => {
+		const outDir = tempDir("dt64-threads-out-");
+		const result = await run(["--import", PRELOAD, BIN, store, "-o", path.join(outDir, "t.arrow")], faulty("hang"), (child) => {
+			// Once the temporary file exists, the export is under way (its signal handlers are installed).
+			const poll = setInterval(() => {
+				if (!fs.readdirSync(outDir).some((name) => name.endsWith(".tmp"))) return;
+				clearInterval(poll);
+				setTimeout(() => child.kill("SIGINT"), 300);
+			}, 20);
+			child.once("close", () => clearInterval(poll));
+		});
+		expect(result.stderr).toBe("dt64-export: interrupted by SIGINT\n");
+		expect(result.status).toBe(130);
+		expect(fs.readdirSync(outDir)).toEqual([]);
+	}, 20_000);
+});
+
+describe("decode threads never keep a process alive", () => {
+	const script = (file: string) => `
+		import { Writable } from "node:stream";
+		import { exportTable } from ${JSON.stringify(path.join(REPO, "dist", "index.js"))};
+		const sink = new Writable({ write(_chunk, _encoding, done) { done(); } });
+		try {
+			await exportTable(${JSON.stringify(file)}, sink, { format: "arrow" });
+			console.error("exported");
+		} catch (error) {
+			console.error(error.message);
+		}`;
+
+	it("a library export ends its process without closing anything", async () => {
+		const result = await run(["--input-type=module", "-e", script(store)], {});
+		expect(result.stderr).toBe("exported\n");
+		expect(result.status).toBe(0);
+	}, 20_000);
+
+	it("nor after its thread failed", async () => {
+		const result = await run(["--import", PRELOAD, "--input-type=module", "-e", script(store)], faulty("throw"));
+		expect(result.stderr).toMatch(/^chunk c\/\d: cannot decode: zstd: the decode thread failed \(.*decoder exploded.*\)\n$/);
+		expect(result.status).toBe(0);
+	}, 20_000);
+});

@@ -1,0 +1,296 @@
+/**
+ * s3:// and gs:// stores end to end: the real CLI and library against test/support/s3-server.ts (which verifies
+ * Signature V4 with its own code) and test/support/gcs-server.ts (STORAGE_EMULATOR_HOST), over stores written by
+ * scripts/lib/zarr-writer.mjs. Every run is isolated from the machine's own AWS and Google configuration.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { inspectStore } from "../src/inspect.js";
+import { openTimeArray } from "../src/open-array.js";
+import { collectHeaders } from "../src/store/header-options.js";
+import { openStore } from "../src/store/open-store.js";
+import { readRawInt64, tempDir } from "./support/cli.js";
+import { startGcsServer, type GcsServer } from "./support/gcs-server.js";
+import { runCliAsync } from "./support/run-cli-async.js";
+import { startS3Server, type S3Server } from "./support/s3-server.js";
+
+const NAT = -(2n ** 63n);
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
+
+const KEY_ID = "AKIDTESTEXAMPLE0001";
+const SECRET = "s3cr3t/Key+Value-Th4t-Must-Never-Show";
+const TOKEN_KEY_ID = "ASIATESTEXAMPLE0002";
+const TOKEN_SECRET = "t0ken-secret-Never-Printed";
+const SESSION_TOKEN = "SessionToken//Never+Printed==";
+const EXPIRED_KEY_ID = "ASIATESTEXPIRED0003";
+const PROFILE_KEY_ID = "AKIDPROFILEEXAMPLE04";
+const PROFILE_SECRET = "profile-secret-Never-Printed";
+const GCS_TOKEN = "ya29.gcs-token-Never-Printed";
+const SECRETS = [SECRET, TOKEN_SECRET, SESSION_TOKEN, PROFILE_SECRET, GCS_TOKEN];
+
+const buckets = tempDir("dt64-buckets-");
+const work = tempDir("dt64-objstore-out-");
+const home = tempDir("dt64-home-");
+let s3: S3Server;
+let gcs: GcsServer;
+let slowDown: ((request: { method: string; key: string; attempt: number }) => number | undefined) | undefined;
+
+function values(n: number, seed = 11): BigInt64Array {
+	const out = new BigInt64Array(n);
+	let x = BigInt(seed);
+	for (let i = 0; i < n; i++) {
+		x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
+		out[i] = i % 11 === 3 ? NAT : BigInt.asIntN(64, x) >> 30n;
+	}
+	return out;
+}
+
+const INPUT = values(1000);
+const SHARDED = values(4000, 5);
+const sharding = { name: "sharding_indexed", configuration: { chunk_shape: [100], codecs: [LE, { name: "zstd", configuration: { level: 1 } }], index_codecs: [LE, { name: "crc32c" }], index_location: "end" } };
+
+beforeAll(async () => {
+	for (const bucket of ["private", "open"]) {
+		await writeArray(path.join(buckets, bucket, "plain.zarr"), "", { shape: [1000], chunks: [128], dataType: seconds, values: INPUT, codecs: [LE, { name: "gzip", configuration: { level: 1 } }] });
+	}
+	await writeArray(path.join(buckets, "private", "sharded.zarr"), "", { shape: [4000], chunks: [1000], dataType: seconds, values: SHARDED, codecs: [sharding] });
+	// A group with more children than one listing page, and no consolidated metadata: found by listing only.
+	const group = path.join(buckets, "private", "group.zarr");
+	await writeGroup(group, "");
+	await writeArray(group, "time", { shape: [300], chunks: [100], dataType: seconds, values: INPUT.subarray(0, 300), codecs: [LE] });
+	for (const name of ["a", "b", "c", "d", "e"]) {
+		await writeArray(group, `obs/${name}`, { shape: [300], chunks: [300], dataType: "int32", fillValue: 0, values: new Int32Array(300).fill(name.charCodeAt(0)), codecs: [LE] });
+	}
+	fs.cpSync(path.join(buckets, "private"), path.join(buckets, "gcs-private"), { recursive: true });
+	s3 = await startS3Server({
+		root: buckets,
+		publicBuckets: ["open"],
+		pageSize: 2,
+		users: {
+			[KEY_ID]: { secret: SECRET },
+			[TOKEN_KEY_ID]: { secret: TOKEN_SECRET, sessionToken: SESSION_TOKEN },
+			[EXPIRED_KEY_ID]: { secret: TOKEN_SECRET, sessionToken: SESSION_TOKEN, expired: true },
+			[PROFILE_KEY_ID]: { secret: PROFILE_SECRET },
+		},
+		fault: (request) => slowDown?.(request),
+	});
+	gcs = await startGcsServer({ root: buckets, privateBuckets: { "gcs-private": GCS_TOKEN }, pageSize: 2, metadataToken: GCS_TOKEN });
+});
+afterAll(async () => {
+	await s3.close();
+	await gcs.close();
+});
+
+/** The environment of a run: none of the machine's cloud settings, only these. */
+function cloudEnv(extra: Record<string, string> = {}): Record<string, string> {
+	const blank = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GOOGLE_OAUTH_ACCESS_TOKEN", "STORAGE_EMULATOR_HOST", "GCE_METADATA_HOST", "DT64_EXPORT_HEADER"];
+	return { ...Object.fromEntries(blank.map((name) => [name, ""])), HOME: home, AWS_ENDPOINT_URL: s3.url, ...extra };
+}
+
+const signedEnv = (extra: Record<string, string> = {}) => cloudEnv({ AWS_ACCESS_KEY_ID: KEY_ID, AWS_SECRET_ACCESS_KEY: SECRET, ...extra });
+
+let counter = 0;
+const outFile = () => path.join(work, `out${counter++}.arrow`);
+
+function expectNoSecret(...texts: (string | Buffer)[]): void {
+	for (const text of texts) {
+		const shown = Buffer.isBuffer(text) ? text.toString("latin1") : text;
+		for (const secret of SECRETS) expect(shown).not.toContain(secret);
+	}
+}
+
+describe("s3:// with Signature V4", () => {
+	it("a signed export equals the local export, byte for byte, every request signed", async () => {
+		const local = outFile();
+		const remote = outFile();
+		expect((await runCliAsync([path.join(buckets, "private", "plain.zarr"), "-o", local, "-q"])).status).toBe(0);
+		const before = s3.requests.length;
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", remote, "-q"], { env: signedEnv() });
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+		const requests = s3.requests.slice(before);
+		expect(requests.length).toBeGreaterThan(8);
+		expect(requests.every((request) => request.user === KEY_ID)).toBe(true);
+	});
+
+	it("reads a sharded array by signed byte ranges", async () => {
+		const before = s3.requests.length;
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/sharded.zarr", "-o", out, "-q"], { env: signedEnv() });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(SHARDED));
+		const shardReads = s3.requests.slice(before).filter((request) => request.key.startsWith("sharded.zarr/c/"));
+		expect(shardReads.length).toBeGreaterThan(4);
+		expect(shardReads.every((request) => request.range !== undefined && request.status === 206 && request.user === KEY_ID)).toBe(true);
+	});
+
+	it("a session token from the environment is sent and signed", async () => {
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", out, "-q"], { env: cloudEnv({ AWS_ACCESS_KEY_ID: TOKEN_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+	});
+
+	it("a wrong secret: one line naming the bucket and the credential source, exit 1, no output", async () => {
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", out], { env: signedEnv({ AWS_SECRET_ACCESS_KEY: `${SECRET}x` }) });
+		expect(result.status).toBe(1);
+		expect(result.stderr.split("\n")).toHaveLength(2);
+		expect(result.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(SignatureDoesNotMatch: .*\): bucket "private" refused a request signed with credentials from the environment \(AWS_ACCESS_KEY_ID\)\n$/);
+		expect(fs.existsSync(out)).toBe(false);
+		expectNoSecret(result.stderr, result.stdout);
+	});
+
+	it("an expired session token: one line, exit 1", async () => {
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ AWS_ACCESS_KEY_ID: EXPIRED_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) });
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 400 Bad Request \(ExpiredToken: the session token has expired\): bucket "private" refused a request signed with credentials from the environment \(AWS_ACCESS_KEY_ID with AWS_SESSION_TOKEN\)\n$/);
+		expectNoSecret(result.stderr, result.stdout);
+	});
+
+	it("--no-sign-request: refused by a private bucket in one line, exit 1; a public bucket is read unsigned", async () => {
+		const refused = await runCliAsync(["s3://private/plain.zarr", "-o", outFile(), "--no-sign-request"], { env: signedEnv() });
+		expect(refused.status).toBe(1);
+		expect(refused.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(AccessDenied: access denied\): bucket "private" refused an unsigned request \(--no-sign-request\)\n$/);
+		const before = s3.requests.length;
+		const out = outFile();
+		const result = await runCliAsync(["s3://open/plain.zarr", "-o", out, "-q", "--no-sign-request"], { env: cloudEnv() });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+		expect(s3.requests.slice(before).every((request) => request.user === undefined && request.status === 200)).toBe(true);
+		// The library takes the same choice as an option; its refusal has a code and names the bucket.
+		const array = await openTimeArray("s3://open/plain.zarr", { signRequests: false, env: cloudEnv() });
+		expect(array.metadata.shape).toEqual([1000]);
+		await expect(openTimeArray("s3://private/plain.zarr", { signRequests: false, env: cloudEnv() })).rejects.toMatchObject({ code: "ACCESS_DENIED", path: "s3://private", option: "signRequests" });
+		await expect(openTimeArray("s3://private/plain.zarr", { env: signedEnv({ AWS_SECRET_ACCESS_KEY: "wrong" }) })).rejects.toMatchObject({ code: "ACCESS_DENIED", path: "s3://private" });
+	});
+
+	it("no credentials anywhere is one line that says what to set", async () => {
+		await expect(openStore("s3://private/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "CREDENTIALS_MISSING", message: expect.stringMatching(/^no AWS credentials found: set AWS_ACCESS_KEY_ID/) });
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv() });
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/; a public bucket is read without them with --no-sign-request\n$/);
+	});
+
+	it("retries 503 SlowDown and exports the exact values", async () => {
+		// Each chunk's first request in this test (earlier tests read the same keys) is answered 503 SlowDown.
+		const seen = new Set<string>();
+		slowDown = (request) => (request.key.includes("/c/") && !seen.has(request.key) && seen.add(request.key) ? 503 : undefined);
+		const before = s3.requests.length;
+		try {
+			const out = outFile();
+			const result = await runCliAsync(["s3://private/plain.zarr", "-o", out, "-q"], { env: signedEnv() });
+			expect(result.stderr).toBe("");
+			expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+			const chunk3 = s3.requests.slice(before).filter((request) => request.key === "plain.zarr/c/3");
+			expect(chunk3.map((request) => request.status)).toEqual([503, 200]);
+		} finally {
+			slowDown = undefined;
+		}
+	});
+
+	it("AWS_PROFILE from a temporary ~/.aws folder, and from AWS_SHARED_CREDENTIALS_FILE / AWS_CONFIG_FILE", async () => {
+		const profileHome = tempDir("dt64-aws-home-");
+		fs.mkdirSync(path.join(profileHome, ".aws"));
+		fs.writeFileSync(path.join(profileHome, ".aws", "credentials"), `[default]\naws_access_key_id = WRONGKEY\naws_secret_access_key = wrong\n\n[team]\naws_access_key_id = ${PROFILE_KEY_ID}\naws_secret_access_key = ${PROFILE_SECRET}\n`);
+		fs.writeFileSync(path.join(profileHome, ".aws", "config"), `[profile team]\nregion = us-east-1\ns3 =\n  addressing_style = path\n`);
+		const before = s3.requests.length;
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", out, "-q"], { env: cloudEnv({ HOME: profileHome, AWS_PROFILE: "team" }) });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+		expect(s3.requests.slice(before).every((request) => request.user === PROFILE_KEY_ID)).toBe(true);
+
+		const elsewhere = tempDir("dt64-aws-files-");
+		fs.writeFileSync(path.join(elsewhere, "creds"), `[team]\naws_access_key_id = ${PROFILE_KEY_ID}\naws_secret_access_key = ${PROFILE_SECRET}x\n`);
+		fs.writeFileSync(path.join(elsewhere, "conf"), "[profile team]\nregion = us-east-1\n");
+		const wrong = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], {
+			env: cloudEnv({ AWS_PROFILE: "team", AWS_SHARED_CREDENTIALS_FILE: path.join(elsewhere, "creds"), AWS_CONFIG_FILE: path.join(elsewhere, "conf") }),
+		});
+		expect(wrong.status).toBe(1);
+		expect(wrong.stderr).toContain(`refused a request signed with credentials from profile "team" in ${path.join(elsewhere, "creds")}`);
+		expectNoSecret(wrong.stderr);
+
+		const missing = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ HOME: profileHome, AWS_PROFILE: "nobody" }) });
+		expect(missing.status).toBe(1);
+		expect(missing.stderr).toMatch(/^dt64-export: AWS profile "nobody" not found in .*credentials or .*config\n$/);
+	});
+
+	it("a group without consolidated metadata is found by listing, page after page", async () => {
+		const before = s3.requests.length;
+		const report = await inspectStore("s3://private/group.zarr", { env: signedEnv() });
+		expect(report).toMatchObject({ storeKind: "s3", discovery: "listing", store: "s3://private/group.zarr" });
+		expect(report.nodes.map((node) => node.path)).toEqual(["", "obs", "obs/a", "obs/b", "obs/c", "obs/d", "obs/e", "time"]);
+		const listings = s3.requests.slice(before).filter((request) => request.query.get("list-type") === "2");
+		expect(listings.filter((request) => request.query.get("prefix") === "group.zarr/obs/").length).toBe(3);
+		expect(listings.some((request) => request.query.has("continuation-token"))).toBe(true);
+		// The arrays' own prefixes (their chunks) are never listed.
+		expect(listings.some((request) => request.query.get("prefix") === "group.zarr/time/")).toBe(false);
+
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/group.zarr", "-o", out, "-q"], { env: signedEnv() });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT.subarray(0, 300)));
+		const text = await runCliAsync(["inspect", "s3://private/group.zarr"], { env: signedEnv() });
+		expect(text.stdout.toString()).toMatch(/^s3:\/\/private\/group\.zarr: S3 store, 8 nodes found by listing the bucket\n/);
+	});
+});
+
+describe("gs:// against STORAGE_EMULATOR_HOST", () => {
+	it("reads a public bucket anonymously and lists a group page after page", async () => {
+		const env = cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host });
+		const out = outFile();
+		const before = gcs.requests.length;
+		const result = await runCliAsync(["gs://open/plain.zarr", "-o", out, "-q"], { env });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+		expect(gcs.requests.slice(before).every((request) => request.authorization === undefined)).toBe(true);
+		const report = await inspectStore("gs://gcs-private/group.zarr", { env: { ...env, GOOGLE_OAUTH_ACCESS_TOKEN: GCS_TOKEN } });
+		expect(report).toMatchObject({ storeKind: "gs", discovery: "listing" });
+		expect(report.nodes.map((node) => node.path)).toEqual(["", "obs", "obs/a", "obs/b", "obs/c", "obs/d", "obs/e", "time"]);
+		expect(gcs.requests.some((request) => request.query.has("pageToken"))).toBe(true);
+	});
+
+	it("a private bucket: the bearer token from GOOGLE_OAUTH_ACCESS_TOKEN or the metadata server; without one, one line naming the bucket", async () => {
+		const out = outFile();
+		const withToken = await runCliAsync(["gs://gcs-private/sharded.zarr", "-o", out, "-q"], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host, GOOGLE_OAUTH_ACCESS_TOKEN: GCS_TOKEN }) });
+		expect(withToken.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(SHARDED));
+		const fromMetadata = await openTimeArray(`gs://gcs-private/plain.zarr`, { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host, GCE_METADATA_HOST: gcs.host }) });
+		expect(fromMetadata.metadata.shape).toEqual([1000]);
+		const without = await runCliAsync(["gs://gcs-private/plain.zarr", "-o", outFile()], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host }) });
+		expect(without.status).toBe(1);
+		expect(without.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 401 Unauthorized \(forbidden\): bucket "gcs-private" refused a request with no credentials \(anonymous requests\)\n$/);
+	});
+});
+
+describe("secrets stay out of argv and out of every output", () => {
+	it("--header @file: parsed per line, later headers replace earlier ones, errors name the line and never the value", () => {
+		const file = path.join(work, "headers.txt");
+		fs.writeFileSync(file, `# tokens\nAuthorization: Bearer ${GCS_TOKEN}\n\nX-Api-Key: ${SECRET}\n`);
+		expect(collectHeaders(["X-Api-Key: old", "X-Other: 1", `@${file}`])).toEqual({ "X-Api-Key": SECRET, "X-Other": "1", Authorization: `Bearer ${GCS_TOKEN}` });
+		fs.writeFileSync(file, `Authorization: Bearer ok\n${SECRET}\n`);
+		expect(() => collectHeaders([`@${file}`])).toThrow(`--header @${file} line 2: expected "Name: value" (no ":" found)`);
+		fs.writeFileSync(file, `Bad Name: ${SECRET}\n`);
+		expect(() => collectHeaders([`@${file}`])).toThrow(/line 1: the name before ":" is not a valid HTTP header name$/);
+	});
+
+	it("no secret in stderr, stdout or the written files, whether the export succeeds or fails", async () => {
+		const headerFile = path.join(work, "secret-headers.txt");
+		fs.writeFileSync(headerFile, `X-Amz-Meta-Test: ${SESSION_TOKEN}\n`);
+		const out = outFile();
+		const runs = [
+			await runCliAsync(["s3://private/plain.zarr", "-o", out, "--progress", "--header", `@${headerFile}`], { env: cloudEnv({ AWS_ACCESS_KEY_ID: TOKEN_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) }),
+			await runCliAsync(["inspect", "s3://private/group.zarr", "--json"], { env: signedEnv({ DT64_EXPORT_HEADER: `X-Amz-Meta-Test: ${SESSION_TOKEN}` }) }),
+			await runCliAsync(["inspect", "s3://private/plain.zarr"], { env: signedEnv({ AWS_SECRET_ACCESS_KEY: PROFILE_SECRET }) }),
+			await runCliAsync(["gs://gcs-private/plain.zarr", "-o", outFile(), "--progress"], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host, GOOGLE_OAUTH_ACCESS_TOKEN: `${GCS_TOKEN}x` }) }),
+		];
+		expect(runs.map((run) => run.status)).toEqual([0, 0, 1, 1]);
+		for (const run of runs) expectNoSecret(run.stderr, run.stdout);
+		expectNoSecret(fs.readFileSync(out));
+	});
+});

@@ -1,0 +1,103 @@
+/**
+ * The zstd, lz4 and blosc decoders (src/zarr/codecs/wasm/, built from Debian's C sources) against the outputs of the
+ * reference encoders: numcodecs' C zstd, lz4 and c-blosc (test/golden/make_codec_fixtures.py wrote them, with
+ * test/fixtures/codecs/cases.json), over chunk sizes, every blosc compressor and shuffle, small blocks with a short
+ * last one, and incompressible data (blosc "memcpyed"). Each chunk is decoded on the calling thread and on the
+ * decode threads, through the codecs of the pipeline. The committed WebAssembly is checked to be what
+ * scripts/build-wasm-codecs.sh builds, where its compiler and the Debian sources are at hand.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { CODECS } from "../src/zarr/codecs/codec-map.js";
+import type { BytesToBytesCodec } from "../src/zarr/codecs/codec.js";
+import { WasmDecoders, type WasmCodec } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { BufferPool } from "../src/store/buffer-pool.js";
+
+const REPO = path.resolve(import.meta.dirname, "..");
+const FIXTURES = path.join(REPO, "test", "fixtures", "codecs");
+
+interface Case {
+	name: string;
+	codec: WasmCodec;
+	configuration: Record<string, unknown>;
+	values: number;
+	random: boolean;
+}
+const { cases } = JSON.parse(fs.readFileSync(path.join(FIXTURES, "cases.json"), "utf8")) as { cases: Case[] };
+
+/** The data of make_codec_fixtures.py: value(i) = 1.7e18 + i * 1e9 + (i * 7919) % 1000. */
+function expectedBytes(c: Case): Uint8Array {
+	if (c.random) return new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${c.name}.raw`)));
+	const values = BigInt64Array.from({ length: c.values }, (_, i) => 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000_000n + BigInt((i * 7919) % 1000));
+	return new Uint8Array(values.buffer);
+}
+const encoded = (c: Case) => new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${c.name}.bin`)));
+const isSnappy = (c: Case) => c.configuration.cname === "snappy";
+
+describe("decoders against numcodecs' encoders", () => {
+	it("covers every blosc compressor and shuffle, zstd levels, lz4, three sizes and incompressible data", () => {
+		const blosc = cases.filter((c) => c.codec === "blosc");
+		expect(new Set(blosc.map((c) => c.configuration.cname))).toEqual(new Set(["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"]));
+		expect(new Set(blosc.map((c) => c.configuration.shuffle))).toEqual(new Set(["noshuffle", "shuffle", "bitshuffle", undefined]));
+		expect(new Set(cases.map((c) => c.values))).toEqual(new Set([1, 1000, 20011, 5003]));
+		expect(cases.length).toBe(72);
+	});
+
+	const decoders = new WasmDecoders();
+	for (const c of cases.filter((c) => !isSnappy(c))) {
+		it(`${c.name} on the calling thread`, () => {
+			const expected = expectedBytes(c);
+			const output = new Uint8Array(expected.byteLength + 64);
+			const length = decoders.decode(c.codec, encoded(c), output);
+			expect(length).toBe(expected.byteLength);
+			expect(Buffer.compare(output.subarray(0, length), expected)).toBe(0);
+		});
+	}
+
+	it("every case through the pipeline's codecs, on the decode threads (snappy blosc on numcodecs' build), into a buffer pool", async () => {
+		const pool = new BufferPool();
+		await Promise.all(
+			cases.map(async (c) => {
+				const expected = expectedBytes(c);
+				const codec = CODECS.get(c.codec)!(c.configuration, { shape: [c.values], dataType: "int64", maxDecodedBytes: expected.byteLength + 64, bufferPool: pool }) as BytesToBytesCodec;
+				const decoded = await codec.decode(encoded(c));
+				expect(Buffer.compare(decoded, expected), c.name).toBe(0);
+			}),
+		);
+	});
+
+	it("a decoder refuses output past its buffer, and corrupt input, with the decoder's own status", () => {
+		for (const c of cases.filter((c) => c.values === 1000 && !isSnappy(c) && c.configuration.shuffle !== "noshuffle")) {
+			const expected = expectedBytes(c);
+			expect(() => decoders.decode(c.codec, encoded(c), new Uint8Array(expected.byteLength - 8)), c.name).toThrow(new RegExp(`^${c.codec}: `));
+			const corrupt = encoded(c).map((byte, i, all) => (i > 20 && i < all.length - 4 ? byte ^ 0x55 : byte));
+			let decodedLength = -1;
+			try {
+				decodedLength = decoders.decode(c.codec, corrupt, new Uint8Array(expected.byteLength + 64));
+			} catch (error) {
+				expect((error as Error).message, c.name).toMatch(new RegExp(`^${c.codec}: `));
+			}
+			// lz4 and zstd without a checksum may decode garbage of the right length; never more than the buffer.
+			expect(decodedLength).toBeLessThanOrEqual(expected.byteLength + 64);
+		}
+	});
+});
+
+const clang = spawnSync("clang-19", ["--version"]).status === 0;
+const sources = fs.existsSync("/tmp/dt64-export-wasm-codecs/sources/c-blosc_1.21.3+ds.orig.tar.xz");
+
+describe("the committed WebAssembly", () => {
+	it.skipIf(!clang || !sources)(
+		`is what scripts/build-wasm-codecs.sh builds${clang && sources ? "" : " (skipped: needs clang-19, lld-19, wasi-libc and the Debian sources fetched by a first run of the script)"}`,
+		() => {
+			const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dt64-wasm-")), "decoders-wasm.ts");
+			const build = spawnSync("bash", [path.join(REPO, "scripts", "build-wasm-codecs.sh"), out], { encoding: "utf8" });
+			expect(build.stderr).toBe("");
+			expect(fs.readFileSync(out, "utf8")).toBe(fs.readFileSync(path.join(REPO, "src", "zarr", "codecs", "wasm", "decoders-wasm.ts"), "utf8"));
+		},
+		180_000,
+	);
+});
