@@ -1,11 +1,12 @@
-// npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
-//                [--keep-env] [--no-codecs]
+// npm run bench [-- --runs N] [--warmup N] [--only s-raw,s-gzip,...,tables] [--no-reference] [--no-rss] [--no-convert] [--no-e2e] [--target DIR]
+//                [--keep-env] [--no-codecs] [--no-tables]
 //
 // End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
 // (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
 // Then the codecs real stores use (bench/codec-bench.mjs): v2 blosc-lz4 and zstd, v3 zstd, blosc-zstd, sharded zstd,
 // gzip, uncompressed and a 3-D array in C and chunk order, against numcodecs' C decoders in 2 threads and zarr-python
-// 2.13, all three alternated in one run, with peak RSS (5M and 50M zstd values).
+// 2.13, all three alternated in one run, with peak RSS (5M and 50M zstd values). Then a 50M-row table against
+// xarray's to_dataframe (bench/tables.mjs).
 // Prints results and pass/fail against the targets; never fails on a miss (benchmarks are not tests).
 // --target DIR benchmarks the bin/ and dist/ of another checkout (an A/B of two builds on the same cached stores).
 // Each timed run writes a new file (the previous output is removed first, untimed), and the exporter runs without
@@ -19,6 +20,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CODEC_CASES, CODEC_RSS_CASES, codecPythonVersions, ensureCodecStore, referenceCommand, RSS_LIMIT_MIB as CODEC_RSS_LIMIT_MIB, TARGET_VS_C, TARGET_VS_ZARR_PYTHON, zarrPythonCommand } from "./codec-bench.mjs";
 import { ensureStore, seriesCounts, SERIES } from "./lib/synthetic.mjs";
+import { tablesBench } from "./tables.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** The checkout whose bin/ and dist/ are measured: this one unless --target. */
@@ -27,7 +29,7 @@ const referenceScript = path.join(root, "bench", "reference.py");
 const cacheDir = path.join(root, ".bench-cache");
 
 function parseArgs(argv) {
-	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, codecs: true, target: root, keepEnv: false };
+	const args = { runs: 3, warmup: 1, only: null, reference: true, rss: true, convert: true, e2e: true, codecs: true, tables: true, target: root, keepEnv: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -43,6 +45,7 @@ function parseArgs(argv) {
 		else if (a === "--no-convert") args.convert = false;
 		else if (a === "--no-e2e") args.e2e = false;
 		else if (a === "--no-codecs") args.codecs = false;
+		else if (a === "--no-tables") args.tables = false;
 		else if (a === "--target") args.target = path.resolve(value());
 		else if (a === "--keep-env") args.keepEnv = true;
 		else if (a === "-h" || a === "--help") {
@@ -394,6 +397,10 @@ async function main() {
 			results.rssGrowth = growth;
 		}
 		if (args.codecs) await codecSection(args, outDir, log, results);
+		if (args.tables && (!args.only || args.only.includes("tables"))) {
+			const exporter = { command: process.execPath, args: [path.join(target, "bin", "dt64-export.js")] };
+			results.tables = await tablesBench({ root, cacheDir, outDir, runs: args.runs, measure, exporter, exporterEnv, printTable, fmt, median, log });
+		}
 	} finally {
 		fs.rmSync(outDir, { recursive: true, force: true });
 	}

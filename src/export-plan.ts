@@ -8,8 +8,9 @@ import type { CfOptions } from "./cf/cf-time-array.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { UsageError } from "./errors.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
-import type { ParquetCompression } from "./stream/parquet-writer.js";
+import type { ParquetCompression } from "./stream/parquet/options.js";
 import { ROW_ORDERS, type RowOrder } from "./stream/table-reader.js";
+import type { IndexSource } from "./open-table.js";
 
 export type OutputFormat = "arrow" | "arrow-stream" | "parquet";
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ["arrow", "arrow-stream", "parquet"];
@@ -24,8 +25,11 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	array?: string;
 	/** The group holding the `columns`; the store root by default. */
 	group?: string;
-	/** The arrays of the group to export side by side, as one table; each column is named after its array. */
-	columns?: readonly string[];
+	/**
+	 * The arrays of the group to export side by side, as one table, broadcast over their dimensions by name; each
+	 * column is named after its array. `"all"`: every data variable (the whole `ds.to_dataframe()` table).
+	 */
+	columns?: readonly string[] | "all";
 	/** The column name of a single array; its name (last path segment, `.zarr` dropped) by default. */
 	column?: string;
 	/**
@@ -33,8 +37,20 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	 * spelling (`europe/paris` → `Europe/Paris`), or an offset `+HH:MM`; anything else is a USAGE error.
 	 */
 	timezone?: string | null;
-	/** One int64 column per dimension, before the value columns, saying where each row comes from. */
-	index?: boolean;
+	/**
+	 * One index column per dimension, before the value columns, saying where each row comes from: `true` gives each
+	 * dimension's coordinate array (decoded) where the group has one, its positions (int64) otherwise, as xarray's
+	 * `to_dataframe().reset_index()`; `"positions"` gives positions everywhere.
+	 */
+	index?: boolean | "positions";
+	/** Output column names to change, old name to new (index and value columns alike). */
+	rename?: Readonly<Record<string, string>>;
+	/** CF decoding of companion columns (CF time, masking, unpacking); true by default, false exports the stored values. */
+	cf?: boolean;
+	/** NaN in float columns becomes null too; NaN stays NaN by default. */
+	nanAsNull?: boolean;
+	/** CF time of a model calendar (noleap, 360_day...): each date label as the same proleptic Gregorian label. */
+	convertCalendar?: boolean;
 	/** `c` (default): numpy `ravel()` order. `chunk` (needs `index`): chunk by chunk, without assembling rows of chunks. */
 	order?: RowOrder;
 	/** Chunks read and decoded at once, per column; by default from the store's kind (see defaultConcurrency). */
@@ -53,7 +69,9 @@ export interface OpenPlan {
 	readonly cf: Required<CfOptions>;
 	readonly array?: string;
 	readonly group?: string;
-	readonly columns?: readonly string[];
+	readonly columns?: readonly string[] | "all";
+	/** Where a table's index columns come from (only looked up with index columns). */
+	readonly indexSource: IndexSource;
 }
 
 /** How the chunks are read. */
@@ -62,6 +80,8 @@ export interface ReadPlan {
 	/** Undefined: the store's default (defaultConcurrency). */
 	readonly concurrency: number | undefined;
 	readonly onChunk?: (chunkIndex: number, totalChunks: number) => void;
+	/** Index columns are written: coordinate arrays are then read with the values. */
+	readonly index: boolean;
 }
 
 /** How each column becomes Arrow data: the column kinds (src/table/column-kinds.ts) read their settings here. */
@@ -72,6 +92,12 @@ export interface ColumnsPlan {
 	/** The name of a single column, when asked for. */
 	readonly column: string | undefined;
 	readonly index: boolean;
+	/** Output names to change, old to new. */
+	readonly rename: ReadonlyMap<string, string>;
+	/** CF decoding of companion columns (false: `--no-cf`). */
+	readonly cf: boolean;
+	readonly nanAsNull: boolean;
+	readonly convertCalendar: boolean;
 	/** Parquet has no seconds unit: a time column in seconds is written in milliseconds (converted by the core). */
 	readonly secondsAsMillis: boolean;
 }
@@ -101,8 +127,14 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 	}
 	const order = options.order ?? "c";
 	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`, { option: "order", value: order });
-	const index = options.index ?? false;
-	if (order === "chunk" && !index) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
+	const { index = false } = options;
+	if (index !== true && index !== false && index !== "positions") throw new UsageError(`invalid index ${JSON.stringify(index)}: true, false or "positions"`, { option: "index", value: index });
+	if (order === "chunk" && index === false) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
+	const rename = new Map<string, string>();
+	for (const [from, to] of Object.entries(options.rename ?? {})) {
+		if (typeof to !== "string" || to === "") throw new UsageError(`rename ${from}: the new name must be a non-empty string`, { option: "rename", value: to });
+		rename.set(from, to);
+	}
 	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
 	// Each store option by name: a new one is added here, as the other parts' are.
 	const { headers, retries, bufferPool, signRequests, env } = options;
@@ -111,9 +143,34 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 			store: { headers, retries, bufferPool, signRequests, env },
 			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
+			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
+			indexSource: index === true ? "coordinates" : "positions",
 		},
-		read: { order, concurrency, onChunk: options.onChunk },
-		columns: { conversion, timezone, column: options.column, index, secondsAsMillis: format === "parquet" },
+		read: { order, concurrency, onChunk: options.onChunk, index: index !== false },
+		columns: {
+			conversion,
+			timezone,
+			column: options.column,
+			index: index !== false,
+			rename,
+			cf: options.cf ?? true,
+			nanAsNull: options.nanAsNull ?? false,
+			convertCalendar: options.convertCalendar ?? false,
+			secondsAsMillis: format === "parquet",
+		},
 		output: { format, compression: options.compression, rowGroupRows: options.rowGroupRows },
 	};
+}
+
+/** Parses `--rename old=new[,old=new]`. */
+export function parseRenameList(text: string): Record<string, string> {
+	const renames: Record<string, string> = {};
+	for (const pair of text.split(",")) {
+		const match = /^([^=]+)=([^=]+)$/.exec(pair.trim());
+		if (match === null) throw new UsageError(`rename ${JSON.stringify(text)}: write old=new[,old=new], got ${JSON.stringify(pair)}`, { option: "rename", value: text });
+		const [from, to] = [match[1].trim(), match[2].trim()];
+		if (from in renames) throw new UsageError(`rename: ${JSON.stringify(from)} is renamed twice`, { option: "rename", value: from });
+		renames[from] = to;
+	}
+	return renames;
 }

@@ -4,9 +4,9 @@
  */
 import * as os from "node:os";
 import type { OpenPlan, ReadPlan } from "./export-plan.js";
-import { isCfTimeArray, openCfTimeArray } from "./cf/cf-time-array.js";
-import { columnNameFor, locateTimeArray, openLocatedTimeArray, whereIs } from "./open-array.js";
-import { openTable, tableOfCfTimeArray, tableOfTimeArray, type ZarrTable } from "./open-table.js";
+import { isCfTimeArray } from "./cf/cf-time-array.js";
+import { locateTimeArray, openLocatedTimeArray } from "./open-array.js";
+import { openTable, tableOfTimeArray, type TableColumn, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { TableReader } from "./stream/table-reader.js";
 
@@ -22,21 +22,32 @@ export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
 
 /**
  * Opens what the plan names: the `columns` of `group` (the store root by default), or without `columns` the
- * store's time array (found as `locateTimeArray` does, `array` naming it) as a one-column table: a datetime64
- * (timedelta64) array, or a CF time array, whose numbers its CF column decodes.
+ * store's time array (found as `locateTimeArray` does, `array` naming it, CF time arrays included) as a one-column
+ * table.
  */
 export async function openPlannedTable(location: string, plan: OpenPlan): Promise<ZarrTable> {
-	if (plan.columns !== undefined) return openTable(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns });
+	if (plan.columns !== undefined) return openTable(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns, indexSource: plan.indexSource });
 	const located = await locateTimeArray(location, { ...plan.store, ...plan.cf, array: plan.array });
 	if (!plan.cf.cf || !isCfTimeArray(located.node)) return tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
-	const array = await openCfTimeArray(located.opened.store, located.node, whereIs(located), plan.cf);
-	return tableOfCfTimeArray(located.opened, array, columnNameFor(location, located.arrayPath));
+	// A CF time array alone: the one column of its group's table, decoded by the CF time column kind.
+	const segments = located.arrayPath.split("/");
+	const column = segments.pop() as string;
+	return openTable(location, { ...plan.store, ...plan.cf, group: segments.join("/"), columns: [column], indexSource: plan.indexSource });
+}
+
+/**
+ * The arrays a table export reads, in the reader's (and the batcher's) order: the coordinate arrays of the index
+ * columns when they are written, then the value columns.
+ */
+export function readColumns(table: ZarrTable, index: boolean): TableColumn[] {
+	const coordinates = index ? table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column] : [])) : [];
+	return [...coordinates, ...table.columns];
 }
 
 /** The reader of a table, which can start before the rest of its stages exist. */
 export function createTableReader(table: ZarrTable, plan: ReadPlan): TableReader {
 	return new TableReader(
-		table.columns.map((column) => column.chunks),
+		readColumns(table, plan.index).map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes })),
 		table.shape,
 		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store), onChunk: plan.onChunk },
 	);

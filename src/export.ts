@@ -10,9 +10,9 @@ import { planExport, type ExportOptions, type ExportPlan, type OutputPlan } from
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
 import { AtomicFileWriter } from "./output/atomic-file.js";
-import { BufferPool } from "./store/buffer-pool.js";
+import { BufferPool } from "./memory/buffer-pool.js";
 import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
-import { createParquetWriter } from "./stream/parquet-writer.js";
+import { createParquetWriter } from "./stream/parquet/parquet-writer.js";
 import { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { planTableColumns } from "./table/column-kinds.js";

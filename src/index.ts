@@ -4,13 +4,14 @@
 export { Dt64ExportError, UsageError, isDt64ExportError, ERROR_CODES, type ErrorCode, type ErrorKind, type ErrorFields } from "./errors.js";
 export { OUTPUT_FORMATS, type ExportOptions, type OutputFormat } from "./export-plan.js";
 export { createTableExportStages, exportTable, exportToFile, type ExportStages } from "./export.js";
-export { openTable, tableOfTimeArray, type ZarrTable, type TableColumn, type OpenTableOptions } from "./open-table.js";
+export { openTable, tableOfTimeArray, type ZarrTable, type TableColumn, type TableIndex, type IndexSource, type OpenTableOptions } from "./open-table.js";
 export { openTimeArray, type TimeArray, type OpenArrayOptions } from "./open-array.js";
 export { inspectStore, formatInspectReport, inspectReportToJson, type InspectOptions, type InspectReport, type InspectNode } from "./inspect.js";
 export { TableReader, type RowOrder, type TableBand, type TableReaderOptions } from "./stream/table-reader.js";
 export { TableBatcher, type TableBatcherOptions } from "./stream/table-batcher.js";
 export { IpcWriter, type IpcFormat } from "./stream/ipc-writer.js";
-export { ParquetWriter, createParquetWriter, type ParquetWriterOptions, type ParquetCompression } from "./stream/parquet-writer.js";
+export { ParquetWriter, createParquetWriter } from "./stream/parquet/parquet-writer.js";
+export type { ParquetWriterOptions, ParquetCompression } from "./stream/parquet/options.js";
 export { toArrowTimestamps, ConversionError, type TimestampValues, type ConvertOptions } from "./convert/to-arrow-timestamps.js";
 export { parseDatetime64Type, formatDatetime64Type, type Datetime64Type, type TimeKind } from "./dtype/datetime64.js";
 export type { TargetUnit } from "./dtype/units.js";

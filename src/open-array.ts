@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { isCfTimeArray, type CfOptions } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
-import type { BufferPool } from "./store/buffer-pool.js";
+import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { cfTimeArrayPaths, listStoreTree, noNodeMessage, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
 import { metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";

@@ -1,12 +1,16 @@
 /**
- * A table of arrays of the same shape from one group (Zarr v3 or v2): datetime64/timedelta64 arrays and CF time
- * arrays (unless `cf: false`) become timestamp/duration columns, plain arrays (bool, integers, floats, strings) companion columns. Every array is validated, and keeps
- * its own chunk grid and codecs, before any chunk is read.
+ * A table of the arrays of one group (Zarr v3 or v2), as xarray's `ds[vars].to_dataframe()` lays them out: each
+ * array a variable over named dimensions, broadcast over the union of the table's dimensions (see
+ * table/dataset-model.ts); datetime64/timedelta64 arrays become timestamp/duration columns, plain arrays (bool,
+ * integers, floats, strings) companion columns. With coordinates asked for, each dimension's index is its
+ * coordinate array where the group has one. Every array is validated, and keeps its own chunk grid and codecs,
+ * before any chunk is read.
  */
-import { isCfTimeArray, openCfTimeArray, type CfOptions, type CfTimeArray } from "./cf/cf-time-array.js";
+import { scanCfAutoUnit, type CfOptions } from "./cf/cf-time-array.js";
+import type { TargetUnit } from "./dtype/units.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
-import type { BufferPool } from "./store/buffer-pool.js";
+import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -14,36 +18,52 @@ import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
+import { dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 
+/** An array of the table; `axes` are the table axes of its own axes (see layOutTable). */
 export type TableColumn =
-	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource }
-	| { readonly kind: "plain"; readonly name: string; readonly metadata: PlainArrayMetadata; readonly chunks: ChunkSource<ChunkValues> }
-	| ({ readonly kind: "cf-time"; readonly name: string } & CfTimeArray);
+	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[] }
+	| {
+			readonly kind: "plain";
+			readonly name: string;
+			readonly metadata: PlainArrayMetadata;
+			readonly chunks: ChunkSource<ChunkValues>;
+			readonly axes: readonly number[];
+			/** A CF time array of float counts, opened for `--unit auto`: the coarsest unit every value needs (read once). */
+			readonly cfAutoUnit?: TargetUnit;
+	  };
 
-/** Arrays of one shape, read side by side as the columns of one table. */
+/** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
+export type TableIndex = { readonly kind: "positions"; readonly name: string; readonly axis: number } | { readonly kind: "coordinate"; readonly name: string; readonly axis: number; readonly column: TableColumn };
+
+/** Arrays of one group, read side by side and broadcast as the columns of one table. */
 export interface ZarrTable {
 	readonly store: OpenedStore;
-	/** The shape every column shares. */
+	readonly dimensions: readonly TableDimension[];
+	/** The table's shape: its dimensions' lengths. */
 	readonly shape: number[];
+	/** The value columns, in the order asked for (a coordinate that is the index of its dimension is not one). */
 	readonly columns: readonly TableColumn[];
+	/** One per dimension, in the table's order. */
+	readonly index: readonly TableIndex[];
+	/** Arrays `--columns all` left out: their dimensions are not within the widest variable's. */
+	readonly leftOut: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
 	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
 	readonly bufferPool?: BufferPool;
 }
 
+/** `coordinates`: each dimension's coordinate array is its index where the group has one; `positions`: never. */
+export type IndexSource = "coordinates" | "positions";
+
 export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the group holding the arrays; the store root by default. */
 	group?: string;
-	/** The arrays, by path inside the group; each column is named after the last segment of its path. */
-	columns: readonly string[];
-}
-
-/** Splits and checks `--columns a,b,c`. */
-export function parseColumnList(text: string): string[] {
-	const names = text.split(",").map((name) => name.trim());
-	if (names.some((name) => name === "")) throw new UsageError(`columns ${JSON.stringify(text)}: empty column name (write them as a,b,c)`, { option: "columns", value: text });
-	return names;
+	/** The arrays, by path inside the group, each column named after the last segment of its path; or "all". */
+	columns: readonly string[] | "all";
+	/** Where index columns come from; coordinates by default. */
+	indexSource?: IndexSource;
 }
 
 const lastSegment = (path: string) => path.split("/").pop() as string;
@@ -62,7 +82,10 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
 }
 
-async function openColumn(opened: OpenedStore, group: string, name: string, options: OpenTableOptions): Promise<TableColumn> {
+/** What opening a column needs of the table's options. */
+type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "convertCalendar">;
+
+async function openColumn(opened: OpenedStore, group: string, name: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
 	const { bufferPool } = options;
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
@@ -79,7 +102,6 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 		const metadata = parseTimeArrayMetadata(node, where);
 		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }) };
 	}
-	if (options.cf !== false && isCfTimeArray(node)) return { kind: "cf-time", name: columnName, ...(await openCfTimeArray(opened.store, node, where, options)) };
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
 		// The fill value is checked with the rest of the array below ("null" reads as none here).
@@ -89,12 +111,44 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
-	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where, { bufferPool }) };
+	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool });
+	const cfAutoUnit = options.cf !== false && (options.unit ?? "auto") === "auto" ? await scanCfAutoUnit(metadata, chunks, options) : undefined;
+	return { kind: "plain", name: columnName, metadata, chunks, ...(cfAutoUnit === undefined ? {} : { cfAutoUnit }) };
 }
 
-/** Opens the named arrays of a group as one table; they must all have the same shape. */
+const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ name: column.name, shape: column.metadata.shape, dimensionNames: column.metadata.dimensionNames });
+
+/** The names of every array directly in the group, for `--columns all`. */
+async function groupArrayNames(opened: OpenedStore, group: string): Promise<string[]> {
+	const tree = await listStoreTree(opened, group);
+	if (tree.discovery === "root-only") throw new UsageError("columns all: the group's arrays cannot be listed (an HTTP store without consolidated metadata): name them", { option: "columns", value: "all" });
+	return tree.entries.slice(1).flatMap((entry) => {
+		if (!("node" in entry) || entry.node.kind !== "array") return [];
+		const name = group === "" ? entry.path : entry.path.slice(group.length + 1);
+		return name.includes("/") ? [] : [name];
+	});
+}
+
+/** The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. */
+async function findCoordinate(opened: OpenedStore, group: string, dimension: TableDimension, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
+	const path = group === "" ? dimension.name : `${group}/${dimension.name}`;
+	if (dimension.name.includes("/") || normalizeArrayPath(dimension.name, "dimension name") !== dimension.name) return undefined;
+	const document = await readNodeDocument(opened, path);
+	if (document === undefined || document.node.kind !== "array") return undefined;
+	const column = await openColumn(opened, group, dimension.name, options);
+	return isCoordinateOf(variableOf(column), dimension.name, dimension.length) ? column : undefined;
+}
+
+/**
+ * Opens the named arrays of a group as one table, broadcast over the union of their dimensions; with `indexSource`
+ * coordinates, each dimension's coordinate array (where there is one) is its index, and a coordinate named in
+ * `columns` is that index rather than a value column.
+ */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
-	if (!Array.isArray(options.columns) || options.columns.length === 0) throw new UsageError("columns: name at least one array", { option: "columns" });
+	const all = options.columns === "all";
+	if (!all && (!Array.isArray(options.columns) || options.columns.length === 0)) throw new UsageError("columns: name at least one array, or all", { option: "columns" });
+	const indexSource = options.indexSource ?? "coordinates";
+	if (indexSource !== "coordinates" && indexSource !== "positions") throw new UsageError(`invalid indexSource ${JSON.stringify(indexSource)}: choose coordinates or positions`, { option: "indexSource", value: indexSource });
 	const opened = await openStore(location, options);
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
@@ -102,32 +156,48 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	if (groupDocument.node.kind !== "group") {
 		throw new UsageError(`${group === "" ? "the store root" : `group ${group}`} is an array: the columns are arrays of a group, named by group`, { option: "group", path: group });
 	}
-	const columns: TableColumn[] = [];
-	for (const name of options.columns) columns.push(await openColumn(opened, group, name, options));
+	let opening: Omit<TableColumn, "axes">[] = [];
+	let leftOut: string[] = [];
+	if (all) {
+		const candidates: Omit<TableColumn, "axes">[] = [];
+		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, group, name, options));
+		const selection = selectWholeDataset(candidates.map(variableOf));
+		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
+		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
+		leftOut = selection.leftOut.map((variable) => variable.name);
+	} else {
+		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name, options));
+	}
 	const seen = new Set<string>();
-	for (const column of columns) {
+	for (const column of opening) {
 		if (seen.has(column.name)) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: two arrays give the column name ${JSON.stringify(column.name)}`, { option: "columns", value: column.name });
 		seen.add(column.name);
 	}
-	const shape = columns[0].metadata.shape;
-	if (columns.some((column) => column.metadata.shape.join() !== shape.join())) {
-		const shapes = columns.map((column) => `${column.name} ${JSON.stringify(column.metadata.shape)}`).join(", ");
-		throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: the arrays must have the same shape, got ${shapes}`, { option: "columns" });
+	const layout = layOutTable(opening.map(variableOf));
+	const columns = opening.map((column, k) => ({ ...column, axes: layout.axes[k] }) as TableColumn);
+	const index: TableIndex[] = [];
+	for (const [axis, dimension] of layout.dimensions.entries()) {
+		const coordinate = indexSource === "coordinates" ? (columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ?? (await findCoordinate(opened, group, dimension, options))) : undefined;
+		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
+		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn });
 	}
-	return { store: opened, shape, columns, name: columnNameFor(location, group), bufferPool: options.bufferPool };
+	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
+	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
+	return { store: opened, dimensions: layout.dimensions, shape: layout.dimensions.map((dimension) => dimension.length), columns: values, index, leftOut, name: columnNameFor(location, group), bufferPool: options.bufferPool };
 }
 
-/** A one-column table of a CF time array, `name` its column: how a CF time array alone is exported. */
-export function tableOfCfTimeArray(store: OpenedStore, array: CfTimeArray, name: string): ZarrTable {
-	return { store, shape: array.metadata.shape, columns: [{ kind: "cf-time", name, ...array }], name };
-}
-
-/** A one-column table of an opened time array: how a single array is exported. */
+/** A one-column table of an opened time array: how a single array is exported (its index columns are positions). */
 export function tableOfTimeArray(array: TimeArray): ZarrTable {
+	const { shape } = array.metadata;
+	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames }) ?? shape.map((_, axis) => `dim_${axis}`);
+	const dimensions = shape.map((length, axis) => ({ name: names[axis], length }));
 	return {
 		store: array.store,
-		shape: array.metadata.shape,
-		columns: [{ kind: "time", name: array.name, metadata: array.metadata, chunks: array.chunks }],
+		dimensions,
+		shape,
+		columns: [{ kind: "time", name: array.name, metadata: array.metadata, chunks: array.chunks, axes: shape.map((_, axis) => axis) }],
+		index: dimensions.map((dimension, axis) => ({ kind: "positions", name: dimension.name, axis })),
+		leftOut: [],
 		name: array.name,
 		bufferPool: array.bufferPool,
 	};

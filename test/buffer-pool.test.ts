@@ -6,7 +6,7 @@ import { createTableExportStages } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
 import { tableOfTimeArray } from "../src/open-table.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
-import { BufferPool, capacityFor } from "../src/store/buffer-pool.js";
+import { BufferPool, capacityFor } from "../src/memory/buffer-pool.js";
 import { readRawInt64, runCli, tempDir } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);

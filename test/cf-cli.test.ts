@@ -110,7 +110,7 @@ describe("CF time arrays through the CLI", () => {
 	});
 
 	it("--convert-calendar exports model calendar labels; without it, and for labels Gregorian lacks, refusals", () => {
-		refused([store("360-day")], /CF time: calendar "360_day" is a model calendar.*--convert-calendar/);
+		refused([store("360-day")], /array time: calendar "360_day" is a model calendar.*--convert-calendar/);
 		refused([store("all-leap-missing"), "--convert-calendar"], /value 59 of int64 CF time \(days since 2001-01-01, all_leap\) at index 2 is the date 2001-02-29/);
 		const file = fresh("noleap.arrow");
 		exportOk([store("noleap"), "--convert-calendar", "-o", file]);

@@ -9,7 +9,7 @@ import { listDataset } from "../src/output/dataset-files.js";
 import { DatasetWriter, type DatasetWriterOptions } from "../src/output/dataset-writer.js";
 import { digestOptions, readManifest } from "../src/output/manifest.js";
 import { IpcWriter } from "../src/stream/ipc-writer.js";
-import { createParquetWriter } from "../src/stream/parquet-writer.js";
+import { createParquetWriter } from "../src/stream/parquet/parquet-writer.js";
 import { useDuckDB } from "./support/duckdb.js";
 import { tempDir } from "./support/cli.js";
 

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
-import { HttpStore, parseHeaderOption, redactUrl, type HttpStoreOptions, type RetryInfo } from "../src/store/http-store.js";
+import { parseHeaderOption } from "../src/cli/header-options.js";
+import { HttpStore, redactUrl, type HttpStoreOptions, type RetryInfo } from "../src/store/http-store.js";
 import { startServer, type Fault, type FaultRequest, type TestServer } from "./support/http-server.js";
 
 const SECRET = "Bearer SECRET123";

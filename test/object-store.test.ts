@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { inspectStore } from "../src/inspect.js";
 import { openTimeArray } from "../src/open-array.js";
-import { collectHeaders } from "../src/store/header-options.js";
+import { collectHeaders } from "../src/cli/header-options.js";
 import { openStore } from "../src/store/open-store.js";
 import { readRawInt64, tempDir } from "./support/cli.js";
 import { startGcsServer, type GcsServer } from "./support/gcs-server.js";

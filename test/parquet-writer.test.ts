@@ -28,7 +28,8 @@ import {
 import fc from "fast-check";
 import pl from "nodejs-polars";
 import { readParquet, wasmMemory } from "parquet-wasm/node";
-import { createParquetWriter, ParquetWriter, type ParquetWriterOptions } from "../src/stream/parquet-writer.js";
+import { createParquetWriter, ParquetWriter } from "../src/stream/parquet/parquet-writer.js";
+import type { ParquetWriterOptions } from "../src/stream/parquet/options.js";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
 import { useDuckDB } from "./support/duckdb.js";
 

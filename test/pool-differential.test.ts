@@ -25,7 +25,7 @@ import { tableOfTimeArray } from "../src/open-table.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
 import { tempDir } from "./support/cli.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
-import type { BufferPool } from "../src/store/buffer-pool.js";
+import type { BufferPool } from "../src/memory/buffer-pool.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 
 const NAT = -(2n ** 63n);

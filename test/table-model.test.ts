@@ -3,6 +3,7 @@ import { maskNaN, maskRuleOf, maskValues, type MaskSource } from "../src/cf/mask
 import { packingRuleOf, unpackValues } from "../src/cf/packing.js";
 import { broadcastStrides, broadcastValues } from "../src/table/broadcast.js";
 import { layOutTable, selectWholeDataset, type DatasetVariable } from "../src/table/dataset-model.js";
+import { thrown } from "./support/thrown.js";
 
 const bits = (validity: { bitmap: Uint8Array } | undefined, length: number) =>
 	validity === undefined ? "all valid" : Array.from({ length }, (_, i) => ((validity.bitmap[i >> 3] >> (i & 7)) & 1 ? "1" : "0")).join("");
@@ -29,7 +30,7 @@ describe("CF masking", () => {
 	it("compares 64-bit integers exactly and refuses a marker JSON rounded", () => {
 		const rule = maskRuleOf(source({ type: "int64", attributes: { missing_value: 9007199254740991 } }))!;
 		expect(bits(maskValues(new BigInt64Array([9007199254740991n, 9007199254740990n]), rule), 2)).toBe("01");
-		expect(() => maskRuleOf(source({ type: "int64", attributes: { _FillValue: 2 ** 60 } }))).toThrow(/past 2\^53/);
+		expect(thrown(() => maskRuleOf(source({ type: "int64", attributes: { _FillValue: 2 ** 60 } }))).message).toMatch(/past 2\^53/);
 	});
 
 	it("compares float32 data with the marker rounded to float32; NaN markers mask nothing", () => {
@@ -75,7 +76,9 @@ describe("CF unpacking", () => {
 	});
 
 	it("refuses a scale factor that is not a number, and needs one of the two attributes", () => {
-		expect(() => packingRuleOf("x", "int16", { scale_factor: "0.5" })).toThrow(/scale_factor must be a finite number/);
+		const error = thrown(() => packingRuleOf("x", "int16", { scale_factor: "0.5" }));
+		expect(error.code).toBe("METADATA_INVALID");
+		expect(error.message).toMatch(/scale_factor must be a finite number/);
 		expect(packingRuleOf("x", "int16", { units: "K" })).toBeUndefined();
 	});
 });
@@ -96,15 +99,20 @@ describe("table layout", () => {
 	});
 
 	it("refuses a dimension with two lengths, listing every variable's dimensions", () => {
-		expect(() => layOutTable([variable("t2m", ["time", "lat"], [6, 3]), variable("elev", ["lat"], [5])])).toThrow(
-			'--columns: dimension "lat" has length 3 in t2m and 5 in elev: t2m(time=6, lat=3), elev(lat=5)',
-		);
+		const error = thrown(() => layOutTable([variable("t2m", ["time", "lat"], [6, 3]), variable("elev", ["lat"], [5])]));
+		expect(error.code).toBe("COLUMNS_INCOMPATIBLE");
+		expect(error.option).toBe("columns");
+		expect(error.message).toBe('columns: dimension "lat" has length 3 in t2m and 5 in elev: t2m(time=6, lat=3), elev(lat=5)');
 	});
 
 	it("refuses unnamed variables of another shape, a repeated dimension, and another order", () => {
-		expect(() => layOutTable([variable("a", ["x", "y"], [2, 3]), variable("b", undefined, [3, 2])])).toThrow(/b \[3,2\] \(no dimension names\) cannot be matched.*a\(x=2, y=3\), b \[3,2\]/);
-		expect(() => layOutTable([variable("a", ["x", "x"], [2, 2])])).toThrow(/repeats dimension "x"/);
-		expect(() => layOutTable([variable("a", ["x", "y"], [2, 3]), variable("b", ["y", "x"], [3, 2])])).toThrow(/b\(y=3, x=2\) orders its dimensions otherwise than the table \(x, y\)/);
+		const unnamed = thrown(() => layOutTable([variable("a", ["x", "y"], [2, 3]), variable("b", undefined, [3, 2])]));
+		expect(unnamed.code).toBe("COLUMNS_INCOMPATIBLE");
+		expect(unnamed.message).toMatch(/b \[3,2\] \(no dimension names\) cannot be matched.*a\(x=2, y=3\), b \[3,2\]/);
+		expect(thrown(() => layOutTable([variable("a", ["x", "x"], [2, 2])])).message).toMatch(/repeats dimension "x"/);
+		const order = thrown(() => layOutTable([variable("a", ["x", "y"], [2, 3]), variable("b", ["y", "x"], [3, 2])]));
+		expect(order.code).toBe("COLUMNS_INCOMPATIBLE");
+		expect(order.message).toMatch(/b\(y=3, x=2\) orders its dimensions otherwise than the table \(x, y\)/);
 	});
 
 	it("names the dimensions of unnamed variables of one shape dim_0, dim_1...", () => {

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { ConversionError, toArrowTimestamps } from "../src/convert/to-arrow-timestamps.js";
 import { parseDatetime64Type } from "../src/dtype/datetime64.js";
-import { createParquetWriter } from "../src/stream/parquet-writer.js";
+import { createParquetWriter } from "../src/stream/parquet/parquet-writer.js";
 import { FIXTURES, REPO, runCli, tempDir, TIMEDELTA_FIXTURE_CASES, TIMEDELTA_FIXTURE_NS, TIMEDELTA_PS_FIRST_NS } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 

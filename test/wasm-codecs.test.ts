@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { CODECS } from "../src/zarr/codecs/codec-map.js";
 import type { BytesToBytesCodec } from "../src/zarr/codecs/codec.js";
 import { WasmDecoders, type WasmCodec } from "../src/zarr/codecs/wasm/decoder-module.js";
-import { BufferPool } from "../src/store/buffer-pool.js";
+import { BufferPool } from "../src/memory/buffer-pool.js";
 
 const REPO = path.resolve(import.meta.dirname, "..");
 const FIXTURES = path.join(REPO, "test", "fixtures", "codecs");

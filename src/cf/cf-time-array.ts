@@ -61,6 +61,24 @@ export function isCfTimeArray(node: NodeMetadata): boolean {
 	return numericTypeOf(node) !== undefined && cfTimeKindOf(attributesOf(node)) !== undefined;
 }
 
+/**
+ * For a CF time array of float counts, the unit `--unit auto` gives it: every chunk is read once for the fractions
+ * the counts hold. Undefined for anything else (integer counts need only their units and reference), and for an
+ * array whose coding is refused: the column's planner says why.
+ */
+export async function scanCfAutoUnit(metadata: PlainArrayMetadata, chunks: ChunkSource<ChunkValues>, options: CfOptions): Promise<TargetUnit | undefined> {
+	if (!isFloatType(metadata.dataType.name) || cfTimeKindOf(metadata.attributes) === undefined) return undefined;
+	let coding: CfTimeCoding;
+	let markers: MissingValueMarkers;
+	try {
+		coding = parseCfTimeCoding(metadata.attributes, options);
+		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
+	} catch {
+		return undefined;
+	}
+	return scanAutoUnit(chunks, coding, markers, baseCfTargetUnit(coding));
+}
+
 /** Reads every chunk once to find the unit float counts need (a fraction of a second asks for a finer unit). */
 async function scanAutoUnit(chunks: ChunkSource<ChunkValues>, coding: CfTimeCoding, markers: MissingValueMarkers, base: TargetUnit): Promise<TargetUnit> {
 	let unit = base;
@@ -91,9 +109,4 @@ export async function openCfTimeArray(store: AsyncReadable, node: NodeMetadata, 
 	const scan = isFloatType(metadata.dataType.name) && (options.unit ?? "auto") === "auto";
 	const autoUnit = scan ? await scanAutoUnit(chunks, coding, markers, base) : base;
 	return { metadata, chunks, coding, markers, autoUnit };
-}
-
-/** The Arrow unit of a CF time array's export. */
-export function cfTargetUnit(array: Pick<CfTimeArray, "autoUnit">, unit: TargetUnitOption): TargetUnit {
-	return unit === "auto" ? array.autoUnit : unit;
 }

@@ -13,6 +13,8 @@ export interface CommandLine {
 	readonly command: CommandName;
 	/** The options given on the command line, by long name. */
 	readonly given: ReadonlySet<string>;
+	/** The arguments for yargs: an option with optional values written `--index=` or `--index=positions`. */
+	readonly argv?: readonly string[];
 }
 
 /** Positionals each command takes, in order (for the message when one is missing or extra). */
@@ -63,10 +65,13 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 	const everyOption = [...new Set(COMMANDS.flatMap(optionsOf))];
 	const positionals: string[] = [];
 	const named: string[] = [];
+	const forYargs: string[] = [];
 	for (let i = 0; i < argv.length; i++) {
 		const token = argv[i];
+		forYargs.push(token);
 		if (token === "--") {
 			positionals.push(...argv.slice(i + 1));
+			forYargs.push(...argv.slice(i + 1));
 			break;
 		}
 		if (isValue(token)) {
@@ -82,10 +87,17 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 			if (found === undefined) throw unknownOption(name, everyOption);
 			named.push(found.option.name);
 			if (found.option.kind === "boolean" || inline !== undefined) continue;
+			const { optionalValues } = found.option;
+			if (optionalValues !== undefined) {
+				// yargs would take whatever follows (the store) as the value: it is given one either way.
+				const value = k === names.length - 1 && optionalValues.includes(argv[i + 1]) ? argv[++i] : "";
+				forYargs[forYargs.length - 1] = `--${found.option.name}=${value}`;
+				continue;
+			}
 			if (k < names.length - 1) break;
 			const next = argv[i + 1];
 			if (next === undefined || !isValue(next)) throw new UsageError(`${flag(name)} needs a value (see --help)`);
-			i++;
+			forYargs.push(argv[++i]);
 		}
 	}
 	const command = commandOf(positionals[0]);
@@ -103,5 +115,5 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 		const extra = positionals[expected.length];
 		throw new UsageError(`unexpected argument ${JSON.stringify(extra)}: ${command === "export" ? "an export" : command} takes ${expected.length === 1 ? `one ${expected[0]}` : "no argument"} (quote a name with spaces)`);
 	}
-	return { command, given: new Set(named) };
+	return { command, given: new Set(named), argv: forYargs };
 }

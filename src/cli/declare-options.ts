@@ -18,7 +18,7 @@ function yargsOption(option: OptionSpec): Options {
 		alias: option.alias,
 		type: option.kind === "strings" ? "string" : option.kind,
 		array: option.kind === "strings" ? true : undefined,
-		requiresArg: option.kind !== "boolean",
+		requiresArg: option.kind !== "boolean" && option.optionalValues === undefined,
 		choices,
 		default: option.default,
 		defaultDescription: option.defaultText,

@@ -23,6 +23,9 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	headers: "--header",
 	convertCalendar: "--convert-calendar",
 	partitionBy: "--partition-by",
+	rename: "--rename",
+	nanAsNull: "--nan-as-null",
+	cf: "--cf",
 };
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
@@ -42,7 +45,8 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	// An unsigned request was refused, or no credentials were found: say how the choice is made on the command line.
 	ACCESS_DENIED: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),
 	CREDENTIALS_MISSING: (error) => (error.option === "signRequests" ? "; a public bucket is read without them with --no-sign-request" : ""),
-	COLUMNS_INCOMPATIBLE: (error) => (error.option === "order" ? ": use --order c" : error.option === "column" ? " with --column" : ""),
+	COLUMNS_INCOMPATIBLE: (error) =>
+		error.option === "order" ? ": use --order c" : error.option === "column" ? " with --column" : error.option === "rename" ? `: rename one with --rename ${String(error.value)}=<new name>` : "",
 };
 
 /** The one line the CLI prints for a library error: the option named by its flag, and the flag that helps. */

@@ -1,6 +1,6 @@
 import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
-import { collectHeaders } from "../store/header-options.js";
+import { collectHeaders } from "./header-options.js";
 
 export interface InspectArgs {
 	store: string;

@@ -7,15 +7,16 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
-import { FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { FILE_EXTENSIONS, parseRenameList, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
-import { parseColumnList, type ZarrTable } from "../open-table.js";
+import type { ZarrTable } from "../open-table.js";
+import { parseColumnList } from "./column-list.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
-import type { ParquetCompression } from "../stream/parquet-writer.js";
-import { BufferPool } from "../store/buffer-pool.js";
-import { collectHeaders } from "../store/header-options.js";
+import type { ParquetCompression } from "../stream/parquet/options.js";
+import { BufferPool } from "../memory/buffer-pool.js";
+import { collectHeaders } from "./header-options.js";
 import { checkCommandLine, type CommandLine } from "./command-line.js";
 import { completeWords } from "./completion.js";
 import { declareOptions } from "./declare-options.js";
@@ -39,7 +40,10 @@ interface ExportArgs {
 	onOverflow: OverflowPolicy;
 	column?: string;
 	columns?: string;
-	index: boolean;
+	index?: string;
+	rename?: string;
+	cf: boolean;
+	nanAsNull: boolean;
 	order: RowOrder;
 	concurrency?: number;
 	progress?: boolean;
@@ -49,9 +53,16 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
-	cf: boolean;
 	convertCalendar: boolean;
 	signRequest: boolean;
+}
+
+/** `--index` alone is coordinates (true); `--index positions` is positions; no `--index`, none. */
+function parseIndexOption(value: string | undefined): boolean | "positions" {
+	if (value === undefined || value === "false") return false;
+	if (value === "" || value === "true") return true;
+	if (value === "positions") return "positions";
+	throw new UsageError(`--index ${JSON.stringify(value)}: write --index (coordinates where they exist) or --index positions`);
 }
 
 function fail(error: unknown): never {
@@ -152,7 +163,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const bufferPool = new BufferPool();
 	const plan = planExport({
 		array: args.array,
-		columns: args.columns === undefined ? undefined : parseColumnList(args.columns),
+		columns: args.columns === undefined ? undefined : args.columns.trim() === "all" ? "all" : parseColumnList(args.columns),
 		column: args.column,
 		format,
 		unit: args.unit,
@@ -162,10 +173,12 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,
 		compression: args.compression,
-		index: args.index,
+		index: parseIndexOption(args.index),
 		order: args.order,
+		rename: args.rename === undefined ? undefined : parseRenameList(args.rename),
 		cf: args.cf,
 		convertCalendar: args.convertCalendar,
+		nanAsNull: args.nanAsNull,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 		headers: collectHeaders(args.header),
 		retries: args.retries,
@@ -175,6 +188,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
 	const table = await openPlannedTable(args.store, plan.open);
 	warnOfDatetime64CfAttributes(table);
+	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join(", ")}: their dimensions are not within the widest variable's\n`);
 	const stages = await exportStages(table, plan);
 	const rows = stages.reader.totalRows;
 	// One value column: the file is named after it; several: after their group.
@@ -219,7 +233,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
 	const environment = optionsFromEnvironment(commandLine.command);
 	for (const warning of environment.warnings) process.stderr.write(`dt64-export: warning: ${warning}\n`);
-	await yargs(argv)
+	await yargs(commandLine.argv ?? argv)
 		.scriptName("dt64-export")
 		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
 		.command<InspectArgs>(
@@ -243,6 +257,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.example("$0 data/weather-station.zarr -o weather.arrow", "IPC file (the format from the extension)")
 					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
 					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
+					.example("$0 test/fixtures/tables/grid.zarr --columns all --index -o grid.parquet", "an xarray dataset, as ds.to_dataframe().reset_index() gives it")
 					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args, commandLine),
 		)

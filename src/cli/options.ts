@@ -6,7 +6,7 @@
  */
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
-import type { ParquetCompression } from "../stream/parquet-writer.js";
+import { COMPRESSIONS } from "../stream/parquet/options.js";
 import { ROW_ORDERS } from "../stream/table-reader.js";
 import { FORMAT_OF_EXTENSION } from "./output-format.js";
 
@@ -28,6 +28,8 @@ export interface OptionSpec {
 	readonly alias?: string;
 	/** `strings`: repeatable, a list of strings. Every kind but `boolean` needs a value. */
 	readonly kind: "string" | "number" | "boolean" | "strings";
+	/** A `string` option that may also be given alone (`--index`): the values it may take (`--index positions`). */
+	readonly optionalValues?: readonly string[];
 	/** The accepted values, matched case-insensitively (`--to Parquet`) and given to the program in these spellings. */
 	readonly choices?: readonly string[];
 	/** The smallest value of a `number` option, which must be an integer. */
@@ -75,10 +77,25 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{
 		name: "columns",
 		kind: "string",
-		describe: "export these arrays of the group (--array, default the root) as one table: a,b,c",
+		describe: "export these arrays of the group (--array, default the root) as one table, broadcast by dimension names: a,b,c; all: every data variable (the whole to_dataframe() table)",
 		commands: ["export"],
 	},
-	{ name: "index", kind: "boolean", default: false, describe: "add one int64 column per dimension, before the values", commands: ["export"] },
+	{
+		name: "index",
+		kind: "string",
+		optionalValues: ["positions"],
+		describe: "add one column per dimension before the values: its coordinate array (decoded) where the group has one, else int64 positions; --index positions: positions everywhere",
+		commands: ["export"],
+	},
+	{ name: "rename", kind: "string", describe: "rename output columns: old=new[,old=new]", commands: ["export"] },
+	{
+		name: "cf",
+		kind: "boolean",
+		default: true,
+		describe: "CF decoding of companion columns: _FillValue, missing_value and the valid range to null, then scale_factor/add_offset; --no-cf: the stored values",
+		commands: ["export"],
+	},
+	{ name: "nan-as-null", kind: "boolean", default: false, describe: "NaN in float columns becomes null (it stays NaN by default)", commands: ["export"] },
 	{
 		name: "cf",
 		kind: "boolean",
@@ -114,7 +131,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{
 		name: "compression",
 		kind: "string",
-		choices: ["zstd", "snappy", "gzip", "none"] satisfies ParquetCompression[],
+		choices: COMPRESSIONS,
 		default: "zstd",
 		describe: "Parquet compression",
 		commands: ["export"],

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { Writable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
-import type { BufferPool } from "../store/buffer-pool.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */

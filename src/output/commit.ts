@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Dt64ExportError } from "../errors.js";
-import { footerRowCount } from "../stream/parquet-writer.js";
+import { footerRowCount } from "../stream/parquet/footer.js";
 import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { readManifest, writeJsonFile, type PartManifest } from "./manifest.js";
 

@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, RangeQuery } from "@zarrita/storage";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
-import type { BufferPool } from "./buffer-pool.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 
 /**
  * A local folder as a Zarr store. Unlike @zarrita/storage's FileSystemStore, a range past the end of a file is

@@ -63,32 +63,10 @@ interface NormalizedHttpStoreOptions {
 }
 
 const MAX_BACKOFF_MS = 5000;
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** An HTTP header name: RFC 9110's token characters. */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Headers the store sets itself per request; a user value would corrupt range reads.
 const RESERVED_HEADERS = new Set(["range", "host", "content-length"]);
-
-/** Parses a `--header 'Name: value'` option. The message never repeats the input: it may be a secret. */
-export function parseHeaderOption(value: string): [string, string] {
-	const colon = value.indexOf(":");
-	if (colon === -1) {
-		throw new UsageError(`invalid --header: expected "Name: value" (no ":" found)`, { option: "header" });
-	}
-	const name = value.slice(0, colon).trim();
-	const headerValue = value.slice(colon + 1).trim();
-	if (name === "") {
-		throw new UsageError(`invalid --header: expected "Name: value" (the name before ":" is empty)`, { option: "header" });
-	}
-	if (!HEADER_NAME.test(name)) {
-		throw new UsageError(`invalid --header: the name before ":" is not a valid HTTP header name`, { option: "header" });
-	}
-	if (headerValue === "") {
-		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value is empty`, { option: "header" });
-	}
-	if (/[\r\n\0]/.test(headerValue)) {
-		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a line break or NUL`, { option: "header" });
-	}
-	return [name, headerValue];
-}
 
 /** The URL as it may be shown: no credentials, no fragment, and the query (often a token) replaced by `?…`. */
 export function redactUrl(url: string | URL): string {

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
 import ZipFileStore from "@zarrita/storage/zip";
 import { Dt64ExportError, UsageError } from "../errors.js";
-import type { BufferPool } from "./buffer-pool.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
 import type { BucketStore } from "./bucket-store.js";
 import { parseBucketUrl } from "./bucket-url.js";

@@ -1,51 +1,122 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
-import { plainArrowData } from "../arrow/column-types.js";
-import type { ColumnPlan } from "../table/column-plan.js";
-import { rowIndexColumns, rowPosition } from "../table/row-index.js";
-import { cStrides } from "../zarr/grid.js";
+import type { Validity } from "../cf/masking.js";
+import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
+import { arrowDataOf, type ColumnPlan, type DecodedValues } from "../table/column-plan.js";
+import { rowIndexColumns, type RowRegion } from "../table/row-index.js";
+import type { ChunkValues } from "../zarr/chunk-values.js";
+import { cStrides, product } from "../zarr/grid.js";
 import type { TableBand } from "./table-reader.js";
 
+/**
+ * One output column of a table: the positions along one axis (an index column without a coordinate), or the
+ * values of the reader's column `band`, an array of `shape` over the table axes `axes`, decoded by its kind's plan
+ * and repeated along the axes it lacks.
+ */
+export type TableColumnPlan =
+	| { readonly kind: "positions"; readonly field: Field; readonly axis: number }
+	| { readonly kind: "values"; readonly plan: ColumnPlan; readonly band: number; readonly name: string; readonly shape: readonly number[]; readonly axes: readonly number[] };
+
 export interface TableBatcherOptions {
-	/** One int64 field per dimension, written before the value columns; empty for no index. */
-	indexFields: readonly Field[];
-	/** The value columns, each made Arrow data by its kind's plan (see src/table/column-kinds.ts). */
-	columns: readonly ColumnPlan[];
-	/** The arrays' shape, for index columns and to name N-d positions in messages. */
+	/** In output order: index columns first, then the value columns (see src/table/column-kinds.ts). */
+	columns: readonly TableColumnPlan[];
+	/** The table's shape, to lay the columns out and to name N-d positions in messages. */
 	shape: readonly number[];
 }
 
-/** Turns table bands into Arrow RecordBatches: index columns first, then each value column through its plan. */
+const fieldOf = (column: TableColumnPlan) => (column.kind === "positions" ? column.field : column.plan.field);
+
+/** The box of table positions a band covers (a flat region is a run of whole rows along the first axis). */
+function boxOf(region: RowRegion, length: number, shape: readonly number[]): { origin: readonly number[]; extent: readonly number[] } {
+	if (region.kind === "box") return region;
+	if (shape.length === 0) return { origin: [], extent: [] };
+	const rowValues = product(shape.slice(1));
+	return { origin: shape.map((_, axis) => (axis === 0 ? region.offset / rowValues : 0)), extent: [length / rowValues, ...shape.slice(1)] };
+}
+
+function bytesOfBits(validity: Validity, length: number): Uint8Array {
+	const bytes = new Uint8Array(length);
+	for (let i = 0; i < length; i++) bytes[i] = (validity.bitmap[i >> 3] >> (i & 7)) & 1;
+	return bytes;
+}
+
+function bitsOfBytes(bytes: Uint8Array): Validity {
+	const bitmap = new Uint8Array(Math.ceil(bytes.length / 8));
+	let nullCount = 0;
+	for (let i = 0; i < bytes.length; i++) {
+		if (bytes[i] !== 0) bitmap[i >> 3] |= 1 << (i & 7);
+		else nullCount++;
+	}
+	return { bitmap, nullCount };
+}
+
+/**
+ * Turns table bands into Arrow RecordBatches: each column's own values are decoded by its kind's plan (once for a
+ * column the reader gives whole, such as a coordinate or a static field), then repeated over the band's rows.
+ */
 export class TableBatcher extends Transform {
 	readonly schema: Schema;
 	readonly #options: TableBatcherOptions;
 	readonly #strides: number[];
+	/** Per column, the last values decoded and their result: a column the reader gives whole is decoded once. */
+	readonly #decoded: ({ raw: ChunkValues; decoded: DecodedValues } | undefined)[];
 	#rows = 0;
 	#batches = 0;
 
 	constructor(options: TableBatcherOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
-		this.schema = new Schema([...options.indexFields, ...options.columns.map((column) => column.field)]);
+		this.schema = new Schema(options.columns.map(fieldOf));
 		this.#strides = cStrides(options.shape);
+		this.#decoded = options.columns.map(() => undefined);
 	}
 
 	/**
 	 * Names a value in messages: a single array's by its flat index in the array (numpy's), a table's by its row of
-	 * the output and its column. N-d positions add the coordinates.
+	 * the output and its column, a repeated column's by its position in its own array. N-d positions add the
+	 * coordinates.
 	 */
-	#describe(band: TableBand, i: number, column: ColumnPlan): string {
+	#describe(plan: Extract<TableColumnPlan, { kind: "values" }>, spans: boolean, position: readonly number[], row: number): string {
 		const { shape, columns } = this.#options;
-		const coords = rowPosition(shape, band.region, i);
-		const at = shape.length <= 1 ? "" : ` (position [${coords.join(", ")}])`;
-		if (columns.length === 1) return `index ${coords.reduce((flat, c, axis) => flat + c * this.#strides[axis], 0)}${at}`;
-		return `row ${this.#rows + i}${at} of column "${column.field.name}"`;
+		const at = position.length <= 1 ? "" : ` (position [${position.join(", ")}])`;
+		if (!spans) return `position [${position.join(", ")}] of column "${plan.plan.field.name}" (array ${plan.name})`;
+		if (columns.length === 1) return `index ${position.reduce((flat, c, axis) => flat + c * this.#strides[axis], 0)}${at}`;
+		return `row ${row}${at} of column "${plan.plan.field.name}"`;
+	}
+
+	#column(k: number, column: TableColumnPlan, band: TableBand, origin: readonly number[], extent: readonly number[], positions: () => BigInt64Array[]): Data {
+		const rank = extent.length;
+		if (column.kind === "positions") return arrowDataOf(column.field, { values: positions()[column.axis] });
+		const raw = band.columns[column.band];
+		// A column over every axis holds the band's box of values; another, the band's rows of the first axis (if it
+		// has it) and all of its other axes.
+		const spans = column.axes.length === rank;
+		const ownShape = column.axes.map((axis, j) => (spans || axis === 0 ? extent[axis] : column.shape[j]));
+		const ownOrigin = column.axes.map((axis) => (spans || axis === 0 ? origin[axis] : 0));
+		let decoded: DecodedValues;
+		const cached = this.#decoded[k];
+		if (cached !== undefined && cached.raw === raw) decoded = cached.decoded;
+		else {
+			const strides = cStrides(ownShape);
+			const rows = this.#rows;
+			const describe = (i: number) => this.#describe(column, spans, ownShape.map((length, axis) => ownOrigin[axis] + (Math.floor(i / strides[axis]) % length)), rows + i);
+			decoded = column.plan.decode(raw, describe);
+			this.#decoded[k] = { raw, decoded };
+		}
+		if (spans) return arrowDataOf(column.plan.field, decoded);
+		const strides = broadcastStrides(ownShape, column.axes, rank);
+		const values = broadcastValues(decoded.values, strides, extent);
+		const validity = decoded.validity === undefined ? undefined : bitsOfBytes(broadcastValues(bytesOfBits(decoded.validity, decoded.values.length), strides, extent));
+		return arrowDataOf(column.plan.field, { values, validity });
 	}
 
 	#batch(band: TableBand): RecordBatch {
-		const { shape, indexFields, columns } = this.#options;
-		const children: Data[] = indexFields.length === 0 ? [] : rowIndexColumns(shape, band.region, band.length).map((values, axis) => plainArrowData(indexFields[axis], values));
-		columns.forEach((column, k) => children.push(column.toData(band.columns[k], (i) => this.#describe(band, i, column))));
+		const { shape, columns } = this.#options;
+		const { origin, extent } = boxOf(band.region, band.length, shape);
+		// The positions of the band's rows along every axis, made once (by runs) if an index column asks for them.
+		let positions: BigInt64Array[] | undefined;
+		const positionsOf = () => (positions ??= rowIndexColumns(extent, { kind: "box", origin, extent }, band.length));
+		const children = columns.map((column, k) => this.#column(k, column, band, origin, extent, positionsOf));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: band.length, nullCount: 0, children }));
 	}
 
@@ -62,15 +133,17 @@ export class TableBatcher extends Transform {
 		callback(null, batch);
 	}
 
-	/** An empty array still gives one (empty) batch: a Parquet file takes its schema from the first batch. */
+	/** An empty table still gives one (empty) batch: a Parquet file takes its schema from the first batch. */
 	override _flush(callback: TransformCallback): void {
 		if (this.#batches > 0) {
 			callback();
 			return;
 		}
-		const columns = this.#options.columns.map((column) => column.empty());
 		try {
-			callback(null, this.#batch({ columns, length: 0, region: { kind: "flat", offset: 0 } }));
+			const children = this.#options.columns.map((column) =>
+				column.kind === "positions" ? arrowDataOf(column.field, { values: new BigInt64Array(0) }) : arrowDataOf(column.plan.field, { values: column.plan.empty() }),
+			);
+			callback(null, new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: 0, nullCount: 0, children })));
 		} catch (error) {
 			callback(error as Error);
 		}

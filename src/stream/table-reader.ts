@@ -1,8 +1,8 @@
 import { GeneratorReadable } from "./generator-readable.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { RowRegion } from "../table/row-index.js";
-import type { ChunkSource } from "../zarr/chunk-source.js";
-import { sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
+import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
+import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
 import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-bands.js";
@@ -11,7 +11,10 @@ import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder,
 export type RowOrder = "c" | "chunk";
 export const ROW_ORDERS: readonly RowOrder[] = ["c", "chunk"];
 
-/** The same rows of every column: `columns[k]` holds the values of column k for the rows of `region`. */
+/**
+ * The same rows of every column: `columns[k]` holds the values of column k for the rows of `region`, over the
+ * column's own axes (the batcher repeats them along the others); a column read whole is the same array in every band.
+ */
 export interface TableBand {
 	readonly columns: readonly ChunkValues[];
 	readonly length: number;
@@ -29,27 +32,56 @@ export interface TableReaderOptions {
 }
 
 /**
- * Reads several arrays of one shape side by side and emits bands holding the same rows of each. Each array is
- * read through its own chunk source, with its own chunking, codecs and sharding. In C order each column keeps one
- * band (a row of its chunks) and its chunks in flight; the bands are cut at the row ranges they share. In chunk
- * order every column must have the same chunk shape, and nothing but the chunks in flight is held.
+ * A column read over some of the table's axes: `axes[k]` is the table axis of the source's axis k (increasing).
+ * A bare ChunkSource is a column over every axis of the table.
+ */
+export interface BroadcastSource {
+	readonly source: ChunkSource<ChunkValues>;
+	readonly shape: readonly number[];
+	readonly axes: readonly number[];
+}
+
+/** Values of one band at most when columns are repeated over it: the batches stay near a million rows. */
+export const BAND_VALUES = 1 << 20;
+
+const asBroadcastSource = (column: ChunkSource<ChunkValues> | BroadcastSource, shape: readonly number[]): BroadcastSource =>
+	"source" in column ? column : { source: column, shape, axes: shape.map((_, axis) => axis) };
+
+const spansTable = (column: BroadcastSource, shape: readonly number[]) => column.axes.length === shape.length && column.shape.join() === shape.join();
+
+/**
+ * Reads several arrays of one table side by side and emits bands holding the same rows of each. Each array is
+ * read through its own chunk source, with its own chunking, codecs and sharding. In C order a band is a range of
+ * rows along the table's first axis: a column over that axis gives its values for those rows (it keeps one band,
+ * a row of its chunks, and its chunks in flight; the bands are cut at the rows they share); a column without it
+ * (a static field, a coordinate of another axis) is read once, whole, and given with every band: it holds no more
+ * values than one row of the table along the first axis. The batcher broadcasts each column over the band. In
+ * chunk order every column must span the table in the same chunk shape, and nothing but the chunks in flight is
+ * held.
  */
 export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
 	readonly totalRows: number;
 	#holdReadAhead: () => boolean = () => false;
 
-	constructor(sources: readonly ChunkSource<ChunkValues>[], shape: readonly number[], options: TableReaderOptions = {}) {
+	constructor(columns: readonly (ChunkSource<ChunkValues> | BroadcastSource)[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
-		if (sources.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
+		if (columns.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
+		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
+		const sources = broadcast.map((column) => column.source);
 		const rows = options.rows;
-		this.totalChunks = sources.reduce((sum, source) => sum + (rows === undefined ? product(source.gridShape) : chunksOfRows(source, rows)), 0);
+		// A column without the first axis is read whole, whatever the rows.
+		const chunksOf = (column: BroadcastSource) => (rows === undefined || column.axes[0] !== 0 ? product(column.source.gridShape) : chunksOfRows(column.source, rows));
+		this.totalChunks = broadcast.reduce((sum, column) => sum + chunksOf(column), 0);
 		this.totalRows = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
 		const concurrency = Math.max(1, options.concurrency ?? 4);
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
 		const mayReadAhead = () => !this.#holdReadAhead();
 		if ((options.order ?? "c") === "chunk") {
+			if (broadcast.some((column) => !spansTable(column, shape))) {
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", "order chunk needs every column over all of the table's dimensions (no broadcast variable, no coordinate index)", { option: "order", value: "chunk" });
+			}
 			const chunkShape = sources[0].chunkShape;
 			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
 				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
@@ -57,8 +89,14 @@ export class TableReader extends GeneratorReadable<TableBand> {
 			}
 			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		} else {
-			for (const source of sources) checkBandSize(source, shape);
-			this.pullFrom(cOrderBands(sources, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
+			const rowValues = product(shape.slice(1));
+			for (const column of broadcast) {
+				if (column.axes[0] === 0) checkBandSize(column.source, column.shape);
+				else if (shape.length > 0 && rowValues > MAX_CHUNK_VALUES) {
+					throw new Dt64ExportError("TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
+				}
+			}
+			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		}
 	}
 
@@ -72,8 +110,20 @@ export class TableReader extends GeneratorReadable<TableBand> {
 	}
 }
 
+/** Every value of a column, in C order: a column without the table's first axis, read once. */
+async function readWhole(column: BroadcastSource, concurrency: number, signal: AbortSignal, onChunk?: () => void): Promise<ChunkValues> {
+	let whole: ChunkValues | undefined;
+	for await (const band of readBands(column.source, column.shape, concurrency, signal, onChunk)) {
+		if (band.offset === 0 && band.values.length === product(column.shape)) return band.values;
+		whole ??= allocateLike(band.values, product(column.shape));
+		copyValues(band.values, 0, band.values.length, whole, band.offset);
+	}
+	// An empty column: no band at all.
+	return whole ?? [];
+}
+
 async function* cOrderBands(
-	sources: readonly ChunkSource<ChunkValues>[],
+	columns: readonly BroadcastSource[],
 	shape: readonly number[],
 	concurrency: number,
 	signal: AbortSignal,
@@ -81,25 +131,42 @@ async function* cOrderBands(
 	onChunk?: () => void,
 	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
-	const streams = sources.map((source) => readBands(source, shape, concurrency, signal, onChunk, mayReadAhead, rows));
-	const current: (ValueBand<ChunkValues> | undefined)[] = sources.map(() => undefined);
-	const rowSize = product(shape.slice(1));
-	const total = rows === undefined ? product(shape) : rows.end * rowSize;
-	for (let position = rows === undefined ? 0 : rows.start * rowSize; position < total; ) {
-		for (let k = 0; k < streams.length; k++) {
-			while (current[k] === undefined || current[k]!.offset + current[k]!.values.length <= position) {
-				const next = await streams[k].next();
-				if (next.done) throw new Dt64ExportError("INTERNAL", `column ${k} ended at row ${position} of ${total}`);
+	if (product(shape) === 0) return;
+	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
+	if (shape.length === 0) {
+		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
+		return;
+	}
+	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows) : undefined));
+	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
+	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
+	const rowValues = product(shape.slice(1));
+	// Columns over every axis give their own bands (a 1-D chunk passes through whole); repeating others is capped.
+	const broadcasting = columns.some((column) => column.axes.length !== shape.length);
+	const maxRows = broadcasting ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
+	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
+	const lastRow = rows === undefined ? shape[0] : rows.end;
+	for (let row = rows === undefined ? 0 : rows.start; row < lastRow; ) {
+		let end = Math.min(lastRow, row + maxRows);
+		for (let k = 0; k < columns.length; k++) {
+			const stream = streams[k];
+			if (stream === undefined) continue;
+			while (current[k] === undefined || rowsOf(k) <= row) {
+				const next = await stream.next();
+				if (next.done) throw new Dt64ExportError("INTERNAL", `column ${k} ended at row ${row} of ${lastRow}`);
 				current[k] = next.value;
 			}
+			end = Math.min(end, rowsOf(k));
 		}
-		const end = Math.min(...current.map((band) => band!.offset + band!.values.length));
-		const columns = current.map((band) => sliceValues(band!.values, position - band!.offset, end - band!.offset));
-		yield { columns, length: end - position, region: { kind: "flat", offset: position } };
-		position = end;
+		const values = columns.map((_, k) => {
+			const band = current[k];
+			if (band === undefined) return held[k]!;
+			return sliceValues(band.values, (row - band.firstRow) * ownRowValues[k], (end - band.firstRow) * ownRowValues[k]);
+		});
+		yield { columns: values, length: (end - row) * rowValues, region: { kind: "box", origin: shape.map((_, axis) => (axis === 0 ? row : 0)), extent: [end - row, ...shape.slice(1)] } };
+		row = end;
 	}
 }
-
 async function* chunkOrderBands(
 	sources: readonly ChunkSource<ChunkValues>[],
 	shape: readonly number[],

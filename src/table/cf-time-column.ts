@@ -1,26 +1,50 @@
-import { arrowTimeData } from "../arrow/time-field.js";
-import { cfArrowField } from "../cf/cf-arrow-field.js";
-import { cfTargetUnit } from "../cf/cf-time-array.js";
+import { arrowTimeField } from "../arrow/time-field.js";
+import { baseCfTargetUnit } from "../cf/cf-target-unit.js";
+import { parseCfTimeCoding, type CfTimeCoding } from "../cf/cf-time-coding.js";
 import { decodeCfTimes } from "../cf/decode-cf-times.js";
+import { cfMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
+import type { TargetUnit } from "../dtype/units.js";
+import { errorInContext } from "../errors.js";
 import type { TableColumn } from "../open-table.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
 
+/** Field metadata key marking a column decoded from CF time counts ("true"). */
+export const CF_DECODED_KEY = "zarr.cf_decoded";
+
 /**
- * A CF time column: numbers with CF time units, decoded exactly into Arrow Timestamp (Duration for xarray's
- * timedelta form), missing values null, with the CF attributes in the field's metadata.
+ * A CF time companion column (`<unit> since <date>`, or xarray's timedelta form), such as an xarray time
+ * coordinate: decoded exactly by cf's core, missing values to null. `--unit auto` is the coarsest unit the units and
+ * the reference need (baseCfTargetUnit); for float counts, the one every value needs too (cfAutoUnit, read when the
+ * column is opened). Parquet has no seconds unit: milliseconds there, as for datetime64.
  */
-export function planCfTimeColumn(column: Extract<TableColumn, { kind: "cf-time" }>, context: ColumnContext): ColumnPlan {
+export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
+	const { metadata } = column;
 	const { plan } = context;
-	const { metadata, coding, markers } = column;
-	const chosen = cfTargetUnit(column, plan.conversion.unit);
-	// Parquet has no seconds unit: such data is decoded to milliseconds, with the overflow rules.
-	const unit = plan.secondsAsMillis && chosen === "s" ? "ms" : chosen;
-	const field = cfArrowField({ name: context.name, coding, unit, timezone: plan.timezone, zarrDataType: metadata.rawDataType, attributes: metadata.attributes });
-	const options = { ...plan.conversion, unit, dataType: metadata.dataType.name, allocateBitmap: context.allocateBitmap };
+	const type = metadata.dataType.name;
+	let coding: CfTimeCoding;
+	let markers: MissingValueMarkers;
+	try {
+		coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: plan.convertCalendar });
+		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: type, attributes: metadata.attributes, fillValue: metadata.fillValue });
+	} catch (error) {
+		throw errorInContext(`array ${metadata.path}`, error, "METADATA_INVALID", { path: metadata.path });
+	}
+	const asked = plan.conversion.unit;
+	// Float counts: the unit their values need, read when the column was opened (ns if it was opened without that).
+	let unit: TargetUnit = asked !== "auto" ? asked : (column.cfAutoUnit ?? (type === "float32" || type === "float64" ? "ns" : baseCfTargetUnit(coding)));
+	if (plan.secondsAsMillis && unit === "s") unit = "ms";
+	const duration = coding.kind === "duration";
+	const field = arrowTimeField({ name: context.name, kind: duration ? "timedelta64" : "datetime64", unit, timezone: duration ? null : plan.timezone, zarrDataType: metadata.rawDataType });
+	for (const key of ["units", "calendar"]) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
+	field.metadata.set(CF_DECODED_KEY, "true");
+	const options = { unit, allowTruncate: plan.conversion.allowTruncate, onOverflow: plan.conversion.onOverflow, dataType: type };
 	return {
 		field,
-		toData: (values, describePosition) => arrowTimeData(field.type, decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition })),
-		empty: () => new Float64Array(0),
+		decode(values, describePosition) {
+			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
+			return { values: decoded.values, validity: decoded.validity === null ? undefined : { bitmap: decoded.validity, nullCount: decoded.nullCount } };
+		},
+		empty: () => new BigInt64Array(0),
 	};
 }

@@ -1,16 +1,17 @@
 /**
  * The column kinds of a table and how each becomes Arrow: one planner per kind, in a registry keyed by
- * `TableColumn["kind"]`, so that a new kind (CF time, masked or packed numbers, a coordinate index column...) is a
- * case of TableColumn (opened in open-table.ts), a planner file and a line here; the compiler asks for the line.
+ * `TableColumn["kind"]`, so that a new kind is a case of TableColumn (opened in open-table.ts), a planner file and
+ * a line here; the compiler asks for the line. Plain arrays dispatch further on their CF attributes (CF time,
+ * masked or packed numbers: plain-column.ts). Index columns are the dimensions' coordinate arrays, planned as any
+ * column, or their positions.
  */
 import { int64Field } from "../arrow/column-types.js";
 import type { ColumnsPlan } from "../export-plan.js";
-import { UsageError } from "../errors.js";
+import { readColumns } from "../export-source.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
-import type { TableBatcherOptions } from "../stream/table-batcher.js";
+import type { TableBatcherOptions, TableColumnPlan } from "../stream/table-batcher.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
-import { indexColumnNames } from "./index-names.js";
-import { planCfTimeColumn } from "./cf-time-column.js";
 import { planPlainColumn } from "./plain-column.js";
 import { planTimeColumn } from "./time-column.js";
 
@@ -18,24 +19,55 @@ type ColumnPlanner<C extends TableColumn> = (column: C, context: ColumnContext) 
 
 const COLUMN_KINDS: { readonly [K in TableColumn["kind"]]: ColumnPlanner<Extract<TableColumn, { kind: K }>> } = {
 	time: planTimeColumn,
-	"cf-time": planCfTimeColumn,
 	plain: planPlainColumn,
 };
 
 /** How the export's batches are made, column by column, before any chunk is read. */
 export type BatchMemory = Omit<ColumnContext, "name" | "plan">;
 
-/** The index fields and the value columns of a table's batches, as the plan asks for them. */
+/**
+ * The output names of a table's columns, index columns first: dimension names and array names, `column` for a
+ * single array, then `rename`. A rename of no column, or two columns of one name, are refused.
+ */
+function outputNames(table: ZarrTable, plan: ColumnsPlan): { index: string[]; values: string[] } {
+	const indexNames = plan.index ? table.index.map((entry) => entry.name) : [];
+	const valueNames = table.columns.map((column) => plan.column ?? column.name);
+	const all = [...indexNames, ...valueNames];
+	for (const from of plan.rename.keys()) if (!all.includes(from)) throw new UsageError(`rename ${from}: no such column; the columns are ${all.join(", ")}`, { option: "rename", value: from });
+	const renamed = (name: string) => plan.rename.get(name) ?? name;
+	const names = { index: indexNames.map(renamed), values: valueNames.map(renamed) };
+	const seen = new Map<string, string>();
+	const describe = [...names.index.map((_, axis) => `the index of dimension ${JSON.stringify(table.index[axis].name)}`), ...table.columns.map((column) => `array ${column.metadata.path || column.name}`)];
+	[...names.index, ...names.values].forEach((name, k) => {
+		const other = seen.get(name);
+		if (other !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}`, { option: "rename", value: name });
+		seen.set(name, describe[k]);
+	});
+	return names;
+}
+
+/** The index and value columns of a table's batches, as the plan asks for them, in the reader's column order. */
 export function planTableColumns(table: ZarrTable, plan: ColumnsPlan, memory: BatchMemory): TableBatcherOptions {
 	if (plan.column !== undefined && table.columns.length > 1) {
 		throw new UsageError("column names a single array's column; the columns of a table are named after their arrays", { option: "column" });
 	}
-	const columns = table.columns.map((column) => {
-		const name = plan.column ?? column.name;
-		const planner = COLUMN_KINDS[column.kind] as ColumnPlanner<TableColumn>;
-		return planner(column, { name, plan, ...memory });
-	});
-	const valueNames = columns.map((column) => column.field.name);
-	const indexFields = plan.index ? indexColumnNames(table.columns, table.shape.length, valueNames).map(int64Field) : [];
-	return { indexFields, columns, shape: table.shape };
+	const names = outputNames(table, plan);
+	const bands = readColumns(table, plan.index);
+	const rank = table.shape.length;
+	const valuePlan = (column: TableColumn, name: string): TableColumnPlan => {
+		// Values repeated over the table are copied first: only a column over every axis may be converted in place
+		// and hand its buffers to the output (see ColumnContext).
+		const spans = column.axes.length === rank;
+		const context = { name, plan, ...(spans ? memory : { convertInPlace: false }) };
+		const planned = (COLUMN_KINDS[column.kind] as ColumnPlanner<TableColumn>)(column, context);
+		return { kind: "values", plan: planned, band: bands.indexOf(column), name: column.metadata.path || column.name, shape: column.metadata.shape, axes: column.axes };
+	};
+	const columns: TableColumnPlan[] = [];
+	if (plan.index) {
+		table.index.forEach((entry, axis) => {
+			columns.push(entry.kind === "positions" ? { kind: "positions", field: int64Field(names.index[axis]), axis } : valuePlan(entry.column, names.index[axis]));
+		});
+	}
+	table.columns.forEach((column, k) => columns.push(valuePlan(column, names.values[k])));
+	return { columns, shape: table.shape };
 }

@@ -1,12 +1,24 @@
-import type { Data, Field } from "apache-arrow";
+import { Bool, type Data, type Field, makeData, Utf8 } from "apache-arrow";
+import { plainArrowData } from "../arrow/column-types.js";
+import type { Validity } from "../cf/masking.js";
 import type { ColumnsPlan } from "../export-plan.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 
-/** How one value column of a table becomes Arrow data: what TableBatcher asks of every column kind. */
+/** A column's values as its Arrow field holds them, with the rows that are null. */
+export interface DecodedValues {
+	readonly values: ChunkValues;
+	readonly validity?: Validity;
+}
+
+/**
+ * How one column of a table becomes Arrow data: what TableBatcher asks of every column kind. A kind decodes a
+ * column's own values (before the batcher repeats them over the table), so a coordinate or a static field is
+ * decoded once per value, not once per row.
+ */
 export interface ColumnPlan {
 	readonly field: Field;
-	/** Arrow data of one band's values of this column; `describePosition(i)` names its i-th value in messages. */
-	toData(values: ChunkValues, describePosition: (i: number) => string): Data;
+	/** The values of one band of this column, decoded; `describePosition(i)` names its i-th value in messages. */
+	decode(values: ChunkValues, describePosition: (i: number) => string): DecodedValues;
 	/** The values of no rows: an empty table still gives one (empty) batch, for its schema. */
 	empty(): ChunkValues;
 }
@@ -23,4 +35,16 @@ export interface ColumnContext {
 	readonly convertInPlace: boolean;
 	/** Where validity bitmaps' memory comes from (a BufferPool's, when the output hands buffers back); default new. */
 	readonly allocateBitmap?: (bytes: number) => Uint8Array;
+}
+
+/** Arrow data of a field from decoded values: typed arrays without a copy, the validity as its null bitmap. */
+export function arrowDataOf(field: Field, decoded: DecodedValues): Data {
+	const { type } = field;
+	const { validity } = decoded;
+	if (type instanceof Utf8 || type instanceof Bool || validity === undefined) {
+		const data = plainArrowData(field, decoded.values);
+		if (validity === undefined) return data;
+		return makeData({ type, length: data.length, nullCount: validity.nullCount, nullBitmap: validity.bitmap, valueOffsets: data.valueOffsets, data: data.values } as Parameters<typeof makeData>[0]);
+	}
+	return makeData({ type, length: decoded.values.length, nullCount: validity.nullCount, nullBitmap: validity.bitmap, data: decoded.values } as Parameters<typeof makeData>[0]);
 }

@@ -5,7 +5,7 @@
  * the order of the variable with the most of them, as `ds[vars].to_dataframe()` does; dimensions are matched by
  * name, never by shape alone. Pure: no store, no streams.
  */
-import { UsageError } from "../errors.js";
+import { Dt64ExportError } from "../errors.js";
 
 export interface DatasetVariable {
 	readonly name: string;
@@ -25,12 +25,16 @@ export interface TableLayout {
 	readonly axes: readonly (readonly number[])[];
 }
 
-/** A variable's dimension names when it names every axis (with distinct names), else undefined. */
+/**
+ * A variable's dimension names, or undefined when it names none of its axes. An axis left unnamed (null, as Zarr
+ * v3 allows) is `dim_<axis>`, the name it would have without any.
+ */
 export function dimensionNamesOf(variable: DatasetVariable): string[] | undefined {
 	const names = variable.dimensionNames;
-	if (names === undefined || names.length !== variable.shape.length) return undefined;
-	if (names.some((name) => typeof name !== "string" || name === "")) return undefined;
-	return names as string[];
+	if (names === undefined || names === null || !Array.isArray(names) || names.length !== variable.shape.length) return undefined;
+	if (names.some((name) => name !== null && typeof name !== "string")) throw new Dt64ExportError("METADATA_INVALID", `array ${variable.name}: dimension names must be strings or nulls, got ${JSON.stringify(names)}`, { path: variable.name, field: "dimension_names" });
+	if (names.every((name) => name === null || name === "")) return undefined;
+	return names.map((name, axis) => (name === null || name === "" ? `dim_${axis}` : name));
 }
 
 /** `t2m(time=6, lat=3, lon=4)`, or `t2m [6, 3, 4] (no dimension names)`. */
@@ -49,12 +53,12 @@ const listed = (variables: readonly DatasetVariable[]) => variables.map(describe
  * dimension names whose shape is not the table's.
  */
 export function layOutTable(variables: readonly DatasetVariable[]): TableLayout {
-	if (variables.length === 0) throw new UsageError("a table needs at least one variable");
+	if (variables.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one variable");
 	const named = variables.filter((variable) => dimensionNamesOf(variable) !== undefined);
 	for (const variable of named) {
 		const names = dimensionNamesOf(variable)!;
 		const repeated = names.find((name, axis) => names.indexOf(name) !== axis);
-		if (repeated !== undefined) throw new UsageError(`--columns: ${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`);
+		if (repeated !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: ${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`, { option: "columns" });
 	}
 	let dimensions: TableDimension[];
 	if (named.length === 0) {
@@ -71,7 +75,7 @@ export function layOutTable(variables: readonly DatasetVariable[]): TableLayout 
 				if (known === undefined) lengths.set(name, length);
 				else if (known !== length) {
 					const first = named.find((other) => dimensionNamesOf(other)!.includes(name) && other.shape[dimensionNamesOf(other)!.indexOf(name)] === known)!;
-					throw new UsageError(`--columns: dimension ${JSON.stringify(name)} has length ${known} in ${first.name} and ${length} in ${variable.name}: ${listed(variables)}`);
+					throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: dimension ${JSON.stringify(name)} has length ${known} in ${first.name} and ${length} in ${variable.name}: ${listed(variables)}`, { option: "columns" });
 				}
 			});
 		}
@@ -85,13 +89,13 @@ export function layOutTable(variables: readonly DatasetVariable[]): TableLayout 
 		if (names === undefined) {
 			// Without names only the table's own shape says which axis is which.
 			if (variable.shape.join() !== tableShape.join()) {
-				throw new UsageError(`--columns: ${describeVariable(variable)} cannot be matched to the table's dimensions ${describeTable} by name, and its shape differs: ${listed(variables)}`);
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: ${describeVariable(variable)} cannot be matched to the table's dimensions ${describeTable} by name, and its shape differs: ${listed(variables)}`, { option: "columns" });
 			}
 			return tableShape.map((_, axis) => axis);
 		}
 		const mapped = names.map((name) => tableNames.indexOf(name));
 		if (mapped.some((axis, k) => k > 0 && axis < mapped[k - 1])) {
-			throw new UsageError(`--columns: ${describeVariable(variable)} orders its dimensions otherwise than the table ${describeTable} (xarray would transpose it): ${listed(variables)}`);
+			throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: ${describeVariable(variable)} orders its dimensions otherwise than the table ${describeTable} (xarray would transpose it): ${listed(variables)}`, { option: "columns" });
 		}
 		return mapped;
 	});

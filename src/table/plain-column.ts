@@ -1,17 +1,35 @@
 import { Type, type Field } from "apache-arrow";
-import { plainArrowData, plainArrowField } from "../arrow/column-types.js";
+import { plainArrowField } from "../arrow/column-types.js";
+import { isMaskableType, maskRuleOf } from "../cf/masking.js";
+import { packingRuleOf } from "../cf/packing.js";
+import { cfTimeKindOf } from "../cf/cf-time-coding.js";
 import type { TableColumn } from "../open-table.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
+import { planCfTimeColumn } from "./cf-time-column.js";
+import { planCfValuesColumn } from "./cf-values-column.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
 
 /** No values of a companion column's type: its Arrow type's own array type, or no strings. */
-function allocateEmpty(field: Field): ChunkValues {
+export function allocateEmpty(field: Field): ChunkValues {
 	const ArrayType = (field.type as { ArrayType?: new (length: number) => ChunkValues }).ArrayType;
 	return ArrayType === undefined || field.type.typeId === Type.Utf8 ? [] : new ArrayType(0);
 }
 
-/** A companion column (bool, integers, floats, strings): its natural Arrow type, values as stored. */
+/**
+ * A companion column (bool, integers, floats, strings): CF time when its attributes say so, masked and unpacked
+ * when they hold CF markers or packing (see cf-values-column.ts), else its natural Arrow type, values as stored.
+ * `cf: false` (`--no-cf`) always gives the stored values.
+ */
 export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
-	const field = plainArrowField(context.name, column.metadata.dataType.name, column.metadata.rawDataType);
-	return { field, toData: (values) => plainArrowData(field, values), empty: () => allocateEmpty(field) };
+	const { metadata } = column;
+	const storedField = plainArrowField(context.name, metadata.dataType.name, metadata.rawDataType);
+	const type = metadata.dataType.name;
+	if (context.plan.cf && isMaskableType(type)) {
+		if (cfTimeKindOf(metadata.attributes) !== undefined) return planCfTimeColumn(column, context);
+		const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
+		const packing = packingRuleOf(metadata.path, type, metadata.attributes);
+		const nanAsNull = context.plan.nanAsNull && (type === "float32" || type === "float64" || packing !== undefined);
+		if (mask !== undefined || packing !== undefined || nanAsNull) return planCfValuesColumn({ column, storedField, mask, packing, nanAsNull });
+	}
+	return { field: storedField, decode: (values) => ({ values }), empty: () => allocateEmpty(storedField) };
 }

@@ -50,9 +50,3 @@ export function rowIndexColumns(shape: readonly number[], region: RowRegion, len
 	if (region.kind === "flat") return indexColumnsOver(region.offset, shape, shape.map(() => 0), length);
 	return indexColumnsOver(0, region.extent, region.origin, length);
 }
-
-/** The array coordinates of row `i` of a region. */
-export function rowPosition(shape: readonly number[], region: RowRegion, i: number): number[] {
-	if (region.kind === "flat") return unravelIndex(region.offset + i, shape);
-	return unravelIndex(i, region.extent).map((local, axis) => region.origin[axis] + local);
-}

@@ -1,4 +1,4 @@
-import { arrowTimeData, arrowTimeField } from "../arrow/time-field.js";
+import { arrowTimeField } from "../arrow/time-field.js";
 import { planConversion, resolveTargetUnit } from "../convert/plan.js";
 import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
 import type { TableColumn } from "../open-table.js";
@@ -16,16 +16,15 @@ export function planTimeColumn(column: Extract<TableColumn, { kind: "time" }>, c
 	const conversionPlan = planConversion(source, conversion.unit);
 	return {
 		field,
-		toData: (values, describePosition) =>
-			arrowTimeData(
-				field.type,
-				convertWithPlan(values as BigInt64Array, conversionPlan, {
-					...conversion,
-					describePosition,
-					inPlace: context.convertInPlace,
-					allocateBitmap: context.allocateBitmap,
-				}),
-			),
+		decode(values, describePosition) {
+			const converted = convertWithPlan(values as BigInt64Array, conversionPlan, {
+				...conversion,
+				describePosition,
+				inPlace: context.convertInPlace,
+				allocateBitmap: context.allocateBitmap,
+			});
+			return { values: converted.values, validity: converted.validity === null ? undefined : { bitmap: converted.validity, nullCount: converted.nullCount } };
+		},
 		empty: () => new BigInt64Array(0),
 	};
 }

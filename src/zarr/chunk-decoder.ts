@@ -1,5 +1,5 @@
 import { Dt64ExportError, errorInContext } from "../errors.js";
-import type { BufferPool } from "../store/buffer-pool.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { maxDecodedBytes } from "./codecs/decoded-size.js";
 import { createDecodePipeline, type DecodePipeline } from "./codecs/pipeline.js";

@@ -1,7 +1,7 @@
 import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
 import { CODECS } from "./codecs/codec-map.js";
 import { Dt64ExportError } from "../errors.js";
-import type { BufferPool } from "../store/buffer-pool.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
 import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
 import type { ChunkValues } from "./chunk-values.js";

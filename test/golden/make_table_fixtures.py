@@ -23,7 +23,7 @@ decimal strings, floats as Python's `repr` ("nan" for NaN), strings as themselve
 since the epoch (strings). A value CF masking removes (equal to `_FillValue` or `missing_value`, or, for our rule,
 outside `valid_min`/`valid_max`/`valid_range`) is null: xarray turns it into NaN, so the script finds those rows in
 the raw stored values (`mask_and_scale=False`) to tell them from NaN that is data. xarray ignores the valid range:
-the "valid-range" case applies it to xarray's values here, as dt64-export does (a documented difference).
+every case here applies it to xarray's values, as dt64-export does (a documented difference; only `rh` has one).
 """
 
 import json
@@ -156,7 +156,7 @@ def raw_mask(raw: xr.DataArray, dims: list, frame_index: pd.MultiIndex, valid_ra
     return broadcast.transpose(*dims).values.ravel()
 
 
-def table(store: str, names: list, dims: list, valid_range: bool = False) -> dict:
+def table(store: str, names: list, dims: list, valid_range: bool = True) -> dict:
     path = OUT / store
     ds = xr.open_zarr(path)
     raw = xr.open_zarr(path, mask_and_scale=False, decode_times=False)
@@ -188,7 +188,7 @@ def main() -> None:
         "broadcast": table("grid.zarr", ["t2m", "elev"], grid_dims),
         "static-first": table("grid.zarr", ["elev", "t2m"], grid_dims),
         "all": table("grid.zarr", ["t2m", "tp", "sp", "elev", "rh"], grid_dims),
-        "valid-range": table("grid.zarr", ["rh"], grid_dims, valid_range=True),
+        "valid-range": table("grid.zarr", ["rh"], grid_dims),
         "stations": table("stations.zarr", ["obs", "qc"], ["time", "station", "sample"]),
         "station-obs": table("stations.zarr", ["obs"], ["time", "station"]),
         "curvilinear": table("curvilinear.zarr", ["temp", "lat", "lon"], ["time", "y", "x"]),

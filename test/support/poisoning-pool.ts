@@ -1,4 +1,4 @@
-import { BufferPool } from "../../src/store/buffer-pool.js";
+import { BufferPool } from "../../src/memory/buffer-pool.js";
 
 /**
  * A BufferPool whose buffers hold garbage whenever their content is undefined: filled with 0xA5 when handed out,

@@ -1,4 +1,4 @@
-import type { BufferPool } from "../../store/buffer-pool.js";
+import type { BufferPool } from "../../memory/buffer-pool.js";
 import type { ChunkValues } from "../chunk-values.js";
 
 /**

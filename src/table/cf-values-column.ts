@@ -1,0 +1,50 @@
+import { Field, Float32, Float64 } from "apache-arrow";
+import { ZARR_DATA_TYPE_KEY } from "../arrow/time-field.js";
+import { maskNaN, maskValues, type MaskRule } from "../cf/masking.js";
+import { unpackValues, type PackingRule } from "../cf/packing.js";
+import type { TableColumn } from "../open-table.js";
+import type { NumericValues } from "../zarr/chunk-values.js";
+import type { ColumnPlan } from "./column-plan.js";
+import { allocateEmpty } from "./plain-column.js";
+
+/** The CF attributes a decoded column keeps in its field metadata, as written. */
+export const KEPT_CF_ATTRIBUTES = ["units", "long_name", "standard_name"] as const;
+
+/** Field metadata key saying which CF attributes were applied to the values, with their values (JSON). */
+export const CF_APPLIED_KEY = "zarr.cf_applied";
+
+export interface CfValuesColumn {
+	readonly column: Extract<TableColumn, { kind: "plain" }>;
+	/** The Arrow field of the values as stored: the type of a column that is masked but not unpacked. */
+	readonly storedField: Field;
+	readonly mask: MaskRule | undefined;
+	readonly packing: PackingRule | undefined;
+	/** NaN becomes null too (`--nan-as-null`); only for float results. */
+	readonly nanAsNull: boolean;
+}
+
+/**
+ * A CF-coded companion column: values equal to a marker or outside the valid range become null, then
+ * `scale_factor` and `add_offset` are applied (Float32 or Float64, see cf/packing.ts); NaN stays NaN unless
+ * `nanAsNull`. The field is nullable and its metadata keeps the CF attributes and says what was applied.
+ */
+export function planCfValuesColumn({ column, storedField, mask, packing, nanAsNull }: CfValuesColumn): ColumnPlan {
+	const { attributes, rawDataType } = column.metadata;
+	const metadata = new Map<string, string>([[ZARR_DATA_TYPE_KEY, JSON.stringify(rawDataType)]]);
+	for (const key of KEPT_CF_ATTRIBUTES) if (typeof attributes[key] === "string") metadata.set(key, attributes[key] as string);
+	metadata.set(CF_APPLIED_KEY, JSON.stringify({ ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}) }));
+	const type = packing === undefined ? storedField.type : packing.target === "float32" ? new Float32() : new Float64();
+	const field = new Field(storedField.name, type, true, metadata);
+	const isFloat = type instanceof Float32 || type instanceof Float64;
+	return {
+		field,
+		decode(raw) {
+			const stored = raw as NumericValues;
+			const validity = mask === undefined ? undefined : maskValues(stored, mask);
+			const values = packing === undefined ? stored : unpackValues(stored, packing);
+			if (nanAsNull && isFloat) return { values, validity: maskNaN(values as Float32Array | Float64Array, validity) };
+			return { values, validity };
+		},
+		empty: () => allocateEmpty(field),
+	};
+}

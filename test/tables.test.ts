@@ -1,0 +1,181 @@
+/**
+ * xarray datasets as tidy tables, against xarray itself: the stores of test/fixtures/tables were written by
+ * `Dataset.to_zarr` and the expected tables computed by `ds[vars].to_dataframe(dim_order=...).reset_index()`
+ * (test/golden/make_table_fixtures.py). Each case is exported with `--columns <vars> --index` and read back by
+ * polars (IPC) and DuckDB (Parquet), column by column, value by value: index columns from the coordinates
+ * (decoded) or positions, broadcast variables, CF masking (null) and unpacking, NaN kept as NaN.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import pl from "nodejs-polars";
+import { Timestamp } from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import { useDuckDB } from "./support/duckdb.js";
+
+const FIXTURES = path.join(REPO, "test/fixtures/tables");
+
+interface ExpectedColumn {
+	name: string;
+	dtype: string;
+	values: (string | boolean | null)[];
+}
+
+interface ExpectedTable {
+	store: string;
+	columns_option: string[];
+	dims: string[];
+	rows: number;
+	columns: ExpectedColumn[];
+}
+
+const EXPECTED = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Record<string, ExpectedTable>;
+const query = useDuckDB();
+const dir = tempDir("dt64-tables-");
+let fileCount = 0;
+const fresh = (name: string) => path.join(dir, `${fileCount++}-${name}`);
+
+function exportCase(table: ExpectedTable, extension: string, extra: string[] = []): string {
+	const file = fresh(`${table.columns_option.join("-")}.${extension}`);
+	const format = extension === "parquet" ? "parquet" : "arrow";
+	const result = runCli([path.join(FIXTURES, table.store), "--columns", table.columns_option.join(","), "--index", "--to", format, "-o", file, "-q", ...extra]);
+	expect(result.stderr).toBe("");
+	expect(result.status).toBe(0);
+	return file;
+}
+
+/** A value read back, in the golden's spelling: ints and times (nanoseconds) as decimal strings, floats as numbers, null as null. */
+function normalize(expected: ExpectedColumn, value: unknown): unknown {
+	if (value === null || value === undefined) return null;
+	if (expected.dtype.startsWith("datetime64")) return BigInt(value as bigint | number).toString();
+	if (expected.dtype.startsWith("float")) return value as number;
+	if (expected.dtype.startsWith("int") || expected.dtype.startsWith("uint")) return BigInt(value as bigint | number).toString();
+	return value;
+}
+
+function expectedValues(expected: ExpectedColumn): unknown[] {
+	if (expected.dtype.startsWith("float")) return expected.values.map((v) => (v === null ? null : Number(v === "nan" ? NaN : v)));
+	return expected.values;
+}
+
+/** The Arrow types dt64-export gives (pandas' differ where it widens: float32 index levels, masked integers). */
+const ARROW_TYPES: Record<string, Record<string, string>> = {
+	"grid.zarr": { time: "Timestamp", lat: "Float32", lon: "Float64", t2m: "Float32", tp: "Float32", sp: "Float64", elev: "Float64", rh: "Int8" },
+	"stations.zarr": { time: "Timestamp", station: "Utf8", sample: "Int64", obs: "Float64", qc: "Uint8" },
+	"curvilinear.zarr": { time: "Timestamp", y: "Int64", x: "Int64", temp: "Float32", lat: "Float64", lon: "Float64" },
+};
+
+describe.each(Object.entries(EXPECTED))("xarray's to_dataframe: %s", (_name, table) => {
+	const order = [...table.dims, ...table.columns_option.filter((column) => !table.dims.includes(column))];
+
+	it("IPC, read back by polars", () => {
+		const file = exportCase(table, "arrow");
+		const schema = readArrow(file).schema;
+		expect(schema.fields.map((field) => field.name)).toEqual(order);
+		for (const field of schema.fields) expect(String(field.type), field.name).toMatch(new RegExp(`^${ARROW_TYPES[table.store][field.name]}\\b`));
+		const df = pl.readIPC(fs.readFileSync(file));
+		expect(df.height).toBe(table.rows);
+		for (const expected of table.columns) {
+			const field = schema.fields.find((f) => f.name === expected.name)!;
+			const series = df.getColumn(expected.name);
+			// polars keeps its own time unit (no seconds): read every timestamp as nanoseconds.
+			const raw = field.type instanceof Timestamp ? series.cast(pl.Datetime("ns")).cast(pl.Int64).toArray() : series.toArray();
+			expect(raw.map((value) => normalize(expected, value)), expected.name).toEqual(expectedValues(expected));
+		}
+	});
+
+	it("Parquet, read back by DuckDB", async () => {
+		const file = exportCase(table, "parquet");
+		const select = table.columns.map((column) => (column.dtype.startsWith("datetime64") ? `epoch_ns("${column.name}")` : `"${column.name}"`)).join(", ");
+		const rows = await query(`SELECT ${select} FROM read_parquet('${file}')`);
+		expect(rows.length).toBe(table.rows);
+		table.columns.forEach((expected, k) => {
+			expect(rows.map((row) => normalize(expected, row[k])), expected.name).toEqual(expectedValues(expected));
+		});
+	});
+});
+
+describe("tables: field metadata, options and refusals", () => {
+	const grid = path.join(FIXTURES, "grid.zarr");
+
+	it("keeps the CF attributes and says what was applied", () => {
+		const file = fresh("packed.arrow");
+		expect(runCli([grid, "--columns", "tp,sp,rh", "--index", "-o", file, "-q"]).status).toBe(0);
+		const { fields } = readArrow(file).schema;
+		const metadataOf = (name: string) => Object.fromEntries(fields.find((field) => field.name === name)!.metadata);
+		expect(metadataOf("tp")).toMatchObject({ units: "mm", long_name: "total precipitation" });
+		expect(JSON.parse(metadataOf("tp")["zarr.cf_applied"])).toEqual({ _FillValue: "-32767", scale_factor: 0.0010000000474974513 });
+		expect(JSON.parse(metadataOf("sp")["zarr.cf_applied"])).toEqual({ _FillValue: "-32767", missing_value: [-32766, -32765], scale_factor: 0.5, add_offset: 1000 });
+		expect(JSON.parse(metadataOf("rh")["zarr.cf_applied"])).toEqual({ _FillValue: "-128", valid_range: [0, 100] });
+	});
+
+	it("--no-cf exports the stored values; --nan-as-null makes NaN null", () => {
+		const raw = fresh("raw.arrow");
+		expect(runCli([grid, "--columns", "tp", "--no-cf", "-o", raw, "-q"]).status).toBe(0);
+		const tp = readArrow(raw).getChild("tp")!;
+		expect(String(tp.type)).toBe("Int16");
+		expect(tp.nullCount).toBe(0);
+		expect(Array.from(tp.toArray() as Int16Array)).toContain(-32767);
+		const nulls = fresh("nan-null.arrow");
+		expect(runCli([grid, "--columns", "t2m", "--nan-as-null", "-o", nulls, "-q"]).status).toBe(0);
+		const t2m = readArrow(nulls).getChild("t2m")!;
+		const expectedNaN = EXPECTED.t2m.columns.find((column) => column.name === "t2m")!.values.filter((value) => value === "nan").length;
+		expect(expectedNaN).toBeGreaterThan(0);
+		expect(t2m.nullCount).toBe(expectedNaN);
+	});
+
+	it("--index positions keeps positions; a coordinate named in --columns is the index column; --rename", () => {
+		const file = fresh("positions.arrow");
+		expect(runCli([grid, "--columns", "elev", "--index", "positions", "--rename", "lat=y,elev=height", "-o", file, "-q"]).status).toBe(0);
+		const table = readArrow(file);
+		expect(table.schema.fields.map((field) => field.name)).toEqual(["y", "lon", "height"]);
+		expect(Array.from(table.getChild("y")!.toArray() as BigInt64Array)).toEqual([0n, 0n, 0n, 0n, 1n, 1n, 1n, 1n, 2n, 2n, 2n, 2n]);
+		// `--index` before the store takes no value from it; `--index positions` before it takes that one.
+		const first = fresh("index-first.arrow");
+		expect(runCli(["--index", grid, "--columns", "elev", "-o", first, "-q"]).status).toBe(0);
+		expect(readArrow(first).schema.fields.map((field) => String(field.type))).toEqual(["Float32", "Float64", "Float64"]);
+		const positionsFirst = fresh("positions-first.arrow");
+		expect(runCli(["--index", "positions", grid, "--columns", "elev", "-o", positionsFirst, "-q"]).status).toBe(0);
+		expect(readArrow(positionsFirst).schema.fields.map((field) => String(field.type))).toEqual(["Int64", "Int64", "Float64"]);
+		const coordinate = fresh("lat.arrow");
+		expect(runCli([grid, "--columns", "lat", "--index", "-o", coordinate, "-q"]).status).toBe(0);
+		const lat = readArrow(coordinate);
+		expect(lat.schema.fields.map((field) => field.name)).toEqual(["lat"]);
+		expect(Array.from(lat.getChild("lat")!.toArray() as Float32Array)).toEqual([10.5, 0.25, Math.fround(-33.3)]);
+	});
+
+	it("--columns all is the whole to_dataframe() table", () => {
+		const file = fresh("all.arrow");
+		expect(runCli([grid, "--columns", "all", "--index", "-o", file, "-q"]).status).toBe(0);
+		const names = readArrow(file).schema.fields.map((field) => field.name);
+		expect(names.slice(0, 3)).toEqual(["time", "lat", "lon"]);
+		expect([...names.slice(3)].sort()).toEqual([...EXPECTED.all.columns_option].sort());
+	});
+
+	it("Zarr v3 (written by hand: xarray here cannot): the _FillValue attribute masks, the v3 fill_value does not; conflicting dimensions are refused, listing each variable's (exit 2)", async () => {
+		const root = fresh("v3.zarr");
+		await writeGroup(root, "");
+		await writeArray(root, "x", { shape: [2], chunks: [2], dataType: "float64", fillValue: 0, values: Float64Array.of(0.5, 1.5), dimensionNames: ["x"] });
+		const temp = Int16Array.of(0, -9999, 4, 6, -9999, 0);
+		await writeArray(root, "temp", { shape: [3, 2], chunks: [2, 1], dataType: "int16", fillValue: 0, values: temp, dimensionNames: ["time", "x"], attributes: { _FillValue: -9999, scale_factor: 0.5, units: "K" } });
+		await writeArray(root, "bad", { shape: [5], chunks: [5], dataType: "float32", fillValue: 0, values: new Float32Array(5), dimensionNames: ["x"] });
+		const file = fresh("v3.arrow");
+		expect(runCli([root, "--columns", "temp", "--index", "-o", file, "-q"]).status).toBe(0);
+		const table = readArrow(file);
+		expect(table.schema.fields.map((field) => field.name)).toEqual(["time", "x", "temp"]);
+		expect(Array.from(table.getChild("time")!.toArray() as BigInt64Array)).toEqual([0n, 0n, 1n, 1n, 2n, 2n]);
+		expect(Array.from(table.getChild("x")!.toArray() as Float64Array)).toEqual([0.5, 1.5, 0.5, 1.5, 0.5, 1.5]);
+		expect(String(table.getChild("temp")!.type)).toBe("Float32");
+		expect(table.getChild("temp")!.toJSON()).toEqual([0, null, 2, 3, null, 0]);
+		const conflict = runCli([root, "--columns", "temp,bad", "-o", fresh("never.arrow")]);
+		expect(conflict.stderr).toBe('dt64-export: --columns: dimension "x" has length 2 in temp and 5 in bad: temp(time=3, x=2), bad(x=5)\n');
+		expect(conflict.status).toBe(2);
+	});
+
+	it("--rename of no column is refused, naming the columns", () => {
+		const result = runCli([grid, "--columns", "t2m", "--index", "--rename", "nope=x", "-o", fresh("never.arrow")]);
+		expect(result.status).toBe(2);
+		expect(result.stderr).toBe("dt64-export: --rename nope: no such column; the columns are time, lat, lon, t2m\n");
+	});
+});
