@@ -146,8 +146,8 @@ describe("--help is true to the code", () => {
 	const help = runCli(["--help"]).stdout.toString();
 	/** The help block of an option: from its line to the next option's. */
 	const blockOf = (name: string) => {
-		// Option lines start within 6 spaces; a wrapped description (which may start with a flag) is indented further.
-		const match = new RegExp(`^ {2,6}(?:-\\w, )?--${name} [\\s\\S]*?(?=^ {2,6}(?:-\\w, )?--|^\\S)`, "m").exec(help);
+		// Option lines are indented by a few spaces; a wrapped description's lines by many (and may start with a flag).
+		const match = new RegExp(`^ {1,8}(?:-\\w, )?--${name} [\\s\\S]*?(?=^ {1,8}(?:-\\w, )?--|^\\S)`, "m").exec(help);
 		expect(match, `--${name} in --help`).not.toBeNull();
 		return (match as RegExpExecArray)[0].replace(/\s+/g, " ");
 	};

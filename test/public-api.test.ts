@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import * as api from "../src/index.js";
 
 describe("public API", () => {
-	it("exports the table API, openTimeArray, inspectStore, exportToFile, the selection and dataset exports with commit, the stages, the conversion core and the errors: nothing else", () => {
+	it("exports the table API, openTimeArray, inspectStore, exportToFile, the selection and dataset exports with commit, the stages, the conversion core, the CF time core and the errors: nothing else", () => {
 		expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
 			[
+			  "CfDecodeError",
 			  "ConversionError",
 			  "Dt64ExportError",
 			  "ERROR_CODES",
@@ -14,9 +15,11 @@ describe("public API", () => {
 			  "TableBatcher",
 			  "TableReader",
 			  "UsageError",
+			  "cfMissingValueMarkers",
 			  "commitDataset",
 			  "createParquetWriter",
 			  "createTableExportStages",
+			  "decodeCfTimes",
 			  "exportDataset",
 			  "exportSelection",
 			  "exportTable",
@@ -26,8 +29,10 @@ describe("public API", () => {
 			  "inspectReportToJson",
 			  "inspectStore",
 			  "isDt64ExportError",
+			  "isMissingValue",
 			  "openTable",
 			  "openTimeArray",
+			  "parseCfTimeCoding",
 			  "parseDatetime64Type",
 			  "tableOfTimeArray",
 			  "toArrowTimestamps",
