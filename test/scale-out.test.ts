@@ -62,7 +62,7 @@ describe("fan-out over N processes", () => {
 			const single = path.join(tempDir(), "single.parquet");
 			const folder = path.join(tempDir(), "out");
 			const runs = await Promise.all([
-				runCliAsync([...common.filter((arg, i) => !isDatasetOption(common, i)), "-o", single]),
+				runCliAsync([...common.filter((_arg, i) => !isDatasetOption(common, i)), "-o", single]),
 				...Array.from({ length: parts }, (_, k) => runCliAsync([...common, "--part", `${k}/${parts}`, "-o", folder])),
 			]);
 			for (const run of runs) expect(run.stderr).toBe("");
