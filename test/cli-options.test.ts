@@ -83,6 +83,9 @@ describe("mistakes named with what was meant", () => {
 		expect(checkCommandLine(["--", "--odd-store-name"]).command).toBe("export");
 		expect(checkCommandLine(["--help"]).command).toBe("export");
 		expect(() => checkCommandLine(["s", "-x"])).toThrow(/unknown option -x/);
+		expect(() => checkCommandLine(["s", "--to", "arrow", "--to=parquet"])).toThrow("--to is given twice: give it once (see --help)");
+		expect(() => checkCommandLine(["s", "-o", "a.arrow", "--output", "b.arrow"])).toThrow("--output is given twice");
+		expect(checkCommandLine(["s", "--header", "A: 1", "--header", "B: 2", "-q", "-q"]).given).toEqual(new Set(["header", "quiet"]));
 	});
 });
 

@@ -85,6 +85,10 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 		for (const [k, name] of names.entries()) {
 			const found = lookup(everyOption, name);
 			if (found === undefined) throw unknownOption(name, everyOption);
+			// One value per option, unless it is repeatable: yargs would make a list of them (`--to arrow --to parquet`).
+			if (named.includes(found.option.name) && found.option.kind !== "boolean" && found.option.kind !== "strings") {
+				throw new UsageError(`${flag(found.option.name)} is given twice: give it once (see --help)`);
+			}
 			named.push(found.option.name);
 			if (found.option.kind === "boolean" || inline !== undefined) continue;
 			const { optionalValues } = found.option;

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { DecoderPool } from "./decoder-pool.js";
-import { WasmDecoders, type WasmCodec } from "./wasm/decoder-module.js";
+import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
 
 /**
  * The module of the decode threads: beside this one once built (dist/, or the CLI bundle, where the bundler
@@ -25,7 +25,11 @@ function threadCount(): number {
 }
 
 let shared: DecoderPool | null | undefined;
-let onThisThread: WasmDecoders | undefined;
+/**
+ * The decoders on this thread, where no decode thread is used: loaded on first use, so that a process whose
+ * threads decode never parses the WebAssembly (600 kB) on its main thread.
+ */
+let onThisThread: Promise<WasmDecoders> | undefined;
 
 /** The process's decode threads, shared by every export (null: decode on the calling thread). */
 function sharedPool(): DecoderPool | null {
@@ -45,8 +49,8 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 	const target = bufferPool?.acquire(capacity) ?? Buffer.allocUnsafeSlow(capacity);
 	const pool = sharedPool();
 	if (pool === null) {
-		onThisThread ??= new WasmDecoders();
-		const length = onThisThread.decode(codec, input, target);
+		onThisThread ??= import("./wasm/decoder-module.js").then((module) => new module.WasmDecoders());
+		const length = (await onThisThread).decode(codec, input, target);
 		const bytes = new Uint8Array(target.buffer, target.byteOffset, length);
 		bufferPool?.shorten(bytes);
 		return bytes;
