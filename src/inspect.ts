@@ -407,7 +407,7 @@ const DISCOVERY_TEXT: Readonly<Record<TreeDiscovery, string>> = {
 	"root-only": "reading the root",
 };
 
-const STORE_KIND_TEXT: Readonly<Record<OpenedStore["kind"], string>> = { directory: "folder", zip: "zip", http: "HTTP", s3: "S3", gs: "Google Cloud Storage" };
+const STORE_KIND_TEXT: Readonly<Record<OpenedStore["kind"], string>> = { directory: "folder", zip: "zip", http: "HTTP", s3: "S3", gs: "Google Cloud Storage", az: "Azure Blob" };
 
 function formatEnd(end: EndValue, which: "first" | "last"): string {
 	switch (end.status) {

@@ -10,8 +10,10 @@ import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { inspectStore } from "../src/inspect.js";
 import { openTimeArray } from "../src/open-array.js";
 import { collectHeaders } from "../src/cli/header-options.js";
+import { parseAbfsUrl } from "../src/store/azure-store.js";
 import { openStore } from "../src/store/open-store.js";
 import { readRawInt64, tempDir } from "./support/cli.js";
+import { startAzureServer, type AzureServer } from "./support/azure-server.js";
 import { startGcsServer, type GcsServer } from "./support/gcs-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { startS3Server, type S3Server } from "./support/s3-server.js";
@@ -29,13 +31,17 @@ const EXPIRED_KEY_ID = "ASIATESTEXPIRED0003";
 const PROFILE_KEY_ID = "AKIDPROFILEEXAMPLE04";
 const PROFILE_SECRET = "profile-secret-Never-Printed";
 const GCS_TOKEN = "ya29.gcs-token-Never-Printed";
-const SECRETS = [SECRET, TOKEN_SECRET, SESSION_TOKEN, PROFILE_SECRET, GCS_TOKEN];
+const SAS_SIGNATURE = "sasSig+Never/Printed=";
+const SAS = `sv=2021-08-06&ss=b&srt=co&sp=rl&se=2099-01-01T00:00:00Z&sig=${encodeURIComponent(SAS_SIGNATURE)}`;
+const EXPIRED_SAS = `sv=2021-08-06&ss=b&srt=co&sp=rl&se=2020-01-01T00:00:00Z&sig=${encodeURIComponent(SAS_SIGNATURE)}`;
+const SECRETS = [SECRET, TOKEN_SECRET, SESSION_TOKEN, PROFILE_SECRET, GCS_TOKEN, SAS_SIGNATURE, encodeURIComponent(SAS_SIGNATURE)];
 
 const buckets = tempDir("dt64-buckets-");
 const work = tempDir("dt64-objstore-out-");
 const home = tempDir("dt64-home-");
 let s3: S3Server;
 let gcs: GcsServer;
+let azure: AzureServer;
 let slowDown: ((request: { method: string; key: string; attempt: number }) => number | undefined) | undefined;
 
 function values(n: number, seed = 11): BigInt64Array {
@@ -65,6 +71,7 @@ beforeAll(async () => {
 		await writeArray(group, `obs/${name}`, { shape: [300], chunks: [300], dataType: "int32", fillValue: 0, values: new Int32Array(300).fill(name.charCodeAt(0)), codecs: [LE] });
 	}
 	fs.cpSync(path.join(buckets, "private"), path.join(buckets, "gcs-private"), { recursive: true });
+	fs.cpSync(path.join(buckets, "private"), path.join(buckets, "az-private"), { recursive: true });
 	s3 = await startS3Server({
 		root: buckets,
 		publicBuckets: ["open"],
@@ -78,15 +85,17 @@ beforeAll(async () => {
 		fault: (request) => slowDown?.(request),
 	});
 	gcs = await startGcsServer({ root: buckets, privateBuckets: { "gcs-private": GCS_TOKEN }, pageSize: 2, metadataToken: GCS_TOKEN });
+	azure = await startAzureServer({ root: buckets, account: "devaccount", privateContainers: { "az-private": SAS_SIGNATURE }, pageSize: 2 });
 });
 afterAll(async () => {
 	await s3.close();
 	await gcs.close();
+	await azure.close();
 });
 
 /** The environment of a run: none of the machine's cloud settings, only these. */
 function cloudEnv(extra: Record<string, string> = {}): Record<string, string> {
-	const blank = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GOOGLE_OAUTH_ACCESS_TOKEN", "STORAGE_EMULATOR_HOST", "GCE_METADATA_HOST", "DT64_EXPORT_HEADER"];
+	const blank = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GOOGLE_OAUTH_ACCESS_TOKEN", "STORAGE_EMULATOR_HOST", "GCE_METADATA_HOST", "DT64_EXPORT_HEADER", "AZURE_STORAGE_ACCOUNT", "AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_CONNECTION_STRING"];
 	return { ...Object.fromEntries(blank.map((name) => [name, ""])), HOME: home, AWS_ENDPOINT_URL: s3.url, ...extra };
 }
 
@@ -220,6 +229,16 @@ describe("s3:// with Signature V4", () => {
 		expect(missing.stderr).toMatch(/^dt64-export: AWS profile "nobody" not found in .*credentials or .*config\n$/);
 	});
 
+	it("a table (--columns, --index) from a bucket equals the same table from the folder", async () => {
+		const local = outFile();
+		const remote = outFile();
+		const args = ["--columns", "time,obs/a", "--index", "-q"];
+		expect((await runCliAsync([path.join(buckets, "private", "group.zarr"), "-o", local, ...args])).stderr).toBe("");
+		const result = await runCliAsync(["s3://private/group.zarr", "-o", remote, ...args], { env: signedEnv() });
+		expect(result.stderr).toBe("");
+		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+	});
+
 	it("a group without consolidated metadata is found by listing, page after page", async () => {
 		const before = s3.requests.length;
 		const report = await inspectStore("s3://private/group.zarr", { env: signedEnv() });
@@ -268,6 +287,38 @@ describe("gs:// against STORAGE_EMULATOR_HOST", () => {
 	});
 });
 
+describe("az:// and abfs:// with a SAS token", () => {
+	const connection = () => `BlobEndpoint=${azure.endpoint};SharedAccessSignature=${SAS}`;
+
+	it("reads a private container with the connection string's SAS token, by ranges, and lists a group page after page", async () => {
+		const local = outFile();
+		const remote = outFile();
+		expect((await runCliAsync([path.join(buckets, "private", "sharded.zarr"), "-o", local, "-q"])).status).toBe(0);
+		const result = await runCliAsync(["az://az-private/sharded.zarr", "-o", remote, "-q"], { env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: connection() }) });
+		expect(result.stderr).toBe("");
+		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+		expect(azure.requests.filter((request) => request.path.includes("/sharded.zarr/c/")).every((request) => request.status === 206)).toBe(true);
+		const report = await inspectStore("abfs://az-private@devaccount.dfs.core.windows.net/group.zarr", { env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: connection() }) });
+		expect(report).toMatchObject({ storeKind: "az", discovery: "listing", store: "az://az-private/group.zarr" });
+		expect(report.nodes.map((node) => node.path)).toEqual(["", "obs", "obs/a", "obs/b", "obs/c", "obs/d", "obs/e", "time"]);
+		expect(azure.requests.some((request) => request.query.get("comp") === "list" && request.query.get("marker") === "2")).toBe(true);
+	});
+
+	it("an expired SAS token from AZURE_STORAGE_SAS_TOKEN: one line naming the container and the token's source, exit 1", async () => {
+		const result = await runCliAsync(["az://az-private/plain.zarr", "-o", outFile()], {
+			env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: `BlobEndpoint=${azure.endpoint}`, AZURE_STORAGE_SAS_TOKEN: `?${EXPIRED_SAS}` }),
+		});
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/^dt64-export: GET \S+\?… failed: HTTP 403 Forbidden \(AuthenticationFailed\): container "az-private" refused a request with a SAS token from AZURE_STORAGE_SAS_TOKEN\n$/);
+		expectNoSecret(result.stderr, result.stdout);
+	});
+
+	it("abfs URLs name the container and the account", () => {
+		expect(parseAbfsUrl("abfss://data@myaccount.dfs.core.windows.net/era5/t.zarr/")).toEqual({ url: { scheme: "az", bucket: "data", prefix: "era5/t.zarr" }, account: "myaccount" });
+		expect(() => parseAbfsUrl("abfs://data/era5")).toThrow(/expected abfs:\/\/<container>@<account>/);
+	});
+});
+
 describe("secrets stay out of argv and out of every output", () => {
 	it("--header @file: parsed per line, later headers replace earlier ones, errors name the line and never the value", () => {
 		const file = path.join(work, "headers.txt");
@@ -288,8 +339,10 @@ describe("secrets stay out of argv and out of every output", () => {
 			await runCliAsync(["inspect", "s3://private/group.zarr", "--json"], { env: signedEnv({ DT64_EXPORT_HEADER: `X-Amz-Meta-Test: ${SESSION_TOKEN}` }) }),
 			await runCliAsync(["inspect", "s3://private/plain.zarr"], { env: signedEnv({ AWS_SECRET_ACCESS_KEY: PROFILE_SECRET }) }),
 			await runCliAsync(["gs://gcs-private/plain.zarr", "-o", outFile(), "--progress"], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host, GOOGLE_OAUTH_ACCESS_TOKEN: `${GCS_TOKEN}x` }) }),
+			await runCliAsync(["inspect", "az://az-private/plain.zarr", "--json"], { env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: `BlobEndpoint=${azure.endpoint};SharedAccessSignature=${SAS}` }) }),
+			await runCliAsync(["az://az-private/plain.zarr", "-o", outFile(), "--progress"], { env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: `BlobEndpoint=${azure.endpoint};SharedAccessSignature=${SAS.replace("sig=", "sig=x")}` }) }),
 		];
-		expect(runs.map((run) => run.status)).toEqual([0, 0, 1, 1]);
+		expect(runs.map((run) => run.status)).toEqual([0, 0, 1, 1, 0, 1]);
 		for (const run of runs) expectNoSecret(run.stderr, run.stdout);
 		expectNoSecret(fs.readFileSync(out));
 	});

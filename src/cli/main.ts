@@ -210,7 +210,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	}
 }
 
-const STORE_HELP = "a folder, a .zip file, an http(s):// URL, or s3://bucket/path, gs://bucket/path";
+const STORE_HELP = "a folder, a .zip file, an http(s):// URL, or s3://bucket/path, gs://bucket/path, az://container/path";
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
 	process.on("uncaughtException", fail);

@@ -137,7 +137,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		name: "sign-request",
 		kind: "boolean",
 		default: true,
-		describe: "sign s3:// and gs:// requests with credentials from the environment; --no-sign-request reads public buckets anonymously",
+		describe: "send s3://, gs:// and az:// requests with credentials from the environment (off: anonymous requests, for public buckets)",
 		commands: ["export", "inspect"],
 		inapplicable: onlyRemote,
 	},

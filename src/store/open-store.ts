@@ -5,7 +5,8 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
 import type { BucketStore } from "./bucket-store.js";
-import { parseBucketUrl } from "./bucket-url.js";
+import { parseBucketUrl, type BucketUrl } from "./bucket-url.js";
+import { openAzureStore, parseAbfsUrl } from "./azure-store.js";
 import { openGcsStore } from "./gcs-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
@@ -23,7 +24,7 @@ export interface OpenedStore {
 	readonly kind: "directory" | "zip" | "http" | BucketStore["kind"];
 	/** Read over HTTP (an http store, or a zip read by ranges): reads wait on latency, not on local disks and CPUs. */
 	readonly remote: boolean;
-	/** Lists an object store's prefixes (s3://, gs://), the way its groups are found without consolidated metadata. */
+	/** Lists an object store's prefixes (s3://, gs://, az://), the way its groups are found without consolidated metadata. */
 	readonly list?: ListPrefix;
 	/** The local folder, when the store is one: it is listed by walking it (see store-tree.ts). */
 	readonly directory?: string;
@@ -51,9 +52,22 @@ export interface OpenStoreOptions {
 	env?: NodeJS.ProcessEnv;
 }
 
-const OBJECT_STORES: Readonly<Record<string, typeof openS3Store>> = { s3: openS3Store, gs: openGcsStore };
+type OpenBucket = typeof openS3Store;
 
-/** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3:// or gs:// URL. */
+const OBJECT_STORES: Readonly<Record<string, OpenBucket>> = { s3: openS3Store, gs: openGcsStore, az: openAzureStore };
+
+/** The bucket (container) and prefix of an object store URL, and how to open a prefix of that bucket. */
+function objectStoreOf(scheme: string, location: string): { url: BucketUrl; open: OpenBucket } | undefined {
+	if (scheme === "abfs" || scheme === "abfss") {
+		// The account is in the URL's host: every prefix of it opens on that account.
+		const { url, account } = parseAbfsUrl(location);
+		return { url, open: (prefix, options) => openAzureStore(prefix, options, account) };
+	}
+	const open = OBJECT_STORES[scheme];
+	return open === undefined ? undefined : { url: parseBucketUrl(location), open };
+}
+
+/** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3://, gs://, az:// or abfs:// URL. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
@@ -64,9 +78,9 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	}
 	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
 	if (scheme !== undefined) {
-		const open = OBJECT_STORES[scheme];
-		if (open === undefined) throw new UsageError(`unsupported store URL scheme "${scheme}://": expected s3://, gs://, http:// or https://`);
-		const url = parseBucketUrl(location);
+		const objectStore = objectStoreOf(scheme, location);
+		if (objectStore === undefined) throw new UsageError(`unsupported store URL scheme "${scheme}://": expected s3://, gs://, az://, abfs://, http:// or https://`);
+		const { url, open } = objectStore;
 		const storeOptions = { headers: options.headers, retries: options.retries, signRequests: options.signRequests ?? true, env: options.env ?? process.env };
 		if (/\.zip$/i.test(url.prefix)) {
 			// A zip object is read by ranges from the store of its folder.
