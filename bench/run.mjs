@@ -19,7 +19,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CODEC_CASES, CODEC_RSS_CASES, codecPythonVersions, ensureCodecStore, referenceCommand, RSS_LIMIT_MIB as CODEC_RSS_LIMIT_MIB, TARGET_VS_C, TARGET_VS_ZARR_PYTHON, zarrPythonCommand } from "./codec-bench.mjs";
-import { ensureStore, seriesCounts, SERIES } from "./lib/synthetic.mjs";
+import { ensureStore, SERIES } from "./lib/synthetic.mjs";
 import { tablesBench } from "./tables.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -23,12 +23,10 @@ async function measureStage(stage, storeDir, target) {
 	const t0 = performance.now();
 	const array = await lib.openTimeArray(storeDir);
 	const { reader, batcher, writer } = lib.createTableExportStages(lib.tableOfTimeArray(array), { format: "arrow" });
-	let bytes = 0;
 	const sink = () =>
 		new Writable({
 			objectMode: true,
-			write(chunk, _encoding, callback) {
-				bytes += chunk.length ?? 0;
+			write(_chunk, _encoding, callback) {
 				callback();
 			},
 		});

@@ -94,9 +94,10 @@ export interface ErrorOptions extends ErrorFields {
 	readonly cause?: unknown;
 }
 
-// The fields are declared once, in ErrorFields: this merges them into the class.
+// The fields are declared once, in ErrorFields: this merges them into the class (the constructor assigns them).
 export interface Dt64ExportError extends ErrorFields {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: optional fields, each set by the constructor when given
 export class Dt64ExportError extends Error {
 	readonly code: ErrorCode;
 	readonly kind: ErrorKind;

@@ -4,6 +4,7 @@
  * Arrow data, how to write. The stages get their part, never the options. Nothing here imports apache-arrow.
  */
 import { canonicalTimezone } from "./arrow/timezone.js";
+import type { CfOptions } from "./cf/cf-time-array.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { UsageError } from "./errors.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
@@ -16,7 +17,7 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = ["arrow", "arrow-stream",
 export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = { arrow: "arrow", "arrow-stream": "arrows", parquet: "parquet" };
 
 /** Everything an export can be asked, whether of one array or of a table. */
-export interface ExportOptions extends ConversionOptions, OpenStoreOptions {
+export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit<CfOptions, "unit"> {
 	/**
 	 * Without `columns`: the path of the time array (found automatically when the store holds exactly one).
 	 * With `columns`: the group holding them, as `group`.
@@ -64,6 +65,8 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions {
 /** What to open: one time array (`array`) or the `columns` of `group`. */
 export interface OpenPlan {
 	readonly store: OpenStoreOptions;
+	/** How CF time arrays are found and opened (the unit: float counts are read once to choose `auto`'s). */
+	readonly cf: Required<CfOptions>;
 	readonly array?: string;
 	readonly group?: string;
 	readonly columns?: readonly string[] | "all";
@@ -138,6 +141,7 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 	return {
 		open: {
 			store: { headers, retries, bufferPool, signRequests, env },
+			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
 			indexSource: index === true ? "coordinates" : "positions",

@@ -4,7 +4,8 @@
  */
 import * as os from "node:os";
 import type { OpenPlan, ReadPlan } from "./export-plan.js";
-import { openTimeArray } from "./open-array.js";
+import { isCfTimeArray } from "./cf/cf-time-array.js";
+import { locateTimeArray, openLocatedTimeArray } from "./open-array.js";
 import { openTable, tableOfTimeArray, type TableColumn, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { TableReader } from "./stream/table-reader.js";
@@ -21,11 +22,17 @@ export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
 
 /**
  * Opens what the plan names: the `columns` of `group` (the store root by default), or without `columns` the
- * store's time array (found as `openTimeArray` does, `array` naming it) as a one-column table.
+ * store's time array (found as `locateTimeArray` does, `array` naming it, CF time arrays included) as a one-column
+ * table.
  */
 export async function openPlannedTable(location: string, plan: OpenPlan): Promise<ZarrTable> {
-	if (plan.columns === undefined) return tableOfTimeArray(await openTimeArray(location, { ...plan.store, array: plan.array }));
-	return openTable(location, { ...plan.store, group: plan.group, columns: plan.columns, indexSource: plan.indexSource });
+	if (plan.columns !== undefined) return openTable(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns, indexSource: plan.indexSource });
+	const located = await locateTimeArray(location, { ...plan.store, ...plan.cf, array: plan.array });
+	if (!plan.cf.cf || !isCfTimeArray(located.node)) return tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
+	// A CF time array alone: the one column of its group's table, decoded by the CF time column kind.
+	const segments = located.arrayPath.split("/");
+	const column = segments.pop() as string;
+	return openTable(location, { ...plan.store, ...plan.cf, group: segments.join("/"), columns: [column], indexSource: plan.indexSource });
 }
 
 /**

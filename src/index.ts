@@ -1,5 +1,6 @@
 // The public API: the table export (a single array is a one-column table), openTimeArray as a convenience,
-// inspectStore, the stages to pipe oneself, the exact conversion core, and the errors. Everything else is internal.
+// inspectStore, the stages to pipe oneself, the exact conversion core, the CF time core, and the errors. Everything
+// else is internal.
 export { Dt64ExportError, UsageError, isDt64ExportError, ERROR_CODES, type ErrorCode, type ErrorKind, type ErrorFields } from "./errors.js";
 export { OUTPUT_FORMATS, type ExportOptions, type OutputFormat } from "./export-plan.js";
 export { createTableExportStages, exportTable, exportToFile, type ExportStages } from "./export.js";
@@ -15,3 +16,7 @@ export { toArrowTimestamps, ConversionError, type TimestampValues, type ConvertO
 export { parseDatetime64Type, formatDatetime64Type, type Datetime64Type, type TimeKind } from "./dtype/datetime64.js";
 export type { TargetUnit } from "./dtype/units.js";
 export type { ConversionOptions, TargetUnitOption, OverflowPolicy } from "./convert/options.js";
+export { parseCfTimeCoding, type CfTimeCoding } from "./cf/cf-time-coding.js";
+export { decodeCfTimes, CfDecodeError, type CfDecodeOptions } from "./cf/decode-cf-times.js";
+export { cfMissingValueMarkers, isMissingValue, type MissingValueMarkers } from "./cf/missing-value.js";
+export type { CfOptions } from "./cf/cf-time-array.js";

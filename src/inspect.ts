@@ -3,6 +3,10 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
+import { attributesOf, isCfTimeArray, openCfTimeArray, type CfTimeArray } from "./cf/cf-time-array.js";
+import { cfTimeKindOf } from "./cf/cf-time-coding.js";
+import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
+import { isFloatType, isMissingValue } from "./cf/missing-value.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
@@ -25,6 +29,7 @@ import {
 	type V3ArrayForm,
 } from "./zarr/array-metadata.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
+import type { NumericValues } from "./zarr/chunk-values.js";
 import { isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
@@ -51,8 +56,8 @@ export type EndValue =
 			readonly status: "found";
 			/** Its row in the export: the flat index in C order. */
 			readonly row: number;
-			/** The stored int64 count. */
-			readonly count: bigint;
+			/** The stored count: an int64 for datetime arrays, the number as stored for CF time arrays. */
+			readonly count: bigint | number;
 			/** ISO 8601: a timestamp for datetime64, a duration for timedelta64; null when it cannot be converted. */
 			readonly iso: string | null;
 			readonly note?: string;
@@ -93,6 +98,10 @@ export interface InspectNode {
 	readonly companion?: boolean;
 	/** Why an array of a plain data type cannot be a companion column. */
 	readonly companionReason?: string;
+	/** The CF attributes a reader needs to understand the numbers (units, calendar, markers, packing, names), as written. */
+	readonly attributes?: Record<string, unknown>;
+	/** A CF time array: its units and calendar, e.g. `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
+	readonly cfTime?: string;
 	/** `dimension_names` as written, the names of index columns (`--index`). */
 	readonly dimensionNames?: (string | null)[];
 	readonly first?: EndValue;
@@ -180,19 +189,26 @@ function isNaT(words: Int32Array, i: number): boolean {
 	return words[2 * i + 1] === INT32_MIN && words[2 * i] === 0;
 }
 
+/** Whether the i-th value of a chunk is absent (NaT, or a CF missing value): end values skip those. */
+type IsAbsent = (chunk: NumericValues, i: number) => boolean;
+
+const isNaTValue: IsAbsent = (chunk, i) => {
+	const int64 = chunk as BigInt64Array;
+	return isNaT(new Int32Array(int64.buffer, int64.byteOffset + 8 * i, 2), 0);
+};
+
 /**
- * The first (direction 1) or last (-1) value of a decoded chunk that is not NaT and lies inside the array, with
+ * The first (direction 1) or last (-1) value of a decoded chunk that is not absent and lies inside the array, with
  * its flat C-order index in the array. A chunk is a box of the array, so C order inside it is C order outside.
  */
-function scanChunk(chunk: BigInt64Array, chunkShape: readonly number[], coords: readonly number[], shape: readonly number[], direction: 1 | -1) {
-	const words = new Int32Array(chunk.buffer, chunk.byteOffset, chunk.length * 2);
+function scanChunk(chunk: NumericValues, chunkShape: readonly number[], coords: readonly number[], shape: readonly number[], direction: 1 | -1, isAbsent: IsAbsent) {
 	const origin = coords.map((c, axis) => c * chunkShape[axis]);
 	const extent = origin.map((start, axis) => Math.min(chunkShape[axis], shape[axis] - start));
 	const chunkStrides = cStrides(chunkShape);
 	const arrayStrides = cStrides(shape);
 	for (let step = 0; step < chunk.length; step++) {
 		const i = direction === 1 ? step : chunk.length - 1 - step;
-		if (isNaT(words, i)) continue;
+		if (isAbsent(chunk, i)) continue;
 		let rest = i;
 		let row = 0;
 		let inside = true;
@@ -215,10 +231,16 @@ function scanChunk(chunk: BigInt64Array, chunkShape: readonly number[], coords: 
  * chunk of the first row of chunks that has one, so whole rows of chunks are read; past `maxChunks` the answer
  * is "unknown".
  */
-async function findEnd(source: ChunkSource, shape: number[], direction: 1 | -1, maxChunks: number): Promise<{ row: number; count: bigint } | "none" | number> {
+async function findEnd(
+	source: ChunkSource<NumericValues>,
+	shape: number[],
+	direction: 1 | -1,
+	maxChunks: number,
+	isAbsent: IsAbsent,
+): Promise<{ row: number; count: bigint | number } | "none" | number> {
 	if (shape.length === 0) {
 		const chunk = await source.read([]);
-		return isNaT(new Int32Array(chunk.buffer, chunk.byteOffset, 2), 0) ? "none" : { row: 0, count: chunk[0] };
+		return isAbsent(chunk, 0) ? "none" : { row: 0, count: chunk[0] };
 	}
 	if (product(shape) === 0) return "none";
 	const grid = source.gridShape;
@@ -226,12 +248,12 @@ async function findEnd(source: ChunkSource, shape: number[], direction: 1 | -1, 
 	let read = 0;
 	for (let step = 0; step < grid[0]; step++) {
 		const band = direction === 1 ? step : grid[0] - 1 - step;
-		let best: { row: number; count: bigint } | undefined;
+		let best: { row: number; count: bigint | number } | undefined;
 		for (const forward of cOrderCoordinates(across)) {
 			if (read === maxChunks) return read;
 			const rest = direction === 1 ? forward : forward.map((c, axis) => across[axis] - 1 - c);
 			const coords = [band, ...rest];
-			const found = scanChunk(await source.read(coords), source.chunkShape, coords, shape, direction);
+			const found = scanChunk(await source.read(coords), source.chunkShape, coords, shape, direction, isAbsent);
 			read++;
 			if (found !== undefined && (best === undefined || (direction === 1 ? found.row < best.row : found.row > best.row))) best = found;
 		}
@@ -255,15 +277,77 @@ function formatCount(count: bigint, row: number, type: Datetime64Type, unit: Tar
 	}
 }
 
-async function endValue(source: ChunkSource, shape: number[], type: Datetime64Type, unit: TargetUnit, direction: 1 | -1, maxChunks: number): Promise<EndValue> {
+async function endValue(
+	source: ChunkSource<NumericValues>,
+	shape: number[],
+	direction: 1 | -1,
+	maxChunks: number,
+	isAbsent: IsAbsent,
+	format: (count: bigint | number, row: number) => { iso: string | null; note?: string },
+): Promise<EndValue> {
 	try {
-		const found = await findEnd(source, shape, direction, maxChunks);
+		const found = await findEnd(source, shape, direction, maxChunks, isAbsent);
 		if (found === "none") return { status: "none" };
 		if (typeof found === "number") return { status: "unknown", chunksRead: found };
-		return { status: "found", row: found.row, count: found.count, ...formatCount(found.count, found.row, type, unit) };
+		return { status: "found", row: found.row, count: found.count, ...format(found.count, found.row) };
 	} catch (error) {
 		return { status: "error", message: (error as Error).message.replace(/\s*\n\s*/g, " ") };
 	}
+}
+
+/** The ISO 8601 text of a CF time count, decoded as an export with `--unit auto` decodes it. */
+function formatCfCount(count: bigint | number, row: number, array: CfTimeArray, unit: TargetUnit): { iso: string | null; note?: string } {
+	const values = typeof count === "bigint" ? BigInt64Array.of(count) : Float64Array.of(count);
+	const format = (value: bigint) => (array.coding.kind === "duration" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
+	const decode = (allowTruncate: boolean) =>
+		decodeCfTimes(values, array.coding, array.markers, { unit, allowTruncate, onOverflow: "null", dataType: array.metadata.dataType.name, describePosition: () => `row ${row}` });
+	try {
+		const decoded = decode(false);
+		if (decoded.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
+		return { iso: format(decoded.values[0]) };
+	} catch (error) {
+		if (!(error instanceof CfDecodeError) || error.code !== "TRUNCATION") return { iso: null, note: (error as Error).message };
+		return { iso: format(decode(true).values[0]), note: `floored to ${unit}` };
+	}
+}
+
+/** The attributes inspect shows, when present: what a reader needs to understand the numbers. */
+const SHOWN_ATTRIBUTES = ["units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "long_name", "standard_name", "dtype"];
+
+function shownAttributes(node: ArrayNode): Partial<InspectNode> {
+	const all = attributesOf(node);
+	const shown = Object.fromEntries(SHOWN_ATTRIBUTES.filter((key) => all[key] !== undefined).map((key) => [key, all[key]]));
+	return Object.keys(shown).length === 0 ? {} : { attributes: shown };
+}
+
+/**
+ * A CF time array: its decoding described, exportable as a timestamp (duration) column when the coding is one this
+ * tool decodes, with its first and last values decoded. The unit shown is `--unit auto`'s for integer counts; float
+ * counts may ask for a finer one, which only reading every value tells.
+ */
+async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: InspectNode, where: string, maxChunks: number): Promise<InspectNode> {
+	// Decoded as time, it is no companion column (unless --no-cf, where it is its numbers).
+	const { reason: _notTime, companion: _companion, companionReason: _why, arrowType: _plain, ...described } = other;
+	const attributes = attributesOf(node);
+	const cfTime = `${String(attributes.units)}${cfTimeKindOf(attributes) === "duration" ? ", timedelta" : `, ${typeof attributes.calendar === "string" ? attributes.calendar : "standard"}`}`;
+	let array: CfTimeArray;
+	let scanned: boolean;
+	try {
+		// Float counts may need a finer unit than their units: every value is read for it, when that is few chunks.
+		const chunks = product(createPlainChunkSource(opened.store, parsePlainArrayMetadata(node, where), where).gridShape);
+		scanned = chunks <= maxChunks;
+		array = await openCfTimeArray(opened.store, node, where, { unit: scanned ? "auto" : "s" });
+	} catch (error) {
+		return { ...described, cfTime, exportable: false, reason: reasonOf(error, where).replace(/^CF time: /, "CF time refused: ") };
+	}
+	const unit = array.autoUnit;
+	const unsure = !scanned && isFloatType(array.metadata.dataType.name) && unit !== "ns";
+	const arrowType = `${array.coding.kind === "duration" ? "duration" : "timestamp"}[${unit}]${unsure ? " or a finer unit if a float count needs one" : ""}`;
+	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(array.markers, chunk[i]);
+	const format = (count: bigint | number, row: number) => formatCfCount(count, row, array, unit);
+	const first = await endValue(array.chunks as ChunkSource<NumericValues>, array.metadata.shape, 1, maxChunks, isAbsent, format);
+	const last = await endValue(array.chunks as ChunkSource<NumericValues>, array.metadata.shape, -1, maxChunks, isAbsent, format);
+	return { ...described, cfTime, exportable: true, arrowType, first, last };
 }
 
 /** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */
@@ -330,8 +414,9 @@ function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectN
 
 async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: number): Promise<InspectNode> {
 	const v2 = node.zarrFormat === 2;
-	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}) };
+	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}), ...shownAttributes(node) };
 	const where = `${node.path ? `${node.path}/` : ""}${metadataFileOf(node)}`;
+	if (isCfTimeArray(node)) return describeCfTimeArray(opened, node, describeOtherArray(opened, node, base, where), where, maxChunks);
 	if (!isTimeArray(node)) return describeOtherArray(opened, node, base, where);
 	let form: V3ArrayForm;
 	try {
@@ -364,8 +449,9 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	}
 	const unit = resolveTargetUnit(metadata.dataType, "auto");
 	const arrowType = `${metadata.dataType.kind === "timedelta64" ? "duration" : "timestamp"}[${unit}]`;
-	const first = await endValue(source, metadata.shape, metadata.dataType, unit, 1, maxChunks);
-	const last = await endValue(source, metadata.shape, metadata.dataType, unit, -1, maxChunks);
+	const format = (count: bigint | number, row: number) => formatCount(count as bigint, row, metadata.dataType, unit);
+	const first = await endValue(source, metadata.shape, 1, maxChunks, isNaTValue, format);
+	const last = await endValue(source, metadata.shape, -1, maxChunks, isNaTValue, format);
 	return { ...described, exportable: true, arrowType, first, last };
 }
 
@@ -444,7 +530,12 @@ export function formatInspectReport(report: InspectReport): string {
 		lines.push(`${name}  ${node.kind}${node.zarrFormat === 2 ? " (Zarr v2)" : ""}`);
 		if (node.kind === "group") continue;
 		const field = (label: string, value: string) => lines.push(`  ${label.padEnd(11)} ${value}`);
-		const understood = node.unit === undefined ? (node.dataType ?? "?") : `${node.dataType} (unit ${node.unit}, scale factor ${node.scaleFactor})`;
+		const understood =
+			node.cfTime !== undefined
+				? `${node.dataType}, CF time (${node.cfTime})`
+				: node.unit === undefined
+					? (node.dataType ?? "?")
+					: `${node.dataType} (unit ${node.unit}, scale factor ${node.scaleFactor})`;
 		field("data type", node.dtype === undefined || node.dtype === node.dataType ? understood : `${understood}, dtype ${node.dtype}`);
 		field("shape", shapeText(node.shape));
 		if (node.shardShape !== undefined) {
@@ -455,6 +546,7 @@ export function formatInspectReport(report: InspectReport): string {
 		}
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? "null (none: a missing chunk cannot be read)" : (node.fillValue ?? "?"));
+		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}`);
 		if (node.companion !== undefined) {

@@ -1,9 +1,10 @@
 import * as path from "node:path";
+import { isCfTimeArray, type CfOptions } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, noNodeMessage, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
-import { metadataFileOf, parseTimeArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { cfTimeArrayPaths, listStoreTree, noNodeMessage, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
+import { metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 
 /** An array ready to export: its validated metadata, and where its decoded chunks come from. */
@@ -17,8 +18,8 @@ export interface TimeArray {
 	readonly bufferPool?: BufferPool;
 }
 
-export interface OpenArrayOptions extends OpenStoreOptions {
-	/** Path of the array inside the store; found automatically when the store holds exactly one datetime64. */
+export interface OpenArrayOptions extends OpenStoreOptions, CfOptions {
+	/** Path of the array inside the store; found automatically when the store holds exactly one time array. */
 	array?: string;
 }
 
@@ -48,7 +49,19 @@ export function columnNameFor(storeLocation: string, arrayPath: string): string 
 	return last.replace(/\.zarr(?:\.zip)?$/i, "").replace(/\.zip$/i, "") || "time";
 }
 
-export async function openTimeArray(location: string, options: OpenArrayOptions = {}): Promise<TimeArray> {
+/** The array an export names (or finds), located in its opened store but not yet validated. */
+export interface LocatedArray {
+	readonly location: string;
+	readonly opened: OpenedStore;
+	readonly arrayPath: string;
+	readonly node: NodeMetadata;
+}
+
+/**
+ * Finds the array to export: `options.array`, or the one time array of the group (datetime64 or timedelta64, and CF
+ * time arrays unless `cf: false`).
+ */
+export async function locateTimeArray(location: string, options: OpenArrayOptions = {}): Promise<LocatedArray> {
 	const opened = await openStore(location, options);
 	let arrayPath = options.array === undefined ? "" : normalizeArrayPath(options.array);
 	// Messages name the store as it may be shown: an HTTP location can carry a token in its query.
@@ -66,18 +79,43 @@ export async function openTimeArray(location: string, options: OpenArrayOptions 
 				{ path: arrayPath, option: "array" },
 			);
 		}
-		const candidates = timeArrayPaths(tree);
-		if (candidates.length === 0) throw new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}: the group holds no numpy.datetime64 array`, { path: arrayPath });
+		const candidates = timeArrayPaths(tree, options);
+		if (candidates.length === 0) {
+			const cfArrays = options.cf === false ? cfTimeArrayPaths(tree) : [];
+			const found = cfArrays.length === 0 ? "" : ` (CF time arrays, with CF decoding off: ${cfArrays.join(", ")})`;
+			const what = options.cf === false ? "no numpy.datetime64 array" : "no numpy.datetime64 array and no CF time array";
+			throw new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}: the group holds ${what}${found}`, { path: arrayPath, ...(cfArrays.length === 0 ? {} : { candidates: cfArrays }) });
+		}
 		if (candidates.length > 1) {
-			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${shown}: the group holds several datetime64 arrays: ${candidates.join(", ")}`, { path: arrayPath, option: "array", candidates });
+			const cf = options.cf !== false && cfTimeArrayPaths(tree).length > 0;
+			const what = cf ? "time arrays (datetime64 or CF time)" : "datetime64 arrays";
+			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${shown}: the group holds several ${what}: ${candidates.join(", ")}`, { path: arrayPath, option: "array", candidates });
 		}
 		arrayPath = candidates[0];
 		const chosen = await readNode(opened, arrayPath);
 		if (chosen === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json or .zarray`, { path: arrayPath });
 		node = chosen;
 	}
-	const where = `${shown}${arrayPath ? `/${arrayPath}` : ""}/${metadataFileOf(node)}`;
+	return { location, opened, arrayPath, node };
+}
+
+/** Where a located array's messages say it is: its metadata file in the store. */
+export function whereIs(located: LocatedArray): string {
+	return `${located.opened.location}${located.arrayPath ? `/${located.arrayPath}` : ""}/${metadataFileOf(located.node)}`;
+}
+
+/** Opens a located datetime64 (or timedelta64) array for export. */
+export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOptions = {}): TimeArray {
+	const { opened, node, location, arrayPath } = located;
+	const where = whereIs(located);
+	if (options.cf !== false && isCfTimeArray(node)) {
+		throw new UsageError(`${where}: a CF time array is exported as a one-column table (openTable, exportTable or exportToFile), not by openTimeArray`, { path: arrayPath });
+	}
 	const metadata = parseTimeArrayMetadata(node, where);
 	const { bufferPool } = options;
 	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }), name: columnNameFor(location, arrayPath), bufferPool };
+}
+
+export async function openTimeArray(location: string, options: OpenArrayOptions = {}): Promise<TimeArray> {
+	return openLocatedTimeArray(await locateTimeArray(location, options), options);
 }

@@ -6,6 +6,8 @@
  * coordinate array where the group has one. Every array is validated, and keeps its own chunk grid and codecs,
  * before any chunk is read.
  */
+import { scanCfAutoUnit, type CfOptions } from "./cf/cf-time-array.js";
+import type { TargetUnit } from "./dtype/units.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
@@ -21,7 +23,15 @@ import { dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type
 /** An array of the table; `axes` are the table axes of its own axes (see layOutTable). */
 export type TableColumn =
 	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[] }
-	| { readonly kind: "plain"; readonly name: string; readonly metadata: PlainArrayMetadata; readonly chunks: ChunkSource<ChunkValues>; readonly axes: readonly number[] };
+	| {
+			readonly kind: "plain";
+			readonly name: string;
+			readonly metadata: PlainArrayMetadata;
+			readonly chunks: ChunkSource<ChunkValues>;
+			readonly axes: readonly number[];
+			/** A CF time array of float counts, opened for `--unit auto`: the coarsest unit every value needs (read once). */
+			readonly cfAutoUnit?: TargetUnit;
+	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
 export type TableIndex = { readonly kind: "positions"; readonly name: string; readonly axis: number } | { readonly kind: "coordinate"; readonly name: string; readonly axis: number; readonly column: TableColumn };
@@ -47,7 +57,7 @@ export interface ZarrTable {
 /** `coordinates`: each dimension's coordinate array is its index where the group has one; `positions`: never. */
 export type IndexSource = "coordinates" | "positions";
 
-export interface OpenTableOptions extends OpenStoreOptions {
+export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the group holding the arrays; the store root by default. */
 	group?: string;
 	/** The arrays, by path inside the group, each column named after the last segment of its path; or "all". */
@@ -72,7 +82,11 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 	return arrays.length === 0 ? "it holds no arrays" : `it holds ${arrays.join(", ")}`;
 }
 
-async function openColumn(opened: OpenedStore, group: string, name: string, bufferPool: BufferPool | undefined): Promise<Omit<TableColumn, "axes">> {
+/** What opening a column needs of the table's options. */
+type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "convertCalendar">;
+
+async function openColumn(opened: OpenedStore, group: string, name: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
+	const { bufferPool } = options;
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const shown = `${opened.location}/${path}`;
@@ -97,7 +111,9 @@ async function openColumn(opened: OpenedStore, group: string, name: string, buff
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
-	return { kind: "plain", name: columnName, metadata, chunks: createPlainChunkSource(opened.store, metadata, where, { bufferPool }) };
+	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool });
+	const cfAutoUnit = options.cf !== false && (options.unit ?? "auto") === "auto" ? await scanCfAutoUnit(metadata, chunks, options) : undefined;
+	return { kind: "plain", name: columnName, metadata, chunks, ...(cfAutoUnit === undefined ? {} : { cfAutoUnit }) };
 }
 
 const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ name: column.name, shape: column.metadata.shape, dimensionNames: column.metadata.dimensionNames });
@@ -114,12 +130,12 @@ async function groupArrayNames(opened: OpenedStore, group: string): Promise<stri
 }
 
 /** The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. */
-async function findCoordinate(opened: OpenedStore, group: string, dimension: TableDimension, bufferPool: BufferPool | undefined): Promise<Omit<TableColumn, "axes"> | undefined> {
+async function findCoordinate(opened: OpenedStore, group: string, dimension: TableDimension, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
 	const path = group === "" ? dimension.name : `${group}/${dimension.name}`;
 	if (dimension.name.includes("/") || normalizeArrayPath(dimension.name, "dimension name") !== dimension.name) return undefined;
 	const document = await readNodeDocument(opened, path);
 	if (document === undefined || document.node.kind !== "array") return undefined;
-	const column = await openColumn(opened, group, dimension.name, bufferPool);
+	const column = await openColumn(opened, group, dimension.name, options);
 	return isCoordinateOf(variableOf(column), dimension.name, dimension.length) ? column : undefined;
 }
 
@@ -144,13 +160,13 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	let leftOut: string[] = [];
 	if (all) {
 		const candidates: Omit<TableColumn, "axes">[] = [];
-		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, group, name, options.bufferPool));
+		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, group, name, options));
 		const selection = selectWholeDataset(candidates.map(variableOf));
 		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
 		leftOut = selection.leftOut.map((variable) => variable.name);
 	} else {
-		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name, options.bufferPool));
+		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name, options));
 	}
 	const seen = new Set<string>();
 	for (const column of opening) {
@@ -161,7 +177,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	const columns = opening.map((column, k) => ({ ...column, axes: layout.axes[k] }) as TableColumn);
 	const index: TableIndex[] = [];
 	for (const [axis, dimension] of layout.dimensions.entries()) {
-		const coordinate = indexSource === "coordinates" ? (columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ?? (await findCoordinate(opened, group, dimension, options.bufferPool))) : undefined;
+		const coordinate = indexSource === "coordinates" ? (columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ?? (await findCoordinate(opened, group, dimension, options))) : undefined;
 		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
 		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn });
 	}

@@ -9,6 +9,7 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath } from "@zarrita/storage";
+import { isCfTimeArray } from "./cf/cf-time-array.js";
 import { Dt64ExportError, isDt64ExportError } from "./errors.js";
 import { parseJson } from "./json/parse-json.js";
 import { rawMemberText } from "./json/raw-member.js";
@@ -290,6 +291,12 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 }
 
 /** The paths of the datetime64 (and timedelta64) arrays of a tree, below its root. */
-export function timeArrayPaths(tree: StoreTree): string[] {
-	return tree.entries.slice(1).flatMap((entry) => ("node" in entry && isTimeArray(entry.node) ? [entry.path] : []));
+export function timeArrayPaths(tree: StoreTree, options: { cf?: boolean } = {}): string[] {
+	const cf = options.cf !== false;
+	return tree.entries.slice(1).flatMap((entry) => ("node" in entry && (isTimeArray(entry.node) || (cf && isCfTimeArray(entry.node))) ? [entry.path] : []));
+}
+
+/** The CF time arrays of a tree, named when decoding is off and no other time array is found. */
+export function cfTimeArrayPaths(tree: StoreTree): string[] {
+	return tree.entries.slice(1).flatMap((entry) => ("node" in entry && isCfTimeArray(entry.node) ? [entry.path] : []));
 }

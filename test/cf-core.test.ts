@@ -269,6 +269,23 @@ describe("property: decoding equals a BigInt reference", () => {
 		);
 	});
 
+	it("fractional float counts with a whole-second reference (the double fast path) equal the reference", () => {
+		const fraction = fc.tuple(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }), fc.integer({ min: 0, max: 60 })).map(([n, k]) => n / 2 ** k);
+		fc.assert(
+			fc.property(fc.array(fc.oneof(fraction, fc.double({ min: -1e9, max: 1e9, noNaN: true })), { minLength: 1, maxLength: 16 }), fc.constantFrom(...REFERENCE_UNITS), fc.constantFrom(...TARGETS), (counts, unit, target) => {
+				const coding = parseCfTimeCoding({ units: `${unit} since 1999-12-31 23:00`, calendar: "proleptic_gregorian" });
+				const reference = coding.referenceNanoseconds;
+				const out = decodeCfTimes(Float64Array.from(counts), coding, FLOAT_MARKERS, { unit: target, allowTruncate: true, onOverflow: "null", dataType: "x" });
+				counts.forEach((count, i) => {
+					const expected = referenceDecode(count, unit, reference, target);
+					if (expected.kind === "overflow") expect((out.validity![i >> 3] >> (i & 7)) & 1).toBe(0);
+					else expect(out.values[i]).toBe(expected.value);
+				});
+			}),
+			{ numRuns: 1000 },
+		);
+	});
+
 	it("every integer data type gives the int64 result of the same counts", () => {
 		fc.assert(
 			fc.property(fc.array(fc.integer({ min: -128, max: 127 }), { minLength: 1, maxLength: 20 }), fc.constantFrom(...REFERENCE_UNITS), (counts, unit) => {

@@ -146,7 +146,8 @@ describe("--help is true to the code", () => {
 	const help = runCli(["--help"]).stdout.toString();
 	/** The help block of an option: from its line to the next option's. */
 	const blockOf = (name: string) => {
-		const match = new RegExp(`^ +(?:-\\w, )?--${name} [\\s\\S]*?(?=^ +(?:-\\w, )?--|^\\S)`, "m").exec(help);
+		// Option lines are indented by a few spaces; a wrapped description's lines by many (and may start with a flag).
+		const match = new RegExp(`^ {1,8}(?:-\\w, )?--${name} [\\s\\S]*?(?=^ {1,8}(?:-\\w, )?--|^\\S)`, "m").exec(help);
 		expect(match, `--${name} in --help`).not.toBeNull();
 		return (match as RegExpExecArray)[0].replace(/\s+/g, " ");
 	};

@@ -211,7 +211,7 @@ describe("malformed stores are refused with one line naming what and where", () 
 		["a chunk that is not a whole number of int64", () => makeStore("ragged.zarr", { corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 1 ? b.subarray(0, 31) : b) }), () => /chunk c\/1: decoded to 3 values, expected 4/],
 		["a gzip chunk of the wrong decoded size", () => makeStore("shortgzip.zarr", { codecs: [LE, GZIP], corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 0 ? new Uint8Array(zlib.gzipSync(new Uint8Array(40))) : b) }), () => /chunk c\/0: decoded to 5 values, expected 4/],
 		["a chunk failing its crc32c checksum", () => makeStore("crc.zarr", { codecs: [LE, { name: "crc32c" }], corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 2 ? b.map((x, i) => (i === 3 ? x ^ 1 : x)) : b) }), () => /chunk c\/2: .*crc32c/],
-		["a chunk file that is a folder", () => makeStore("dirchunk.zarr", { corruptChunk: (c: number[], b: Uint8Array) => b }).then((root) => {
+		["a chunk file that is a folder", () => makeStore("dirchunk.zarr", { corruptChunk: (_c: number[], b: Uint8Array) => b }).then((root) => {
 			fs.rmSync(path.join(root, "c/1"));
 			fs.mkdirSync(path.join(root, "c/1"));
 			return root;

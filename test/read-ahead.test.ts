@@ -52,7 +52,7 @@ describe("TableReader of one array: reading ahead", () => {
 		let hold = true;
 		reader.holdReadAheadWhile(() => hold);
 		const taken: unknown[] = [];
-		const slow = new Writable({ objectMode: true, highWaterMark: 1, write: (band, _encoding, done) => taken.push(done) });
+		const slow = new Writable({ objectMode: true, highWaterMark: 1, write: (_band, _encoding, done) => taken.push(done) });
 		reader.pipe(slow);
 		await settle();
 		expect(source.reads.length).toBe(1);

@@ -142,7 +142,7 @@ describe("parts", () => {
 					sizes.push(Math.ceil(slice.end / chunkRows) - Math.floor(slice.start / chunkRows));
 				}
 				expect(next).toBe(rows.end);
-				const nonEmpty = sizes.filter((size, k) => partRows(rows, chunkRows, { index: k, count }).end > partRows(rows, chunkRows, { index: k, count }).start);
+				const nonEmpty = sizes.filter((_size, k) => partRows(rows, chunkRows, { index: k, count }).end > partRows(rows, chunkRows, { index: k, count }).start);
 				if (nonEmpty.length > 0) expect(Math.max(...nonEmpty) - Math.min(...nonEmpty)).toBeLessThanOrEqual(2);
 			}),
 		);

@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Duration, Field, makeData, RecordBatch, Schema, Struct, TimeUnit } from "apache-arrow";
 import pl from "nodejs-polars";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { ConversionError, toArrowTimestamps } from "../src/convert/to-arrow-timestamps.js";
 import { parseDatetime64Type } from "../src/dtype/datetime64.js";

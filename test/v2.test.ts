@@ -13,7 +13,7 @@ import { readParquet } from "parquet-wasm/node";
 import * as zarr from "zarrita";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crc32c, writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { Dt64ExportError } from "../src/errors.js";
+import type { Dt64ExportError } from "../src/errors.js";
 import { inspectStore } from "../src/inspect.js";
 import { rawMemberText } from "../src/json/raw-member.js";
 import { openTimeArray } from "../src/open-array.js";

@@ -65,6 +65,7 @@ describe("zarr.json", () => {
 			data_type: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } },
 			chunk_grid: { name: "regular", configuration: { chunk_shape: [2] } },
 			chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+			// biome-ignore lint/correctness/noPrecisionLoss: -2^63 is a double exactly, as JSON.parse reads the file's text
 			fill_value: -9223372036854775808,
 			codecs: [LE],
 			attributes: {},

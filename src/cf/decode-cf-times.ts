@@ -26,6 +26,8 @@ export interface CfDecodeOptions {
 	readonly dataType: string;
 	/** Describes the position of the i-th value in messages; defaults to `index i`. */
 	readonly describePosition?: (index: number) => string;
+	/** Where a validity bitmap's memory comes from (its content is set here): by default a new Uint8Array. */
+	readonly allocateBitmap?: (bytes: number) => Uint8Array;
 }
 
 /** A value the decoding refuses (TRUNCATION, OVERFLOW, VALUE_INVALID): the message names the value and its position. */
@@ -58,7 +60,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	let validity: Uint8Array | null = null;
 	let nullCount = 0;
 	const setNull = (i: number) => {
-		if (validity === null) validity = new Uint8Array((length + 7) >> 3).fill(0xff);
+		if (validity === null) validity = (options.allocateBitmap?.((length + 7) >> 3) ?? new Uint8Array((length + 7) >> 3)).fill(0xff);
 		validity[i >> 3] &= ~(1 << (i & 7));
 		nullCount++;
 	};
@@ -75,7 +77,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			setNull(i);
 			continue;
 		}
-		if (fast !== null && (typeof value === "bigint" || Number.isInteger(value))) {
+		if (fast !== null) {
 			const result = fast(value);
 			if (result !== undefined) {
 				out[i] = result;
@@ -107,10 +109,28 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	return { unit: options.unit, values: out, validity: bitmap, nullCount };
 }
 
+/** Veltkamp's splitter for doubles: 2^27 + 1. */
+const SPLITTER = 134_217_729;
+
+/**
+ * Whether the double product `p` of `a` and `b` is exact: Dekker's TwoProduct gives the rounding error of a×b
+ * exactly (no overflow here: |a| < 2^53 / |b|, both far below 2^996).
+ */
+function isExactProduct(a: number, b: number, p: number): boolean {
+	let t = SPLITTER * a;
+	const aHigh = t - (t - a);
+	const aLow = a - aHigh;
+	t = SPLITTER * b;
+	const bHigh = t - (t - b);
+	const bLow = b - bHigh;
+	return aHigh * bHigh - p + aHigh * bLow + aLow * bHigh + aLow * bLow === 0;
+}
+
 /**
  * For a real-world calendar whose unit and reference are whole target units: value = reference + count × unit,
- * with the product in a double while it is exact. Undefined when the result leaves int64 (the general path then
- * decides what that means).
+ * with the product in a double while it is exact (for a fractional float count, a product that is a whole number
+ * and whose rounding error is zero). Undefined for what the exact general path must settle: a product that is no
+ * safe integer, or a result outside int64.
  */
 function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number | bigint) => bigint | undefined) | null {
 	if (coding.calendar?.kind === "model") return null;
@@ -122,7 +142,13 @@ function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number 
 		let result: bigint;
 		if (typeof count === "number") {
 			const product = count * stepNumber;
-			result = (Math.abs(product) <= Number.MAX_SAFE_INTEGER ? BigInt(product) : BigInt(count) * step) + start;
+			if (Math.abs(product) <= Number.MAX_SAFE_INTEGER && Number.isInteger(product) && (Number.isInteger(count) || isExactProduct(count, stepNumber, product))) {
+				result = BigInt(product) + start;
+			} else if (Number.isInteger(count)) {
+				result = BigInt(count) * step + start;
+			} else {
+				return undefined;
+			}
 		} else {
 			result = count * step + start;
 		}

@@ -9,6 +9,7 @@ import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
 import { FILE_EXTENSIONS, parseRenameList, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
+import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
 import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
 import type { RowOrder } from "../stream/table-reader.js";
@@ -52,6 +53,7 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
+	convertCalendar: boolean;
 	signRequest: boolean;
 }
 
@@ -128,6 +130,15 @@ function openInPlace(target: string, format: OutputFormat): Writable | undefined
 	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
 }
 
+/** One warning line per datetime64 column that carries CF attributes (xarray issue 11350). */
+function warnOfDatetime64CfAttributes(table: ZarrTable): void {
+	for (const column of table.columns) {
+		if (column.kind !== "time" || column.metadata.dataType.kind !== "datetime64") continue;
+		const warning = datetime64CfAttributesWarning(column.name, column.metadata.attributes);
+		if (warning !== undefined) process.stderr.write(`dt64-export: ${warning}\n`);
+	}
+}
+
 /** A store named by a URL (http(s)://, s3://, ...) is read over the network; anything else is a local path. */
 const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
 
@@ -166,6 +177,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		order: args.order,
 		rename: args.rename === undefined ? undefined : parseRenameList(args.rename),
 		cf: args.cf,
+		convertCalendar: args.convertCalendar,
 		nanAsNull: args.nanAsNull,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 		headers: collectHeaders(args.header),
@@ -175,6 +187,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	});
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
 	const table = await openPlannedTable(args.store, plan.open);
+	warnOfDatetime64CfAttributes(table);
 	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join(", ")}: their dimensions are not within the widest variable's\n`);
 	const stages = await exportStages(table, plan);
 	const rows = stages.reader.totalRows;

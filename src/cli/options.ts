@@ -97,6 +97,20 @@ export const OPTIONS: readonly OptionSpec[] = [
 	},
 	{ name: "nan-as-null", kind: "boolean", default: false, describe: "NaN in float columns becomes null (it stays NaN by default)", commands: ["export"] },
 	{
+		name: "cf",
+		kind: "boolean",
+		default: true,
+		describe: "decode CF time arrays (numbers with units '<unit> since <date>', as xarray writes time); --no-cf exports their numbers as they are",
+		commands: ["export"],
+	},
+	{
+		name: "convert-calendar",
+		kind: "boolean",
+		default: false,
+		describe: "export the dates of a CF model calendar (noleap, all_leap, 360_day) as the same dates of the proleptic Gregorian calendar",
+		commands: ["export"],
+	},
+	{
 		name: "order",
 		kind: "string",
 		choices: ROW_ORDERS,

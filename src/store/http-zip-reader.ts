@@ -1,4 +1,4 @@
-import ZipFileStore from "@zarrita/storage/zip";
+import type ZipFileStore from "@zarrita/storage/zip";
 import type { AbsolutePath } from "@zarrita/storage";
 import { Dt64ExportError } from "../errors.js";
 import type { HttpStore } from "./http-store.js";

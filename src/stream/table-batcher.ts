@@ -77,7 +77,7 @@ export class TableBatcher extends Transform {
 	 * coordinates.
 	 */
 	#describe(plan: Extract<TableColumnPlan, { kind: "values" }>, spans: boolean, position: readonly number[], row: number): string {
-		const { shape, columns } = this.#options;
+		const { columns } = this.#options;
 		const at = position.length <= 1 ? "" : ` (position [${position.join(", ")}])`;
 		if (!spans) return `position [${position.join(", ")}] of column "${plan.plan.field.name}" (array ${plan.name})`;
 		if (columns.length === 1) return `index ${position.reduce((flat, c, axis) => flat + c * this.#strides[axis], 0)}${at}`;

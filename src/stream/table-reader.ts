@@ -1,5 +1,5 @@
 import { GeneratorReadable } from "./generator-readable.js";
-import { Dt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError } from "../errors.js";
 import type { RowRegion } from "../table/row-index.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";

@@ -15,8 +15,8 @@ export const CF_DECODED_KEY = "zarr.cf_decoded";
 /**
  * A CF time companion column (`<unit> since <date>`, or xarray's timedelta form), such as an xarray time
  * coordinate: decoded exactly by cf's core, missing values to null. `--unit auto` is the coarsest unit the units and
- * the reference need (baseCfTargetUnit); for float counts, whose fractions are not known before they are read,
- * nanoseconds. Parquet has no seconds unit: milliseconds there, as for datetime64.
+ * the reference need (baseCfTargetUnit); for float counts, the one every value needs too (cfAutoUnit, read when the
+ * column is opened). Parquet has no seconds unit: milliseconds there, as for datetime64.
  */
 export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
 	const { metadata } = column;
@@ -31,7 +31,8 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 		throw errorInContext(`array ${metadata.path}`, error, "METADATA_INVALID", { path: metadata.path });
 	}
 	const asked = plan.conversion.unit;
-	let unit: TargetUnit = asked !== "auto" ? asked : type === "float32" || type === "float64" ? "ns" : baseCfTargetUnit(coding);
+	// Float counts: the unit their values need, read when the column was opened (ns if it was opened without that).
+	let unit: TargetUnit = asked !== "auto" ? asked : (column.cfAutoUnit ?? (type === "float32" || type === "float64" ? "ns" : baseCfTargetUnit(coding)));
 	if (plan.secondsAsMillis && unit === "s") unit = "ms";
 	const duration = coding.kind === "duration";
 	const field = arrowTimeField({ name: context.name, kind: duration ? "timedelta64" : "datetime64", unit, timezone: duration ? null : plan.timezone, zarrDataType: metadata.rawDataType });
@@ -41,7 +42,7 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 	return {
 		field,
 		decode(values, describePosition) {
-			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition });
+			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
 			return { values: decoded.values, validity: decoded.validity === null ? undefined : { bitmap: decoded.validity, nullCount: decoded.nullCount } };
 		},
 		empty: () => new BigInt64Array(0),

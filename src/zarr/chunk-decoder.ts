@@ -2,6 +2,7 @@ import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { maxDecodedBytes } from "./codecs/decoded-size.js";
+import type { DecodedChunk } from "./codecs/codec.js";
 import { createDecodePipeline, type DecodePipeline } from "./codecs/pipeline.js";
 import type { ChunkValues } from "./chunk-values.js";
 import { product, toCOrder } from "./grid.js";
@@ -51,7 +52,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 
 	/** Returns the chunk's values in C order of the chunk shape. `key` names the chunk in messages. */
 	async decode(bytes: Uint8Array, key: string): Promise<V> {
-		let chunk;
+		let chunk: DecodedChunk;
 		try {
 			chunk = await this.#pipeline(bytes);
 		} catch (error) {
