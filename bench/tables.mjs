@@ -78,7 +78,8 @@ export async function tablesBench({ root, cacheDir, outDir, runs, measure, expor
 	rows.push(["xarray to_dataframe() step only", fmt(step, 2), fmt(ROWS / step / 1e6, 1), "-", "-", "-"]);
 	rows.push(["xarray: open + to_dataframe (process)", fmt(whole, 2), fmt(ROWS / whole / 1e6, 1), fmt(refCpu, 1), fmt(refRss, 0), "-"]);
 	printTable(["case", "median s", "M rows/s", "cpu s", "peak RSS MiB", "output MB"], rows);
-	console.log(`reference: ${versions} on ${XARRAY_PYTHON}; no pyarrow there, so it stops at the DataFrame (no Parquet write): a lower bound of its export.`);
+	// Debian's python3-xarray 2023.01 reports its version as 999 (its packaging has no git metadata).
+	console.log(`reference: ${versions} (as reported) on ${XARRAY_PYTHON}; no pyarrow there, so it stops at the DataFrame (no Parquet write): a lower bound of its export.`);
 	console.log("dt64-export figures are whole processes: read, decode, broadcast, encode and write the file (fsync, rename).");
 	return results;
 }
