@@ -61,7 +61,7 @@ function expectedValues(expected: ExpectedColumn): unknown[] {
 
 /** The Arrow types dt64-export gives (pandas' differ where it widens: float32 index levels, masked integers). */
 const ARROW_TYPES: Record<string, Record<string, string>> = {
-	"grid.zarr": { time: "Timestamp", lat: "Float32", lon: "Float64", t2m: "Float32", tp: "Float32", sp: "Float64", elev: "Float64", rh: "Int8" },
+	"grid.zarr": { time: "Timestamp", lat: "Float32", lon: "Float64", t2m: "Float32", tp: "Float32", sp: "Float64", elev: "Float64", rh: "Int8", land: "Float32", u10: "Float64" },
 	"stations.zarr": { time: "Timestamp", station: "Utf8", sample: "Int64", obs: "Float64", qc: "Uint8" },
 	"curvilinear.zarr": { time: "Timestamp", y: "Int64", x: "Int64", temp: "Float32", lat: "Float64", lon: "Float64" },
 };
@@ -169,7 +169,7 @@ describe("tables: field metadata, options and refusals", () => {
 		expect(String(table.getChild("temp")!.type)).toBe("Float32");
 		expect(table.getChild("temp")!.toJSON()).toEqual([0, null, 2, 3, null, 0]);
 		const conflict = runCli([root, "--columns", "temp,bad", "-o", fresh("never.arrow")]);
-		expect(conflict.stderr).toBe('dt64-export: --columns: dimension "x" has length 2 in temp and 5 in bad: temp(time=3, x=2), bad(x=5)\n');
+		expect(conflict.stderr).toBe('dt64-export: dimension "x" has length 2 in temp and 5 in bad, so they cannot share a table: temp(time=3, x=2), bad(x=5); export them separately, or choose --columns whose dimensions agree\n');
 		expect(conflict.status).toBe(2);
 	});
 
