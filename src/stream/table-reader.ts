@@ -70,7 +70,6 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		super();
 		if (columns.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
 		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
-		const sources = broadcast.map((column) => column.source);
 		const rows = options.rows;
 		// A column without the first axis is read whole, whatever the rows.
 		const chunksOf = (column: BroadcastSource) => (rows === undefined || column.axes[0] !== 0 ? product(column.source.gridShape) : chunksOfRows(column.source, rows));
