@@ -19,7 +19,7 @@ import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, SUCCESS_FILE } from "./dataset-files.js";
 import { hivePartitionOf, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest } from "./manifest.js";
-import { OpenPartitions, type PartitionFile } from "./open-partitions.js";
+import { OpenPartitions, type PartitionFile, type TimeRange } from "./open-partitions.js";
 
 /** Open files by default: each holds up to a row group of rows in memory until it is closed. */
 export const DEFAULT_MAX_OPEN_FILES = 16;
@@ -110,11 +110,11 @@ export class DatasetWriter extends Writable {
 	}
 
 	/** Routes rows [from, to) of `batch`, all of one partition, splitting them at the file size limit. */
-	async #route(batch: RecordBatch, from: number, to: number, partition: string, low: bigint, high: bigint, first: bigint | null): Promise<void> {
+	async #route(batch: RecordBatch, from: number, to: number, partition: string, range: TimeRange | undefined, first: bigint | null): Promise<void> {
 		const limit = this.#options.maxRowsPerFile ?? Number.POSITIVE_INFINITY;
-		let file = await this.#partitions.fileFor(partition, low, high, first);
+		let file = await this.#partitions.fileFor(partition, range, first);
 		while (from < to) {
-			if (file.rows >= limit) file = await this.#partitions.fileFor(partition, low, high, first, true);
+			if (file.rows >= limit) file = await this.#partitions.fileFor(partition, range, first, true);
 			const end = Math.min(to, from + (limit - file.rows));
 			await this.#append(file, batch.slice(from, end));
 			from = end;
@@ -129,7 +129,7 @@ export class DatasetWriter extends Writable {
 		}
 		if (batch.numRows === 0) return;
 		if (this.#timeIndex < 0) {
-			await this.#route(batch, 0, batch.numRows, "", 0n, 0n, null);
+			await this.#route(batch, 0, batch.numRows, "", undefined, null);
 			this.#rows += batch.numRows;
 			return;
 		}
@@ -142,7 +142,7 @@ export class DatasetWriter extends Writable {
 			const start = row;
 			if (!data.getValid(row)) {
 				while (row < batch.numRows && !data.getValid(row)) row++;
-				await this.#route(batch, start, row, nullPath, 0n, 0n, null);
+				await this.#route(batch, start, row, nullPath, undefined, null);
 				continue;
 			}
 			const first = values[row];
@@ -154,7 +154,7 @@ export class DatasetWriter extends Writable {
 				if (this.#max === undefined || value > this.#max) this.#max = value;
 				row++;
 			}
-			await this.#route(batch, start, row, partition.path, partition.low, partition.high, first);
+			await this.#route(batch, start, row, partition.path, partition, first);
 		}
 		this.#rows += batch.numRows;
 	}
