@@ -9,9 +9,11 @@ const plural = (count: number, word: string) => `${count.toLocaleString("en")} $
 
 export async function runDatasetExport(store: string, folder: string | undefined, plan: ExportPlan, options: { quiet: boolean; overwrite: boolean }): Promise<void> {
 	if (folder === undefined || folder === "" || folder === "-") throw new UsageError("--partition-by and --part write a dataset folder: name it with -o <folder>");
-	// A signal ends the export without leaving a temporary file; finished files stay until the part runs again.
+	// A signal ends the export as a failure does: the files this run wrote, and the folders it created, are removed.
+	const { abandonUnfinishedDatasets } = await import("../output/dataset-writer.js");
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
 		process.once(signal, () => {
+			abandonUnfinishedDatasets();
 			removePendingTempFiles();
 			process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
 			process.exit(code);
