@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { describeForCli } from "../src/cli/error-advice.js";
 import { planExport } from "../src/export-plan.js";
-import { type Dt64ExportError, exportDataset, exportSelection } from "../src/index.js";
+import { createTableExportStages, type Dt64ExportError, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
 import { partFromEnvironment } from "../src/select/part.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 
@@ -85,6 +85,25 @@ describe("exportSelection", () => {
 		const folder = path.join(tempDir(), "x.parquet");
 		expect(runCli([store, "--part", "1/3", "-q", "-o", folder]).status).toBe(0);
 		expect(fs.readdirSync(folder).sort()).toEqual(["_parts", "part-00001-of-00003.parquet"]);
+	});
+});
+
+describe("exportToFile and exportTable", () => {
+	it("write the rows of a time range or a part (they were written whole), and refuse partitionBy", async () => {
+		const store = await hourlyStore();
+		const file = path.join(tempDir(), "range.arrows");
+		await exportToFile(store, file, { format: "arrow-stream", start: "2021-02-01T05:00", end: "2021-02-02" });
+		const times = timesOf(fs.readFileSync(file));
+		expect([times.length, times[0]]).toEqual([19, BigInt(Date.UTC(2021, 1, 1, 5) / 1000)]);
+		const sink = collector();
+		await exportTable(store, sink, { format: "arrow-stream", part: "1/4" });
+		const selected = collector();
+		await exportSelection(store, selected, { format: "arrow-stream", part: "1/4" });
+		expect(timesOf(sink.bytes())).toEqual(timesOf(selected.bytes()));
+		expect(timesOf(sink.bytes()).length).toBe(HOURS / 4);
+		await expect(exportToFile(store, path.join(tempDir(), "x.arrow"), { partitionBy: "day" })).rejects.toMatchObject({ code: "USAGE", option: "partitionBy" });
+		const table = await openTable(path.join(REPO, "data/observations.zarr"), { columns: ["time"] });
+		expect(() => createTableExportStages(table, { end: "2021-02-01" })).toThrow(expect.objectContaining({ code: "USAGE", option: "end" }));
 	});
 });
 
