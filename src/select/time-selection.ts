@@ -53,13 +53,13 @@ export function findTimeColumn(table: ZarrTable, index: boolean, name?: string):
 		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a datetime64 column" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
 	} else {
 		if (candidates.length === 0) {
-			const hint = index ? "" : " (a dimension's time coordinate is one with index columns: --index)";
+			const hint = index ? "" : " (a dimension's time coordinate is one with index columns: `index`)";
 			throw new UsageError(`no datetime64 column to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
 		}
-		if (candidates.length > 1) throw new UsageError(`several datetime64 columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as timeColumn`, { option: "timeColumn" });
+		if (candidates.length > 1) throw new UsageError(`several datetime64 columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });
 		chosen = candidates[0];
 	}
-	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is exported only with index columns: add index (--index)`, { option: "index" });
+	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is exported only with index columns (\`index\`)`, { option: "index" });
 	return chosen;
 }
 
