@@ -139,7 +139,7 @@ describe("parts", () => {
 
 	it("come from the batch engine's environment, refusing ambiguity", () => {
 		expect(partFromEnvironment({ JOB_COMPLETION_INDEX: "2" }, 4)).toEqual({ index: 2, count: 4 });
-		expect(() => partFromEnvironment({ JOB_COMPLETION_INDEX: "2" })).toThrow(/--parts/);
+		expect(() => partFromEnvironment({ JOB_COMPLETION_INDEX: "2" })).toThrow(expect.objectContaining({ code: "USAGE", option: "parts" }));
 		expect(partFromEnvironment({ AWS_BATCH_JOB_ARRAY_INDEX: "0", AWS_BATCH_JOB_ARRAY_SIZE: "8" })).toEqual({ index: 0, count: 8 });
 		expect(partFromEnvironment({ CLOUD_RUN_TASK_INDEX: "7", CLOUD_RUN_TASK_COUNT: "8" })).toEqual({ index: 7, count: 8 });
 		expect(partFromEnvironment({ SLURM_ARRAY_TASK_ID: "5", SLURM_ARRAY_TASK_COUNT: "8", SLURM_ARRAY_TASK_MIN: "1" })).toEqual({ index: 4, count: 8 });

@@ -26,10 +26,24 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	rename: "--rename",
 	nanAsNull: "--nan-as-null",
 	cf: "--cf",
+	start: "--start",
+	end: "--end",
+	timeColumn: "--time-column",
+	part: "--part",
+	parts: "--parts",
+	maxRowsPerFile: "--max-rows-per-file",
 };
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
 const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
+	// A time coordinate selects rows only when written, as an index column (an invalid value of the index option
+	// itself carries that value); a time bound finer than the unit the times are floored to names that unit.
+	USAGE: (error) =>
+		error.option === "index" && error.value === undefined
+			? "; add --index"
+			: (error.option === "start" || error.option === "end") && error.unit !== undefined
+				? `; with --allow-truncate, write the bound in whole ${error.unit}, or choose a finer --unit`
+				: "",
 	// ns is the finest Arrow unit: there is no finer --unit to suggest.
 	TRUNCATION: (error) => `; use --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
