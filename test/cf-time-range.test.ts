@@ -115,6 +115,14 @@ describe("the CF time coordinate of an xarray dataset selects the rows xarray se
 		}
 	}
 
+	it("timeColumn names the CF time coordinate: the same rows, in order", async () => {
+		const range = scaleExpected["hourly-grid.zarr"].ranges[0];
+		const rows = await exportedTimes(path.join(SCALE, "hourly-grid.zarr"), { columns: ["t2m"], index: true, timeColumn: "time", start: range.start!, end: range.end!, unit: "ns" });
+		expect(rows).toHaveLength(range.rows);
+		expect([rows[0], rows.at(-1)]).toEqual([BigInt(range.time_min!), BigInt(range.time_max!)]);
+		expect(rows.every((value, i) => i === 0 || value! >= rows[i - 1]!)).toBe(true);
+	});
+
 	it("--partition-by day: every row in the folder of its day, as many per day as xarray has", async () => {
 		const range = scaleExpected["hourly-grid.zarr"].ranges[0];
 		const folder = path.join(tempDir(), "days");
