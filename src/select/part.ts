@@ -1,5 +1,5 @@
 /**
- * `part` K/N (`--part`): which slice of the rows this process exports. Slices are balanced in chunks and aligned on
+ * `--part K/N`: which slice of the rows this process exports. Slices are balanced in chunks and aligned on
  * them, so that N processes running the same command with K = 0..N-1 read disjoint chunks and write disjoint rows
  * whose union is the whole export.
  */
@@ -32,15 +32,17 @@ export function parsePart(text: string): Part {
 	return checkPart(Number(match[1]), Number(match[2]), `part ${text}`);
 }
 
-/** The batch engines whose array jobs part `auto` understands, by the variables they set. */
+/** The batch engines whose array jobs `--part auto` understands, by the variables they set. */
 const ENGINES: readonly { name: string; index: string; detect: (env: NodeJS.ProcessEnv, parts?: number) => Part }[] = [
 	{
 		name: "Kubernetes Indexed Job",
 		index: "JOB_COMPLETION_INDEX",
 		detect: (env, parts) => {
 			// Kubernetes exports the index only; the count is the Job's `completions`, given as `parts`.
-			if (parts === undefined) throw new UsageError("parts: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but Kubernetes does not export the count of parts, which part auto needs: the Job's completions", { option: "parts" });
-			return checkPart(integer(env.JOB_COMPLETION_INDEX), parts, "part auto (JOB_COMPLETION_INDEX, parts)");
+			if (parts === undefined) {
+				throw new UsageError("part auto: JOB_COMPLETION_INDEX is set (Kubernetes Indexed Job) but Kubernetes does not export the count: give it as `parts` (the Job's completions)", { option: "part" });
+			}
+			return checkPart(integer(env.JOB_COMPLETION_INDEX), parts, "part auto (JOB_COMPLETION_INDEX, `parts`)");
 		},
 	},
 	{
@@ -57,29 +59,32 @@ const ENGINES: readonly { name: string; index: string; detect: (env: NodeJS.Proc
 		name: "Slurm job array",
 		index: "SLURM_ARRAY_TASK_ID",
 		detect: (env) => {
-			// Task ids run from SLURM_ARRAY_TASK_MIN (Slurm's `--array=1-8` starts at 1); ids with gaps or steps (`1-9:2`) are not
+			// Task ids run from SLURM_ARRAY_TASK_MIN (`--array=1-8` starts at 1); ids with gaps or steps (`1-9:2`) are not
 			// K = 0..N-1 once shifted, which the range check below refuses.
 			const min = env.SLURM_ARRAY_TASK_MIN === undefined ? 0 : integer(env.SLURM_ARRAY_TASK_MIN);
 			const where = "part auto (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN)";
 			if (env.SLURM_ARRAY_TASK_STEP !== undefined && integer(env.SLURM_ARRAY_TASK_STEP) !== 1) {
-				throw new UsageError(`${where}: a job array with a step (SLURM_ARRAY_TASK_STEP=${env.SLURM_ARRAY_TASK_STEP}) has gaps between task ids: parts need a contiguous range of ids, or K/N named`, { option: "part" });
+				throw new UsageError(`${where}: a job array with a step (SLURM_ARRAY_TASK_STEP=${env.SLURM_ARRAY_TASK_STEP}) has gaps between task ids; use a contiguous range (sbatch --array=0-7) or \`part\` K/N`, { option: "part" });
 			}
 			return checkPart(integer(env.SLURM_ARRAY_TASK_ID) - min, integer(env.SLURM_ARRAY_TASK_COUNT), where);
 		},
 	},
 ];
 
+/** "an AWS Batch array job", "a Slurm job array". */
+const article = (name: string) => (/^[AEIOU]/i.test(name) ? "an" : "a");
+
 /**
- * Part `auto`: K and N from the environment of the batch engine running this process. Exactly one engine's
- * index variable must be set; `parts` is needed for Kubernetes, and must agree with the count elsewhere.
+ * `--part auto`: K and N from the environment of the batch engine running this process. Exactly one engine's
+ * index variable must be set; `parts` (--parts) is needed for Kubernetes, and must agree with the count elsewhere.
  */
 export function partFromEnvironment(env: NodeJS.ProcessEnv, parts?: number): Part {
 	const present = ENGINES.filter((engine) => env[engine.index] !== undefined && env[engine.index] !== "");
 	if (present.length === 0) {
-		throw new UsageError(`part auto: no array job index in the environment (${ENGINES.map((engine) => `${engine.index} for a ${engine.name}`).join(", ")}); outside an array job, name the part as K/N`, { option: "part", value: "auto" });
+		throw new UsageError(`part auto: no array job index in the environment (${ENGINES.map((engine) => `${engine.index} for ${article(engine.name)} ${engine.name}`).join(", ")}); use \`part\` K/N`, { option: "part" });
 	}
 	if (present.length > 1) {
-		throw new UsageError(`part auto: ambiguous, several array job indexes are set (${present.map((engine) => `${engine.index}=${env[engine.index]}`).join(", ")}); name the part as K/N`, { option: "part", value: "auto" });
+		throw new UsageError(`part auto: ambiguous, several array job indexes are set (${present.map((engine) => `${engine.index}=${env[engine.index]}`).join(", ")}); use \`part\` K/N`, { option: "part" });
 	}
 	const part = present[0].detect(env, parts);
 	if (parts !== undefined && parts !== part.count) throw new UsageError(`parts ${parts} disagrees with the ${present[0].name}'s count ${part.count}`, { option: "parts", value: parts });

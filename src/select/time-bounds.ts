@@ -1,5 +1,5 @@
 /**
- * `start` / `end` bounds (`--start` / `--end`) as exact instants: attoseconds since 1970-01-01T00:00:00 UTC (the finest numpy unit,
+ * `--start` / `--end` bounds as exact instants: attoseconds since 1970-01-01T00:00:00 UTC (the finest numpy unit,
  * so that a bound compares exactly with a value of any unit). A bound without a zone is naive, like the data it
  * selects (numpy datetime64 has no zone); a bound with `Z` or an offset is converted to UTC.
  */
@@ -22,9 +22,7 @@ function isLeapYear(year: bigint): boolean {
 	return (year % 4n === 0n && year % 100n !== 0n) || year % 400n === 0n;
 }
 
-export type BoundOption = "start" | "end";
-
-function checkRange(option: BoundOption, text: string, what: string, value: number, low: number, high: number): void {
+function checkRange(option: string, text: string, what: string, value: number, low: number, high: number): void {
 	if (value < low || value > high) throw new UsageError(`${option} ${JSON.stringify(text)}: ${what} ${value} is out of range (${low}-${high})`, { option, value: text });
 }
 
@@ -32,7 +30,7 @@ function checkRange(option: BoundOption, text: string, what: string, value: numb
  * Parses an ISO 8601 date or date-time (`2021`, `2021-03`, `2021-03-04`, `2021-03-04T05:06:07.123456789`, with
  * an optional `Z`, `UTC` or `±hh[:mm]`) into its exact instant. Omitted fields are the start of the period.
  */
-export function parseTimeBound(text: string, option: BoundOption = "start"): bigint {
+export function parseTimeBound(text: string, option: "start" | "end" = "start"): bigint {
 	const match = BOUND.exec(text.trim());
 	if (match === null) throw new UsageError(`${option} ${JSON.stringify(text)}: not an ISO 8601 date or date-time (e.g. 2021-03-04 or 2021-03-04T05:06:07Z)`, { option, value: text });
 	const [, yearText, monthText, dayText, hourText, minuteText, secondText, fractionText, zone] = match;
@@ -55,7 +53,7 @@ export function parseTimeBound(text: string, option: BoundOption = "start"): big
 }
 
 /** Seconds east of UTC: the instant is the local time minus the offset. */
-function zoneOffsetSeconds(zone: string | undefined, option: BoundOption, text: string): bigint {
+function zoneOffsetSeconds(zone: string | undefined, option: string, text: string): bigint {
 	if (zone === undefined || /^(z|utc)$/i.test(zone)) return 0n;
 	const digits = zone.slice(1).replace(":", "");
 	const hours = Number(digits.slice(0, 2));
@@ -70,7 +68,7 @@ function zoneOffsetSeconds(zone: string | undefined, option: BoundOption, text: 
 export function parseTimeBounds(start: string | undefined, end: string | undefined): TimeBounds {
 	const bounds = { start: start === undefined ? undefined : parseTimeBound(start, "start"), end: end === undefined ? undefined : parseTimeBound(end, "end") };
 	if (bounds.start !== undefined && bounds.end !== undefined && bounds.start >= bounds.end) {
-		throw new UsageError(`start ${start} is not before end ${end}: the range [start, end) would be empty`, { option: "start", value: start });
+		throw new UsageError(`start ${start} is not before \`end\` ${end}: the range [start, end) would be empty`, { option: "start", value: start });
 	}
 	return bounds;
 }

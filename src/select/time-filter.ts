@@ -28,7 +28,7 @@ export function boundsInUnit(bounds: TimeBounds, unit: TargetUnit, truncated: bo
 	for (const [option, bound] of [["start", bounds.start], ["end", bounds.end]] as const) {
 		// A floored value v stands for times in [v, v + 1): against a bound inside that unit, the side is unknown.
 		if (truncated && bound !== undefined && bound % size !== 0n) {
-			throw new UsageError(`${option} is not a whole number of ${unit} (the output unit), and the times are floored to ${unit}: which side of the bound a floored time lies on is unknown`, { option, unit });
+			throw new UsageError(`${option} is finer than the output unit (${unit}) and \`allowTruncate\` floors the times: write the bound in whole ${unit}, or choose a finer \`unit\``, { option });
 		}
 	}
 	return {

@@ -97,13 +97,13 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a column of times (datetime64 or CF time)" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
 	} else {
 		if (candidates.length === 0) {
-			const hint = index ? "" : " (a dimension's time coordinate is one when index columns are written)";
-			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}`, { option: index ? "timeColumn" : "index" });
+			const hint = index ? "" : " (a dimension's time coordinate is one with index columns: `index`)";
+			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
 		}
-		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as timeColumn`, { option: "timeColumn" });
+		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });
 		chosen = candidates[0];
 	}
-	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is an output column only when index columns are written`, { option: "index" });
+	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is exported only with index columns (\`index\`)`, { option: "index" });
 	return chosen;
 }
 
