@@ -53,7 +53,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const time = needsTime ? findTimeColumn(table, plan.columns.index, select.timeColumn) : undefined;
+	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar }) : undefined;
 	const selection = await selectRows(table, {
 		bounds: select.bounds,
 		time,

@@ -119,8 +119,8 @@ describe("errors: the library names options, the CLI flags", () => {
 	const observations = path.join(REPO, "data/observations.zarr");
 
 	it.each([
-		[() => exportSelection(observations, collector(), { columns: "all", start: "2023", timeColumn: "temperature" }), "--time-column temperature: not a datetime64 column"],
-		[() => exportDataset(observations, tempDir(), { columns: ["temperature"], partitionBy: "day" }), /^no datetime64 column .*: --index\)$/],
+		[() => exportSelection(observations, collector(), { columns: "all", start: "2023", timeColumn: "temperature" }), "--time-column temperature: not a column of times (datetime64 or CF time)"],
+		[() => exportDataset(observations, tempDir(), { columns: ["temperature"], partitionBy: "day" }), /^no time column \(datetime64 or CF time\) .*: --index\)$/],
 		[() => planExport({ maxRowsPerFile: 1000 }), /^--max-rows-per-file applies to the files of a dataset folder.*--partition-by, or --part with -o <folder>\)$/],
 		[() => planExport({ start: "2024", end: "2023" }), "--start 2024 is not before --end 2023: the range [start, end) would be empty"],
 		[() => planExport({ part: "7/3" }), "--part 7/3: part 7 does not exist among 3 parts (0 to 2)"],

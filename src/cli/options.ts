@@ -167,7 +167,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{
 		name: "time-column",
 		kind: "string",
-		defaultText: "the only datetime64 column",
+		defaultText: "the only time column (datetime64 or CF time)",
 		describe: "the column --start/--end and --partition-by use",
 		commands: ["export"],
 		inapplicable: notSelecting,
