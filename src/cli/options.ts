@@ -6,7 +6,8 @@
  */
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
-import { COMPRESSIONS } from "../stream/parquet/options.js";
+import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../stream/parquet/options.js";
+import { DEFAULT_RETRIES } from "../store/http-store.js";
 import { ROW_ORDERS } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
 import { FORMAT_OF_EXTENSION } from "./output-format.js";
@@ -131,12 +132,12 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "chunks read and decoded at once",
 		commands: ["export"],
 	},
-	{ name: "row-group-rows", kind: "number", min: 1, default: 1_048_576, describe: "Parquet rows per row group", commands: ["export"], inapplicable: onlyParquet },
+	{ name: "row-group-rows", kind: "number", min: 1, default: DEFAULT_ROW_GROUP_ROWS, describe: "Parquet rows per row group", commands: ["export"], inapplicable: onlyParquet },
 	{
 		name: "compression",
 		kind: "string",
 		choices: COMPRESSIONS,
-		default: "zstd",
+		default: DEFAULT_COMPRESSION,
 		describe: "Parquet compression",
 		commands: ["export"],
 		inapplicable: onlyParquet,
@@ -150,7 +151,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export", "inspect"],
 		inapplicable: onlyRemote,
 	},
-	{ name: "retries", kind: "number", min: 0, default: 3, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
+	{ name: "retries", kind: "number", min: 0, default: DEFAULT_RETRIES, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
 	{
 		name: "sign-request",
 		kind: "boolean",
