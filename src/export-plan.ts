@@ -131,7 +131,7 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`, { option: "concurrency", value: concurrency });
 	}
 	const order = options.order ?? "c";
-	if (order !== "c" && order !== "chunk") throw new UsageError(`invalid order ${JSON.stringify(order)}: "c" or "chunk"`, { option: "order", value: order });
+	if (order !== "c" && order !== "chunk") throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of c, chunk`, { option: "order", value: order });
 	const { index = false } = options;
 	if (index !== true && index !== false && index !== "positions") throw new UsageError(`invalid index ${JSON.stringify(index)}: true, false or "positions"`, { option: "index", value: index });
 	if (order === "chunk" && index === false) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
