@@ -8,7 +8,7 @@ import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
 import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../stream/parquet/options.js";
 import { DEFAULT_RETRIES } from "../store/http-store.js";
-import { ROW_ORDERS } from "../stream/table-reader.js";
+import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
 import { FORMAT_OF_EXTENSION } from "./output-format.js";
 
@@ -51,6 +51,9 @@ export interface OptionSpec {
 const onlyParquet = ({ format }: RunFacts) => (format === undefined || format === "parquet" ? undefined : `it applies to --to parquet, not --to ${format}`);
 const notSelecting = ({ selects }: RunFacts) => (selects === false ? "it applies with --start, --end or --partition-by" : undefined);
 const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies to stores read over the network, not to a local one");
+
+/** `--order`'s values: the library's row orders, every one of them (the record's keys are checked against the type). */
+const ROW_ORDERS = Object.keys({ c: true, chunk: true } satisfies Record<RowOrder, true>);
 
 const EXTENSIONS_HELP = Object.entries(FORMAT_OF_EXTENSION)
 	.map(([extension, format]) => `.${extension} ${format}`)
