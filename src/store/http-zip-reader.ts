@@ -1,5 +1,5 @@
 import type ZipFileStore from "@zarrita/storage/zip";
-import type { AbsolutePath } from "./store-types.js";
+import type { AbsolutePath } from "@zarrita/storage";
 import { Dt64ExportError } from "../errors.js";
 import type { HttpStore } from "./http-store.js";
 
