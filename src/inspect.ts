@@ -558,7 +558,7 @@ export function formatInspectReport(report: InspectReport): string {
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}`);
 		if (node.companion !== undefined) {
-			field("companion", node.companion ? `yes, as ${node.arrowType}: a column next to datetime64 arrays of its shape (--columns)` : `no: ${node.companionReason}`);
+			field("companion", node.companion ? `yes, as ${node.arrowType}: a column next to datetime64 arrays of its shape` : `no: ${node.companionReason}`);
 		}
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));

@@ -10,7 +10,6 @@ import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder,
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
-export const ROW_ORDERS: readonly RowOrder[] = ["c", "chunk"];
 
 /**
  * The same rows of every column: `columns[k]` holds the values of column k for the rows of `region`, over the
