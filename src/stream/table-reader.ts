@@ -1,5 +1,6 @@
 import { GeneratorReadable } from "./generator-readable.js";
 import { Dt64ExportError } from "../errors.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import type { RowRegion } from "../table/row-index.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
@@ -29,6 +30,11 @@ export interface TableReaderOptions {
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
 	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
 	rows?: RowRange;
+	/**
+	 * N-d bands are assembled in its buffers, and chunks copied into them go back to it (see readBands): only for
+	 * exports whose output hands written buffers back to the same pool.
+	 */
+	bufferPool?: BufferPool;
 }
 
 /**
@@ -41,8 +47,12 @@ export interface BroadcastSource {
 	readonly axes: readonly number[];
 }
 
-/** Values of one band at most when columns are repeated over it: the batches stay near a million rows. */
-export const BAND_VALUES = 1 << 20;
+/**
+ * Values of one band at most when it is cut (an N-d table, or columns repeated over it): a quarter million rows,
+ * 2 MiB per int64 column. Batches in the pipeline (a few, between its stages) hold this much of each column,
+ * index columns included: a million rows measured 55 MiB more peak RSS on a 3-D zstd store with `--index`.
+ */
+export const BAND_VALUES = 1 << 18;
 
 const asBroadcastSource = (column: ChunkSource<ChunkValues> | BroadcastSource, shape: readonly number[]): BroadcastSource =>
 	"source" in column ? column : { source: column, shape, axes: shape.map((_, axis) => axis) };
@@ -96,7 +106,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 					throw new Dt64ExportError("TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
 				}
 			}
-			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
+			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows, options.bufferPool));
 		}
 	}
 
@@ -130,6 +140,7 @@ async function* cOrderBands(
 	mayReadAhead: () => boolean,
 	onChunk?: () => void,
 	rows?: RowRange,
+	bufferPool?: BufferPool,
 ): AsyncGenerator<TableBand> {
 	if (product(shape) === 0) return;
 	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
@@ -137,13 +148,15 @@ async function* cOrderBands(
 		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
 		return;
 	}
-	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows) : undefined));
+	const rowValues = product(shape.slice(1));
+	// A 1-D chunk passes through whole; N-d bands and columns repeated over the band are cut into batches of about
+	// BAND_VALUES values: each batch's index columns and repeated values are then that size, not a row of chunks'
+	// (tens of megabytes), and a written batch's buffers come back for the next while a row of chunks is copied.
+	const capped = shape.length > 1 || columns.some((column) => column.axes.length !== shape.length);
+	const maxRows = capped ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
+	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows }) : undefined));
 	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
 	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
-	const rowValues = product(shape.slice(1));
-	// Columns over every axis give their own bands (a 1-D chunk passes through whole); repeating others is capped.
-	const broadcasting = columns.some((column) => column.axes.length !== shape.length);
-	const maxRows = broadcasting ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
 	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
 	const lastRow = rows === undefined ? shape[0] : rows.end;
 	for (let row = rows === undefined ? 0 : rows.start; row < lastRow; ) {
@@ -192,15 +205,17 @@ async function* chunkOrderBands(
 			extent = clipped.extent;
 		}
 		const origin = coords.map((c, axis) => c * chunkShape[axis]);
-		if (rows !== undefined) {
-			// The box keeps only the rows in range: whole rows of it along the first axis, contiguous in C order.
-			const from = Math.max(origin[0], rows.start);
-			const to = Math.min(origin[0] + extent[0], rows.end);
-			const rest = product(extent.slice(1));
-			for (let k = 0; k < columns.length; k++) columns[k] = sliceValues(columns[k], (from - origin[0]) * rest, (to - origin[0]) * rest);
-			origin[0] = from;
-			extent = [to - from, ...extent.slice(1)];
+		// The box's rows in range (all without `rows`), in bands of at most BAND_VALUES values as in C order:
+		// whole rows of the box along its first axis, contiguous in C order.
+		const from = rows === undefined ? origin[0] : Math.max(origin[0], rows.start);
+		const to = rows === undefined ? origin[0] + extent[0] : Math.min(origin[0] + extent[0], rows.end);
+		const rest = product(extent.slice(1));
+		const step = Math.max(1, Math.floor(BAND_VALUES / rest));
+		for (let start = from; start < to; start += step) {
+			const end = Math.min(to, start + step);
+			const band = columns.map((values) => sliceValues(values, (start - origin[0]) * rest, (end - origin[0]) * rest));
+			const bandExtent = [end - start, ...extent.slice(1)];
+			yield { columns: band, length: product(bandExtent), region: { kind: "box", origin: [start, ...origin.slice(1)], extent: bandExtent } };
 		}
-		yield { columns, length: product(extent), region: { kind: "box", origin, extent } };
 	}
 }
