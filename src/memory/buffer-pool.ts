@@ -76,6 +76,12 @@ export class BufferPool {
 		this.#issued(buffer, view.byteLength);
 	}
 
+	/** Whether `view` is all of the use of a buffer this pool issued, none of it said dead: its owner may hand it over whole. */
+	isWhole(view: Uint8Array): boolean {
+		const buffer = view.buffer;
+		return buffer instanceof ArrayBuffer && view.byteOffset === 0 && view.byteLength > 0 && this.#issuedLength.get(buffer) === view.byteLength && !this.#deadRanges.has(buffer);
+	}
+
 	/**
 	 * Says the bytes of `view` are dead. The buffer under it comes back once every byte of its use (see acquire and
 	 * shorten) has been said dead, by this view or with others before it; a buffer the pool did not issue is ignored.
