@@ -188,6 +188,7 @@ async function* cOrderBands(
 		row = end;
 	}
 }
+
 /**
  * The values of a column over its own axes (`values` of `ownShape`, on the table axes `axes`) inside a box of the
  * table: the values themselves when the box covers them, else a copy of the sub-box.
@@ -202,14 +203,14 @@ function valuesInBox(values: ChunkValues, ownShape: readonly number[], axes: rea
 
 /**
  * The rows of a column along the table's first axis, from its bands, for boxes asked for in increasing rows: what
- * it holds starts at the first row asked for last, and ends at the end of a band (two bands at most, when its
- * chunks along the first axis end elsewhere than the table's).
+ * it holds starts at the first row asked for last and ends at the end of a band, so at most the box's rows and one
+ * band (its bands are joined when its chunks along the first axis end elsewhere than the table's).
  */
-function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonly number[]) {
+function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonly number[]): (from: number, to: number) => Promise<{ values: ChunkValues; firstRow: number }> {
 	const rowValues = product(shape.slice(1));
 	let values: ChunkValues | undefined;
 	let firstRow = 0;
-	return async (from: number, to: number): Promise<{ values: ChunkValues; firstRow: number }> => {
+	return async (from, to) => {
 		if (values !== undefined && firstRow < from) {
 			const drop = Math.min(from - firstRow, values.length / rowValues);
 			values = sliceValues(values, drop * rowValues, values.length);
