@@ -25,12 +25,14 @@ interface Case {
 	configuration: Record<string, unknown>;
 	values: number;
 	random: boolean;
+	/** Bytes per value of the typesize cases (int16, int32, float32), whose decoded bytes are stored beside them. */
+	typesize?: number;
 }
 const { cases } = JSON.parse(fs.readFileSync(path.join(FIXTURES, "cases.json"), "utf8")) as { cases: Case[] };
 
 /** The data of make_codec_fixtures.py: value(i) = 1.7e18 + i * 1e9 + (i * 7919) % 1000. */
 function expectedBytes(c: Case): Uint8Array {
-	if (c.random) return new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${c.name}.raw`)));
+	if (c.random || c.typesize !== undefined) return new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${c.name}.raw`)));
 	const values = BigInt64Array.from({ length: c.values }, (_, i) => 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000_000n + BigInt((i * 7919) % 1000));
 	return new Uint8Array(values.buffer);
 }
@@ -38,12 +40,13 @@ const encoded = (c: Case) => new Uint8Array(fs.readFileSync(path.join(FIXTURES, 
 const isSnappy = (c: Case) => c.configuration.cname === "snappy";
 
 describe("decoders against numcodecs' encoders", () => {
-	it("covers every blosc compressor and shuffle, zstd levels, lz4, three sizes and incompressible data", () => {
+	it("covers every blosc compressor and shuffle, 2-, 4- and 8-byte values, zstd levels, lz4, three sizes and incompressible data", () => {
 		const blosc = cases.filter((c) => c.codec === "blosc");
 		expect(new Set(blosc.map((c) => c.configuration.cname))).toEqual(new Set(["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"]));
 		expect(new Set(blosc.map((c) => c.configuration.shuffle))).toEqual(new Set(["noshuffle", "shuffle", "bitshuffle", undefined]));
 		expect(new Set(cases.map((c) => c.values))).toEqual(new Set([1, 1000, 20011, 5003]));
-		expect(cases.length).toBe(72);
+		expect(new Set(blosc.map((c) => c.typesize ?? 8))).toEqual(new Set([2, 4, 8]));
+		expect(cases.length).toBe(84);
 	});
 
 	const decoders = new WasmDecoders();
