@@ -2,7 +2,7 @@ import { Dt64ExportError } from "../../errors.js";
 import { readBloscHeader } from "./blosc-header.js";
 import type { BytesToBytesCodec, CodecFactory, ChunkSpec } from "./codec.js";
 import { DECODED_SLACK_BYTES } from "./decoded-size.js";
-import { decodeWasmCodec } from "./off-thread.js";
+import { decodeWasmCodec, warmDecodeThreads } from "./off-thread.js";
 import { zstdContentBound } from "./zstd-frame.js";
 
 /**
@@ -46,11 +46,15 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
 	return declared;
 };
 
+/** The codec is made when its array is opened: the threads start then, while the rest of the export is set up. */
 function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFactory {
-	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => ({
-		kind: "bytes_to_bytes",
-		decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool),
-	});
+	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => {
+		warmDecodeThreads();
+		return {
+			kind: "bytes_to_bytes",
+			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool),
+		};
+	};
 }
 
 export const zstdCodec = offThread("zstd", checkZstd);

@@ -56,6 +56,14 @@ export class DecoderPool {
 		});
 	}
 
+	/**
+	 * Starts the threads not yet started, before any chunk needs them: a thread takes a tenth of a second or more to
+	 * start (its isolate, its module, the WebAssembly), which then overlaps whatever precedes the first decode.
+	 */
+	warm(): void {
+		while (this.#threads.length < this.size) this.#start();
+	}
+
 	/** Stops every thread; chunks in flight fail. */
 	async close(): Promise<void> {
 		const threads = this.#threads.splice(0);
