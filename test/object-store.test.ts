@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { exportToFile } from "../src/export.js";
 import { inspectStore } from "../src/inspect.js";
 import { openTimeArray } from "../src/open-array.js";
 import { collectHeaders } from "../src/cli/header-options.js";
@@ -63,6 +64,8 @@ beforeAll(async () => {
 		await writeArray(path.join(buckets, bucket, "plain.zarr"), "", { shape: [1000], chunks: [128], dataType: seconds, values: INPUT, codecs: [LE, { name: "gzip", configuration: { level: 1 } }] });
 	}
 	await writeArray(path.join(buckets, "private", "sharded.zarr"), "", { shape: [4000], chunks: [1000], dataType: seconds, values: SHARDED, codecs: [sharding] });
+	// Chunks 2 and 5 were never written (zarr's "empty chunk" rule): the bucket answers 404 for them.
+	await writeArray(path.join(buckets, "private", "holes.zarr"), "", { shape: [1000], chunks: [128], dataType: seconds, values: INPUT, codecs: [LE, { name: "gzip", configuration: { level: 1 } }], omitChunks: ([c]: number[]) => c === 2 || c === 5 });
 	// A group with more children than one listing page, and no consolidated metadata: found by listing only.
 	const group = path.join(buckets, "private", "group.zarr");
 	await writeGroup(group, "");
@@ -124,6 +127,26 @@ describe("s3:// with Signature V4", () => {
 		const requests = s3.requests.slice(before);
 		expect(requests.length).toBeGreaterThan(8);
 		expect(requests.every((request) => request.user === KEY_ID)).toBe(true);
+	});
+
+	it("a chunk the bucket does not hold (404) is the fill value, as in a folder; the library reads s3:// too", async () => {
+		const local = outFile();
+		const remote = outFile();
+		expect((await runCliAsync([path.join(buckets, "private", "holes.zarr"), "-o", local, "-q"])).status).toBe(0);
+		const before = s3.requests.length;
+		const result = await runCliAsync(["s3://private/holes.zarr", "-o", remote, "-q"], { env: signedEnv() });
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+		const expected = Array.from(INPUT, (value, i) => (Math.floor(i / 128) === 2 || Math.floor(i / 128) === 5 ? NAT : value));
+		expect(readRawInt64(remote).map((value) => value ?? NAT)).toEqual(expected);
+		const missing = s3.requests.slice(before).filter((request) => request.status === 404).map((request) => request.key);
+		expect(missing.sort()).toEqual(["holes.zarr/c/2", "holes.zarr/c/5"]);
+
+		// The library's exportToFile takes the same URL and environment and writes the same bytes.
+		const library = outFile();
+		await exportToFile("s3://private/holes.zarr", library, { env: signedEnv() });
+		expect(fs.readFileSync(library).equals(fs.readFileSync(local))).toBe(true);
 	});
 
 	it("reads a sharded array by signed byte ranges", async () => {

@@ -3,7 +3,7 @@
  * its coding, missing-value markers and the Arrow unit `--unit auto` gives it. Detection is here too, so that
  * discovery, tables and inspect agree on what a CF time array is.
  */
-import type { AsyncReadable } from "@zarrita/storage";
+import type { AsyncReadable } from "../store/readable.js";
 import type { TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { errorInContext } from "../errors.js";

@@ -4,7 +4,7 @@
  * so every request here is retried with bounded exponential backoff before it fails with one line naming the URL.
  */
 import { STATUS_CODES } from "node:http";
-import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "@zarrita/storage";
+import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { awsUriEncode } from "./sigv4.js";
 
