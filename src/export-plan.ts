@@ -120,8 +120,12 @@ export interface ExportPlan {
 	readonly dataset: DatasetPlan | undefined;
 }
 
-/** Checks and normalizes the options of an export, before anything is read: the one place they are checked. */
-export function planExport(options: ExportOptions = {}): ExportPlan {
+/**
+ * Checks and normalizes the options of an export, before anything is read: the one place they are checked.
+ * `dataset`: the export writes a dataset folder (exportDataset; by default, when partitionBy or part is given),
+ * not one file or stream, which a part of the rows (`part`) can be too.
+ */
+export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
 	const format = options.format ?? "arrow";
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
 	const conversion = normalizeConversionOptions(options);
@@ -141,8 +145,9 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 		rename.set(from, to);
 	}
 	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
-	if (options.maxRowsPerFile !== undefined && !writesDataset(options)) {
-		throw new UsageError("maxRowsPerFile splits the files of a dataset folder: it goes with partitionBy or part", { option: "maxRowsPerFile" });
+	if (!dataset && options.partitionBy !== undefined) throw new UsageError("partitionBy writes a dataset folder (exportDataset), not one file or stream", { option: "partitionBy" });
+	for (const option of ["maxRowsPerFile", "maxOpenFiles"] as const) {
+		if (!dataset && options[option] !== undefined) throw new UsageError(`${option} applies to the files of a dataset folder, and this export writes one file or stream`, { option });
 	}
 	// Each store option by name: a new one is added here, as the other parts' are.
 	const { headers, retries, bufferPool, signRequests, env } = options;
@@ -168,7 +173,7 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 		},
 		output: { format, compression: options.compression, rowGroupRows: options.rowGroupRows },
 		select: selectsRows(options) ? planSelection(options) : undefined,
-		dataset: writesDataset(options) ? planDataset(options, format) : undefined,
+		dataset: dataset ? planDataset(options, format) : undefined,
 	};
 }
 

@@ -19,8 +19,12 @@ import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./z
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
+import { inTableOrder } from "./table/transposed-variable.js";
 
-/** An array of the table; `axes` are the table axes of its own axes (see layOutTable). */
+/**
+ * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
+ * the table's dimensions in another order is seen transposed (metadata and chunks, see transposed-variable.ts).
+ */
 export type TableColumn =
 	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[] }
 	| {
@@ -174,7 +178,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		seen.add(column.name);
 	}
 	const layout = layOutTable(opening.map(variableOf));
-	const columns = opening.map((column, k) => ({ ...column, axes: layout.axes[k] }) as TableColumn);
+	const columns = opening.map((column, k) => inTableOrder(column, layout.axes[k]));
 	const index: TableIndex[] = [];
 	for (const [axis, dimension] of layout.dimensions.entries()) {
 		const coordinate = indexSource === "coordinates" ? (columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ?? (await findCoordinate(opened, group, dimension, options))) : undefined;

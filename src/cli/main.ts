@@ -28,7 +28,6 @@ import { resolveOutputFormat } from "./output-format.js";
 import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
-import { writesDataset } from "../select/selection-options.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -172,7 +171,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const toStdout = args.output === "-";
 	const existing = args.output === undefined || toStdout ? undefined : fs.statSync(args.output, { throwIfNoEntry: false });
 	// A dataset's -o is a folder, whose name says nothing about the format: Parquet unless --to says otherwise.
-	const dataset = writesDataset({ partitionBy: args.partitionBy, part: args.part });
+	// A part to stdout is the part's rows as one stream.
+	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile());
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
 	warnInapplicable(command, { format, remote: isRemote(args.store), selects });
@@ -212,7 +212,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		parts: args.parts,
 		partitionBy: args.partitionBy,
 		maxRowsPerFile: args.maxRowsPerFile,
-	});
+	}, dataset);
 	if (plan.dataset !== undefined) {
 		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force });
 		return;

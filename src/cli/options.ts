@@ -167,7 +167,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{
 		name: "time-column",
 		kind: "string",
-		defaultText: "the only datetime64 column",
+		defaultText: "the only time column (datetime64 or CF time)",
 		describe: "the column --start/--end and --partition-by use",
 		commands: ["export"],
 		inapplicable: notSelecting,
@@ -179,7 +179,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "write -o as a Hive-partitioned dataset folder (year=2021/month=1/day=5/...)",
 		commands: ["export"],
 	},
-	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o, or auto: K and N from the batch engine", commands: ["export"] },
+	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o (or to stdout with -o -), or auto: K and N from the batch engine", commands: ["export"] },
 	{ name: "parts", kind: "number", min: 1, describe: "N for --part auto in a Kubernetes Indexed Job (its completions)", commands: ["export"] },
 	{ name: "max-rows-per-file", kind: "number", min: 1, defaultText: "no limit", describe: "rows per dataset file at most (then more files per partition)", commands: ["export"] },
 ];
