@@ -75,7 +75,7 @@ describe("inspect a folder store", () => {
 				"  codecs      bytes(little) zstd(level=3)",
 				'  fill value  "NaN"',
 				"  exportable  no: data type is float32, not numpy.datetime64",
-				"  companion   yes, as float: a column next to datetime64 arrays of its shape (--columns)",
+				"  companion   yes, as float: a column next to datetime64 arrays of its shape",
 				"",
 				"time  array",
 				"  data type   datetime64[s] (unit s, scale factor 1)",
@@ -131,7 +131,7 @@ describe("inspect a folder store", () => {
 		expect(result.stdout).toContain("bad  array\n  data type   int8\n");
 		expect(result.stdout).toContain('  companion   no: unknown codec "lz77"\n');
 		expect(result.stdout).toContain("n  array\n  data type   int64\n  shape       [2, 3]\n  chunks      [2, 3]\n  codecs      bytes(little)\n  fill value  9007199254740993\n  dimensions  [time, station]\n");
-		expect(result.stdout).toContain("  companion   yes, as int64: a column next to datetime64 arrays of its shape (--columns)\n");
+		expect(result.stdout).toContain("  companion   yes, as int64: a column next to datetime64 arrays of its shape\n");
 		expect(result.stdout).toContain("  dimensions  [time, -]\n  exportable  yes, as timestamp[s]\n");
 	});
 

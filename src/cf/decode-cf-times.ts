@@ -8,6 +8,7 @@
  * Model calendars (with --convert-calendar): the count gives a date label in that calendar, which is exported as
  * the same label of the proleptic Gregorian calendar; a label that does not exist there is refused.
  */
+import { floorDiv } from "../convert/bigint-division.js";
 import type { TimestampValues } from "../convert/to-arrow-timestamps.js";
 import type { OverflowPolicy } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
@@ -46,11 +47,6 @@ const INT64_MIN = -(2n ** 63n) + 1n;
 const INT64_MAX = 2n ** 63n - 1n;
 /** Past this many days no Arrow unit holds the instant (int64 seconds span ±1.07e14 days): labels stay in doubles. */
 const DAY_LIMIT = 2n ** 48n;
-
-const floorDiv = (a: bigint, b: bigint): bigint => {
-	const quotient = a / b;
-	return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
-};
 
 type Outcome = { value: bigint; exact: boolean } | "overflow" | { label: string };
 

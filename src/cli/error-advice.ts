@@ -55,15 +55,14 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	ACCESS_DENIED: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),
 	CREDENTIALS_MISSING: (error) => (error.option === "signRequests" ? "; a public bucket is read without them with --no-sign-request" : ""),
 	COLUMNS_INCOMPATIBLE: (error) =>
+		// A name clash (index or value column) is solved by --rename, for a table as for a single array.
 		error.option === "order"
 			? ": use --order c"
-			: error.option === "column"
-				? " with --column"
-				: error.option === "rename"
-					? `: rename one with --rename ${String(error.value)}=<new name>`
-					: error.option === "columns" && error.value === undefined
-						? "; export them separately, or choose --columns whose dimensions agree"
-						: "",
+			: error.option === "rename"
+				? `: rename one with --rename ${String(error.value)}=<new name>`
+				: error.option === "columns" && error.value === undefined
+					? "; export them separately, or choose --columns whose dimensions agree"
+					: "",
 };
 
 /** The one line the CLI prints for a library error: the option named by its flag, and the flag that helps. */

@@ -7,11 +7,12 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
-import { FILE_EXTENSIONS, parseRenameList, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
 import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
+import { parseRenameList } from "./rename-list.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet/options.js";
@@ -25,6 +26,7 @@ import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { flag, optionsOf, type RunFacts } from "./options.js";
 import { resolveOutputFormat } from "./output-format.js";
+import { rewriteYargsMessage } from "./yargs-messages.js";
 import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
@@ -266,7 +268,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	// yargs answers the shell's completion requests itself (from completeWords below): no checks on those words.
 	const completing = argv.includes("--get-yargs-completions");
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
-	const environment = optionsFromEnvironment(commandLine.command);
+	const environment = optionsFromEnvironment(commandLine.command, process.env, commandLine.given);
 	for (const warning of environment.warnings) process.stderr.write(`dt64-export: warning: ${warning}\n`);
 	await yargs(commandLine.argv ?? argv)
 		.scriptName("dt64-export")
@@ -319,9 +321,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 		.wrap(Math.min(110, process.stdout.columns ?? 110))
 		.fail((message, error) => {
 			// The command line's mistakes are found before yargs sees it (checkCommandLine) or by the option table's
-			// checks, which reach here as a YError with their message: a usage error either way.
+			// checks, which reach here as a YError with their message: a usage error either way, and one in yargs'
+			// wording is rewritten.
 			if (error && error.name !== "YError") fail(error);
-			fail(new UsageError(message ?? error.message));
+			const text = message ?? error.message;
+			fail(new UsageError(rewriteYargsMessage(text) ?? text));
 		})
 		.parseAsync();
 }

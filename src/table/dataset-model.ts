@@ -62,7 +62,7 @@ export function layOutTable(variables: readonly DatasetVariable[]): TableLayout 
 	for (const variable of named) {
 		const names = dimensionNamesOf(variable)!;
 		const repeated = names.find((name, axis) => names.indexOf(name) !== axis);
-		if (repeated !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`, { option: "columns" });
+		if (repeated !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`, { option: "columns", value: variable.name });
 	}
 	let dimensions: TableDimension[];
 	if (named.length === 0) {

@@ -91,43 +91,62 @@ export function clipChunk<V extends ChunkValues>(chunk: V, chunkShape: readonly 
 	return { values, extent };
 }
 
-/**
- * Reorders a strided chunk into C order, e.g. after a `transpose` codec: row by row of the last axis, the source
- * position stepped by the strides (an odometer over the other axes), with no per-value coordinate arrays.
- */
+/** Reorders a strided chunk into C order, e.g. after a `transpose` codec. */
 export function toCOrder<V extends ChunkValues>(data: V, shape: readonly number[], strides: readonly number[]): V {
 	const wanted = cStrides(shape);
 	if (strides.every((s, axis) => s === wanted[axis] || shape[axis] === 1)) return data;
+	if (!(data instanceof BigInt64Array || data instanceof BigUint64Array)) return reorderValues(data, shape, strides);
 	const out = allocateLike(data, product(shape));
-	if (shape.some((n) => n === 0)) return out;
-	const last = shape.length - 1;
-	const rowLength = shape[last];
-	const step = strides[last];
-	// Values of 64 bits are moved as their two 32-bit words: indexing a BigInt64Array would create a BigInt per value.
-	const wide = data instanceof BigInt64Array || data instanceof BigUint64Array;
-	const from32 = wide ? new Int32Array(data.buffer, data.byteOffset, data.length * 2) : null;
-	const to32 = wide ? new Int32Array((out as BigInt64Array).buffer, (out as BigInt64Array).byteOffset, out.length * 2) : null;
+	// Copy the two 32-bit words of each value: indexing the BigInt64Array would create a BigInt per value.
+	const from = new Int32Array(data.buffer, data.byteOffset, data.length * 2);
+	const to = new Int32Array((out as BigInt64Array).buffer);
+	forEachStridedRun(shape, strides, (source, step, length, target) => {
+		for (let i = 0; i < length; i++) {
+			const at = 2 * (source + i * step);
+			to[2 * (target + i)] = from[at];
+			to[2 * (target + i) + 1] = from[at + 1];
+		}
+	});
+	return out;
+}
+
+/** `toCOrder` for values whose element access creates no BigInt: numbers, and strings. */
+function reorderValues<V extends ChunkValues>(data: V, shape: readonly number[], strides: readonly number[]): V {
+	const out = allocateLike(data, product(shape));
 	const from = data as ArrayLike<number | string>;
 	const to = out as unknown as { [index: number]: number | string };
+	forEachStridedRun(shape, strides, (source, step, length, target) => {
+		for (let i = 0; i < length; i++) to[target + i] = from[source + i * step];
+	});
+	return out;
+}
+
+/**
+ * Walks a strided array of `shape` in C order one run along the last axis at a time (not value by value, which
+ * made a reorder cost an array allocation per value): `run(first source index, source step, length, first
+ * target index)`, targets counting in C order from 0.
+ */
+function forEachStridedRun(shape: readonly number[], strides: readonly number[], run: (source: number, step: number, length: number, target: number) => void): void {
+	const rank = shape.length;
+	if (rank === 0) {
+		run(0, 1, 1, 0);
+		return;
+	}
+	if (shape.some((n) => n === 0)) return;
+	const last = rank - 1;
 	const index = new Array<number>(last).fill(0);
-	let rowStart = 0;
+	let source = 0;
 	let target = 0;
 	for (;;) {
-		if (from32 !== null && to32 !== null) {
-			for (let k = 0, source = rowStart; k < rowLength; k++, source += step, target++) {
-				to32[2 * target] = from32[2 * source];
-				to32[2 * target + 1] = from32[2 * source + 1];
-			}
-		} else {
-			for (let k = 0, source = rowStart; k < rowLength; k++, source += step) to[target++] = from[source];
-		}
+		run(source, strides[last], shape[last], target);
+		target += shape[last];
 		let axis = last - 1;
 		while (axis >= 0 && ++index[axis] === shape[axis]) {
 			index[axis] = 0;
-			rowStart -= (shape[axis] - 1) * strides[axis];
+			source -= (shape[axis] - 1) * strides[axis];
 			axis--;
 		}
-		if (axis < 0) return out;
-		rowStart += strides[axis];
+		if (axis < 0) return;
+		source += strides[axis];
 	}
 }
