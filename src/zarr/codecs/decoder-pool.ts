@@ -80,7 +80,6 @@ export class DecoderPool {
 	#start(): DecodeThread {
 		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
 		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [] }), pending: new Map() };
-		thread.worker.unref();
 		thread.worker.on("message", (answer: DecodeAnswer) => {
 			const task = thread.pending.get(answer.id);
 			if (task === undefined) return;
@@ -91,6 +90,9 @@ export class DecoderPool {
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));
 		thread.worker.on("exit", (code) => void this.#fail(thread, new Error(`exited with code ${code}`)));
+		// After the listeners: adding a "message" listener refs the worker again (Node 20), and a thread started by
+		// warm() that never gets a chunk would then keep the process alive (inspect never exited).
+		thread.worker.unref();
 		this.#threads.push(thread);
 		return thread;
 	}
