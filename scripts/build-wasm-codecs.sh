@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds src/zarr/codecs/wasm/decoders-wasm.ts: the zstd, lz4 and blosc decoders (decoders.c) compiled to
 # WebAssembly from Debian bookworm's sources of zstd 1.5.4, lz4 1.9.4, c-blosc 1.21.3 and zlib 1.2.13 (blosc's
-# zlib compressor), with clang 19 and wasi-libc. The sources are fetched with `apt-get source` (deb-src lists kept
-# in the build folder, the machine's apt setup untouched) and checked against the digests below.
+# zlib compressor), with clang 19 and wasi-libc; blosc's shuffle.c (SIMD for x86 only) is replaced by shuffle-simd.c,
+# and snappy (C++) by snappy-decode.c.
+# The sources are fetched with `apt-get source` (deb-src lists kept in the build folder, the machine's apt setup
+# untouched) and checked against the digests below.
 # Needs: apt-get install clang-19 lld-19 wasi-libc libclang-rt-19-dev-wasm32
 # Usage: scripts/build-wasm-codecs.sh [output.ts]   (test/wasm-codecs.test.ts rebuilds and compares, where clang-19 is)
 set -euo pipefail
@@ -39,19 +41,19 @@ SOURCES
 fi
 mkdir -p "$build/src" "$build/obj"
 for f in "${!digests[@]}"; do tar -xf "$work/sources/$f" -C "$build/src"; done
-cp "$glue/decoders.c" "$glue/pthread-stubs.c" "$build/src/" && cp -r "$glue/include" "$build/src/shim"
+cp "$glue/decoders.c" "$glue/pthread-stubs.c" "$glue/shuffle-simd.c" "$glue/snappy-decode.c" "$build/src/" && cp -r "$glue/include" "$build/src/shim"
 
 z="$build/src/zstd-1.5.4/lib" l="$build/src/lz4-1.9.4/lib" b="$build/src/c-blosc-1.21.3/blosc" zl="$build/src/zlib-1.2.13.dfsg"
 cc=(clang-19 --target=wasm32-wasi --sysroot=/usr -O3 -msimd128 -mbulk-memory -DNDEBUG -ffile-prefix-map="$build"=.
 	-I"$build/src/shim" -I"$z" -I"$z/common" -I"$l" -I"$zl" -I"$b"
-	-DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 -DZSTD_TRACE=0 -DHAVE_LZ4 -DHAVE_ZLIB -DHAVE_ZSTD -w)
+	-DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 -DZSTD_TRACE=0 -DHAVE_LZ4 -DHAVE_SNAPPY -DHAVE_ZLIB -DHAVE_ZSTD -w)
 sources=(
-	"$build/src/decoders.c" "$build/src/pthread-stubs.c"
+	"$build/src/decoders.c" "$build/src/pthread-stubs.c" "$build/src/shuffle-simd.c" "$build/src/snappy-decode.c"
 	"$z"/common/{entropy_common,error_private,fse_decompress,xxhash,zstd_common,debug}.c
 	"$z"/decompress/{huf_decompress,zstd_ddict,zstd_decompress,zstd_decompress_block}.c
 	"$z"/compress/*.c
 	"$l"/{lz4,lz4hc}.c
-	"$b"/{blosc,blosclz,fastcopy,shuffle,shuffle-generic,bitshuffle-generic}.c
+	"$b"/{blosc,blosclz,fastcopy,shuffle-generic,bitshuffle-generic}.c
 	"$zl"/{adler32,compress,crc32,deflate,inffast,inflate,inftrees,trees,uncompr,zutil}.c
 )
 objects=()

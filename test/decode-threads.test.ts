@@ -99,6 +99,14 @@ describe("decode threads never keep a process alive", () => {
 		expect(result.status).toBe(0);
 	}, 20_000);
 
+	it("nor threads started ahead of need (warm) that never got a chunk: inspect ends", async () => {
+		// inspect opens the array (which warms the pool) and may decode fewer chunks than there are threads.
+		const result = await run([BIN, "inspect", store], { DT64_DECODE_THREADS: "4" });
+		expect(result.signal).toBeNull();
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+	}, 20_000);
+
 	it("nor after its thread failed", async () => {
 		const result = await run(["--import", PRELOAD, "--input-type=module", "-e", script(store)], faulty("throw"));
 		expect(result.stderr).toMatch(/^chunk c\/\d: cannot decode: zstd: the decode thread failed \(.*decoder exploded.*\)\n$/);

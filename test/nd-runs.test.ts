@@ -1,13 +1,13 @@
 /**
- * The N-d kernels that work by runs (index columns, chunk-into-band copies) against plain value-by-value
- * references, over random shapes, chunkings, regions and edge chunks. Seeded, so that every run checks the same
- * cases (a failure is reproducible), and each case is compared whole, with one assertion: an assertion per value
- * made a run's time depend on the shapes drawn, up to millions of assertions.
+ * The N-d kernels that work by runs (index columns, chunk-into-band copies, strided chunks into C order) against
+ * plain value-by-value references, over random shapes, chunkings, regions, edge chunks and axis orders. Seeded, so
+ * that every run checks the same cases (a failure is reproducible), and each case is compared whole, with one
+ * assertion: an assertion per value made a run's time depend on the shapes drawn, up to millions of assertions.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rowIndexColumns, unravelIndex, type RowRegion } from "../src/table/row-index.js";
-import { copyChunkIntoBand, cStrides, product } from "../src/zarr/grid.js";
+import { copyChunkIntoBand, cStrides, product, toCOrder } from "../src/zarr/grid.js";
 
 const shapes = fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 4 });
 
@@ -68,6 +68,31 @@ describe("chunk into band by runs", () => {
 				expect(Array.from(band)).toEqual(Array.from(expected));
 			}),
 			{ numRuns: 500, seed: 1414 },
+		);
+	});
+});
+
+describe("strided chunks into C order by rows", () => {
+	it("puts the value at (i0, i1, …) of a chunk stored in any axis order at its C-order position, for int64, numbers and strings", () => {
+		const orders = shapes.chain((shape) => fc.tuple(fc.constant(shape), fc.shuffledSubarray(shape.map((_, axis) => axis), { minLength: shape.length })));
+		fc.assert(
+			fc.property(orders, ([shape, order]) => {
+				// Stored as the transpose codec stores it: C order of the permuted shape; strides say where (i0, i1, …) is.
+				const storedStrides = cStrides(order.map((axis) => shape[axis]));
+				const strides = new Array<number>(shape.length);
+				order.forEach((axis, i) => (strides[axis] = storedStrides[i]));
+				const size = product(shape);
+				const int64 = BigInt64Array.from({ length: size }, (_, i) => BigInt(i) * 0x1_0000_0001n - 3n);
+				const numbers = Float64Array.from({ length: size }, (_, i) => i / 4);
+				const strings = Array.from({ length: size }, (_, i) => `v${i}`);
+				const positions = Array.from({ length: size }, (_, row) => unravelIndex(row, shape).reduce((sum, i, axis) => sum + i * strides[axis], 0));
+				expect([Array.from(toCOrder(int64, shape, strides)), Array.from(toCOrder(numbers, shape, strides)), toCOrder(strings, shape, strides)]).toEqual([
+					positions.map((at) => int64[at]),
+					positions.map((at) => numbers[at]),
+					positions.map((at) => strings[at]),
+				]);
+			}),
+			{ numRuns: 300, seed: 141414 },
 		);
 	});
 });

@@ -25,29 +25,31 @@ interface Case {
 	configuration: Record<string, unknown>;
 	values: number;
 	random: boolean;
+	/** Bytes per value of the typesize cases (int16, int32, float32), whose decoded bytes are stored beside them. */
+	typesize?: number;
 }
 const { cases } = JSON.parse(fs.readFileSync(path.join(FIXTURES, "cases.json"), "utf8")) as { cases: Case[] };
 
 /** The data of make_codec_fixtures.py: value(i) = 1.7e18 + i * 1e9 + (i * 7919) % 1000. */
 function expectedBytes(c: Case): Uint8Array {
-	if (c.random) return new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${c.name}.raw`)));
+	if (c.random || c.typesize !== undefined) return new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${c.name}.raw`)));
 	const values = BigInt64Array.from({ length: c.values }, (_, i) => 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000_000n + BigInt((i * 7919) % 1000));
 	return new Uint8Array(values.buffer);
 }
 const encoded = (c: Case) => new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${c.name}.bin`)));
-const isSnappy = (c: Case) => c.configuration.cname === "snappy";
 
 describe("decoders against numcodecs' encoders", () => {
-	it("covers every blosc compressor and shuffle, zstd levels, lz4, three sizes and incompressible data", () => {
+	it("covers every blosc compressor and shuffle, 2-, 4- and 8-byte values, zstd levels, lz4, three sizes and incompressible data", () => {
 		const blosc = cases.filter((c) => c.codec === "blosc");
 		expect(new Set(blosc.map((c) => c.configuration.cname))).toEqual(new Set(["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"]));
 		expect(new Set(blosc.map((c) => c.configuration.shuffle))).toEqual(new Set(["noshuffle", "shuffle", "bitshuffle", undefined]));
 		expect(new Set(cases.map((c) => c.values))).toEqual(new Set([1, 1000, 20011, 5003]));
-		expect(cases.length).toBe(72);
+		expect(new Set(blosc.map((c) => c.typesize ?? 8))).toEqual(new Set([2, 4, 8]));
+		expect(cases.length).toBe(84);
 	});
 
 	const decoders = new WasmDecoders();
-	for (const c of cases.filter((c) => !isSnappy(c))) {
+	for (const c of cases) {
 		it(`${c.name} on the calling thread`, () => {
 			const expected = expectedBytes(c);
 			const output = new Uint8Array(expected.byteLength + 64);
@@ -57,7 +59,7 @@ describe("decoders against numcodecs' encoders", () => {
 		});
 	}
 
-	it("every case through the pipeline's codecs, on the decode threads (snappy blosc on numcodecs' build), into a buffer pool", async () => {
+	it("every case through the pipeline's codecs, on the decode threads, into a buffer pool", async () => {
 		const pool = new BufferPool();
 		await Promise.all(
 			cases.map(async (c) => {
@@ -70,7 +72,7 @@ describe("decoders against numcodecs' encoders", () => {
 	});
 
 	it("a decoder refuses output past its buffer, and corrupt input, with the decoder's own status", () => {
-		for (const c of cases.filter((c) => c.values === 1000 && !isSnappy(c) && c.configuration.shuffle !== "noshuffle")) {
+		for (const c of cases.filter((c) => c.values === 1000 && c.configuration.shuffle !== "noshuffle")) {
 			const expected = expectedBytes(c);
 			expect(() => decoders.decode(c.codec, encoded(c), new Uint8Array(expected.byteLength - 8)), c.name).toThrow(new RegExp(`^${c.codec}: `));
 			const corrupt = encoded(c).map((byte, i, all) => (i > 20 && i < all.length - 4 ? byte ^ 0x55 : byte));
@@ -82,6 +84,26 @@ describe("decoders against numcodecs' encoders", () => {
 			}
 			// lz4 and zstd without a checksum may decode garbage of the right length; never more than the buffer.
 			expect(decodedLength).toBeLessThanOrEqual(expected.byteLength + 64);
+		}
+	});
+});
+
+describe("blosc-snappy (snappy-decode.c, this package's own snappy decoder)", () => {
+	it("refuses every single-byte corruption it cannot decode with blosc's status, and never writes past the chunk", () => {
+		const decoders = new WasmDecoders();
+		for (const c of cases.filter((c) => c.configuration.cname === "snappy" && c.values === 1000)) {
+			const expected = expectedBytes(c);
+			const bytes = encoded(c);
+			for (let at = 16; at < bytes.byteLength; at += 3) {
+				const corrupt = bytes.slice();
+				corrupt[at] ^= 0xff;
+				const output = new Uint8Array(expected.byteLength + 64);
+				try {
+					expect(decoders.decode("blosc", corrupt, output), `${c.name} byte ${at}`).toBe(expected.byteLength);
+				} catch (error) {
+					expect((error as Error).message, `${c.name} byte ${at}`).toMatch(/^blosc: the chunk does not decompress/);
+				}
+			}
 		}
 	});
 });

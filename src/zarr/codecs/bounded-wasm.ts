@@ -1,16 +1,16 @@
 import { Dt64ExportError } from "../../errors.js";
-import { decodeBloscChecked } from "./blosc-decode.js";
 import { readBloscHeader } from "./blosc-header.js";
 import type { BytesToBytesCodec, CodecFactory, ChunkSpec } from "./codec.js";
 import { DECODED_SLACK_BYTES } from "./decoded-size.js";
-import { decodeWasmCodec } from "./off-thread.js";
+import { decodeWasmCodec, warmDecodeThreads } from "./off-thread.js";
 import { zstdContentBound } from "./zstd-frame.js";
 
 /**
- * zstd, blosc and lz4, decoded by this package's WebAssembly build of the reference C decoders (wasm/decoders.c)
- * on the decode threads, into the export's buffer pool. Each chunk's headers are read here first: a chunk whose
- * headers claim more than its expected size is refused with a message saying so, before anything is allocated,
- * and the decoder itself is then held to the size (it refuses to write past its output buffer).
+ * zstd, blosc (every inner codec, snappy included) and lz4, decoded by this package's WebAssembly build of the
+ * reference C decoders (wasm/decoders.c) on the decode threads, into the export's buffer pool. Each chunk's headers
+ * are read here first: a chunk whose headers claim more than its expected size is refused with a message saying so,
+ * before anything is allocated, and the decoder itself is then held to the size (it refuses to write past its
+ * output buffer). A corrupt chunk is refused by the decoder's own status.
  */
 
 /** Returns the output capacity a chunk needs, or throws when its headers say it decodes past `maxBytes`. */
@@ -46,36 +46,17 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
 	return declared;
 };
 
+/** The codec is made when its array is opened: the threads start then, while the rest of the export is set up. */
 function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFactory {
-	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => ({
-		kind: "bytes_to_bytes",
-		decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool),
-	});
+	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => {
+		warmDecodeThreads();
+		return {
+			kind: "bytes_to_bytes",
+			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool),
+		};
+	};
 }
 
 export const zstdCodec = offThread("zstd", checkZstd);
 export const lz4Codec = offThread("lz4", checkLz4);
-
-/** Blosc's compressor code (flags bits 5-7) of snappy, which the WebAssembly build leaves out (C++). */
-const BLOSC_SNAPPY = 2;
-
-interface NumcodecsBlosc {
-	fromConfig(configuration: Record<string, unknown>): { decode(bytes: Uint8Array): Promise<Uint8Array> };
-}
-let numcodecsBlosc: Promise<NumcodecsBlosc> | undefined;
-
-const bloscOffThread = offThread("blosc", checkBlosc);
-
-/** blosc: off the main thread, except chunks compressed with snappy, which numcodecs' build decodes here. */
-export const bloscCodec: CodecFactory = (configuration, spec) => {
-	const usual = bloscOffThread(configuration, spec) as BytesToBytesCodec;
-	return {
-		kind: "bytes_to_bytes",
-		async decode(bytes) {
-			if (bytes.byteLength < 3 || bytes[2] >> 5 !== BLOSC_SNAPPY) return usual.decode(bytes);
-			checkBlosc(bytes, spec.maxDecodedBytes);
-			numcodecsBlosc ??= import("numcodecs/blosc").then((m) => m.default as unknown as NumcodecsBlosc);
-			return decodeBloscChecked((await numcodecsBlosc).fromConfig({}), bytes);
-		},
-	};
-};
+export const bloscCodec = offThread("blosc", checkBlosc);

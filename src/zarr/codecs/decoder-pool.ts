@@ -56,6 +56,14 @@ export class DecoderPool {
 		});
 	}
 
+	/**
+	 * Starts the threads not yet started, before any chunk needs them: a thread takes a tenth of a second or more to
+	 * start (its isolate, its module, the WebAssembly), which then overlaps whatever precedes the first decode.
+	 */
+	warm(): void {
+		while (this.#threads.length < this.size) this.#start();
+	}
+
 	/** Stops every thread; chunks in flight fail. */
 	async close(): Promise<void> {
 		const threads = this.#threads.splice(0);
@@ -72,7 +80,6 @@ export class DecoderPool {
 	#start(): DecodeThread {
 		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
 		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [] }), pending: new Map() };
-		thread.worker.unref();
 		thread.worker.on("message", (answer: DecodeAnswer) => {
 			const task = thread.pending.get(answer.id);
 			if (task === undefined) return;
@@ -83,6 +90,9 @@ export class DecoderPool {
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));
 		thread.worker.on("exit", (code) => void this.#fail(thread, new Error(`exited with code ${code}`)));
+		// After the listeners: adding a "message" listener refs the worker again (Node 20), and a thread started by
+		// warm() that never gets a chunk would then keep the process alive (inspect never exited).
+		thread.worker.unref();
 		this.#threads.push(thread);
 		return thread;
 	}

@@ -41,6 +41,14 @@ function sharedPool(): DecoderPool | null {
 }
 
 /**
+ * Starts the decode threads ahead of the first chunk (an array whose codecs decode there is being opened), where
+ * chunks decode on threads at all.
+ */
+export function warmDecodeThreads(): void {
+	sharedPool()?.warm();
+}
+
+/**
  * Decodes a zstd, lz4 or blosc chunk into a buffer of `capacity` bytes from `bufferPool` (or a new one), off the
  * main thread, and returns the decoded bytes: a view of that buffer, which the pool may take back once its bytes
  * are dead. The decoder refuses output past `capacity`.

@@ -61,7 +61,7 @@ EXPORT("lz4_decode") int32_t dt64_lz4_decode(const void *source, size_t source_b
 
 /*
  * Decodes a blosc 1 buffer into `target` on this thread (no blosc threads): the decoded size, or -1 when blosc
- * reports a failure (a corrupt block, an output past `capacity`; snappy, not built in, is decoded elsewhere).
+ * reports a failure (a corrupt block, an output past `capacity`).
  */
 EXPORT("blosc_decode") int32_t dt64_blosc_decode(const void *source, size_t source_bytes, void *target, size_t capacity) {
 	size_t nbytes = 0, cbytes = 0, blocksize = 0;
