@@ -194,6 +194,16 @@ def main() -> None:
     # Durations (xarray's timedelta form, the dtype attribute newer xarray writes alongside the units).
     path = write("timedelta", xr.Dataset({"lag": ("x", np.array([1, 2, -3, 86400], dtype="i8"), {"units": "seconds", "dtype": "timedelta64[ns]"})}))
     record("timedelta", array="lag", durations=durations(xr.open_zarr(path).lag.values))
+    # xarray 2023.01's own encoding of timedelta64 data: a bare unit (no dtype attribute), float64 with NaN for NaT.
+    for name, values in {
+        "timedelta-hours-nat": pd.to_timedelta([0, 1, 2, None, 48], unit="h"),
+        "timedelta-milliseconds": pd.to_timedelta(["1s", "1.5s", "-250ms", "2 days"]),
+        "timedelta-nanoseconds": pd.to_timedelta([1, 1_000_000_007, -3], unit="ns"),
+        "timedelta-days": pd.to_timedelta([0, 7, -365], unit="D"),
+    }.items():
+        path = write(name, xr.Dataset({"lead": ("step", values.values)}))
+        assert "dtype" not in zattrs(name, "lead")
+        record(name, array="lead", durations=durations(xr.open_zarr(path).lead.values))
 
     # Refusals: calendar units are not fixed durations.
     refused("months-since", [0, 1, 2], {"units": "months since 2000-01-01", "calendar": "proleptic_gregorian"}, "months are not a fixed duration")
