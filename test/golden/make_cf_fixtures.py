@@ -139,6 +139,9 @@ def main() -> None:
     from_datetimes("fill-value", ["2020-01-01", "NaT", "2020-01-03"], {"_FillValue": -1, "dtype": "int64"})
     from_datetimes("int32-minutes", pd.date_range("2000-01-01", periods=10, freq="17min"), {"units": "minutes since 2000-01-01", "dtype": "int32"})
     from_datetimes("chunked", pd.date_range("2010-03-01", periods=100, freq="6H"), {"chunks": (7,)})
+    quarters = pd.date_range("2021-01-01", periods=6, freq="250ms").values.copy()
+    quarters[2] = np.datetime64("NaT")
+    from_datetimes("float-seconds-quarters", quarters, {"units": "seconds since 2021-01-01", "dtype": "float64"})
 
     # Calendars, both sides of 1582-10-15.
     crossing = list(range(-3, 20))
