@@ -220,7 +220,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
 	const table = await openPlannedTable(args.store, plan.open);
 	warnOfDatetime64CfAttributes(table);
-	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join(", ")}: their dimensions are not within the widest variable's\n`);
+	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan)), filter: undefined, notice: undefined } : await selectedStages(table, plan);
 	const rows = stages.reader.totalRows;
 	// One value column: the file is named after it; several: after their group.
