@@ -10,7 +10,7 @@ import { UsageError } from "./errors.js";
 import { planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
 import type { ParquetCompression } from "./stream/parquet/options.js";
-import { ROW_ORDERS, type RowOrder } from "./stream/table-reader.js";
+import type { RowOrder } from "./stream/table-reader.js";
 import type { IndexSource } from "./open-table.js";
 
 export type OutputFormat = "arrow" | "arrow-stream" | "parquet";
@@ -120,8 +120,12 @@ export interface ExportPlan {
 	readonly dataset: DatasetPlan | undefined;
 }
 
-/** Checks and normalizes the options of an export, before anything is read: the one place they are checked. */
-export function planExport(options: ExportOptions = {}): ExportPlan {
+/**
+ * Checks and normalizes the options of an export, before anything is read: the one place they are checked.
+ * `dataset`: the export writes a dataset folder (exportDataset; by default, when partitionBy or part is given),
+ * not one file or stream, which a part of the rows (`part`) can be too.
+ */
+export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
 	const format = options.format ?? "arrow";
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
 	const conversion = normalizeConversionOptions(options);
@@ -131,7 +135,7 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`, { option: "concurrency", value: concurrency });
 	}
 	const order = options.order ?? "c";
-	if (!ROW_ORDERS.includes(order)) throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of ${ROW_ORDERS.join(", ")}`, { option: "order", value: order });
+	if (order !== "c" && order !== "chunk") throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of c, chunk`, { option: "order", value: order });
 	const { index = false } = options;
 	if (index !== true && index !== false && index !== "positions") throw new UsageError(`invalid index ${JSON.stringify(index)}: true, false or "positions"`, { option: "index", value: index });
 	if (order === "chunk" && index === false) throw new UsageError("order chunk needs index columns: rows out of C order must say where they come from", { option: "order", value: order });
@@ -141,8 +145,9 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 		rename.set(from, to);
 	}
 	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
-	if (options.maxRowsPerFile !== undefined && !writesDataset(options)) {
-		throw new UsageError("maxRowsPerFile splits the files of a dataset folder: it goes with partitionBy or part", { option: "maxRowsPerFile" });
+	if (!dataset && options.partitionBy !== undefined) throw new UsageError("partitionBy writes a dataset folder (exportDataset), not one file or stream", { option: "partitionBy" });
+	for (const option of ["maxRowsPerFile", "maxOpenFiles"] as const) {
+		if (!dataset && options[option] !== undefined) throw new UsageError(`${option} applies to the files of a dataset folder, and this export writes one file or stream`, { option });
 	}
 	// Each store option by name: a new one is added here, as the other parts' are.
 	const { headers, retries, bufferPool, signRequests, env } = options;
@@ -168,19 +173,6 @@ export function planExport(options: ExportOptions = {}): ExportPlan {
 		},
 		output: { format, compression: options.compression, rowGroupRows: options.rowGroupRows },
 		select: selectsRows(options) ? planSelection(options) : undefined,
-		dataset: writesDataset(options) ? planDataset(options, format) : undefined,
+		dataset: dataset ? planDataset(options, format) : undefined,
 	};
-}
-
-/** Parses `--rename old=new[,old=new]`. */
-export function parseRenameList(text: string): Record<string, string> {
-	const renames: Record<string, string> = {};
-	for (const pair of text.split(",")) {
-		const match = /^([^=]+)=([^=]+)$/.exec(pair.trim());
-		if (match === null) throw new UsageError(`rename ${JSON.stringify(text)}: write old=new[,old=new], got ${JSON.stringify(pair)}`, { option: "rename", value: text });
-		const [from, to] = [match[1].trim(), match[2].trim()];
-		if (from in renames) throw new UsageError(`rename: ${JSON.stringify(from)} is renamed twice`, { option: "rename", value: from });
-		renames[from] = to;
-	}
-	return renames;
 }

@@ -10,7 +10,7 @@ import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { TimeUnit, type Timestamp } from "apache-arrow";
 import type { TargetUnit } from "./dtype/units.js";
-import { Dt64ExportError, UsageError } from "./errors.js";
+import { Dt64ExportError } from "./errors.js";
 import { createStagesAround, createWriter } from "./export.js";
 import { planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
 import { createTableReader, defaultConcurrency, openPlannedTable } from "./export-source.js";
@@ -53,7 +53,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const time = needsTime ? findTimeColumn(table, plan.columns.index, select.timeColumn) : undefined;
+	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar }) : undefined;
 	const selection = await selectRows(table, {
 		bounds: select.bounds,
 		time,
@@ -78,10 +78,12 @@ export interface SelectionSummary {
 	readonly table: ZarrTable;
 }
 
-/** One call: the rows of a time range (or of a part) of the store's table, written to `destination`. */
+/**
+ * One call: the rows of a time range, or of a part (`part: "3/16"`: this process's share of them, as a dataset's
+ * part K holds), of the store's table, written to `destination` as one file or stream.
+ */
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
-	const plan = planExport({ ...options, bufferPool: undefined });
-	if (plan.dataset !== undefined) throw new UsageError("partitionBy and part write a dataset folder: use exportDataset", { option: plan.dataset.partitionBy === undefined ? "part" : "partitionBy" });
+	const plan = planExport({ ...options, bufferPool: undefined }, false);
 	const table = await openPlannedTable(store, plan.open);
 	const stages = await createSelectedStages(table, plan);
 	const chain = [stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination];
@@ -134,7 +136,7 @@ export interface DatasetExportSummary extends DatasetSummary {
  */
 export async function exportDataset(store: string, folder: string, options: ExportOptions & { overwrite?: boolean }): Promise<DatasetExportSummary> {
 	// Rows are filtered and routed to many files: no chunk buffer goes back to a pool once written.
-	return exportPlannedDataset(store, folder, planExport({ ...options, bufferPool: undefined }), options.overwrite ?? false);
+	return exportPlannedDataset(store, folder, planExport({ ...options, bufferPool: undefined }, true), options.overwrite ?? false);
 }
 
 /** exportDataset with its options planned already (the CLI's way). */

@@ -6,7 +6,7 @@ import * as os from "node:os";
 import type { OpenPlan, ReadPlan } from "./export-plan.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
 import { locateTimeArray, openLocatedTimeArray } from "./open-array.js";
-import { openTable, tableOfTimeArray, type TableColumn, type ZarrTable } from "./open-table.js";
+import { openCfTimeArrayTable, openTable, tableOfTimeArray, type TableColumn, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { TableReader } from "./stream/table-reader.js";
 import type { RowRange } from "./select/time-search.js";
@@ -30,10 +30,7 @@ export async function openPlannedTable(location: string, plan: OpenPlan): Promis
 	if (plan.columns !== undefined) return openTable(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns, indexSource: plan.indexSource });
 	const located = await locateTimeArray(location, { ...plan.store, ...plan.cf, array: plan.array });
 	if (!plan.cf.cf || !isCfTimeArray(located.node)) return tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
-	// A CF time array alone: the one column of its group's table, decoded by the CF time column kind.
-	const segments = located.arrayPath.split("/");
-	const column = segments.pop() as string;
-	return openTable(location, { ...plan.store, ...plan.cf, group: segments.join("/"), columns: [column], indexSource: plan.indexSource });
+	return openCfTimeArrayTable(located, { ...plan.store, ...plan.cf, indexSource: plan.indexSource });
 }
 
 /**

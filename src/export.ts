@@ -3,9 +3,10 @@
  * made once from the options; the table is opened and its reader made (export-source.ts); the batcher and the
  * writer are built here around the reader, each from its part of the plan.
  */
-import type { Readable, Transform, Writable } from "node:stream";
+import type { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
+import { UsageError } from "./errors.js";
 import { planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
@@ -15,6 +16,7 @@ import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet/parquet-writer.js";
 import { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
+import { selectsRows } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
 
 /** The stages of an export, to pipe with `stream.pipeline` or to use one by one. */
@@ -51,16 +53,29 @@ export function createStagesAround(table: ZarrTable, reader: TableReader, plan: 
 	return { reader, batcher, writer, table };
 }
 
-/** Builds the reader, batcher and writer for an opened table. Options are checked here, before any read. */
+/**
+ * Builds the reader, batcher and writer for an opened table. Options are checked here, before any read. The rows
+ * of a time range or a part are found by reading the time first, which these stages cannot wait for: exportSelection
+ * writes them.
+ */
 export function createTableExportStages(table: ZarrTable, options: ExportOptions = {}): ExportStages {
-	const plan = planExport(options);
+	const plan = planExport(options, false);
+	if (plan.select !== undefined) {
+		const option = options.start !== undefined ? "start" : options.end !== undefined ? "end" : "part";
+		throw new UsageError(`${option} selects rows, found by reading the time column first: exportSelection writes them`, { option });
+	}
 	return createStagesAround(table, createTableReader(table, plan.read), plan);
 }
 
 async function exportPlanned(store: string, plan: ExportPlan, destination: () => Writable): Promise<ZarrTable> {
 	const table = await openPlannedTable(store, plan.open);
-	const { reader, batcher, writer } = createStagesAround(table, createTableReader(table, plan.read), plan);
-	await pipeline(reader as Readable, batcher, writer, destination());
+	// A time range or a part: only the rows selected are read, then filtered to the range (export-selection.ts).
+	const stages =
+		plan.select === undefined
+			? { ...createStagesAround(table, createTableReader(table, plan.read), plan), filter: undefined }
+			: await (await import("./export-selection.js")).createSelectedStages(table, plan);
+	const filter = stages.filter === undefined ? [] : [stages.filter];
+	await pipeline([stages.reader, stages.batcher, ...filter, stages.writer, destination()] as unknown as NodeJS.ReadWriteStream[]);
 	return table;
 }
 
@@ -69,7 +84,8 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  * writes it to `destination` (a file stream, stdout...).
  */
 export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<ZarrTable> {
-	return exportPlanned(store, planExport(options), () => destination);
+	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
+	return exportPlanned(store, planExport(selectsRows(options) ? { ...options, bufferPool: undefined } : options, false), () => destination);
 }
 
 /**
@@ -78,7 +94,8 @@ export async function exportTable(store: string, destination: Writable, options:
  * for the next chunks once written, as the CLI's do.
  */
 export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<ZarrTable> {
-	const bufferPool = options.bufferPool ?? new BufferPool();
-	const plan = planExport({ ...options, bufferPool });
+	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
+	const bufferPool = selectsRows(options) ? undefined : (options.bufferPool ?? new BufferPool());
+	const plan = planExport({ ...options, bufferPool }, false);
 	return exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
 }

@@ -3,11 +3,12 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
-import { attributesOf, isCfTimeArray, openCfTimeArray, type CfTimeArray } from "./cf/cf-time-array.js";
+import { attributesOf, cfArrayContext, cfTimeUnit, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
+import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
-import { isFloatType, isMissingValue } from "./cf/missing-value.js";
+import { isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf } from "./cf/packing.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
@@ -32,7 +33,7 @@ import {
 	type V3ArrayForm,
 } from "./zarr/array-metadata.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
-import type { NumericValues } from "./zarr/chunk-values.js";
+import type { ChunkValues, NumericValues } from "./zarr/chunk-values.js";
 import { isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
@@ -315,11 +316,11 @@ async function endValue(
 }
 
 /** The ISO 8601 text of a CF time count, decoded as an export with `--unit auto` decodes it. */
-function formatCfCount(count: bigint | number, row: number, array: CfTimeArray, unit: TargetUnit): { iso: string | null; note?: string } {
+function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDecoding, dataType: string, unit: TargetUnit): { iso: string | null; note?: string } {
 	const values = typeof count === "bigint" ? BigInt64Array.of(count) : Float64Array.of(count);
-	const format = (value: bigint) => (array.coding.kind === "duration" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
+	const format = (value: bigint) => (decoding.coding.kind === "duration" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
 	const decode = (allowTruncate: boolean) =>
-		decodeCfTimes(values, array.coding, array.markers, { unit, allowTruncate, onOverflow: "null", dataType: array.metadata.dataType.name, describePosition: () => `row ${row}` });
+		decodeCfTimes(values, decoding.coding, decoding.markers, { unit, allowTruncate, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
 	try {
 		const decoded = decode(false);
 		if (decoded.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
@@ -349,24 +350,30 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const { reason: _notTime, companion: _companion, companionReason: _why, arrowType: _plain, ...described } = other;
 	const attributes = attributesOf(node);
 	const cfTime = `${String(attributes.units)}${cfTimeKindOf(attributes) === "duration" ? ", timedelta" : `, ${typeof attributes.calendar === "string" ? attributes.calendar : "standard"}`}`;
-	let array: CfTimeArray;
+	let metadata: PlainArrayMetadata;
+	let chunks: ChunkSource<ChunkValues>;
+	let decoding: CfTimeDecoding;
 	let scanned: boolean;
 	try {
+		metadata = parsePlainArrayMetadata(node, where);
+		chunks = createPlainChunkSource(opened.store, metadata, where);
 		// Float counts may need a finer unit than their units: every value is read for it, when that is few chunks.
-		const chunks = product(createPlainChunkSource(opened.store, parsePlainArrayMetadata(node, where), where).gridShape);
-		scanned = chunks <= maxChunks;
-		array = await openCfTimeArray(opened.store, node, where, { unit: scanned ? "auto" : "s" });
+		scanned = product(chunks.gridShape) <= maxChunks;
+		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned });
 	} catch (error) {
 		const refusal = refusalOf(error, where);
-		return { ...described, cfTime, exportable: false, ...refusal, reason: refusal.reason?.replace(/^CF time: /, "CF time refused: ") };
+		const prefix = `${cfArrayContext(node.path)}: `;
+		const reason = refusal.reason ?? "";
+		return { ...described, cfTime, exportable: false, ...refusal, reason: reason.startsWith(prefix) ? `CF time refused: ${reason.slice(prefix.length)}` : reason };
 	}
-	const unit = array.autoUnit;
-	const unsure = !scanned && isFloatType(array.metadata.dataType.name) && unit !== "ns";
-	const arrowType = `${array.coding.kind === "duration" ? "duration" : "timestamp"}[${unit}]${unsure ? " or a finer unit if a float count needs one" : ""}`;
-	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(array.markers, chunk[i]);
-	const format = (count: bigint | number, row: number) => formatCfCount(count, row, array, unit);
-	const first = await endValue(array.chunks as ChunkSource<NumericValues>, array.metadata.shape, 1, maxChunks, isAbsent, format);
-	const last = await endValue(array.chunks as ChunkSource<NumericValues>, array.metadata.shape, -1, maxChunks, isAbsent, format);
+	// Unread float counts are shown in their base unit, said to be a lower bound.
+	const unsure = decoding.autoUnit === undefined;
+	const unit = unsure ? baseCfTargetUnit(decoding.coding) : cfTimeUnit(decoding, metadata, "auto");
+	const arrowType = `${decoding.coding.kind === "duration" ? "duration" : "timestamp"}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
+	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(decoding.markers, chunk[i]);
+	const format = (count: bigint | number, row: number) => formatCfCount(count, row, decoding, metadata.dataType.name, unit);
+	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, isAbsent, format);
+	const last = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, -1, maxChunks, isAbsent, format);
 	return { ...described, cfTime, exportable: true, arrowType, first, last };
 }
 

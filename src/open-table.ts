@@ -6,21 +6,24 @@
  * coordinate array where the group has one. Every array is validated, and keeps its own chunk grid and codecs,
  * before any chunk is read.
  */
-import { scanCfAutoUnit, type CfOptions } from "./cf/cf-time-array.js";
-import type { TargetUnit } from "./dtype/units.js";
+import { cfAutoUnit, isCfTimeMetadata, parseCfTimeDecoding, type CfOptions, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
-import { columnNameFor, normalizeArrayPath, type TimeArray } from "./open-array.js";
+import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
-import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
+import { inTableOrder } from "./table/transposed-variable.js";
 
-/** An array of the table; `axes` are the table axes of its own axes (see layOutTable). */
+/**
+ * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
+ * the table's dimensions in another order is seen transposed (metadata and chunks, see transposed-variable.ts).
+ */
 export type TableColumn =
 	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[] }
 	| {
@@ -29,8 +32,8 @@ export type TableColumn =
 			readonly metadata: PlainArrayMetadata;
 			readonly chunks: ChunkSource<ChunkValues>;
 			readonly axes: readonly number[];
-			/** A CF time array of float counts, opened for `--unit auto`: the coarsest unit every value needs (read once). */
-			readonly cfAutoUnit?: TargetUnit;
+			/** A CF time array opened with CF decoding: how it decodes (cf/cf-time-array.ts). */
+			readonly cfTime?: CfTimeDecoding;
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
@@ -86,22 +89,25 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "convertCalendar">;
 
 async function openColumn(opened: OpenedStore, group: string, name: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
-	const { bufferPool } = options;
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
-	const shown = `${opened.location}/${path}`;
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path);
 	if (document === undefined || document.node.kind !== "array") {
 		const what = document === undefined ? "no array" : "a group, not an array,";
 		throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`, { option: "columns", path });
 	}
 	const { node } = document;
-	const where = `${shown}/${metadataFileOf(node)}`;
-	const columnName = lastSegment(relative);
+	return openArrayColumn(opened, node, path, lastSegment(relative), `${opened.location}/${path}/${metadataFileOf(node)}`, options);
+}
+
+/** Opens an array node as a column named `columnName`; `where` names its metadata file in messages. */
+async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: string, columnName: string, where: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
+	const { bufferPool } = options;
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
 		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }) };
 	}
+	if (node.kind !== "array") throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${path} is a group, not an array`, { option: "columns", path });
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
 		// The fill value is checked with the rest of the array below ("null" reads as none here).
@@ -112,8 +118,20 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
 	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool });
-	const cfAutoUnit = options.cf !== false && (options.unit ?? "auto") === "auto" ? await scanCfAutoUnit(metadata, chunks, options) : undefined;
-	return { kind: "plain", name: columnName, metadata, chunks, ...(cfAutoUnit === undefined ? {} : { cfAutoUnit }) };
+	const plain = { kind: "plain", name: columnName, metadata, chunks } as const;
+	if (options.cf === false || !isCfTimeMetadata(metadata)) return plain;
+	let parsed: Omit<CfTimeDecoding, "autoUnit">;
+	try {
+		parsed = parseCfTimeDecoding(metadata, options);
+	} catch {
+		// A refused coding (months since...) is refused when the column is planned, before any read: an array that
+		// `--columns all` leaves out is never refused.
+		return plain;
+	}
+	// Float counts are read once here for --unit auto's unit.
+	const autoUnit = await cfAutoUnit(metadata, chunks, parsed, (options.unit ?? "auto") === "auto");
+	const column: Omit<Extract<TableColumn, { kind: "plain" }>, "axes"> = { ...plain, cfTime: { ...parsed, autoUnit } };
+	return column;
 }
 
 const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ name: column.name, shape: column.metadata.shape, dimensionNames: column.metadata.dimensionNames });
@@ -147,8 +165,7 @@ async function findCoordinate(opened: OpenedStore, group: string, dimension: Tab
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
 	const all = options.columns === "all";
 	if (!all && (!Array.isArray(options.columns) || options.columns.length === 0)) throw new UsageError("columns: name at least one array, or all", { option: "columns" });
-	const indexSource = options.indexSource ?? "coordinates";
-	if (indexSource !== "coordinates" && indexSource !== "positions") throw new UsageError(`invalid indexSource ${JSON.stringify(indexSource)}: choose coordinates or positions`, { option: "indexSource", value: indexSource });
+	const indexSource = indexSourceOf(options);
 	const opened = await openStore(location, options);
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
@@ -168,22 +185,60 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	} else {
 		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name, options));
 	}
+	return layOutColumns(opened, opening, { group, indexSource, leftOut, name: columnNameFor(location, group), options });
+}
+
+function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {
+	const indexSource = options.indexSource ?? "coordinates";
+	if (indexSource !== "coordinates" && indexSource !== "positions") throw new UsageError(`invalid indexSource ${JSON.stringify(indexSource)}: choose coordinates or positions`, { option: "indexSource", value: indexSource });
+	return indexSource;
+}
+
+interface ColumnsLayout {
+	/** The group whose arrays are the dimensions' coordinates; undefined for an array that is the store root. */
+	readonly group: string | undefined;
+	readonly indexSource: IndexSource;
+	readonly leftOut: string[];
+	readonly name: string;
+	readonly options: ColumnOpening;
+}
+
+/** Lays opened columns out as a table, each dimension's index its coordinate array where the group has one. */
+async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "axes">[], { group, indexSource, leftOut, name, options }: ColumnsLayout): Promise<ZarrTable> {
 	const seen = new Set<string>();
 	for (const column of opening) {
 		if (seen.has(column.name)) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: two arrays give the column name ${JSON.stringify(column.name)}`, { option: "columns", value: column.name });
 		seen.add(column.name);
 	}
 	const layout = layOutTable(opening.map(variableOf));
-	const columns = opening.map((column, k) => ({ ...column, axes: layout.axes[k] }) as TableColumn);
+	const columns = opening.map((column, k) => inTableOrder(column, layout.axes[k]));
 	const index: TableIndex[] = [];
 	for (const [axis, dimension] of layout.dimensions.entries()) {
-		const coordinate = indexSource === "coordinates" ? (columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ?? (await findCoordinate(opened, group, dimension, options))) : undefined;
+		const named = columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
+		const coordinate = indexSource === "coordinates" ? (named ?? (group === undefined ? undefined : await findCoordinate(opened, group, dimension, options))) : undefined;
 		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
 		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn });
 	}
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
-	return { store: opened, dimensions: layout.dimensions, shape: layout.dimensions.map((dimension) => dimension.length), columns: values, index, leftOut, name: columnNameFor(location, group), bufferPool: options.bufferPool };
+	return { store: opened, dimensions: layout.dimensions, shape: layout.dimensions.map((dimension) => dimension.length), columns: values, index, leftOut, name, bufferPool: options.bufferPool };
+}
+
+/**
+ * A CF time array found or named alone (locateTimeArray): the one column of its group's table, so that index
+ * columns are its dimensions' coordinates there, as for `--columns`; an array that is the store root itself (a
+ * path straight to the array), or whose parent is no group, is a table of its own.
+ */
+export async function openCfTimeArrayTable(located: LocatedArray, options: Omit<OpenTableOptions, "columns" | "group">): Promise<ZarrTable> {
+	const { opened, arrayPath } = located;
+	const segments = arrayPath.split("/");
+	const columnName = segments.pop() as string;
+	const group = segments.join("/");
+	const parent = arrayPath === "" ? undefined : await readNodeDocument(opened, group);
+	const table = { indexSource: indexSourceOf(options), leftOut: [], options };
+	if (parent?.node.kind === "group") return layOutColumns(opened, [await openColumn(opened, group, columnName, options)], { ...table, group, name: columnNameFor(located.location, group) });
+	const name = columnNameFor(located.location, arrayPath);
+	return layOutColumns(opened, [await openArrayColumn(opened, located.node, arrayPath, name, whereIs(located), options)], { ...table, group: undefined, name });
 }
 
 /** A one-column table of an opened time array: how a single array is exported (its index columns are positions). */

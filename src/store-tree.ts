@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import type { AbsolutePath } from "@zarrita/storage";
+import type { AbsolutePath } from "./store/readable.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
 import { Dt64ExportError, isDt64ExportError } from "./errors.js";
 import { parseJson } from "./json/parse-json.js";

@@ -6,9 +6,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { PassThrough } from "node:stream";
 import pl from "nodejs-polars";
 import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { exportTable } from "../src/export.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 
@@ -230,5 +232,55 @@ describe("Zarr v3 CF time arrays written by hand", () => {
 		expect(hours.last).toMatchObject({ status: "found", row: 3, iso: null });
 		const lag = json.nodes.find((node: { path: string }) => node.path === "lag");
 		expect(lag).toMatchObject({ cfTime: "seconds, timedelta", arrowType: "duration[ms]", first: { iso: "PT1.500S" }, last: { iso: "PT0S" } });
+	});
+});
+
+describe("calendars refused clearly: leap seconds (utc, tai), none, month_lengths, unknown", () => {
+	const CALENDARS: Record<string, [attributes: Record<string, unknown>, message: RegExp]> = {
+		utc: [{ calendar: "utc" }, /^dt64-export: array utc: calendar "utc" is refused: its counts include leap seconds, and dt64-export has no leap-second table to convert them exactly\n$/],
+		tai: [{ calendar: "TAI" }, /^dt64-export: array tai: calendar "TAI" is refused: its counts include leap seconds.*\(TAI instants are not UTC ones\)\n$/],
+		none: [{ calendar: "none" }, /^dt64-export: array none: calendar "none" is refused: it has no dates, only counts\n$/],
+		lengths: [{ calendar: "mars", month_lengths: [30, 30, 30] }, /^dt64-export: array lengths: calendar "mars" is refused: a calendar defined by month_lengths is not supported\n$/],
+		martian: [{ calendar: "martian" }, /^dt64-export: array martian: unknown calendar "martian"; known: proleptic_gregorian, standard, gregorian, julian, noleap/],
+	};
+	let root: string;
+	beforeAll(async () => {
+		root = fresh("calendars.zarr");
+		await writeGroup(root, "");
+		for (const [name, [attributes]] of Object.entries(CALENDARS)) {
+			await writeArray(root, name, { shape: [2], chunks: [2], dataType: "int64", fillValue: 0n, values: BigInt64Array.of(0n, 1n), attributes: { units: "seconds since 2000-01-01", ...attributes } });
+		}
+	});
+
+	it.each(Object.keys(CALENDARS))("%s: one line, exit 1, nothing at -o; the library error has code CALENDAR_UNSUPPORTED", async (name) => {
+		const [, message] = CALENDARS[name];
+		refused([root, "--array", name], message);
+		refused([root, "--columns", name], message);
+		await expect(exportTable(root, new PassThrough().resume(), { array: name })).rejects.toMatchObject({ code: "CALENDAR_UNSUPPORTED", path: name });
+	});
+
+	it("inspect shows each as not exportable, with the reason", () => {
+		const json = JSON.parse(runCli(["inspect", root, "--json"]).stdout.toString());
+		for (const name of Object.keys(CALENDARS)) {
+			const node = json.nodes.find((entry: { path: string }) => entry.path === name);
+			expect(node).toMatchObject({ exportable: false, reason: expect.stringMatching(/^CF time refused: (calendar|unknown calendar)/) });
+		}
+	});
+});
+
+describe("a missing chunk of a Zarr v2 CF time array", () => {
+	it("is null when the fill value is the missing-value marker (xarray's _FillValue)", () => {
+		const root = fresh("v2-missing.zarr");
+		fs.mkdirSync(path.join(root, "time"), { recursive: true });
+		fs.writeFileSync(path.join(root, ".zgroup"), JSON.stringify({ zarr_format: 2 }));
+		fs.writeFileSync(path.join(root, "time/.zarray"), JSON.stringify({ zarr_format: 2, shape: [5], chunks: [2], dtype: "<i8", fill_value: -1, order: "C", compressor: null, filters: null }));
+		fs.writeFileSync(path.join(root, "time/.zattrs"), JSON.stringify({ units: "days since 2000-01-01", calendar: "standard", _ARRAY_DIMENSIONS: ["time"] }));
+		// Chunk 1 (rows 2 and 3) is not written: it holds the fill value -1, the marker.
+		fs.writeFileSync(path.join(root, "time/0"), Buffer.from(BigInt64Array.of(0n, -1n).buffer));
+		fs.writeFileSync(path.join(root, "time/2"), Buffer.from(BigInt64Array.of(3n, 0n).buffer));
+		const file = fresh("v2-missing.arrow");
+		exportOk([root, "-o", file]);
+		const values = pl.readIPC(fs.readFileSync(file)).getColumn("time").cast(pl.Int64).cast(pl.Utf8).toArray();
+		expect(values).toEqual(["946684800000", null, null, null, "946944000000"]);
 	});
 });

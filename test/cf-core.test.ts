@@ -289,6 +289,43 @@ describe("property: decoding equals a BigInt reference", () => {
 		);
 	});
 
+	it("every data type (int8…uint64, float32) × every unit × random references, standard calendar included", () => {
+		const TYPES = {
+			int8: [(n: number) => Int8Array.of(n), fc.integer({ min: -128, max: 127 })],
+			uint8: [(n: number) => Uint8Array.of(n), fc.integer({ min: 0, max: 255 })],
+			int16: [(n: number) => Int16Array.of(n), fc.integer({ min: -(2 ** 15), max: 2 ** 15 - 1 })],
+			uint16: [(n: number) => Uint16Array.of(n), fc.integer({ min: 0, max: 2 ** 16 - 1 })],
+			int32: [(n: number) => Int32Array.of(n), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })],
+			uint32: [(n: number) => Uint32Array.of(n), fc.integer({ min: 0, max: 2 ** 32 - 1 })],
+			uint64: [(n: bigint) => BigUint64Array.of(n), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })],
+			float32: [(n: number) => Float32Array.of(n), fc.float({ noNaN: true, noDefaultInfinity: true })],
+		} as const;
+		const typed = fc.constantFrom(...(Object.keys(TYPES) as (keyof typeof TYPES)[])).chain((type) => fc.tuple(fc.constant(type), TYPES[type][1] as fc.Arbitrary<number | bigint>));
+		fc.assert(
+			fc.property(referenceArbitrary, fc.constantFrom(...REFERENCE_UNITS), typed, fc.constantFrom(...TARGETS), fc.constantFrom("standard", "proleptic_gregorian", "julian"), (r, unit, [type, count], target, calendar) => {
+				if (calendar !== "proleptic_gregorian" && r.year <= 0) return;
+				const { text, instant } = referenceText(r);
+				const attributes = { units: `${unit} since ${text}`, calendar };
+				// The standard calendar: Julian dates before the reform, Gregorian from 1582-10-15, the ten days between none.
+				const beforeReform = r.year * 10_000 + r.month * 100 + r.day < 1582_10_15;
+				if (calendar === "standard" && r.year * 10_000 + r.month * 100 + r.day >= 1582_10_05 && beforeReform) {
+					expect(() => parseCfTimeCoding(attributes)).toThrow(/does not exist in the standard calendar/);
+					return;
+				}
+				const coding = parseCfTimeCoding(attributes);
+				const reference = referenceNanoseconds(instant, calendar === "julian" || (calendar === "standard" && beforeReform) ? "julian" : "proleptic_gregorian");
+				expect(coding.referenceNanoseconds).toBe(reference);
+				const values = (TYPES[type][0] as (n: number | bigint) => NumericValues)(count);
+				const markers = cfMissingValueMarkers({ zarrFormat: 3, dataType: type, attributes: {}, fillValue: null });
+				const expected = referenceDecode(typeof count === "bigint" ? count : type === "float32" ? values[0] as number : BigInt(count), unit, reference, target);
+				const out = decodeCfTimes(values, coding, markers, { unit: target, allowTruncate: true, onOverflow: "null", dataType: type });
+				if (expected.kind === "overflow") expect(out.nullCount).toBe(1);
+				else expect(out.values[0]).toBe(expected.value);
+			}),
+			{ numRuns: 2000 },
+		);
+	});
+
 	it("every integer data type gives the int64 result of the same counts", () => {
 		fc.assert(
 			fc.property(fc.array(fc.integer({ min: -128, max: 127 }), { minLength: 1, maxLength: 20 }), fc.constantFrom(...REFERENCE_UNITS), (counts, unit) => {

@@ -11,6 +11,7 @@ import { resolveOutputFormat } from "../src/cli/output-format.js";
 import { normalizeConversionOptions } from "../src/convert/options.js";
 import { planExport } from "../src/export-plan.js";
 import { defaultConcurrency } from "../src/export-source.js";
+import { normalizeOptions as normalizeParquetOptions } from "../src/stream/parquet/options.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const STORE = path.join(REPO, "data/weather-station.zarr");
@@ -68,6 +69,7 @@ describe("mistakes named with what was meant", () => {
 			[["inspct", STORE], "dt64-export: unknown command inspct (did you mean inspect?)\n"],
 			[["x", "--to", "parqet"], 'dt64-export: --to "parqet": choose arrow, arrow-stream, parquet (did you mean parquet?)\n'],
 			[["x", "--json"], "dt64-export: --json is not an option of an export (see --help)\n"],
+			[["x", "--force=maybe"], "dt64-export: --force=maybe: a switch takes no value, or true or false (see --help)\n"],
 			[[], "dt64-export: name the store: dt64-export <store> [options] (see --help)\n"],
 		] as const) {
 			const result = runCli([...args]);
@@ -86,6 +88,8 @@ describe("mistakes named with what was meant", () => {
 		expect(() => checkCommandLine(["s", "--to", "arrow", "--to=parquet"])).toThrow("--to is given twice: give it once (see --help)");
 		expect(() => checkCommandLine(["s", "-o", "a.arrow", "--output", "b.arrow"])).toThrow("--output is given twice");
 		expect(checkCommandLine(["s", "--header", "A: 1", "--header", "B: 2", "-q", "-q"]).given).toEqual(new Set(["header", "quiet"]));
+		// yargs reads a switch's value as false unless it is "true" (--force=yes would not overwrite): read here.
+		expect(checkCommandLine(["s", "--force=yes", "--no-progress=true", "--allow-truncate=0", "--no-quiet=off"]).argv).toEqual(["s", "--force", "--no-progress", "--no-allow-truncate", "--quiet"]);
 	});
 });
 
@@ -115,6 +119,11 @@ describe("options from the environment", () => {
 		expect(optionsFromEnvironment("inspect", env).values).toEqual({ json: true, header: ["A: 1", "B: 2"] });
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_FORCE: "maybe" })).toThrow(/DT64_EXPORT_FORCE=maybe: expected true or false/);
 		expect(OPTIONS.map(environmentName)).toContain("DT64_EXPORT_ROW_GROUP_ROWS");
+		// A value the option does not take is refused by the variable's name, unless the command line gives the option.
+		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" })).toThrow('DT64_EXPORT_TO "csv": choose arrow, arrow-stream, parquet');
+		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "x" })).toThrow("DT64_EXPORT_CONCURRENCY must be an integer >= 1");
+		expect(optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" }, new Set(["to"])).values).toEqual({});
+		expect(optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "", DT64_EXPORT_TO: " " }).values).toEqual({});
 	});
 
 	it("the CLI takes them below the command line", () => {
@@ -143,20 +152,22 @@ describe("shell completion", () => {
 });
 
 describe("--help is true to the code", () => {
-	const help = runCli(["--help"]).stdout.toString();
+	const helps = { export: runCli(["--help"]).stdout.toString(), inspect: runCli(["inspect", "--help"]).stdout.toString(), commit: runCli(["commit", "--help"]).stdout.toString() };
 	/** The help block of an option: from its line to the next option's. */
-	const blockOf = (name: string) => {
+	const blockOf = (name: string, help = helps.export) => {
 		// Option lines are indented by a few spaces; a wrapped description's lines by many (and may start with a flag).
 		const match = new RegExp(`^ {1,8}(?:-\\w, )?--${name} [\\s\\S]*?(?=^ {1,8}(?:-\\w, )?--|^\\S)`, "m").exec(help);
 		expect(match, `--${name} in --help`).not.toBeNull();
 		return (match as RegExpExecArray)[0].replace(/\s+/g, " ");
 	};
-	const documentedDefault = (name: string) => /\[default: (.*?)\](?: |$)/.exec(blockOf(name))?.[1];
+	const documentedDefault = (name: string, help = helps.export) => /\[default: (.*?)\](?: |$)/.exec(blockOf(name, help))?.[1];
 
-	it("documents every option with the default the parser fills in", () => {
-		for (const option of optionsOf("export").filter((option) => option.name !== "help" && option.name !== "version")) {
-			const expected = option.default === undefined ? option.defaultText : JSON.stringify(option.default);
-			expect(documentedDefault(option.name), option.name).toBe(expected);
+	it("documents every option of every command with the default the parser fills in", () => {
+		for (const command of ["export", "inspect", "commit"] as const) {
+			for (const option of optionsOf(command).filter((option) => option.name !== "help" && option.name !== "version")) {
+				const expected = option.default === undefined ? option.defaultText : JSON.stringify(option.default);
+				expect(documentedDefault(option.name, helps[command]), `${command} --${option.name}`).toBe(expected);
+			}
 		}
 	});
 
@@ -165,6 +176,8 @@ describe("--help is true to the code", () => {
 		expect(documentedDefault("on-overflow")).toBe(JSON.stringify(normalizeConversionOptions({}).onOverflow));
 		expect(documentedDefault("allow-truncate")).toBe(String(normalizeConversionOptions({}).allowTruncate));
 		expect(documentedDefault("to")).toMatch(new RegExp(`else ${planExport({}).output.format}$`));
+		expect(documentedDefault("compression")).toBe(JSON.stringify(normalizeParquetOptions({}).compression));
+		expect(documentedDefault("row-group-rows")).toBe(String(normalizeParquetOptions({}).rowGroupRows));
 		// "one per core, 2 to 4, for a local folder or zip; 8 over the network"
 		const concurrency = /one per core, (\d+) to (\d+), for a local folder or zip; (\d+) over the network/.exec(documentedDefault("concurrency") ?? "");
 		expect(concurrency).not.toBeNull();

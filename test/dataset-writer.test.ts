@@ -110,6 +110,30 @@ describe("dataset writer", () => {
 		expect(rows[0].map(Number)).toEqual([2, 4]);
 	});
 
+	it("sorted times with scattered NaT: one file per partition, the null partition's included", async () => {
+		// Hourly over three days, NaT every 5th row, in batches of 7: runs of null rows between every few times.
+		const times = Array.from({ length: 72 }, (_, i) => (i % 5 === 3 ? null : DAY0 + BigInt(i) * HOUR_MS));
+		const batches = Array.from({ length: Math.ceil(times.length / 7) }, (_, b) => batchOf(times.slice(b * 7, b * 7 + 7), times.slice(b * 7, b * 7 + 7).map(Number)));
+		const filesPer = (target: DatasetWriter) => {
+			const counts: Record<string, number> = {};
+			for (const file of target.summary!.files) counts[path.dirname(file.path)] = (counts[path.dirname(file.path)] ?? 0) + 1;
+			return counts;
+		};
+		const whole = writer(tempDir(), { partitionBy: "day" });
+		await write(whole, batches);
+		expect(filesPer(whole)).toEqual({
+			"year=2021/month=1/day=30": 1,
+			"year=2021/month=1/day=31": 1,
+			"year=2021/month=2/day=1": 1,
+			"year=__HIVE_DEFAULT_PARTITION__/month=__HIVE_DEFAULT_PARTITION__/day=__HIVE_DEFAULT_PARTITION__": 1,
+		});
+		expect(whole.summary!.files.find((file) => file.path.startsWith("year=__"))!.rows).toBe(14);
+		// Split only by --max-rows-per-file: 14 null rows in files of 6 are 3 files, 24-row days minus NaT in 2 or 3.
+		const split = writer(tempDir(), { partitionBy: "day", maxRowsPerFile: 6 });
+		await write(split, batches);
+		expect(Object.values(filesPer(split))).toEqual([4, 4, 4, 3]);
+	});
+
 	it("a part run again replaces exactly its own files", async () => {
 		const folder = tempDir();
 		await write(writer(folder, { partitionBy: "day", index: 0, count: 2 }), hourly());

@@ -95,6 +95,24 @@ function slowRun(args: string[]) {
 	return spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: `--import ${slow}`, DT64_TEST_WRITE_DELAY_MS: "40" }, stdio: "ignore" });
 }
 
+/** Every file and folder under `folder`, with each file's size and modification time. */
+function folderState(folder: string): string[] {
+	return fs.readdirSync(folder, { recursive: true, encoding: "utf8" }).sort().map((entry) => {
+		const stat = fs.statSync(path.join(folder, entry));
+		return stat.isDirectory() ? `${entry}/` : `${entry} ${stat.size} ${stat.mtimeMs}`;
+	});
+}
+
+/** Runs the CLI slowed down, interrupts it (SIGINT) once `ready` holds, and resolves to its exit status. */
+async function interruptWhen(args: string[], ready: () => boolean): Promise<number | null> {
+	const child = slowRun(args);
+	const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+	for (let i = 0; i < 1000 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+	expect(ready()).toBe(true);
+	child.kill("SIGINT");
+	return exited;
+}
+
 describe("retries and commit", () => {
 	it("a part killed (SIGKILL) in the middle of a write, run again, leaves no temporary file and no duplicate row", async () => {
 		const location = await stores["3-D"];
@@ -116,6 +134,24 @@ describe("retries and commit", () => {
 		const single = path.join(tempDir(), "single.parquet");
 		expect((await runCliAsync([location, "--columns", "time,value", "--to", "parquet", "-q", "-o", single])).status).toBe(0);
 		expect(await aggregate(`read_parquet('${folder}/**/*.parquet', hive_partitioning = true)`)).toEqual(await aggregate(`read_parquet('${single}')`));
+	});
+
+	it("a part interrupted (SIGINT) in the middle of a write removes what it wrote and the folders it created, and nothing else", async () => {
+		const location = await stores["3-D"];
+		const folder = path.join(tempDir(), "out");
+		const common = [location, "--columns", "time,value", "--to", "parquet", "--partition-by", "day", "--row-group-rows", "16", "-q"];
+		for (const k of [0, 2]) expect((await runCliAsync([...common, "--part", `${k}/3`, "-o", folder])).status).toBe(0);
+		fs.writeFileSync(path.join(folder, "notes.txt"), "the user's own file");
+		const before = folderState(folder);
+		// Into the dataset of the other parts, once a file of its own is finished; and into a folder it creates.
+		const created = path.join(tempDir(), "new", "out");
+		const interrupted = await Promise.all([
+			interruptWhen([...common, "--part", "1/3", "-o", folder], () => listDataset(folder).dataFiles.some((file) => file.includes("part-00001")) && listDataset(folder).tempFiles.length > 0),
+			interruptWhen([...common, "-o", created], () => listDataset(created).tempFiles.length > 0),
+		]);
+		expect(interrupted).toEqual([130, 130]);
+		expect(folderState(folder)).toEqual(before);
+		expect(fs.readdirSync(path.dirname(path.dirname(created)))).toEqual([]);
 	});
 
 	it("commit refuses a missing part and a part run with other options, naming them", async () => {

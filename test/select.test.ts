@@ -139,7 +139,7 @@ describe("parts", () => {
 
 	it("come from the batch engine's environment, refusing ambiguity", () => {
 		expect(partFromEnvironment({ JOB_COMPLETION_INDEX: "2" }, 4)).toEqual({ index: 2, count: 4 });
-		expect(() => partFromEnvironment({ JOB_COMPLETION_INDEX: "2" })).toThrow(/--parts/);
+		expect(() => partFromEnvironment({ JOB_COMPLETION_INDEX: "2" })).toThrow(/`parts`/);
 		expect(partFromEnvironment({ AWS_BATCH_JOB_ARRAY_INDEX: "0", AWS_BATCH_JOB_ARRAY_SIZE: "8" })).toEqual({ index: 0, count: 8 });
 		expect(partFromEnvironment({ CLOUD_RUN_TASK_INDEX: "7", CLOUD_RUN_TASK_COUNT: "8" })).toEqual({ index: 7, count: 8 });
 		expect(partFromEnvironment({ SLURM_ARRAY_TASK_ID: "5", SLURM_ARRAY_TASK_COUNT: "8", SLURM_ARRAY_TASK_MIN: "1" })).toEqual({ index: 4, count: 8 });
@@ -217,24 +217,26 @@ describe("open partition files", () => {
 		return { events, partitions };
 	}
 
-	it("close a partition once sorted time has passed it", async () => {
+	it("close a partition once sorted time has passed it, never the partition of null times", async () => {
 		const { events, partitions } = tracker(4);
-		await partitions.fileFor("a", 0n, 10n, 0n);
-		await partitions.fileFor("b", 10n, 20n, 10n);
-		expect(partitions.openCount).toBe(1);
-		await partitions.fileFor("c", 20n, 30n, 25n);
+		await partitions.fileFor("a", { low: 0n, high: 10n }, 0n);
+		await partitions.fileFor("null", undefined, null);
+		await partitions.fileFor("b", { low: 10n, high: 20n }, 10n);
+		expect(partitions.openCount).toBe(2);
+		await partitions.fileFor("null", undefined, null);
+		await partitions.fileFor("c", { low: 20n, high: 30n }, 25n);
 		await partitions.closeAll();
-		expect(events).toEqual(["open a#0", "close a#0", "open b#0", "close b#0", "open c#0", "close c#0"]);
+		expect(events).toEqual(["open a#0", "open null#0", "close a#0", "open b#0", "close b#0", "open c#0", "close null#0", "close c#0"]);
 	});
 
 	it("keep at most `limit` open for unsorted time, least recently used closed first, reopened as a new file", async () => {
 		const { events, partitions } = tracker(2);
-		await partitions.fileFor("b", 10n, 20n, 15n);
-		await partitions.fileFor("a", 0n, 10n, 5n);
-		await partitions.fileFor("b", 10n, 20n, 12n);
-		await partitions.fileFor("c", 20n, 30n, 21n);
+		await partitions.fileFor("b", { low: 10n, high: 20n }, 15n);
+		await partitions.fileFor("a", { low: 0n, high: 10n }, 5n);
+		await partitions.fileFor("b", { low: 10n, high: 20n }, 12n);
+		await partitions.fileFor("c", { low: 20n, high: 30n }, 21n);
 		expect(partitions.openCount).toBe(2);
-		await partitions.fileFor("a", 0n, 10n, 1n);
+		await partitions.fileFor("a", { low: 0n, high: 10n }, 1n);
 		partitions.discardAll();
 		expect(events).toEqual(["open b#0", "open a#0", "close a#0", "open c#0", "close b#0", "open a#1", "discard c#0", "discard a#1"]);
 	});

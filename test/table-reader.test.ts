@@ -42,4 +42,32 @@ describe("TableReader", () => {
 		}
 		expect(rows).toBe(length);
 	});
+
+	it("in chunk order, cuts a column over fewer axes to each chunk's box, holding at most two of its bands", async () => {
+		const rows = 1000;
+		const concurrency = 2;
+		// grid(row, col) = row * 4 + col over [1000, 4] in chunks of [10, 2]; along(row) = row in chunks of 7; across(col) = col.
+		const grid = {
+			chunkShape: [10, 2],
+			gridShape: [100, 2],
+			describe: (coords: readonly number[]) => coords.join("."),
+			read: async (coords: readonly number[]) => Float64Array.from({ length: 20 }, (_, i) => (coords[0] * 10 + Math.floor(i / 2)) * 4 + coords[1] * 2 + (i % 2)),
+		};
+		const along = countingSource(rows, 7);
+		const across = countingSource(4, 4);
+		const reader = new TableReader([grid, { source: along, shape: [rows], axes: [0] }, { source: across, shape: [4], axes: [1] }], [rows, 4], { order: "chunk", concurrency });
+		let boxes = 0;
+		for await (const band of reader as AsyncIterable<TableBand>) {
+			if (band.region.kind !== "box") throw new Error("chunk order gives boxes");
+			const [first, col] = band.region.origin;
+			expect(band.region.extent).toEqual([10, 2]);
+			expect(Array.from(band.columns[1] as Float64Array)).toEqual(Array.from({ length: 10 }, (_, i) => first + i));
+			expect(Array.from(band.columns[2] as Float64Array)).toEqual([col, col + 1]);
+			boxes++;
+			await new Promise((resolve) => setTimeout(resolve, 1));
+			expect(along.reads).toBeLessThanOrEqual(Math.ceil((first + 10) / 7) + 1 + concurrency + 1);
+		}
+		expect(boxes).toBe(200);
+		expect(across.reads).toBe(1);
+	});
 });

@@ -61,7 +61,7 @@ function expectedValues(expected: ExpectedColumn): unknown[] {
 
 /** The Arrow types dt64-export gives (pandas' differ where it widens: float32 index levels, masked integers). */
 const ARROW_TYPES: Record<string, Record<string, string>> = {
-	"grid.zarr": { time: "Timestamp", lat: "Float32", lon: "Float64", t2m: "Float32", tp: "Float32", sp: "Float64", elev: "Float64", rh: "Int8" },
+	"grid.zarr": { time: "Timestamp", lat: "Float32", lon: "Float64", t2m: "Float32", tp: "Float32", sp: "Float64", elev: "Float64", rh: "Int8", land: "Float32", u10: "Float64" },
 	"stations.zarr": { time: "Timestamp", station: "Utf8", sample: "Int64", obs: "Float64", qc: "Uint8" },
 	"curvilinear.zarr": { time: "Timestamp", y: "Int64", x: "Int64", temp: "Float32", lat: "Float64", lon: "Float64" },
 	"gridmap.zarr": { time: "Timestamp", lat: "Float64", lon: "Float64", t2m: "Float32", crs: "Int32" },
@@ -183,7 +183,7 @@ describe("tables: field metadata, options and refusals", () => {
 		expect(String(table.getChild("temp")!.type)).toBe("Float32");
 		expect(table.getChild("temp")!.toJSON()).toEqual([0, null, 2, 3, null, 0]);
 		const conflict = runCli([root, "--columns", "temp,bad", "-o", fresh("never.arrow")]);
-		expect(conflict.stderr).toBe('dt64-export: --columns: dimension "x" has length 2 in temp and 5 in bad: temp(time=3, x=2), bad(x=5)\n');
+		expect(conflict.stderr).toBe('dt64-export: dimension "x" has length 2 in temp and 5 in bad, so they cannot share a table: temp(time=3, x=2), bad(x=5); export them separately, or choose --columns whose dimensions agree\n');
 		expect(conflict.status).toBe(2);
 	});
 
@@ -191,5 +191,35 @@ describe("tables: field metadata, options and refusals", () => {
 		const result = runCli([grid, "--columns", "t2m", "--index", "--rename", "nope=x", "-o", fresh("never.arrow")]);
 		expect(result.status).toBe(2);
 		expect(result.stderr).toBe("dt64-export: --rename nope: no such column; the columns are time, lat, lon, t2m\n");
+	});
+});
+
+describe("--order chunk with broadcast variables and coordinate indexes: xarray's rows, chunk by chunk", () => {
+	/** A row as one string, its values in the golden's spelling (type-tagged: NaN is not null). */
+	const rowsOf = (columns: unknown[][]) => columns[0].map((_, row) => columns.map((column) => `${typeof column[row]}:${String(column[row])}`).join("|"));
+	// Each case's columns over every dimension share one chunk shape; the others are held and cut to each chunk.
+	const CASES = ["t2m", "broadcast", "static-first", "valid-range", "transposed-static", "transposed-widest-first", "stations", "curvilinear"];
+
+	it.each(CASES)("%s", (name) => {
+		const table = EXPECTED[name];
+		const file = exportCase(table, "arrow", ["--order", "chunk"]);
+		const schema = readArrow(file).schema;
+		const df = pl.readIPC(fs.readFileSync(file));
+		const actual = table.columns.map((expected) => {
+			const field = schema.fields.find((f) => f.name === expected.name)!;
+			const series = df.getColumn(expected.name);
+			const raw = field.type instanceof Timestamp ? series.cast(pl.Datetime("ns")).cast(pl.Int64).toArray() : series.toArray();
+			return raw.map((value) => normalize(expected, value));
+		});
+		const expected = rowsOf(table.columns.map(expectedValues));
+		expect([...rowsOf(actual)].sort()).toEqual([...expected].sort());
+		// Chunk order indeed, not the table's C order: every case has chunks that split a row.
+		expect(rowsOf(actual)).not.toEqual(expected);
+	});
+
+	it("refuses columns over every dimension in different chunk shapes, naming them", () => {
+		const result = runCli([path.join(FIXTURES, "grid.zarr"), "--columns", "t2m,tp", "--index", "--order", "chunk", "-o", fresh("never.arrow")]);
+		expect(result.stderr).toBe("dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got [2,3,2], [4,1,4]: use --order c\n");
+		expect(result.status).toBe(2);
 	});
 });

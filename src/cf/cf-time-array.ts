@@ -1,15 +1,17 @@
 /**
- * A CF time array as the export opens it: an array of integers or floats whose attributes hold CF time units, with
- * its coding, missing-value markers and the Arrow unit `--unit auto` gives it. Detection is here too, so that
- * discovery, tables and inspect agree on what a CF time array is.
+ * A CF time array as every path opens it: detection, its decoding (coding and missing-value markers) worked out
+ * once from its metadata, the unit `--unit auto` gives it, and its Arrow field. A CF time array exported alone, a
+ * table column, an index coordinate and inspect's first and last values all go through here and decode with
+ * decodeCfTimes: one set of rules, one unit choice, one field metadata.
  */
-import type { AsyncReadable } from "@zarrita/storage";
+import type { Field } from "apache-arrow";
+import { arrowTimeField } from "../arrow/time-field.js";
 import type { TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
-import { errorInContext } from "../errors.js";
-import { parsePlainArrayMetadata, v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
-import type { ChunkValues } from "../zarr/chunk-values.js";
-import { createPlainChunkSource, type ChunkSource } from "../zarr/chunk-source.js";
+import { errorInContext, UsageError } from "../errors.js";
+import { v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
+import type { ChunkSource } from "../zarr/chunk-source.js";
+import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
 import type { PlainTypeName } from "../zarr/plain-dtype.js";
 import { baseCfTargetUnit, refineTargetUnit } from "./cf-target-unit.js";
@@ -29,13 +31,18 @@ export interface CfOptions {
 /** The numeric data types a CF time array may have. */
 const CF_TIME_DATA_TYPES: ReadonlySet<string> = new Set(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]);
 
-export interface CfTimeArray {
-	readonly metadata: PlainArrayMetadata;
-	readonly chunks: ChunkSource<ChunkValues>;
+/** Field metadata key marking a column decoded from CF time counts ("true"). */
+export const CF_DECODED_KEY = "zarr.cf_decoded";
+
+/** The attributes a decoded CF time field keeps, as written: what a reader needs to tell what was decoded. */
+const KEPT_TIME_ATTRIBUTES = ["units", "calendar", "dtype", "long_name", "standard_name"] as const;
+
+/** How a CF time array decodes: worked out once, when it is opened. */
+export interface CfTimeDecoding {
 	readonly coding: CfTimeCoding;
 	readonly markers: MissingValueMarkers;
-	/** The Arrow unit of `--unit auto`. */
-	readonly autoUnit: TargetUnit;
+	/** The unit of `--unit auto`; undefined for float counts whose values were not read (see openCfTimeDecoding). */
+	readonly autoUnit: TargetUnit | undefined;
 }
 
 export function attributesOf(node: NodeMetadata): Record<string, unknown> {
@@ -61,52 +68,71 @@ export function isCfTimeArray(node: NodeMetadata): boolean {
 	return numericTypeOf(node) !== undefined && cfTimeKindOf(attributesOf(node)) !== undefined;
 }
 
-/**
- * For a CF time array of float counts, the unit `--unit auto` gives it: every chunk is read once for the fractions
- * the counts hold. Undefined for anything else (integer counts need only their units and reference), and for an
- * array whose coding is refused: the column's planner says why.
- */
-export async function scanCfAutoUnit(metadata: PlainArrayMetadata, chunks: ChunkSource<ChunkValues>, options: CfOptions): Promise<TargetUnit | undefined> {
-	if (!isFloatType(metadata.dataType.name) || cfTimeKindOf(metadata.attributes) === undefined) return undefined;
-	let coding: CfTimeCoding;
-	let markers: MissingValueMarkers;
-	try {
-		coding = parseCfTimeCoding(metadata.attributes, options);
-		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
-	} catch {
-		return undefined;
-	}
-	return scanAutoUnit(chunks, coding, markers, baseCfTargetUnit(coding));
+/** Whether validated array metadata is a CF time array's (the same rule as isCfTimeArray). */
+export function isCfTimeMetadata(metadata: PlainArrayMetadata): boolean {
+	return CF_TIME_DATA_TYPES.has(metadata.dataType.name) && cfTimeKindOf(metadata.attributes) !== undefined;
 }
 
-/** Reads every chunk once to find the unit float counts need (a fraction of a second asks for a finer unit). */
-async function scanAutoUnit(chunks: ChunkSource<ChunkValues>, coding: CfTimeCoding, markers: MissingValueMarkers, base: TargetUnit): Promise<TargetUnit> {
-	let unit = base;
+/** How refusals name a CF time array: `array <path>`. */
+export function cfArrayContext(path: string): string {
+	return `array ${path === "" ? "(the store root)" : path}`;
+}
+
+/**
+ * The coding and markers of a CF time array; refusals (months since, a model calendar without `convertCalendar`,
+ * a leap-second calendar, a reference date that does not exist...) name the array: `array <path>: ...`.
+ */
+export function parseCfTimeDecoding(metadata: PlainArrayMetadata, options: Pick<CfOptions, "convertCalendar">): { coding: CfTimeCoding; markers: MissingValueMarkers } {
+	try {
+		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
+		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
+		return { coding, markers };
+	} catch (error) {
+		throw errorInContext(cfArrayContext(metadata.path), error, "METADATA_INVALID", { path: metadata.path });
+	}
+}
+
+/**
+ * The unit `--unit auto` gives a CF time array. Integer counts need only their units and reference; float counts
+ * may hold fractions, so with `readValues` every chunk is read once for the unit they need (stopping at ns), and
+ * without it there is none yet (undefined).
+ */
+export async function cfAutoUnit(metadata: PlainArrayMetadata, chunks: ChunkSource<ChunkValues>, { coding, markers }: Omit<CfTimeDecoding, "autoUnit">, readValues: boolean): Promise<TargetUnit | undefined> {
+	let unit = baseCfTargetUnit(coding);
+	if (!isFloatType(metadata.dataType.name as PlainTypeName)) return unit;
+	if (!readValues) return undefined;
 	for (const coords of cOrderCoordinates(chunks.gridShape)) {
 		if (unit === "ns") break;
-		unit = refineTargetUnit((await chunks.read(coords)) as Exclude<ChunkValues, string[]>, coding, markers, unit);
+		unit = refineTargetUnit((await chunks.read(coords)) as NumericValues, coding, markers, unit);
 	}
 	return unit;
 }
 
+/** Opens a CF time array's decoding: its coding (refusals named as parseCfTimeDecoding names them) and auto unit. */
+export async function openCfTimeDecoding(metadata: PlainArrayMetadata, chunks: ChunkSource<ChunkValues>, options: Pick<CfOptions, "convertCalendar"> & { readValues: boolean }): Promise<CfTimeDecoding> {
+	const parsed = parseCfTimeDecoding(metadata, options);
+	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues) };
+}
+
 /**
- * Opens a CF time array; `where` names it in messages. Refusals (months since, a model calendar without
- * `convertCalendar`, a reference date that does not exist...) name the array and what is wrong.
+ * The Arrow unit of a CF time array: the one asked for, or `--unit auto`'s. Float counts opened without reading
+ * their values (a table opened with another unit than it is exported with) have no auto unit: refused, rather
+ * than guessed.
  */
-export async function openCfTimeArray(store: AsyncReadable, node: NodeMetadata, where: string, options: CfOptions = {}): Promise<CfTimeArray> {
-	const metadata = parsePlainArrayMetadata(node, where);
-	const attributes = metadata.attributes;
-	let coding: CfTimeCoding;
-	let markers: MissingValueMarkers;
-	try {
-		coding = parseCfTimeCoding(attributes, options);
-		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes, fillValue: metadata.fillValue });
-	} catch (error) {
-		throw errorInContext(`${where}: CF time`, error, "METADATA_INVALID", { path: metadata.path });
-	}
-	const chunks = createPlainChunkSource(store, metadata, where);
-	const base = baseCfTargetUnit(coding);
-	const scan = isFloatType(metadata.dataType.name) && (options.unit ?? "auto") === "auto";
-	const autoUnit = scan ? await scanAutoUnit(chunks, coding, markers, base) : base;
-	return { metadata, chunks, coding, markers, autoUnit };
+export function cfTimeUnit(decoding: CfTimeDecoding, metadata: PlainArrayMetadata, asked: TargetUnitOption): TargetUnit {
+	if (asked !== "auto") return asked;
+	if (decoding.autoUnit !== undefined) return decoding.autoUnit;
+	throw new UsageError(`${cfArrayContext(metadata.path)}: its float CF time counts were not read when it was opened, so unit auto cannot choose their unit: open the table with unit auto, or export with a unit`, { option: "unit", path: metadata.path });
+}
+
+/**
+ * The Arrow field of a decoded CF time array: Timestamp (Duration for the timedelta form), nullable, its metadata
+ * the Zarr data type, the CF attributes kept as written and `zarr.cf_decoded: "true"`.
+ */
+export function cfTimeField(name: string, metadata: PlainArrayMetadata, coding: CfTimeCoding, unit: TargetUnit, timezone: string | null): Field {
+	const duration = coding.kind === "duration";
+	const field = arrowTimeField({ name, kind: duration ? "timedelta64" : "datetime64", unit, timezone: duration ? null : timezone, zarrDataType: metadata.rawDataType });
+	for (const key of KEPT_TIME_ATTRIBUTES) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
+	field.metadata.set(CF_DECODED_KEY, "true");
+	return field;
 }

@@ -8,6 +8,7 @@
  * Model calendars (with --convert-calendar): the count gives a date label in that calendar, which is exported as
  * the same label of the proleptic Gregorian calendar; a label that does not exist there is refused.
  */
+import { floorDiv } from "../convert/bigint-division.js";
 import type { TimestampValues } from "../convert/to-arrow-timestamps.js";
 import type { OverflowPolicy } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
@@ -46,11 +47,6 @@ const INT64_MIN = -(2n ** 63n) + 1n;
 const INT64_MAX = 2n ** 63n - 1n;
 /** Past this many days no Arrow unit holds the instant (int64 seconds span ±1.07e14 days): labels stay in doubles. */
 const DAY_LIMIT = 2n ** 48n;
-
-const floorDiv = (a: bigint, b: bigint): bigint => {
-	const quotient = a / b;
-	return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
-};
 
 type Outcome = { value: bigint; exact: boolean } | "overflow" | { label: string };
 
@@ -156,28 +152,63 @@ function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number 
 	};
 }
 
-/** The exact instant of numerator / 2^shift counts, floored to target units. */
-function exactInstant(coding: CfTimeCoding, target: bigint): (numerator: bigint, shift: bigint) => Outcome {
+/**
+ * The exact instant of numerator / 2^shift counts as nanoseconds × 2^shift since 1970-01-01T00:00:00 UTC (a model
+ * calendar's label converted to the same proleptic Gregorian label): "overflow" past any Arrow unit's range, the
+ * label when it does not exist in the proleptic Gregorian calendar.
+ */
+function scaledInstant(coding: CfTimeCoding): (numerator: bigint, shift: bigint) => bigint | "overflow" | { label: string } {
 	const { unitNanoseconds, referenceNanoseconds, calendar } = coding;
 	return (numerator, shift) => {
-		// Nanoseconds × 2^shift.
-		let scaled = (referenceNanoseconds << shift) + numerator * unitNanoseconds;
-		if (calendar?.kind === "model") {
-			const dayScaled = NANOSECONDS_PER_DAY << shift;
-			const days = floorDiv(scaled, dayScaled);
-			if (days > DAY_LIMIT || days < -DAY_LIMIT) return "overflow";
-			const [year, month, day] = calendar.labelOf(Number(days));
-			let gregorianDays: number;
-			try {
-				gregorianDays = gregorianDaysOfLabel(year, month, day);
-			} catch {
-				return { label: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}` };
-			}
-			scaled += (BigInt(gregorianDays) - days) * dayScaled;
+		const scaled = (referenceNanoseconds << shift) + numerator * unitNanoseconds;
+		if (calendar?.kind !== "model") return scaled;
+		const dayScaled = NANOSECONDS_PER_DAY << shift;
+		const days = floorDiv(scaled, dayScaled);
+		if (days > DAY_LIMIT || days < -DAY_LIMIT) return "overflow";
+		const [year, month, day] = calendar.labelOf(Number(days));
+		let gregorianDays: number;
+		try {
+			gregorianDays = gregorianDaysOfLabel(year, month, day);
+		} catch {
+			return { label: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}` };
 		}
+		return scaled + (BigInt(gregorianDays) - days) * dayScaled;
+	};
+}
+
+/** The exact instant of numerator / 2^shift counts, floored to target units. */
+function exactInstant(coding: CfTimeCoding, target: bigint): (numerator: bigint, shift: bigint) => Outcome {
+	const instant = scaledInstant(coding);
+	return (numerator, shift) => {
+		const scaled = instant(numerator, shift);
+		if (typeof scaled !== "bigint") return scaled;
 		const divisor = target << shift;
 		const value = floorDiv(scaled, divisor);
 		if (value < INT64_MIN || value > INT64_MAX) return "overflow";
 		return { value, exact: value * divisor === scaled };
+	};
+}
+
+const ATTOSECONDS_PER_NANOSECOND = 1_000_000_000n;
+
+/**
+ * The instant of one stored count as attoseconds since 1970-01-01T00:00:00 UTC, by the arithmetic of
+ * decodeCfTimes, floored (a floored instant compares with a whole number of attoseconds as the exact one does):
+ * what a time range is searched with. Null for a value no range holds: a missing one, and one no Arrow unit can
+ * hold (infinite, or a model calendar date past every unit's range), which the decoding makes null or refuses.
+ * A model calendar's label that does not exist in the proleptic Gregorian calendar is refused, as decodeCfTimes does.
+ */
+export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, dataType: string): (value: number | bigint) => bigint | null {
+	if (coding.kind !== "datetime") throw new Dt64ExportError("UNSUPPORTED", `CF time of units ${JSON.stringify(coding.units)} holds durations, not times: it cannot select a time range`);
+	const instant = scaledInstant(coding);
+	return (value) => {
+		if (isMissingValue(markers, value) || (typeof value === "number" && !Number.isFinite(value))) return null;
+		const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
+		const scaled = instant(numerator, shift);
+		if (scaled === "overflow") return null;
+		if (typeof scaled !== "bigint") {
+			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`, { value });
+		}
+		return floorDiv(scaled * ATTOSECONDS_PER_NANOSECOND, 1n << shift);
 	};
 }

@@ -3,21 +3,16 @@
  * fixed-length UDUNITS time units; `months` and `years` are refused, since UDUNITS defines them as fractions of a
  * tropical year (a month is 30.436875 days), which is never what the data means.
  */
+import { ATTOSECONDS_PER_UNIT, type LinearUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
 import { parseReferenceDate, type ReferenceDate } from "./reference-date.js";
 
 export type CfTimeUnit = "weeks" | "days" | "hours" | "minutes" | "seconds" | "milliseconds" | "microseconds" | "nanoseconds";
 
-export const NANOSECONDS_PER_CF_UNIT: Readonly<Record<CfTimeUnit, bigint>> = {
-	weeks: 7n * 86_400n * 10n ** 9n,
-	days: 86_400n * 10n ** 9n,
-	hours: 3_600n * 10n ** 9n,
-	minutes: 60n * 10n ** 9n,
-	seconds: 10n ** 9n,
-	milliseconds: 10n ** 6n,
-	microseconds: 10n ** 3n,
-	nanoseconds: 1n,
-};
+/** Each CF unit has the fixed length of a numpy unit. */
+const NUMPY_UNIT: Readonly<Record<CfTimeUnit, LinearUnit>> = { weeks: "W", days: "D", hours: "h", minutes: "m", seconds: "s", milliseconds: "ms", microseconds: "us", nanoseconds: "ns" };
+
+export const NANOSECONDS_PER_CF_UNIT = Object.fromEntries(Object.entries(NUMPY_UNIT).map(([unit, numpy]) => [unit, ATTOSECONDS_PER_UNIT[numpy] / 10n ** 9n])) as Readonly<Record<CfTimeUnit, bigint>>;
 
 /** Every accepted spelling (compared in lower case): UDUNITS' names, plurals and abbreviations. */
 const SPELLINGS: ReadonlyMap<string, CfTimeUnit> = new Map(

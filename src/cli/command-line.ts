@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs";
 import { UsageError } from "../errors.js";
+import { booleanWord } from "./boolean-word.js";
 import { didYouMean } from "./did-you-mean.js";
 import { COMMANDS, flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
 
@@ -91,6 +92,11 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 				throw new UsageError(`${flag(found.option.name)} is given twice: give it once (see --help)`);
 			}
 			named.push(found.option.name);
+			if (found.option.kind === "boolean" && inline !== undefined) {
+				const value = booleanWord(inline);
+				if (value === undefined) throw new UsageError(`${flag(body)}=${inline}: a switch takes no value, or true or false (see --help)`);
+				forYargs[forYargs.length - 1] = value !== found.negated ? `--${found.option.name}` : `--no-${found.option.name}`;
+			}
 			if (found.option.kind === "boolean" || inline !== undefined) continue;
 			const { optionalValues } = found.option;
 			if (optionalValues !== undefined) {

@@ -8,10 +8,15 @@ import { removePendingTempFiles } from "../output/atomic-file.js";
 const plural = (count: number, word: string) => `${count.toLocaleString("en")} ${word}${count === 1 ? "" : "s"}`;
 
 export async function runDatasetExport(store: string, folder: string | undefined, plan: ExportPlan, options: { quiet: boolean; overwrite: boolean }): Promise<void> {
-	if (folder === undefined || folder === "" || folder === "-") throw new UsageError("--partition-by and --part write a dataset folder: name it with -o <folder>");
-	// A signal ends the export without leaving a temporary file; finished files stay until the part runs again.
+	if (folder === undefined || folder === "" || folder === "-") {
+		if (plan.dataset?.partitionBy !== undefined) throw new UsageError("--partition-by writes a dataset folder: name it with -o <folder>");
+		throw new UsageError("--part writes a dataset folder: name it with -o <folder>, or write the part's rows to stdout with -o -");
+	}
+	// A signal ends the export as a failure does: the files this run wrote, and the folders it created, are removed.
+	const { abandonUnfinishedDatasets } = await import("../output/dataset-writer.js");
 	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
 		process.once(signal, () => {
+			abandonUnfinishedDatasets();
 			removePendingTempFiles();
 			process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
 			process.exit(code);

@@ -1,16 +1,7 @@
 import type { Argv, Options } from "yargs";
-import { UsageError } from "../errors.js";
+import { checkChoice } from "./check-choice.js";
 import { checkInteger } from "./check-integer.js";
-import { didYouMean } from "./did-you-mean.js";
 import { flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
-
-/** A choice matched case-insensitively (DuckDB and ogr2ogr take `Parquet` too), given back in the table's spelling. */
-function choiceOf(option: OptionSpec & { choices: readonly string[] }, value: unknown): string {
-	const text = String(value);
-	const match = option.choices.find((choice) => choice.toLowerCase() === text.toLowerCase());
-	if (match !== undefined) return match;
-	throw new UsageError(`${flag(option.name)} ${JSON.stringify(text)}: choose ${option.choices.join(", ")}${didYouMean(text, option.choices)}`);
-}
 
 function yargsOption(option: OptionSpec): Options {
 	const { choices, min } = option;
@@ -26,7 +17,7 @@ function yargsOption(option: OptionSpec): Options {
 		// yargs hands a coerce failure to `fail` as a YError with this message: a usage error, exit 2.
 		coerce:
 			choices !== undefined
-				? (value: unknown) => (value === undefined ? value : choiceOf({ ...option, choices }, value))
+				? (value: unknown) => (value === undefined ? value : checkChoice(flag(option.name), choices, value))
 				: min !== undefined
 					? (value: number | undefined) => {
 							if (value !== undefined) checkInteger(flag(option.name), value, min);

@@ -1,15 +1,18 @@
 /**
  * Options from the environment: DT64_EXPORT_<NAME> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_TO=parquet), for
  * settings a user or a job wants on every run. The command line wins over the environment, which wins over the
- * defaults. A DT64_EXPORT_ variable that names no option is named in a warning rather than ignored silently.
+ * defaults. A DT64_EXPORT_ variable that names no option is named in a warning rather than ignored silently; one
+ * with a value the option does not take is refused by its own name (unless the command line gives that option),
+ * and an empty one is unset.
  */
 import { UsageError } from "../errors.js";
+import { booleanWord } from "./boolean-word.js";
+import { checkChoice } from "./check-choice.js";
+import { checkInteger } from "./check-integer.js";
 import { didYouMean } from "./did-you-mean.js";
 import { environmentName, optionsOf, OPTIONS, type CommandName } from "./options.js";
 
 const PREFIX = "DT64_EXPORT_";
-const TRUE = ["true", "1", "yes", "on"];
-const FALSE = ["false", "0", "no", "off", ""];
 
 export interface EnvironmentOptions {
 	/** Values by long option name, for yargs' `config` (below the command line, above the defaults). */
@@ -17,7 +20,7 @@ export interface EnvironmentOptions {
 	readonly warnings: string[];
 }
 
-export function optionsFromEnvironment(command: CommandName, env: NodeJS.ProcessEnv = process.env): EnvironmentOptions {
+export function optionsFromEnvironment(command: CommandName, env: NodeJS.ProcessEnv = process.env, given: ReadonlySet<string> = new Set()): EnvironmentOptions {
 	const values: Record<string, string | boolean | string[]> = {};
 	const warnings: string[] = [];
 	const known = new Map(OPTIONS.map((option) => [environmentName(option), option]));
@@ -30,15 +33,17 @@ export function optionsFromEnvironment(command: CommandName, env: NodeJS.Process
 			continue;
 		}
 		// DT64_EXPORT_JSON means nothing to an export: set for inspect runs, it stays quiet for the others.
-		if (!taken.has(option)) continue;
+		if (!taken.has(option) || given.has(option.name)) continue;
 		if (option.kind === "boolean") {
-			const word = text.trim().toLowerCase();
-			if (!TRUE.includes(word) && !FALSE.includes(word)) throw new UsageError(`${variable}=${text}: expected true or false`);
-			values[option.name] = TRUE.includes(word);
+			const value = booleanWord(text);
+			if (value === undefined) throw new UsageError(`${variable}=${text}: expected true or false`);
+			values[option.name] = value;
 		} else if (option.kind === "strings") {
 			// Several values (HTTP headers) one per line: a header value may hold any other separator.
 			values[option.name] = text.split("\n").filter((line) => line.trim() !== "");
-		} else {
+		} else if (text.trim() !== "") {
+			if (option.choices !== undefined) checkChoice(variable, option.choices, text);
+			if (option.kind === "number") checkInteger(variable, Number(text), option.min ?? Number.MIN_SAFE_INTEGER);
 			values[option.name] = text;
 		}
 	}

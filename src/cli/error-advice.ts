@@ -2,7 +2,8 @@ import { Dt64ExportError, type ErrorCode } from "../errors.js";
 
 /**
  * The library names options as its API spells them (`timezone`, `group`); the CLI's user knows them as flags.
- * Options the CLI does not have (`timeoutMs`, `maxChunks`) keep their library name.
+ * Options the CLI does not have (`timeoutMs`, `maxChunks`) keep their library name. A message names the option at
+ * fault first (`option`), and any other option in backticks (`end`): both are given as flags.
  */
 const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	array: "--array",
@@ -23,6 +24,13 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	headers: "--header",
 	convertCalendar: "--convert-calendar",
 	partitionBy: "--partition-by",
+	timeColumn: "--time-column",
+	maxRowsPerFile: "--max-rows-per-file",
+	part: "--part",
+	parts: "--parts",
+	start: "--start",
+	end: "--end",
+	allowTruncate: "--allow-truncate",
 	rename: "--rename",
 	nanAsNull: "--nan-as-null",
 	cf: "--cf",
@@ -30,6 +38,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
 const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
+	USAGE: (error) => (error.option === "maxRowsPerFile" ? " (a dataset folder is written with --partition-by, or --part with -o <folder>)" : ""),
 	// ns is the finest Arrow unit: there is no finer --unit to suggest.
 	TRUNCATION: (error) => `; use --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
@@ -46,7 +55,14 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	ACCESS_DENIED: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),
 	CREDENTIALS_MISSING: (error) => (error.option === "signRequests" ? "; a public bucket is read without them with --no-sign-request" : ""),
 	COLUMNS_INCOMPATIBLE: (error) =>
-		error.option === "order" ? ": use --order c" : error.option === "column" ? " with --column" : error.option === "rename" ? `: rename one with --rename ${String(error.value)}=<new name>` : "",
+		// A name clash (index or value column) is solved by --rename, for a table as for a single array.
+		error.option === "order"
+			? ": use --order c"
+			: error.option === "rename"
+				? `: rename one with --rename ${String(error.value)}=<new name>`
+				: error.option === "columns" && error.value === undefined
+					? "; export them separately, or choose --columns whose dimensions agree"
+					: "",
 };
 
 /** The one line the CLI prints for a library error: the option named by its flag, and the flag that helps. */
@@ -58,6 +74,7 @@ export function describeForCli(error: Dt64ExportError): string {
 		if (message.startsWith(`${option} `) || message.startsWith(`${option}:`)) message = flag + message.slice(option.length);
 		else if (message.startsWith(`invalid ${option} `)) message = `invalid ${flag}${message.slice(`invalid ${option}`.length)}`;
 	}
+	message = message.replace(/`(\w+)`/g, (quoted, name: string) => FLAG_OF_OPTION[name] ?? quoted);
 	return message + (ADVICE[error.code]?.(error) ?? "");
 }
 

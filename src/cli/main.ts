@@ -7,11 +7,12 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
-import { FILE_EXTENSIONS, parseRenameList, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
 import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
+import { parseRenameList } from "./rename-list.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet/options.js";
@@ -25,10 +26,10 @@ import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { flag, optionsOf, type RunFacts } from "./options.js";
 import { resolveOutputFormat } from "./output-format.js";
+import { rewriteYargsMessage } from "./yargs-messages.js";
 import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
-import { writesDataset } from "../select/selection-options.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -172,7 +173,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const toStdout = args.output === "-";
 	const existing = args.output === undefined || toStdout ? undefined : fs.statSync(args.output, { throwIfNoEntry: false });
 	// A dataset's -o is a folder, whose name says nothing about the format: Parquet unless --to says otherwise.
-	const dataset = writesDataset({ partitionBy: args.partitionBy, part: args.part });
+	// A part to stdout is the part's rows as one stream.
+	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile());
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
 	warnInapplicable(command, { format, remote: isRemote(args.store), selects });
@@ -212,7 +214,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		parts: args.parts,
 		partitionBy: args.partitionBy,
 		maxRowsPerFile: args.maxRowsPerFile,
-	});
+	}, dataset);
 	if (plan.dataset !== undefined) {
 		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force });
 		return;
@@ -266,7 +268,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	// yargs answers the shell's completion requests itself (from completeWords below): no checks on those words.
 	const completing = argv.includes("--get-yargs-completions");
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
-	const environment = optionsFromEnvironment(commandLine.command);
+	const environment = optionsFromEnvironment(commandLine.command, process.env, commandLine.given);
 	for (const warning of environment.warnings) process.stderr.write(`dt64-export: warning: ${warning}\n`);
 	await yargs(commandLine.argv ?? argv)
 		.scriptName("dt64-export")
@@ -319,9 +321,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 		.wrap(Math.min(110, process.stdout.columns ?? 110))
 		.fail((message, error) => {
 			// The command line's mistakes are found before yargs sees it (checkCommandLine) or by the option table's
-			// checks, which reach here as a YError with their message: a usage error either way.
+			// checks, which reach here as a YError with their message: a usage error either way, and one in yargs'
+			// wording is rewritten.
 			if (error && error.name !== "YError") fail(error);
-			fail(new UsageError(message ?? error.message));
+			const text = message ?? error.message;
+			fail(new UsageError(rewriteYargsMessage(text) ?? text));
 		})
 		.parseAsync();
 }

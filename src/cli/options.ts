@@ -6,8 +6,9 @@
  */
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
-import { COMPRESSIONS } from "../stream/parquet/options.js";
-import { ROW_ORDERS } from "../stream/table-reader.js";
+import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../stream/parquet/options.js";
+import { DEFAULT_RETRIES } from "../store/http-store.js";
+import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
 import { FORMAT_OF_EXTENSION } from "./output-format.js";
 
@@ -50,6 +51,9 @@ export interface OptionSpec {
 const onlyParquet = ({ format }: RunFacts) => (format === undefined || format === "parquet" ? undefined : `it applies to --to parquet, not --to ${format}`);
 const notSelecting = ({ selects }: RunFacts) => (selects === false ? "it applies with --start, --end or --partition-by" : undefined);
 const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies to stores read over the network, not to a local one");
+
+/** `--order`'s values: the library's row orders, every one of them (the record's keys are checked against the type). */
+const ROW_ORDERS = Object.keys({ c: true, chunk: true } satisfies Record<RowOrder, true>);
 
 const EXTENSIONS_HELP = Object.entries(FORMAT_OF_EXTENSION)
 	.map(([extension, format]) => `.${extension} ${format}`)
@@ -131,12 +135,12 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "chunks read and decoded at once",
 		commands: ["export"],
 	},
-	{ name: "row-group-rows", kind: "number", min: 1, default: 1_048_576, describe: "Parquet rows per row group", commands: ["export"], inapplicable: onlyParquet },
+	{ name: "row-group-rows", kind: "number", min: 1, default: DEFAULT_ROW_GROUP_ROWS, describe: "Parquet rows per row group", commands: ["export"], inapplicable: onlyParquet },
 	{
 		name: "compression",
 		kind: "string",
 		choices: COMPRESSIONS,
-		default: "zstd",
+		default: DEFAULT_COMPRESSION,
 		describe: "Parquet compression",
 		commands: ["export"],
 		inapplicable: onlyParquet,
@@ -150,7 +154,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export", "inspect"],
 		inapplicable: onlyRemote,
 	},
-	{ name: "retries", kind: "number", min: 0, default: 3, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
+	{ name: "retries", kind: "number", min: 0, default: DEFAULT_RETRIES, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
 	{
 		name: "sign-request",
 		kind: "boolean",
@@ -167,7 +171,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{
 		name: "time-column",
 		kind: "string",
-		defaultText: "the only datetime64 column",
+		defaultText: "the only time column (datetime64 or CF time)",
 		describe: "the column --start/--end and --partition-by use",
 		commands: ["export"],
 		inapplicable: notSelecting,
@@ -179,7 +183,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "write -o as a Hive-partitioned dataset folder (year=2021/month=1/day=5/...)",
 		commands: ["export"],
 	},
-	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o, or auto: K and N from the batch engine", commands: ["export"] },
+	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o (or to stdout with -o -), or auto: K and N from the batch engine", commands: ["export"] },
 	{ name: "parts", kind: "number", min: 1, describe: "N for --part auto in a Kubernetes Indexed Job (its completions)", commands: ["export"] },
 	{ name: "max-rows-per-file", kind: "number", min: 1, defaultText: "no limit", describe: "rows per dataset file at most (then more files per partition)", commands: ["export"] },
 ];

@@ -2,30 +2,13 @@
  * ISO 8601 text for Arrow time values, exact for every int64 in every unit: BigInt arithmetic throughout, where
  * a JS Date would lose nanoseconds and stop at ±275,760 years.
  */
-import type { TargetUnit } from "../dtype/units.js";
+import { TARGET_UNITS_PER_SECOND, type TargetUnit } from "../dtype/units.js";
+import { floorDiv } from "./bigint-division.js";
+import { civilFromDays } from "./calendar.js";
 
-const PER_SECOND: Readonly<Record<TargetUnit, bigint>> = { s: 1n, ms: 1_000n, us: 1_000_000n, ns: 1_000_000_000n };
 const FRACTION_DIGITS: Readonly<Record<TargetUnit, number>> = { s: 0, ms: 3, us: 6, ns: 9 };
 
-function floorDiv(a: bigint, b: bigint): bigint {
-	const quotient = a / b;
-	return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
-}
-
-const pad = (value: bigint, width: number): string => value.toString().padStart(width, "0");
-
-/** Year, month, day of a day count since 1970-01-01 (Howard Hinnant's civil_from_days, in BigInt). */
-function civilFromDays(days: bigint): [bigint, bigint, bigint] {
-	const z = days + 719_468n;
-	const era = floorDiv(z, 146_097n);
-	const dayOfEra = z - era * 146_097n;
-	const yearOfEra = (dayOfEra - dayOfEra / 1_460n + dayOfEra / 36_524n - dayOfEra / 146_096n) / 365n;
-	const dayOfYear = dayOfEra - (365n * yearOfEra + yearOfEra / 4n - yearOfEra / 100n);
-	const shiftedMonth = (5n * dayOfYear + 2n) / 153n;
-	const day = dayOfYear - (153n * shiftedMonth + 2n) / 5n + 1n;
-	const month = shiftedMonth < 10n ? shiftedMonth + 3n : shiftedMonth - 9n;
-	return [yearOfEra + era * 400n + (month <= 2n ? 1n : 0n), month, day];
-}
+const pad = (value: bigint | number, width: number): string => value.toString().padStart(width, "0");
 
 /** Years 0000-9999 as four digits; others with a sign, as ISO 8601's expanded representation does. */
 function formatYear(year: bigint): string {
@@ -42,7 +25,7 @@ function fraction(remainder: bigint, unit: TargetUnit): string {
  * with the unit's fractional digits (`.500`, `.000001`) only when they are not all zero.
  */
 export function formatIsoTimestamp(value: bigint, unit: TargetUnit): string {
-	const perSecond = PER_SECOND[unit];
+	const perSecond = TARGET_UNITS_PER_SECOND[unit];
 	const seconds = floorDiv(value, perSecond);
 	const days = floorDiv(seconds, 86_400n);
 	const secondOfDay = seconds - days * 86_400n;
@@ -55,7 +38,7 @@ export function formatIsoTimestamp(value: bigint, unit: TargetUnit): string {
 export function formatIsoDuration(value: bigint, unit: TargetUnit): string {
 	if (value === 0n) return "PT0S";
 	const magnitude = value < 0n ? -value : value;
-	const perSecond = PER_SECOND[unit];
+	const perSecond = TARGET_UNITS_PER_SECOND[unit];
 	const seconds = magnitude / perSecond;
 	const days = seconds / 86_400n;
 	const hours = (seconds / 3_600n) % 24n;

@@ -2,6 +2,7 @@ import { formatDatetime64Type, type Datetime64Type } from "../dtype/datetime64.j
 import { NAT } from "../dtype/fill-value.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
+import { floorDiv } from "./bigint-division.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
@@ -246,11 +247,6 @@ function exactLinear(plan: ConversionPlan): Outcome {
 
 const INT64_MIN_VALID = NAT + 1n;
 const INT64_MAX = -NAT - 1n;
-
-const floorDiv = (a: bigint, b: bigint): bigint => {
-	const quotient = a / b;
-	return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
-};
 
 /**
  * The conversion of one non-NaT count with BigInt arithmetic: the slow path for values the word arithmetic

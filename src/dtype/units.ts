@@ -16,6 +16,9 @@ export type TargetUnit = (typeof TARGET_UNITS)[number];
 
 const SECOND = 10n ** 18n;
 
+/** Arrow timestamp units in a second. */
+export const TARGET_UNITS_PER_SECOND: Readonly<Record<TargetUnit, bigint>> = { s: 1n, ms: 1_000n, us: 1_000_000n, ns: 1_000_000_000n };
+
 export const ATTOSECONDS_PER_UNIT: Readonly<Record<LinearUnit, bigint>> = {
 	W: 7n * 86_400n * SECOND,
 	D: 86_400n * SECOND,

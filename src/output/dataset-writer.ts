@@ -3,7 +3,8 @@
  * the folder itself), each file written atomically under a name of this part, at most `maxOpenFiles` open at once.
  * When every file is in place, the files this part wrote in an earlier run and not now are removed (a part run
  * again replaces exactly its own files), and the part's manifest is written last: a part without a manifest is
- * not finished, whatever files it left.
+ * not finished, whatever files it left. A run that fails or is interrupted before its manifest undoes itself
+ * (see `abandon`).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -16,10 +17,10 @@ import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
 import { AtomicFileWriter } from "./atomic-file.js";
-import { isFileOfPart, listDataset, manifestPath, partFileName, SUCCESS_FILE } from "./dataset-files.js";
+import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { hivePartitionOf, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest } from "./manifest.js";
-import { OpenPartitions, type PartitionFile } from "./open-partitions.js";
+import { OpenPartitions, type PartitionFile, type TimeRange } from "./open-partitions.js";
 
 /** Open files by default: each holds up to a row group of rows in memory until it is closed. */
 export const DEFAULT_MAX_OPEN_FILES = 16;
@@ -48,8 +49,18 @@ export interface DatasetWriterOptions {
 interface OpenFile extends PartitionFile {
 	readonly relative: string;
 	readonly encoder: Transform;
+	/** The file on disk: a temporary file until it is moved to its name. */
+	readonly sink: AtomicFileWriter;
 	readonly done: Promise<void>;
 	rows: number;
+}
+
+/** The dataset writers of this process that have not finished, for a signal handler to abandon. */
+const unfinished = new Set<DatasetWriter>();
+
+/** Undoes every dataset part this process is writing (on a signal, before exiting): see DatasetWriter.abandon. */
+export function abandonUnfinishedDatasets(): void {
+	for (const writer of unfinished) writer.abandon();
 }
 
 export interface DatasetSummary {
@@ -62,6 +73,13 @@ export class DatasetWriter extends Writable {
 	readonly #options: DatasetWriterOptions;
 	readonly #partitions: OpenPartitions<OpenFile>;
 	readonly #written: ManifestFile[] = [];
+	/** Every file this run opened, finished or not. */
+	readonly #files: OpenFile[] = [];
+	/** The folders this run created (the dataset's own, partitions), to remove once empty if the run is abandoned. */
+	readonly #createdFolders: string[] = [];
+	/** Set once the manifest is written: the part is finished and nothing of it is undone. */
+	#finished = false;
+	#abandoned = false;
 	#schema: Schema | undefined;
 	#timeIndex = -1;
 	#rows = 0;
@@ -81,21 +99,41 @@ export class DatasetWriter extends Writable {
 			close: (file) => this.#close(file),
 			discard: (file) => file.encoder.destroy(new Error("the dataset export stopped")),
 		});
-		fs.mkdirSync(options.folder, { recursive: true });
+		this.#makeFolder(options.folder);
+		unfinished.add(this);
 		// The dataset changes from now on: it is no longer committed, and this part no longer finished.
 		fs.rmSync(path.join(options.folder, SUCCESS_FILE), { force: true });
 		fs.rmSync(path.join(options.folder, manifestPath(options.part)), { force: true });
 	}
 
+	/** mkdir -p, noting the folders it created. */
+	#makeFolder(folder: string): void {
+		const first = fs.mkdirSync(folder, { recursive: true });
+		if (first === undefined) return;
+		for (let created = path.resolve(folder); ; created = path.dirname(created)) {
+			this.#createdFolders.push(created);
+			if (created === path.resolve(first) || created === path.dirname(created)) break;
+		}
+	}
+
+	/** A write still in progress when the run was abandoned must not create anything after it. */
+	#checkNotAbandoned(): void {
+		if (this.#abandoned) throw new Dt64ExportError("WRITE_FAILED", `the dataset export to ${this.#options.folder} stopped`, { path: this.#options.folder });
+	}
+
 	#open(partition: string, sequence: number): OpenFile {
+		this.#checkNotAbandoned();
 		const name = partFileName(this.#options.part, sequence, this.#options.extension);
 		const relative = partition === "" ? name : `${partition}/${name}`;
 		const target = path.join(this.#options.folder, relative);
-		fs.mkdirSync(path.dirname(target), { recursive: true });
+		this.#makeFolder(path.dirname(target));
 		const encoder = this.#options.createFileWriter(this.#schema!);
-		const done = pipeline(encoder, new AtomicFileWriter(target, { overwrite: true }));
+		const sink = new AtomicFileWriter(target, { overwrite: true });
+		const done = pipeline(encoder, sink);
 		done.catch(() => undefined);
-		return { relative, encoder, done, rows: 0 };
+		const file = { relative, encoder, sink, done, rows: 0 };
+		this.#files.push(file);
+		return file;
 	}
 
 	async #close(file: OpenFile): Promise<void> {
@@ -110,11 +148,11 @@ export class DatasetWriter extends Writable {
 	}
 
 	/** Routes rows [from, to) of `batch`, all of one partition, splitting them at the file size limit. */
-	async #route(batch: RecordBatch, from: number, to: number, partition: string, low: bigint, high: bigint, first: bigint | null): Promise<void> {
+	async #route(batch: RecordBatch, from: number, to: number, partition: string, range: TimeRange | undefined, first: bigint | null): Promise<void> {
 		const limit = this.#options.maxRowsPerFile ?? Number.POSITIVE_INFINITY;
-		let file = await this.#partitions.fileFor(partition, low, high, first);
+		let file = await this.#partitions.fileFor(partition, range, first);
 		while (from < to) {
-			if (file.rows >= limit) file = await this.#partitions.fileFor(partition, low, high, first, true);
+			if (file.rows >= limit) file = await this.#partitions.fileFor(partition, range, first, true);
 			const end = Math.min(to, from + (limit - file.rows));
 			await this.#append(file, batch.slice(from, end));
 			from = end;
@@ -129,7 +167,7 @@ export class DatasetWriter extends Writable {
 		}
 		if (batch.numRows === 0) return;
 		if (this.#timeIndex < 0) {
-			await this.#route(batch, 0, batch.numRows, "", 0n, 0n, null);
+			await this.#route(batch, 0, batch.numRows, "", undefined, null);
 			this.#rows += batch.numRows;
 			return;
 		}
@@ -142,7 +180,7 @@ export class DatasetWriter extends Writable {
 			const start = row;
 			if (!data.getValid(row)) {
 				while (row < batch.numRows && !data.getValid(row)) row++;
-				await this.#route(batch, start, row, nullPath, 0n, 0n, null);
+				await this.#route(batch, start, row, nullPath, undefined, null);
 				continue;
 			}
 			const first = values[row];
@@ -154,7 +192,7 @@ export class DatasetWriter extends Writable {
 				if (this.#max === undefined || value > this.#max) this.#max = value;
 				row++;
 			}
-			await this.#route(batch, start, row, partition.path, partition.low, partition.high, first);
+			await this.#route(batch, start, row, partition.path, partition, first);
 		}
 		this.#rows += batch.numRows;
 	}
@@ -169,6 +207,7 @@ export class DatasetWriter extends Writable {
 
 	async #finish(): Promise<void> {
 		await this.#partitions.closeAll();
+		this.#checkNotAbandoned();
 		const { folder, part, timeUnit } = this.#options;
 		const kept = new Set(this.#written.map((file) => file.path));
 		const listing = listDataset(folder);
@@ -189,12 +228,45 @@ export class DatasetWriter extends Writable {
 			minTime: time(this.#min),
 			maxTime: time(this.#max),
 		};
+		this.#makeFolder(path.join(folder, PARTS_FOLDER));
 		await writeJsonFile(path.join(folder, manifestPath(part)), manifest);
+		this.#finished = true;
+		unfinished.delete(this);
 		this.summary = { files, rows: this.#rows, manifest: manifestPath(part) };
 	}
 
-	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+	/**
+	 * Undoes this run, synchronously (a signal handler exits right after): the files being written are discarded,
+	 * the files it finished are removed, then the folders it created, those left empty. Nothing else is touched:
+	 * other parts' files, a user's files, and this part's files of an earlier run that this run has not replaced
+	 * (they stay until the part runs again, as after a kill, and commit refuses the part meanwhile: its manifest was
+	 * removed when this run started). A finished part is not undone.
+	 */
+	abandon(): void {
+		unfinished.delete(this);
+		if (this.#finished || this.#abandoned) return;
+		this.#abandoned = true;
 		this.#partitions.discardAll();
+		const stopped = new Error("the dataset export stopped");
+		for (const { encoder, sink } of this.#files) {
+			// Once the file is complete, it is moved to its name: whether the move happened yet or not, removing the
+			// temporary file first (destroy) then the name leaves neither (the move fails once the temporary is gone).
+			const moving = sink.writableEnded;
+			encoder.destroy(stopped);
+			sink.destroy(stopped);
+			if (moving) fs.rmSync(sink.target, { force: true });
+		}
+		for (const folder of [...this.#createdFolders].sort((a, b) => b.length - a.length)) {
+			try {
+				fs.rmdirSync(folder);
+			} catch {
+				// Not empty (a file another run or the user put there), or gone: it stays as it is.
+			}
+		}
+	}
+
+	override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+		this.abandon();
 		callback(error);
 	}
 }

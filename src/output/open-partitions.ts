@@ -3,6 +3,8 @@
  * partition is closed as soon as the time has passed it (it cannot receive rows again); otherwise the least
  * recently used one is closed to make room, and a partition that receives rows after its file was closed gets a
  * new file (the next sequence number). Each open file holds a row group in memory, hence the bound.
+ * Only a time says where sorted data is: a null time (NaT) passes no partition, and the partition of null times,
+ * which has no time range, is never passed (sorted data with scattered NaT keeps one file of null rows).
  */
 export interface PartitionFile {
 	/** Rows written so far. */
@@ -18,9 +20,15 @@ export interface OpenPartitionsOptions<F extends PartitionFile> {
 	discard(file: F): void;
 }
 
+/** The times [low, high) a partition holds. */
+export interface TimeRange {
+	readonly low: bigint;
+	readonly high: bigint;
+}
+
 export class OpenPartitions<F extends PartitionFile> {
-	/** In order of use, least recent first (a Map keeps insertion order). */
-	readonly #open = new Map<string, { file: F; high: bigint }>();
+	/** In order of use, least recent first (a Map keeps insertion order); `range` undefined: no time range. */
+	readonly #open = new Map<string, { file: F; range: TimeRange | undefined }>();
 	readonly #sequences = new Map<string, number>();
 	/** The largest time routed so far, while times have never decreased; null once they have. */
 	#sortedUpTo: bigint | null | undefined = undefined;
@@ -32,11 +40,12 @@ export class OpenPartitions<F extends PartitionFile> {
 	}
 
 	/**
-	 * The file for rows of `partition` (values in [low, high)) whose times start at `first`, opened if needed.
-	 * `fresh` asks for a new file of the partition even if one is open (its file is full).
+	 * The file for rows of `partition` (times in `range`; undefined for rows without a time, or rows not partitioned
+	 * by time) whose times start at `first` (null: a null time), opened if needed. `fresh` asks for a new file of the
+	 * partition even if one is open (its file is full).
 	 */
-	async fileFor(partition: string, low: bigint, high: bigint, first: bigint | null, fresh = false): Promise<F> {
-		await this.#notePosition(low, first);
+	async fileFor(partition: string, range: TimeRange | undefined, first: bigint | null, fresh = false): Promise<F> {
+		if (range !== undefined && first !== null) await this.#notePosition(range.low, first);
 		const entry = this.#open.get(partition);
 		if (entry !== undefined && !fresh) {
 			this.#open.delete(partition);
@@ -48,19 +57,19 @@ export class OpenPartitions<F extends PartitionFile> {
 		const sequence = this.#sequences.get(partition) ?? 0;
 		this.#sequences.set(partition, sequence + 1);
 		const file = this.options.open(partition, sequence);
-		this.#open.set(partition, { file, high });
+		this.#open.set(partition, { file, range });
 		return file;
 	}
 
-	async #notePosition(low: bigint, first: bigint | null): Promise<void> {
-		if (first === null || this.#sortedUpTo === null) return;
+	async #notePosition(low: bigint, first: bigint): Promise<void> {
+		if (this.#sortedUpTo === null) return;
 		if (this.#sortedUpTo !== undefined && first < this.#sortedUpTo) {
 			this.#sortedUpTo = null;
 			return;
 		}
 		this.#sortedUpTo = first;
 		// Sorted so far: partitions that end at or before this one starts are finished.
-		for (const [partition, entry] of [...this.#open]) if (entry.high <= low) await this.#closeOne(partition);
+		for (const [partition, { range }] of [...this.#open]) if (range !== undefined && range.high <= low) await this.#closeOne(partition);
 	}
 
 	async #closeOne(partition: string): Promise<void> {

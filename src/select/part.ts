@@ -16,8 +16,8 @@ export interface Part {
 export const MAX_PARTS = 99_999;
 
 function checkPart(index: number, count: number, source: string): Part {
-	if (!Number.isSafeInteger(count) || count < 1 || count > MAX_PARTS) throw new UsageError(`${source}: the number of parts must be 1 to ${MAX_PARTS}, got ${count}`);
-	if (!Number.isSafeInteger(index) || index < 0 || index >= count) throw new UsageError(`${source}: part ${index} does not exist among ${count} parts (0 to ${count - 1})`);
+	if (!Number.isSafeInteger(count) || count < 1 || count > MAX_PARTS) throw new UsageError(`${source}: the number of parts must be 1 to ${MAX_PARTS}, got ${count}`, { option: "part" });
+	if (!Number.isSafeInteger(index) || index < 0 || index >= count) throw new UsageError(`${source}: part ${index} does not exist among ${count} parts (0 to ${count - 1})`, { option: "part" });
 	return { index, count };
 }
 
@@ -28,8 +28,8 @@ function integer(text: string | undefined): number {
 /** `K/N` as written on the command line. */
 export function parsePart(text: string): Part {
 	const match = /^(\d+)\/(\d+)$/.exec(text.trim());
-	if (match === null) throw new UsageError(`--part ${JSON.stringify(text)}: expected K/N (0-based, e.g. 3/16) or auto`);
-	return checkPart(Number(match[1]), Number(match[2]), `--part ${text}`);
+	if (match === null) throw new UsageError(`part ${JSON.stringify(text)}: expected K/N (0-based, e.g. 3/16) or auto`, { option: "part", value: text });
+	return checkPart(Number(match[1]), Number(match[2]), `part ${text}`);
 }
 
 /** The batch engines whose array jobs `--part auto` understands, by the variables they set. */
@@ -38,20 +38,22 @@ const ENGINES: readonly { name: string; index: string; detect: (env: NodeJS.Proc
 		name: "Kubernetes Indexed Job",
 		index: "JOB_COMPLETION_INDEX",
 		detect: (env, parts) => {
-			// Kubernetes exports the index only; the count is the Job's `completions`, given as --parts.
-			if (parts === undefined) throw new UsageError("--part auto: JOB_COMPLETION_INDEX is set (Kubernetes Indexed Job) but Kubernetes does not export the count: add --parts N (the Job's completions)");
-			return checkPart(integer(env.JOB_COMPLETION_INDEX), parts, "--part auto (JOB_COMPLETION_INDEX, --parts)");
+			// Kubernetes exports the index only; the count is the Job's `completions`, given as `parts`.
+			if (parts === undefined) {
+				throw new UsageError("part auto: JOB_COMPLETION_INDEX is set (Kubernetes Indexed Job) but Kubernetes does not export the count: give it as `parts` (the Job's completions)", { option: "part" });
+			}
+			return checkPart(integer(env.JOB_COMPLETION_INDEX), parts, "part auto (JOB_COMPLETION_INDEX, `parts`)");
 		},
 	},
 	{
 		name: "AWS Batch array job",
 		index: "AWS_BATCH_JOB_ARRAY_INDEX",
-		detect: (env) => checkPart(integer(env.AWS_BATCH_JOB_ARRAY_INDEX), integer(env.AWS_BATCH_JOB_ARRAY_SIZE), "--part auto (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE)"),
+		detect: (env) => checkPart(integer(env.AWS_BATCH_JOB_ARRAY_INDEX), integer(env.AWS_BATCH_JOB_ARRAY_SIZE), "part auto (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE)"),
 	},
 	{
 		name: "Cloud Run job",
 		index: "CLOUD_RUN_TASK_INDEX",
-		detect: (env) => checkPart(integer(env.CLOUD_RUN_TASK_INDEX), integer(env.CLOUD_RUN_TASK_COUNT), "--part auto (CLOUD_RUN_TASK_INDEX, CLOUD_RUN_TASK_COUNT)"),
+		detect: (env) => checkPart(integer(env.CLOUD_RUN_TASK_INDEX), integer(env.CLOUD_RUN_TASK_COUNT), "part auto (CLOUD_RUN_TASK_INDEX, CLOUD_RUN_TASK_COUNT)"),
 	},
 	{
 		name: "Slurm job array",
@@ -60,12 +62,17 @@ const ENGINES: readonly { name: string; index: string; detect: (env: NodeJS.Proc
 			// Task ids run from SLURM_ARRAY_TASK_MIN (`--array=1-8` starts at 1); ids with gaps or steps (`1-9:2`) are not
 			// K = 0..N-1 once shifted, which the range check below refuses.
 			const min = env.SLURM_ARRAY_TASK_MIN === undefined ? 0 : integer(env.SLURM_ARRAY_TASK_MIN);
-			const where = "--part auto (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN)";
-			if (env.SLURM_ARRAY_TASK_STEP !== undefined && integer(env.SLURM_ARRAY_TASK_STEP) !== 1) throw new UsageError(`${where}: a job array with a step (SLURM_ARRAY_TASK_STEP=${env.SLURM_ARRAY_TASK_STEP}) has gaps between task ids; use a contiguous --array range or --part K/N`);
+			const where = "part auto (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN)";
+			if (env.SLURM_ARRAY_TASK_STEP !== undefined && integer(env.SLURM_ARRAY_TASK_STEP) !== 1) {
+				throw new UsageError(`${where}: a job array with a step (SLURM_ARRAY_TASK_STEP=${env.SLURM_ARRAY_TASK_STEP}) has gaps between task ids; use a contiguous range (sbatch --array=0-7) or \`part\` K/N`, { option: "part" });
+			}
 			return checkPart(integer(env.SLURM_ARRAY_TASK_ID) - min, integer(env.SLURM_ARRAY_TASK_COUNT), where);
 		},
 	},
 ];
+
+/** "an AWS Batch array job", "a Slurm job array". */
+const article = (name: string) => (/^[AEIOU]/i.test(name) ? "an" : "a");
 
 /**
  * `--part auto`: K and N from the environment of the batch engine running this process. Exactly one engine's
@@ -74,13 +81,13 @@ const ENGINES: readonly { name: string; index: string; detect: (env: NodeJS.Proc
 export function partFromEnvironment(env: NodeJS.ProcessEnv, parts?: number): Part {
 	const present = ENGINES.filter((engine) => env[engine.index] !== undefined && env[engine.index] !== "");
 	if (present.length === 0) {
-		throw new UsageError(`--part auto: no array job index in the environment (${ENGINES.map((engine) => `${engine.index} for a ${engine.name}`).join(", ")}); use --part K/N`);
+		throw new UsageError(`part auto: no array job index in the environment (${ENGINES.map((engine) => `${engine.index} for ${article(engine.name)} ${engine.name}`).join(", ")}); use \`part\` K/N`, { option: "part" });
 	}
 	if (present.length > 1) {
-		throw new UsageError(`--part auto: ambiguous, several array job indexes are set (${present.map((engine) => `${engine.index}=${env[engine.index]}`).join(", ")}); use --part K/N`);
+		throw new UsageError(`part auto: ambiguous, several array job indexes are set (${present.map((engine) => `${engine.index}=${env[engine.index]}`).join(", ")}); use \`part\` K/N`, { option: "part" });
 	}
 	const part = present[0].detect(env, parts);
-	if (parts !== undefined && parts !== part.count) throw new UsageError(`--parts ${parts} disagrees with the ${present[0].name}'s count ${part.count}`);
+	if (parts !== undefined && parts !== part.count) throw new UsageError(`parts ${parts} disagrees with the ${present[0].name}'s count ${part.count}`, { option: "parts", value: parts });
 	return part;
 }
 

@@ -63,7 +63,7 @@ export function writesDataset(options: DatasetOptions): boolean {
 export function planSelection(options: SelectionOptions): SelectPlan {
 	const bounds = parseTimeBounds(options.start, options.end);
 	checkCount("parts", options.parts);
-	if (options.parts !== undefined && options.part !== "auto") throw new UsageError("parts goes with part auto (a Kubernetes Indexed Job's completions)", { option: "parts" });
+	if (options.parts !== undefined && options.part !== "auto") throw new UsageError("parts goes with `part` auto (a Kubernetes Indexed Job's completions)", { option: "parts" });
 	let part: Part | undefined;
 	if (typeof options.part === "string") part = options.part.trim() === "auto" ? partFromEnvironment(options.env ?? process.env, options.parts) : parsePart(options.part);
 	else if (options.part !== undefined) part = parsePart(`${options.part.index}/${options.part.count}`);

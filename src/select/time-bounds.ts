@@ -23,16 +23,16 @@ function isLeapYear(year: bigint): boolean {
 }
 
 function checkRange(option: string, text: string, what: string, value: number, low: number, high: number): void {
-	if (value < low || value > high) throw new UsageError(`${option} ${JSON.stringify(text)}: ${what} ${value} is out of range (${low}-${high})`);
+	if (value < low || value > high) throw new UsageError(`${option} ${JSON.stringify(text)}: ${what} ${value} is out of range (${low}-${high})`, { option, value: text });
 }
 
 /**
  * Parses an ISO 8601 date or date-time (`2021`, `2021-03`, `2021-03-04`, `2021-03-04T05:06:07.123456789`, with
  * an optional `Z`, `UTC` or `±hh[:mm]`) into its exact instant. Omitted fields are the start of the period.
  */
-export function parseTimeBound(text: string, option = "--start"): bigint {
+export function parseTimeBound(text: string, option: "start" | "end" = "start"): bigint {
 	const match = BOUND.exec(text.trim());
-	if (match === null) throw new UsageError(`${option} ${JSON.stringify(text)}: not an ISO 8601 date or date-time (e.g. 2021-03-04 or 2021-03-04T05:06:07Z)`);
+	if (match === null) throw new UsageError(`${option} ${JSON.stringify(text)}: not an ISO 8601 date or date-time (e.g. 2021-03-04 or 2021-03-04T05:06:07Z)`, { option, value: text });
 	const [, yearText, monthText, dayText, hourText, minuteText, secondText, fractionText, zone] = match;
 	const year = BigInt(yearText);
 	const month = monthText === undefined ? 1 : Number(monthText);
@@ -66,9 +66,9 @@ function zoneOffsetSeconds(zone: string | undefined, option: string, text: strin
 
 /** Both bounds parsed; an empty range (start >= end) is refused rather than exporting nothing. */
 export function parseTimeBounds(start: string | undefined, end: string | undefined): TimeBounds {
-	const bounds = { start: start === undefined ? undefined : parseTimeBound(start, "--start"), end: end === undefined ? undefined : parseTimeBound(end, "--end") };
+	const bounds = { start: start === undefined ? undefined : parseTimeBound(start, "start"), end: end === undefined ? undefined : parseTimeBound(end, "end") };
 	if (bounds.start !== undefined && bounds.end !== undefined && bounds.start >= bounds.end) {
-		throw new UsageError(`--start ${start} is not before --end ${end}: the range [start, end) would be empty`);
+		throw new UsageError(`start ${start} is not before \`end\` ${end}: the range [start, end) would be empty`, { option: "start", value: start });
 	}
 	return bounds;
 }

@@ -25,10 +25,10 @@ export interface TimeFilterOptions {
 /** The bounds in `unit`: a value v (exact) is in range when low <= v < high. */
 export function boundsInUnit(bounds: TimeBounds, unit: TargetUnit, truncated: boolean): { low?: bigint; high?: bigint } {
 	const size = ATTOSECONDS_PER_TARGET_UNIT[unit];
-	for (const [option, bound] of [["--start", bounds.start], ["--end", bounds.end]] as const) {
+	for (const [option, bound] of [["start", bounds.start], ["end", bounds.end]] as const) {
 		// A floored value v stands for times in [v, v + 1): against a bound inside that unit, the side is unknown.
 		if (truncated && bound !== undefined && bound % size !== 0n) {
-			throw new UsageError(`${option} is finer than the output unit (${unit}) and --allow-truncate floors the times: write the bound in whole ${unit}, or choose a finer --unit`);
+			throw new UsageError(`${option} is finer than the output unit (${unit}) and \`allowTruncate\` floors the times: write the bound in whole ${unit}, or choose a finer \`unit\``, { option });
 		}
 	}
 	return {

@@ -2,10 +2,17 @@
  * Which rows of a table an export reads: the time range (by binary search when the time column is sorted, all
  * rows otherwise), then this process's part of them. Works on the opened table, before any Arrow stage exists.
  */
-import { UsageError } from "../errors.js";
+import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
+import { cfInstantOf } from "../cf/decode-cf-times.js";
+import { isMaskableType } from "../cf/masking.js";
+import { cfMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
+import { errorInContext, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
 import { readBands } from "../stream/chunk-bands.js";
+import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
+import type { ChunkSource } from "../zarr/chunk-source.js";
 import { product } from "../zarr/grid.js";
+import { cfTimeBlock } from "./cf-time-block.js";
 import { partRows, type Part } from "./part.js";
 import type { TimeBounds } from "./time-bounds.js";
 import type { NormalizedConversionOptions } from "../convert/options.js";
@@ -25,41 +32,78 @@ export interface RowSelection {
 	readonly unsortedReason?: string;
 }
 
-export type TimeColumn = Extract<TableColumn, { kind: "time" }>;
+/** How the instants of the time column's stored values are found: numpy datetime64 counts, or CF time counts. */
+type TimeCoding =
+	| { readonly kind: "datetime64"; readonly type: Datetime64Type }
+	| { readonly kind: "cf"; readonly markers: MissingValueMarkers; readonly instantOf: (value: number | bigint) => bigint | null };
 
 /** The time column chosen, and where its values are among the output's fields (undefined: not exported). */
 export interface TimeSource {
-	readonly column: TimeColumn;
+	readonly column: TableColumn;
 	readonly field: number | undefined;
 	readonly name: string;
+	readonly coding: TimeCoding;
 }
 
-const isInstantColumn = (column: TableColumn): column is TimeColumn => column.kind === "time" && column.metadata.dataType.kind === "datetime64";
+/** How the export reads CF time: whether it decodes it at all (`cf`), and whether model calendars are converted. */
+export interface TimeColumnOptions {
+	/** Index columns are written: a dimension's time coordinate is then an output column. */
+	readonly index: boolean;
+	/** The column asked for by name. */
+	readonly name?: string;
+	readonly cf: boolean;
+	readonly convertCalendar: boolean;
+}
 
 /**
- * The column whose time selects and partitions rows: `name` (--time-column), or the table's only datetime64 column,
- * a value column or a dimension's coordinate (an index column, output with `index` only).
+ * The time coding of a column that holds instants: a datetime64 array, or (with CF decoding) an array of CF time
+ * counts (`<unit> since <date>`). Undefined for any other column; a CF coding the export refuses (a model calendar
+ * without conversion) is refused here as the column's own decoding would refuse it.
  */
-export function findTimeColumn(table: ZarrTable, index: boolean, name?: string): TimeSource {
+function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCoding | undefined {
+	if (column.kind === "time") return column.metadata.dataType.kind === "datetime64" ? { kind: "datetime64", type: column.metadata.dataType } : undefined;
+	const { metadata } = column;
+	if (!options.cf || !isMaskableType(metadata.dataType.name) || cfTimeKindOf(metadata.attributes) !== "datetime") return undefined;
+	try {
+		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
+		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
+		return { kind: "cf", markers, instantOf: cfInstantOf(coding, markers, metadata.dataType.name) };
+	} catch (error) {
+		throw errorInContext(`array ${metadata.path}`, error, "METADATA_INVALID", { path: metadata.path });
+	}
+}
+
+/**
+ * The column whose time selects and partitions rows: `name`, or the table's only time column (datetime64 or CF
+ * time), a value column or a dimension's coordinate (an index column, output with `index` only).
+ */
+export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): TimeSource {
+	const { index, name } = options;
 	const indexFields = index ? table.index.length : 0;
+	const source = (column: TableColumn, field: number | undefined, sourceName: string): TimeSource[] => {
+		const coding = timeCodingOf(column, options);
+		return coding === undefined ? [] : [{ column, field, name: sourceName, coding }];
+	};
+	// A column asked for by name is the only one whose coding is looked at: another column's refused coding is no concern.
+	const wanted = (entryName: string, column: TableColumn) => name === undefined || entryName === name || column.name === name;
 	const candidates: TimeSource[] = [
-		...table.index.flatMap((entry) => (entry.kind === "coordinate" && isInstantColumn(entry.column) ? [{ column: entry.column, field: index ? entry.axis : undefined, name: entry.name }] : [])),
-		...table.columns.flatMap((column, k) => (isInstantColumn(column) ? [{ column, field: indexFields + k, name: column.name }] : [])),
+		...table.index.flatMap((entry) => (entry.kind === "coordinate" && wanted(entry.name, entry.column) ? source(entry.column, index ? entry.axis : undefined, entry.name) : [])),
+		...table.columns.flatMap((column, k) => (wanted(column.name, column) ? source(column, indexFields + k, column.name) : [])),
 	];
-	const names = [...table.index.map((entry) => entry.name), ...table.columns.map((column) => column.name)];
+	const names = [...new Set([...table.index.map((entry) => entry.name), ...table.columns.map((column) => column.name)])];
 	let chosen: TimeSource | undefined;
 	if (name !== undefined) {
-		chosen = candidates.find((candidate) => candidate.name === name || candidate.column.name === name);
-		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a datetime64 column" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
+		chosen = candidates[0];
+		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a column of times (datetime64 or CF time)" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
 	} else {
 		if (candidates.length === 0) {
-			const hint = index ? "" : " (a dimension's time coordinate is one with index columns: --index)";
-			throw new UsageError(`no datetime64 column to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
+			const hint = index ? "" : " (a dimension's time coordinate is one with index columns: `index`)";
+			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
 		}
-		if (candidates.length > 1) throw new UsageError(`several datetime64 columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as timeColumn`, { option: "timeColumn" });
+		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });
 		chosen = candidates[0];
 	}
-	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is exported only with index columns: add index (--index)`, { option: "index" });
+	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is exported only with index columns (\`index\`)`, { option: "index" });
 	return chosen;
 }
 
@@ -67,20 +111,28 @@ export function findTimeColumn(table: ZarrTable, index: boolean, name?: string):
  * The time column as the search reads it, over its own shape (it may span fewer dimensions than the table, the
  * first among them): one block per chunk along the first axis, each read whole.
  */
-function timeBlocks(column: TimeColumn, concurrency: number, signal: AbortSignal): TimeBlocks {
+function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal): TimeBlocks {
+	const { column, coding } = time;
 	const shape = column.metadata.shape;
-	const instantOf = datetime64Instants(column.metadata.dataType);
-	const blockRows = column.chunks.chunkShape[0];
+	const blockOf: (values: ChunkValues) => TimeBlock =
+		coding.kind === "datetime64"
+			? (() => {
+					const instantOf = datetime64Instants(coding.type);
+					return (values) => datetime64Block(values as BigInt64Array, coding.type, instantOf);
+				})()
+			: (values) => cfTimeBlock(values as NumericValues, coding.markers, coding.instantOf);
+	const chunks = column.chunks as ChunkSource<ChunkValues>;
+	const blockRows = chunks.chunkShape[0];
 	return {
 		rows: shape[0],
 		blockRows,
 		rowSize: product(shape.slice(1)),
 		async read(block) {
 			const rows = { start: block * blockRows, end: Math.min(shape[0], (block + 1) * blockRows) };
-			const bands = readBands(column.chunks, shape, concurrency, signal, undefined, undefined, rows);
+			const bands = readBands(chunks, shape, concurrency, signal, undefined, undefined, rows);
 			const { value } = await bands.next();
 			await bands.return(undefined);
-			return datetime64Block(value!.values, column.metadata.dataType, instantOf);
+			return blockOf(value!.values);
 		},
 	};
 }
@@ -171,7 +223,7 @@ export async function selectRows(table: ZarrTable, options: SelectRowsOptions): 
 			selection = { rows: all, sorted: false, probes: 0, unsortedReason: `${name} does not run along the first dimension` };
 		} else {
 			const signal = options.signal ?? new AbortController().signal;
-			const search = await searchTimeRange(timeBlocks(column, options.concurrency, signal), options.bounds);
+			const search = await searchTimeRange(timeBlocks(options.time, options.concurrency, signal), options.bounds);
 			selection = search.sorted ? { rows: search.rows, sorted: true, probes: search.probes } : { rows: search.rows, sorted: false, probes: search.probes, unsortedReason: search.reason };
 		}
 	}

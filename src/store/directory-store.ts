@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import type { AbsolutePath, AsyncReadable, RangeQuery } from "@zarrita/storage";
+import type { AbsolutePath, AsyncReadable, RangeQuery } from "./readable.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 

@@ -4,7 +4,7 @@
  * so every request here is retried with bounded exponential backoff before it fails with one line naming the URL.
  */
 import { STATUS_CODES } from "node:http";
-import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "@zarrita/storage";
+import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { awsUriEncode } from "./sigv4.js";
 
@@ -84,8 +84,11 @@ function redactQuery(text: string, url: URL): string {
 	return url.search === "" ? text : text.split(url.search).join("?…");
 }
 
+/** Retries of a failed request, after the first attempt. */
+export const DEFAULT_RETRIES = 3;
+
 function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
-	const retries = options.retries ?? 3;
+	const retries = options.retries ?? DEFAULT_RETRIES;
 	if (!Number.isInteger(retries) || retries < 0) {
 		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`, { option: "retries" });
 	}

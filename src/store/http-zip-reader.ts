@@ -1,16 +1,15 @@
-import type ZipFileStore from "@zarrita/storage/zip";
-import type { AbsolutePath } from "@zarrita/storage";
+import type { AbsolutePath } from "./readable.js";
 import { Dt64ExportError } from "../errors.js";
 import type { HttpStore } from "./http-store.js";
-
-type ZipReader = ConstructorParameters<typeof ZipFileStore>[0];
 
 /**
  * The bytes of a remote .zip file for unzipit, read by HTTP Range through `HttpStore`, so that a zip store gets
  * the same retries, header handling, credentials and redacted messages as a folder store over HTTP or in a bucket.
- * (@zarrita/storage's own reader does not retry, and its errors print the URL with its query string.)
+ * (@zarrita/storage's own reader does not retry, and its errors print the URL with its query string.) It is a
+ * `ZipFileStore` reader by shape (checked where open-store.ts hands it over), not by an `implements` clause, so that
+ * this declaration does not import @zarrita/storage (see readable.ts).
  */
-export class HttpZipReader implements ZipReader {
+export class HttpZipReader {
 	#length: Promise<number> | undefined;
 
 	/** `folder` holds the file `key`; `shownAs` names the file in messages (redacted). */

@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
+import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";

@@ -88,11 +88,10 @@ export class TableBatcher extends Transform {
 		const rank = extent.length;
 		if (column.kind === "positions") return arrowDataOf(column.field, { values: positions()[column.axis] });
 		const raw = band.columns[column.band];
-		// A column over every axis holds the band's box of values; another, the band's rows of the first axis (if it
-		// has it) and all of its other axes.
+		// Every column holds the band's box along its own axes (see TableBand).
 		const spans = column.axes.length === rank;
-		const ownShape = column.axes.map((axis, j) => (spans || axis === 0 ? extent[axis] : column.shape[j]));
-		const ownOrigin = column.axes.map((axis) => (spans || axis === 0 ? origin[axis] : 0));
+		const ownShape = column.axes.map((axis) => extent[axis]);
+		const ownOrigin = column.axes.map((axis) => origin[axis]);
 		let decoded: DecodedValues;
 		const cached = this.#decoded[k];
 		if (cached !== undefined && cached.raw === raw) decoded = cached.decoded;

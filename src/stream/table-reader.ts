@@ -1,19 +1,20 @@
 import { GeneratorReadable } from "./generator-readable.js";
 import { Dt64ExportError } from "../errors.js";
+import { broadcastValues } from "../table/broadcast.js";
 import type { RowRegion } from "../table/row-index.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
-import { clipChunk, cOrderCoordinates, product } from "../zarr/grid.js";
+import { clipChunk, cOrderCoordinates, cStrides, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
 import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
-export const ROW_ORDERS: readonly RowOrder[] = ["c", "chunk"];
 
 /**
  * The same rows of every column: `columns[k]` holds the values of column k for the rows of `region`, over the
- * column's own axes (the batcher repeats them along the others); a column read whole is the same array in every band.
+ * column's own axes, cut to the region's box along them (the batcher repeats them along the others); a column the
+ * box covers whole is the same array in every band.
  */
 export interface TableBand {
 	readonly columns: readonly ChunkValues[];
@@ -56,8 +57,8 @@ const spansTable = (column: BroadcastSource, shape: readonly number[]) => column
  * a row of its chunks, and its chunks in flight; the bands are cut at the rows they share); a column without it
  * (a static field, a coordinate of another axis) is read once, whole, and given with every band: it holds no more
  * values than one row of the table along the first axis. The batcher broadcasts each column over the band. In
- * chunk order every column must span the table in the same chunk shape, and nothing but the chunks in flight is
- * held.
+ * chunk order the bands are the boxes of the chunks of the columns over every axis (which must share one chunk
+ * shape), read chunk by chunk; a column over fewer axes is held as in C order and cut to each box.
  */
 export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
@@ -68,7 +69,6 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		super();
 		if (columns.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
 		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
-		const sources = broadcast.map((column) => column.source);
 		const rows = options.rows;
 		// A column without the first axis is read whole, whatever the rows.
 		const chunksOf = (column: BroadcastSource) => (rows === undefined || column.axes[0] !== 0 ? product(column.source.gridShape) : chunksOfRows(column.source, rows));
@@ -79,23 +79,19 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
 		const mayReadAhead = () => !this.#holdReadAhead();
 		if ((options.order ?? "c") === "chunk") {
-			if (broadcast.some((column) => !spansTable(column, shape))) {
-				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", "order chunk needs every column over all of the table's dimensions (no broadcast variable, no coordinate index)", { option: "order", value: "chunk" });
+			const spanning = broadcast.filter((column) => spansTable(column, shape));
+			if (spanning.length === 0) {
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk follows the chunks of a column over all of the table's dimensions ${JSON.stringify(shape)}, and no column spans them`, { option: "order", value: "chunk" });
 			}
-			const chunkShape = sources[0].chunkShape;
-			if (sources.some((source) => source.chunkShape.join() !== chunkShape.join())) {
-				const shapes = sources.map((source) => JSON.stringify(source.chunkShape)).join(", ");
-				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
+			const chunkShape = spanning[0].source.chunkShape;
+			if (spanning.some((column) => column.source.chunkShape.join() !== chunkShape.join())) {
+				const shapes = spanning.map((column) => JSON.stringify(column.source.chunkShape)).join(", ");
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
-			this.pullFrom(chunkOrderBands(sources, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
+			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape);
+			this.pullFrom(chunkOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		} else {
-			const rowValues = product(shape.slice(1));
-			for (const column of broadcast) {
-				if (column.axes[0] === 0) checkBandSize(column.source, column.shape);
-				else if (shape.length > 0 && rowValues > MAX_CHUNK_VALUES) {
-					throw new Dt64ExportError("TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
-				}
-			}
+			for (const column of broadcast) checkHeldColumn(column, shape);
 			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		}
 	}
@@ -107,6 +103,18 @@ export class TableReader extends GeneratorReadable<TableBand> {
 	 */
 	holdReadAheadWhile(condition: () => boolean): void {
 		this.#holdReadAhead = condition;
+	}
+}
+
+/**
+ * Refuses, before any read, a column whose held values would be too large: a row of its chunks (a column over the
+ * first axis, assembled band by band), or its repetition over one row of the table (a column without it).
+ */
+function checkHeldColumn(column: BroadcastSource, shape: readonly number[]): void {
+	const rowValues = product(shape.slice(1));
+	if (column.axes[0] === 0) checkBandSize(column.source, column.shape);
+	else if (shape.length > 0 && rowValues > MAX_CHUNK_VALUES) {
+		throw new Dt64ExportError("TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
 	}
 }
 
@@ -167,8 +175,58 @@ async function* cOrderBands(
 		row = end;
 	}
 }
+/**
+ * The values of a column over its own axes (`values` of `ownShape`, on the table axes `axes`) inside a box of the
+ * table: the values themselves when the box covers them, else a copy of the sub-box.
+ */
+function valuesInBox(values: ChunkValues, ownShape: readonly number[], axes: readonly number[], origin: readonly number[], extent: readonly number[]): ChunkValues {
+	const boxExtent = axes.map((axis) => extent[axis]);
+	if (boxExtent.every((length, j) => length === ownShape[j])) return values;
+	const strides = cStrides(ownShape);
+	const first = axes.reduce((at, axis, j) => at + origin[axis] * strides[j], 0);
+	return broadcastValues(values, strides, boxExtent, first);
+}
+
+/**
+ * The rows of a column along the table's first axis, from its bands, for boxes asked for in increasing rows: what
+ * it holds starts at the first row asked for last, and ends at the end of a band (two bands at most, when its
+ * chunks along the first axis end elsewhere than the table's).
+ */
+function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonly number[]) {
+	const rowValues = product(shape.slice(1));
+	let values: ChunkValues | undefined;
+	let firstRow = 0;
+	return async (from: number, to: number): Promise<{ values: ChunkValues; firstRow: number }> => {
+		if (values !== undefined && firstRow < from) {
+			const drop = Math.min(from - firstRow, values.length / rowValues);
+			values = sliceValues(values, drop * rowValues, values.length);
+			firstRow += drop;
+		}
+		while (values === undefined || firstRow + values.length / rowValues < to) {
+			const next = await bands.next();
+			if (next.done) throw new Dt64ExportError("INTERNAL", `a column ended before row ${to}`);
+			const band = next.value;
+			if (values === undefined || values.length === 0) {
+				values = band.values;
+				firstRow = band.firstRow;
+				continue;
+			}
+			const joined = allocateLike(values, values.length + band.values.length);
+			copyValues(values, 0, values.length, joined, 0);
+			copyValues(band.values, 0, band.values.length, joined, values.length);
+			values = joined;
+		}
+		return { values, firstRow };
+	};
+}
+
+/**
+ * Chunk order: the boxes of the chunks of the columns over every axis of the table (one chunk shape), in C order
+ * of their grid. Each box's values of a column over fewer axes come from what it holds as in C order (a window of
+ * its bands if it has the first axis, else all of it), cut to the box.
+ */
 async function* chunkOrderBands(
-	sources: readonly ChunkSource<ChunkValues>[],
+	columns: readonly BroadcastSource[],
 	shape: readonly number[],
 	concurrency: number,
 	signal: AbortSignal,
@@ -176,31 +234,39 @@ async function* chunkOrderBands(
 	onChunk?: () => void,
 	rows?: RowRange,
 ): AsyncGenerator<TableBand> {
-	const { chunkShape, gridShape } = sources[0];
 	if (product(shape) === 0) return;
+	const spans = columns.map((column) => spansTable(column, shape));
+	const { chunkShape, gridShape } = columns[spans.indexOf(true)].source;
 	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
-	const streams = sources.map((source) => readChunksInOrder(source, concurrency, signal, mayReadAhead, chunkRange));
+	const held = await Promise.all(columns.map((column, k) => (spans[k] || column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
+	const chunks = columns.map((column, k) => (spans[k] ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange) : undefined));
+	const windows = columns.map((column, k) => (!spans[k] && column.axes[0] === 0 ? rowWindow(readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows), column.shape) : undefined));
 	for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
 		coords[0] += chunkRange.start;
-		const columns: ChunkValues[] = [];
-		let extent: number[] = [];
-		for (const stream of streams) {
-			const { data } = (await stream.next()).value as { data: ChunkValues };
-			onChunk?.();
-			const clipped = clipChunk(data, chunkShape, coords, shape);
-			columns.push(clipped.values);
-			extent = clipped.extent;
+		const chunkOrigin = coords.map((c, axis) => c * chunkShape[axis]);
+		const chunkExtent = chunkOrigin.map((start, axis) => Math.min(chunkShape[axis], shape[axis] - start));
+		// The box keeps only the rows in range: whole rows of it along the first axis, contiguous in C order.
+		const from = rows === undefined ? chunkOrigin[0] : Math.max(chunkOrigin[0], rows.start);
+		const to = rows === undefined ? chunkOrigin[0] + chunkExtent[0] : Math.min(chunkOrigin[0] + chunkExtent[0], rows.end);
+		const origin = [from, ...chunkOrigin.slice(1)];
+		const extent = [to - from, ...chunkExtent.slice(1)];
+		const values: ChunkValues[] = [];
+		for (const [k, column] of columns.entries()) {
+			const stream = chunks[k];
+			const window = windows[k];
+			if (stream !== undefined) {
+				const { data } = (await stream.next()).value as { data: ChunkValues };
+				onChunk?.();
+				const rest = product(chunkExtent.slice(1));
+				values.push(sliceValues(clipChunk(data, chunkShape, coords, shape).values, (from - chunkOrigin[0]) * rest, (to - chunkOrigin[0]) * rest));
+			} else if (window !== undefined) {
+				const rowsHeld = await window(from, to);
+				const ownShape = [rowsHeld.values.length / product(column.shape.slice(1)), ...column.shape.slice(1)];
+				values.push(valuesInBox(rowsHeld.values, ownShape, column.axes, [from - rowsHeld.firstRow, ...origin.slice(1)], extent));
+			} else {
+				values.push(valuesInBox(held[k]!, column.shape, column.axes, origin, extent));
+			}
 		}
-		const origin = coords.map((c, axis) => c * chunkShape[axis]);
-		if (rows !== undefined) {
-			// The box keeps only the rows in range: whole rows of it along the first axis, contiguous in C order.
-			const from = Math.max(origin[0], rows.start);
-			const to = Math.min(origin[0] + extent[0], rows.end);
-			const rest = product(extent.slice(1));
-			for (let k = 0; k < columns.length; k++) columns[k] = sliceValues(columns[k], (from - origin[0]) * rest, (to - origin[0]) * rest);
-			origin[0] = from;
-			extent = [to - from, ...extent.slice(1)];
-		}
-		yield { columns, length: product(extent), region: { kind: "box", origin, extent } };
+		yield { columns: values, length: product(extent), region: { kind: "box", origin, extent } };
 	}
 }

@@ -1,46 +1,33 @@
-import { arrowTimeField } from "../arrow/time-field.js";
+import { cfTimeField, cfTimeUnit, parseCfTimeDecoding, type CfTimeDecoding } from "../cf/cf-time-array.js";
 import { baseCfTargetUnit } from "../cf/cf-target-unit.js";
-import { parseCfTimeCoding, type CfTimeCoding } from "../cf/cf-time-coding.js";
 import { decodeCfTimes } from "../cf/decode-cf-times.js";
+import { isFloatType } from "../cf/missing-value.js";
 import { secondsAsMillis } from "../convert/seconds-as-millis.js";
-import { cfMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
-import type { TargetUnit } from "../dtype/units.js";
-import { errorInContext } from "../errors.js";
 import type { TableColumn } from "../open-table.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
 
-/** Field metadata key marking a column decoded from CF time counts ("true"). */
-export const CF_DECODED_KEY = "zarr.cf_decoded";
+/** The decoding of a column opened without CF decoding (`cf: false`) and exported with it: its values unread. */
+function decodingAtPlan(column: Extract<TableColumn, { kind: "plain" }>, convertCalendar: boolean): CfTimeDecoding {
+	const { coding, markers } = parseCfTimeDecoding(column.metadata, { convertCalendar });
+	return { coding, markers, autoUnit: isFloatType(column.metadata.dataType.name) ? undefined : baseCfTargetUnit(coding) };
+}
 
 /**
- * A CF time companion column (`<unit> since <date>`, or xarray's timedelta form), such as an xarray time
- * coordinate: decoded exactly by cf's core, missing values to null. `--unit auto` is the coarsest unit the units and
- * the reference need (baseCfTargetUnit); for float counts, the one every value needs too (cfAutoUnit, read when the
- * column is opened). Parquet has no seconds unit: seconds are written as milliseconds there, as for datetime64.
+ * A CF time column (`<unit> since <date>`, or xarray's timedelta form): a CF time array alone, among `--columns`, or
+ * an index coordinate, decoded exactly by cf's core with the decoding worked out when the column was opened
+ * (cf/cf-time-array.ts): missing values to null, `--unit auto` the coarsest exact unit. Parquet has no seconds
+ * unit: seconds are decoded as seconds (the truncation rule holds whatever the format), then written as
+ * milliseconds, as for datetime64.
  */
 export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
 	const { metadata } = column;
 	const { plan } = context;
-	const type = metadata.dataType.name;
-	let coding: CfTimeCoding;
-	let markers: MissingValueMarkers;
-	try {
-		coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: plan.convertCalendar });
-		markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: type, attributes: metadata.attributes, fillValue: metadata.fillValue });
-	} catch (error) {
-		throw errorInContext(`array ${metadata.path}`, error, "METADATA_INVALID", { path: metadata.path });
-	}
-	const asked = plan.conversion.unit;
-	// Float counts: the unit their values need, read when the column was opened (ns if it was opened without that).
-	const unit: TargetUnit = asked !== "auto" ? asked : (column.cfAutoUnit ?? (type === "float32" || type === "float64" ? "ns" : baseCfTargetUnit(coding)));
-	// Values are decoded in their unit (so the truncation rule holds whatever the format), seconds then scaled to ms.
+	const { coding, markers, autoUnit } = column.cfTime ?? decodingAtPlan(column, plan.convertCalendar);
+	const unit = cfTimeUnit({ coding, markers, autoUnit }, metadata, plan.conversion.unit);
 	const scaleAfter = plan.secondsAsMillis && unit === "s";
-	const duration = coding.kind === "duration";
-	const field = arrowTimeField({ name: context.name, kind: duration ? "timedelta64" : "datetime64", unit: scaleAfter ? "ms" : unit, timezone: duration ? null : plan.timezone, zarrDataType: metadata.rawDataType });
-	for (const key of ["units", "calendar"]) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
-	field.metadata.set(CF_DECODED_KEY, "true");
-	const options = { unit, allowTruncate: plan.conversion.allowTruncate, onOverflow: plan.conversion.onOverflow, dataType: type };
+	const field = cfTimeField(context.name, metadata, coding, scaleAfter ? "ms" : unit, plan.timezone);
+	const options = { unit, allowTruncate: plan.conversion.allowTruncate, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name };
 	return {
 		field,
 		decode(values, describePosition) {

@@ -21,7 +21,10 @@ export interface TableDimension {
 
 export interface TableLayout {
 	readonly dimensions: readonly TableDimension[];
-	/** For each variable (in the order given), the table axis of each of its axes, increasing. */
+	/**
+	 * For each variable (in the order given), the table axis of each of its own axes: increasing, or not for a
+	 * variable over the table's dimensions in another order (read transposed, see transposed-variable.ts).
+	 */
 	readonly axes: readonly (readonly number[])[];
 }
 
@@ -49,10 +52,11 @@ export function describeVariable(variable: DatasetVariable): string {
 const listed = (variables: readonly DatasetVariable[]) => variables.map(describeVariable).join(", ");
 
 /**
- * Lays the variables out as one table: its dimensions, and where each variable's axes fall in it. Refuses, with
- * every variable's dimensions in the message: a dimension name with two lengths; a variable that repeats a
- * dimension or orders its dimensions otherwise than the table (xarray would transpose it); variables without
- * dimension names whose shape is not the table's.
+ * Lays the variables out as one table: its dimensions, and where each variable's axes fall in it; a variable over
+ * the same dimensions in another order is matched by name (xarray transposes it). Refuses, with every variable's
+ * dimensions in the message: a dimension name with two lengths; a variable that repeats a dimension; variables
+ * without dimension names whose shape is not the table's. The messages describe the variables; the option that
+ * chose them is in the error's `option` field (the CLI names its flag).
  */
 export function layOutTable(variables: readonly DatasetVariable[]): TableLayout {
 	if (variables.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one variable");
@@ -60,7 +64,7 @@ export function layOutTable(variables: readonly DatasetVariable[]): TableLayout 
 	for (const variable of named) {
 		const names = dimensionNamesOf(variable)!;
 		const repeated = names.find((name, axis) => names.indexOf(name) !== axis);
-		if (repeated !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: ${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`, { option: "columns" });
+		if (repeated !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`, { option: "columns", value: variable.name });
 	}
 	let dimensions: TableDimension[];
 	if (named.every((variable) => variable.shape.length === 0)) {
@@ -77,7 +81,7 @@ export function layOutTable(variables: readonly DatasetVariable[]): TableLayout 
 				if (known === undefined) lengths.set(name, length);
 				else if (known !== length) {
 					const first = named.find((other) => dimensionNamesOf(other)!.includes(name) && other.shape[dimensionNamesOf(other)!.indexOf(name)] === known)!;
-					throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: dimension ${JSON.stringify(name)} has length ${known} in ${first.name} and ${length} in ${variable.name}: ${listed(variables)}`, { option: "columns" });
+					throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `dimension ${JSON.stringify(name)} has length ${known} in ${first.name} and ${length} in ${variable.name}, so they cannot share a table: ${listed(variables)}`, { option: "columns" });
 				}
 			});
 		}
@@ -91,15 +95,11 @@ export function layOutTable(variables: readonly DatasetVariable[]): TableLayout 
 		if (names === undefined) {
 			// Without names only the table's own shape says which axis is which.
 			if (variable.shape.join() !== tableShape.join()) {
-				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: ${describeVariable(variable)} cannot be matched to the table's dimensions ${describeTable} by name, and its shape differs: ${listed(variables)}`, { option: "columns" });
+				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${describeVariable(variable)} cannot be matched to the table's dimensions ${describeTable} by name, and its shape differs: ${listed(variables)}`, { option: "columns" });
 			}
 			return tableShape.map((_, axis) => axis);
 		}
-		const mapped = names.map((name) => tableNames.indexOf(name));
-		if (mapped.some((axis, k) => k > 0 && axis < mapped[k - 1])) {
-			throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `columns: ${describeVariable(variable)} orders its dimensions otherwise than the table ${describeTable} (xarray would transpose it): ${listed(variables)}`, { option: "columns" });
-		}
-		return mapped;
+		return names.map((name) => tableNames.indexOf(name));
 	});
 	return { dimensions, axes };
 }

@@ -2,7 +2,7 @@ import { Type, type Field } from "apache-arrow";
 import { plainArrowField } from "../arrow/column-types.js";
 import { isMaskableType, maskRuleOf } from "../cf/masking.js";
 import { packingRuleOf } from "../cf/packing.js";
-import { cfTimeKindOf } from "../cf/cf-time-coding.js";
+import { isCfTimeMetadata } from "../cf/cf-time-array.js";
 import type { TableColumn } from "../open-table.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { planCfTimeColumn } from "./cf-time-column.js";
@@ -24,8 +24,8 @@ export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>,
 	const { metadata } = column;
 	const storedField = plainArrowField(context.name, metadata.dataType.name, metadata.rawDataType);
 	const type = metadata.dataType.name;
+	if (context.plan.cf && isCfTimeMetadata(metadata)) return planCfTimeColumn(column, context);
 	if (context.plan.cf && isMaskableType(type)) {
-		if (cfTimeKindOf(metadata.attributes) !== undefined) return planCfTimeColumn(column, context);
 		const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		const packing = packingRuleOf(metadata.path, type, metadata.attributes);
 		const nanAsNull = context.plan.nanAsNull && (type === "float32" || type === "float64" || packing !== undefined);

@@ -1,4 +1,4 @@
-import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
+import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { CODECS } from "./codecs/codec-map.js";
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";

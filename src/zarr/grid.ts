@@ -100,13 +100,13 @@ export function toCOrder<V extends ChunkValues>(data: V, shape: readonly number[
 	// Copy the two 32-bit words of each value: indexing the BigInt64Array would create a BigInt per value.
 	const from = new Int32Array(data.buffer, data.byteOffset, data.length * 2);
 	const to = new Int32Array((out as BigInt64Array).buffer);
-	let target = 0;
-	for (const index of cOrderCoordinates(shape)) {
-		let source = 0;
-		for (let axis = 0; axis < shape.length; axis++) source += index[axis] * strides[axis];
-		to[target++] = from[2 * source];
-		to[target++] = from[2 * source + 1];
-	}
+	forEachStridedRun(shape, strides, (source, step, length, target) => {
+		for (let i = 0; i < length; i++) {
+			const at = 2 * (source + i * step);
+			to[2 * (target + i)] = from[at];
+			to[2 * (target + i) + 1] = from[at + 1];
+		}
+	});
 	return out;
 }
 
@@ -115,11 +115,38 @@ function reorderValues<V extends ChunkValues>(data: V, shape: readonly number[],
 	const out = allocateLike(data, product(shape));
 	const from = data as ArrayLike<number | string>;
 	const to = out as unknown as { [index: number]: number | string };
-	let target = 0;
-	for (const index of cOrderCoordinates(shape)) {
-		let source = 0;
-		for (let axis = 0; axis < shape.length; axis++) source += index[axis] * strides[axis];
-		to[target++] = from[source];
-	}
+	forEachStridedRun(shape, strides, (source, step, length, target) => {
+		for (let i = 0; i < length; i++) to[target + i] = from[source + i * step];
+	});
 	return out;
+}
+
+/**
+ * Walks a strided array of `shape` in C order one run along the last axis at a time (not value by value, which
+ * made a reorder cost an array allocation per value): `run(first source index, source step, length, first
+ * target index)`, targets counting in C order from 0.
+ */
+function forEachStridedRun(shape: readonly number[], strides: readonly number[], run: (source: number, step: number, length: number, target: number) => void): void {
+	const rank = shape.length;
+	if (rank === 0) {
+		run(0, 1, 1, 0);
+		return;
+	}
+	if (shape.some((n) => n === 0)) return;
+	const last = rank - 1;
+	const index = new Array<number>(last).fill(0);
+	let source = 0;
+	let target = 0;
+	for (;;) {
+		run(source, strides[last], shape[last], target);
+		target += shape[last];
+		let axis = last - 1;
+		while (axis >= 0 && ++index[axis] === shape[axis]) {
+			index[axis] = 0;
+			source -= (shape[axis] - 1) * strides[axis];
+			axis--;
+		}
+		if (axis < 0) return;
+		source += strides[axis];
+	}
 }

@@ -1,4 +1,4 @@
-import type { AbsolutePath, AsyncReadable } from "@zarrita/storage";
+import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { crc32c } from "./codecs/crc32c.js";

@@ -12,7 +12,9 @@ output deterministic.
   NaN gaps; `tp` int16 packed with a float32 `scale_factor`, no offset, `_FillValue` -32767 (unpacks to float32);
   `sp` int16 packed with `scale_factor` and `add_offset` (float64), `_FillValue` -32767 and, patched into its `.zattrs`
   after xarray wrote it (xarray cannot encode both), `missing_value` [-32766, -32765]; `elev(lat, lon)` float64, static;
-  `rh(time, lat, lon)` int8 with `valid_range` [0, 100] and `_FillValue` -128. Every variable has its own chunks.
+  `rh(time, lat, lon)` int8 with `valid_range` [0, 100] and `_FillValue` -128; two variables over the grid's
+  dimensions in another order, which `to_dataframe` transposes: `land(lon, lat)` float32, static, and
+  `u10(lon, time, lat)` float64 with a NaN. Every variable has its own chunks.
 - stations.zarr: `time` (CF "days since"), `station` (string coordinate, numpy `<U`), `sample` (a dimension without
   a coordinate); `obs(time, station)` float64 with NaN; `qc(time, station, sample)` uint8.
 - gridmap.zarr: `t2m(time, lat, lon)` float32 beside a 0-d `crs` (int32, a CF grid mapping, as rioxarray writes
@@ -58,6 +60,9 @@ def make_grid() -> xr.Dataset:
     elev = np.round(rng.uniform(-10, 3000, (3, 4)), 2)
     rh = rng.integers(-20, 120, shape).astype(np.float64)
     rh[5, 1, 2] = np.nan
+    land = np.round(rng.uniform(0, 1, (4, 3)), 2).astype(np.float32)
+    u10 = np.round(rng.normal(0, 5, (4, 6, 3)), 3)
+    u10[2, 3, 1] = np.nan
     ds = xr.Dataset(
         {
             "t2m": (("time", "lat", "lon"), t2m, {"units": "K", "long_name": "2 metre temperature", "standard_name": "air_temperature"}),
@@ -65,6 +70,8 @@ def make_grid() -> xr.Dataset:
             "sp": (("time", "lat", "lon"), sp, {"units": "hPa"}),
             "elev": (("lat", "lon"), elev, {"units": "m"}),
             "rh": (("time", "lat", "lon"), rh, {"units": "%", "valid_range": np.array([0, 100], dtype=np.int8)}),
+            "land": (("lon", "lat"), land, {"units": "1", "long_name": "land fraction"}),
+            "u10": (("lon", "time", "lat"), u10, {"units": "m s-1"}),
         },
         coords={"time": time, "lat": ("lat", lat, {"units": "degrees_north"}), "lon": ("lon", lon, {"units": "degrees_east"})},
     )
@@ -77,6 +84,8 @@ def make_grid() -> xr.Dataset:
         "sp": {"dtype": "int16", "scale_factor": 0.5, "add_offset": 1000.0, "_FillValue": -32767, "chunks": (3, 2, 3)},
         "elev": {"chunks": (2, 2)},
         "rh": {"dtype": "int8", "_FillValue": -128, "chunks": (5, 3, 1)},
+        "land": {"chunks": (3, 2)},
+        "u10": {"chunks": (3, 4, 2)},
     }
     path = OUT / "grid.zarr"
     ds.to_zarr(path, encoding=encoding, mode="w")
@@ -212,7 +221,10 @@ def main() -> None:
         "packed": table("grid.zarr", ["tp", "sp"], grid_dims),
         "broadcast": table("grid.zarr", ["t2m", "elev"], grid_dims),
         "static-first": table("grid.zarr", ["elev", "t2m"], grid_dims),
-        "all": table("grid.zarr", ["t2m", "tp", "sp", "elev", "rh"], grid_dims),
+        "all": table("grid.zarr", ["t2m", "tp", "sp", "elev", "rh", "land", "u10"], grid_dims),
+        "transposed-static": table("grid.zarr", ["t2m", "land"], grid_dims),
+        "transposed-with-time": table("grid.zarr", ["t2m", "u10"], grid_dims),
+        "transposed-widest-first": table("grid.zarr", ["u10", "land", "elev"], ["lon", "time", "lat"]),
         "valid-range": table("grid.zarr", ["rh"], grid_dims),
         "stations": table("stations.zarr", ["obs", "qc"], ["time", "station", "sample"]),
         "station-obs": table("stations.zarr", ["obs"], ["time", "station"]),

@@ -1,26 +1,17 @@
 /**
- * A plain BigInt reference of CF time decoding, written independently of src/cf: dates through Julian Day Numbers
- * (Fliegel and Van Flandern's formulas), doubles through their IEEE bits, then one floor division.
+ * A plain BigInt reference of CF time decoding, written independently of src/cf on purpose (a test oracle must not
+ * share the code it checks): dates through Julian Day Numbers (Fliegel and Van Flandern's formulas), doubles
+ * through their IEEE bits, then one floor division; unit lengths and the division are the datetime64 reference's.
  */
-const NS: Record<string, bigint> = {
-	weeks: 604_800n * 10n ** 9n,
-	days: 86_400n * 10n ** 9n,
-	hours: 3_600n * 10n ** 9n,
-	minutes: 60n * 10n ** 9n,
-	seconds: 10n ** 9n,
-	milliseconds: 10n ** 6n,
-	microseconds: 10n ** 3n,
-	nanoseconds: 1n,
-};
-export const REFERENCE_UNITS = Object.keys(NS);
-const TARGET_NS: Record<string, bigint> = { s: 10n ** 9n, ms: 10n ** 6n, us: 10n ** 3n, ns: 1n };
+import { AS, floorDiv } from "./reference-convert.js";
+
+/** Durations come from the datetime64 reference's attosecond table (numpy's units), in nanoseconds. */
+const NUMPY_UNIT: Record<string, string> = { weeks: "W", days: "D", hours: "h", minutes: "m", seconds: "s", milliseconds: "ms", microseconds: "us", nanoseconds: "ns" };
+const nanosecondsOf = (unit: string) => AS[unit] / 10n ** 9n;
+export const REFERENCE_UNITS = Object.keys(NUMPY_UNIT);
 
 /** Truncating division, as the published JDN formulas use (Fortran's). */
 const tdiv = (a: bigint, b: bigint) => a / b;
-function floorDiv(a: bigint, b: bigint): bigint {
-	const q = a / b;
-	return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
 
 /** JDN of a proleptic Gregorian date; years shifted by 400-year cycles so the formula's truncation stays positive. */
 export function gregorianJdn(year: bigint, month: bigint, day: bigint): bigint {
@@ -78,8 +69,8 @@ export type ReferenceOutcome = { kind: "value"; value: bigint; exact: boolean } 
 export function referenceDecode(count: bigint | number, unit: string, reference: bigint, target: string): ReferenceOutcome {
 	if (typeof count === "number" && !Number.isFinite(count)) return { kind: "overflow" };
 	const { numerator, shift } = typeof count === "bigint" ? { numerator: count, shift: 0n } : doubleAsFraction(count);
-	const total = reference * 2n ** shift + numerator * NS[unit];
-	const divisor = TARGET_NS[target] * 2n ** shift;
+	const total = reference * 2n ** shift + numerator * nanosecondsOf(NUMPY_UNIT[unit]);
+	const divisor = nanosecondsOf(target) * 2n ** shift;
 	const value = floorDiv(total, divisor);
 	if (value <= -(2n ** 63n) || value >= 2n ** 63n) return { kind: "overflow" };
 	return { kind: "value", value, exact: value * divisor === total };

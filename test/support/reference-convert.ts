@@ -2,7 +2,7 @@
  * A plain BigInt reference of the conversion contract, written independently of src/convert: every instant in
  * attoseconds (calendar units through a day count built from leap-year rules), then a floor division.
  */
-const AS: Record<string, bigint> = {
+export const AS: Record<string, bigint> = {
 	W: 604_800n * 10n ** 18n,
 	D: 86_400n * 10n ** 18n,
 	h: 3_600n * 10n ** 18n,
@@ -19,7 +19,7 @@ const AS: Record<string, bigint> = {
 
 export const NAT = -(2n ** 63n);
 
-function floorDiv(a: bigint, b: bigint): bigint {
+export function floorDiv(a: bigint, b: bigint): bigint {
 	const q = a / b;
 	return (a % b !== 0n) && ((a < 0n) !== (b < 0n)) ? q - 1n : q;
 }

@@ -20,10 +20,11 @@ export interface ParquetSettings {
 
 export const COMPRESSIONS: readonly ParquetCompression[] = ["zstd", "snappy", "gzip", "none"];
 
-const DEFAULT_ROW_GROUP_ROWS = 1 << 20;
+export const DEFAULT_ROW_GROUP_ROWS = 1 << 20;
+export const DEFAULT_COMPRESSION: ParquetCompression = "zstd";
 
 export function normalizeOptions(options: ParquetWriterOptions): ParquetSettings {
-	const compression = options.compression ?? "zstd";
+	const compression = options.compression ?? DEFAULT_COMPRESSION;
 	if (!COMPRESSIONS.includes(compression)) {
 		throw new UsageError(`unknown Parquet compression "${String(compression)}" (expected one of: ${COMPRESSIONS.join(", ")})`, { option: "compression", value: compression });
 	}

@@ -1,0 +1,22 @@
+/**
+ * The read side of a Zarr store, as this package's stores implement it. These are structurally the types of
+ * `@zarrita/storage` (so a store here can be handed to zarrita and back), declared here so that the package's
+ * public declarations never import `@zarrita/storage`: its index re-exports its zip store, whose `unzipit`
+ * declarations do not type-check in a consumer that sets `skipLibCheck: false` with NodeNext resolution.
+ */
+
+/** A key inside a store: always absolute, `/` being the store's root. */
+export type AbsolutePath<Rest extends string = string> = `/${Rest}`;
+
+/** A byte range of one key: `length` bytes from `offset`, or the last `suffixLength` bytes. */
+export type RangeQuery = { offset: number; length: number } | { suffixLength: number };
+
+export interface GetOptions {
+	signal?: AbortSignal;
+}
+
+/** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */
+export interface AsyncReadable {
+	get(key: AbsolutePath, options?: GetOptions): Promise<Uint8Array | undefined>;
+	getRange?(key: AbsolutePath, range: RangeQuery, options?: GetOptions): Promise<Uint8Array | undefined>;
+}

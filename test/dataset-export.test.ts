@@ -1,0 +1,134 @@
+/**
+ * The library's dataset and selection exports (exportDataset, exportSelection) on stores written here: what a
+ * failed dataset export leaves, a part of the rows written to one stream, and how their errors read in the library
+ * (options by their API names) and in the CLI (flags).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Writable } from "node:stream";
+import { tableFromIPC } from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { describeForCli } from "../src/cli/error-advice.js";
+import { planExport } from "../src/export-plan.js";
+import { createTableExportStages, type Dt64ExportError, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
+import { partFromEnvironment } from "../src/select/part.js";
+import { REPO, runCli, tempDir } from "./support/cli.js";
+
+const T0 = BigInt(Date.UTC(2021, 0, 30) / 1000);
+const HOURS = 24 * 8;
+
+/** Hourly times over eight days in chunks of 12 rows; `corrupt`: the chunks whose bytes are cut short. */
+async function hourlyStore(corrupt: (chunk: number) => boolean = () => false): Promise<string> {
+	const store = path.join(tempDir(), "hourly.zarr");
+	const values = BigInt64Array.from({ length: HOURS }, (_, i) => T0 + BigInt(i) * 3600n);
+	await writeArray(store, "", { shape: [HOURS], chunks: [12], values, corruptChunk: (coords: number[], bytes: Uint8Array) => (corrupt(coords[0]) ? bytes.subarray(0, 5) : bytes) });
+	return store;
+}
+
+/** Every file and folder under `folder`, with each file's size and modification time. */
+function folderState(folder: string): string[] {
+	return fs.readdirSync(folder, { recursive: true, encoding: "utf8" }).sort().map((entry) => {
+		const stat = fs.statSync(path.join(folder, entry));
+		return stat.isDirectory() ? `${entry}/` : `${entry} ${stat.size} ${stat.mtimeMs}`;
+	});
+}
+
+describe("exportDataset", () => {
+	it("a failed export removes the files it wrote and the folders it created, and nothing else", async () => {
+		// The 13th chunk (day 7) is corrupt: the first days' files are finished when the read fails.
+		const store = await hourlyStore((chunk) => chunk === 12);
+		const created = path.join(tempDir(), "new", "out");
+		await expect(exportDataset(store, created, { partitionBy: "day", format: "parquet", concurrency: 1 })).rejects.toMatchObject({ code: "CHUNK_CORRUPT" });
+		expect(fs.readdirSync(path.dirname(path.dirname(created)))).toEqual([]);
+
+		const shared = path.join(tempDir(), "out");
+		const good = await hourlyStore();
+		await exportDataset(good, shared, { partitionBy: "day", format: "parquet", part: "0/2" });
+		fs.writeFileSync(path.join(shared, "notes.txt"), "the user's own file");
+		const before = folderState(shared);
+		await expect(exportDataset(store, shared, { partitionBy: "day", format: "parquet", part: "1/2", concurrency: 1 })).rejects.toMatchObject({ code: "CHUNK_CORRUPT" });
+		expect(folderState(shared)).toEqual(before);
+	});
+});
+
+/** A Writable that keeps every byte written to it. */
+function collector(): Writable & { bytes(): Buffer } {
+	const chunks: Buffer[] = [];
+	return Object.assign(new Writable({ write: (chunk: Buffer, _encoding, callback) => void (chunks.push(chunk), callback()) }), { bytes: () => Buffer.concat(chunks) });
+}
+
+const timesOf = (bytes: Buffer) => Array.from(tableFromIPC(bytes).getChild("hourly")!.data.flatMap((data) => Array.from(data.values as BigInt64Array)));
+
+describe("exportSelection", () => {
+	it("writes a part of the rows to one stream: parts 0..N-1 are the whole export, in order", async () => {
+		const store = await hourlyStore();
+		const whole = collector();
+		await exportSelection(store, whole, { format: "arrow-stream" });
+		const parts = [];
+		for (const k of [0, 1, 2]) {
+			const sink = collector();
+			const summary = await exportSelection(store, sink, { format: "arrow-stream", part: `${k}/3`, end: "2021-02-06" });
+			expect(summary.rows).toBe(timesOf(sink.bytes()).length);
+			parts.push(timesOf(sink.bytes()));
+		}
+		expect(parts[1].length).toBeGreaterThan(0);
+		expect(parts.flat()).toEqual(timesOf(whole.bytes()).filter((time) => time < BigInt(Date.UTC(2021, 1, 6) / 1000)));
+		await expect(exportSelection(store, collector(), { partitionBy: "day" })).rejects.toMatchObject({ code: "USAGE", option: "partitionBy" });
+	});
+
+	it("the CLI writes --part K/N to stdout as one stream, and to a folder with -o (a folder named x.parquet too)", () => {
+		const store = path.join(REPO, "data/weather-station.zarr");
+		const streamed = runCli([store, "--part", "1/3", "-o", "-", "--to", "arrow-stream"]);
+		expect(streamed.status, streamed.stderr).toBe(0);
+		expect(tableFromIPC(streamed.stdout).numRows).toBeGreaterThan(0);
+		const folder = path.join(tempDir(), "x.parquet");
+		expect(runCli([store, "--part", "1/3", "-q", "-o", folder]).status).toBe(0);
+		expect(fs.readdirSync(folder).sort()).toEqual(["_parts", "part-00001-of-00003.parquet"]);
+	});
+});
+
+describe("exportToFile and exportTable", () => {
+	it("write the rows of a time range or a part (they were written whole), and refuse partitionBy", async () => {
+		const store = await hourlyStore();
+		const file = path.join(tempDir(), "range.arrows");
+		await exportToFile(store, file, { format: "arrow-stream", start: "2021-02-01T05:00", end: "2021-02-02" });
+		const times = timesOf(fs.readFileSync(file));
+		expect([times.length, times[0]]).toEqual([19, BigInt(Date.UTC(2021, 1, 1, 5) / 1000)]);
+		const sink = collector();
+		await exportTable(store, sink, { format: "arrow-stream", part: "1/4" });
+		const selected = collector();
+		await exportSelection(store, selected, { format: "arrow-stream", part: "1/4" });
+		expect(timesOf(sink.bytes())).toEqual(timesOf(selected.bytes()));
+		expect(timesOf(sink.bytes()).length).toBe(HOURS / 4);
+		await expect(exportToFile(store, path.join(tempDir(), "x.arrow"), { partitionBy: "day" })).rejects.toMatchObject({ code: "USAGE", option: "partitionBy" });
+		const table = await openTable(path.join(REPO, "data/observations.zarr"), { columns: ["time"] });
+		expect(() => createTableExportStages(table, { end: "2021-02-01" })).toThrow(expect.objectContaining({ code: "USAGE", option: "end" }));
+	});
+});
+
+describe("errors: the library names options, the CLI flags", () => {
+	const refusal = async (action: () => unknown): Promise<Dt64ExportError> => {
+		try {
+			await action();
+		} catch (error) {
+			return error as Dt64ExportError;
+		}
+		throw new Error("not refused");
+	};
+	const observations = path.join(REPO, "data/observations.zarr");
+
+	it.each([
+		[() => exportSelection(observations, collector(), { columns: "all", start: "2023", timeColumn: "temperature" }), "--time-column temperature: not a column of times (datetime64 or CF time)"],
+		[() => exportDataset(observations, tempDir(), { columns: ["temperature"], partitionBy: "day" }), /^no time column \(datetime64 or CF time\) .*: --index\)$/],
+		[() => planExport({ maxRowsPerFile: 1000 }), /^--max-rows-per-file applies to the files of a dataset folder.*--partition-by, or --part with -o <folder>\)$/],
+		[() => planExport({ start: "2024", end: "2023" }), "--start 2024 is not before --end 2023: the range [start, end) would be empty"],
+		[() => planExport({ part: "7/3" }), "--part 7/3: part 7 does not exist among 3 parts (0 to 2)"],
+		[() => partFromEnvironment({ JOB_COMPLETION_INDEX: "2" }), /^--part auto: JOB_COMPLETION_INDEX is set .*: give it as --parts/],
+		[() => partFromEnvironment({}), /AWS_BATCH_JOB_ARRAY_INDEX for an AWS Batch array job, .*; use --part K\/N$/],
+	])("%#", async (action, cli) => {
+		const error = await refusal(action);
+		expect(error.message).not.toMatch(/--[a-z]/);
+		expect(describeForCli(error)).toMatch(cli);
+	});
+});
