@@ -50,6 +50,6 @@ export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRa
 	return new TableReader(
 		readColumns(table, plan.index).map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes })),
 		table.shape,
-		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store), onChunk: plan.onChunk, rows },
+		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store), onChunk: plan.onChunk, rows, bufferPool: table.bufferPool },
 	);
 }

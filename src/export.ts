@@ -27,26 +27,31 @@ export interface ExportStages {
 	readonly table: ZarrTable;
 }
 
-/** The encoder of one output file (or stream): Parquet, or Arrow IPC file or stream. */
-export function createWriter(output: OutputPlan, schema: Schema): Transform {
+/**
+ * The encoder of one output file (or stream): Parquet, or Arrow IPC file or stream. The Parquet writer copies each
+ * batch into WebAssembly, then hands its buffers back to `bufferPool` (an IPC writer passes them on to the output).
+ */
+export function createWriter(output: OutputPlan, schema: Schema, bufferPool?: BufferPool): Transform {
 	return output.format === "parquet"
-		? createParquetWriter({ compression: output.compression, rowGroupRows: output.rowGroupRows })
+		? createParquetWriter({ compression: output.compression, rowGroupRows: output.rowGroupRows }, bufferPool)
 		: new IpcWriter(output.format === "arrow" ? "file" : "stream", schema);
 }
 
 /** The batcher and the writer around a reader made beforehand (createTableReader), each from its part of the plan. */
 export function createStagesAround(table: ZarrTable, reader: TableReader, plan: ExportPlan): ExportStages {
 	const pool = table.bufferPool;
-	const batcher = new TableBatcher(
-		planTableColumns(table, plan.columns, {
+	const batcher = new TableBatcher({
+		...planTableColumns(table, plan.columns, {
 			// The reader's bands are its own decoded chunks, read by no one else: they are converted where they are.
 			convertInPlace: true,
 			// Written whole by the output, a bitmap comes back to the pool as chunks do; small ones are joined with the
 			// pieces around them by the IPC writer (a copy), so they would never come back.
 			allocateBitmap: pool === undefined ? undefined : (bytes) => (bytes >= SMALL_PIECE_BYTES ? pool.acquire(bytes) : new Uint8Array(bytes)),
 		}),
-	);
-	const writer = createWriter(plan.output, batcher.schema);
+		// Position index columns too, written whole (N-d batches: a megabyte-sized column per dimension per batch).
+		allocateIndex: pool === undefined ? undefined : (length) => (length * 8 >= SMALL_PIECE_BYTES ? new BigInt64Array(pool.acquire(length * 8).buffer, 0, length) : new BigInt64Array(length)),
+	});
+	const writer = createWriter(plan.output, batcher.schema, pool);
 	// Encoded bytes waiting in the writer mean the destination is behind: a chunk read ahead now would only wait too
 	// (measured on 50M gzip values to a file: the worst of nine peaks 108 -> 100 MiB, no slower).
 	reader.holdReadAheadWhile(() => writer.readableLength > 0);

@@ -22,7 +22,7 @@ describe("BufferPool", () => {
 		const b = pool.acquire(1024);
 		expect(a.length).toBe(1024);
 		pool.release(a.subarray(0, 512)); // a part: the rest may still be in use
-		pool.release(a.subarray(512)); // a part that does not start the buffer
+		pool.release(a.subarray(0, 512)); // the same part again: still half
 		pool.release(Buffer.alloc(1024)); // not issued by this pool
 		expect(pool.freeBytes).toBe(0);
 		pool.release(a);
@@ -38,6 +38,34 @@ describe("BufferPool", () => {
 		pool.release(pool.acquire(8000)); // 8 KiB would pass the 12 KiB bound: not kept
 		expect(pool.freeBytes).toBe(8192);
 		expect(pool.acquire(5000).buffer).not.toBe(a.buffer); // another class: a new buffer
+	});
+
+	it("takes a buffer back once its parts cover its use, whatever their order and overlaps", () => {
+		const pool = new BufferPool();
+		const band = pool.acquire(10_000);
+		for (const [start, end] of [
+			[4000, 6000],
+			[0, 1000],
+			[5000, 7000], // overlaps a part already dead
+			[9000, 10_000],
+			[1000, 3999],
+		]) {
+			pool.release(band.subarray(start, end));
+			expect(pool.freeBytes, `after [${start}, ${end})`).toBe(0);
+		}
+		pool.release(band.subarray(7000, 9000));
+		expect(pool.freeBytes).toBe(0); // byte 3999 is still in use
+		pool.release(band.subarray(3999, 4000));
+		expect(pool.freeBytes).toBe(capacityFor(10_000));
+		// Reissued, its old parts count no more: the new use must be said dead again.
+		const again = pool.acquire(10_000);
+		expect(again.buffer).toBe(band.buffer);
+		pool.release(again.subarray(0, 5000));
+		expect(pool.freeBytes).toBe(0);
+		pool.release(new Uint8Array(again.buffer, 5000, 5001)); // past the use: ignored
+		expect(pool.freeBytes).toBe(0);
+		pool.release(again.subarray(5000));
+		expect(pool.freeBytes).toBe(capacityFor(10_000));
 	});
 
 	it("takes a shortened buffer back by the view of what it holds", () => {

@@ -35,6 +35,9 @@ const LAYOUTS: Layout[] = [
 	{ name: "1-D, every column chunked otherwise", shape: [100_000], chunks: [[30_000], [7_000], [45_000]], order: "c" },
 	{ name: "2-D, rows of chunks assembled", shape: [300, 400], chunks: [[64, 400], [100, 128], [300, 50]], order: "c" },
 	{ name: "2-D, chunk order", shape: [300, 400], chunks: [[64, 128], [64, 128], [64, 128]], order: "chunk" },
+	// Rows of 7,500 values: batches of 34 rows, cut inside rows of chunks; pooled bands and index columns.
+	{ name: "3-D, rows of chunks cut into bands", shape: [41, 25, 300], chunks: [[40, 7, 300], [41, 25, 64], [9, 25, 300]], order: "c" },
+	{ name: "3-D, chunk order", shape: [30, 20, 100], chunks: [[16, 7, 100], [16, 7, 100], [16, 7, 100]], order: "chunk" },
 ];
 
 describe("tables export through a buffer pool without a use after release", () => {

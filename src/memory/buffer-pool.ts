@@ -5,11 +5,13 @@
  * the collector a buffer of garbage per chunk. Garbage buffers are what made peak memory grow with the length of
  * an export: V8 frees them only when it collects, and it lets tens of megabytes of them pile up first.
  *
- * A buffer comes back only when its owner says its bytes are dead: the output file after writing a view that
- * covers the whole buffer, which in an export of one array is the chunk's one and only use, and the chunk decoder
- * after decoding a chunk into other memory. A buffer used any other way (copied into a band, sliced) is never
- * handed back and is collected as usual. The pool is opt-in: the CLI, which builds every stage, shares one
- * between its store, its decoders and its output file.
+ * A buffer comes back only when its owners say all of its bytes are dead: the output file after writing a view
+ * (a whole chunk, or one batch's slice of a band of rows, each written once), the chunk decoder after decoding a
+ * chunk into other memory, the band reader after copying a chunk into its band. Views are counted by the ranges
+ * they cover, so a buffer written in several slices comes back after its last slice, and a range said dead twice
+ * counts once; a buffer of which some bytes are never said dead (a chunk whose values were converted into other
+ * memory) is never handed back and is collected as usual. The pool is opt-in: the CLI, which builds every stage,
+ * shares one between its store, its decoders, its batcher and its output file.
  *
  * Buffers are made in size classes (eight per power of two, see capacityFor), so that compressed chunks of slightly different
  * sizes reuse each other's buffers; `acquire` hands out a view of the size asked for.
@@ -19,6 +21,8 @@ export class BufferPool {
 	readonly #free = new Map<number, ArrayBuffer[]>();
 	/** The length of the view each issued buffer's bytes are, for `release`: its whole use. */
 	readonly #issuedLength = new WeakMap<ArrayBuffer, number>();
+	/** Of an issued buffer handed back in parts, the ranges [start, end) said dead so far: sorted, disjoint, apart. */
+	readonly #deadRanges = new WeakMap<ArrayBuffer, [number, number][]>();
 	#freeBytes = 0;
 	#reused = 0;
 
@@ -47,7 +51,7 @@ export class BufferPool {
 		} else {
 			buffer = Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer;
 		}
-		this.#issuedLength.set(buffer, size);
+		this.#issued(buffer, size);
 		return Buffer.from(buffer, 0, size);
 	}
 
@@ -59,7 +63,7 @@ export class BufferPool {
 		const buffer = view.buffer;
 		const issued = buffer instanceof ArrayBuffer ? this.#issuedLength.get(buffer) : undefined;
 		if (issued === undefined || view.byteOffset !== 0 || view.byteLength > issued) return;
-		this.#issuedLength.set(buffer as ArrayBuffer, view.byteLength);
+		this.#issued(buffer as ArrayBuffer, view.byteLength);
 	}
 
 	/**
@@ -69,15 +73,28 @@ export class BufferPool {
 	adopt(view: Uint8Array): void {
 		const buffer = view.buffer;
 		if (!(buffer instanceof ArrayBuffer) || view.byteOffset !== 0 || capacityFor(buffer.byteLength) !== buffer.byteLength) return;
-		this.#issuedLength.set(buffer, view.byteLength);
+		this.#issued(buffer, view.byteLength);
 	}
 
-	/** Hands back the buffer under `view` if the pool issued it and `view` covers all of it; otherwise does nothing. */
+	/** Whether `view` is all of the use of a buffer this pool issued, none of it said dead: its owner may hand it over whole. */
+	isWhole(view: Uint8Array): boolean {
+		const buffer = view.buffer;
+		return buffer instanceof ArrayBuffer && view.byteOffset === 0 && view.byteLength > 0 && this.#issuedLength.get(buffer) === view.byteLength && !this.#deadRanges.has(buffer);
+	}
+
+	/**
+	 * Says the bytes of `view` are dead. The buffer under it comes back once every byte of its use (see acquire and
+	 * shorten) has been said dead, by this view or with others before it; a buffer the pool did not issue is ignored.
+	 */
 	release(view: Uint8Array): void {
 		const buffer = view.buffer;
 		if (!(buffer instanceof ArrayBuffer)) return;
 		const issued = this.#issuedLength.get(buffer);
-		if (issued === undefined || view.byteOffset !== 0 || view.byteLength !== issued) return;
+		if (issued === undefined || view.byteLength === 0 || view.byteOffset + view.byteLength > issued) return;
+		if (view.byteOffset !== 0 || view.byteLength !== issued) {
+			if (!this.#allDead(buffer, view.byteOffset, view.byteOffset + view.byteLength, issued)) return;
+		}
+		this.#deadRanges.delete(buffer);
 		const capacity = buffer.byteLength;
 		if (this.#freeBytes + capacity > this.maxFreeBytes) return;
 		const free = this.#free.get(capacity) ?? [];
@@ -86,6 +103,28 @@ export class BufferPool {
 		free.push(buffer);
 		this.#free.set(capacity, free);
 		this.#freeBytes += capacity;
+	}
+
+	/** Records that `buffer`'s use is its first `length` bytes, none of them dead yet. */
+	#issued(buffer: ArrayBuffer, length: number): void {
+		this.#issuedLength.set(buffer, length);
+		this.#deadRanges.delete(buffer);
+	}
+
+	/** Adds [start, end) to the dead ranges of `buffer`; whether they now cover [0, issued). */
+	#allDead(buffer: ArrayBuffer, start: number, end: number, issued: number): boolean {
+		const merged: [number, number][] = [];
+		for (const range of this.#deadRanges.get(buffer) ?? []) {
+			if (range[1] < start || range[0] > end) merged.push(range);
+			else {
+				start = Math.min(start, range[0]);
+				end = Math.max(end, range[1]);
+			}
+		}
+		merged.push([start, end]);
+		merged.sort((a, b) => a[0] - b[0]);
+		this.#deadRanges.set(buffer, merged);
+		return merged.length === 1 && merged[0][0] === 0 && merged[0][1] === issued;
 	}
 }
 

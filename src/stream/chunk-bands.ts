@@ -4,6 +4,7 @@
  * reads each column through these.
  */
 import { Dt64ExportError } from "../errors.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
@@ -92,10 +93,34 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	}
 }
 
+/** The bytes under a typed array, for the pool; undefined for strings. */
+const bytesOf = (values: ChunkValues): Uint8Array | undefined => (Array.isArray(values) ? undefined : new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+
 /**
- * Bands of rows in C order of an array: a 1-D chunk is a band by itself (no copy); for N-d arrays one row of
- * chunks along the first axis is assembled at a time. With `rows`, only the chunks holding those rows are read,
- * and the first and last bands are cut to them.
+ * A band of `length` values like `chunk`: from `pool` for typed arrays, so that once its slices are written it
+ * comes back (see BufferPool) and the next band reuses it. Its content is undefined: the chunks of the row cover it.
+ */
+function allocateBand<V extends ChunkValues>(chunk: V, length: number, pool: BufferPool | undefined): V {
+	if (pool === undefined || Array.isArray(chunk)) return allocateLike(chunk, length);
+	const typed = chunk as Exclude<ChunkValues, string[]>;
+	const Ctor = typed.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => V;
+	return new Ctor(pool.acquire(length * typed.BYTES_PER_ELEMENT).buffer as ArrayBuffer, 0, length);
+}
+
+/** How N-d bands are assembled (see readBands). */
+export interface BandAssembly {
+	/** Bands are taken from it, and each chunk goes back to it once copied into its last band. */
+	readonly bufferPool?: BufferPool;
+	/** Rows per band at most (default: a row of chunks); a band of a 1-D array is a whole chunk all the same. */
+	readonly maxRows?: number;
+}
+
+/**
+ * Bands of rows in C order of an array: a 1-D chunk is a band by itself (no copy); for N-d arrays the chunks of
+ * one row of chunks along the first axis are read, then copied into bands of at most `maxRows` rows (flat copies of
+ * the runs contiguous in both). With `rows`, only the chunks holding those rows are read, and the first and last
+ * bands are cut to them. Cut bands hold less memory than a whole row of chunks copied at once: a band written and
+ * handed back to the pool is the memory of the next, while the row's chunks are copied.
  */
 export async function* readBands<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -105,6 +130,7 @@ export async function* readBands<V extends ChunkValues>(
 	onChunk?: (chunkIndex: number, totalChunks: number) => void,
 	mayReadAhead?: () => boolean,
 	rows?: RowRange,
+	assembly: BandAssembly = {},
 ): AsyncGenerator<ValueBand<V>> {
 	if (shape.length === 0) {
 		const chunk = await source.read([], signal);
@@ -112,31 +138,48 @@ export async function* readBands<V extends ChunkValues>(
 		return;
 	}
 	const grid = source.gridShape;
-	const chunkRows = source.chunkShape[0];
+	const chunkShape = source.chunkShape;
+	const chunkRows = chunkShape[0];
 	const bandRange = rows === undefined ? { start: 0, end: grid[0] } : chunkRowsOf(chunkRows, rows);
 	const total = (bandRange.end - bandRange.start) * product(grid.slice(1));
 	if (total === 0 || product(shape) === 0) return;
 	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange);
 	const rowSize = product(shape.slice(1));
-	const chunksPerBand = product(grid.slice(1));
+	const chunkRowSize = product(chunkShape.slice(1));
+	const chunksPerRow = product(grid.slice(1));
+	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
+	const { bufferPool } = assembly;
 	let decoded = 0;
-	for (let bandIndex = bandRange.start; bandIndex < bandRange.end; bandIndex++) {
-		const firstRow = bandIndex * chunkRows;
-		const bandRows = Math.min(chunkRows, shape[0] - firstRow);
-		const bandShape = [bandRows, ...shape.slice(1)];
-		let band: V | undefined;
-		for (let k = 0; k < chunksPerBand; k++) {
-			const { coords, data: chunk } = (await chunks.next()).value as { coords: number[]; data: V };
-			onChunk?.(++decoded, total);
-			if (shape.length === 1) {
-				band = sliceValues(chunk, 0, bandRows);
-				continue;
-			}
-			band ??= allocateLike(chunk, bandRows * rowSize);
-			copyChunkIntoBand(chunk, source.chunkShape, coords, band, bandShape, shape);
-		}
+	for (let chunkRow = bandRange.start; chunkRow < bandRange.end; chunkRow++) {
+		const firstRow = chunkRow * chunkRows;
+		const rowsHere = Math.min(chunkRows, shape[0] - firstRow);
 		const from = rows === undefined ? firstRow : Math.max(firstRow, rows.start);
-		const to = rows === undefined ? firstRow + bandRows : Math.min(firstRow + bandRows, rows.end);
-		yield { values: sliceValues(band!, (from - firstRow) * rowSize, (to - firstRow) * rowSize), offset: from * rowSize, firstRow: from };
+		const to = rows === undefined ? firstRow + rowsHere : Math.min(firstRow + rowsHere, rows.end);
+		const row: { coords: number[]; data: V }[] = [];
+		for (let k = 0; k < chunksPerRow; k++) {
+			row.push((await chunks.next()).value as { coords: number[]; data: V });
+			onChunk?.(++decoded, total);
+		}
+		if (shape.length === 1) {
+			yield { values: sliceValues(row[0].data, from - firstRow, to - firstRow), offset: from, firstRow: from };
+			continue;
+		}
+		for (let start = from; start < to; start += step) {
+			const end = Math.min(to, start + step);
+			const bandShape = [end - start, ...shape.slice(1)];
+			const band = allocateBand(row[0].data, (end - start) * rowSize, bufferPool);
+			// Rows [start, end) of each chunk: a C-order chunk of `end - start` rows, placed at its column offset.
+			const [a, b] = [start - firstRow, end - firstRow];
+			for (const { coords, data } of row) {
+				copyChunkIntoBand(sliceValues(data, a * chunkRowSize, b * chunkRowSize), [b - a, ...chunkShape.slice(1)], [0, ...coords.slice(1)], band, bandShape, bandShape);
+			}
+			if (end === to && bufferPool !== undefined) {
+				for (const { data } of row) {
+					const copied = bytesOf(data);
+					if (copied !== undefined) bufferPool.release(copied);
+				}
+			}
+			yield { values: band, offset: start * rowSize, firstRow: start };
+		}
 	}
 }

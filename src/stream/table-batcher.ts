@@ -3,7 +3,7 @@ import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "ap
 import type { Validity } from "../cf/masking.js";
 import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
 import { arrowDataOf, type ColumnPlan, type DecodedValues } from "../table/column-plan.js";
-import { rowIndexColumns, type RowRegion } from "../table/row-index.js";
+import { rowIndexColumns, type AllocateInt64, type RowRegion } from "../table/row-index.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { cStrides, product } from "../zarr/grid.js";
 import type { TableBand } from "./table-reader.js";
@@ -22,6 +22,11 @@ export interface TableBatcherOptions {
 	columns: readonly TableColumnPlan[];
 	/** The table's shape, to lay the columns out and to name N-d positions in messages. */
 	shape: readonly number[];
+	/**
+	 * Where position index columns' memory comes from (a BufferPool's, when the output hands written buffers back:
+	 * each batch's columns are then the buffers of batches already written); default new.
+	 */
+	allocateIndex?: AllocateInt64;
 }
 
 const fieldOf = (column: TableColumnPlan) => (column.kind === "positions" ? column.field : column.plan.field);
@@ -114,7 +119,7 @@ export class TableBatcher extends Transform {
 		const { origin, extent } = boxOf(band.region, band.length, shape);
 		// The positions of the band's rows along every axis, made once (by runs) if an index column asks for them.
 		let positions: BigInt64Array[] | undefined;
-		const positionsOf = () => (positions ??= rowIndexColumns(extent, { kind: "box", origin, extent }, band.length));
+		const positionsOf = () => (positions ??= rowIndexColumns(extent, { kind: "box", origin, extent }, band.length, this.#options.allocateIndex));
 		const children = columns.map((column, k) => this.#column(k, column, band, origin, extent, positionsOf));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: band.length, nullCount: 0, children }));
 	}

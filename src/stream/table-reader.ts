@@ -1,5 +1,6 @@
 import { GeneratorReadable } from "./generator-readable.js";
 import { Dt64ExportError } from "../errors.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import { broadcastValues } from "../table/broadcast.js";
 import type { RowRegion } from "../table/row-index.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
@@ -30,6 +31,11 @@ export interface TableReaderOptions {
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
 	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
 	rows?: RowRange;
+	/**
+	 * N-d bands are assembled in its buffers, and chunks copied into them go back to it (see readBands): only for
+	 * exports whose output hands written buffers back to the same pool.
+	 */
+	bufferPool?: BufferPool;
 }
 
 /**
@@ -42,8 +48,12 @@ export interface BroadcastSource {
 	readonly axes: readonly number[];
 }
 
-/** Values of one band at most when columns are repeated over it: the batches stay near a million rows. */
-export const BAND_VALUES = 1 << 20;
+/**
+ * Values of one band at most when it is cut (an N-d table, or columns repeated over it): a quarter million rows,
+ * 2 MiB per int64 column. Batches in the pipeline (a few, between its stages) hold this much of each column,
+ * index columns included: a million rows measured 55 MiB more peak RSS on a 3-D zstd store with `--index`.
+ */
+export const BAND_VALUES = 1 << 18;
 
 const asBroadcastSource = (column: ChunkSource<ChunkValues> | BroadcastSource, shape: readonly number[]): BroadcastSource =>
 	"source" in column ? column : { source: column, shape, axes: shape.map((_, axis) => axis) };
@@ -92,7 +102,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 			this.pullFrom(chunkOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
 		} else {
 			for (const column of broadcast) checkHeldColumn(column, shape);
-			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
+			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows, options.bufferPool));
 		}
 	}
 
@@ -138,6 +148,7 @@ async function* cOrderBands(
 	mayReadAhead: () => boolean,
 	onChunk?: () => void,
 	rows?: RowRange,
+	bufferPool?: BufferPool,
 ): AsyncGenerator<TableBand> {
 	if (product(shape) === 0) return;
 	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
@@ -145,13 +156,15 @@ async function* cOrderBands(
 		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
 		return;
 	}
-	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows) : undefined));
+	const rowValues = product(shape.slice(1));
+	// A 1-D chunk passes through whole; N-d bands and columns repeated over the band are cut into batches of about
+	// BAND_VALUES values: each batch's index columns and repeated values are then that size, not a row of chunks'
+	// (tens of megabytes), and a written batch's buffers come back for the next while a row of chunks is copied.
+	const capped = shape.length > 1 || columns.some((column) => column.axes.length !== shape.length);
+	const maxRows = capped ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
+	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows }) : undefined));
 	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
 	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
-	const rowValues = product(shape.slice(1));
-	// Columns over every axis give their own bands (a 1-D chunk passes through whole); repeating others is capped.
-	const broadcasting = columns.some((column) => column.axes.length !== shape.length);
-	const maxRows = broadcasting ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
 	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
 	const lastRow = rows === undefined ? shape[0] : rows.end;
 	for (let row = rows === undefined ? 0 : rows.start; row < lastRow; ) {
@@ -175,6 +188,7 @@ async function* cOrderBands(
 		row = end;
 	}
 }
+
 /**
  * The values of a column over its own axes (`values` of `ownShape`, on the table axes `axes`) inside a box of the
  * table: the values themselves when the box covers them, else a copy of the sub-box.
@@ -189,14 +203,14 @@ function valuesInBox(values: ChunkValues, ownShape: readonly number[], axes: rea
 
 /**
  * The rows of a column along the table's first axis, from its bands, for boxes asked for in increasing rows: what
- * it holds starts at the first row asked for last, and ends at the end of a band (two bands at most, when its
- * chunks along the first axis end elsewhere than the table's).
+ * it holds starts at the first row asked for last and ends at the end of a band, so at most the box's rows and one
+ * band (its bands are joined when its chunks along the first axis end elsewhere than the table's).
  */
-function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonly number[]) {
+function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonly number[]): (from: number, to: number) => Promise<{ values: ChunkValues; firstRow: number }> {
 	const rowValues = product(shape.slice(1));
 	let values: ChunkValues | undefined;
 	let firstRow = 0;
-	return async (from: number, to: number): Promise<{ values: ChunkValues; firstRow: number }> => {
+	return async (from, to) => {
 		if (values !== undefined && firstRow < from) {
 			const drop = Math.min(from - firstRow, values.length / rowValues);
 			values = sliceValues(values, drop * rowValues, values.length);
@@ -222,8 +236,9 @@ function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonl
 
 /**
  * Chunk order: the boxes of the chunks of the columns over every axis of the table (one chunk shape), in C order
- * of their grid. Each box's values of a column over fewer axes come from what it holds as in C order (a window of
- * its bands if it has the first axis, else all of it), cut to the box.
+ * of their grid, each cut into bands of whole rows along the first axis of about BAND_VALUES values, as in C order.
+ * Each box's values of a column over fewer axes come from what it holds as in C order (a window of its bands if it
+ * has the first axis, else all of it), cut to the box.
  */
 async function* chunkOrderBands(
 	columns: readonly BroadcastSource[],
@@ -267,6 +282,14 @@ async function* chunkOrderBands(
 				values.push(valuesInBox(held[k]!, column.shape, column.axes, origin, extent));
 			}
 		}
-		yield { columns: values, length: product(extent), region: { kind: "box", origin, extent } };
+		// Values over the first axis are C order over the box's rows: a band's rows are a contiguous run of them.
+		const rest = product(extent.slice(1));
+		const step = Math.max(1, Math.floor(BAND_VALUES / rest));
+		for (let start = from; start < to; start += step) {
+			const end = Math.min(to, start + step);
+			const band = values.map((v, k) => (columns[k].axes[0] === 0 ? sliceValues(v, ((start - from) * v.length) / extent[0], ((end - from) * v.length) / extent[0]) : v));
+			const bandExtent = [end - start, ...extent.slice(1)];
+			yield { columns: band, length: product(bandExtent), region: { kind: "box", origin: [start, ...origin.slice(1)], extent: bandExtent } };
+		}
 	}
 }

@@ -30,11 +30,16 @@ function fillAxisColumn(column: BigInt64Array, first: number, length: number, co
 	for (let done = filled; done < length; done *= 2) column.copyWithin(done, 0, Math.min(done, length - done));
 }
 
+/** Where an index column's memory comes from: its content is undefined, every value is written. */
+export type AllocateInt64 = (length: number) => BigInt64Array;
+
+const newInt64: AllocateInt64 = (length) => new BigInt64Array(length);
+
 /** Coordinates of `length` rows, the first at flat position `first`, counting in C order over a box of `extent` at `origin`. */
-function indexColumnsOver(first: number, extent: readonly number[], origin: readonly number[], length: number): BigInt64Array[] {
+function indexColumnsOver(first: number, extent: readonly number[], origin: readonly number[], length: number, allocate: AllocateInt64): BigInt64Array[] {
 	const strides = cStrides(extent);
 	return extent.map((count, axis) => {
-		const column = new BigInt64Array(length);
+		const column = allocate(length);
 		if (length > 0) fillAxisColumn(column, first, length, count, strides[axis], origin[axis]);
 		return column;
 	});
@@ -46,7 +51,7 @@ export function unravelIndex(flat: number, shape: readonly number[]): number[] {
 }
 
 /** One int64 column per dimension for `length` rows of `region`, in the array of `shape`. */
-export function rowIndexColumns(shape: readonly number[], region: RowRegion, length: number): BigInt64Array[] {
-	if (region.kind === "flat") return indexColumnsOver(region.offset, shape, shape.map(() => 0), length);
-	return indexColumnsOver(0, region.extent, region.origin, length);
+export function rowIndexColumns(shape: readonly number[], region: RowRegion, length: number, allocate: AllocateInt64 = newInt64): BigInt64Array[] {
+	if (region.kind === "flat") return indexColumnsOver(region.offset, shape, shape.map(() => 0), length, allocate);
+	return indexColumnsOver(0, region.extent, region.origin, length, allocate);
 }

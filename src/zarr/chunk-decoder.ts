@@ -74,6 +74,9 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 			const strayNote = values.length === this.#size ? `, and ${stray} bytes after the last value` : "";
 			throw new Dt64ExportError("CHUNK_CORRUPT", `chunk ${key}: decoded to ${values.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})${strayNote}`, { key });
 		}
-		return toCOrder(values, this.chunkShape, chunk.stride);
+		const ordered = toCOrder(values, this.chunkShape, chunk.stride);
+		// Reordered into new memory (after a transpose codec): the decoded buffer is dead.
+		if (this.#bufferPool !== undefined && ordered !== values && !Array.isArray(values)) this.#bufferPool.release(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+		return ordered;
 	}
 }

@@ -20,6 +20,8 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { type Data, makeData, RecordBatch, type Schema, Struct, util } from "apache-arrow";
 import { Dt64ExportError } from "../../errors.js";
+import { releaseBatchBuffers } from "../../memory/batch-buffers.js";
+import type { BufferPool } from "../../memory/buffer-pool.js";
 import { BatchFeed, toWasmBatch } from "./batch-feed.js";
 import { footerRowCount } from "./footer.js";
 import { normalizeOptions, type ParquetSettings, type ParquetWriterOptions } from "./options.js";
@@ -53,14 +55,27 @@ export class ParquetWriter extends Transform {
 	private tail: Buffer[] | undefined;
 	private resumeOutput: (() => void) | undefined;
 
-	constructor(options: ParquetWriterOptions = {}) {
+	/**
+	 * `bufferPool`: a batch's buffers are handed back to it once the batch is copied into WebAssembly (see
+	 * releaseBatchBuffers); only for batches no one else reads afterwards, as an export's own.
+	 */
+	constructor(
+		options: ParquetWriterOptions = {},
+		private readonly bufferPool?: BufferPool,
+	) {
 		// One buffered batch: the default object-mode high-water mark (16) would queue up to 16 batches.
 		super({ writableObjectMode: true, writableHighWaterMark: 1, readableObjectMode: false });
 		this.options = normalizeOptions(options);
 	}
 
 	override _transform(batch: unknown, _encoding: BufferEncoding, callback: TransformCallback): void {
-		this.writeBatch(batch).then(() => callback(), (error: unknown) => callback(asError(error, "cannot write Parquet")));
+		this.writeBatch(batch).then(
+			() => {
+				if (this.bufferPool !== undefined) releaseBatchBuffers(this.bufferPool, batch as RecordBatch);
+				callback();
+			},
+			(error: unknown) => callback(asError(error, "cannot write Parquet")),
+		);
 	}
 
 	override _flush(callback: TransformCallback): void {
@@ -178,6 +193,6 @@ function kindOf(value: unknown): string {
 	return typeof value;
 }
 
-export function createParquetWriter(options?: ParquetWriterOptions): ParquetWriter {
-	return new ParquetWriter(options);
+export function createParquetWriter(options?: ParquetWriterOptions, bufferPool?: BufferPool): ParquetWriter {
+	return new ParquetWriter(options, bufferPool);
 }

@@ -55,13 +55,16 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 		bufferPool?.shorten(bytes);
 		return bytes;
 	}
-	// The chunk's bytes go over in a buffer of their own (the caller's may be a view of a larger one, and stays
-	// the caller's), from the pool, which takes it back once the thread has returned it.
-	const sent = bufferPool?.acquire(input.byteLength) ?? Buffer.allocUnsafeSlow(input.byteLength);
-	sent.set(input);
-	const decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, input.byteLength, target.buffer as ArrayBuffer, capacity);
+	// The chunk's bytes go over in a buffer of their own, which the pool takes back once the thread has returned
+	// it: the caller's own when it is a whole buffer of the pool (a chunk file read into it: decoding is the bytes'
+	// last use, and the caller's view is left detached), else a copy (a view of a larger buffer stays the caller's).
+	const inputLength = input.byteLength;
+	const whole = bufferPool?.isWhole(input) === true;
+	const sent = whole ? input : (bufferPool?.acquire(inputLength) ?? Buffer.allocUnsafeSlow(inputLength));
+	if (!whole) sent.set(input);
+	const decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, target.buffer as ArrayBuffer, capacity);
 	if (bufferPool !== undefined) {
-		const returned = new Uint8Array(decoded.input, 0, input.byteLength);
+		const returned = new Uint8Array(decoded.input, 0, inputLength);
 		bufferPool.adopt(returned);
 		bufferPool.release(returned);
 	}

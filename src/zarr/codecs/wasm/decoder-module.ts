@@ -1,4 +1,5 @@
 import { Dt64ExportError } from "../../../errors.js";
+import { capacityFor } from "../../../memory/buffer-pool.js";
 import { DECODERS_WASM_BASE64 } from "./decoders-wasm.js";
 
 /** The decoders of decoders.c, by codec name. */
@@ -33,7 +34,12 @@ function wasiStubs(module: object): Record<string, Record<string, () => number>>
 	return imports;
 }
 
-/** A buffer in the module's memory, kept between decodes and grown when a chunk needs more. */
+/**
+ * A buffer in the module's memory, kept between decodes and grown when a chunk needs more: to the size class of
+ * what is needed (see capacityFor), so that chunks a few bytes apart do not each free and allocate a new one. A
+ * WebAssembly memory never shrinks, and the allocator could not reuse the freed space for the larger region: a
+ * 6.6 MB region grown by bytes at a time took the memory from 15.8 to 22.3 MiB over the chunks of one store.
+ */
 class Region {
 	pointer = 0;
 	capacity = 0;
@@ -43,7 +49,7 @@ class Region {
 	ensure(bytes: number): number {
 		if (bytes > this.capacity) {
 			if (this.pointer !== 0) this.exports.release(this.pointer);
-			this.capacity = Math.max(bytes, 64 * 1024);
+			this.capacity = capacityFor(Math.max(bytes, 64 * 1024));
 			this.pointer = this.exports.alloc(this.capacity);
 			if (this.pointer === 0) {
 				this.capacity = 0;
