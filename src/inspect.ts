@@ -107,7 +107,7 @@ export interface InspectNode {
 	readonly companionReason?: string;
 	/**
 	 * How CF masking and unpacking make a companion column's `arrowType` of its stored values, e.g. `null where
-	 * _FillValue, then unpacked by scale_factor; int16 as stored with --no-cf`; absent when they do not apply.
+	 * _FillValue, then unpacked by scale_factor; int16 as stored without CF decoding`; absent when they do not apply.
 	 */
 	readonly cfDecoding?: string;
 	/** The CF attributes a reader needs to understand the numbers (units, calendar, markers, packing, names), as written. */
@@ -412,7 +412,7 @@ function companionType(metadata: PlainArrayMetadata): Pick<InspectNode, "arrowTy
 	const packing = packingRuleOf(metadata.path, type, metadata.attributes);
 	if (mask === undefined && packing === undefined) return { arrowType: stored };
 	const steps = [...(mask === undefined ? [] : [`null where ${Object.keys(mask.applied).join(", ")}`]), ...(packing === undefined ? [] : [`unpacked by ${Object.keys(packing.applied).join(" and ")}`])];
-	return { arrowType: packing === undefined ? stored : plainArrowTypeName(packing.target), cfDecoding: `${steps.join(", then ")}; ${stored} as stored with --no-cf` };
+	return { arrowType: packing === undefined ? stored : plainArrowTypeName(packing.target), cfDecoding: `${steps.join(", then ")}; ${stored} as stored without CF decoding` };
 }
 
 /** Whether an array of a plain data type can be a companion column: its metadata, codecs and CF attributes are checked as an export would. */
@@ -599,7 +599,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}${advice}`);
 		if (node.companion !== undefined) {
 			const decoding = node.cfDecoding === undefined ? "" : ` (${node.cfDecoding})`;
-			field("companion", node.companion ? `yes, as ${node.arrowType}${decoding}: a column of a table (--columns), broadcast by dimension names` : `no: ${node.companionReason}`);
+			field("companion", node.companion ? `yes, as ${node.arrowType}${decoding}: a table column, broadcast by dimension names` : `no: ${node.companionReason}`);
 		}
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
