@@ -7,14 +7,16 @@ import { attributesOf, cfArrayContext, cfTimeUnit, isCfTimeArray, openCfTimeDeco
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
+import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { isMissingValue } from "./cf/missing-value.js";
+import { packingRuleOf } from "./cf/packing.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
 import { describeDataType, formatDatetime64Type, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
 import { formatFillValue, parseFillValue } from "./dtype/fill-value.js";
 import type { TargetUnit } from "./dtype/units.js";
-import { UsageError } from "./errors.js";
+import { Dt64ExportError, UsageError, type ErrorCode } from "./errors.js";
 import { rawMemberText } from "./json/raw-member.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.js";
@@ -94,12 +96,20 @@ export interface InspectNode {
 	readonly exportable?: boolean;
 	/** Why the array cannot be exported. */
 	readonly reason?: string;
+	/** The code of the error behind `reason` (`CALENDAR_UNSUPPORTED`), and the option that would change it, if any (`convertCalendar`). */
+	readonly reasonCode?: ErrorCode;
+	readonly reasonOption?: string;
 	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`, or of a companion column, e.g. `double`. */
 	readonly arrowType?: string;
 	/** For arrays of other data types: whether they can be exported next to datetime64 arrays (`--columns`). */
 	readonly companion?: boolean;
 	/** Why an array of a plain data type cannot be a companion column. */
 	readonly companionReason?: string;
+	/**
+	 * How CF masking and unpacking make a companion column's `arrowType` of its stored values, e.g. `null where
+	 * _FillValue, then unpacked by scale_factor; int16 as stored without CF decoding`; absent when they do not apply.
+	 */
+	readonly cfDecoding?: string;
 	/** The CF attributes a reader needs to understand the numbers (units, calendar, markers, packing, names), as written. */
 	readonly attributes?: Record<string, unknown>;
 	/** A CF time array: its units and calendar, e.g. `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
@@ -160,6 +170,14 @@ function codecList(value: unknown): CodecMetadata[] {
 function reasonOf(error: unknown, where: string): string {
 	const message = (error as Error).message;
 	return message.startsWith(`${where}: `) ? message.slice(where.length + 2) : message;
+}
+
+/** Why an array cannot be exported: the reason, with the error's code and option for a caller's advice. */
+function refusalOf(error: unknown, where: string): Pick<InspectNode, "reason" | "reasonCode" | "reasonOption"> {
+	const reason = reasonOf(error, where);
+	if (!(error instanceof Dt64ExportError)) return { reason };
+	const { option } = error as { option?: unknown };
+	return { reason, reasonCode: error.code, ...(typeof option === "string" ? { reasonOption: option } : {}) };
 }
 
 /** Shape, chunking and codecs as written, for any v3 array (nothing here is validated). */
@@ -343,9 +361,10 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		scanned = product(chunks.gridShape) <= maxChunks;
 		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned });
 	} catch (error) {
-		const reason = reasonOf(error, where);
-		const refusal = `${cfArrayContext(node.path)}: `;
-		return { ...described, cfTime, exportable: false, reason: reason.startsWith(refusal) ? `CF time refused: ${reason.slice(refusal.length)}` : reason };
+		const refusal = refusalOf(error, where);
+		const prefix = `${cfArrayContext(node.path)}: `;
+		const reason = refusal.reason ?? "";
+		return { ...described, cfTime, exportable: false, ...refusal, reason: reason.startsWith(prefix) ? `CF time refused: ${reason.slice(prefix.length)}` : reason };
 	}
 	// Unread float counts are shown in their base unit, said to be a lower bound.
 	const unsure = decoding.autoUnit === undefined;
@@ -381,12 +400,27 @@ function timeFillValue(form: V3ArrayForm): string {
 	}
 }
 
-/** Whether an array of a plain data type can be a companion column: its metadata and codecs are checked as an export would. */
+/**
+ * The Arrow type a companion column gets, as the export plans it (table/plain-column.ts): its stored type, or after
+ * CF masking (null) and unpacking (Float32/Float64), said in `cfDecoding`.
+ */
+function companionType(metadata: PlainArrayMetadata): Pick<InspectNode, "arrowType" | "cfDecoding"> {
+	const type = metadata.dataType.name;
+	const stored = plainArrowTypeName(type);
+	if (!isMaskableType(type)) return { arrowType: stored };
+	const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
+	const packing = packingRuleOf(metadata.path, type, metadata.attributes);
+	if (mask === undefined && packing === undefined) return { arrowType: stored };
+	const steps = [...(mask === undefined ? [] : [`null where ${Object.keys(mask.applied).join(", ")}`]), ...(packing === undefined ? [] : [`unpacked by ${Object.keys(packing.applied).join(" and ")}`])];
+	return { arrowType: packing === undefined ? stored : plainArrowTypeName(packing.target), cfDecoding: `${steps.join(", then ")}; ${stored} as stored without CF decoding` };
+}
+
+/** Whether an array of a plain data type can be a companion column: its metadata, codecs and CF attributes are checked as an export would. */
 function describeCompanion(opened: OpenedStore, node: ArrayNode, where: string): Partial<InspectNode> {
 	try {
 		const metadata = parsePlainArrayMetadata(node, where);
 		createPlainChunkSource(opened.store, metadata, where);
-		return { companion: true, arrowType: plainArrowTypeName(metadata.dataType.name) };
+		return { companion: true, ...companionType(metadata) };
 	} catch (error) {
 		return { companion: false, companionReason: reasonOf(error, where) };
 	}
@@ -453,7 +487,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 		metadata = parseTimeArrayMetadata(node, where);
 		source = createChunkSource(opened.store, metadata, where);
 	} catch (error) {
-		return { ...described, exportable: false, reason: reasonOf(error, where) };
+		return { ...described, exportable: false, ...refusalOf(error, where) };
 	}
 	const unit = resolveTargetUnit(metadata.dataType, "auto");
 	const arrowType = `${metadata.dataType.kind === "timedelta64" ? "duration" : "timestamp"}[${unit}]`;
@@ -518,8 +552,13 @@ function formatEnd(end: EndValue, which: "first" | "last"): string {
 
 const shapeText = (shape: number[] | undefined) => (shape === undefined ? "?" : `[${shape.join(", ")}]`);
 
+export interface InspectTextOptions {
+	/** Advice appended to a reason an array cannot be exported, from the error's code and option (the CLI names its flag). */
+	advise?: (code: ErrorCode, option: string | undefined) => string;
+}
+
 /** The report as text, one block per node. */
-export function formatInspectReport(report: InspectReport): string {
+export function formatInspectReport(report: InspectReport, options: InspectTextOptions = {}): string {
 	const [root] = report.nodes;
 	const kind = `${STORE_KIND_TEXT[report.storeKind]} store`;
 	const count = `${report.nodes.length} node${report.nodes.length === 1 ? "" : "s"}`;
@@ -556,9 +595,11 @@ export function formatInspectReport(report: InspectReport): string {
 		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? "null (none: a missing chunk cannot be read)" : (node.fillValue ?? "?"));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
-		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}`);
+		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption) ?? "");
+		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}${advice}`);
 		if (node.companion !== undefined) {
-			field("companion", node.companion ? `yes, as ${node.arrowType}: a column next to datetime64 arrays of its shape` : `no: ${node.companionReason}`);
+			const decoding = node.cfDecoding === undefined ? "" : ` (${node.cfDecoding})`;
+			field("companion", node.companion ? `yes, as ${node.arrowType}${decoding}: a table column, broadcast by dimension names` : `no: ${node.companionReason}`);
 		}
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));

@@ -17,7 +17,7 @@ import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
-import { dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
+import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 
 /**
@@ -49,7 +49,7 @@ export interface ZarrTable {
 	readonly columns: readonly TableColumn[];
 	/** One per dimension, in the table's order. */
 	readonly index: readonly TableIndex[];
-	/** Arrays `--columns all` left out: their dimensions are not within the widest variable's. */
+	/** Arrays `--columns all` left out, each described with the reason: `time_bnds(time=48, bnds=2): dimension bnds is not among...`. */
 	readonly leftOut: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
@@ -181,7 +181,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 		const selection = selectWholeDataset(candidates.map(variableOf));
 		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
-		leftOut = selection.leftOut.map((variable) => variable.name);
+		leftOut = selection.leftOut.map((variable) => `${describeVariable(variable)}: ${variable.reason}`);
 	} else {
 		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name, options));
 	}

@@ -107,6 +107,20 @@ describe("CF time arrays through the CLI", () => {
 		expect(Array.from(rawTable.getChild("time")!.toArray() as BigInt64Array).slice(0, 3)).toEqual([0n, 1n, 2n]);
 	});
 
+	it("xarray 2023.01's timedeltas (a bare unit, NaN for NaT) are Durations with nulls; --no-cf keeps the numbers", () => {
+		const file = fresh("lead.arrow");
+		exportOk([store("timedelta-hours-nat"), "--array", "lead", "-o", file]);
+		const lead = pl.readIPC(fs.readFileSync(file)).getColumn("lead");
+		expect(String(lead.dtype)).toMatch(/Duration.*s/i);
+		const durations = (EXPECTED["timedelta-hours-nat"] as { durations: (string | null)[] }).durations;
+		expect(lead.cast(pl.Int64).cast(pl.Utf8).toArray()).toEqual(durations.map((ns) => (ns === null ? null : String(BigInt(ns) / 1_000_000n))));
+		const raw = fresh("lead-raw.arrow");
+		exportOk([store("timedelta-hours-nat"), "--columns", "lead", "--no-cf", "-o", raw]);
+		const rawTable = readArrow(raw);
+		expect(String(rawTable.schema.fields[0].type)).toBe("Float64");
+		expect(Array.from(rawTable.getChild("lead")!.toArray() as Float64Array)).toEqual([0, 1, 2, Number.NaN, 48]);
+	});
+
 	it("with --no-cf, a group of only CF time arrays names them in its refusal", () => {
 		refused([store("hourly"), "--no-cf"], /the group holds no numpy\.datetime64 array \(CF time arrays, with CF decoding off: time\)/);
 	});

@@ -52,7 +52,10 @@ describe("CF time units", () => {
 		expect(cfTimeKindOf({ units: "hours since 2000-01-01" })).toBe("datetime");
 		expect(cfTimeKindOf({ units: "months since 2000-01-01" })).toBe("datetime");
 		expect(cfTimeKindOf({ units: "seconds", dtype: "timedelta64[ns]" })).toBe("duration");
-		expect(cfTimeKindOf({ units: "seconds" })).toBeUndefined();
+		// xarray's decode_cf reads its bare time units as timedeltas without the dtype attribute; other spellings not.
+		for (const units of ["days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"]) expect(cfTimeKindOf({ units })).toBe("duration");
+		for (const units of ["h", "Hours", "sec", " seconds", "weeks"]) expect(cfTimeKindOf({ units })).toBeUndefined();
+		expect(cfTimeKindOf({ units: "h", dtype: "timedelta64[ns]" })).toBe("duration");
 		expect(cfTimeKindOf({ units: "K" })).toBeUndefined();
 		expect(cfTimeKindOf({})).toBeUndefined();
 	});

@@ -77,6 +77,9 @@ describe("CF time golden stores written by xarray", () => {
 		expect(await unitOf("ref-fraction")).toBe("Timestamp<MILLISECOND>");
 		expect(await unitOf("float-hours")).toBe("Timestamp<SECOND>");
 		expect(await unitOf("timedelta")).toBe("Duration<SECOND>");
+		expect(await unitOf("timedelta-hours-nat")).toBe("Duration<SECOND>");
+		expect(await unitOf("timedelta-milliseconds")).toBe("Duration<MILLISECOND>");
+		expect(await unitOf("timedelta-nanoseconds")).toBe("Duration<NANOSECOND>");
 		// ns cannot hold the years 1582 or 12000: --unit ns is refused as an overflow, auto (s) is exact.
 		await expect(exportToTable("ref-long-year", { unit: "ns" })).rejects.toThrow(/outside the int64 range in unit ns/);
 	});

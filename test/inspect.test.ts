@@ -75,7 +75,7 @@ describe("inspect a folder store", () => {
 				"  codecs      bytes(little) zstd(level=3)",
 				'  fill value  "NaN"',
 				"  exportable  no: data type is float32, not numpy.datetime64",
-				"  companion   yes, as float: a column next to datetime64 arrays of its shape",
+				"  companion   yes, as float: a table column, broadcast by dimension names",
 				"",
 				"time  array",
 				"  data type   datetime64[s] (unit s, scale factor 1)",
@@ -131,7 +131,7 @@ describe("inspect a folder store", () => {
 		expect(result.stdout).toContain("bad  array\n  data type   int8\n");
 		expect(result.stdout).toContain('  companion   no: unknown codec "lz77"\n');
 		expect(result.stdout).toContain("n  array\n  data type   int64\n  shape       [2, 3]\n  chunks      [2, 3]\n  codecs      bytes(little)\n  fill value  9007199254740993\n  dimensions  [time, station]\n");
-		expect(result.stdout).toContain("  companion   yes, as int64: a column next to datetime64 arrays of its shape\n");
+		expect(result.stdout).toContain("  companion   yes, as int64: a table column, broadcast by dimension names\n");
 		expect(result.stdout).toContain("  dimensions  [time, -]\n  exportable  yes, as timestamp[s]\n");
 	});
 
@@ -470,5 +470,30 @@ describe("HTTP stores and consolidated metadata", () => {
 			},
 		]);
 		expect(formatInspectReport(report)).toContain("\nt  array (Zarr v2)\n  data type   datetime64[s] (unit s, scale factor 1), dtype <M8[s]\n");
+	});
+});
+
+describe("inspect on stores xarray wrote (test/fixtures/tables, test/fixtures/cf)", () => {
+	const REPO_FIXTURES = path.resolve(__dirname, "fixtures");
+
+	it("a packed or masked companion says the Arrow type it is exported as, and how", async () => {
+		const report = await inspectStore(path.join(REPO_FIXTURES, "tables/grid.zarr"));
+		const node = (name: string) => report.nodes.find((n) => n.path === name)!;
+		expect(node("tp")).toMatchObject({ companion: true, arrowType: "float", cfDecoding: "null where _FillValue, then unpacked by scale_factor; int16 as stored without CF decoding" });
+		expect(node("sp")).toMatchObject({ arrowType: "double", cfDecoding: "null where _FillValue, missing_value, then unpacked by scale_factor and add_offset; int16 as stored without CF decoding" });
+		expect(node("rh")).toMatchObject({ arrowType: "int8", cfDecoding: "null where _FillValue, valid_range; int8 as stored without CF decoding" });
+		expect(node("t2m").cfDecoding).toBeUndefined();
+		const text = runCli(["inspect", path.join(REPO_FIXTURES, "tables/grid.zarr")]).stdout.toString();
+		expect(text).toContain("  companion   yes, as float (null where _FillValue, then unpacked by scale_factor; int16 as stored without CF decoding): a table column, broadcast by dimension names\n");
+	});
+
+	it("a model calendar's refusal: code and option in the report, the way out (--convert-calendar) in the CLI's text", async () => {
+		const store = path.join(REPO_FIXTURES, "cf/noleap.zarr");
+		const report = await inspectStore(store);
+		const time = report.nodes.find((n) => n.path === "time")!;
+		expect(time).toMatchObject({ exportable: false, reason: 'CF time refused: calendar "noleap" is a model calendar: its dates are not instants', reasonCode: "CALENDAR_UNSUPPORTED", reasonOption: "convertCalendar" });
+		expect(runCli(["inspect", store]).stdout.toString()).toContain(
+			'  exportable  no: CF time refused: calendar "noleap" is a model calendar: its dates are not instants; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar\n',
+		);
 	});
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { maskNaN, maskRuleOf, maskValues, type MaskSource } from "../src/cf/masking.js";
 import { packingRuleOf, unpackValues } from "../src/cf/packing.js";
 import { broadcastStrides, broadcastValues } from "../src/table/broadcast.js";
-import { layOutTable, selectWholeDataset, type DatasetVariable } from "../src/table/dataset-model.js";
+import { dimensionNamesOf, layOutTable, selectWholeDataset, type DatasetVariable } from "../src/table/dataset-model.js";
 import { thrown } from "./support/thrown.js";
 
 const bits = (validity: { bitmap: Uint8Array } | undefined, length: number) =>
@@ -133,6 +133,23 @@ describe("table layout", () => {
 		]);
 		expect(chosen.map((v) => v.name)).toEqual(["t2m", "elev"]);
 		expect(leftOut.map((v) => v.name)).toEqual(["spread"]);
+		expect(leftOut[0].reason).toBe("dimension member is not among the table's (time, lat, from t2m), and would multiply its rows");
+	});
+
+	it("a 0-d variable (a CF grid mapping) has no dimension: within any table, repeated on every row", () => {
+		const crs = variable("crs", [], []);
+		expect(dimensionNamesOf(crs)).toEqual([]);
+		expect(dimensionNamesOf(variable("crs", undefined, []))).toEqual([]);
+		const layout = layOutTable([crs, variable("t2m", ["time", "lat"], [6, 3])]);
+		expect(layout.dimensions.map((d) => d.name)).toEqual(["time", "lat"]);
+		expect(layout.axes).toEqual([[], [0, 1]]);
+		// Beside arrays without dimension names too, and alone (a one-row table).
+		expect(layOutTable([crs, variable("a", undefined, [2, 3])]).dimensions.map((d) => d.length)).toEqual([2, 3]);
+		expect(layOutTable([crs]).dimensions).toEqual([]);
+		const { chosen, leftOut } = selectWholeDataset([crs, variable("t2m", ["time", "lat"], [6, 3]), variable("time_bnds", ["time", "bnds"], [6, 2]), variable("time", ["time"], [6])]);
+		expect(chosen.map((v) => v.name)).toEqual(["crs", "t2m"]);
+		expect(leftOut.map((v) => v.name)).toEqual(["time_bnds"]);
+		expect(selectWholeDataset([crs, variable("a", undefined, [2, 3])]).chosen.map((v) => v.name)).toEqual(["crs", "a"]);
 	});
 });
 

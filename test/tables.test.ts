@@ -64,6 +64,7 @@ const ARROW_TYPES: Record<string, Record<string, string>> = {
 	"grid.zarr": { time: "Timestamp", lat: "Float32", lon: "Float64", t2m: "Float32", tp: "Float32", sp: "Float64", elev: "Float64", rh: "Int8", land: "Float32", u10: "Float64" },
 	"stations.zarr": { time: "Timestamp", station: "Utf8", sample: "Int64", obs: "Float64", qc: "Uint8" },
 	"curvilinear.zarr": { time: "Timestamp", y: "Int64", x: "Int64", temp: "Float32", lat: "Float64", lon: "Float64" },
+	"gridmap.zarr": { time: "Timestamp", lat: "Float64", lon: "Float64", t2m: "Float32", crs: "Int32" },
 };
 
 describe.each(Object.entries(EXPECTED))("xarray's to_dataframe: %s", (_name, table) => {
@@ -151,6 +152,19 @@ describe("tables: field metadata, options and refusals", () => {
 		const names = readArrow(file).schema.fields.map((field) => field.name);
 		expect(names.slice(0, 3)).toEqual(["time", "lat", "lon"]);
 		expect([...names.slice(3)].sort()).toEqual([...EXPECTED.all.columns_option].sort());
+	});
+
+	it("--columns all takes a 0-d variable as a constant column (ds.to_dataframe()) and names what it leaves out, with the reason", () => {
+		const file = fresh("gridmap-all.arrow");
+		const result = runCli([path.join(FIXTURES, "gridmap.zarr"), "--columns", "all", "--index", "-o", file]);
+		expect(result.status).toBe(0);
+		expect(result.stderr).toMatch(/^dt64-export: columns all left out time_bnds\(time=4, bnds=2\): dimension bnds is not among the table's \(time, lat, lon, from t2m\), and would multiply its rows\n/);
+		const expected = EXPECTED["zero-d-all"];
+		const table = readArrow(file);
+		expect(table.schema.fields.map((field) => field.name)).toEqual(["time", "lat", "lon", ...expected.columns_option]);
+		for (const column of expected.columns.filter((c) => !expected.dims.includes(c.name))) {
+			expect(Array.from(table.getChild(column.name)!.toArray() as ArrayLike<number>).map((value) => normalize(column, value)), column.name).toEqual(expectedValues(column));
+		}
 	});
 
 	it("Zarr v3 (written by hand: xarray here cannot): the _FillValue attribute masks, the v3 fill_value does not; conflicting dimensions are refused, listing each variable's (exit 2)", async () => {

@@ -202,7 +202,7 @@ describe("inspect and the pure cores", () => {
 		expect(node("half")).toMatchObject({ dtype: "<f2", companion: false, companionReason: expect.stringMatching(/^dtype "<f2" cannot be exported as a column \(half floats/) });
 		const text = runCli(["inspect", GRID]).stdout.toString();
 		expect(text).toContain("  codecs      transpose(order=[1,0]) vlen-utf8\n");
-		expect(text).toContain("  companion   yes, as string: a column next to datetime64 arrays of its shape\n");
+		expect(text).toContain("  companion   yes, as string: a table column, broadcast by dimension names\n");
 	});
 
 	it("fixed-width unicode drops trailing NULs only, and refuses code units that are not scalar values", () => {

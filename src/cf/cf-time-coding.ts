@@ -1,7 +1,8 @@
 /**
  * What a CF time variable's attributes say about its numbers, worked out once per array: the unit of a count, the
  * calendar, and the reference as an exact nanosecond count. Instants: `units: "<unit> since <date>"` with a
- * `calendar`. Durations: xarray's timedelta form, a bare unit with the attribute `dtype: "timedelta64[...]"`.
+ * `calendar`. Durations: xarray's timedelta form, a bare unit with the attribute `dtype: "timedelta64[...]"` (newer
+ * xarray), or one of the bare units xarray decodes as timedeltas without any other mark (what xarray 2023.01 writes).
  */
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import { parseCfCalendar, type InstantCalendar, type ModelCalendar } from "./calendars.js";
@@ -34,11 +35,19 @@ export interface CfTimeCodingOptions {
 /** `timedelta64[ns]` and the like: xarray's mark of a duration variable. */
 const TIMEDELTA_DTYPE = /^timedelta64(?:\[[a-zμ]+\])?$/;
 
+/**
+ * The units xarray's decode_cf reads as a timedelta on their own (its TIME_UNITS, compared as written): a variable
+ * with `units: "hours"` is timedelta64 to xarray, so it is a Duration here. Other spellings (`h`, `Hours`) only with
+ * the `dtype` attribute, as xarray leaves them numbers.
+ */
+const XARRAY_TIMEDELTA_UNITS: ReadonlySet<string> = new Set(["days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"]);
+
 /** Which CF time form the attributes have, if any: detection only, before anything is validated. */
 export function cfTimeKindOf(attributes: Record<string, unknown>): "datetime" | "duration" | undefined {
 	const { units, dtype } = attributes;
 	if (isCfTimeUnitsText(units)) return "datetime";
-	if (typeof units === "string" && typeof dtype === "string" && TIMEDELTA_DTYPE.test(dtype)) return "duration";
+	if (typeof units !== "string") return undefined;
+	if (XARRAY_TIMEDELTA_UNITS.has(units) || (typeof dtype === "string" && TIMEDELTA_DTYPE.test(dtype))) return "duration";
 	return undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Dt64ExportError, ErrorCode } from "../errors.js";
+import { Dt64ExportError, type ErrorCode } from "../errors.js";
 
 /**
  * The library names options as its API spells them (`timezone`, `group`); the CLI's user knows them as flags.
@@ -76,4 +76,9 @@ export function describeForCli(error: Dt64ExportError): string {
 	}
 	message = message.replace(/`(\w+)`/g, (quoted, name: string) => FLAG_OF_OPTION[name] ?? quoted);
 	return message + (ADVICE[error.code]?.(error) ?? "");
+}
+
+/** The advice alone, for a refusal reported as data: inspect's reason an array cannot be exported, with its code and option. */
+export function adviceFor(code: ErrorCode, option: string | undefined): string {
+	return ADVICE[code]?.(new Dt64ExportError(code, "", option === undefined ? {} : { option })) ?? "";
 }

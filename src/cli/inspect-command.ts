@@ -1,5 +1,6 @@
 import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
+import { adviceFor } from "./error-advice.js";
 import { collectHeaders } from "./header-options.js";
 
 export interface InspectArgs {
@@ -14,7 +15,7 @@ export interface InspectArgs {
 export async function runInspect(args: InspectArgs): Promise<void> {
 	const headers = collectHeaders(args.header);
 	const report = await inspectStore(args.store, { headers, retries: args.retries, signRequests: args.signRequest });
-	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report);
+	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report, { advise: adviceFor });
 	await new Promise<void>((resolve, reject) => {
 		const written = (error?: Error | null) => {
 			// A reader that closed the pipe (`| head`) has what it wanted.

@@ -222,7 +222,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
 	const table = await openPlannedTable(args.store, plan.open);
 	warnOfDatetime64CfAttributes(table);
-	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join(", ")}: their dimensions are not within the widest variable's\n`);
+	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan)), filter: undefined, notice: undefined } : await selectedStages(table, plan);
 	const rows = stages.reader.totalRows;
 	// One value column: the file is named after it; several: after their group.
@@ -303,7 +303,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 				declareOptions(y.positional("store", { type: "string", describe: STORE_HELP, demandOption: true }), "export")
 					.example("$0 data/weather-station.zarr -o weather.arrow", "IPC file (the format from the extension)")
 					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
-					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "several arrays of one shape as one table")
+					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "arrays of a group as one table, broadcast by dimension names")
 					.example("$0 data/weather-station.zarr --start 2023-03 --end 2023-04 --partition-by day -o march/", "one month as a Hive-partitioned Parquet dataset")
 					.example("$0 test/fixtures/tables/grid.zarr --columns all --index -o grid.parquet", "an xarray dataset, as ds.to_dataframe().reset_index() gives it")
 					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),

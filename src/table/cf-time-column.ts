@@ -2,6 +2,7 @@ import { cfTimeField, cfTimeUnit, parseCfTimeDecoding, type CfTimeDecoding } fro
 import { baseCfTargetUnit } from "../cf/cf-target-unit.js";
 import { decodeCfTimes } from "../cf/decode-cf-times.js";
 import { isFloatType } from "../cf/missing-value.js";
+import { secondsAsMillis } from "../convert/seconds-as-millis.js";
 import type { TableColumn } from "../open-table.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
@@ -16,20 +17,22 @@ function decodingAtPlan(column: Extract<TableColumn, { kind: "plain" }>, convert
  * A CF time column (`<unit> since <date>`, or xarray's timedelta form): a CF time array alone, among `--columns`, or
  * an index coordinate, decoded exactly by cf's core with the decoding worked out when the column was opened
  * (cf/cf-time-array.ts): missing values to null, `--unit auto` the coarsest exact unit. Parquet has no seconds
- * unit: milliseconds there, as for datetime64.
+ * unit: seconds are decoded as seconds (the truncation rule holds whatever the format), then written as
+ * milliseconds, as for datetime64.
  */
 export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
 	const { metadata } = column;
 	const { plan } = context;
 	const { coding, markers, autoUnit } = column.cfTime ?? decodingAtPlan(column, plan.convertCalendar);
-	let unit = cfTimeUnit({ coding, markers, autoUnit }, metadata, plan.conversion.unit);
-	if (plan.secondsAsMillis && unit === "s") unit = "ms";
-	const field = cfTimeField(context.name, metadata, coding, unit, plan.timezone);
+	const unit = cfTimeUnit({ coding, markers, autoUnit }, metadata, plan.conversion.unit);
+	const scaleAfter = plan.secondsAsMillis && unit === "s";
+	const field = cfTimeField(context.name, metadata, coding, scaleAfter ? "ms" : unit, plan.timezone);
 	const options = { unit, allowTruncate: plan.conversion.allowTruncate, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name };
 	return {
 		field,
 		decode(values, describePosition) {
-			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
+			let decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
+			if (scaleAfter) decoded = secondsAsMillis(decoded, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
 			return { values: decoded.values, validity: decoded.validity === null ? undefined : { bitmap: decoded.validity, nullCount: decoded.nullCount } };
 		},
 		empty: () => new BigInt64Array(0),

@@ -33,6 +33,8 @@ export interface TableLayout {
  * v3 allows) is `dim_<axis>`, the name it would have without any.
  */
 export function dimensionNamesOf(variable: DatasetVariable): string[] | undefined {
+	// A 0-d variable (a CF grid mapping such as `crs`) has no dimension: its empty set is within any table's.
+	if (variable.shape.length === 0) return [];
 	const names = variable.dimensionNames;
 	if (names === undefined || names === null || !Array.isArray(names) || names.length !== variable.shape.length) return undefined;
 	if (names.some((name) => name !== null && typeof name !== "string")) throw new Dt64ExportError("METADATA_INVALID", `array ${variable.name}: dimension names must be strings or nulls, got ${JSON.stringify(names)}`, { path: variable.name, field: "dimension_names" });
@@ -65,7 +67,7 @@ export function layOutTable(variables: readonly DatasetVariable[]): TableLayout 
 		if (repeated !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${describeVariable(variable)} repeats dimension ${JSON.stringify(repeated)}, which a table cannot lay out`, { option: "columns", value: variable.name });
 	}
 	let dimensions: TableDimension[];
-	if (named.length === 0) {
+	if (named.every((variable) => variable.shape.length === 0)) {
 		const { shape } = variables.reduce((widest, variable) => (variable.shape.length > widest.shape.length ? variable : widest));
 		dimensions = shape.map((length, axis) => ({ name: `dim_${axis}`, length }));
 	} else {
@@ -114,20 +116,38 @@ export function isDimensionCoordinate(variable: DatasetVariable): boolean {
 	return variable.shape.length === 1 && dimensionNamesOf(variable)?.[0] === variable.name;
 }
 
+/** A variable `--columns all` leaves out, and why, in words. */
+export interface LeftOutVariable extends DatasetVariable {
+	readonly reason: string;
+}
+
 /**
  * What `--columns all` takes from a group: every variable that is not a dimension coordinate (those are the index),
- * auxiliary coordinates included, as `ds.to_dataframe()` does, provided its dimensions are a subset of the widest
- * variable's: the others would multiply the table by dimensions no data variable shares. Those are left out.
+ * auxiliary coordinates and 0-d variables included (repeated on every row), as `ds.to_dataframe()` does, provided
+ * its dimensions are a subset of the widest variable's: the others would multiply the table by dimensions no data
+ * variable shares, or conflict with it. Those are left out, each with the reason.
  */
-export function selectWholeDataset(variables: readonly DatasetVariable[]): { chosen: DatasetVariable[]; leftOut: DatasetVariable[] } {
+export function selectWholeDataset(variables: readonly DatasetVariable[]): { chosen: DatasetVariable[]; leftOut: LeftOutVariable[] } {
 	const candidates = variables.filter((variable) => !isDimensionCoordinate(variable));
 	if (candidates.length === 0) return { chosen: [], leftOut: [] };
 	const widest = candidates.reduce((best, variable) => (variable.shape.length > best.shape.length ? variable : best));
 	const widestNames = dimensionNamesOf(widest);
-	const fits = (variable: DatasetVariable) => {
+	const table = widestNames === undefined ? `the table's shape ${JSON.stringify(widest.shape)} (from ${widest.name})` : `the table's (${widestNames.join(", ")}, from ${widest.name})`;
+	const misfit = (variable: DatasetVariable): string | undefined => {
 		const names = dimensionNamesOf(variable);
-		if (names === undefined || widestNames === undefined) return variable.shape.join() === widest.shape.join();
-		return names.every((name, axis) => widestNames.includes(name) && widest.shape[widestNames.indexOf(name)] === variable.shape[axis]);
+		if (names?.length === 0) return undefined;
+		if (names === undefined || widestNames === undefined) return variable.shape.join() === widest.shape.join() ? undefined : `without dimension names, its shape is not ${table}`;
+		const outside = names.filter((name) => !widestNames.includes(name));
+		if (outside.length > 0) return `${outside.length > 1 ? "dimensions" : "dimension"} ${outside.join(", ")} ${outside.length > 1 ? "are" : "is"} not among ${table}, and would multiply its rows`;
+		const conflict = names.find((name, axis) => widest.shape[widestNames.indexOf(name)] !== variable.shape[axis]);
+		return conflict === undefined ? undefined : `dimension ${conflict} has another length in ${table}`;
 	};
-	return { chosen: candidates.filter(fits), leftOut: candidates.filter((variable) => !fits(variable)) };
+	const chosen: DatasetVariable[] = [];
+	const leftOut: LeftOutVariable[] = [];
+	for (const variable of candidates) {
+		const reason = misfit(variable);
+		if (reason === undefined) chosen.push(variable);
+		else leftOut.push({ ...variable, reason });
+	}
+	return { chosen, leftOut };
 }

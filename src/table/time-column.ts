@@ -1,5 +1,6 @@
 import { arrowTimeField } from "../arrow/time-field.js";
-import { planConversion, resolveTargetUnit } from "../convert/plan.js";
+import { planConversion } from "../convert/plan.js";
+import { secondsAsMillis } from "../convert/seconds-as-millis.js";
 import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
 import type { TableColumn } from "../open-table.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
@@ -9,20 +10,25 @@ export function planTimeColumn(column: Extract<TableColumn, { kind: "time" }>, c
 	const { plan } = context;
 	const source = column.metadata.dataType;
 	const asked = plan.conversion;
-	// Parquet has no seconds unit: such data is converted to milliseconds by the core, with its overflow rules.
-	const conversion = plan.secondsAsMillis && resolveTargetUnit(source, asked.unit) === "s" ? { ...asked, unit: "ms" as const } : asked;
-	const unit = resolveTargetUnit(source, conversion.unit);
+	let conversion = asked;
+	let conversionPlan = planConversion(source, asked.unit);
+	// Parquet has no seconds unit: seconds are written as milliseconds. When every value is a whole number of
+	// seconds (a source unit of a second or coarser) the core converts to ms directly; otherwise the values are
+	// converted to s first, so that the seconds' truncation rule holds whatever the output format, then scaled.
+	const toSeconds = plan.secondsAsMillis && conversionPlan.target === "s";
+	const scaleAfter = toSeconds && conversionPlan.mode === "linear" && conversionPlan.q !== 1n;
+	if (toSeconds && !scaleAfter) {
+		conversion = { ...asked, unit: "ms" };
+		conversionPlan = planConversion(source, "ms");
+	}
+	const unit = toSeconds ? "ms" : conversionPlan.target;
 	const field = arrowTimeField({ name: context.name, kind: source.kind, unit, timezone: plan.timezone, zarrDataType: column.metadata.rawDataType });
-	const conversionPlan = planConversion(source, conversion.unit);
 	return {
 		field,
 		decode(values, describePosition) {
-			const converted = convertWithPlan(values as BigInt64Array, conversionPlan, {
-				...conversion,
-				describePosition,
-				inPlace: context.convertInPlace,
-				allocateBitmap: context.allocateBitmap,
-			});
+			const options = { ...conversion, describePosition, allocateBitmap: context.allocateBitmap };
+			let converted = convertWithPlan(values as BigInt64Array, conversionPlan, { ...options, inPlace: context.convertInPlace });
+			if (scaleAfter) converted = secondsAsMillis(converted, options);
 			return { values: converted.values, validity: converted.validity === null ? undefined : { bitmap: converted.validity, nullCount: converted.nullCount } };
 		},
 		empty: () => new BigInt64Array(0),

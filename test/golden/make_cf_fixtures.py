@@ -139,6 +139,9 @@ def main() -> None:
     from_datetimes("fill-value", ["2020-01-01", "NaT", "2020-01-03"], {"_FillValue": -1, "dtype": "int64"})
     from_datetimes("int32-minutes", pd.date_range("2000-01-01", periods=10, freq="17min"), {"units": "minutes since 2000-01-01", "dtype": "int32"})
     from_datetimes("chunked", pd.date_range("2010-03-01", periods=100, freq="6H"), {"chunks": (7,)})
+    quarters = pd.date_range("2021-01-01", periods=6, freq="250ms").values.copy()
+    quarters[2] = np.datetime64("NaT")
+    from_datetimes("float-seconds-quarters", quarters, {"units": "seconds since 2021-01-01", "dtype": "float64"})
 
     # Calendars, both sides of 1582-10-15.
     crossing = list(range(-3, 20))
@@ -194,6 +197,16 @@ def main() -> None:
     # Durations (xarray's timedelta form, the dtype attribute newer xarray writes alongside the units).
     path = write("timedelta", xr.Dataset({"lag": ("x", np.array([1, 2, -3, 86400], dtype="i8"), {"units": "seconds", "dtype": "timedelta64[ns]"})}))
     record("timedelta", array="lag", durations=durations(xr.open_zarr(path).lag.values))
+    # xarray 2023.01's own encoding of timedelta64 data: a bare unit (no dtype attribute), float64 with NaN for NaT.
+    for name, values in {
+        "timedelta-hours-nat": pd.to_timedelta([0, 1, 2, None, 48], unit="h"),
+        "timedelta-milliseconds": pd.to_timedelta(["1s", "1.5s", "-250ms", "2 days"]),
+        "timedelta-nanoseconds": pd.to_timedelta([1, 1_000_000_007, -3], unit="ns"),
+        "timedelta-days": pd.to_timedelta([0, 7, -365], unit="D"),
+    }.items():
+        path = write(name, xr.Dataset({"lead": ("step", values.values)}))
+        assert "dtype" not in zattrs(name, "lead")
+        record(name, array="lead", durations=durations(xr.open_zarr(path).lead.values))
 
     # Refusals: calendar units are not fixed durations.
     refused("months-since", [0, 1, 2], {"units": "months since 2000-01-01", "calendar": "proleptic_gregorian"}, "months are not a fixed duration")

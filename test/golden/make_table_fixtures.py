@@ -17,6 +17,9 @@ output deterministic.
   `u10(lon, time, lat)` float64 with a NaN. Every variable has its own chunks.
 - stations.zarr: `time` (CF "days since"), `station` (string coordinate, numpy `<U`), `sample` (a dimension without
   a coordinate); `obs(time, station)` float64 with NaN; `qc(time, station, sample)` uint8.
+- gridmap.zarr: `t2m(time, lat, lon)` float32 beside a 0-d `crs` (int32, a CF grid mapping, as rioxarray writes
+  one) and `time_bnds(time, bnds)`: a 0-d variable is a constant column (`ds[["t2m", "crs"]].to_dataframe()`), and
+  `ds.to_dataframe()` without `time_bnds` (whose `bnds` dimension would multiply the rows) is `--columns all`.
 - curvilinear.zarr: `temp(time, y, x)` float32 on a curvilinear grid: 2-D auxiliary coordinates `lat(y, x)` and
   `lon(y, x)` (CF `coordinates` attribute); `y` and `x` have no coordinate arrays.
 
@@ -112,6 +115,27 @@ def make_stations() -> None:
     ds.to_zarr(OUT / "stations.zarr", encoding=encoding, mode="w")
 
 
+def make_gridmap() -> None:
+    rng = np.random.default_rng(1415)
+    time = np.array("2021-06-01T00", dtype="datetime64[ns]") + np.arange(4) * np.timedelta64(1, "h")
+    t2m = rng.normal(290, 2, (4, 3, 2)).astype(np.float32)
+    ds = xr.Dataset(
+        {
+            "t2m": (("time", "lat", "lon"), t2m, {"units": "K", "grid_mapping": "crs"}),
+            "crs": ((), np.int32(0), {"grid_mapping_name": "latitude_longitude", "semi_major_axis": 6378137.0}),
+            "time_bnds": (("time", "bnds"), np.stack([time, time + np.timedelta64(1, "h")], axis=1)),
+        },
+        coords={"time": time, "lat": [45.0, 46.0, 47.0], "lon": [7.0, 8.0]},
+    )
+    ds.to_zarr(OUT / "gridmap.zarr", mode="w")
+    # --columns all takes every data variable but time_bnds: the same table as ds.to_dataframe() without it, whose
+    # rows follow the dataset's dimension order (lat, lon, time here): sorted by (time, lat, lon), they are equal.
+    back = xr.open_zarr(OUT / "gridmap.zarr")
+    whole = back.drop_vars("time_bnds").to_dataframe()
+    assert list(whole.index.names) == ["lat", "lon", "time"]
+    assert whole.reorder_levels(["time", "lat", "lon"]).sort_index().equals(back[["crs", "t2m"]].to_dataframe(dim_order=["time", "lat", "lon"]))
+
+
 def make_curvilinear() -> None:
     rng = np.random.default_rng(141414)
     time = np.array("2021-06-01T12", dtype="datetime64[ns]") + np.arange(3) * np.timedelta64(30, "m")
@@ -190,6 +214,7 @@ def main() -> None:
     make_grid()
     make_stations()
     make_curvilinear()
+    make_gridmap()
     grid_dims = ["time", "lat", "lon"]
     expected = {
         "t2m": table("grid.zarr", ["t2m"], grid_dims),
@@ -204,6 +229,8 @@ def main() -> None:
         "stations": table("stations.zarr", ["obs", "qc"], ["time", "station", "sample"]),
         "station-obs": table("stations.zarr", ["obs"], ["time", "station"]),
         "curvilinear": table("curvilinear.zarr", ["temp", "lat", "lon"], ["time", "y", "x"]),
+        "zero-d": table("gridmap.zarr", ["t2m", "crs"], grid_dims),
+        "zero-d-all": table("gridmap.zarr", ["crs", "t2m"], grid_dims),
     }
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n")
 
