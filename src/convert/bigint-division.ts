@@ -3,3 +3,9 @@ export function floorDiv(a: bigint, b: bigint): bigint {
 	const quotient = a / b;
 	return a % b !== 0n && a < 0n !== b < 0n ? quotient - 1n : quotient;
 }
+
+/** The least integer >= a / b (b > 0). */
+export function ceilDiv(a: bigint, b: bigint): bigint {
+	const quotient = a / b;
+	return a % b !== 0n && a > 0n ? quotient + 1n : quotient;
+}

@@ -6,7 +6,7 @@
  */
 import { isMissingValue, type MissingValueMarkers } from "../cf/missing-value.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
-import type { TimeBlock } from "./time-search.js";
+import { summarizeInstants, type TimeBlock } from "./time-search.js";
 
 export function cfTimeBlock(values: NumericValues, markers: MissingValueMarkers, instantOf: (value: number | bigint) => bigint | null): TimeBlock {
 	// Missing counts, and counts no unit holds (infinite), are in no range: they may sit anywhere.
@@ -50,17 +50,4 @@ export function cfTimeBlock(values: NumericValues, markers: MissingValueMarkers,
 			return low;
 		},
 	};
-}
-
-function summarizeInstants(length: number, instantAt: (i: number) => bigint | null): ReturnType<NonNullable<TimeBlock["summarize"]>> {
-	let first: bigint | undefined;
-	let previous: bigint | undefined;
-	for (let i = 0; i < length; i++) {
-		const instant = instantAt(i);
-		if (instant === null) continue;
-		if (previous !== undefined && instant < previous) return "unsorted";
-		first ??= instant;
-		previous = instant;
-	}
-	return first === undefined ? null : { first, last: previous! };
 }

@@ -10,7 +10,8 @@ import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
 import type { TimeBounds } from "./time-bounds.js";
-import { ATTOSECONDS_PER_TARGET_UNIT, ceilDiv } from "./time-instants.js";
+import { ATTOSECONDS_PER_TARGET_UNIT } from "./time-instants.js";
+import { ceilDiv } from "../convert/bigint-division.js";
 
 export interface TimeFilterOptions {
 	readonly timeColumn: string;

@@ -41,15 +41,3 @@ export const ATTOSECONDS_PER_TARGET_UNIT: Readonly<Record<TargetUnit, bigint>> =
 	us: ATTOSECONDS_PER_UNIT.us,
 	ns: ATTOSECONDS_PER_UNIT.ns,
 };
-
-/** The least integer >= a / b (b > 0). */
-export function ceilDiv(a: bigint, b: bigint): bigint {
-	const quotient = a / b;
-	return a % b !== 0n && a > 0n ? quotient + 1n : quotient;
-}
-
-/** The greatest integer <= a / b (b > 0). */
-export function floorDiv(a: bigint, b: bigint): bigint {
-	const quotient = a / b;
-	return a % b !== 0n && a < 0n ? quotient - 1n : quotient;
-}

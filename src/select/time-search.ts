@@ -94,17 +94,19 @@ class ProbedBlocks {
 }
 
 function summarize(block: TimeBlock, index: number): BlockSummary {
-	if (block.summarize !== undefined) {
-		const summary = block.summarize();
-		if (summary === "unsorted") throw new NotSorted(`block ${index} of the time array is not sorted`);
-		return summary;
-	}
-	let previous: bigint | undefined;
+	const summary = block.summarize !== undefined ? block.summarize() : summarizeInstants(block.length, (i) => block.instantAt(i));
+	if (summary === "unsorted") throw new NotSorted(`block ${index} of the time array is not sorted`);
+	return summary;
+}
+
+/** A block's first and last times, read instant by instant (missing ones skipped); "unsorted" at the first step back. */
+export function summarizeInstants(length: number, instantAt: (i: number) => bigint | null): BlockSummary | "unsorted" {
 	let first: bigint | undefined;
-	for (let i = 0; i < block.length; i++) {
-		const instant = block.instantAt(i);
+	let previous: bigint | undefined;
+	for (let i = 0; i < length; i++) {
+		const instant = instantAt(i);
 		if (instant === null) continue;
-		if (previous !== undefined && instant < previous) throw new NotSorted(`block ${index} of the time array is not sorted`);
+		if (previous !== undefined && instant < previous) return "unsorted";
 		first ??= instant;
 		previous = instant;
 	}

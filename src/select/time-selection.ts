@@ -18,7 +18,8 @@ import type { TimeBounds } from "./time-bounds.js";
 import type { NormalizedConversionOptions } from "../convert/options.js";
 import type { Datetime64Type } from "../dtype/datetime64.js";
 import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
-import { ceilDiv, datetime64Instants, type InstantOf } from "./time-instants.js";
+import { datetime64Instants, type InstantOf } from "./time-instants.js";
+import { ceilDiv } from "../convert/bigint-division.js";
 import { searchTimeRange, type RowRange, type TimeBlock, type TimeBlocks } from "./time-search.js";
 
 export interface RowSelection {
