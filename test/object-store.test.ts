@@ -114,30 +114,34 @@ function expectNoSecret(...texts: (string | Buffer)[]): void {
 	}
 }
 
+/**
+ * Exports `store` (a folder in `buckets/private`) locally and `url` remotely with the same `args`, and expects the
+ * same bytes; gives the remote output and how many S3 requests preceded the remote run.
+ */
+async function expectSameAsLocal(store: string, url: string, args: string[], env: Record<string, string>): Promise<{ remote: string; before: number }> {
+	const local = outFile();
+	const remote = outFile();
+	const localRun = await runCliAsync([path.join(buckets, "private", store), "-o", local, ...args]);
+	expect(localRun.stderr).toBe("");
+	expect(localRun.status).toBe(0);
+	const before = s3.requests.length;
+	const result = await runCliAsync([url, "-o", remote, ...args], { env });
+	expect(result.stderr).toBe("");
+	expect(result.status).toBe(0);
+	expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+	return { remote, before };
+}
+
 describe("s3:// with Signature V4", () => {
 	it("a signed export equals the local export, byte for byte, every request signed", async () => {
-		const local = outFile();
-		const remote = outFile();
-		expect((await runCliAsync([path.join(buckets, "private", "plain.zarr"), "-o", local, "-q"])).status).toBe(0);
-		const before = s3.requests.length;
-		const result = await runCliAsync(["s3://private/plain.zarr", "-o", remote, "-q"], { env: signedEnv() });
-		expect(result.stderr).toBe("");
-		expect(result.status).toBe(0);
-		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+		const { before } = await expectSameAsLocal("plain.zarr", "s3://private/plain.zarr", ["-q"], signedEnv());
 		const requests = s3.requests.slice(before);
 		expect(requests.length).toBeGreaterThan(8);
 		expect(requests.every((request) => request.user === KEY_ID)).toBe(true);
 	});
 
 	it("a chunk the bucket does not hold (404) is the fill value, as in a folder; the library reads s3:// too", async () => {
-		const local = outFile();
-		const remote = outFile();
-		expect((await runCliAsync([path.join(buckets, "private", "holes.zarr"), "-o", local, "-q"])).status).toBe(0);
-		const before = s3.requests.length;
-		const result = await runCliAsync(["s3://private/holes.zarr", "-o", remote, "-q"], { env: signedEnv() });
-		expect(result.stderr).toBe("");
-		expect(result.status).toBe(0);
-		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+		const { remote, before } = await expectSameAsLocal("holes.zarr", "s3://private/holes.zarr", ["-q"], signedEnv());
 		const expected = Array.from(INPUT, (value, i) => (Math.floor(i / 128) === 2 || Math.floor(i / 128) === 5 ? NAT : value));
 		expect(readRawInt64(remote).map((value) => value ?? NAT)).toEqual(expected);
 		const missing = s3.requests.slice(before).filter((request) => request.status === 404).map((request) => request.key);
@@ -146,7 +150,7 @@ describe("s3:// with Signature V4", () => {
 		// The library's exportToFile takes the same URL and environment and writes the same bytes.
 		const library = outFile();
 		await exportToFile("s3://private/holes.zarr", library, { env: signedEnv() });
-		expect(fs.readFileSync(library).equals(fs.readFileSync(local))).toBe(true);
+		expect(fs.readFileSync(library).equals(fs.readFileSync(remote))).toBe(true);
 	});
 
 	it("reads a sharded array by signed byte ranges", async () => {
@@ -253,13 +257,7 @@ describe("s3:// with Signature V4", () => {
 	});
 
 	it("a table (--columns, --index) from a bucket equals the same table from the folder", async () => {
-		const local = outFile();
-		const remote = outFile();
-		const args = ["--columns", "time,obs/a", "--index", "-q"];
-		expect((await runCliAsync([path.join(buckets, "private", "group.zarr"), "-o", local, ...args])).stderr).toBe("");
-		const result = await runCliAsync(["s3://private/group.zarr", "-o", remote, ...args], { env: signedEnv() });
-		expect(result.stderr).toBe("");
-		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+		await expectSameAsLocal("group.zarr", "s3://private/group.zarr", ["--columns", "time,obs/a", "--index", "-q"], signedEnv());
 	});
 
 	it("a group without consolidated metadata is found by listing, page after page", async () => {
@@ -314,12 +312,7 @@ describe("az:// and abfs:// with a SAS token", () => {
 	const connection = () => `BlobEndpoint=${azure.endpoint};SharedAccessSignature=${SAS}`;
 
 	it("reads a private container with the connection string's SAS token, by ranges, and lists a group page after page", async () => {
-		const local = outFile();
-		const remote = outFile();
-		expect((await runCliAsync([path.join(buckets, "private", "sharded.zarr"), "-o", local, "-q"])).status).toBe(0);
-		const result = await runCliAsync(["az://az-private/sharded.zarr", "-o", remote, "-q"], { env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: connection() }) });
-		expect(result.stderr).toBe("");
-		expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
+		await expectSameAsLocal("sharded.zarr", "az://az-private/sharded.zarr", ["-q"], cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: connection() }));
 		expect(azure.requests.filter((request) => request.path.includes("/sharded.zarr/c/")).every((request) => request.status === 206)).toBe(true);
 		const report = await inspectStore("abfs://az-private@devaccount.dfs.core.windows.net/group.zarr", { env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: connection() }) });
 		expect(report).toMatchObject({ storeKind: "az", discovery: "listing", store: "az://az-private/group.zarr" });
