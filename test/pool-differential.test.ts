@@ -68,8 +68,8 @@ interface Case {
 	formats: OutputFormat[];
 	/**
 	 * false: no buffer comes back to the pool in this layout (the values are a part of the chunk file's buffer,
-	 * crc32c stripped; shards are read by byte range, not into the pool; N-d chunks are copied into bands and
-	 * their buffers left to the collector), so no reuse is asserted. The export is compared all the same.
+	 * crc32c stripped; N-d chunks are copied into bands and their buffers left to the collector), so no reuse is
+	 * asserted. The export is compared all the same.
 	 */
 	reuses?: false;
 }
@@ -191,7 +191,6 @@ const CASES: Case[] = [
 		inner: [10_000],
 		blank: ([c]) => c === 4,
 		formats: ["arrow", "parquet"],
-		reuses: false,
 	}),
 	d1("sharded (index at the start), bytes inner chunks, D -> s", [sharding([10_000], [LE], "start")], {
 		shape: [200_000],
@@ -199,7 +198,6 @@ const CASES: Case[] = [
 		inner: [10_000],
 		unit: "D",
 		concurrency: 4,
-		reuses: false,
 	}),
 	{ name: "2-D, whole rows per chunk, gzip", shape: [500, 400], chunks: [48, 400], codecs: [LE, GZIP], unit: "s", concurrency: 4, formats: ["arrow", "arrow-stream"] },
 	{ name: "2-D, ragged edge chunks, bytes", shape: [450, 450], chunks: [100, 128], codecs: [LE], unit: "ns", concurrency: 4, formats: ["arrow"], reuses: false },

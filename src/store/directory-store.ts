@@ -33,7 +33,7 @@ export class DirectoryStore implements AsyncReadable {
 		}
 	}
 
-	async getRange(key: AbsolutePath, range: RangeQuery): Promise<Uint8Array | undefined> {
+	async getRange(key: AbsolutePath, range: RangeQuery, options: GetOptions = {}): Promise<Uint8Array | undefined> {
 		let handle: fs.FileHandle | undefined;
 		const file = this.resolve(key);
 		try {
@@ -43,7 +43,7 @@ export class DirectoryStore implements AsyncReadable {
 			if (offset < 0 || offset + length > size) {
 				throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { path: file });
 			}
-			const bytes = new Uint8Array(length);
+			const bytes = (options.pooled === true ? this.bufferPool?.acquire(length) : undefined) ?? new Uint8Array(length);
 			const { bytesRead } = await handle.read(bytes, 0, length, offset);
 			if (bytesRead !== length) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${offset}`);
 			return bytes;

@@ -18,6 +18,11 @@ export interface GetOptions {
 	 * BytesToBytesCodec.inputRoom). A hint: a store that does not read into pooled buffers ignores it.
 	 */
 	room?: number;
+	/**
+	 * Read into a buffer of the store's pool, if it has one: the caller gives each byte of it to one owner, who says
+	 * it dead once used (see BufferPool), so that it comes back after its last part.
+	 */
+	pooled?: boolean;
 }
 
 /** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */

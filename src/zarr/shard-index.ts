@@ -21,6 +21,20 @@ const SHARD_DATA_LIMIT = 3;
 interface ShardData {
 	readonly start: number;
 	readonly bytes: Uint8Array;
+	/**
+	 * The index slots whose views were handed out. Each inner chunk's bytes are given out once: the buffer may be
+	 * the store's pool's, which takes it back once every range has been said dead by its one owner (the chunk
+	 * decoder, or the output once the values are written), and a second view of a range would outlive that.
+	 */
+	readonly handedOut: Set<number>;
+}
+
+/** Where a shard's inner chunks lie, how many there are, and whether any two share bytes. */
+interface DataSpan {
+	readonly start: number;
+	readonly end: number;
+	readonly chunks: number;
+	readonly overlapping: boolean;
 }
 
 /**
@@ -62,7 +76,10 @@ export class ShardIndexReader {
 		}
 		const span = dataSpan(index);
 		const data = span.end - span.start <= WHOLE_SHARD_BYTES ? await this.#shardData(shardKey, span, signal) : null;
-		if (data !== null) {
+		if (data !== null && !data.handedOut.has(slot)) {
+			data.handedOut.add(slot);
+			// Every inner chunk given out: the shard is not read again from this buffer (see ShardData).
+			if (data.handedOut.size === span.chunks) this.#data.delete(shardKey);
 			const from = Number(offset) - data.start;
 			return data.bytes.subarray(from, from + Number(length));
 		}
@@ -76,7 +93,7 @@ export class ShardIndexReader {
 	readonly #data = new Map<string, Promise<ShardData | null>>();
 
 	/** A shard's inner chunks read at once; null when that read failed, and its chunks are read one by one. */
-	#shardData(shardKey: AbsolutePath, span: { start: number; end: number }, signal?: AbortSignal): Promise<ShardData | null> {
+	#shardData(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal): Promise<ShardData | null> {
 		let data = this.#data.get(shardKey);
 		if (data === undefined) {
 			data = this.#readSpan(shardKey, span, signal);
@@ -90,10 +107,11 @@ export class ShardIndexReader {
 	 * Reads the span, or gives null: the read of a single inner chunk then says exactly what is wrong (an entry
 	 * past the end of the file, a store that fails), where the span could only say that some entry is.
 	 */
-	async #readSpan(shardKey: AbsolutePath, span: { start: number; end: number }, signal?: AbortSignal): Promise<ShardData | null> {
+	async #readSpan(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal): Promise<ShardData | null> {
 		try {
-			const bytes = await this.store.getRange!(shardKey, { offset: span.start, length: span.end - span.start }, { signal });
-			return bytes !== undefined && bytes.byteLength === span.end - span.start ? { start: span.start, bytes } : null;
+			// Pooled only where each byte belongs to one inner chunk: two entries sharing bytes would be two owners.
+			const bytes = await this.store.getRange!(shardKey, { offset: span.start, length: span.end - span.start }, { signal, pooled: !span.overlapping });
+			return bytes !== undefined && bytes.byteLength === span.end - span.start ? { start: span.start, bytes, handedOut: new Set() } : null;
 		} catch {
 			return null;
 		}
@@ -136,21 +154,26 @@ function verifyCrc32c(bytes: Uint8Array, shardKey: AbsolutePath): void {
 	if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`);
 }
 
-const spans = new WeakMap<BigUint64Array, { start: number; end: number }>();
+const spans = new WeakMap<BigUint64Array, DataSpan>();
 
 /** Where a shard's inner chunks lie: from the first byte of any to the last byte of any (computed once per index). */
-function dataSpan(index: BigUint64Array): { start: number; end: number } {
+function dataSpan(index: BigUint64Array): DataSpan {
 	let span = spans.get(index);
 	if (span === undefined) {
-		let start = Infinity;
-		let end = 0;
+		const entries: [number, number][] = [];
 		for (let slot = 0; slot < index.length; slot += 2) {
 			if (index[slot] === EMPTY && index[slot + 1] === EMPTY) continue;
-			const offset = Number(index[slot]);
-			start = Math.min(start, offset);
-			end = Math.max(end, offset + Number(index[slot + 1]));
+			entries.push([Number(index[slot]), Number(index[slot]) + Number(index[slot + 1])]);
 		}
-		span = { start: Math.min(start, end), end };
+		entries.sort((a, b) => a[0] - b[0]);
+		let end = 0;
+		let overlapping = false;
+		for (const [from, to] of entries) {
+			if (from < end) overlapping = true;
+			end = Math.max(end, to);
+		}
+		const start = entries.length === 0 ? 0 : entries[0][0];
+		span = { start: Math.min(start, end), end, chunks: entries.length, overlapping };
 		spans.set(index, span);
 	}
 	return span;
