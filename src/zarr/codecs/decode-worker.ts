@@ -3,9 +3,19 @@
  * decoders, into the buffer its encoded bytes came in, and hands that buffer back. A failure to decode is an
  * answer, not a crash: the message goes back with the buffer.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { Dt64ExportError, type ErrorCode } from "../../errors.js";
 import { WasmDecoders, type WasmCodec } from "./wasm/decoder-module.js";
+
+/** What a thread is started with: the compiled decoders, once an earlier thread has compiled them. */
+export interface DecodeThreadData {
+	readonly module?: object;
+}
+
+/** The compiled decoders, sent once by a thread that compiled them, for the threads started after it. */
+export interface CompiledAnswer {
+	readonly compiled: object;
+}
 
 export interface DecodeRequest {
 	readonly id: number;
@@ -21,7 +31,11 @@ export interface DecodeRequest {
 
 export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & ({ readonly length: number } | { readonly error: string; readonly code: ErrorCode });
 
-const decoders = new WasmDecoders();
+const given = (workerData as DecodeThreadData | undefined)?.module;
+const decoders = new WasmDecoders(given);
+// A WebAssembly.Module posted to another thread shares its compiled code (and its optimized tier, once compiled):
+// a later thread neither compiles the decoders again nor runs them unoptimized while it tiers up.
+if (given === undefined) parentPort!.postMessage({ compiled: decoders.module } satisfies CompiledAnswer);
 
 parentPort!.on("message", (request: DecodeRequest) => {
 	const { id, codec, buffer, inputLength, capacity } = request;

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { Dt64ExportError } from "../../errors.js";
-import type { DecodeAnswer, DecodeRequest } from "./decode-worker.js";
+import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData } from "./decode-worker.js";
 import type { WasmCodec } from "./wasm/decoder-module.js";
 
 /** A decoded chunk: the first `length` bytes of `buffer`, as handed back by the thread. */
@@ -33,6 +33,10 @@ interface DecodeThread {
 export class DecoderPool {
 	readonly #threads: DecodeThread[] = [];
 	#nextId = 0;
+	/** The decoders as the first thread compiled them: later threads are started with them. */
+	#compiled: object | undefined;
+	/** warm() was called: the threads not yet started start as soon as the first has compiled the decoders. */
+	#warming = false;
 
 	/** `workerUrl`: the thread's module (decode-worker.js, or a test's). */
 	constructor(
@@ -57,11 +61,19 @@ export class DecoderPool {
 	}
 
 	/**
-	 * Starts the threads not yet started, before any chunk needs them: a thread takes a tenth of a second or more to
-	 * start (its isolate, its module, the WebAssembly), which then overlaps whatever precedes the first decode.
+	 * Starts the threads before any chunk needs them: a thread takes a tenth of a second or more to start (its
+	 * isolate, its module, the WebAssembly), which then overlaps whatever precedes the first decode. One thread
+	 * starts now, the others once it has compiled the decoders, which they then share (a chunk that needs a thread
+	 * before then starts one at once, which compiles its own).
 	 */
 	warm(): void {
-		while (this.#threads.length < this.size) this.#start();
+		this.#warming = true;
+		if (this.#threads.length === 0) this.#start();
+		else this.#warmRest();
+	}
+
+	#warmRest(): void {
+		if (this.#warming && this.#compiled !== undefined) while (this.#threads.length < this.size) this.#start();
 	}
 
 	/** Stops every thread; chunks in flight fail. */
@@ -73,14 +85,22 @@ export class DecoderPool {
 	#pick(): DecodeThread {
 		let best: DecodeThread | undefined;
 		for (const thread of this.#threads) if (best === undefined || thread.pending.size < best.pending.size) best = thread;
-		if (best !== undefined && (best.pending.size === 0 || this.#threads.length >= this.size)) return best;
+		// Until the first thread has compiled the decoders, chunks wait for it rather than start a thread that would
+		// compile them again.
+		if (best !== undefined && (best.pending.size === 0 || this.#threads.length >= this.size || this.#compiled === undefined)) return best;
 		return this.#start();
 	}
 
 	#start(): DecodeThread {
 		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
-		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [] }), pending: new Map() };
-		thread.worker.on("message", (answer: DecodeAnswer) => {
+		const workerData: DecodeThreadData = { module: this.#compiled };
+		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [], workerData }), pending: new Map() };
+		thread.worker.on("message", (answer: DecodeAnswer | CompiledAnswer) => {
+			if ("compiled" in answer) {
+				this.#compiled ??= answer.compiled;
+				this.#warmRest();
+				return;
+			}
 			const task = thread.pending.get(answer.id);
 			if (task === undefined) return;
 			thread.pending.delete(answer.id);

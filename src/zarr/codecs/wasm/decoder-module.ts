@@ -72,13 +72,19 @@ class Region {
  * thread for chunks of 8 MB.
  */
 export class WasmDecoders {
+	/** The compiled module these decoders are an instance of: it can be posted to another thread. */
+	readonly module: object;
 	readonly #exports: DecoderExports;
 	readonly #input: Region;
 	readonly #output: Region;
 
-	constructor() {
-		compiled ??= new webAssembly.Module(Buffer.from(DECODERS_WASM_BASE64, "base64"));
-		this.#exports = new webAssembly.Instance(compiled, wasiStubs(compiled)).exports as DecoderExports;
+	/**
+	 * `module`: the decoders' compiled WebAssembly.Module, as another thread compiled it (see decoder-pool.ts);
+	 * without it, this thread compiles them once.
+	 */
+	constructor(module?: object) {
+		this.module = module ?? (compiled ??= new webAssembly.Module(Buffer.from(DECODERS_WASM_BASE64, "base64")));
+		this.#exports = new webAssembly.Instance(this.module, wasiStubs(this.module)).exports as DecoderExports;
 		this.#input = new Region(this.#exports);
 		this.#output = new Region(this.#exports);
 	}
