@@ -98,3 +98,33 @@ describe("TableReader of one array: reading ahead", () => {
 		expect([...source.reads].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
 	});
 });
+
+describe("an export reading ahead behind a slow destination", () => {
+	it("reads no further ahead while the destination has a write in flight", async () => {
+		const root = path.join(work, "in-flight.zarr");
+		const values = BigInt64Array.from({ length: 400_000 }, (_, i) => BigInt(i));
+		await writeArray(root, "", { shape: [values.length], chunks: [10_000], values, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
+		const array = await openTimeArray(root);
+		const reads: number[] = [];
+		const counted = { ...array, chunks: { ...array.chunks, read: (coords: readonly number[], signal?: AbortSignal) => (reads.push(coords[0]), array.chunks.read(coords, signal)) } };
+		const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(counted), { format: "arrow", concurrency: 4 });
+		// A destination whose writes end only when the test says: a disk slower than the reads.
+		const pending: (() => void)[] = [];
+		const slow = new Writable({ write: (_chunk, _encoding, done) => pending.push(() => done()) });
+		const finished = pipeline(reader, batcher, writer, slow);
+		for (let i = 0; i < 10; i++) await settle();
+		const held = reads.length;
+		// Still the first chunk's write in flight: the reads launched before it began, and nothing since.
+		expect(pending.length).toBeGreaterThan(0);
+		expect(held).toBeLessThanOrEqual(5);
+		for (let i = 0; i < 10; i++) await settle();
+		expect(reads.length).toBe(held);
+		// Each write that ends lets the export go on, and it ends with every chunk read once.
+		for (let step = 0; step < 1000 && (pending.length > 0 || reads.length < 40); step++) {
+			pending.shift()?.();
+			await settle();
+		}
+		await finished;
+		expect([...reads].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+	});
+});
