@@ -39,9 +39,12 @@ export class BufferPool {
 		return this.#reused;
 	}
 
-	/** A buffer of exactly `size` bytes, with undefined content: one handed back, or a new one. */
-	acquire(size: number): Buffer {
-		const capacity = capacityFor(size);
+	/**
+	 * A view of exactly `size` bytes, with undefined content, of a buffer handed back or a new one. `room`: its buffer
+	 * holds at least this many bytes (encoded bytes read where their decoded bytes will go, see GetOptions.room).
+	 */
+	acquire(size: number, room = size): Buffer {
+		const capacity = capacityFor(Math.max(size, room));
 		const reused = this.#free.get(capacity)?.pop();
 		let buffer: ArrayBuffer;
 		if (reused !== undefined) {

@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import type { AbsolutePath, AsyncReadable, RangeQuery } from "./readable.js";
+import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
@@ -19,12 +19,12 @@ export class DirectoryStore implements AsyncReadable {
 		return path.join(this.root, ...key.split("/").filter((part) => part.length > 0));
 	}
 
-	async get(key: AbsolutePath): Promise<Uint8Array | undefined> {
+	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
 		let handle: fs.FileHandle | undefined;
 		const file = this.resolve(key);
 		try {
 			handle = await fs.open(file, "r");
-			return await readWhole(handle, this.bufferPool);
+			return await readWhole(handle, this.bufferPool, options.room);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
 			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
@@ -61,9 +61,9 @@ export class DirectoryStore implements AsyncReadable {
  * `readFile` reads in 512 KiB steps, each a round trip through the thread pool, which for chunks of megabytes
  * costs more than the copying.
  */
-async function readWhole(handle: fs.FileHandle, pool: BufferPool | undefined): Promise<Uint8Array> {
+async function readWhole(handle: fs.FileHandle, pool: BufferPool | undefined, room: number | undefined): Promise<Uint8Array> {
 	const { size } = await handle.stat();
-	const bytes = pool?.acquire(size) ?? Buffer.allocUnsafeSlow(size);
+	const bytes = pool?.acquire(size, room) ?? Buffer.allocUnsafeSlow(size);
 	let filled = 0;
 	while (filled < size) {
 		const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);

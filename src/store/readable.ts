@@ -13,6 +13,11 @@ export type RangeQuery = { offset: number; length: number } | { suffixLength: nu
 
 export interface GetOptions {
 	signal?: AbortSignal;
+	/**
+	 * Bytes the buffer under the value should hold at least: its reader decodes it into that same buffer (see
+	 * BytesToBytesCodec.inputRoom). A hint: a store that does not read into pooled buffers ignores it.
+	 */
+	room?: number;
 }
 
 /** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */

@@ -28,6 +28,8 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 	readonly #size: number;
 	readonly #valuesOf: ((decoded: unknown) => ChunkValues) | undefined;
 	readonly #bufferPool: BufferPool | undefined;
+	/** What a buffer the encoded bytes are read into should hold (GetOptions.room): its chunk decodes into it. */
+	readonly inputRoom: number | undefined;
 
 	/**
 	 * `bufferPool`: decompressors take their output buffers from it, and the encoded bytes given to `decode` are
@@ -46,6 +48,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 			bufferPool,
 		});
 		this.#bufferPool = bufferPool;
+		this.inputRoom = this.#pipeline.inputRoom;
 		this.#size = product(chunkShape);
 		this.#valuesOf = decodedAs.valuesOf;
 	}

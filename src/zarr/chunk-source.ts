@@ -151,7 +151,7 @@ function plainChunks<V extends ChunkValues>(
 		describe,
 		async read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
-			const bytes = await store.get(key, { signal });
+			const bytes = await store.get(key, { signal, room: decoder.inputRoom });
 			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},

@@ -7,8 +7,8 @@ import { BufferPool } from "../../src/memory/buffer-pool.js";
  * shows in the output every time.
  */
 export class PoisoningPool extends BufferPool {
-	override acquire(size: number): Buffer {
-		return super.acquire(size).fill(0xa5);
+	override acquire(size: number, room?: number): Buffer {
+		return super.acquire(size, room).fill(0xa5);
 	}
 
 	override release(view: Uint8Array): void {

@@ -53,6 +53,8 @@ function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFact
 		return {
 			kind: "bytes_to_bytes",
 			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool),
+			// A chunk read into a pooled buffer this large decodes into it (see decodeWasmCodec).
+			inputRoom: spec.bufferPool === undefined ? undefined : spec.maxDecodedBytes,
 		};
 	};
 }

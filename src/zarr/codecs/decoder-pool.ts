@@ -3,10 +3,9 @@ import { Dt64ExportError } from "../../errors.js";
 import type { DecodeAnswer, DecodeRequest } from "./decode-worker.js";
 import type { WasmCodec } from "./wasm/decoder-module.js";
 
-/** A decoded chunk: the first `length` bytes of `output`; both buffers as handed back by the thread. */
+/** A decoded chunk: the first `length` bytes of `buffer`, as handed back by the thread. */
 export interface Decoded {
-	readonly input: ArrayBuffer;
-	readonly output: ArrayBuffer;
+	readonly buffer: ArrayBuffer;
 	readonly length: number;
 }
 
@@ -42,17 +41,18 @@ export class DecoderPool {
 	) {}
 
 	/**
-	 * Decodes the first `inputLength` bytes of `input` into `output`. Both buffers are transferred to the thread
-	 * and back (do not use them meanwhile): the answer holds the ones to use afterwards.
+	 * Decodes the first `inputLength` bytes of `buffer` into its first bytes, up to `capacity` (at most its size).
+	 * The buffer is transferred to the thread and back (do not use it meanwhile): the answer holds the one to use
+	 * afterwards.
 	 */
-	decode(codec: WasmCodec, input: ArrayBuffer, inputLength: number, output: ArrayBuffer, capacity: number): Promise<Decoded> {
+	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number): Promise<Decoded> {
 		const thread = this.#pick();
 		const id = this.#nextId++;
 		return new Promise<Decoded>((resolve, reject) => {
 			if (thread.pending.size === 0) thread.worker.ref();
 			thread.pending.set(id, { codec, resolve, reject });
-			const request: DecodeRequest = { id, codec, input, inputLength, output, capacity };
-			thread.worker.postMessage(request, [input, output]);
+			const request: DecodeRequest = { id, codec, buffer, inputLength, capacity };
+			thread.worker.postMessage(request, [buffer]);
 		});
 	}
 
@@ -86,7 +86,7 @@ export class DecoderPool {
 			thread.pending.delete(answer.id);
 			if (thread.pending.size === 0) thread.worker.unref();
 			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error));
-			else task.resolve({ input: answer.input, output: answer.output, length: answer.length });
+			else task.resolve({ buffer: answer.buffer, length: answer.length });
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));
 		thread.worker.on("exit", (code) => void this.#fail(thread, new Error(`exited with code ${code}`)));

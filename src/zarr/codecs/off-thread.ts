@@ -49,34 +49,35 @@ export function warmDecodeThreads(): void {
 }
 
 /**
- * Decodes a zstd, lz4 or blosc chunk into a buffer of `capacity` bytes from `bufferPool` (or a new one), off the
- * main thread, and returns the decoded bytes: a view of that buffer, which the pool may take back once its bytes
- * are dead. The decoder refuses output past `capacity`.
+ * Decodes a zstd, lz4 or blosc chunk off the main thread and returns the decoded bytes (at most `capacity`, which
+ * the decoder refuses to pass): a view of a buffer of `bufferPool` (or a new one), which the pool may take back once
+ * its bytes are dead.
+ *
+ * The chunk holds one buffer, not two: its encoded bytes and then its decoded bytes. A whole buffer of the pool with
+ * room for `capacity` bytes (a chunk file read with GetOptions.room) is decoded into where it is; any other input is
+ * first copied into a buffer with that room. The decoder copies all of the input into WebAssembly memory before it
+ * writes any output, so the two may share the buffer. A whole buffer handed over is the caller's no longer (decoding
+ * is the encoded bytes' last use): its view is left detached, or holds the decoded bytes.
  */
 export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool): Promise<Uint8Array> {
-	const target = bufferPool?.acquire(capacity) ?? Buffer.allocUnsafeSlow(capacity);
+	const inputLength = input.byteLength;
+	const inPlace = bufferPool?.isWhole(input) === true && input.buffer.byteLength >= capacity;
 	const pool = sharedPool();
 	if (pool === null) {
 		onThisThread ??= import("./wasm/decoder-module.js").then((module) => new module.WasmDecoders());
+		const target = inPlace ? new Uint8Array(input.buffer, 0, capacity) : (bufferPool?.acquire(capacity) ?? Buffer.allocUnsafeSlow(capacity));
 		const length = (await onThisThread).decode(codec, input, target);
-		const bytes = new Uint8Array(target.buffer, target.byteOffset, length);
-		bufferPool?.shorten(bytes);
+		const bytes = new Uint8Array(target.buffer, 0, length);
+		bufferPool?.adopt(bytes);
 		return bytes;
 	}
-	// The chunk's bytes go over in a buffer of their own, which the pool takes back once the thread has returned
-	// it: the caller's own when it is a whole buffer of the pool (a chunk file read into it: decoding is the bytes'
-	// last use, and the caller's view is left detached), else a copy (a view of a larger buffer stays the caller's).
-	const inputLength = input.byteLength;
-	const whole = bufferPool?.isWhole(input) === true;
-	const sent = whole ? input : (bufferPool?.acquire(inputLength) ?? Buffer.allocUnsafeSlow(inputLength));
-	if (!whole) sent.set(input);
-	const decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, target.buffer as ArrayBuffer, capacity);
-	if (bufferPool !== undefined) {
-		const returned = new Uint8Array(decoded.input, 0, inputLength);
-		bufferPool.adopt(returned);
-		bufferPool.release(returned);
+	let sent: Uint8Array = input;
+	if (!inPlace) {
+		sent = bufferPool?.acquire(inputLength, capacity) ?? Buffer.allocUnsafeSlow(Math.max(inputLength, capacity));
+		sent.set(input);
 	}
-	const bytes = new Uint8Array(decoded.output, 0, decoded.length);
+	const decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity);
+	const bytes = new Uint8Array(decoded.buffer, 0, decoded.length);
 	bufferPool?.adopt(bytes);
 	return bytes;
 }

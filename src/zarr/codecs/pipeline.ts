@@ -9,8 +9,12 @@ interface Named<C> {
 	readonly codec: C;
 }
 
-/** Decodes the encoded bytes of one chunk into its values (in the strides the codecs leave them in). */
-export type DecodePipeline = (bytes: Uint8Array) => Promise<DecodedChunk>;
+/**
+ * Decodes the encoded bytes of one chunk into its values (in the strides the codecs leave them in); `inputRoom`
+ * is the first codec's to decode (see BytesToBytesCodec.inputRoom): what a buffer the encoded bytes are read into
+ * should hold.
+ */
+export type DecodePipeline = ((bytes: Uint8Array) => Promise<DecodedChunk>) & { readonly inputRoom?: number };
 
 /**
  * The codec chain of an array as one decode function: array-to-array codecs, one array-to-bytes codec (`bytes`
@@ -40,13 +44,14 @@ export function createDecodePipeline(codecs: readonly CodecMetadata[], spec: Chu
 		}
 	}
 	const toValues = arrayToBytes ?? { name: "bytes", codec: bytesCodec({}, current) as ArrayToBytesCodec };
-	return async (encoded) => {
+	const decode = async (encoded: Uint8Array) => {
 		let bytes = encoded;
 		for (let i = bytesToBytes.length - 1; i >= 0; i--) bytes = await step(bytesToBytes[i].name, () => bytesToBytes[i].codec.decode(bytes));
 		let chunk = await step(toValues.name, () => toValues.codec.decode(bytes));
 		for (let i = arrayToArray.length - 1; i >= 0; i--) chunk = await step(arrayToArray[i].name, () => arrayToArray[i].codec.decode(chunk));
 		return chunk;
 	};
+	return Object.assign(decode, { inputRoom: bytesToBytes.at(-1)?.codec.inputRoom });
 }
 
 /** Runs one codec step; an error that is not this package's own says which codec raised it. */

@@ -5,6 +5,11 @@ export interface ZstdContentBound {
 	readonly bytes: number;
 	/** True when every frame declares its Frame_Content_Size; otherwise `bytes` is an upper bound. */
 	readonly exact: boolean;
+	/**
+	 * Bytes past the decoded size that decoding in place needs (the encoded bytes at the end of the output buffer,
+	 * see inPlaceMargin), or undefined when the buffer has an RLE block, which in place could decode wrong.
+	 */
+	readonly inPlaceMargin: number | undefined;
 }
 
 const MAGIC = 0xfd2fb528;
@@ -30,16 +35,22 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 	let total = 0;
 	let exact = true;
 	let position = 0;
+	// Every byte that is not the payload of a compressed or raw block: headers, checksums, skippable frames.
+	let overhead = 0;
+	let rle = false;
 	if (bytes.byteLength === 0) refuse("empty chunk");
 	while (position < bytes.byteLength) {
 		need(position, 4, "frame magic number");
 		const magic = view.getUint32(position, true);
 		if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC) {
 			need(position + 4, 4, "skippable frame");
+			const start = position;
 			position += 8 + view.getUint32(position + 4, true);
 			if (position > bytes.byteLength) refuse("truncated skippable frame");
+			overhead += position - start;
 			continue;
 		}
+		const frameStart = position;
 		if (magic !== MAGIC) refuse(`not a zstd frame at byte ${position} (magic number 0x${magic.toString(16).padStart(8, "0")})`);
 		position += 4;
 		need(position, 1, "frame header");
@@ -66,6 +77,7 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 		else if (fcsBytes === 8) contentBytes = Number(view.getBigUint64(position, true));
 		position += fcsBytes;
 		if (singleSegment) windowBytes = contentBytes!;
+		overhead += position - frameStart;
 		const blockMaximum = Math.min(windowBytes, MAX_BLOCK_BYTES);
 		let blockBound = 0;
 		for (let last = false; !last; ) {
@@ -80,13 +92,28 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 			need(position, stored, "block");
 			position += stored;
 			blockBound += type === 2 ? blockMaximum : size;
+			overhead += 3;
+			if (type === 1) rle = true;
 		}
 		if (hasChecksum) {
 			need(position, 4, "content checksum");
 			position += 4;
+			overhead += 4;
 		}
 		if (contentBytes === undefined) exact = false;
 		total += contentBytes ?? blockBound;
 	}
-	return { bytes: total, exact };
+	return { bytes: total, exact, inPlaceMargin: rle ? undefined : overhead + MAX_BLOCK_BYTES };
 }
+
+/*
+ * Why the margin is safe. Decoding in place, the encoded bytes end where the output buffer ends, `margin` bytes
+ * past the decoded size (zstd 1.5.4, ZSTD_decompressionMargin: headers, 3 bytes per block, checksums, skippable
+ * frames, one block). The gap between the input still to read and the output written so far then starts at least
+ * one block wide. A raw block copies its bytes forward by memmove: the gap stays. A compressed block is held by
+ * zstd itself to the output below its own input (ZSTD_decompressFrame limits the block's end to `ip` when the two
+ * overlap): it decodes, or fails; it never overwrites input it has not read. An RLE block writes up to 128 KiB
+ * from one byte, which only a compressed block that decodes to less than its own size before it (no encoder makes
+ * one, but the format allows it) could let reach input not yet read: buffers with RLE blocks are not decoded in
+ * place. A failure in place is retried out of place (decoder-module.ts), so in place never refuses a valid chunk.
+ */

@@ -1,5 +1,6 @@
 import { Dt64ExportError } from "../../../errors.js";
 import { capacityFor } from "../../../memory/buffer-pool.js";
+import { zstdContentBound } from "../zstd-frame.js";
 import { DECODERS_WASM_BASE64 } from "./decoders-wasm.js";
 
 /** The decoders of decoders.c, by codec name. */
@@ -64,6 +65,11 @@ class Region {
  * One instance of the decoders: the encoded bytes are copied into its memory with one `set`, decoded there by the C
  * decoder into a region bounded by the caller's capacity, and copied out with one `set`. Each call is synchronous;
  * an instance serves one thread (a decode worker, or the calling thread where no worker is used).
+ *
+ * zstd decodes in place: its encoded bytes are copied to the end of the output region, which needs a margin of a
+ * block or so past the decoded size instead of a second region of the encoded size (see zstd-frame.ts). A
+ * WebAssembly memory never shrinks, so the input region a thread never needs is memory it never holds: 7 MiB a
+ * thread for chunks of 8 MB.
  */
 export class WasmDecoders {
 	readonly #exports: DecoderExports;
@@ -79,10 +85,39 @@ export class WasmDecoders {
 
 	/**
 	 * Decodes `input` (for lz4, numcodecs' framing: the decoded size, then one block) into the start of `output`
-	 * and returns the decoded length; output past `output.byteLength` is refused by the decoder itself.
+	 * and returns the decoded length; output past `output.byteLength` is refused by the decoder itself. The two may
+	 * share memory: the input is copied in whole before any output is written.
 	 */
 	decode(codec: WasmCodec, input: Uint8Array, output: Uint8Array): number {
 		const capacity = output.byteLength;
+		const decoded = (codec === "zstd" ? this.#decodeZstdInPlace(input, capacity) : undefined) ?? this.#decodeApart(codec, input, capacity);
+		if (decoded.length < 0) throw new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
+		output.set(new Uint8Array(this.#exports.memory.buffer, decoded.target, decoded.length));
+		return decoded.length;
+	}
+
+	/**
+	 * zstd decoded where its input lies, at the end of the output region; undefined where that is not safe or
+	 * fails, and the chunk is then decoded apart (which also says why a corrupt chunk fails).
+	 */
+	#decodeZstdInPlace(input: Uint8Array, capacity: number): { target: number; length: number } | undefined {
+		let margin: number | undefined;
+		try {
+			margin = zstdContentBound(input).inPlaceMargin;
+		} catch {
+			return undefined;
+		}
+		if (margin === undefined || input.byteLength > capacity + margin) return undefined;
+		const target = this.#output.ensure(capacity + margin);
+		// At the very end of the region, whatever its size class: the more room before the input, the better.
+		const source = target + this.#output.capacity - input.byteLength;
+		new Uint8Array(this.#exports.memory.buffer, source, input.byteLength).set(input);
+		const length = this.#exports.zstd_decode(source, input.byteLength, target, capacity);
+		return length < 0 ? undefined : { target, length };
+	}
+
+	/** The encoded bytes in a region of their own, decoded into the output region. */
+	#decodeApart(codec: WasmCodec, input: Uint8Array, capacity: number): { target: number; length: number } {
 		const source = this.#input.ensure(input.byteLength);
 		const target = this.#output.ensure(capacity);
 		new Uint8Array(this.#exports.memory.buffer, source, input.byteLength).set(input);
@@ -90,9 +125,7 @@ export class WasmDecoders {
 		if (codec === "zstd") length = this.#exports.zstd_decode(source, input.byteLength, target, capacity);
 		else if (codec === "blosc") length = this.#exports.blosc_decode(source, input.byteLength, target, capacity);
 		else length = this.#decodeLz4(input, source, target, capacity);
-		if (length < 0) throw new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
-		output.set(new Uint8Array(this.#exports.memory.buffer, target, length));
-		return length;
+		return { target, length };
 	}
 
 	/** numcodecs' lz4: a little-endian uint32 decoded size, then one block that must decode to exactly that. */
