@@ -3,7 +3,6 @@
  * without a logical type whose Arrow type lives in the embedded ARROW:schema. Read back by DuckDB (BIGINT counts)
  * and polars (Duration, restored from ARROW:schema), with the conversion rules datetime64 follows.
  */
-import { once } from "node:events";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Readable } from "node:stream";
@@ -112,7 +111,7 @@ describe("timedelta64 in seconds -> Parquet milliseconds", () => {
 		);
 		// The failed pipeline destroys the file stream before its file is open: it opens and closes it after, and the
 		// file would otherwise appear while the test file's folders are being removed (ENOTEMPTY).
-		if (!sink.closed) await once(sink, "close");
+		if (!sink.closed) await new Promise((resolve) => sink.on("close", resolve));
 	});
 });
 
