@@ -275,18 +275,34 @@ async function codecSection(args, outDir, log, results) {
 	}
 	const rssCases = CODEC_RSS_CASES.filter((c) => !args.only || args.only.includes(c.name));
 	if (args.rss && rssCases.length) {
+		// Each length is exported and, alternated, read by the C reference: besides the peaks, the difference between
+		// the two lengths is the cost of 45M values once both are started (threads, WebAssembly compiled and optimized).
 		const peaks = [];
+		const times = [];
 		for (const spec of rssCases) {
 			const store = ensureCodecStore(cacheDir, root, spec.store, spec.length, log);
 			const out = path.join(outDir, `${spec.name}.arrow`);
-			const runs = [];
-			for (let r = 0; r < args.runs; r++) runs.push(await exportRun(store, out));
+			const reference = path.join(outDir, `${spec.name}.c`);
+			const runs = { e: [], c: [] };
+			for (let r = 0; r < args.runs; r++) {
+				const order = r % 2 === 0 ? ["e", "c"] : ["c", "e"];
+				for (const w of order) runs[w].push(w === "e" ? await exportRun(store, out) : await pythonRun(referenceCommand(root, store, reference), reference));
+			}
 			fs.rmSync(out, { force: true });
-			peaks.push(mib(median(runs.map((m) => m.rssKiB))));
+			fs.rmSync(reference, { force: true });
+			peaks.push(mib(median(runs.e.map((m) => m.rssKiB))));
+			times.push({ e: median(runs.e.map((m) => m.seconds)), c: median(runs.c.map((m) => m.seconds)), eCpu: median(runs.e.map((m) => m.cpuSeconds)), cCpu: median(runs.c.map((m) => m.cpuSeconds)) });
 		}
 		if (peaks.length === 2) {
 			console.log(`zstd peak RSS: ${fmt(peaks[0], 1)} MiB at 5M, ${fmt(peaks[1], 1)} MiB at 50M: ${fmt(peaks[1] / peaks[0])}x (target <= ${RSS_GROWTH_LIMIT}x, <= ${CODEC_RSS_LIMIT_MIB} MiB)`);
+			const [small, large] = times;
+			const marginal = { e: large.e - small.e, c: large.c - small.c, eCpu: large.eCpu - small.eCpu, cCpu: large.cCpu - small.cCpu };
+			console.log(
+				`zstd 5M -> 50M values: export ${fmt(small.e, 3)} -> ${fmt(large.e, 3)} s (cpu ${fmt(small.eCpu)} -> ${fmt(large.eCpu)}), C reference ${fmt(small.c, 3)} -> ${fmt(large.c, 3)} s ` +
+					`(cpu ${fmt(small.cCpu)} -> ${fmt(large.cCpu)}); the 45M values after start-up: exp/C ${fmt(marginal.e / marginal.c)}x, cpu exp/C ${fmt(marginal.eCpu / marginal.cCpu)}x`,
+			);
 			results.codecRss = peaks;
+			results.codecMarginal = { small, large, vsC: marginal.e / marginal.c, cpuVsC: marginal.eCpu / marginal.cCpu };
 		}
 	}
 }

@@ -123,6 +123,15 @@ describe("a CF time array decodes the same alone, as the store root, as a column
 		expect(() => createTableExportStages(table, {})).toThrow(expect.objectContaining({ code: "USAGE", message: expect.stringMatching(/^array time: its float CF time counts were not read/) }));
 		expect(createTableExportStages(table, { unit: "ns" }).batcher.schema.fields[0].type.toString()).toBe("Timestamp<NANOSECOND>");
 	});
+
+	it("a table whose only column is its index coordinate, exported without the index: a usage error naming both ways out", async () => {
+		const table = await openTable(v3, { columns: ["time"], unit: "ms" });
+		expect(table.columns).toEqual([]);
+		expect(() => createTableExportStages(table, { unit: "ms", index: false })).toThrow(
+			expect.objectContaining({ code: "USAGE", option: "index", message: expect.stringMatching(/^the table's only columns \(time\) are its index coordinates.*indexSource "positions"/) }),
+		);
+		expect(createTableExportStages(table, { unit: "ms", index: true }).batcher.schema.fields.map((field) => field.name)).toEqual(["time"]);
+	});
 });
 
 describe("a CF time array that is the store root", () => {

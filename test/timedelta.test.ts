@@ -105,9 +105,13 @@ describe("timedelta64 in seconds -> Parquet milliseconds", () => {
 		expect(polars(file)).toEqual({ unit: "ms", values: ["-3000", null, String(2n ** 40n * 1000n)] });
 		const overflow = makeData({ type, length: 1, nullCount: 0, data: BigInt64Array.of(2n ** 62n) });
 		const tooBig = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 1, nullCount: 0, children: [overflow] }));
-		await expect(pipeline(Readable.from([tooBig]), createParquetWriter(), fs.createWriteStream(path.join(work, "tooBig.parquet")))).rejects.toThrow(
+		const sink = fs.createWriteStream(path.join(work, "tooBig.parquet"));
+		await expect(pipeline(Readable.from([tooBig]), createParquetWriter(), sink)).rejects.toThrow(
 			'column "d": 4611686018427387904 s at row 0 overflows int64 in milliseconds (Parquet durations are written in ms, Parquet has no seconds unit)',
 		);
+		// The failed pipeline destroys the file stream before its file is open: it opens and closes it after, and the
+		// file would otherwise appear while the test file's folders are being removed (ENOTEMPTY).
+		if (!sink.closed) await new Promise((resolve) => sink.on("close", resolve));
 	});
 });
 

@@ -4,8 +4,9 @@
 import { UsageError } from "../errors.js";
 import type { ExportPlan } from "../export-plan.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
+import { countText } from "./count-text.js";
 
-const plural = (count: number, word: string) => `${count.toLocaleString("en")} ${word}${count === 1 ? "" : "s"}`;
+const plural = (count: number, word: string) => `${countText(count)} ${word}${count === 1 ? "" : "s"}`;
 
 export async function runDatasetExport(store: string, folder: string | undefined, plan: ExportPlan, options: { quiet: boolean; overwrite: boolean }): Promise<void> {
 	if (folder === undefined || folder === "" || folder === "-") {

@@ -30,6 +30,7 @@ import { rewriteYargsMessage } from "./yargs-messages.js";
 import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
+import { countText } from "./count-text.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -256,7 +257,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
 	if (!args.quiet && !toStdout) {
 		const written = stages.filter?.rowsOut ?? rows;
-		process.stderr.write(`wrote ${written.toLocaleString("en")} ${written === 1 ? "row" : "rows"} to ${target}\n`);
+		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}\n`);
 	}
 }
 

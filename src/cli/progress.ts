@@ -1,3 +1,5 @@
+import { countText } from "./count-text.js";
+
 /**
  * Progress on stderr: chunks, rows, rate and ETA. On a terminal one line redrawn at most every 200 ms; elsewhere
  * (`--progress` into a log or a pipe) plain lines at most every 2 s, with no control characters to garble the log.
@@ -24,7 +26,7 @@ export class Progress {
 		const rows = Math.round((this.totalValues * chunk) / totalChunks);
 		const rate = rows / seconds;
 		const eta = rate > 0 ? (this.totalValues - rows) / rate : 0;
-		const line = `chunks ${chunk}/${totalChunks}  rows ${rows.toLocaleString("en")}/${this.totalValues.toLocaleString("en")}  ${(rate / 1e6).toFixed(1)} M rows/s  ETA ${eta.toFixed(0)} s`;
+		const line = `chunks ${chunk}/${totalChunks}  rows ${countText(rows)}/${countText(this.totalValues)}  ${(rate / 1e6).toFixed(1)} M rows/s  ETA ${eta.toFixed(0)} s`;
 		if (this.#redraw) {
 			this.stream.write(`\r\x1b[K${line}`);
 			this.#lineOpen = true;

@@ -51,7 +51,7 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
  */
 const made: string[] = [];
 afterAll(() => {
-	for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+	for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 });
 
 /** A new folder under the system's temporary folder, removed when the test file ends. */
