@@ -31,6 +31,20 @@ const settle = async () => {
 	for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
+/**
+ * The export stages (Arrow IPC, concurrency 4) of a 400,000-value store in 40 chunks written as `name`, and the
+ * chunks it reads, in the order it launches them.
+ */
+async function exportCountingReads(name: string) {
+	const root = path.join(work, name);
+	const values = BigInt64Array.from({ length: 400_000 }, (_, i) => BigInt(i));
+	await writeArray(root, "", { shape: [values.length], chunks: [10_000], values, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
+	const array = await openTimeArray(root);
+	const reads: number[] = [];
+	const counted = { ...array, chunks: { ...array.chunks, read: (coords: readonly number[], signal?: AbortSignal) => (reads.push(coords[0]), array.chunks.read(coords, signal)) } };
+	return { reads, ...createTableExportStages(tableOfTimeArray(counted), { format: "arrow", concurrency: 4 }) };
+}
+
 describe("TableReader of one array: reading ahead", () => {
 	for (const concurrency of [1, 2, 4]) {
 		it(`behind an output that stopped, holds the chunk being written and ${concurrency} read ahead, no more (concurrency ${concurrency})`, async () => {
@@ -65,13 +79,7 @@ describe("TableReader of one array: reading ahead", () => {
 	});
 
 	it("an export holds its reads back while its encoded output waits for the destination", async () => {
-		const root = path.join(work, "held.zarr");
-		const values = BigInt64Array.from({ length: 400_000 }, (_, i) => BigInt(i));
-		await writeArray(root, "", { shape: [values.length], chunks: [10_000], values, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
-		const array = await openTimeArray(root);
-		const reads: number[] = [];
-		const counted = { ...array, chunks: { ...array.chunks, read: (coords: readonly number[], signal?: AbortSignal) => (reads.push(coords[0]), array.chunks.read(coords, signal)) } };
-		const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(counted), { format: "arrow", concurrency: 4 });
+		const { reads, reader, batcher, writer } = await exportCountingReads("held.zarr");
 		// A destination whose first write never ends: each stage fills, then the reader stops reading ahead.
 		const stalled = new Writable({ write: () => undefined });
 		const done = pipeline(reader, batcher, writer, stalled).catch(() => undefined);
@@ -101,13 +109,7 @@ describe("TableReader of one array: reading ahead", () => {
 
 describe("an export reading ahead behind a slow destination", () => {
 	it("reads no further ahead while the destination has a write in flight", async () => {
-		const root = path.join(work, "in-flight.zarr");
-		const values = BigInt64Array.from({ length: 400_000 }, (_, i) => BigInt(i));
-		await writeArray(root, "", { shape: [values.length], chunks: [10_000], values, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
-		const array = await openTimeArray(root);
-		const reads: number[] = [];
-		const counted = { ...array, chunks: { ...array.chunks, read: (coords: readonly number[], signal?: AbortSignal) => (reads.push(coords[0]), array.chunks.read(coords, signal)) } };
-		const { reader, batcher, writer } = createTableExportStages(tableOfTimeArray(counted), { format: "arrow", concurrency: 4 });
+		const { reads, reader, batcher, writer } = await exportCountingReads("in-flight.zarr");
 		// A destination whose writes end only when the test says: a disk slower than the reads.
 		const pending: (() => void)[] = [];
 		const slow = new Writable({ write: (_chunk, _encoding, done) => pending.push(() => done()) });
