@@ -83,24 +83,21 @@ void blosc_internal_shuffle(const size_t bytesoftype, const size_t blocksize, co
 }
 
 /* Bitshuffle handles whole groups of 8 values; a block of another count is stored as is (blosc's rule). */
-int blosc_internal_bitshuffle(const size_t bytesoftype, const size_t blocksize, const uint8_t *const _src, const uint8_t *_dest, const uint8_t *_tmp) {
+static int bit_transpose(int64_t (*transpose)(const void *, void *, const size_t, const size_t, void *), const size_t bytesoftype, const size_t blocksize, const uint8_t *const _src, const uint8_t *_dest, const uint8_t *_tmp) {
 	size_t count = blocksize / bytesoftype;
 	if (count % 8 != 0) {
 		memcpy((void *)_dest, _src, blocksize);
 		return (int)count;
 	}
-	int result = (int)blosc_internal_bshuf_trans_bit_elem_scal(_src, (void *)_dest, count, bytesoftype, (void *)_tmp);
+	int result = (int)transpose(_src, (void *)_dest, count, bytesoftype, (void *)_tmp);
 	memcpy((void *)(_dest + count * bytesoftype), _src + count * bytesoftype, blocksize - count * bytesoftype);
 	return result;
 }
 
+int blosc_internal_bitshuffle(const size_t bytesoftype, const size_t blocksize, const uint8_t *const _src, const uint8_t *_dest, const uint8_t *_tmp) {
+	return bit_transpose(blosc_internal_bshuf_trans_bit_elem_scal, bytesoftype, blocksize, _src, _dest, _tmp);
+}
+
 int blosc_internal_bitunshuffle(const size_t bytesoftype, const size_t blocksize, const uint8_t *const _src, const uint8_t *_dest, const uint8_t *_tmp) {
-	size_t count = blocksize / bytesoftype;
-	if (count % 8 != 0) {
-		memcpy((void *)_dest, _src, blocksize);
-		return (int)count;
-	}
-	int result = (int)blosc_internal_bshuf_untrans_bit_elem_scal(_src, (void *)_dest, count, bytesoftype, (void *)_tmp);
-	memcpy((void *)(_dest + count * bytesoftype), _src + count * bytesoftype, blocksize - count * bytesoftype);
-	return result;
+	return bit_transpose(blosc_internal_bshuf_untrans_bit_elem_scal, bytesoftype, blocksize, _src, _dest, _tmp);
 }
