@@ -83,6 +83,8 @@ const median = (xs) => {
 	const m = s.length >> 1;
 	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+/** The medians of a set of runs: wall, CPU (user + system) and user seconds. */
+const mediansOf = (runs) => ({ seconds: median(runs.map((m) => m.seconds)), cpuSeconds: median(runs.map((m) => m.cpuSeconds)), userSeconds: median(runs.map((m) => m.userSeconds)) });
 const fmt = (x, digits = 2) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(digits));
 const mib = (kib) => kib / 1024;
 
@@ -258,9 +260,11 @@ async function codecSection(args, outDir, log, results) {
 			for (const output of Object.values(outputs)) fs.rmSync(output, { force: true });
 			const t = (w) => (runs[w].length ? median(runs[w].map((m) => m.seconds)) : NaN);
 			const rss = mib(median(runs.e.map((m) => m.rssKiB)));
-			const cpu = median(runs.e.map((m) => m.cpuSeconds));
-			const cCpu = median(runs.c.map((m) => m.cpuSeconds));
-			const userVsC = median(runs.e.map((m) => m.userSeconds)) / median(runs.c.map((m) => m.userSeconds));
+			const exporter = mediansOf(runs.e);
+			const reference = mediansOf(runs.c);
+			const cpu = exporter.cpuSeconds;
+			const cCpu = reference.cpuSeconds;
+			const userVsC = exporter.userSeconds / reference.userSeconds;
 			const row = {
 				store: spec.name, seconds: t("e"), cSeconds: t("c"), zarrPythonSeconds: t("z"), rssMiB: rss, cpuSeconds: cpu, cCpuSeconds: cCpu, vsC: t("e") / t("c"),
 				vsZarrPython: t("e") / t("z"), cpuVsC: cpu / cCpu, userVsC, allSeconds: runs.e.map((m) => m.seconds), allCSeconds: runs.c.map((m) => m.seconds),
@@ -295,18 +299,20 @@ async function codecSection(args, outDir, log, results) {
 			fs.rmSync(out, { force: true });
 			fs.rmSync(reference, { force: true });
 			peaks.push(mib(median(runs.e.map((m) => m.rssKiB))));
-			times.push({ e: median(runs.e.map((m) => m.seconds)), c: median(runs.c.map((m) => m.seconds)), eCpu: median(runs.e.map((m) => m.cpuSeconds)), cCpu: median(runs.c.map((m) => m.cpuSeconds)), eUser: median(runs.e.map((m) => m.userSeconds)), cUser: median(runs.c.map((m) => m.userSeconds)) });
+			times.push({ e: mediansOf(runs.e), c: mediansOf(runs.c) });
 		}
 		if (peaks.length === 2) {
 			console.log(`zstd peak RSS: ${fmt(peaks[0], 1)} MiB at 5M, ${fmt(peaks[1], 1)} MiB at 50M: ${fmt(peaks[1] / peaks[0])}x (target <= ${RSS_GROWTH_LIMIT}x, <= ${CODEC_RSS_LIMIT_MIB} MiB)`);
 			const [small, large] = times;
-			const marginal = { e: large.e - small.e, c: large.c - small.c, eCpu: large.eCpu - small.eCpu, cCpu: large.cCpu - small.cCpu, eUser: large.eUser - small.eUser, cUser: large.cUser - small.cUser };
+			// The exporter's growth from 5M to 50M values over the reference's, in one measure.
+			const marginal = (measure) => (large.e[measure] - small.e[measure]) / (large.c[measure] - small.c[measure]);
 			console.log(
-				`zstd 5M -> 50M values: export ${fmt(small.e, 3)} -> ${fmt(large.e, 3)} s (cpu ${fmt(small.eCpu)} -> ${fmt(large.eCpu)}), C reference ${fmt(small.c, 3)} -> ${fmt(large.c, 3)} s ` +
-					`(cpu ${fmt(small.cCpu)} -> ${fmt(large.cCpu)}); the 45M values after start-up: exp/C ${fmt(marginal.e / marginal.c)}x, cpu exp/C ${fmt(marginal.eCpu / marginal.cCpu)}x, user exp/C ${fmt(marginal.eUser / marginal.cUser)}x`,
+				`zstd 5M -> 50M values: export ${fmt(small.e.seconds, 3)} -> ${fmt(large.e.seconds, 3)} s (cpu ${fmt(small.e.cpuSeconds)} -> ${fmt(large.e.cpuSeconds)}), ` +
+					`C reference ${fmt(small.c.seconds, 3)} -> ${fmt(large.c.seconds, 3)} s (cpu ${fmt(small.c.cpuSeconds)} -> ${fmt(large.c.cpuSeconds)}); ` +
+					`the 45M values after start-up: exp/C ${fmt(marginal("seconds"))}x, cpu exp/C ${fmt(marginal("cpuSeconds"))}x, user exp/C ${fmt(marginal("userSeconds"))}x`,
 			);
 			results.codecRss = peaks;
-			results.codecMarginal = { small, large, vsC: marginal.e / marginal.c, cpuVsC: marginal.eCpu / marginal.cCpu, userVsC: marginal.eUser / marginal.cUser };
+			results.codecMarginal = { small, large, vsC: marginal("seconds"), cpuVsC: marginal("cpuSeconds"), userVsC: marginal("userSeconds") };
 		}
 	}
 }
