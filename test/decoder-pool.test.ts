@@ -1,37 +1,73 @@
 /**
  * The decode threads share one compiled module: the first thread compiles the decoders and posts the module, and
- * the threads started after it are given it (V8 then shares the compiled code and its optimized tier), instead of
- * each compiling its own. A stand-in thread (support/module-echo-worker.mjs) answers whether it was given one.
+ * every other thread gets it (V8 then shares the compiled code and its optimized tier), instead of each compiling
+ * its own: given at start once it exists, or sent as a first message to a thread started while it was compiled. A
+ * stand-in thread (support/module-echo-worker.mjs) answers how it got its module.
  */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DecoderPool } from "../src/zarr/codecs/decoder-pool.js";
 
 const WORKER = new URL("./support/module-echo-worker.mjs", import.meta.url);
+const COMPILED = 0;
+const GIVEN_AT_START = 1;
+const SENT = 2;
+
+const chunk = (pool: DecoderPool) => pool.decode("zstd", new ArrayBuffer(8), 0, 8);
 
 describe("DecoderPool", () => {
-	it("starts the threads after the first with the module it compiled", async () => {
-		const pool = new DecoderPool(2, WORKER);
+	it("warm() starts every thread at once: the first compiles, the others are sent its module before any chunk", async () => {
+		const pool = new DecoderPool(3, WORKER);
 		try {
 			pool.warm();
-			// The first thread's module comes before its first answer: the second thread starts with it.
-			expect((await pool.decode("zstd", new ArrayBuffer(8), 0, 8)).length).toBe(0);
-			const answers = await Promise.all([pool.decode("zstd", new ArrayBuffer(8), 0, 8), pool.decode("zstd", new ArrayBuffer(8), 0, 8)]);
-			expect(answers.map((answer) => answer.length).sort()).toEqual([0, 1]);
+			// Sent before the module exists: the compiling thread takes one, and the others wait in the pool until the
+			// threads started beside it have the module (in its queue, they would all be its own: every answer 0).
+			// No thread compiled twice (1), and none got a chunk before its module (-1).
+			const answers = await Promise.all(Array.from({ length: 12 }, () => chunk(pool)));
+			expect(new Set(answers.map((answer) => answer.length))).toEqual(new Set([COMPILED, SENT]));
+			const later = await Promise.all(Array.from({ length: 6 }, () => chunk(pool)));
+			expect(new Set(later.map((answer) => answer.length))).toEqual(new Set([COMPILED, SENT]));
 		} finally {
 			await pool.close();
 		}
 	});
 
-	it("sends chunks to the first thread until it has compiled, rather than start one that compiles again", async () => {
+	it("when the compiling thread dies first, the threads waiting for its module go too, and the next chunk starts over", async () => {
+		const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dt64-pool-")), "died");
+		process.env.DT64_TEST_MARKER = marker;
+		const pool = new DecoderPool(2, new URL("./support/compiler-dies-once-worker.mjs", import.meta.url));
+		try {
+			pool.warm();
+			await expect(chunk(pool)).rejects.toThrow(/the decode thread failed \(exited with code 3\)/);
+			expect(fs.readFileSync(marker, "utf8")).toBe("died");
+			expect(await chunk(pool)).toMatchObject({ length: COMPILED });
+			const answers = await Promise.all([chunk(pool), chunk(pool)]);
+			expect(answers.map((answer) => answer.length).sort()).toEqual([COMPILED, GIVEN_AT_START]);
+		} finally {
+			await pool.close();
+			delete process.env.DT64_TEST_MARKER;
+		}
+	});
+
+	it("without warm(), chunks wait for the first thread's module rather than start threads that compile again", async () => {
 		const pool = new DecoderPool(2, WORKER);
 		try {
-			const answers = await Promise.all([1, 2, 3].map(() => pool.decode("zstd", new ArrayBuffer(8), 0, 8)));
-			expect(answers.map((answer) => answer.length)).toEqual([0, 0, 0]);
-			// Now compiled: a chunk while the first thread is busy starts a second one, given the module.
-			const more = await Promise.all([pool.decode("zstd", new ArrayBuffer(8), 0, 8), pool.decode("zstd", new ArrayBuffer(8), 0, 8)]);
-			expect(more.map((answer) => answer.length).sort()).toEqual([0, 1]);
+			const answers = await Promise.all([1, 2, 3].map(() => chunk(pool)));
+			// The first thread compiled and took the first chunk; the second thread was started with its module.
+			expect(answers.map((answer) => answer.length).sort()).toEqual([COMPILED, COMPILED, GIVEN_AT_START]);
 		} finally {
 			await pool.close();
 		}
+	});
+
+	it("close() fails the chunks still waiting for the module", async () => {
+		const pool = new DecoderPool(2, WORKER);
+		const first = chunk(pool);
+		const waiting = chunk(pool);
+		await pool.close();
+		await expect(waiting).rejects.toThrow(/the decoder pool was closed/);
+		await expect(first).rejects.toThrow(/the decode thread failed \(the decoder pool was closed\)/);
 	});
 });

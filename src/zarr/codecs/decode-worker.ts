@@ -7,9 +7,18 @@ import { parentPort, workerData } from "node:worker_threads";
 import { Dt64ExportError, type ErrorCode } from "../../errors.js";
 import { WasmDecoders, type WasmCodec } from "./wasm/decoder-module.js";
 
-/** What a thread is started with: the compiled decoders, once an earlier thread has compiled them. */
+/**
+ * What a thread is started with: the compiled decoders, once an earlier thread has compiled them; or, while another
+ * thread is compiling them, `awaitModule`: the module then comes as the thread's first message (a ModuleGift).
+ */
 export interface DecodeThreadData {
 	readonly module?: object;
+	readonly awaitModule?: boolean;
+}
+
+/** The compiled decoders, sent to a thread started to wait for them, before any chunk. */
+export interface ModuleGift {
+	readonly module: object;
 }
 
 /** The compiled decoders, sent once by a thread that compiled them, for the threads started after it. */
@@ -31,16 +40,24 @@ export interface DecodeRequest {
 
 export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & ({ readonly length: number } | { readonly error: string; readonly code: ErrorCode });
 
-const given = (workerData as DecodeThreadData | undefined)?.module;
-const decoders = new WasmDecoders(given);
-// A WebAssembly.Module posted to another thread shares its compiled code (and its optimized tier, once compiled):
-// a later thread neither compiles the decoders again nor runs them unoptimized while it tiers up.
-if (given === undefined) parentPort!.postMessage({ compiled: decoders.module } satisfies CompiledAnswer);
+const data = (workerData as DecodeThreadData | undefined) ?? {};
+let decoders: WasmDecoders | undefined;
+if (data.awaitModule !== true) {
+	decoders = new WasmDecoders(data.module);
+	// A WebAssembly.Module posted to another thread shares its compiled code (and its optimized tier, once compiled):
+	// a later thread neither compiles the decoders again nor runs them unoptimized while it tiers up.
+	if (data.module === undefined) parentPort!.postMessage({ compiled: decoders.module } satisfies CompiledAnswer);
+}
 
-parentPort!.on("message", (request: DecodeRequest) => {
-	const { id, codec, buffer, inputLength, capacity } = request;
+parentPort!.on("message", (message: DecodeRequest | ModuleGift) => {
+	if (!("id" in message)) {
+		decoders = new WasmDecoders(message.module);
+		return;
+	}
+	const { id, codec, buffer, inputLength, capacity } = message;
 	let answer: DecodeAnswer;
 	try {
+		if (decoders === undefined) throw new Dt64ExportError("INTERNAL", `${codec}: a chunk came before the decoders`);
 		answer = { id, buffer, length: decoders.decode(codec, new Uint8Array(buffer, 0, inputLength), new Uint8Array(buffer, 0, capacity)) };
 	} catch (error) {
 		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT" };

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { Dt64ExportError } from "../../errors.js";
-import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData } from "./decode-worker.js";
+import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData, ModuleGift } from "./decode-worker.js";
 import type { WasmCodec } from "./wasm/decoder-module.js";
 
 /** A decoded chunk: the first `length` bytes of `buffer`, as handed back by the thread. */
@@ -15,10 +15,23 @@ interface Task {
 	reject(error: Error): void;
 }
 
+/** A chunk not yet sent to a thread, and its task. */
+interface Waiting extends Task {
+	readonly buffer: ArrayBuffer;
+	readonly inputLength: number;
+	readonly capacity: number;
+}
+
 /** One decode thread and the chunks sent to it that it has not answered. */
 interface DecodeThread {
 	readonly worker: Worker;
 	readonly pending: Map<number, Task>;
+	/**
+	 * Whether a chunk may be sent to it: it was started with the compiled decoders, compiles them itself (a chunk
+	 * then waits in its queue), or has been sent them. A thread started to wait for another's module is not ready
+	 * until then: a chunk sent before the module would reach it before its decoders exist.
+	 */
+	ready: boolean;
 }
 
 /**
@@ -26,17 +39,23 @@ interface DecodeThread {
  * output buffers, so decoding runs on every core while the main thread converts and writes. A chunk goes to the
  * thread with the fewest chunks in flight; a thread is started when one is needed, up to `size`.
  *
+ * One thread compiles the decoders and every other thread is given its module (V8 then shares the compiled code,
+ * and its optimized tier once one thread has run it enough): a thread started before the module exists waits for
+ * it, so that warm() starts every thread at once and none compiles again. Until the module exists, the compiling
+ * thread takes one chunk and the others wait here, to go to whichever thread is free once it does (in the
+ * compiling thread's queue they would be decoded one after the other).
+ *
  * Idle threads are unref'd: a pool never keeps its process alive, and an embedding program need not close it.
  * A thread that fails outside a decode (a crash, an uncaught error, an exit) fails every chunk it held with an
  * error naming the codec, and is replaced by the next chunk that needs a thread; nothing waits on it forever.
  */
 export class DecoderPool {
 	readonly #threads: DecodeThread[] = [];
+	/** Chunks no thread can take yet (see #pick), oldest first. */
+	readonly #waiting: Waiting[] = [];
 	#nextId = 0;
 	/** The decoders as the first thread compiled them: later threads are started with them. */
 	#compiled: object | undefined;
-	/** warm() was called: the threads not yet started start as soon as the first has compiled the decoders. */
-	#warming = false;
 
 	/** `workerUrl`: the thread's module (decode-worker.js, or a test's). */
 	constructor(
@@ -50,55 +69,71 @@ export class DecoderPool {
 	 * afterwards.
 	 */
 	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number): Promise<Decoded> {
-		const thread = this.#pick();
-		const id = this.#nextId++;
 		return new Promise<Decoded>((resolve, reject) => {
+			this.#waiting.push({ codec, buffer, inputLength, capacity, resolve, reject });
+			this.#dispatch();
+		});
+	}
+
+	/** Sends the waiting chunks to the threads that can take them, starting threads as #pick says. */
+	#dispatch(): void {
+		while (this.#waiting.length > 0) {
+			const thread = this.#pick();
+			if (thread === undefined) return;
+			const { codec, buffer, inputLength, capacity, resolve, reject } = this.#waiting.shift()!;
+			const id = this.#nextId++;
+			// Referenced while it holds a chunk: the process waits for the answer. A chunk waiting here always has a
+			// thread holding one (the compiling thread), which keeps the process alive for it too.
 			if (thread.pending.size === 0) thread.worker.ref();
 			thread.pending.set(id, { codec, resolve, reject });
 			const request: DecodeRequest = { id, codec, buffer, inputLength, capacity };
 			thread.worker.postMessage(request, [buffer]);
-		});
+		}
 	}
 
 	/**
-	 * Starts the threads before any chunk needs them: a thread takes a tenth of a second or more to start (its
-	 * isolate, its module, the WebAssembly), which then overlaps whatever precedes the first decode. One thread
-	 * starts now, the others once it has compiled the decoders, which they then share (a chunk that needs a thread
-	 * before then starts one at once, which compiles its own).
+	 * Starts the threads before any chunk needs them: a thread takes a twentieth of a second or more to start (its
+	 * isolate, its module), which then overlaps whatever precedes the first decode. All start now, on the cores
+	 * there are: one compiles the decoders, and the others are sent its module as soon as it has.
 	 */
 	warm(): void {
-		this.#warming = true;
-		if (this.#threads.length === 0) this.#start();
-		else this.#warmRest();
+		while (this.#threads.length < this.size) this.#start();
 	}
 
-	#warmRest(): void {
-		if (this.#warming && this.#compiled !== undefined) while (this.#threads.length < this.size) this.#start();
-	}
-
-	/** Stops every thread; chunks in flight fail. */
+	/** Stops every thread; chunks in flight or waiting fail. */
 	async close(): Promise<void> {
+		for (const task of this.#waiting.splice(0)) task.reject(new Error("the decoder pool was closed"));
 		const threads = this.#threads.splice(0);
 		await Promise.all(threads.map((thread) => this.#fail(thread, new Error("the decoder pool was closed"))));
 	}
 
-	#pick(): DecodeThread {
+	/**
+	 * The thread for the next chunk: the ready thread with the fewest chunks, or a new thread while fewer than `size`
+	 * run and each holds one; undefined while the chunk must wait, which is while the decoders are being compiled
+	 * and the compiling thread already holds a chunk.
+	 */
+	#pick(): DecodeThread | undefined {
 		let best: DecodeThread | undefined;
-		for (const thread of this.#threads) if (best === undefined || thread.pending.size < best.pending.size) best = thread;
-		// Until the first thread has compiled the decoders, chunks wait for it rather than start a thread that would
-		// compile them again.
-		if (best !== undefined && (best.pending.size === 0 || this.#threads.length >= this.size || this.#compiled === undefined)) return best;
+		for (const thread of this.#threads) if (thread.ready && (best === undefined || thread.pending.size < best.pending.size)) best = thread;
+		if (this.#compiled === undefined) {
+			if (best === undefined) return this.#start();
+			return best.pending.size === 0 ? best : undefined;
+		}
+		if (best !== undefined && (best.pending.size === 0 || this.#threads.length >= this.size)) return best;
 		return this.#start();
 	}
 
 	#start(): DecodeThread {
+		// Without the module and with a thread already compiling it, the new thread waits for it (see #send).
+		const awaitModule = this.#compiled === undefined && this.#threads.length > 0;
 		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
-		const workerData: DecodeThreadData = { module: this.#compiled };
-		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [], workerData }), pending: new Map() };
+		const workerData: DecodeThreadData = { module: this.#compiled, awaitModule };
+		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [], workerData }), pending: new Map(), ready: !awaitModule };
 		thread.worker.on("message", (answer: DecodeAnswer | CompiledAnswer) => {
 			if ("compiled" in answer) {
 				this.#compiled ??= answer.compiled;
-				this.#warmRest();
+				for (const waiting of this.#threads) if (!waiting.ready) this.#send(waiting, this.#compiled);
+				this.#dispatch();
 				return;
 			}
 			const task = thread.pending.get(answer.id);
@@ -117,14 +152,28 @@ export class DecoderPool {
 		return thread;
 	}
 
+	/** Gives a waiting thread the compiled decoders: every chunk sent to it from now on comes after them. */
+	#send(thread: DecodeThread, module: object): void {
+		const gift: ModuleGift = { module };
+		thread.worker.postMessage(gift);
+		thread.ready = true;
+	}
+
 	/** Takes a thread out of the pool, fails what it held, and stops it where it still runs. */
 	async #fail(thread: DecodeThread, error: Error): Promise<void> {
 		const at = this.#threads.indexOf(thread);
 		if (at !== -1) this.#threads.splice(at, 1);
+		// The thread that was to compile the decoders failed first: the threads waiting for its module would wait
+		// forever. They hold no chunk; the next chunk starts a thread that compiles again.
+		if (this.#compiled === undefined && !this.#threads.some((other) => other.ready)) {
+			for (const waiting of this.#threads.splice(0)) void waiting.worker.terminate();
+		}
 		for (const task of thread.pending.values()) {
 			task.reject(new Dt64ExportError("INTERNAL", `${task.codec}: the decode thread failed (${error.message.replace(/\s+/g, " ")})`));
 		}
 		thread.pending.clear();
+		// Chunks waiting for the module it was to compile go to a thread started anew.
+		this.#dispatch();
 		await thread.worker.terminate();
 	}
 }
