@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { lazyUnicodeTables } from "./lib/lazy-unicode-tables.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = path.join(root, "dist", "bundle");
@@ -31,7 +32,7 @@ await build({
 	// parquet-wasm finds its .wasm file beside its own module: it stays a package, loaded on first use.
 	external: [/^parquet-wasm(\/|$)/],
 	logLevel: "warn",
-	plugins: [withTscSourceMaps],
+	plugins: [withTscSourceMaps, lazyUnicodeTables],
 	output: {
 		dir: outDir,
 		format: "esm",

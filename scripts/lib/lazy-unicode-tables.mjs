@@ -1,0 +1,53 @@
+// The CLI bundle's start-up without the Unicode tables yargs' help layout would load: string-width (through cliui
+// and wrap-ansi, three copies) builds an Intl.Segmenter and, in version 8, the regular expression /^\p{RGI_Emoji}$/v
+// when its module is evaluated. V8 checks a regular expression literal's syntax when it parses the source, in an
+// uncalled function too, and for \p{RGI_Emoji} that loads ICU's emoji sequences: 32 ms, and 4 to 12 ms for the first
+// segmenter, on every run of the CLI (measured on Node 20, a 2-core VM; an export of 17,520 values took 0.21 s,
+// 0.16 s without them). Neither is used unless help or an error is laid out with non-ASCII text.
+//
+// The rewrite keeps string-width's code and behaviour: each of the two is built on its first use instead, behind an
+// object with the one method string-width calls (segment, test). Each expected text must be found exactly as many
+// times as listed, so that another version of string-width fails the build instead of silently starting slower
+// (and test/cli-bundle.test.ts checks the bundle). Each replacement is one line, as the text it replaces: the
+// module's lines, and so its source map, stay as they were.
+
+/** What string-width's module evaluates at load, and its lazy replacement; `count` per module where it occurs. */
+const DEFERRED = [
+	{
+		text: "const segmenter = new Intl.Segmenter();",
+		lazy: "let segmenterBuilt; const segmenter = { segment: (text) => (segmenterBuilt ??= new Intl.Segmenter()).segment(text) };",
+	},
+	{
+		text: "const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;",
+		lazy: 'let rgiEmojiBuilt; const rgiEmojiRegex = { test: (text) => (rgiEmojiBuilt ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(text) };',
+	},
+];
+
+/** Whether a module id is a copy of string-width (the package's entry). */
+export function isStringWidth(id) {
+	return /[\\/]node_modules[\\/]string-width[\\/]index\.js$/.test(id);
+}
+
+/**
+ * string-width's source with its Intl.Segmenter and RGI_Emoji expression built on first use. The segmenter line must
+ * occur once; the expression once or not at all (string-width 7 has none).
+ */
+export function deferUnicodeTables(code, id) {
+	let out = code;
+	for (const { text, lazy } of DEFERRED) {
+		const count = out.split(text).length - 1;
+		const required = text.includes("Segmenter") ? [1] : [0, 1];
+		if (!required.includes(count)) throw new Error(`lazy-unicode-tables: ${id}: expected ${required.join(" or ")} of \`${text}\`, found ${count}`);
+		out = out.replace(text, lazy);
+	}
+	return out;
+}
+
+/** The rolldown plugin. */
+export const lazyUnicodeTables = {
+	name: "lazy-unicode-tables",
+	transform(code, id) {
+		// map null: the code keeps its lines (see above), so the module's own source map still holds.
+		return isStringWidth(id) ? { code: deferUnicodeTables(code, id), map: null } : null;
+	},
+};

@@ -1,0 +1,89 @@
+/**
+ * The CLI bundle (scripts/bundle-cli.mjs) starts without the Unicode tables of yargs' help layout: string-width's
+ * Intl.Segmenter and /^\p{RGI_Emoji}$/v are built on first use (scripts/lib/lazy-unicode-tables.mjs), which took
+ * 50 ms off every run. Checked here: the bundle holds no such thing built at load, and the rewritten string-width
+ * measures every kind of text exactly as the original does.
+ */
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+// @ts-expect-error: a build script in JavaScript, without types
+import { deferUnicodeTables, isStringWidth } from "../scripts/lib/lazy-unicode-tables.mjs";
+import { tempDir } from "./support/cli.js";
+
+const REPO = path.resolve(import.meta.dirname, "..");
+const BUNDLE = path.join(REPO, "dist", "bundle", "dt64-export.js");
+
+/** Every copy of string-width that yargs, cliui and wrap-ansi import. */
+function stringWidthCopies(): string[] {
+	const copies: string[] = [];
+	const visit = (dir: string) => {
+		for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+			if (!entry.isDirectory()) continue;
+			const inner = path.join(dir, entry.name);
+			if (entry.name === "string-width" && fs.existsSync(path.join(inner, "index.js"))) copies.push(path.join(inner, "index.js"));
+			else if (entry.name === "node_modules" || dir.endsWith("node_modules")) visit(inner);
+		}
+	};
+	visit(path.join(REPO, "node_modules"));
+	return copies;
+}
+
+/** Text of each kind string-width treats apart: ASCII, ANSI colours, wide CJK, emoji of each form, marks, jamo. */
+const SAMPLES = [
+	"",
+	"plain ASCII text",
+	"\u001b[31mred\u001b[39m and \u001b[1mbold\u001b[22m",
+	"古池や蛙飛び込む水の音",
+	"ｈａｌｆ／ｆｕｌｌ ﾊﾝｶｸ",
+	"👍",
+	"👍🏽",
+	"🇫🇷🇯🇵",
+	"👨‍👩‍👧‍👦",
+	"❤️ vs ❤",
+	"1\u20e3 #\u20e3",
+	"e\u0301 a\u0308 \u0915\u093f",
+	"한국어 \u1100\u1161\u11a8 \u1100\u1100\u1161",
+	"zero\u200bwidth\u00ad soft",
+	"tab\tand\u0007bell",
+];
+
+describe("the CLI bundle's start-up", () => {
+	it("builds no Intl.Segmenter and no RGI_Emoji expression when it loads", () => {
+		const bundle = fs.readFileSync(BUNDLE, "utf8");
+		expect(bundle).not.toMatch(/\/\^\\p\{RGI_Emoji\}\$\/v/);
+		expect(bundle.match(/new RegExp\("\^\\\\p\{RGI_Emoji\}\$", "v"\)/g)).toHaveLength(1);
+		const segmenters = bundle.match(/.{0,20}new Intl\.Segmenter\(\)/g) ?? [];
+		expect(segmenters.length).toBeGreaterThan(0);
+		for (const built of segmenters) expect(built).toMatch(/\?\?= new Intl\.Segmenter\(\)$/);
+	});
+
+	it("finds every copy of string-width as the bundler names it", () => {
+		const copies = stringWidthCopies();
+		expect(copies.length).toBeGreaterThan(0);
+		for (const copy of copies) expect(isStringWidth(copy)).toBe(true);
+		expect(isStringWidth(path.join(REPO, "node_modules", "string-width-cjs", "index.js"))).toBe(false);
+	});
+
+	it("measures text exactly as string-width does, each copy", async () => {
+		const work = tempDir("dt64-lazy-width-");
+		for (const [k, copy] of stringWidthCopies().entries()) {
+			const original = (await import(pathToFileURL(copy).href)).default as (text: string) => number;
+			// The rewritten module, its imports resolved from where the original lies.
+			const require = createRequire(copy);
+			const source = deferUnicodeTables(fs.readFileSync(copy, "utf8"), copy).replace(/from '([^'.][^']*)'/g, (_: string, spec: string) => `from '${pathToFileURL(require.resolve(spec)).href}'`);
+			const file = path.join(work, `string-width-${k}.mjs`);
+			fs.writeFileSync(file, source);
+			const rewritten = (await import(pathToFileURL(file).href)).default as (text: string) => number;
+			for (const text of SAMPLES) expect([copy, text, rewritten(text)]).toEqual([copy, text, original(text)]);
+		}
+	});
+
+	it("refuses a string-width whose load-time tables it does not recognise", () => {
+		expect(() => deferUnicodeTables("const segmenter = new Intl.Segmenter({granularity: 'grapheme'});", "x/string-width/index.js")).toThrow(
+			/expected 1 of `const segmenter = new Intl.Segmenter\(\);`, found 0/,
+		);
+	});
+});
