@@ -62,6 +62,11 @@ interface Case {
 	fill?: bigint;
 	/** Chunks (inner chunks when sharded), by coordinates, made all fill: not written, read as the fill value. */
 	blank?: (coords: number[]) => boolean;
+	/**
+	 * The chunks (by index in C order of the grid) that hold NaT, ~1% of their values; by default every chunk. The
+	 * others are NaT-free, which the decode threads report and the conversion trusts (convert/nat-free.ts).
+	 */
+	natIn?: (chunkIndex: number) => boolean;
 	/** undefined: the default of both sides. */
 	concurrency?: number;
 	allowTruncate?: boolean;
@@ -87,7 +92,7 @@ function makeValues(c: Case): BigInt64Array {
 		for (let d = 0; d < grid.length; d++) chunkIndex = chunkIndex * grid[d] + chunkCoords[d];
 		let value: bigint;
 		if (c.blank?.(chunkCoords)) value = c.fill ?? NAT;
-		else if ((i * 7919 + chunkIndex) % 101 === 0) value = NAT;
+		else if ((c.natIn?.(chunkIndex) ?? true) && (i * 7919 + chunkIndex) % 101 === 0) value = NAT;
 		else {
 			value = BigInt(chunkIndex) * 1_000_000_000n + BigInt(i) - 3_000_000_000n;
 			// Picoseconds: a sub-nanosecond part, floored away (--allow-truncate).
@@ -164,6 +169,20 @@ const CASES: Case[] = [
 	d1("1-D zlib, 10us -> us in place", [LE, ZLIB], { unit: "us", scale: 10, concurrency: 1 }),
 	d1("1-D zstd", [LE, ZSTD], { shape: [180_000], chunks: [12_000] }),
 	d1("1-D blosc, ns", [LE, BLOSC], { unit: "ns", concurrency: 4 }),
+	// NaT-free chunks beside chunks with NaT, in the pool's reused buffers: what a decode thread said of one chunk
+	// must never be taken for another's.
+	d1("1-D zstd, NaT in every third chunk, ns passed through", [LE, ZSTD], { unit: "ns", natIn: (k) => k % 3 === 2, concurrency: 2 }),
+	// Swapped into a copy, so no buffer comes back; the copy keeps what the thread said (it checked both orders).
+	d1("1-D zstd big-endian, NaT in every other chunk", [BE, ZSTD], { natIn: (k) => k % 2 === 1, concurrency: 4, reuses: false }),
+	d1("1-D blosc, NaT in the first and last chunks only", [LE, BLOSC], { natIn: (k) => k === 0 || k === 20, concurrency: 1 }),
+	d1("1-D zstd, NaT-free, D -> s in place", [LE, ZSTD], { unit: "D", natIn: () => false }),
+	d1("sharded (index at the end), zstd inner chunks, NaT in some", [sharding([10_000], [LE, ZSTD], "end")], {
+		shape: [200_000],
+		chunks: [40_000],
+		inner: [10_000],
+		natIn: (k) => k % 4 === 1,
+		concurrency: 2,
+	}),
 	d1("1-D gzip + crc32c, D -> s in place", [LE, GZIP, CRC32C], { unit: "D", formats: ["arrow", "parquet"] }),
 	d1("1-D zlib, 10us -> us, larger chunks", [LE, ZLIB], { unit: "us", scale: 10, concurrency: 4, shape: [200_000], chunks: [16_384] }),
 	d1("1-D gzip, ps -> ns (floored) in place", [LE, GZIP], { unit: "ps", allowTruncate: true, concurrency: 4, formats: ["arrow", "arrow-stream"] }),

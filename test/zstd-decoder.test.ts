@@ -60,7 +60,7 @@ describe("zstd frames through the 64-bit decoding paths", () => {
 	for (const c of fixtures.cases) {
 		it(`${c.name} decodes to libzstd's bytes on the calling thread`, () => {
 			const output = new Uint8Array(c.length);
-			const length = decoders.decode("zstd", frame(c.name), output);
+			const length = decoders.decode("zstd", frame(c.name), output).length;
 			expect(length).toBe(c.length);
 			expect(sha256(output)).toBe(c.sha256);
 		});
@@ -90,7 +90,7 @@ describe("zstd frames through the 64-bit decoding paths", () => {
 		const output = new Uint8Array(capacity);
 		const got = answers.map(() => {
 			try {
-				return sha256(output.subarray(0, decoders.decode("zstd", mutate(base, next), output)));
+				return sha256(output.subarray(0, decoders.decode("zstd", mutate(base, next), output).length));
 			} catch (error) {
 				expect((error as Error).message).toMatch(/^zstd: the chunk does not decompress \(.+\)$/);
 				return "error";

@@ -7,6 +7,7 @@ import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
 import { linearKernel } from "./linear-kernel.js";
+import { isNatFree } from "./nat-free.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "./wasm/wasm-kernel.js";
 import { planConversion, type ConversionPlan } from "./plan.js";
 
@@ -91,7 +92,8 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 	const in32 = new Int32Array(input.buffer, input.byteOffset, length * 2);
 	if (plan.mode === "passthrough") {
 		const nulls = new NullMask(length, options.allocateBitmap);
-		markNaT(in32, length, nulls);
+		// Values a decode thread found NaT-free need no scan here (nat-free.ts): all valid, no bitmap.
+		if (!isNatFree(input)) markNaT(in32, length, nulls);
 		return { unit: plan.target, values: input, validity: nulls.bitmap(), nullCount: nulls.count };
 	}
 	// Every loop below reads a value before it writes the same position, and a refused value is read before any

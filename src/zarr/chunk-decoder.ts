@@ -15,6 +15,8 @@ export interface DecodedAs {
 	readonly valueBytes: number | "variable";
 	/** Turns the decoded values into this package's values, where they differ (fixed-width strings). */
 	readonly valuesOf?: (decoded: unknown) => ChunkValues;
+	/** The values are datetime64/timedelta64 counts, whose NaT the conversion looks for (see ChunkSpec.scanNaT). */
+	readonly scanNaT?: boolean;
 }
 
 const INT64: DecodedAs = { dataType: "int64", valueBytes: 8 };
@@ -46,6 +48,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 			dataType: decodedAs.dataType,
 			maxDecodedBytes: maxDecodedBytes(chunkShape, decodedAs.valueBytes),
 			bufferPool,
+			scanNaT: decodedAs.scanNaT,
 		});
 		this.#bufferPool = bufferPool;
 		this.inputRoom = this.#pipeline.inputRoom;

@@ -93,7 +93,7 @@ export interface ChunkSourceOptions {
 /** The chunks of a datetime64 array, as int64 counts. */
 export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata, where: string, options: ChunkSourceOptions = {}): ChunkSource {
 	const elements: ChunkElements<BigInt64Array> = {
-		decodedAs: { dataType: "int64", valueBytes: 8 },
+		decodedAs: { dataType: "int64", valueBytes: 8, scanNaT: true },
 		fillChunk: (size, key) => {
 			if (meta.fillValue === null) throw missingWithoutFill(key);
 			return new BigInt64Array(size).fill(meta.fillValue);

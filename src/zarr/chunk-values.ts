@@ -1,3 +1,5 @@
+import { inheritNatFree } from "../convert/nat-free.js";
+
 /**
  * The decoded values of a chunk, a band or a column, whatever the data type: a typed array for fixed-size types
  * (int64 counts for datetime64, bytes 0/1 for bool), a JS array for variable-length strings. The grid code
@@ -37,5 +39,8 @@ export function copyValues<V extends ChunkValues>(from: V, start: number, end: n
 /** Values [start, end): a view for typed arrays (no copy), a shallow copy for strings. */
 export function sliceValues<V extends ChunkValues>(values: V, start: number, end: number): V {
 	if (start === 0 && end === values.length) return values;
-	return (Array.isArray(values) ? values.slice(start, end) : (values as NumericValues).subarray(start, end)) as V;
+	if (Array.isArray(values)) return values.slice(start, end) as V;
+	const part = (values as NumericValues).subarray(start, end);
+	inheritNatFree(values as NumericValues, part);
+	return part as V;
 }

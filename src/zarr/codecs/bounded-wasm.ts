@@ -52,7 +52,7 @@ function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFact
 		warmDecodeThreads();
 		return {
 			kind: "bytes_to_bytes",
-			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool),
+			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true),
 			// A chunk read into a pooled buffer this large decodes into it (see decodeWasmCodec).
 			inputRoom: spec.bufferPool === undefined ? undefined : spec.maxDecodedBytes,
 		};

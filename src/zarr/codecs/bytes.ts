@@ -1,3 +1,4 @@
+import { isNatFree, markNatFree } from "../../convert/nat-free.js";
 import { Dt64ExportError } from "../../errors.js";
 import type { ChunkValues } from "../chunk-values.js";
 import { cStrides } from "../grid.js";
@@ -49,7 +50,10 @@ export const bytesCodec: CodecFactory = (configuration, spec): ArrayToBytesCodec
 			let own = bytes.subarray(0, bytes.byteLength - strayBytes);
 			if (bigEndian || own.byteOffset % width !== 0) own = own.slice();
 			if (bigEndian) swapBytes(own, width);
-			return { data: new Values(own.buffer, own.byteOffset, own.byteLength / width), shape, stride, strayBytes };
+			const data = new Values(own.buffer, own.byteOffset, own.byteLength / width);
+			// A NaT-free chunk stays NaT-free swapped: the decoder checked both byte orders.
+			if (strayBytes === 0 && isNatFree(bytes)) markNatFree(data);
+			return { data, shape, stride, strayBytes };
 		},
 	};
 };

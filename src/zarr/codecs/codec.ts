@@ -14,6 +14,8 @@ export interface ChunkSpec {
 	readonly maxDecodedBytes: number;
 	/** Where decompressors take their output buffers from (see BufferPool), if anywhere. */
 	readonly bufferPool?: BufferPool;
+	/** The values are datetime64/timedelta64 counts: decoders that can, say which chunks hold no NaT (nat-free.ts). */
+	readonly scanNaT?: boolean;
 }
 
 /** A decoded chunk: values, and where value (i0, i1, …) lies in them (`Σ i·stride`). */

@@ -36,9 +36,11 @@ export interface DecodeRequest {
 	readonly buffer: ArrayBuffer;
 	readonly inputLength: number;
 	readonly capacity: number;
+	/** The values are datetime64 counts: say whether they hold no NaT (DecodedLength.natFree). */
+	readonly scanNaT: boolean;
 }
 
-export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & ({ readonly length: number } | { readonly error: string; readonly code: ErrorCode });
+export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & ({ readonly length: number; readonly natFree: boolean } | { readonly error: string; readonly code: ErrorCode });
 
 const data = (workerData as DecodeThreadData | undefined) ?? {};
 let decoders: WasmDecoders | undefined;
@@ -54,11 +56,11 @@ parentPort!.on("message", (message: DecodeRequest | ModuleGift) => {
 		decoders = new WasmDecoders(message.module);
 		return;
 	}
-	const { id, codec, buffer, inputLength, capacity } = message;
+	const { id, codec, buffer, inputLength, capacity, scanNaT } = message;
 	let answer: DecodeAnswer;
 	try {
 		if (decoders === undefined) throw new Dt64ExportError("INTERNAL", `${codec}: a chunk came before the decoders`);
-		answer = { id, buffer, length: decoders.decode(codec, new Uint8Array(buffer, 0, inputLength), new Uint8Array(buffer, 0, capacity)) };
+		answer = { id, buffer, ...decoders.decode(codec, new Uint8Array(buffer, 0, inputLength), new Uint8Array(buffer, 0, capacity), scanNaT) };
 	} catch (error) {
 		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT" };
 	}

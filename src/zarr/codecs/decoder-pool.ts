@@ -7,6 +7,8 @@ import type { WasmCodec } from "./wasm/decoder-module.js";
 export interface Decoded {
 	readonly buffer: ArrayBuffer;
 	readonly length: number;
+	/** The thread found no NaT in the values (asked for with `scanNaT`). */
+	readonly natFree: boolean;
 }
 
 interface Task {
@@ -20,6 +22,7 @@ interface Waiting extends Task {
 	readonly buffer: ArrayBuffer;
 	readonly inputLength: number;
 	readonly capacity: number;
+	readonly scanNaT: boolean;
 }
 
 /** One decode thread and the chunks sent to it that it has not answered. */
@@ -68,9 +71,9 @@ export class DecoderPool {
 	 * The buffer is transferred to the thread and back (do not use it meanwhile): the answer holds the one to use
 	 * afterwards.
 	 */
-	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number): Promise<Decoded> {
+	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false): Promise<Decoded> {
 		return new Promise<Decoded>((resolve, reject) => {
-			this.#waiting.push({ codec, buffer, inputLength, capacity, resolve, reject });
+			this.#waiting.push({ codec, buffer, inputLength, capacity, scanNaT, resolve, reject });
 			this.#dispatch();
 		});
 	}
@@ -80,13 +83,13 @@ export class DecoderPool {
 		while (this.#waiting.length > 0) {
 			const thread = this.#pick();
 			if (thread === undefined) return;
-			const { codec, buffer, inputLength, capacity, resolve, reject } = this.#waiting.shift()!;
+			const { codec, buffer, inputLength, capacity, scanNaT, resolve, reject } = this.#waiting.shift()!;
 			const id = this.#nextId++;
 			// Referenced while it holds a chunk: the process waits for the answer. A chunk waiting here always has a
 			// thread holding one (the compiling thread), which keeps the process alive for it too.
 			if (thread.pending.size === 0) thread.worker.ref();
 			thread.pending.set(id, { codec, resolve, reject });
-			const request: DecodeRequest = { id, codec, buffer, inputLength, capacity };
+			const request: DecodeRequest = { id, codec, buffer, inputLength, capacity, scanNaT };
 			thread.worker.postMessage(request, [buffer]);
 		}
 	}
@@ -141,7 +144,7 @@ export class DecoderPool {
 			thread.pending.delete(answer.id);
 			if (thread.pending.size === 0) thread.worker.unref();
 			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error));
-			else task.resolve({ buffer: answer.buffer, length: answer.length });
+			else task.resolve({ buffer: answer.buffer, length: answer.length, natFree: answer.natFree === true });
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));
 		thread.worker.on("exit", (code) => void this.#fail(thread, new Error(`exited with code ${code}`)));

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { markNatFree } from "../../convert/nat-free.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { DecoderPool } from "./decoder-pool.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
@@ -58,26 +59,29 @@ export function warmDecodeThreads(): void {
  * first copied into a buffer with that room. The decoder copies all of the input into WebAssembly memory before it
  * writes any output, so the two may share the buffer. A whole buffer handed over is the caller's no longer (decoding
  * is the encoded bytes' last use): its view is left detached, or holds the decoded bytes.
+ *
+ * With `scanNaT` (datetime64 counts), the decoder also scans the values for NaT, and the view returned is marked
+ * NaT-free when it holds none (see nat-free.ts).
  */
-export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool): Promise<Uint8Array> {
+export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool, scanNaT = false): Promise<Uint8Array> {
 	const inputLength = input.byteLength;
 	const inPlace = bufferPool?.isWhole(input) === true && input.buffer.byteLength >= capacity;
 	const pool = sharedPool();
+	let decoded: { buffer: ArrayBufferLike; length: number; natFree: boolean };
 	if (pool === null) {
 		onThisThread ??= import("./wasm/decoder-module.js").then((module) => new module.WasmDecoders());
 		const target = inPlace ? new Uint8Array(input.buffer, 0, capacity) : (bufferPool?.acquire(capacity) ?? Buffer.allocUnsafeSlow(capacity));
-		const length = (await onThisThread).decode(codec, input, target);
-		const bytes = new Uint8Array(target.buffer, 0, length);
-		bufferPool?.adopt(bytes);
-		return bytes;
+		decoded = { buffer: target.buffer, ...(await onThisThread).decode(codec, input, target, scanNaT) };
+	} else {
+		let sent: Uint8Array = input;
+		if (!inPlace) {
+			sent = bufferPool?.acquire(inputLength, capacity) ?? Buffer.allocUnsafeSlow(Math.max(inputLength, capacity));
+			sent.set(input);
+		}
+		decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity, scanNaT);
 	}
-	let sent: Uint8Array = input;
-	if (!inPlace) {
-		sent = bufferPool?.acquire(inputLength, capacity) ?? Buffer.allocUnsafeSlow(Math.max(inputLength, capacity));
-		sent.set(input);
-	}
-	const decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity);
 	const bytes = new Uint8Array(decoded.buffer, 0, decoded.length);
 	bufferPool?.adopt(bytes);
+	if (decoded.natFree) markNatFree(bytes);
 	return bytes;
 }

@@ -21,6 +21,14 @@ interface DecoderExports {
 	zstd_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
 	lz4_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
 	blosc_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
+	nat_free(values: number, bytes: number): number;
+}
+
+/** What a decode gives: the decoded length, and whether the decoded values were found to hold no NaT. */
+export interface DecodedLength {
+	readonly length: number;
+	/** True only when asked for (`scanNaT`) and every 8-byte value is other than NaT in either byte order. */
+	readonly natFree: boolean;
 }
 
 let compiled: object | undefined;
@@ -92,14 +100,17 @@ export class WasmDecoders {
 	/**
 	 * Decodes `input` (for lz4, numcodecs' framing: the decoded size, then one block) into the start of `output`
 	 * and returns the decoded length; output past `output.byteLength` is refused by the decoder itself. The two may
-	 * share memory: the input is copied in whole before any output is written.
+	 * share memory: the input is copied in whole before any output is written. With `scanNaT` (chunks of datetime64
+	 * counts) it also says whether the decoded values hold no NaT (see nat-free.ts).
 	 */
-	decode(codec: WasmCodec, input: Uint8Array, output: Uint8Array): number {
+	decode(codec: WasmCodec, input: Uint8Array, output: Uint8Array, scanNaT = false): DecodedLength {
 		const capacity = output.byteLength;
 		const decoded = (codec === "zstd" ? this.#decodeZstdInPlace(input, capacity) : undefined) ?? this.#decodeApart(codec, input, capacity);
 		if (decoded.length < 0) throw new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
+		// Scanned here, where the values were just written, rather than after the copy by the thread that converts.
+		const natFree = scanNaT && this.#exports.nat_free(decoded.target, decoded.length) === 1;
 		output.set(new Uint8Array(this.#exports.memory.buffer, decoded.target, decoded.length));
-		return decoded.length;
+		return { length: decoded.length, natFree };
 	}
 
 	/**
