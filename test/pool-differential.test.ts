@@ -64,7 +64,7 @@ interface Case {
 	blank?: (coords: number[]) => boolean;
 	/**
 	 * The chunks (by index in C order of the grid) that hold NaT, ~1% of their values; by default every chunk. The
-	 * others are NaT-free, which the decode threads report and the conversion trusts (convert/nat-free.ts).
+	 * others are NaT-free, which the decode threads report and the conversion trusts (convert/nat-positions.ts).
 	 */
 	natIn?: (chunkIndex: number) => boolean;
 	/** undefined: the default of both sides. */

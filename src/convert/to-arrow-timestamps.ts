@@ -7,7 +7,7 @@ import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
 import { linearKernel } from "./linear-kernel.js";
-import { isNatFree } from "./nat-free.js";
+import { natPositionsOf } from "./nat-positions.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "./wasm/wasm-kernel.js";
 import { planConversion, type ConversionPlan } from "./plan.js";
 
@@ -92,8 +92,10 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 	const in32 = new Int32Array(input.buffer, input.byteOffset, length * 2);
 	if (plan.mode === "passthrough") {
 		const nulls = new NullMask(length, options.allocateBitmap);
-		// Values a decode thread found NaT-free need no scan here (nat-free.ts): all valid, no bitmap.
-		if (!isNatFree(input)) markNaT(in32, length, nulls);
+		// Where a decode thread said where NaT may be (nat-positions.ts), only those values are checked.
+		const candidates = natPositionsOf(input);
+		if (candidates === undefined) markNaT(in32, length, nulls);
+		else markNaTAt(in32, candidates, nulls);
 		return { unit: plan.target, values: input, validity: nulls.bitmap(), nullCount: nulls.count };
 	}
 	// Every loop below reads a value before it writes the same position, and a refused value is read before any
@@ -189,6 +191,14 @@ class NullMask {
 /** Marks every NaT; a tight loop over the high words, since a NaT's high word is rare in real data. */
 function markNaT(in32: Int32Array, length: number, nulls: NullMask): void {
 	for (let i = 0; i < length; i++) {
+		if (in32[2 * i + 1] === INT32_MIN && in32[2 * i] === 0) nulls.set(i);
+	}
+}
+
+/** Marks the NaT among the values at `candidates` (increasing positions): the others are known not to be NaT. */
+function markNaTAt(in32: Int32Array, candidates: Int32Array, nulls: NullMask): void {
+	for (let k = 0; k < candidates.length; k++) {
+		const i = candidates[k];
 		if (in32[2 * i + 1] === INT32_MIN && in32[2 * i] === 0) nulls.set(i);
 	}
 }

@@ -1,4 +1,4 @@
-import { inheritNatFree } from "../convert/nat-free.js";
+import { inheritNatPositions } from "../convert/nat-positions.js";
 
 /**
  * The decoded values of a chunk, a band or a column, whatever the data type: a typed array for fixed-size types
@@ -41,6 +41,6 @@ export function sliceValues<V extends ChunkValues>(values: V, start: number, end
 	if (start === 0 && end === values.length) return values;
 	if (Array.isArray(values)) return values.slice(start, end) as V;
 	const part = (values as NumericValues).subarray(start, end);
-	inheritNatFree(values as NumericValues, part);
+	inheritNatPositions(values as NumericValues, part, start, end);
 	return part as V;
 }

@@ -1,4 +1,4 @@
-import { isNatFree, markNatFree } from "../../convert/nat-free.js";
+import { natPositionsOf, recordNatPositions } from "../../convert/nat-positions.js";
 import { Dt64ExportError } from "../../errors.js";
 import type { ChunkValues } from "../chunk-values.js";
 import { cStrides } from "../grid.js";
@@ -51,8 +51,9 @@ export const bytesCodec: CodecFactory = (configuration, spec): ArrayToBytesCodec
 			if (bigEndian || own.byteOffset % width !== 0) own = own.slice();
 			if (bigEndian) swapBytes(own, width);
 			const data = new Values(own.buffer, own.byteOffset, own.byteLength / width);
-			// A NaT-free chunk stays NaT-free swapped: the decoder checked both byte orders.
-			if (strayBytes === 0 && isNatFree(bytes)) markNatFree(data);
+			// The same values at the same positions, swapped or not: the decoder looked for NaT in both byte orders.
+			const natPositions = strayBytes === 0 ? natPositionsOf(bytes) : undefined;
+			if (natPositions !== undefined) recordNatPositions(data, natPositions);
 			return { data, shape, stride, strayBytes };
 		},
 	};

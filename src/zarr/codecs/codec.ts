@@ -14,7 +14,7 @@ export interface ChunkSpec {
 	readonly maxDecodedBytes: number;
 	/** Where decompressors take their output buffers from (see BufferPool), if anywhere. */
 	readonly bufferPool?: BufferPool;
-	/** The values are datetime64/timedelta64 counts: decoders that can, say which chunks hold no NaT (nat-free.ts). */
+	/** The values are datetime64/timedelta64 counts: decoders that can, say where NaT may be (nat-positions.ts). */
 	readonly scanNaT?: boolean;
 }
 

@@ -36,11 +36,11 @@ export interface DecodeRequest {
 	readonly buffer: ArrayBuffer;
 	readonly inputLength: number;
 	readonly capacity: number;
-	/** The values are datetime64 counts: say whether they hold no NaT (DecodedLength.natFree). */
+	/** The values are datetime64 counts: say where NaT may be among them (DecodedLength.natPositions). */
 	readonly scanNaT: boolean;
 }
 
-export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & ({ readonly length: number; readonly natFree: boolean } | { readonly error: string; readonly code: ErrorCode });
+export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & ({ readonly length: number; readonly natPositions: Int32Array | null } | { readonly error: string; readonly code: ErrorCode });
 
 const data = (workerData as DecodeThreadData | undefined) ?? {};
 let decoders: WasmDecoders | undefined;
@@ -64,5 +64,6 @@ parentPort!.on("message", (message: DecodeRequest | ModuleGift) => {
 	} catch (error) {
 		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT" };
 	}
-	parentPort!.postMessage(answer, [buffer]);
+	const natPositions = "natPositions" in answer ? answer.natPositions : null;
+	parentPort!.postMessage(answer, natPositions === null ? [buffer] : [buffer, natPositions.buffer as ArrayBuffer]);
 });

@@ -7,8 +7,8 @@ import type { WasmCodec } from "./wasm/decoder-module.js";
 export interface Decoded {
 	readonly buffer: ArrayBuffer;
 	readonly length: number;
-	/** The thread found no NaT in the values (asked for with `scanNaT`). */
-	readonly natFree: boolean;
+	/** Where NaT may be among the values, as the thread found (asked for with `scanNaT`; see DecodedLength). */
+	readonly natPositions: Int32Array | null;
 }
 
 interface Task {
@@ -144,7 +144,7 @@ export class DecoderPool {
 			thread.pending.delete(answer.id);
 			if (thread.pending.size === 0) thread.worker.unref();
 			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error));
-			else task.resolve({ buffer: answer.buffer, length: answer.length, natFree: answer.natFree === true });
+			else task.resolve({ buffer: answer.buffer, length: answer.length, natPositions: answer.natPositions ?? null });
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));
 		thread.worker.on("exit", (code) => void this.#fail(thread, new Error(`exited with code ${code}`)));

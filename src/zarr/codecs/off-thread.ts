@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { markNatFree } from "../../convert/nat-free.js";
+import { recordNatPositions } from "../../convert/nat-positions.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { DecoderPool } from "./decoder-pool.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
@@ -60,14 +60,14 @@ export function warmDecodeThreads(): void {
  * writes any output, so the two may share the buffer. A whole buffer handed over is the caller's no longer (decoding
  * is the encoded bytes' last use): its view is left detached, or holds the decoded bytes.
  *
- * With `scanNaT` (datetime64 counts), the decoder also scans the values for NaT, and the view returned is marked
- * NaT-free when it holds none (see nat-free.ts).
+ * With `scanNaT` (datetime64 counts), the decoder also finds where NaT may be among the values, and the view
+ * returned carries it (see nat-positions.ts).
  */
 export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool, scanNaT = false): Promise<Uint8Array> {
 	const inputLength = input.byteLength;
 	const inPlace = bufferPool?.isWhole(input) === true && input.buffer.byteLength >= capacity;
 	const pool = sharedPool();
-	let decoded: { buffer: ArrayBufferLike; length: number; natFree: boolean };
+	let decoded: { buffer: ArrayBufferLike; length: number; natPositions: Int32Array | null };
 	if (pool === null) {
 		onThisThread ??= import("./wasm/decoder-module.js").then((module) => new module.WasmDecoders());
 		const target = inPlace ? new Uint8Array(input.buffer, 0, capacity) : (bufferPool?.acquire(capacity) ?? Buffer.allocUnsafeSlow(capacity));
@@ -82,6 +82,6 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 	}
 	const bytes = new Uint8Array(decoded.buffer, 0, decoded.length);
 	bufferPool?.adopt(bytes);
-	if (decoded.natFree) markNatFree(bytes);
+	if (decoded.natPositions !== null) recordNatPositions(bytes, decoded.natPositions);
 	return bytes;
 }

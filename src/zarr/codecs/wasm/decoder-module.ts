@@ -21,14 +21,18 @@ interface DecoderExports {
 	zstd_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
 	lz4_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
 	blosc_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
-	nat_free(values: number, bytes: number): number;
+	nat_positions(values: number, bytes: number, positions: number, room: number): number;
 }
 
-/** What a decode gives: the decoded length, and whether the decoded values were found to hold no NaT. */
+/** What a decode gives: the decoded length, and where NaT may be among the decoded values. */
 export interface DecodedLength {
 	readonly length: number;
-	/** True only when asked for (`scanNaT`) and every 8-byte value is other than NaT in either byte order. */
-	readonly natFree: boolean;
+	/**
+	 * With `scanNaT`: the increasing positions of the 8-byte values that are NaT in either byte order (every NaT is
+	 * among them); null when not asked, when the bytes are not whole values, or when more than one in 16 may be NaT
+	 * (the caller then scans itself).
+	 */
+	readonly natPositions: Int32Array | null;
 }
 
 let compiled: object | undefined;
@@ -85,6 +89,7 @@ export class WasmDecoders {
 	readonly #exports: DecoderExports;
 	readonly #input: Region;
 	readonly #output: Region;
+	readonly #positions: Region;
 
 	/**
 	 * `module`: the decoders' compiled WebAssembly.Module, as another thread compiled it (see decoder-pool.ts);
@@ -95,22 +100,31 @@ export class WasmDecoders {
 		this.#exports = new webAssembly.Instance(this.module, wasiStubs(this.module)).exports as DecoderExports;
 		this.#input = new Region(this.#exports);
 		this.#output = new Region(this.#exports);
+		this.#positions = new Region(this.#exports);
 	}
 
 	/**
 	 * Decodes `input` (for lz4, numcodecs' framing: the decoded size, then one block) into the start of `output`
 	 * and returns the decoded length; output past `output.byteLength` is refused by the decoder itself. The two may
 	 * share memory: the input is copied in whole before any output is written. With `scanNaT` (chunks of datetime64
-	 * counts) it also says whether the decoded values hold no NaT (see nat-free.ts).
+	 * counts) it also says where NaT may be among the decoded values (see nat-positions.ts).
 	 */
 	decode(codec: WasmCodec, input: Uint8Array, output: Uint8Array, scanNaT = false): DecodedLength {
 		const capacity = output.byteLength;
 		const decoded = (codec === "zstd" ? this.#decodeZstdInPlace(input, capacity) : undefined) ?? this.#decodeApart(codec, input, capacity);
 		if (decoded.length < 0) throw new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
 		// Scanned here, where the values were just written, rather than after the copy by the thread that converts.
-		const natFree = scanNaT && this.#exports.nat_free(decoded.target, decoded.length) === 1;
+		const natPositions = scanNaT ? this.#natPositions(decoded.target, decoded.length) : null;
 		output.set(new Uint8Array(this.#exports.memory.buffer, decoded.target, decoded.length));
-		return { length: decoded.length, natFree };
+		return { length: decoded.length, natPositions };
+	}
+
+	/** The positions of possible NaT among the values at `values` (see DecodedLength.natPositions). */
+	#natPositions(values: number, bytes: number): Int32Array | null {
+		const room = Math.floor(bytes / 8 / 16) + 16;
+		const positions = this.#positions.ensure(4 * room);
+		const found = this.#exports.nat_positions(values, bytes, positions, room);
+		return found < 0 ? null : new Int32Array(this.#exports.memory.buffer, positions, found).slice();
 	}
 
 	/**

@@ -26,21 +26,40 @@ EXPORT("alloc") void *dt64_alloc(size_t bytes) { return malloc(bytes); }
 
 EXPORT("release") void dt64_release(void *pointer) { free(pointer); }
 
+/* Whether an 8-byte value is NaT (INT64_MIN) read in either byte order: little endian, or big endian unswapped. */
+static inline int maybe_nat(uint64_t value) { return (value == 0x8000000000000000ull) | (value == 0x80ull); }
+
 /*
- * Whether none of the values at `values` is NaT, for chunks of datetime64 counts: 1 when `bytes` is a whole number of
- * 8-byte values and none of them is INT64_MIN in either byte order (little endian, or big endian before the export
- * swaps it), else 0. Run on a decoded chunk while it is still in this module's memory, so that the main thread can
- * skip its own NaT scan of the chunk. No early exit: the loop vectorizes, and a NaT-free chunk is read whole anyway.
+ * The positions of the values at `values` that may be NaT, for chunks of datetime64 counts: the index of every
+ * 8-byte value that is INT64_MIN in either byte order (little endian, or big endian before the export swaps it), in
+ * increasing order, written to `positions`; returns how many, or -1 when `bytes` is not a whole number of values or
+ * there are more than `room`. Every NaT is among them, whichever the byte order, so that the main thread checks only
+ * these instead of scanning the chunk (it checks each: a value that is NaT in the other order only is not one).
+ * Run on a decoded chunk while it is still in this module's memory. Runs of 16 values are first tested together
+ * (a loop that vectorizes), and only a run holding a candidate is walked value by value.
  */
-EXPORT("nat_free") int32_t dt64_nat_free(const unsigned char *values, size_t bytes) {
-	if (bytes % 8 != 0) return 0;
-	uint64_t seen = 0;
-	for (size_t at = 0; at < bytes; at += 8) {
-		uint64_t value;
-		memcpy(&value, values + at, 8);
-		seen |= (uint64_t)(value == 0x8000000000000000ull) | (uint64_t)(value == 0x80ull);
+EXPORT("nat_positions") int32_t dt64_nat_positions(const unsigned char *values, size_t bytes, int32_t *positions, int32_t room) {
+	if (bytes % 8 != 0) return -1;
+	size_t count = bytes / 8, found = 0;
+	for (size_t run = 0; run < count; run += 16) {
+		size_t end = run + 16 < count ? run + 16 : count;
+		uint64_t seen = 0;
+		for (size_t i = run; i < end; i++) {
+			uint64_t value;
+			memcpy(&value, values + 8 * i, 8);
+			seen |= (uint64_t)maybe_nat(value);
+		}
+		if (seen == 0) continue;
+		for (size_t i = run; i < end; i++) {
+			uint64_t value;
+			memcpy(&value, values + 8 * i, 8);
+			if (maybe_nat(value)) {
+				if (found == (size_t)room) return -1;
+				positions[found++] = (int32_t)i;
+			}
+		}
 	}
-	return seen == 0;
+	return (int32_t)found;
 }
 
 static ZSTD_DCtx *zstd_context;
