@@ -17,13 +17,8 @@ interface Task {
 	reject(error: Error): void;
 }
 
-/** A chunk not yet sent to a thread, and its task. */
-interface Waiting extends Task {
-	readonly buffer: ArrayBuffer;
-	readonly inputLength: number;
-	readonly capacity: number;
-	readonly scanNaT: boolean;
-}
+/** A chunk not yet sent to a thread: its request but for the id, given when it is sent, and its task. */
+type Waiting = Task & Omit<DecodeRequest, "id">;
 
 /** One decode thread and the chunks sent to it that it has not answered. */
 interface DecodeThread {
@@ -83,14 +78,14 @@ export class DecoderPool {
 		while (this.#waiting.length > 0) {
 			const thread = this.#pick();
 			if (thread === undefined) return;
-			const { codec, buffer, inputLength, capacity, scanNaT, resolve, reject } = this.#waiting.shift()!;
+			const { resolve, reject, ...unsent } = this.#waiting.shift()!;
 			const id = this.#nextId++;
 			// Referenced while it holds a chunk: the process waits for the answer. A chunk waiting here always has a
 			// thread holding one (the compiling thread), which keeps the process alive for it too.
 			if (thread.pending.size === 0) thread.worker.ref();
-			thread.pending.set(id, { codec, resolve, reject });
-			const request: DecodeRequest = { id, codec, buffer, inputLength, capacity, scanNaT };
-			thread.worker.postMessage(request, [buffer]);
+			thread.pending.set(id, { codec: unsent.codec, resolve, reject });
+			const request: DecodeRequest = { id, ...unsent };
+			thread.worker.postMessage(request, [request.buffer]);
 		}
 	}
 
