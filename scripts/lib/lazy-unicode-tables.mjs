@@ -11,13 +11,18 @@
 // (and test/cli-bundle.test.ts checks the bundle). Each replacement is one line, as the text it replaces: the
 // module's lines, and so its source map, stay as they were.
 
-/** What string-width's module evaluates at load, and its lazy replacement; `count` per module where it occurs. */
+/**
+ * What string-width's module evaluates at load, its lazy replacement, and how many times a copy may hold it: the
+ * segmenter once in every version, the expression once or not at all (string-width 7 has none).
+ */
 const DEFERRED = [
 	{
+		occurs: [1],
 		text: "const segmenter = new Intl.Segmenter();",
 		lazy: "let segmenterBuilt; const segmenter = { segment: (text) => (segmenterBuilt ??= new Intl.Segmenter()).segment(text) };",
 	},
 	{
+		occurs: [0, 1],
 		text: "const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;",
 		lazy: 'let rgiEmojiBuilt; const rgiEmojiRegex = { test: (text) => (rgiEmojiBuilt ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(text) };',
 	},
@@ -28,16 +33,12 @@ export function isStringWidth(id) {
 	return /[\\/]node_modules[\\/]string-width[\\/]index\.js$/.test(id);
 }
 
-/**
- * string-width's source with its Intl.Segmenter and RGI_Emoji expression built on first use. The segmenter line must
- * occur once; the expression once or not at all (string-width 7 has none).
- */
+/** string-width's source with its Intl.Segmenter and RGI_Emoji expression built on first use (see DEFERRED). */
 export function deferUnicodeTables(code, id) {
 	let out = code;
-	for (const { text, lazy } of DEFERRED) {
+	for (const { occurs, text, lazy } of DEFERRED) {
 		const count = out.split(text).length - 1;
-		const required = text.includes("Segmenter") ? [1] : [0, 1];
-		if (!required.includes(count)) throw new Error(`lazy-unicode-tables: ${id}: expected ${required.join(" or ")} of \`${text}\`, found ${count}`);
+		if (!occurs.includes(count)) throw new Error(`lazy-unicode-tables: ${id}: expected ${occurs.join(" or ")} of \`${text}\`, found ${count}`);
 		out = out.replace(text, lazy);
 	}
 	return out;
