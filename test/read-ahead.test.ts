@@ -31,6 +31,28 @@ const settle = async () => {
 	for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
+const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+/** Waits (up to 20 s) until `condition` holds. */
+async function until(condition: () => boolean): Promise<void> {
+	for (let waited = 0; !condition(); waited += 10) {
+		if (waited > 20_000) throw new Error("the condition did not come true in 20 s");
+		await settle();
+		await tick();
+	}
+}
+
+/** Waits until `measure` has kept its value through five rounds of the event loop and 10 ms each. */
+async function untilStill(measure: () => number): Promise<void> {
+	for (let still = 0, last = measure(); still < 5; ) {
+		await settle();
+		await tick();
+		const now = measure();
+		still = now === last ? still + 1 : 0;
+		last = now;
+	}
+}
+
 /**
  * The export stages (Arrow IPC, concurrency 4) of a 400,000-value store in 40 chunks written as `name`, and the
  * chunks it reads, in the order it launches them.
@@ -114,19 +136,31 @@ describe("an export reading ahead behind a slow destination", () => {
 		const pending: (() => void)[] = [];
 		const slow = new Writable({ write: (_chunk, _encoding, done) => pending.push(() => done()) });
 		const finished = pipeline(reader, batcher, writer, slow);
-		for (let i = 0; i < 10; i++) await settle();
+		// The reads are real file reads: on a busy machine they take a while, so the test waits for the first write
+		// and then for the reads to stop, by the clock as well as by turns of the event loop.
+		await until(() => pending.length > 0);
+		await untilStill(() => reads.length);
 		const held = reads.length;
 		// Still the first chunk's write in flight: the reads launched before it began, and nothing since.
 		expect(pending.length).toBeGreaterThan(0);
 		expect(held).toBeLessThanOrEqual(5);
 		for (let i = 0; i < 10; i++) await settle();
+		await new Promise((resolve) => setTimeout(resolve, 100));
 		expect(reads.length).toBe(held);
-		// Each write that ends lets the export go on, and it ends with every chunk read once.
-		for (let step = 0; step < 1000 && (pending.length > 0 || reads.length < 40); step++) {
-			pending.shift()?.();
+		// Each write that ends lets the export go on, and it ends with every chunk read once. The writes are ended
+		// until the pipeline itself has finished: a write may still come after the last read was launched (the
+		// reads are real file reads, slower on a busy machine), and one left pending would hang the export.
+		let over = false;
+		const ended = finished.finally(() => {
+			over = true;
+		});
+		while (!over) {
+			const next = pending.shift();
+			if (next) next();
+			else await new Promise((resolve) => setTimeout(resolve, 1));
 			await settle();
 		}
-		await finished;
+		await ended;
 		expect([...reads].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
 	});
 });
