@@ -9,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DecoderPool } from "../src/zarr/codecs/decoder-pool.js";
+import { defaultDecodeThreads } from "../src/zarr/codecs/off-thread.js";
 
 const WORKER = new URL("./support/module-echo-worker.mjs", import.meta.url);
 const COMPILED = 0;
@@ -69,5 +70,11 @@ describe("DecoderPool", () => {
 		const waiting = expect(chunk(pool)).rejects.toThrow(/^the decoder pool was closed$/);
 		await pool.close();
 		await Promise.all([first, waiting]);
+	});
+});
+
+describe("the number of decode threads", () => {
+	it("one per core but the main thread's, 1 to 4", () => {
+		expect([1, 2, 3, 4, 5, 8, 64].map((cores) => defaultDecodeThreads(cores))).toEqual([1, 1, 2, 3, 4, 4, 4]);
 	});
 });
