@@ -1,11 +1,9 @@
 /**
  * A CF time array as every path opens it: detection, its decoding (coding and missing-value markers) worked out
- * once from its metadata, the unit `--unit auto` gives it, and its Arrow field. A CF time array exported alone, a
- * table column, an index coordinate and inspect's first and last values all go through here and decode with
- * decodeCfTimes: one set of rules, one unit choice, one field metadata.
+ * once from its metadata, and the unit `--unit auto` gives it. A CF time array exported alone, a table column, an
+ * index coordinate and inspect's first and last values all go through here and decode with decodeCfTimes: one set of
+ * rules, one unit choice, and one field metadata (cf-time-field.ts).
  */
-import type { Field } from "apache-arrow";
-import { arrowTimeField } from "../arrow/time-field.js";
 import type { TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { errorInContext, UsageError } from "../errors.js";
@@ -30,12 +28,6 @@ export interface CfOptions {
 
 /** The numeric data types a CF time array may have. */
 const CF_TIME_DATA_TYPES: ReadonlySet<string> = new Set(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]);
-
-/** Field metadata key marking a column decoded from CF time counts ("true"). */
-export const CF_DECODED_KEY = "zarr.cf_decoded";
-
-/** The attributes a decoded CF time field keeps, as written: what a reader needs to tell what was decoded. */
-const KEPT_TIME_ATTRIBUTES = ["units", "calendar", "dtype", "long_name", "standard_name"] as const;
 
 /** How a CF time array decodes: worked out once, when it is opened. */
 export interface CfTimeDecoding {
@@ -123,16 +115,4 @@ export function cfTimeUnit(decoding: CfTimeDecoding, metadata: PlainArrayMetadat
 	if (asked !== "auto") return asked;
 	if (decoding.autoUnit !== undefined) return decoding.autoUnit;
 	throw new UsageError(`${cfArrayContext(metadata.path)}: its float CF time counts were not read when it was opened, so unit auto cannot choose their unit: open the table with unit auto, or export with a unit`, { option: "unit", path: metadata.path });
-}
-
-/**
- * The Arrow field of a decoded CF time array: Timestamp (Duration for the timedelta form), nullable, its metadata
- * the Zarr data type, the CF attributes kept as written and `zarr.cf_decoded: "true"`.
- */
-export function cfTimeField(name: string, metadata: PlainArrayMetadata, coding: CfTimeCoding, unit: TargetUnit, timezone: string | null): Field {
-	const duration = coding.kind === "duration";
-	const field = arrowTimeField({ name, kind: duration ? "timedelta64" : "datetime64", unit, timezone: duration ? null : timezone, zarrDataType: metadata.rawDataType });
-	for (const key of KEPT_TIME_ATTRIBUTES) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
-	field.metadata.set(CF_DECODED_KEY, "true");
-	return field;
 }

@@ -1,4 +1,5 @@
-import { cfTimeField, cfTimeUnit, parseCfTimeDecoding, type CfTimeDecoding } from "../cf/cf-time-array.js";
+import { cfTimeUnit, parseCfTimeDecoding, type CfTimeDecoding } from "../cf/cf-time-array.js";
+import { cfTimeField } from "../cf/cf-time-field.js";
 import { baseCfTargetUnit } from "../cf/cf-target-unit.js";
 import { decodeCfTimes } from "../cf/decode-cf-times.js";
 import { isFloatType } from "../cf/missing-value.js";

@@ -1,0 +1,28 @@
+/**
+ * The Arrow field of a decoded CF time array. Apart from cf-time-array.ts, which opening a store needs, so that
+ * apache-arrow (a third of the CLI's code) is loaded only by the export's stages, while its first chunks are read
+ * and decoded (test/cli-bundle.test.ts checks that no module the CLI starts with imports it).
+ */
+import type { Field } from "apache-arrow";
+import { arrowTimeField } from "../arrow/time-field.js";
+import type { TargetUnit } from "../dtype/units.js";
+import type { PlainArrayMetadata } from "../zarr/array-metadata.js";
+import type { CfTimeCoding } from "./cf-time-coding.js";
+
+/** Field metadata key marking a column decoded from CF time counts ("true"). */
+export const CF_DECODED_KEY = "zarr.cf_decoded";
+
+/** The attributes a decoded CF time field keeps, as written: what a reader needs to tell what was decoded. */
+const KEPT_TIME_ATTRIBUTES = ["units", "calendar", "dtype", "long_name", "standard_name"] as const;
+
+/**
+ * The Arrow field of a decoded CF time array: Timestamp (Duration for the timedelta form), nullable, its metadata
+ * the Zarr data type, the CF attributes kept as written and `zarr.cf_decoded: "true"`.
+ */
+export function cfTimeField(name: string, metadata: PlainArrayMetadata, coding: CfTimeCoding, unit: TargetUnit, timezone: string | null): Field {
+	const duration = coding.kind === "duration";
+	const field = arrowTimeField({ name, kind: duration ? "timedelta64" : "datetime64", unit, timezone: duration ? null : timezone, zarrDataType: metadata.rawDataType });
+	for (const key of KEPT_TIME_ATTRIBUTES) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
+	field.metadata.set(CF_DECODED_KEY, "true");
+	return field;
+}
