@@ -40,3 +40,17 @@ await build({
 		sourcemap: true,
 	},
 });
+
+// Files the bundled modules read beside themselves (`new URL("./name", import.meta.url)`), such as the decoders'
+// WebAssembly, are copied from where tsc's output reads them; the build fails on one that cannot be found, rather
+// than a CLI failing when it first needs it.
+const dist = fs.readdirSync(path.join(root, "dist"), { recursive: true }).filter((file) => !file.startsWith(`bundle${path.sep}`));
+const assets = dist.filter((file) => !file.endsWith(".js") && !file.endsWith(".map") && !file.endsWith(".d.ts"));
+for (const chunk of fs.readdirSync(outDir).filter((file) => file.endsWith(".js"))) {
+	for (const [, name] of fs.readFileSync(path.join(outDir, chunk), "utf8").matchAll(/new URL\("\.\/([^"]+)", import\.meta\.url\)/g)) {
+		if (name.endsWith(".js")) continue;
+		const found = assets.filter((file) => path.basename(file) === name);
+		if (found.length !== 1) throw new Error(`bundle-cli: ${chunk} reads ${name} beside itself; dist/ holds ${found.length} files of that name`);
+		fs.copyFileSync(path.join(root, "dist", found[0]), path.join(outDir, name));
+	}
+}

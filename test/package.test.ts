@@ -14,6 +14,7 @@ const work = tempDir("dt64-package-");
 const consumer = path.join(work, "consumer");
 const installed = path.join(consumer, "node_modules", "dt64-export");
 const STORE = path.join(REPO, "data/weather-station.zarr");
+const SHARDED = path.join(REPO, "data/sharded-2d.zarr");
 let install: { status: number | null; stdout: string; stderr: string };
 
 function run(command: string, args: string[], options: SpawnSyncOptions = {}): { status: number | null; stdout: string; stderr: string } {
@@ -69,6 +70,18 @@ describe("the packed package, installed", () => {
 		const out = path.join(consumer, "weather.arrow");
 		succeed(bin, [STORE, "-o", out, "-q"]);
 		expect(readArrow(out).numRows).toBe(17520);
+		// zstd inside shards: decoded on a decode thread, by the WebAssembly file the bundle holds beside it.
+		const sharded = path.join(consumer, "sharded.arrow");
+		succeed(bin, [SHARDED, "-o", sharded, "-q"]);
+		expect(readArrow(sharded).numRows).toBe(8760);
+	});
+
+	it("holds the decoders' WebAssembly where the bundle and the library read it, and the library decodes with it", () => {
+		const committed = fs.readFileSync(path.join(REPO, "src/zarr/codecs/wasm/decoders.wasm"));
+		for (const copy of ["dist/bundle/decoders.wasm", "dist/zarr/codecs/wasm/decoders.wasm"]) expect(fs.readFileSync(path.join(installed, copy)).equals(committed), copy).toBe(true);
+		const out = path.join(consumer, "sharded-library.arrow");
+		succeed(process.execPath, ["--input-type=module", "-e", `import { exportToFile } from "dt64-export"; await exportToFile(${JSON.stringify(SHARDED)}, ${JSON.stringify(out)});`]);
+		expect(readArrow(out).numRows).toBe(8760);
 	});
 
 	it("imports as ESM and loads with require", () => {

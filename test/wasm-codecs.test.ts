@@ -13,7 +13,8 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CODECS } from "../src/zarr/codecs/codec-map.js";
 import type { BytesToBytesCodec } from "../src/zarr/codecs/codec.js";
-import { WasmDecoders, type WasmCodec } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { DECODERS_WASM, readDecoderBytes, WasmDecoders, type WasmCodec } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { Dt64ExportError } from "../src/errors.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
 
 const REPO = path.resolve(import.meta.dirname, "..");
@@ -112,13 +113,21 @@ const clang = spawnSync("clang-19", ["--version"]).status === 0;
 const sources = fs.existsSync("/tmp/dt64-export-wasm-codecs/sources/c-blosc_1.21.3+ds.orig.tar.xz");
 
 describe("the committed WebAssembly", () => {
+	it("is read from its file beside the decoders' module; a missing file is named, with the reason", () => {
+		expect(Buffer.from(readDecoderBytes()).subarray(0, 4).toString("latin1")).toBe("\0asm");
+		expect(DECODERS_WASM.pathname.endsWith("/src/zarr/codecs/wasm/decoders.wasm")).toBe(true);
+		const missing = new URL("./no-such-decoders.wasm", DECODERS_WASM);
+		expect(() => readDecoderBytes(missing)).toThrow(Dt64ExportError);
+		expect(() => readDecoderBytes(missing)).toThrow(/^the zstd, lz4 and blosc decoders' WebAssembly \/.*no-such-decoders\.wasm cannot be read \(ENOENT: no such file or directory\): reinstall dt64-export/);
+	});
+
 	it.skipIf(!clang || !sources)(
 		`is what scripts/build-wasm-codecs.sh builds${clang && sources ? "" : " (skipped: needs clang-19, lld-19, wasi-libc and the Debian sources fetched by a first run of the script)"}`,
 		() => {
-			const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dt64-wasm-")), "decoders-wasm.ts");
+			const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dt64-wasm-")), "decoders.wasm");
 			const build = spawnSync("bash", [path.join(REPO, "scripts", "build-wasm-codecs.sh"), out], { encoding: "utf8" });
 			expect(build.stderr).toBe("");
-			expect(fs.readFileSync(out, "utf8")).toBe(fs.readFileSync(path.join(REPO, "src", "zarr", "codecs", "wasm", "decoders-wasm.ts"), "utf8"));
+			expect(fs.readFileSync(out).equals(fs.readFileSync(path.join(REPO, "src", "zarr", "codecs", "wasm", "decoders.wasm")))).toBe(true);
 		},
 		180_000,
 	);

@@ -1,7 +1,8 @@
-import { Dt64ExportError } from "../../../errors.js";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Dt64ExportError, systemErrorReason } from "../../../errors.js";
 import { capacityFor } from "../../../memory/buffer-pool.js";
 import { zstdContentBound } from "../zstd-frame.js";
-import { DECODERS_WASM_BASE64 } from "./decoders-wasm.js";
 
 /** The decoders of decoders.c, by codec name. */
 export type WasmCodec = "zstd" | "lz4" | "blosc";
@@ -33,6 +34,22 @@ export interface DecodedLength {
 	 * (the caller then scans itself).
 	 */
 	readonly natPositions: Int32Array | null;
+}
+
+/**
+ * The decoders' WebAssembly (scripts/build-wasm-codecs.sh), beside this module: in src/, in dist/ and in the CLI
+ * bundle's folder (`npm run build` copies it to both). Read from its file, not embedded as base64 in a module, which
+ * cost each decode thread 3-6 MiB and a few ms to parse and decode.
+ */
+export const DECODERS_WASM = new URL("./decoders.wasm", import.meta.url);
+
+/** The bytes of the decoders' WebAssembly at `file`; a missing or unreadable file is named, with the reason. */
+export function readDecoderBytes(file: URL = DECODERS_WASM): Uint8Array {
+	try {
+		return readFileSync(file);
+	} catch (error) {
+		throw new Dt64ExportError("INTERNAL", `the zstd, lz4 and blosc decoders' WebAssembly ${fileURLToPath(file)} cannot be read (${systemErrorReason(error as Error)}): reinstall dt64-export, or run npm run build in its checkout`);
+	}
 }
 
 let compiled: object | undefined;
@@ -96,7 +113,7 @@ export class WasmDecoders {
 	 * without it, this thread compiles them once.
 	 */
 	constructor(module?: object) {
-		this.module = module ?? (compiled ??= new webAssembly.Module(Buffer.from(DECODERS_WASM_BASE64, "base64")));
+		this.module = module ?? (compiled ??= new webAssembly.Module(readDecoderBytes()));
 		this.#exports = new webAssembly.Instance(this.module, wasiStubs(this.module)).exports as DecoderExports;
 		this.#input = new Region(this.#exports);
 		this.#output = new Region(this.#exports);
