@@ -11,6 +11,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BIN, tempDir } from "./support/cli.js";
 
+// The stores here are small, whose chunks would otherwise decode on the calling thread: threads are asked for.
+process.env.DT64_DECODE_THREADS ??= "2";
+
 const REPO = path.resolve(import.meta.dirname, "..");
 const PRELOAD = path.join(REPO, "test", "support", "faulty-decode-threads.mjs");
 const LE = { name: "bytes", configuration: { endian: "little" } };

@@ -16,6 +16,10 @@ import { startServer, type TestServer } from "./support/http-server.js";
 import { describeForCli } from "../src/cli/error-advice.js";
 import type { Dt64ExportError } from "../src/errors.js";
 
+// The decode threads, whatever the size of the stores here (small arrays otherwise decode on the calling thread);
+// decode-in-thread.test.ts runs these tests again on the calling thread (it sets 0 before importing this file).
+process.env.DT64_DECODE_THREADS ??= "2";
+
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const GZIP = { name: "gzip", configuration: { level: 1 } };
 const ZSTD = { name: "zstd", configuration: { level: 3, checksum: false } };

@@ -14,6 +14,10 @@ import type { OutputFormat } from "../src/export-plan.js";
 import { BIN, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess, tempFilesIn, type Outcome } from "./support/export-in-process.js";
 
+// The decode threads, whatever the size of the stores here (small arrays otherwise decode on the calling thread);
+// decode-in-thread.test.ts runs these tests again on the calling thread (it sets 0 before importing this file).
+process.env.DT64_DECODE_THREADS ??= "2";
+
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_2024);
 /** 200 × 11 stores ≈ 12 s of CPU; FUZZ_SEED and FUZZ_CASES_PER_STORE run other or longer sessions. */
 const CASES_PER_STORE = Number(process.env.FUZZ_CASES_PER_STORE ?? 200);

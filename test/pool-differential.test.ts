@@ -28,6 +28,10 @@ import { PoisoningPool } from "./support/poisoning-pool.js";
 import type { BufferPool } from "../src/memory/buffer-pool.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 
+// The decode threads, whose buffers go to a thread and back, whatever the size of the stores here (small arrays
+// otherwise decode on the calling thread). The CLI runs inherit it.
+process.env.DT64_DECODE_THREADS ??= "2";
+
 const NAT = -(2n ** 63n);
 type Codec = { name: string; configuration?: Record<string, unknown> };
 const LE = { name: "bytes", configuration: { endian: "little" } };

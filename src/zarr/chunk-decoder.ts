@@ -36,12 +36,14 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 	/**
 	 * `bufferPool`: decompressors take their output buffers from it, and the encoded bytes given to `decode` are
 	 * handed back to it once decoded into other memory (the decoder is then their last user; see BufferPool).
+	 * `decodeHere`: the chunks belong to a small array, decoded on the calling thread (see ChunkSpec.decodeHere).
 	 */
 	constructor(
 		readonly chunkShape: number[],
 		codecs: CodecMetadata[],
 		decodedAs: DecodedAs = INT64,
 		bufferPool?: BufferPool,
+		decodeHere = false,
 	) {
 		this.#pipeline = createDecodePipeline(codecs, {
 			shape: [...chunkShape],
@@ -49,6 +51,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 			maxDecodedBytes: maxDecodedBytes(chunkShape, decodedAs.valueBytes),
 			bufferPool,
 			scanNaT: decodedAs.scanNaT,
+			decodeHere,
 		});
 		this.#bufferPool = bufferPool;
 		this.inputRoom = this.#pipeline.inputRoom;

@@ -115,6 +115,19 @@ export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMet
 	return chunkSourceOf(store, meta, elements, where, options);
 }
 
+/**
+ * The decoded size up to which an array's zstd, lz4 and blosc chunks decode on the calling thread, with no decode
+ * thread started: a thread costs about 75 ms of CPU and 10 MiB to start, more than decoding 4 MiB takes (at most
+ * a few ms, about 15 before V8 has optimized the decoders), and a small time coordinate is the usual case (a
+ * 20,000-value zstd export: 10 MiB and 40 ms of CPU less, 10 ms sooner).
+ */
+export const SMALL_ARRAY_BYTES = 4 * 2 ** 20;
+
+/** Whether an array's chunks decode on the calling thread: its values are fixed-size and SMALL_ARRAY_BYTES at most. */
+export function decodesHere(shape: readonly number[], valueBytes: number | "variable"): boolean {
+	return valueBytes !== "variable" && product(shape) * valueBytes <= SMALL_ARRAY_BYTES;
+}
+
 function chunkSourceOf<V extends ChunkValues>(
 	store: AsyncReadable,
 	meta: ArrayLayout,
@@ -142,7 +155,7 @@ function plainChunks<V extends ChunkValues>(
 	encodeKey: ChunkKeyEncoder,
 	options: ChunkSourceOptions,
 ): ChunkSource<V> {
-	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool);
+	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
 	const size = product(meta.chunkShape);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
@@ -187,7 +200,7 @@ function shardedChunks<V extends ChunkValues>(
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
 	const index = new ShardIndexReader(store, perShard, indexCodecs, location);
-	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool);
+	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
 	const size = product(innerShape);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));
 	const describe = (coords: readonly number[]) => `${shardKey(coords).slice(1)} (inner chunk ${JSON.stringify(coords.map((c, axis) => c % perShard[axis]))})`;

@@ -46,13 +46,17 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
 	return declared;
 };
 
-/** The codec is made when its array is opened: the threads start then, while the rest of the export is set up. */
+/**
+ * The codec is made when its array is opened: the threads start then, while the rest of the export is set up; a
+ * small array's chunks decode on the calling thread, and start none (ChunkSpec.decodeHere).
+ */
 function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFactory {
 	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => {
-		warmDecodeThreads();
+		const here = spec.decodeHere === true;
+		warmDecodeThreads(here);
 		return {
 			kind: "bytes_to_bytes",
-			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true),
+			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true, here),
 			// A chunk read into a pooled buffer this large decodes into it (see decodeWasmCodec).
 			inputRoom: spec.bufferPool === undefined ? undefined : spec.maxDecodedBytes,
 		};

@@ -16,6 +16,11 @@ export interface ChunkSpec {
 	readonly bufferPool?: BufferPool;
 	/** The values are datetime64/timedelta64 counts: decoders that can, say where NaT may be (nat-positions.ts). */
 	readonly scanNaT?: boolean;
+	/**
+	 * The whole array is small (see SMALL_ARRAY_BYTES in chunk-source.ts): decoders that would run on the decode
+	 * threads decode on the calling thread instead, and no thread is started for it.
+	 */
+	readonly decodeHere?: boolean;
 }
 
 /** A decoded chunk: values, and where value (i0, i1, …) lies in them (`Σ i·stride`). */

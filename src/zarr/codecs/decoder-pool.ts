@@ -98,6 +98,11 @@ export class DecoderPool {
 		while (this.#threads.length < this.size) this.#start();
 	}
 
+	/** How many threads run now. */
+	get running(): number {
+		return this.#threads.length;
+	}
+
 	/** Stops every thread; chunks in flight or waiting fail. */
 	async close(): Promise<void> {
 		for (const task of this.#waiting.splice(0)) task.reject(new Error("the decoder pool was closed"));

@@ -25,10 +25,23 @@ export function defaultDecodeThreads(cores = availableParallelism()): number {
 	return Math.min(4, Math.max(1, cores - 1));
 }
 
-function threadCount(): number {
+/** The count `DT64_DECODE_THREADS` asks for, if it does. */
+function threadsAsked(): number | undefined {
 	const asked = process.env.DT64_DECODE_THREADS;
-	if (asked !== undefined && /^[0-9]+$/.test(asked)) return Math.min(Number(asked), 16);
-	return defaultDecodeThreads();
+	return asked !== undefined && /^[0-9]+$/.test(asked) ? Math.min(Number(asked), 16) : undefined;
+}
+
+function threadCount(): number {
+	return threadsAsked() ?? defaultDecodeThreads();
+}
+
+/**
+ * Whether the chunks of an array decode on the decode threads: unless the array is small (ChunkSpec.decodeHere),
+ * where the calling thread decodes them sooner than a thread would start; always when `DT64_DECODE_THREADS` asks
+ * for threads.
+ */
+function onThreads(smallArray: boolean): boolean {
+	return !smallArray || (threadsAsked() ?? 0) > 0;
 }
 
 let shared: DecoderPool | null | undefined;
@@ -47,12 +60,17 @@ function sharedPool(): DecoderPool | null {
 	return shared;
 }
 
+/** How many decode threads this process has started and still runs (0 before any is needed). */
+export function decodeThreadsRunning(): number {
+	return shared?.running ?? 0;
+}
+
 /**
  * Starts the decode threads ahead of the first chunk (an array whose codecs decode there is being opened), where
- * chunks decode on threads at all.
+ * its chunks decode on threads at all (not a small array's; see onThreads).
  */
-export function warmDecodeThreads(): void {
-	sharedPool()?.warm();
+export function warmDecodeThreads(smallArray = false): void {
+	if (onThreads(smallArray)) sharedPool()?.warm();
 }
 
 /**
@@ -67,12 +85,12 @@ export function warmDecodeThreads(): void {
  * is the encoded bytes' last use): its view is left detached, or holds the decoded bytes.
  *
  * With `scanNaT` (datetime64 counts), the decoder also finds where NaT may be among the values, and the view
- * returned carries it (see nat-positions.ts).
+ * returned carries it (see nat-positions.ts). With `here` (a small array's chunk), it decodes on the calling thread.
  */
-export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool, scanNaT = false): Promise<Uint8Array> {
+export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool, scanNaT = false, here = false): Promise<Uint8Array> {
 	const inputLength = input.byteLength;
 	const inPlace = bufferPool?.isWhole(input) === true && input.buffer.byteLength >= capacity;
-	const pool = sharedPool();
+	const pool = onThreads(here) ? sharedPool() : null;
 	let decoded: { buffer: ArrayBufferLike; length: number; natPositions: Int32Array | null };
 	if (pool === null) {
 		onThisThread ??= import("./wasm/decoder-module.js").then((module) => new module.WasmDecoders());
