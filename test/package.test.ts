@@ -70,18 +70,24 @@ describe("the packed package, installed", () => {
 		const out = path.join(consumer, "weather.arrow");
 		succeed(bin, [STORE, "-o", out, "-q"]);
 		expect(readArrow(out).numRows).toBe(17520);
-		// zstd inside shards: decoded on a decode thread, by the WebAssembly file the bundle holds beside it.
-		const sharded = path.join(consumer, "sharded.arrow");
-		succeed(bin, [SHARDED, "-o", sharded, "-q"]);
-		expect(readArrow(sharded).numRows).toBe(8760);
+		// zstd inside shards, by the WebAssembly file the bundle holds beside it: on the calling thread (a small
+		// array), then on a decode thread (asked for), the worker's module found beside the bundle.
+		for (const threads of ["", "1"]) {
+			const sharded = path.join(consumer, `sharded${threads}.arrow`);
+			succeed(bin, [SHARDED, "-o", sharded, "-q"], { env: { ...process.env, DT64_DECODE_THREADS: threads } });
+			expect(readArrow(sharded).numRows).toBe(8760);
+		}
 	});
 
 	it("holds the decoders' WebAssembly where the bundle and the library read it, and the library decodes with it", () => {
 		const committed = fs.readFileSync(path.join(REPO, "src/zarr/codecs/wasm/decoders.wasm"));
 		for (const copy of ["dist/bundle/decoders.wasm", "dist/zarr/codecs/wasm/decoders.wasm"]) expect(fs.readFileSync(path.join(installed, copy)).equals(committed), copy).toBe(true);
-		const out = path.join(consumer, "sharded-library.arrow");
-		succeed(process.execPath, ["--input-type=module", "-e", `import { exportToFile } from "dt64-export"; await exportToFile(${JSON.stringify(SHARDED)}, ${JSON.stringify(out)});`]);
-		expect(readArrow(out).numRows).toBe(8760);
+		for (const threads of ["", "1"]) {
+			const out = path.join(consumer, `sharded-library${threads}.arrow`);
+			const script = `import { exportToFile } from "dt64-export"; await exportToFile(${JSON.stringify(SHARDED)}, ${JSON.stringify(out)});`;
+			succeed(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, DT64_DECODE_THREADS: threads } });
+			expect(readArrow(out).numRows).toBe(8760);
+		}
 	});
 
 	it("imports as ESM and loads with require", () => {
