@@ -1,9 +1,11 @@
+import { pbkdf2 } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
 import { AtomicFileWriter, remainingAfter } from "../src/output/atomic-file.js";
+import { promisify } from "node:util";
 import { tempDir } from "./support/cli.js";
 
 
@@ -24,6 +26,31 @@ describe("AtomicFileWriter", () => {
 		expect(written.length).toBe(count << 20);
 		for (const i of [0, 31, 32, 33, 64, 79]) expect(written.subarray(i << 20, (i + 1) << 20).equals(piece(i))).toBe(true);
 		expect(fs.readdirSync(dir)).toEqual(["out.bin"]);
+	});
+
+	it("closes its file only once a write in flight has returned: destroyed mid-write, it never writes into a file opened next", async () => {
+		const dir = tempDir("dt64-atomic-");
+		const target = path.join(dir, "out.bin");
+		const other = path.join(dir, "other.bin");
+		const writer = new AtomicFileWriter(target);
+		writer.on("error", () => {});
+		const closed = new Promise((resolve) => writer.on("close", resolve));
+		// Every thread of libuv's pool busy for a while: the write below waits in the pool's queue.
+		const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+		const busy = Array.from({ length: threads }, () => promisify(pbkdf2)("password", "salt", 200_000, 64, "sha512"));
+		writer.write(piece(0));
+		writer.destroy(new Error("the export failed"));
+		// open(2) takes the lowest free descriptor: the writer's, had destroy closed it under the queued write, which
+		// would then write its megabyte here (a store's chunk file, in the fuzz test that found it).
+		const fd = fs.openSync(other, "w");
+		try {
+			await Promise.all(busy);
+			await closed;
+		} finally {
+			fs.closeSync(fd);
+		}
+		expect(fs.statSync(other).size).toBe(0);
+		expect(fs.readdirSync(dir)).toEqual(["other.bin"]);
 	});
 
 	it("a failure after background flushes leaves neither the target nor the temporary file", async () => {

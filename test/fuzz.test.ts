@@ -221,8 +221,12 @@ describe(`fuzzing ${STORES.length} stores × ${CASES_PER_STORE} mutations (seed 
 		const expected = outcome.ok ? [path.basename(target)] : [];
 		if (left.join() !== expected.join()) problems.push(`${describeCase(c)}: output folder holds ${JSON.stringify(left)}, expected ${JSON.stringify(expected)}`);
 		for (const name of left) fs.rmSync(path.join(outDir, name));
-		// Restore the store for the next case.
+		// Restore the store for the next case, and check that nothing else in it changed: an export that failed
+		// mid-write once closed its output under a write still queued, which then landed in the chunk file opened next.
 		fs.writeFileSync(path.join(root, c.mutation.file), originals[c.store].get(c.mutation.file)!);
+		for (const [file, bytes] of originals[c.store]) {
+			if (!fs.readFileSync(path.join(root, file)).equals(bytes)) problems.push(`${describeCase(c)}: ${file} of the store changed during the export`);
+		}
 		return { outcome, problems };
 	}
 

@@ -64,6 +64,13 @@ export class AtomicFileWriter extends Writable {
 	/** The file renamed over: the target, or the file a symbolic link target points to. */
 	readonly #replaced: string;
 	#fd: number | undefined;
+	/**
+	 * Calls on the descriptor not yet returned (writes, flushes): it is closed only once there are none. A write
+	 * queued in libuv's thread pool runs whenever a thread is free; closed under it, its number goes to the next file
+	 * the process opens, and the write lands in that file (a store's chunk, in the fuzz test).
+	 */
+	#callsInFlight = 0;
+	readonly #onIdle: (() => void)[] = [];
 	/** Bytes written since the last background flush started. */
 	#unflushed = 0;
 	#flushing: Promise<void> | undefined;
@@ -126,12 +133,14 @@ export class AtomicFileWriter extends Writable {
 	/** Writes every byte of `buffers`: a write may be short (a signal, a nearly full disk), so the rest follows. */
 	#writeAll(buffers: Buffer[], callback: (error?: Error | null) => void): void {
 		const fd = this.#fd;
-		if (fd === undefined) {
+		if (fd === undefined || this.destroyed) {
 			callback(this.#ioError(new Error("the file is closed")));
 			return;
 		}
 		const total = buffers.reduce((sum, b) => sum + b.length, 0);
+		this.#callStarted();
 		fs.writev(fd, buffers, (error, written) => {
+			this.#callEnded();
 			if (error) {
 				callback(this.#ioError(error));
 				return;
@@ -154,8 +163,10 @@ export class AtomicFileWriter extends Writable {
 		if (this.#flushing !== undefined || this.#unflushed < FLUSH_STEP_BYTES || this.#fd === undefined) return;
 		this.#unflushed = 0;
 		const fd = this.#fd;
+		this.#callStarted();
 		this.#flushing = new Promise((resolve) => {
 			fs.fdatasync(fd, (error) => {
+				this.#callEnded();
 				if (error) this.#flushError ??= error;
 				this.#flushing = undefined;
 				resolve();
@@ -173,10 +184,18 @@ export class AtomicFileWriter extends Writable {
 	/** Flushes the temporary file to disk and moves it to the target; `_destroy` removes it if this fails. */
 	async #publish(): Promise<void> {
 		await this.#flushing;
-		const fd = this.#fd!;
+		const fd = this.#fd;
 		try {
+			if (fd === undefined) throw new Error("the file is closed");
 			if (this.#flushError !== undefined) throw this.#flushError;
-			await fsync(fd);
+			this.#callStarted();
+			try {
+				await fsync(fd);
+			} finally {
+				this.#callEnded();
+			}
+			// Destroyed meanwhile: _destroy closed it once the fsync returned.
+			if (this.#fd !== fd) throw new Error("the file is closed");
 			this.#fd = undefined;
 			await close(fd);
 			if (this.#overwrite) await fs.promises.rename(this.tempPath, this.#replaced);
@@ -216,9 +235,18 @@ export class AtomicFileWriter extends Writable {
 			}
 			callback(error);
 		};
-		// A flush in flight still uses the descriptor: closing it now could hand its number to another file.
-		if (this.#flushing === undefined) close();
-		else void this.#flushing.then(close);
+		// A write or flush in flight still uses the descriptor: closing it now would hand its number to the next file
+		// opened, which the call would then write to.
+		if (this.#callsInFlight === 0) close();
+		else this.#onIdle.push(close);
+	}
+
+	#callStarted(): void {
+		this.#callsInFlight++;
+	}
+
+	#callEnded(): void {
+		if (--this.#callsInFlight === 0) for (const wake of this.#onIdle.splice(0)) wake();
 	}
 
 	#ioError(error: Error): Error {
