@@ -106,6 +106,24 @@ export function cfMissingValueMarkers(source: MissingValueSource): MissingValueM
 	return { integers, smallIntegers: new Set([...integers].map(Number)), floats, nanIsMissing: float };
 }
 
+/**
+ * numpy's NaT as an int64 count (-2^63): what xarray writes for NaT when it encodes times or durations to int64
+ * without a `_FillValue` (xarray 2023.01 reads it back as NaT in nanoseconds, and as its reference date in coarser
+ * units, where -2^63 of them overflows).
+ */
+export const NUMPY_NAT_COUNT = -(2n ** 63n);
+
+/**
+ * The missing-value markers of a CF time variable: its own (cfMissingValueMarkers), and in an int64 array numpy's
+ * NaT, which no time or duration count can otherwise be (-2^63 seconds is 292 billion years).
+ */
+export function cfTimeMissingValueMarkers(source: MissingValueSource): MissingValueMarkers {
+	const markers = cfMissingValueMarkers(source);
+	if (source.dataType !== "int64" || markers.integers.has(NUMPY_NAT_COUNT)) return markers;
+	const integers = new Set(markers.integers).add(NUMPY_NAT_COUNT);
+	return { ...markers, integers, smallIntegers: new Set([...integers].map(Number)) };
+}
+
 /** True when a variable has a marker, or is a float array (NaN): only then can a value be missing. */
 export function hasMissingValues(markers: MissingValueMarkers): boolean {
 	return markers.nanIsMissing || markers.integers.size > 0;

@@ -5,7 +5,7 @@
 import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
 import { cfInstantOf } from "../cf/decode-cf-times.js";
 import { isMaskableType } from "../cf/masking.js";
-import { cfMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
+import { cfTimeMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
 import { errorInContext, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
 import { readBands } from "../stream/chunk-bands.js";
@@ -67,7 +67,7 @@ function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCodi
 	if (!options.cf || !isMaskableType(metadata.dataType.name) || cfTimeKindOf(metadata.attributes) !== "datetime") return undefined;
 	try {
 		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
-		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
+		const markers = cfTimeMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		return { kind: "cf", markers, instantOf: cfInstantOf(coding, markers, metadata.dataType.name) };
 	} catch (error) {
 		throw errorInContext(`array ${metadata.path}`, error, "METADATA_INVALID", { path: metadata.path });

@@ -143,6 +143,18 @@ def main() -> None:
     quarters[2] = np.datetime64("NaT")
     from_datetimes("float-seconds-quarters", quarters, {"units": "seconds since 2021-01-01", "dtype": "float64"})
 
+    # NaT encoded to int64 without a _FillValue: xarray writes numpy's NaT (-2**63). It reads it back as NaT in
+    # nanoseconds, but as the reference date in coarser units (xarray 2023.01, where -2**63 of them overflows):
+    # there the expected values are the times xarray was given, the NaT null.
+    with_nat = ["2020-01-01", "NaT", "2020-01-03 06:00"]
+    from_datetimes("nat-int64-ns", with_nat, {"units": "nanoseconds since 2001-01-01", "dtype": "int64"})
+    for name, units in {"nat-int64-seconds": "seconds since 2001-01-01", "nat-int64-hours": "hours since 2001-01-01"}.items():
+        path = write(name, xr.Dataset(coords={"time": pd.DatetimeIndex(with_nat)}), {"time": {"units": units, "dtype": "int64"}})
+        assert zarray(name, "time")["fill_value"] is None and "_FillValue" not in zattrs(name, "time")
+        read_back = xr.open_zarr(path).time.values
+        assert not np.isnat(read_back[1]), "xarray now reads the NaT back: record what it reads"
+        record(name, instants=instants(pd.DatetimeIndex(with_nat).values), decoder=f"the times xarray encoded (it reads the NaT back as {read_back[1]})")
+
     # Calendars, both sides of 1582-10-15.
     crossing = list(range(-3, 20))
     from_counts("standard-crossing", crossing, {"units": "days since 1582-10-01", "calendar": "standard"})
@@ -206,6 +218,12 @@ def main() -> None:
     }.items():
         path = write(name, xr.Dataset({"lead": ("step", values.values)}))
         assert "dtype" not in zattrs(name, "lead")
+        record(name, array="lead", durations=durations(xr.open_zarr(path).lead.values))
+
+    # Durations with NaT encoded to int64 without a _FillValue: numpy's NaT (-2**63), which xarray reads back as NaT.
+    for name, units in {"timedelta-nat-int64-ns": "nanoseconds", "timedelta-nat-int64-hours": "hours"}.items():
+        path = write(name, xr.Dataset({"lead": ("step", pd.to_timedelta([0, 1, None, 48], unit="h").values)}), {"lead": {"units": units, "dtype": "int64"}})
+        assert zarray(name, "lead")["fill_value"] is None and "_FillValue" not in zattrs(name, "lead")
         record(name, array="lead", durations=durations(xr.open_zarr(path).lead.values))
 
     # Refusals: calendar units are not fixed durations.
