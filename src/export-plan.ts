@@ -144,7 +144,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 		if (typeof to !== "string" || to === "") throw new UsageError(`rename ${from}: the new name must be a non-empty string`, { option: "rename", value: to });
 		rename.set(from, to);
 	}
-	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with columns: the columns of a table are named after their arrays", { option: "column" });
+	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with `columns`: the columns of a table are named after their arrays", { option: "column" });
 	if (!dataset && options.partitionBy !== undefined) throw new UsageError("partitionBy writes a dataset folder (exportDataset), not one file or stream", { option: "partitionBy" });
 	for (const option of ["maxRowsPerFile", "maxOpenFiles"] as const) {
 		if (!dataset && options[option] !== undefined) throw new UsageError(`${option} applies to the files of a dataset folder, and this export writes one file or stream`, { option });

@@ -229,8 +229,8 @@ describe("the library's refusals of a selection describe the data, never a CLI f
 	it("the CLI adds the flags", () => {
 		const out = path.join(tempDir(), "x.arrow");
 		const store = path.join(SCALE, "hourly-grid.zarr");
-		expect(runCli([store, "--columns", "t2m", "--start", "2021", "-o", out]).stderr).toMatch(/^dt64-export: no time column .*: --index\)\n$/);
+		expect(runCli([store, "--columns", "t2m", "--start", "2021", "-o", out]).stderr).toMatch(/^dt64-export: no time column .*: --index\) \[USAGE\]\n$/);
 		expect(runCli([store, "--columns", "t2m", "--index", "--time-column", "t2m", "--start", "2021", "-o", out]).stderr).toMatch(/^dt64-export: --time-column t2m: not a column of times/);
-		expect(runCli([store, "--columns", "t2m", "--index", "--start", "2021-01-01T00:00:00.5", "--allow-truncate", "-o", out]).stderr).toMatch(/^dt64-export: --start is finer than the output unit \(s\) and --allow-truncate floors the times: write the bound in whole s, or choose a finer --unit\n$/);
+		expect(runCli([store, "--columns", "t2m", "--index", "--start", "2021-01-01T00:00:00.5", "--allow-truncate", "-o", out]).stderr).toMatch(/^dt64-export: --start is finer than the output unit \(s\) and --allow-truncate floors the times: write the bound in whole s, or choose a finer --unit \[USAGE\]\n$/);
 	});
 });

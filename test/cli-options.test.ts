@@ -46,7 +46,7 @@ describe("--to and -o's extension", () => {
 		expect(fileStart(path.join(dir, "w.arrows"))).not.toBe("ARROW1");
 		const csv = runCli([STORE, "-q", "-o", path.join(dir, "w.csv")]);
 		expect(csv.status).toBe(2);
-		expect(csv.stderr).toMatch(/^dt64-export: -o .*w\.csv has the extension \.csv, which names no format: .* --to arrow\|arrow-stream\|parquet\n$/);
+		expect(csv.stderr).toMatch(/^dt64-export: -o .*w\.csv has the extension \.csv, which names no format: .* --to arrow\|arrow-stream\|parquet \[USAGE\]\n$/);
 		const conflict = runCli([STORE, "-q", "-o", path.join(dir, "x.arrow"), "--to", "Parquet"]);
 		expect(conflict.status).toBe(2);
 		expect(conflict.stderr).toMatch(/names arrow output but --to is parquet/);
@@ -65,12 +65,12 @@ describe("mistakes named with what was meant", () => {
 
 	it("the CLI: one line, exit 2, never the raw yargs wording", () => {
 		for (const [args, expected] of [
-			[["x", "--uint", "ms"], "dt64-export: unknown option --uint (did you mean --unit?)\n"],
-			[["inspct", STORE], "dt64-export: unknown command inspct (did you mean inspect?)\n"],
-			[["x", "--to", "parqet"], 'dt64-export: --to "parqet": choose arrow, arrow-stream, parquet (did you mean parquet?)\n'],
-			[["x", "--json"], "dt64-export: --json is not an option of an export (see --help)\n"],
-			[["x", "--force=maybe"], "dt64-export: --force=maybe: a switch takes no value, or true or false (see --help)\n"],
-			[[], "dt64-export: name the store: dt64-export <store> [options] (see --help)\n"],
+			[["x", "--uint", "ms"], "dt64-export: unknown option --uint (did you mean --unit?) [USAGE]\n"],
+			[["inspct", STORE], "dt64-export: unknown command inspct (did you mean inspect?) [USAGE]\n"],
+			[["x", "--to", "parqet"], 'dt64-export: --to "parqet": choose arrow, arrow-stream, parquet (did you mean parquet?) [USAGE]\n'],
+			[["x", "--json"], "dt64-export: --json is not an option of an export (see --help) [USAGE]\n"],
+			[["x", "--force=maybe"], "dt64-export: --force=maybe: a switch takes no value, or true or false (see --help) [USAGE]\n"],
+			[[], "dt64-export: name the store: dt64-export <store> [options] (see --help) [USAGE]\n"],
 		] as const) {
 			const result = runCli([...args]);
 			expect(result.stderr).toBe(expected);

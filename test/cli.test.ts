@@ -41,7 +41,7 @@ describe("CLI contract", () => {
 		expect(fs.readdirSync(cwd)).toEqual(["weather-station.arrow"]);
 		const again = runCli([store, "-q"], { cwd });
 		expect(again.status).toBe(1);
-		expect(again.stderr).toBe("dt64-export: weather-station.arrow already exists (use --force to overwrite)\n");
+		expect(again.stderr).toBe("dt64-export: weather-station.arrow already exists (use --force to overwrite) [OUTPUT_EXISTS]\n");
 		expect(runCli([store, "-q", "--force"], { cwd }).status).toBe(0);
 		expect(fs.readdirSync(cwd)).toEqual(["weather-station.arrow"]);
 	});
@@ -61,16 +61,16 @@ describe("CLI contract", () => {
 
 	it("usage errors exit 2 naming the valid choices", () => {
 		for (const [args, pattern] of [
-			[["x", "--unit", "weeks"], /^dt64-export: --unit "weeks": choose auto, s, ms, us, ns\n$/],
+			[["x", "--unit", "weeks"], /^dt64-export: --unit "weeks": choose auto, s, ms, us, ns \[USAGE\]\n$/],
 			[["x", "--to", "xlsx"], /--to "xlsx": choose arrow, arrow-stream, parquet/],
 			[[path.join(REPO, "data/weather-station.zarr"), "--concurrency", "0"], /--concurrency must be an integer >= 1, got 0/],
-			[["x", "--bogus"], /^dt64-export: unknown option --bogus \(see --help\)\n$/],
+			[["x", "--bogus"], /^dt64-export: unknown option --bogus \(see --help\) \[USAGE\]\n$/],
 			[["x", "extra"], /^dt64-export: unexpected argument "extra": an export takes one store/],
 			[["inspect", "x", "extra"], /^dt64-export: unexpected argument "extra": inspect takes one store/],
-			[["x", "-o"], /^dt64-export: -o needs a value \(see --help\)\n$/],
+			[["x", "-o"], /^dt64-export: -o needs a value \(see --help\) \[USAGE\]\n$/],
 			[["x", "--to"], /^dt64-export: --to needs a value/],
 			[["inspect", "x", "--retries"], /^dt64-export: --retries needs a value/],
-			[["x", "-o", ""], /^dt64-export: -o: empty file name \(use -o <file>, or -o - for stdout\)\n$/],
+			[["x", "-o", ""], /^dt64-export: -o: empty file name \(use -o <file>, or -o - for stdout\) \[USAGE\]\n$/],
 			[["x", "--concurrency", "four"], /--concurrency must be an integer >= 1, got something that is not a number/],
 			[["x", "--retries", "-1"], /--retries must be an integer >= 0, got -1/],
 			[["inspect", "x", "--retries", "1.5"], /--retries must be an integer >= 0, got 1.5/],
@@ -98,7 +98,7 @@ describe("CLI contract", () => {
 		expect(fs.statSync("/dev/null").isCharacterDevice()).toBe(true);
 		const folder = runCli([store, "-o", dir, "--force"]);
 		expect(folder.status).toBe(1);
-		expect(folder.stderr).toBe(`dt64-export: ${dir} is a folder: name the output file (-o <folder>/<file>)\n`);
+		expect(folder.stderr).toBe(`dt64-export: ${dir} is a folder: name the output file (-o <folder>/<file>) [OUTPUT_INVALID]\n`);
 		expect(fs.readdirSync(dir).sort()).toEqual(["fifo", "received.arrow"]);
 	});
 
@@ -156,7 +156,7 @@ describe("CLI contract", () => {
 	it("a store that does not exist is one line, exit 1", () => {
 		const result = runCli([path.join(work, "nope.zarr")]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")}\n`);
+		expect(result.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")} [STORE_NOT_FOUND]\n`);
 	});
 
 	it("--array cannot leave the store", () => {
@@ -175,7 +175,7 @@ describe("CLI contract", () => {
 		for (const name of ["a", "b"]) await writeArray(root, name, { shape: [2], chunks: [2], values: BigInt64Array.of(1n, 2n), codecs: [LE] });
 		const result = runCli([root]);
 		expect(result.status).toBe(2);
-		expect(result.stderr).toBe(`dt64-export: ${root}: the group holds several datetime64 arrays: a, b; choose one with --array\n`);
+		expect(result.stderr).toBe(`dt64-export: ${root}: the group holds several datetime64 arrays: a, b; choose one with --array [ARRAY_AMBIGUOUS]\n`);
 		const out = path.join(work, "b.arrow");
 		expect(runCli([root, "--array", "b", "-o", out, "-q"]).status).toBe(0);
 	});
@@ -186,7 +186,7 @@ describe("CLI contract", () => {
 		const outDir = tempDir();
 		const result = runCli([root, "-o", path.join(outDir, "t.arrow")]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe("dt64-export: value 1500 of datetime64[ps] at index 2 is not a whole number of ns (it would be floored to 1 ns); use --allow-truncate to floor\n");
+		expect(result.stderr).toBe("dt64-export: value 1500 of datetime64[ps] at index 2 is not a whole number of ns (it would be floored to 1 ns); use --allow-truncate to floor [TRUNCATION]\n");
 		expect(fs.readdirSync(outDir)).toEqual([]);
 		expect(runCli([root, "-o", path.join(outDir, "t.arrow"), "--allow-truncate", "-q"]).status).toBe(0);
 	});
@@ -197,7 +197,7 @@ describe("CLI contract", () => {
 		fs.writeFileSync(path.join(root, "zarr.json"), JSON.stringify({ zarr_format: 3, node_type: "array", shape: [1], data_type: "float64", chunk_grid: { name: "regular", configuration: { chunk_shape: [1] } }, chunk_key_encoding: { name: "default" }, fill_value: 0, codecs: [LE] }));
 		const result = runCli([root]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe(`dt64-export: ${root}/zarr.json: data type is float64, not numpy.datetime64\n`);
+		expect(result.stderr).toBe(`dt64-export: ${root}/zarr.json: data type is float64, not numpy.datetime64 [UNSUPPORTED]\n`);
 	});
 
 	it.skipIf(!fs.existsSync("/dev/full"))("a failed write to stdout or a device names it, once, without the system call", () => {
@@ -207,14 +207,14 @@ describe("CLI contract", () => {
 			const toStdout = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { stdio: ["ignore", full, "pipe"] });
 			for (const format of ["arrow", "arrow-stream", "parquet"]) {
 				const piped = toStdout([store, "--to", format, "-o", "-"]);
-				expect(piped.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device\n");
+				expect(piped.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device [WRITE_FAILED]\n");
 				expect(piped.status).toBe(1);
 				const device = runCli([store, "--to", format, "-o", "/dev/full"]);
-				expect(device.stderr).toBe("dt64-export: cannot write to /dev/full: ENOSPC: no space left on device\n");
+				expect(device.stderr).toBe("dt64-export: cannot write to /dev/full: ENOSPC: no space left on device [WRITE_FAILED]\n");
 				expect(device.status).toBe(1);
 			}
 			const inspect = toStdout(["inspect", store]);
-			expect(inspect.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device\n");
+			expect(inspect.stderr.toString()).toBe("dt64-export: cannot write to stdout: ENOSPC: no space left on device [WRITE_FAILED]\n");
 			expect(inspect.status).toBe(1);
 		} finally {
 			fs.closeSync(full);

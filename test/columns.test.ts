@@ -287,16 +287,16 @@ describe("usage errors (exit 2)", () => {
 	};
 
 	it("--order chunk without --index", () => usage([group, "--order", "chunk"], /^dt64-export: --order chunk needs index columns/));
-	it("--column with --columns", () => usage([group, "--columns", "time", "--column", "t"], /^dt64-export: --column conflicts with columns/));
+	it("--column with --columns", () => usage([group, "--columns", "time", "--column", "t"], /^dt64-export: --column conflicts with --columns: the columns of a table are named after their arrays \[USAGE\]\n$/));
 	it("arrays of different shapes without dimension names, listing each", () =>
-		usage([group, "--columns", "time,short"], /^dt64-export: short \[59\] \(no dimension names\) cannot be matched to the table's dimensions \(dim_0\) by name, and its shape differs: time \[60\] \(no dimension names\), short \[59\] \(no dimension names\); export them separately, or choose --columns whose dimensions agree$/m));
+		usage([group, "--columns", "time,short"], /^dt64-export: short \[59\] \(no dimension names\) cannot be matched to the table's dimensions \(dim_0\) by name, and its shape differs: time \[60\] \(no dimension names\), short \[59\] \(no dimension names\); export them separately, or choose --columns whose dimensions agree \[COLUMNS_INCOMPATIBLE\]$/m));
 	it("an unknown column, listing what the group holds", () =>
-		usage([group, "--columns", "time,nope"], /^dt64-export: --columns: no array "nope" in the store root; it holds big \(uint64\), count \(int64\), name \(string\), ok \(bool\), other\/half \(float16\), short \(float32\), station \(int32\), temperature \(float64\), time \(numpy.datetime64\)\n/));
+		usage([group, "--columns", "time,nope"], /^dt64-export: --columns: no array "nope" in the store root; it holds big \(uint64\), count \(int64\), name \(string\), ok \(bool\), other\/half \(float16\), short \(float32\), station \(int32\), temperature \(float64\), time \(numpy.datetime64\) \[COLUMN_NOT_FOUND\]\n/));
 	it("an unsupported data type, naming the array", () => usage([group, "--columns", "time,other/half"], /^dt64-export: --columns: array other\/half: data type float16 cannot be exported as a column \(half floats/));
 	it("--order chunk with columns of different chunk shapes", () => usage([group, "--columns", "time,count", "--index", "--order", "chunk"], /^dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got \[16\], \[10\]/));
 	it("an index column named like a value column", async () => {
 		const root = fresh("clash.zarr");
 		await writeArray(root, "t", { shape: [2, 2], chunks: [2, 2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, 4n), dimensionNames: ["t", "y"] });
-		usage([root, "--columns", "t", "--index"], /^dt64-export: column name "t" is given to both the index of dimension "t" and array t: rename one with --rename t=<new name>$/m);
+		usage([root, "--columns", "t", "--index"], /^dt64-export: column name "t" is given to both the index of dimension "t" and array t: rename one with --rename t=<new name> \[COLUMNS_INCOMPATIBLE\]$/m);
 	});
 });

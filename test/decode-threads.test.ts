@@ -60,7 +60,7 @@ describe("a decode thread that fails", () => {
 			const outDir = tempDir("dt64-threads-out-");
 			const result = await run(["--import", PRELOAD, BIN, store, "-o", path.join(outDir, "t.arrow")], faulty(fault));
 			expect(result.signal).toBeNull();
-			expect(result.stderr).toMatch(/^dt64-export: chunk c\/\d: cannot decode: zstd: the decode thread failed \(.*\)\n$/);
+			expect(result.stderr).toMatch(/^dt64-export: chunk c\/\d: cannot decode: zstd: the decode thread failed \(.*\) \[INTERNAL\]\n$/);
 			expect(result.stderr).toMatch(reason);
 			expect(result.status).toBe(1);
 			expect(fs.readdirSync(outDir)).toEqual([]);

@@ -90,7 +90,7 @@ describe("export through the CLI: codecs and layouts", () => {
 		const root = await store({ shape: [10], chunks: [5], dataType: seconds, values: values(10), codecs: [LE], corruptChunk: (c, b) => (c[0] === 1 ? b.subarray(0, 32) : b) });
 		const result = runCli([root, "-o", path.join(work, "bad.arrow")]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe("dt64-export: chunk c/1: decoded to 4 values, expected 5 (chunk shape [5])\n");
+		expect(result.stderr).toBe("dt64-export: chunk c/1: decoded to 4 values, expected 5 (chunk shape [5]) [CHUNK_CORRUPT]\n");
 		expect(fs.existsSync(path.join(work, "bad.arrow"))).toBe(false);
 	});
 

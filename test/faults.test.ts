@@ -122,8 +122,10 @@ async function expectRefusal(args: string[], pattern: RegExp): Promise<Run> {
 	const outDir = tempDir("dt64-faults-out-");
 	try {
 		const run = await runCliAsync([...args, "-o", path.join(outDir, "out.arrow")]);
-		expect(run.stderr).toMatch(/^dt64-export: [^\n]+\n$/);
-		expect(run.stderr).toMatch(pattern);
+		// One line: the message, then the library's code.
+		const line = /^dt64-export: ([^\n]+) \[([A-Z_]+)\]\n$/.exec(run.stderr);
+		expect(line, run.stderr).not.toBeNull();
+		expect(line![1]).toMatch(pattern);
 		expect(run.stderr).not.toMatch(/\n {4}at /);
 		expect(run.status).toBe(1);
 		expect(run.stdout.length).toBe(0);
@@ -297,7 +299,7 @@ describe("malformed stores are refused with one line naming what and where", () 
 			const command = asRoot ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath] : [process.execPath];
 			for (const args of [[root, "-o", "-"], ["inspect", root]]) {
 				const run = spawnSync(command[0], [...command.slice(1), BIN, ...args], { env: { ...process.env, DT64_DEBUG: "" } });
-				expect(run.stderr.toString()).toBe(`dt64-export: cannot read ${root}/zarr.json: EACCES: permission denied\n`);
+				expect(run.stderr.toString()).toBe(`dt64-export: cannot read ${root}/zarr.json: EACCES: permission denied [READ_FAILED]\n`);
 				expect(run.status).toBe(1);
 			}
 		} finally {
@@ -442,7 +444,7 @@ describe("output is all or nothing", () => {
 				void until(() => fs.readdirSync(outDir).some((name) => name.endsWith(".tmp")), "the temporary file").then(() => fs.writeFileSync(target, "another program's file"));
 			},
 		});
-		expect(run.stderr).toBe(`dt64-export: ${target} already exists (use --force to overwrite)\n`);
+		expect(run.stderr).toBe(`dt64-export: ${target} already exists (use --force to overwrite) [OUTPUT_EXISTS]\n`);
 		expect(run.status).toBe(1);
 		expect(fs.readdirSync(outDir)).toEqual(["t.arrow"]);
 		expect(fs.readFileSync(target, "utf8")).toBe("another program's file");
@@ -463,7 +465,7 @@ describe("output is all or nothing", () => {
 	it("an error after batches were written removes the temporary file", async () => {
 		const outDir = tempDir("dt64-faults-out-");
 		const run = await runCliAsync([`${server.url}/bad.zarr`, "-o", path.join(outDir, "t.arrows"), "--to", "arrow-stream", "--concurrency", "1"]);
-		expect(run.stderr).toBe("dt64-export: chunk c/30: decoded to 0 values, expected 1 (chunk shape [1])\n");
+		expect(run.stderr).toBe("dt64-export: chunk c/30: decoded to 0 values, expected 1 (chunk shape [1]) [CHUNK_CORRUPT]\n");
 		expect(run.status).toBe(1);
 		expect(fs.readdirSync(outDir)).toEqual([]);
 	});
@@ -473,7 +475,7 @@ describe("output is all or nothing", () => {
 		const target = path.join(outDir, "t.arrow");
 		fs.writeFileSync(target, "previous export");
 		const refused = await runCliAsync([`${server.url}/slow.zarr`, "-o", target]);
-		expect(refused.stderr).toBe(`dt64-export: ${target} already exists (use --force to overwrite)\n`);
+		expect(refused.stderr).toBe(`dt64-export: ${target} already exists (use --force to overwrite) [OUTPUT_EXISTS]\n`);
 		expect(refused.status).toBe(1);
 		const failed = await runCliAsync([`${server.url}/bad.zarr`, "-o", target, "--force"]);
 		expect(failed.status).toBe(1);
@@ -490,7 +492,7 @@ describe("binary output to a terminal", () => {
 			const command = [process.execPath, BIN, path.join(REPO, "data/weather-station.zarr"), "-o", output, "--to", format].map((arg) => `'${arg}'`).join(" ");
 			const result = spawnSync("script", ["-qec", command, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
 			const screen = result.stdout.toString();
-			expect(screen.trim()).toBe(`dt64-export: refusing to write binary ${kind} data to a terminal: redirect it (> file, | program) or use -o <file>`);
+			expect(screen.trim()).toBe(`dt64-export: refusing to write binary ${kind} data to a terminal: redirect it (> file, | program) or use -o <file> [USAGE]`);
 			expect(result.status).toBe(2);
 		});
 	}

@@ -85,7 +85,7 @@ describe("HTTP export through the CLI", () => {
 		fs.mkdirSync(out);
 		const result = await runCliAsync([url, "-o", path.join(out, "t.arrow"), "--retries", "1", "--header", `Authorization: ${SECRET}`]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe(`dt64-export: GET ${url}/c/3 failed after 2 attempts: HTTP 500 Internal Server Error\n`);
+		expect(result.stderr).toBe(`dt64-export: GET ${url}/c/3 failed after 2 attempts: HTTP 500 Internal Server Error [READ_FAILED]\n`);
 		expect(result.stderr).not.toContain("SECRET");
 		expect(fs.readdirSync(out)).toEqual([]);
 		expect(server.requests.filter((r) => r.path === `/${name}/c/3`)).toHaveLength(2);
@@ -138,7 +138,7 @@ describe("HTTP export through the CLI", () => {
 		fault = (request) => (request.path === `/${name}/zarr.json` ? { status: 403 } : undefined);
 		const denied = await runCliAsync([`${url}?sig=QUERYSECRET`, "-o", path.join(work, "denied.arrow"), "--header", `Authorization: ${SECRET}`]);
 		expect(denied.status).toBe(1);
-		expect(denied.stderr).toMatch(/^dt64-export: .*HTTP 403 Forbidden \(access denied.*\)\n$/);
+		expect(denied.stderr).toMatch(/^dt64-export: .*HTTP 403 Forbidden \(access denied.*\) \[ACCESS_DENIED\]\n$/);
 		expect(denied.stderr).not.toContain("SECRET");
 		const debug = await runCliAsync([url, "-o", path.join(work, "denied.arrow"), "--header", `Authorization: ${SECRET}`], { env: { DT64_DEBUG: "1" } });
 		expect(debug.stderr).not.toContain("SECRET-TOKEN");
@@ -149,7 +149,7 @@ describe("HTTP export through the CLI", () => {
 		const { url, root } = await served_store({ shape: [50], chunks: [20], dataType: seconds, values: input, codecs: [LE] }, "obs/time");
 		const plain = await runCliAsync([url, "-o", path.join(work, "plain.arrow")]);
 		expect(plain.status).toBe(2);
-		expect(plain.stderr).toBe(`dt64-export: ${url} is a group without consolidated metadata, and an HTTP store cannot be listed: name the array with --array\n`);
+		expect(plain.stderr).toBe(`dt64-export: ${url} is a group without consolidated metadata, and an HTTP store cannot be listed: name the array with --array [ARRAY_UNNAMED]\n`);
 		expect(await exportOk(url, ["--array", "obs/time"])).toEqual(Array.from(input));
 		const member = (p: string) => `${JSON.stringify(p)}: ${fs.readFileSync(path.join(root, p, "zarr.json"), "utf8")}`;
 		fs.writeFileSync(
@@ -246,13 +246,13 @@ describe("zip stores over HTTP", () => {
 		fault = () => ({ status: 500 });
 		const failed = await runCliAsync([`${url}?token=QUERYSECRET`, "-o", path.join(work, "never.arrow"), "--retries", "0"]);
 		expect(failed.status).toBe(1);
-		expect(failed.stderr).toBe(`dt64-export: GET ${url}?… (bytes=0-0) failed after 1 attempt: HTTP 500 Internal Server Error\n`);
+		expect(failed.stderr).toBe(`dt64-export: GET ${url}?… (bytes=0-0) failed after 1 attempt: HTTP 500 Internal Server Error [READ_FAILED]\n`);
 		expect(server.requests.map((r) => r.query)).toEqual(["?token=QUERYSECRET"]);
 	});
 
 	it("a missing zip is one line", async () => {
 		const result = await runCliAsync([`${server.url}/nope.zip`, "-o", path.join(work, "never.arrow")]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe(`dt64-export: store not found: ${server.url}/nope.zip (HTTP 404)\n`);
+		expect(result.stderr).toBe(`dt64-export: store not found: ${server.url}/nope.zip (HTTP 404) [STORE_NOT_FOUND]\n`);
 	});
 });

@@ -262,12 +262,12 @@ describe("inspect a folder store", () => {
 	it("errors are one line with exit 1; --help documents the command", () => {
 		const missing = cli(["inspect", path.join(work, "nope.zarr")]);
 		expect(missing.status).toBe(1);
-		expect(missing.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")}\n`);
+		expect(missing.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")} [STORE_NOT_FOUND]\n`);
 		const notZarr = fresh();
 		fs.mkdirSync(notZarr, { recursive: true });
 		const none = cli(["inspect", notZarr]);
 		expect(none.status).toBe(1);
-		expect(none.stderr).toBe(`dt64-export: ${notZarr}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)\n`);
+		expect(none.stderr).toBe(`dt64-export: ${notZarr}: no zarr.json, .zarray or .zgroup (not a Zarr array or group) [ARRAY_NOT_FOUND]\n`);
 		expect(cli(["inspect", "--help"]).stdout).toMatch(/--json/);
 		expect(cli(["--help"]).stdout).toMatch(/inspect <store>/);
 	});
@@ -379,7 +379,7 @@ describe("zip stores", () => {
 		fs.writeFileSync(bad, "this is not a zip file at all");
 		const result = cli(["inspect", bad]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toMatch(/^dt64-export: .*bad\.zip: not a readable zip file \(.*\)\n$/);
+		expect(result.stderr).toMatch(/^dt64-export: .*bad\.zip: not a readable zip file \(.*\) \[STORE_INVALID\]\n$/);
 	});
 });
 

@@ -176,7 +176,7 @@ describe("s3:// with Signature V4", () => {
 		const result = await runCliAsync(["s3://private/plain.zarr", "-o", out], { env: signedEnv({ AWS_SECRET_ACCESS_KEY: `${SECRET}x` }) });
 		expect(result.status).toBe(1);
 		expect(result.stderr.split("\n")).toHaveLength(2);
-		expect(result.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(SignatureDoesNotMatch: .*\): bucket "private" refused a request signed with credentials from the environment \(AWS_ACCESS_KEY_ID\)\n$/);
+		expect(result.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(SignatureDoesNotMatch: .*\): bucket "private" refused a request signed with credentials from the environment \(AWS_ACCESS_KEY_ID\) \[ACCESS_DENIED\]\n$/);
 		expect(fs.existsSync(out)).toBe(false);
 		expectNoSecret(result.stderr, result.stdout);
 	});
@@ -184,14 +184,14 @@ describe("s3:// with Signature V4", () => {
 	it("an expired session token: one line, exit 1", async () => {
 		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ AWS_ACCESS_KEY_ID: EXPIRED_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) });
 		expect(result.status).toBe(1);
-		expect(result.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 400 Bad Request \(ExpiredToken: the session token has expired\): bucket "private" refused a request signed with credentials from the environment \(AWS_ACCESS_KEY_ID with AWS_SESSION_TOKEN\)\n$/);
+		expect(result.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 400 Bad Request \(ExpiredToken: the session token has expired\): bucket "private" refused a request signed with credentials from the environment \(AWS_ACCESS_KEY_ID with AWS_SESSION_TOKEN\) \[ACCESS_DENIED\]\n$/);
 		expectNoSecret(result.stderr, result.stdout);
 	});
 
 	it("--no-sign-request: refused by a private bucket in one line, exit 1; a public bucket is read unsigned", async () => {
 		const refused = await runCliAsync(["s3://private/plain.zarr", "-o", outFile(), "--no-sign-request"], { env: signedEnv() });
 		expect(refused.status).toBe(1);
-		expect(refused.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(AccessDenied: access denied\): bucket "private" refused an unsigned request \(--no-sign-request\)\n$/);
+		expect(refused.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(AccessDenied: access denied\): bucket "private" refused an unsigned request \(--no-sign-request\) \[ACCESS_DENIED\]\n$/);
 		const before = s3.requests.length;
 		const out = outFile();
 		const result = await runCliAsync(["s3://open/plain.zarr", "-o", out, "-q", "--no-sign-request"], { env: cloudEnv() });
@@ -209,7 +209,7 @@ describe("s3:// with Signature V4", () => {
 		await expect(openStore("s3://private/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "CREDENTIALS_MISSING", message: expect.stringMatching(/^no AWS credentials found: set AWS_ACCESS_KEY_ID/) });
 		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv() });
 		expect(result.status).toBe(1);
-		expect(result.stderr).toMatch(/; a public bucket is read without them with --no-sign-request\n$/);
+		expect(result.stderr).toMatch(/; a public bucket is read without them with --no-sign-request \[CREDENTIALS_MISSING\]\n$/);
 	});
 
 	it("retries 503 SlowDown and exports the exact values", async () => {
@@ -253,7 +253,7 @@ describe("s3:// with Signature V4", () => {
 
 		const missing = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ HOME: profileHome, AWS_PROFILE: "nobody" }) });
 		expect(missing.status).toBe(1);
-		expect(missing.stderr).toMatch(/^dt64-export: AWS profile "nobody" not found in .*credentials or .*config\n$/);
+		expect(missing.stderr).toMatch(/^dt64-export: AWS profile "nobody" not found in .*credentials or .*config \[CREDENTIALS_MISSING\]\n$/);
 	});
 
 	it("a table (--columns, --index) from a bucket equals the same table from the folder", async () => {
@@ -304,7 +304,7 @@ describe("gs:// against STORAGE_EMULATOR_HOST", () => {
 		expect(fromMetadata.metadata.shape).toEqual([1000]);
 		const without = await runCliAsync(["gs://gcs-private/plain.zarr", "-o", outFile()], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host }) });
 		expect(without.status).toBe(1);
-		expect(without.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 401 Unauthorized \(forbidden\): bucket "gcs-private" refused a request with no credentials \(anonymous requests\)\n$/);
+		expect(without.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 401 Unauthorized \(forbidden\): bucket "gcs-private" refused a request with no credentials \(anonymous requests\) \[ACCESS_DENIED\]\n$/);
 	});
 });
 
@@ -325,7 +325,7 @@ describe("az:// and abfs:// with a SAS token", () => {
 			env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: `BlobEndpoint=${azure.endpoint}`, AZURE_STORAGE_SAS_TOKEN: `?${EXPIRED_SAS}` }),
 		});
 		expect(result.status).toBe(1);
-		expect(result.stderr).toMatch(/^dt64-export: GET \S+\?… failed: HTTP 403 Forbidden \(AuthenticationFailed\): container "az-private" refused a request with a SAS token from AZURE_STORAGE_SAS_TOKEN\n$/);
+		expect(result.stderr).toMatch(/^dt64-export: GET \S+\?… failed: HTTP 403 Forbidden \(AuthenticationFailed\): container "az-private" refused a request with a SAS token from AZURE_STORAGE_SAS_TOKEN \[ACCESS_DENIED\]\n$/);
 		expectNoSecret(result.stderr, result.stdout);
 	});
 

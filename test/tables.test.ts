@@ -183,14 +183,14 @@ describe("tables: field metadata, options and refusals", () => {
 		expect(String(table.getChild("temp")!.type)).toBe("Float32");
 		expect(table.getChild("temp")!.toJSON()).toEqual([0, null, 2, 3, null, 0]);
 		const conflict = runCli([root, "--columns", "temp,bad", "-o", fresh("never.arrow")]);
-		expect(conflict.stderr).toBe('dt64-export: dimension "x" has length 2 in temp and 5 in bad, so they cannot share a table: temp(time=3, x=2), bad(x=5); export them separately, or choose --columns whose dimensions agree\n');
+		expect(conflict.stderr).toBe('dt64-export: dimension "x" has length 2 in temp and 5 in bad, so they cannot share a table: temp(time=3, x=2), bad(x=5); export them separately, or choose --columns whose dimensions agree [COLUMNS_INCOMPATIBLE]\n');
 		expect(conflict.status).toBe(2);
 	});
 
 	it("--rename of no column is refused, naming the columns", () => {
 		const result = runCli([grid, "--columns", "t2m", "--index", "--rename", "nope=x", "-o", fresh("never.arrow")]);
 		expect(result.status).toBe(2);
-		expect(result.stderr).toBe("dt64-export: --rename nope: no such column; the columns are time, lat, lon, t2m\n");
+		expect(result.stderr).toBe("dt64-export: --rename nope: no such column; the columns are time, lat, lon, t2m [USAGE]\n");
 	});
 });
 
@@ -219,7 +219,7 @@ describe("--order chunk with broadcast variables and coordinate indexes: xarray'
 
 	it("refuses columns over every dimension in different chunk shapes, naming them", () => {
 		const result = runCli([path.join(FIXTURES, "grid.zarr"), "--columns", "t2m,tp", "--index", "--order", "chunk", "-o", fresh("never.arrow")]);
-		expect(result.stderr).toBe("dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got [2,3,2], [4,1,4]: use --order c\n");
+		expect(result.stderr).toBe("dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got [2,3,2], [4,1,4]: use --order c [COLUMNS_INCOMPATIBLE]\n");
 		expect(result.status).toBe(2);
 	});
 });

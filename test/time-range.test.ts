@@ -144,7 +144,7 @@ describe("a time coordinate of an xarray-like dataset", () => {
 		expect(rows[0].map(Number)).toEqual([19 * 6, 12 * 6, 31 * 6 - 1, 19]);
 		const refused = runCli([store, "--columns", "temp", "--start", start, "-o", path.join(tempDir(), "x.parquet")]);
 		expect(refused.status).toBe(2);
-		expect(refused.stderr).toMatch(/no time column .*: --index\)$/m);
+		expect(refused.stderr).toMatch(/no time column .*: --index\) \[USAGE\]$/m);
 	});
 });
 

@@ -136,7 +136,7 @@ describe("a Zarr v2 group as companion columns", () => {
 
 	it("a missing chunk of an array without a fill value (null) is an error naming the chunk (exit 1)", () => {
 		const result = runCli([OBS, "--columns", "time,nofill", "-o", fresh("never.arrow")]);
-		expect(result.stderr).toBe("dt64-export: chunk nofill/1: missing, and the array has no fill value (fill_value is null) to stand for it\n");
+		expect(result.stderr).toBe("dt64-export: chunk nofill/1: missing, and the array has no fill value (fill_value is null) to stand for it [CHUNK_MISSING]\n");
 		expect(result.status).toBe(1);
 	});
 });
@@ -180,14 +180,14 @@ describe("v2 dtypes a column cannot have: usage errors naming the .zarray and th
 	for (const [name, message] of cases) {
 		it(name, () => {
 			const result = runCli([OBS, "--columns", `time,${name}`, "-o", fresh("never.arrow")]);
-			expect(result.stderr).toBe(`dt64-export: --columns: array ${name} (${OBS}/${name}/.zarray): ${message}\n`);
+			expect(result.stderr).toBe(`dt64-export: --columns: array ${name} (${OBS}/${name}/.zarray): ${message} [COLUMN_UNSUPPORTED]\n`);
 			expect(result.status).toBe(2);
 		});
 	}
 
 	it("an unknown name lists the group's arrays by their v2 dtype", () => {
 		const result = runCli([GRID, "--columns", "time,nope", "-o", fresh("never.arrow")]);
-		expect(result.stderr).toBe("dt64-export: --columns: no array \"nope\" in the store root; it holds code (<i2), note (|O), tag (>U2), temp (>f8), time (<M8[ms])\n");
+		expect(result.stderr).toBe("dt64-export: --columns: no array \"nope\" in the store root; it holds code (<i2), note (|O), tag (>U2), temp (>f8), time (<M8[ms]) [COLUMN_NOT_FOUND]\n");
 		expect(result.status).toBe(2);
 	});
 });

@@ -127,7 +127,7 @@ describe("v2 fixtures: the values numpy computed", () => {
 		fs.mkdirSync(folder);
 		const result = runCli([path.join(V2, "null-fill-missing.zarr"), "-o", path.join(folder, "t.arrow"), "-q"]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe("dt64-export: chunk 1: missing, and the array has no fill value (fill_value is null) to stand for it\n");
+		expect(result.stderr).toBe("dt64-export: chunk 1: missing, and the array has no fill value (fill_value is null) to stand for it [CHUNK_MISSING]\n");
 		expect(fs.readdirSync(folder)).toEqual([]);
 	});
 
@@ -204,7 +204,7 @@ describe("v2 groups: discovery and --array", () => {
 	it("a group with two datetime64 arrays asks which one (exit 2)", () => {
 		const result = runCli([path.join(V2, "two-times.zarr"), "-o", outFile("arrow"), "-q"]);
 		expect(result.status).toBe(2);
-		expect(result.stderr).toBe(`dt64-export: ${path.join(V2, "two-times.zarr")}: the group holds several datetime64 arrays: a, b; choose one with --array\n`);
+		expect(result.stderr).toBe(`dt64-export: ${path.join(V2, "two-times.zarr")}: the group holds several datetime64 arrays: a, b; choose one with --array [ARRAY_AMBIGUOUS]\n`);
 	});
 
 	it("where both zarr.json and .zarray exist, zarr.json (v3) is read", async () => {
@@ -305,7 +305,7 @@ describe("v2 refusals: one line naming the .zarray and the field", () => {
 		const root = variant("ns-raw.zarr", (z) => void (z.compressor = { id: "bz2" }));
 		const result = runCli([root, "-o", outFile("arrow"), "-q"]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe(`dt64-export: ${at(root)}: compressor: codec id "bz2" is not supported (supported: zlib, gzip, zstd, lz4, blosc, crc32c)\n`);
+		expect(result.stderr).toBe(`dt64-export: ${at(root)}: compressor: codec id "bz2" is not supported (supported: zlib, gzip, zstd, lz4, blosc, crc32c) [UNSUPPORTED]\n`);
 		const nullFill = runCli([path.join(V2, "null-fill-missing.zarr"), "-o", outFile("parquet"), "--to", "parquet", "-q"]);
 		expect(nullFill.status).toBe(1);
 		expect(nullFill.stderr.split("\n")).toHaveLength(2);

@@ -81,7 +81,9 @@ function fail(error: unknown): never {
 	removePendingTempFiles();
 	if (process.env.DT64_DEBUG === "1") console.error(error);
 	const message = isDt64ExportError(error) ? describeForCli(error) : (error as Error)?.message ?? String(error);
-	process.stderr.write(`dt64-export: ${message.trim().replace(/\s*\n\s*/g, " ")}\n`);
+	// The library's code, for scripts and bug reports; an error that is not one of ours broke a contract: INTERNAL.
+	const code = isDt64ExportError(error) ? error.code : "INTERNAL";
+	process.stderr.write(`dt64-export: ${message.trim().replace(/\s*\n\s*/g, " ")} [${code}]\n`);
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
