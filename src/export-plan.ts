@@ -6,6 +6,7 @@
 import { canonicalTimezone } from "./arrow/timezone.js";
 import type { CfOptions } from "./cf/cf-time-array.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
+import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./errors.js";
 import { planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
@@ -125,7 +126,31 @@ export interface ExportPlan {
  * `dataset`: the export writes a dataset folder (exportDataset; by default, when partitionBy or part is given),
  * not one file or stream, which a part of the rows (`part`) can be too.
  */
+/**
+ * Every option an export takes (and `overwrite`, of the calls that write files): a name outside them is refused,
+ * since a JavaScript caller's misspelt option (`unti: "s"`) would otherwise be ignored and its export made with the
+ * default. The compiler checks that the list and ExportOptions agree.
+ */
+const EXPORT_OPTION_NAMES: readonly string[] = [
+	...Object.keys({
+		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
+		convertCalendar: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
+		allowTruncate: 0, onOverflow: 0, headers: 0, retries: 0, bufferPool: 0, signRequests: 0, env: 0, partitionBy: 0,
+		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, part: 0, parts: 0,
+	} satisfies Record<keyof ExportOptions, 0>),
+	"overwrite",
+];
+
+/** Refuses an option name an export does not take, naming the closest one it does. */
+function checkOptionNames(options: object): void {
+	for (const name of Object.keys(options)) {
+		if (EXPORT_OPTION_NAMES.includes(name)) continue;
+		throw new UsageError(`unknown option ${JSON.stringify(name)}${didYouMean(name, EXPORT_OPTION_NAMES)}`, { option: name });
+	}
+}
+
 export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
+	checkOptionNames(options);
 	const format = options.format ?? "arrow";
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
 	const conversion = normalizeConversionOptions(options);

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkCommandLine } from "../src/cli/command-line.js";
 import { completeWords } from "../src/cli/completion.js";
-import { closest } from "../src/cli/did-you-mean.js";
+import { closest } from "../src/did-you-mean.js";
 import { optionsFromEnvironment } from "../src/cli/environment.js";
 import { environmentName, OPTIONS, optionsOf } from "../src/cli/options.js";
 import { resolveOutputFormat } from "../src/cli/output-format.js";

@@ -6,7 +6,7 @@ import pl from "nodejs-polars";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { UsageError } from "../src/errors.js";
-import { createTableExportStages, exportTable } from "../src/export.js";
+import { createTableExportStages, exportTable, exportToFile } from "../src/export.js";
 import { planExport } from "../src/export-plan.js";
 import { openTimeArray } from "../src/open-array.js";
 import { openTable, tableOfTimeArray } from "../src/open-table.js";
@@ -228,5 +228,16 @@ describe("library options: timezone", () => {
 		expect(() => createTableExportStages(tableOfTimeArray(array), { timezone: "Mars/Olympus_Mons" })).toThrow(
 			'timezone "Mars/Olympus_Mons": unknown time zone (use an IANA name such as UTC or Europe/Paris, or an offset like +01:00)',
 		);
+	});
+});
+
+describe("option names", () => {
+	it("a misspelt or unknown option is a UsageError naming it, before anything is read, never an ignored option", async () => {
+		const sink = new PassThrough();
+		await expect(exportTable("/nonexistent.zarr", sink, { unti: "s" } as never)).rejects.toMatchObject({ code: "USAGE", option: "unti", message: 'unknown option "unti" (did you mean unit?)' });
+		await expect(exportToFile("/nonexistent.zarr", "/nonexistent/x.arrow", { overwrite: true, timeZone: "UTC" } as never)).rejects.toMatchObject({ code: "USAGE", message: 'unknown option "timeZone" (did you mean timezone?)' });
+		expect(thrown(() => planExport({ frobnicate: 1 } as never))).toMatchObject({ code: "USAGE", message: 'unknown option "frobnicate"' });
+		// Every documented option, and overwrite, passes the check.
+		expect(() => planExport({ overwrite: false, unit: "auto", index: true, order: "chunk", concurrency: 2 } as never)).not.toThrow();
 	});
 });

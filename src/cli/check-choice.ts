@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.js";
-import { didYouMean } from "./did-you-mean.js";
+import { didYouMean } from "../did-you-mean.js";
 
 /**
  * A choice matched case-insensitively (DuckDB and ogr2ogr take `Parquet` too), given back in the table's spelling;

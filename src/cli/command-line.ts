@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import { UsageError } from "../errors.js";
 import { booleanWord } from "./boolean-word.js";
-import { didYouMean } from "./did-you-mean.js";
+import { didYouMean } from "../did-you-mean.js";
 import { COMMANDS, flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
 
 export interface CommandLine {

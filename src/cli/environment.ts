@@ -9,7 +9,7 @@ import { UsageError } from "../errors.js";
 import { booleanWord } from "./boolean-word.js";
 import { checkChoice } from "./check-choice.js";
 import { checkInteger } from "./check-integer.js";
-import { didYouMean } from "./did-you-mean.js";
+import { didYouMean } from "../did-you-mean.js";
 import { environmentName, optionsOf, OPTIONS, type CommandName } from "./options.js";
 
 const PREFIX = "DT64_EXPORT_";
