@@ -27,9 +27,10 @@ describe("CLI contract", () => {
 		const help = runCli(["--help"]);
 		expect(help.status).toBe(0);
 		expect(help.stdout.toString()).toMatch(/Examples:/);
-		// The examples name the sample stores, so that they can be run from a clone as they are.
-		const stores = Array.from(help.stdout.toString().matchAll(/dt64-export (?:inspect )?(\S+\.zarr)/g), (match) => match[1]);
+		// The examples name the sample stores, so that they can be run from a clone as they are (and say so).
+		const stores = Array.from(help.stdout.toString().matchAll(/dt64-export (?:inspect )?(data\/\S+\.zarr)/g), (match) => match[1]);
 		expect(stores.length).toBeGreaterThanOrEqual(4);
+		expect(help.stdout.toString()).toMatch(/data\/ stores of the examples are the sample stores of the repository/);
 		for (const store of stores) expect(fs.existsSync(path.join(REPO, store))).toBe(true);
 		expect(runCli(["--version"]).stdout.toString().trim()).toBe(JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version);
 	});
@@ -285,6 +286,6 @@ describe("README", () => {
 		expect(result.status).toBe(0);
 		expect(readArrow(path.join(cwd, "weather.arrow")).numRows).toBe(17520);
 		expect(readArrow(path.join(cwd, "obs.arrow")).schema.fields.map((field) => field.name)).toEqual(["time", "temperature"]);
-		expect(fs.readdirSync(cwd).sort()).toEqual(["data", "example.mjs", "grid.arrow", "grid.parquet", "node_modules", "obs.arrow", "obs.parquet", "weather.arrow"]);
+		expect(fs.readdirSync(cwd).sort()).toEqual(["data", "example.mjs", "grid-from-library.parquet", "grid.arrow", "node_modules", "obs.arrow", "obs.parquet", "weather.arrow"]);
 	});
 });

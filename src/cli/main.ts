@@ -308,7 +308,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.example("$0 data/observations.zarr --array time --to parquet --tz UTC", "Parquet, UTC timestamps")
 					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "arrays of a group as one table, broadcast by dimension names")
 					.example("$0 data/weather-station.zarr --start 2023-03 --end 2023-04 --partition-by day -o march/", "one month as a Hive-partitioned Parquet dataset")
-					.example("$0 test/fixtures/tables/grid.zarr --columns all --index -o grid.parquet", "an xarray dataset, as ds.to_dataframe().reset_index() gives it")
+					.example("$0 era5.zarr --columns all --index -o era5.parquet", "a dataset xarray wrote, as ds.to_dataframe().reset_index() gives it")
 					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args, commandLine),
 		)
@@ -316,7 +316,10 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 			completeWords(argv.slice(argv.indexOf("--get-yargs-completions") + 2)),
 		)
 		.config(environment.values)
-		.epilogue("Every option can also be set in the environment as DT64_EXPORT_<OPTION> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_ALLOW_TRUNCATE=true); the command line wins.")
+		.epilogue(
+			"The data/ stores of the examples are the sample stores of the repository (run them from a clone, or name your own store). " +
+				"Every option can also be set in the environment as DT64_EXPORT_<OPTION> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_ALLOW_TRUNCATE=true); the command line wins.",
+		)
 		.version(version)
 		.describe("version", "show the version")
 		.alias("h", "help")
