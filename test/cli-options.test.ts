@@ -69,7 +69,7 @@ describe("mistakes named with what was meant", () => {
 			[["inspct", STORE], "dt64-export: unknown command inspct (did you mean inspect?) [USAGE]\n"],
 			[["x", "--to", "parqet"], 'dt64-export: --to "parqet": choose arrow, arrow-stream, parquet (did you mean parquet?) [USAGE]\n'],
 			[["x", "--json"], "dt64-export: --json is not an option of an export (see --help) [USAGE]\n"],
-			[["x", "--force=maybe"], "dt64-export: --force=maybe: a switch takes no value, or true or false (see --help) [USAGE]\n"],
+			[["x", "--force=maybe"], "dt64-export: --force=maybe: a switch takes no value, or one of true, false, yes, no, on, off, 1, 0 (see --help) [USAGE]\n"],
 			[[], "dt64-export: name the store: dt64-export <store> [options] (see --help) [USAGE]\n"],
 		] as const) {
 			const result = runCli([...args]);
@@ -105,6 +105,10 @@ describe("options that do nothing", () => {
 			"dt64-export: warning: --retries does nothing here: it applies to stores read over the network, not to a local one",
 		]);
 		expect(readArrow(path.join(dir, "w.arrow")).numRows).toBe(17520);
+		// A switch is named as it was written.
+		const unsigned = runCli([STORE, "-q", "-o", path.join(dir, "u.arrow"), "--no-sign-request"]);
+		expect(unsigned.status).toBe(0);
+		expect(unsigned.stderr).toMatch(/^dt64-export: warning: --no-sign-request does nothing here: /);
 		// Defaults are not warned about: the same export without those options says nothing.
 		expect(runCli([STORE, "-q", "-f", "-o", path.join(dir, "w.arrow")]).stderr).toBe("");
 	});
@@ -117,11 +121,11 @@ describe("options from the environment", () => {
 		expect(values).toEqual({ to: "PARQUET", quiet: true, header: ["A: 1", "B: 2"] });
 		expect(warnings).toEqual(["DT64_EXPORT_UINT names no option, ignored (did you mean DT64_EXPORT_UNIT?)"]);
 		expect(optionsFromEnvironment("inspect", env).values).toEqual({ json: true, header: ["A: 1", "B: 2"] });
-		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_FORCE: "maybe" })).toThrow(/DT64_EXPORT_FORCE=maybe: expected true or false/);
+		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_FORCE: "maybe" })).toThrow("DT64_EXPORT_FORCE=maybe: expected one of true, false, yes, no, on, off, 1, 0");
 		expect(OPTIONS.map(environmentName)).toContain("DT64_EXPORT_ROW_GROUP_ROWS");
 		// A value the option does not take is refused by the variable's name, unless the command line gives the option.
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" })).toThrow('DT64_EXPORT_TO "csv": choose arrow, arrow-stream, parquet');
-		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "x" })).toThrow("DT64_EXPORT_CONCURRENCY must be an integer >= 1");
+		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "x" })).toThrow('DT64_EXPORT_CONCURRENCY must be an integer >= 1, got "x"');
 		expect(optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" }, new Set(["to"])).values).toEqual({});
 		expect(optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "", DT64_EXPORT_TO: " " }).values).toEqual({});
 	});

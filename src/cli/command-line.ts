@@ -14,6 +14,8 @@ export interface CommandLine {
 	readonly command: CommandName;
 	/** The options given on the command line, by long name. */
 	readonly given: ReadonlySet<string>;
+	/** How each given option was written, for messages about it: `--no-sign-request`, `-q`. */
+	readonly spelled?: ReadonlyMap<string, string>;
 	/** The arguments for yargs: an option with optional values written `--index=` or `--index=positions`. */
 	readonly argv?: readonly string[];
 }
@@ -67,6 +69,7 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 	const everyOption = [...new Set(COMMANDS.flatMap(optionsOf))];
 	const positionals: string[] = [];
 	const named: string[] = [];
+	const spelled = new Map<string, string>();
 	const forYargs: string[] = [];
 	for (let i = 0; i < argv.length; i++) {
 		const token = argv[i];
@@ -92,9 +95,10 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 				throw new UsageError(`${flag(found.option.name)} is given twice: give it once (see --help)`);
 			}
 			named.push(found.option.name);
+			spelled.set(found.option.name, long ? `--${body}` : `-${name}`);
 			if (found.option.kind === "boolean" && inline !== undefined) {
 				const value = booleanWord(inline);
-				if (value === undefined) throw new UsageError(`${flag(body)}=${inline}: a switch takes no value, or true or false (see --help)`);
+				if (value === undefined) throw new UsageError(`${flag(body)}=${inline}: a switch takes no value, or one of true, false, yes, no, on, off, 1, 0 (see --help)`);
 				forYargs[forYargs.length - 1] = value !== found.negated ? `--${found.option.name}` : `--no-${found.option.name}`;
 			}
 			if (found.option.kind === "boolean" || inline !== undefined) continue;
@@ -126,5 +130,5 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 		const extra = positionals[expected.length];
 		throw new UsageError(`unexpected argument ${JSON.stringify(extra)}: ${command === "export" ? "an export" : command} takes ${expected.length === 1 ? `one ${expected[0]}` : "no argument"} (quote a name with spaces)`);
 	}
-	return { command, given: new Set(named), argv: forYargs };
+	return { command, given: new Set(named), spelled, argv: forYargs };
 }

@@ -36,14 +36,14 @@ export function optionsFromEnvironment(command: CommandName, env: NodeJS.Process
 		if (!taken.has(option) || given.has(option.name)) continue;
 		if (option.kind === "boolean") {
 			const value = booleanWord(text);
-			if (value === undefined) throw new UsageError(`${variable}=${text}: expected true or false`);
+			if (value === undefined) throw new UsageError(`${variable}=${text}: expected one of true, false, yes, no, on, off, 1, 0`);
 			values[option.name] = value;
 		} else if (option.kind === "strings") {
 			// Several values (HTTP headers) one per line: a header value may hold any other separator.
 			values[option.name] = text.split("\n").filter((line) => line.trim() !== "");
 		} else if (text.trim() !== "") {
 			if (option.choices !== undefined) checkChoice(variable, option.choices, text);
-			if (option.kind === "number") checkInteger(variable, Number(text), option.min ?? Number.MIN_SAFE_INTEGER);
+			if (option.kind === "number") checkInteger(variable, Number(text), option.min ?? Number.MIN_SAFE_INTEGER, text);
 			values[option.name] = text;
 		}
 	}

@@ -167,7 +167,7 @@ const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
 function warnInapplicable(command: CommandLine, facts: RunFacts): void {
 	for (const option of optionsOf(command.command)) {
 		const reason = command.given.has(option.name) ? option.inapplicable?.(facts) : undefined;
-		if (reason !== undefined) process.stderr.write(`dt64-export: warning: ${flag(option.name)} does nothing here: ${reason}\n`);
+		if (reason !== undefined) process.stderr.write(`dt64-export: warning: ${command.spelled?.get(option.name) ?? flag(option.name)} does nothing here: ${reason}\n`);
 	}
 }
 
