@@ -149,6 +149,15 @@ function checkOptionNames(options: object): void {
 	}
 }
 
+/** Refuses the options only a dataset folder takes, for an export that writes one file or stream. */
+export function checkDatasetOptions(options: Pick<ExportOptions, "partitionBy" | "maxRowsPerFile" | "maxOpenFiles">, dataset: boolean): void {
+	if (dataset) return;
+	if (options.partitionBy !== undefined) throw new UsageError("partitionBy writes a dataset folder (exportDataset), not one file or stream", { option: "partitionBy" });
+	for (const option of ["maxRowsPerFile", "maxOpenFiles"] as const) {
+		if (options[option] !== undefined) throw new UsageError(`${option} applies to the files of a dataset folder, and this export writes one file or stream`, { option });
+	}
+}
+
 export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
 	checkOptionNames(options);
 	const format = options.format ?? "arrow";
@@ -170,10 +179,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 		rename.set(from, to);
 	}
 	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with `columns`: the columns of a table are named after their arrays", { option: "column" });
-	if (!dataset && options.partitionBy !== undefined) throw new UsageError("partitionBy writes a dataset folder (exportDataset), not one file or stream", { option: "partitionBy" });
-	for (const option of ["maxRowsPerFile", "maxOpenFiles"] as const) {
-		if (!dataset && options[option] !== undefined) throw new UsageError(`${option} applies to the files of a dataset folder, and this export writes one file or stream`, { option });
-	}
+	checkDatasetOptions(options, dataset);
 	// Each store option by name: a new one is added here, as the other parts' are.
 	const { headers, retries, bufferPool, signRequests, env } = options;
 	return {

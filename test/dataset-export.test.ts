@@ -131,4 +131,12 @@ describe("errors: the library names options, the CLI flags", () => {
 		expect(error.message).not.toMatch(/--[a-z]/);
 		expect(describeForCli(error)).toMatch(cli);
 	});
+
+	it("the CLI says what --max-rows-per-file needs before it reads -o for a format: -o names a folder when a dataset was meant", () => {
+		const folder = path.join(tempDir(), "mr");
+		const result = runCli([observations, "--max-rows-per-file", "1000", "-o", folder]);
+		expect(result.status).toBe(2);
+		expect(result.stderr).toMatch(/^dt64-export: --max-rows-per-file applies to the files of a dataset folder, .*\(a dataset folder is written with --partition-by, or --part with -o <folder>\) \[USAGE\]\n$/);
+		expect(fs.existsSync(folder)).toBe(false);
+	});
 });

@@ -3,7 +3,7 @@ import { checkChoice } from "./check-choice.js";
 import { checkInteger } from "./check-integer.js";
 import { flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
 
-function yargsOption(option: OptionSpec): Options {
+function yargsOption(option: OptionSpec, command: CommandName): Options {
 	const { choices, min } = option;
 	return {
 		alias: option.alias,
@@ -13,7 +13,7 @@ function yargsOption(option: OptionSpec): Options {
 		choices,
 		default: option.default,
 		defaultDescription: option.defaultText,
-		describe: option.describe,
+		describe: typeof option.describe === "string" ? option.describe : option.describe[command],
 		// yargs hands a coerce failure to `fail` as a YError with this message: a usage error, exit 2.
 		coerce:
 			choices !== undefined
@@ -30,7 +30,7 @@ function yargsOption(option: OptionSpec): Options {
 /** Declares the command's options of the table (OPTIONS) to yargs, in the table's order. */
 export function declareOptions<T>(y: Argv<T>, command: CommandName): Argv<T> {
 	for (const option of optionsOf(command)) {
-		if (option.name !== "help" && option.name !== "version") y.option(option.name, yargsOption(option));
+		if (option.name !== "help" && option.name !== "version") y.option(option.name, yargsOption(option, command));
 	}
 	return y;
 }

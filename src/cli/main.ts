@@ -7,7 +7,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
-import { FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
 import type { ZarrTable } from "../open-table.js";
@@ -178,6 +178,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// A dataset's -o is a folder, whose name says nothing about the format: Parquet unless --to says otherwise.
 	// A part to stdout is the part's rows as one stream.
 	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);
+	// Before the output's name is read for a format: -o names a folder when the user meant a dataset.
+	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile());
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
 	warnInapplicable(command, { format, remote: isRemote(args.store), selects });

@@ -42,7 +42,8 @@ export interface OptionSpec {
 	readonly default?: string | number | boolean | readonly string[];
 	/** The help's `[default: ...]` of an option without `default`, whose default the program works out at run time. */
 	readonly defaultText?: string;
-	readonly describe: string;
+	/** Its help text; an option of several commands that means something else in each has one per command. */
+	readonly describe: string | Partial<Readonly<Record<CommandName, string>>>;
 	readonly commands: readonly CommandName[];
 	/** Why the option does nothing in this run (a warning names it), or undefined when it applies. */
 	readonly inapplicable?: (facts: RunFacts) => string | undefined;
@@ -145,7 +146,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export"],
 		inapplicable: onlyParquet,
 	},
-	{ name: "json", kind: "boolean", default: false, describe: "inspect: the report as JSON (int64 values as strings); commit: the _SUCCESS summary on stdout", commands: ["inspect", "commit"] },
+	{ name: "json", kind: "boolean", default: false, describe: { inspect: "the report as JSON (int64 values as strings)", commit: "print the _SUCCESS summary on stdout" }, commands: ["inspect", "commit"] },
 	{
 		name: "header",
 		kind: "strings",
