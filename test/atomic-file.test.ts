@@ -53,6 +53,17 @@ describe("AtomicFileWriter", () => {
 		expect(fs.readdirSync(dir)).toEqual(["other.bin"]);
 	});
 
+	it("refuses a folder as its target, with or without overwrite, before anything is written", () => {
+		const dir = tempDir("dt64-atomic-");
+		const folder = path.join(dir, "out.arrow");
+		fs.mkdirSync(folder);
+		for (const overwrite of [false, true]) {
+			expect(() => new AtomicFileWriter(folder, { overwrite })).toThrow(expect.objectContaining({ code: "OUTPUT_INVALID", path: folder, message: `${folder} is a folder: name a file to write` }));
+		}
+		expect(fs.readdirSync(dir)).toEqual(["out.arrow"]);
+		expect(fs.readdirSync(folder)).toEqual([]);
+	});
+
 	it("a failure after background flushes leaves neither the target nor the temporary file", async () => {
 		const dir = tempDir("dt64-atomic-");
 		const target = path.join(dir, "out.bin");

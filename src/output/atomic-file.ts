@@ -91,9 +91,11 @@ export class AtomicFileWriter extends Writable {
 		this.#overwrite = options.overwrite ?? false;
 		const directory = path.dirname(path.resolve(target));
 		// Checked here too, not only when the file is moved: an export that cannot be written fails before it starts.
+		const existing = fs.statSync(target, { throwIfNoEntry: false });
+		// A folder is never replaced, overwrite or not: refused before the export reads anything, not after it ran.
+		if (existing?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name a file to write`, { path: target });
 		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
 		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
-		const existing = fs.statSync(target, { throwIfNoEntry: false });
 		this.#replaced = existing ? fs.realpathSync(target) : target;
 		this.tempPath = path.join(path.dirname(path.resolve(this.#replaced)), `.${path.basename(this.#replaced)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 		try {
