@@ -6,7 +6,7 @@
 import type { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
-import { UsageError } from "./errors.js";
+import { Dt64ExportError, isDt64ExportError, systemErrorReason, UsageError } from "./errors.js";
 import { planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
@@ -83,8 +83,30 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
 			? { ...createStagesAround(table, createTableReader(table, plan.read), plan), filter: undefined }
 			: await (await import("./export-selection.js")).createSelectedStages(table, plan);
 	const filter = stages.filter === undefined ? [] : [stages.filter];
-	await pipeline([stages.reader, stages.batcher, ...filter, stages.writer, destination()] as unknown as NodeJS.ReadWriteStream[]);
+	const sink = destination();
+	let sinkError: unknown;
+	sink.once("error", (error) => (sinkError ??= error));
+	try {
+		await pipeline([stages.reader, stages.batcher, ...filter, stages.writer, sink] as unknown as NodeJS.ReadWriteStream[]);
+	} catch (error) {
+		throw destinationFailure(error, sinkError);
+	}
 	return table;
+}
+
+/** Node's errors for a stream that was closed or destroyed under a pipeline. */
+const CLOSED_STREAM_CODES = new Set(["ERR_STREAM_DESTROYED", "ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_WRITE_AFTER_END"]);
+
+/**
+ * A failure of the caller's destination (its own error, or Node's for a stream destroyed or ended under the
+ * export) as a WRITE_FAILED Dt64ExportError, the error kept as its cause; the export's own errors as they are.
+ */
+function destinationFailure(error: unknown, sinkError: unknown): unknown {
+	if (isDt64ExportError(error) || !(error instanceof Error)) return error;
+	const code = (error as NodeJS.ErrnoException).code;
+	if (error !== sinkError && !(code !== undefined && CLOSED_STREAM_CODES.has(code))) return error;
+	const reason = code !== undefined && CLOSED_STREAM_CODES.has(code) ? "it was closed before the export finished" : systemErrorReason(error);
+	return new Dt64ExportError("WRITE_FAILED", `cannot write to the output stream: ${reason.trim().replace(/\s*\n\s*/g, " ")}`, { cause: error });
 }
 
 /**

@@ -1,11 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import type { Schema, Timestamp } from "apache-arrow";
 import pl from "nodejs-polars";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { UsageError } from "../src/errors.js";
+import { Dt64ExportError, UsageError } from "../src/errors.js";
 import { createTableExportStages, exportTable, exportToFile } from "../src/export.js";
 import { planExport } from "../src/export-plan.js";
 import { openTimeArray } from "../src/open-array.js";
@@ -239,5 +239,35 @@ describe("option names", () => {
 		expect(thrown(() => planExport({ frobnicate: 1 } as never))).toMatchObject({ code: "USAGE", message: 'unknown option "frobnicate"' });
 		// Every documented option, and overwrite, passes the check.
 		expect(() => planExport({ overwrite: false, unit: "auto", index: true, order: "chunk", concurrency: 2 } as never)).not.toThrow();
+	});
+});
+
+describe("the caller's destination", () => {
+	const big = path.join(REPO, "data/weather-station.zarr");
+
+	it("failing or closed mid-export: a WRITE_FAILED Dt64ExportError, the destination's own error kept as its cause", async () => {
+		const broken = new Error("disk gone\nfor good");
+		let writes = 0;
+		const failing = new Writable({
+			write(_chunk, _encoding, callback) {
+				callback(++writes === 2 ? broken : null);
+			},
+		});
+		const failed = await exportTable(big, failing, { format: "arrow-stream" }).then(() => undefined, (error: unknown) => error);
+		expect(failed).toBeInstanceOf(Dt64ExportError);
+		expect(failed).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: disk gone for good", cause: broken });
+
+		const closing = new Writable({
+			write(_chunk, _encoding, callback) {
+				callback();
+				this.destroy();
+			},
+		});
+		const closed = await exportTable(big, closing, { format: "arrow-stream" }).then(() => undefined, (error: unknown) => error);
+		expect(closed).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: it was closed before the export finished" });
+	});
+
+	it("the export's own errors are as they were", async () => {
+		await expect(exportTable("/nonexistent.zarr", new PassThrough())).rejects.toMatchObject({ code: "STORE_NOT_FOUND" });
 	});
 });
