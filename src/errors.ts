@@ -120,6 +120,11 @@ export class UsageError extends Dt64ExportError {
 	}
 }
 
+/** A message on one line: its line breaks, and the spaces around them, become one space. */
+export function oneLine(text: string): string {
+	return text.trim().replace(/\s*\n\s*/g, " ");
+}
+
 export function isDt64ExportError(error: unknown): error is Dt64ExportError {
 	return error instanceof Dt64ExportError;
 }

@@ -122,11 +122,6 @@ export interface ExportPlan {
 }
 
 /**
- * Checks and normalizes the options of an export, before anything is read: the one place they are checked.
- * `dataset`: the export writes a dataset folder (exportDataset; by default, when partitionBy or part is given),
- * not one file or stream, which a part of the rows (`part`) can be too.
- */
-/**
  * Every option an export takes (and `overwrite`, of the calls that write files): a name outside them is refused,
  * since a JavaScript caller's misspelt option (`unti: "s"`) would otherwise be ignored and its export made with the
  * default. The compiler checks that the list and ExportOptions agree.
@@ -158,6 +153,11 @@ export function checkDatasetOptions(options: Pick<ExportOptions, "partitionBy" |
 	}
 }
 
+/**
+ * Checks and normalizes the options of an export, before anything is read: the one place they are checked.
+ * `dataset`: the export writes a dataset folder (exportDataset; by default, when partitionBy or part is given),
+ * not one file or stream, which a part of the rows (`part`) can be too.
+ */
 export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
 	checkOptionNames(options);
 	const format = options.format ?? "arrow";

@@ -6,7 +6,7 @@
 import type { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
-import { Dt64ExportError, isDt64ExportError, systemErrorReason, UsageError } from "./errors.js";
+import { Dt64ExportError, isDt64ExportError, oneLine, systemErrorReason, UsageError } from "./errors.js";
 import { planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
@@ -103,10 +103,10 @@ const CLOSED_STREAM_CODES = new Set(["ERR_STREAM_DESTROYED", "ERR_STREAM_PREMATU
  */
 function destinationFailure(error: unknown, sinkError: unknown): unknown {
 	if (isDt64ExportError(error) || !(error instanceof Error)) return error;
-	const code = (error as NodeJS.ErrnoException).code;
-	if (error !== sinkError && !(code !== undefined && CLOSED_STREAM_CODES.has(code))) return error;
-	const reason = code !== undefined && CLOSED_STREAM_CODES.has(code) ? "it was closed before the export finished" : systemErrorReason(error);
-	return new Dt64ExportError("WRITE_FAILED", `cannot write to the output stream: ${reason.trim().replace(/\s*\n\s*/g, " ")}`, { cause: error });
+	const closed = CLOSED_STREAM_CODES.has((error as NodeJS.ErrnoException).code ?? "");
+	if (error !== sinkError && !closed) return error;
+	const reason = closed ? "it was closed before the export finished" : oneLine(systemErrorReason(error));
+	return new Dt64ExportError("WRITE_FAILED", `cannot write to the output stream: ${reason}`, { cause: error });
 }
 
 /**

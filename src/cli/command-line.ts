@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import { UsageError } from "../errors.js";
-import { booleanWord } from "./boolean-word.js";
+import { BOOLEAN_WORDS, booleanWord } from "./boolean-word.js";
 import { didYouMean } from "../did-you-mean.js";
 import { COMMANDS, flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
 
@@ -98,7 +98,7 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 			spelled.set(found.option.name, long ? `--${body}` : `-${name}`);
 			if (found.option.kind === "boolean" && inline !== undefined) {
 				const value = booleanWord(inline);
-				if (value === undefined) throw new UsageError(`${flag(body)}=${inline}: a switch takes no value, or one of true, false, yes, no, on, off, 1, 0 (see --help)`);
+				if (value === undefined) throw new UsageError(`${flag(body)}=${inline}: a switch takes no value, or one of ${BOOLEAN_WORDS} (see --help)`);
 				forYargs[forYargs.length - 1] = value !== found.negated ? `--${found.option.name}` : `--no-${found.option.name}`;
 			}
 			if (found.option.kind === "boolean" || inline !== undefined) continue;

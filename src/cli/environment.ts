@@ -6,7 +6,7 @@
  * and an empty one is unset.
  */
 import { UsageError } from "../errors.js";
-import { booleanWord } from "./boolean-word.js";
+import { BOOLEAN_WORDS, booleanWord } from "./boolean-word.js";
 import { checkChoice } from "./check-choice.js";
 import { checkInteger } from "./check-integer.js";
 import { didYouMean } from "../did-you-mean.js";
@@ -36,7 +36,7 @@ export function optionsFromEnvironment(command: CommandName, env: NodeJS.Process
 		if (!taken.has(option) || given.has(option.name)) continue;
 		if (option.kind === "boolean") {
 			const value = booleanWord(text);
-			if (value === undefined) throw new UsageError(`${variable}=${text}: expected one of true, false, yes, no, on, off, 1, 0`);
+			if (value === undefined) throw new UsageError(`${variable}=${text}: expected one of ${BOOLEAN_WORDS}`);
 			values[option.name] = value;
 		} else if (option.kind === "strings") {
 			// Several values (HTTP headers) one per line: a header value may hold any other separator.

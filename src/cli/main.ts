@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
-import { Dt64ExportError, isDt64ExportError, UsageError, writeFailure } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, oneLine, UsageError, writeFailure } from "../errors.js";
 import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
@@ -83,7 +83,7 @@ function fail(error: unknown): never {
 	const message = isDt64ExportError(error) ? describeForCli(error) : (error as Error)?.message ?? String(error);
 	// The library's code, for scripts and bug reports; an error that is not one of ours broke a contract: INTERNAL.
 	const code = isDt64ExportError(error) ? error.code : "INTERNAL";
-	process.stderr.write(`dt64-export: ${message.trim().replace(/\s*\n\s*/g, " ")} [${code}]\n`);
+	process.stderr.write(`dt64-export: ${oneLine(message)} [${code}]\n`);
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 

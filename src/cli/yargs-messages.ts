@@ -5,6 +5,7 @@
  * here, with the option named as it is typed (`-o`, `--to`). A test holds this list to every error message of the
  * yargs and yargs-parser versions in use (their English strings, and English locale where it differs).
  */
+import { oneLine } from "../errors.js";
 import { flag } from "./options.js";
 
 type Rewrite = readonly [pattern: RegExp, rewrite: (...groups: string[]) => string];
@@ -37,7 +38,7 @@ const REWRITES: readonly Rewrite[] = [
 /** The message in the project's voice; undefined for one that is not yargs' (the option table's own checks). */
 export function rewriteYargsMessage(message: string): string | undefined {
 	// yargs joins the parts of some messages with new lines ("Invalid values:\n  Argument: ...").
-	const text = message.trim().replace(/\s*\n\s*/g, " ");
+	const text = oneLine(message);
 	for (const [pattern, rewrite] of REWRITES) {
 		const match = pattern.exec(text);
 		if (match !== null) return rewrite(...match.slice(1));
