@@ -26,8 +26,14 @@ const withTscSourceMaps = {
 };
 
 await build({
-	// The decode threads' module is an entry of its own, beside the bundle, where off-thread.js looks for it.
-	input: { "dt64-export": path.join(root, "dist", "cli", "main.js"), "decode-worker": path.join(root, "dist", "zarr", "codecs", "decode-worker.js") },
+	// The decode threads' module is an entry of its own, beside the bundle, where off-thread.js looks for it. So is
+	// the early start of those threads, which bin/ loads before the CLI: the modules both import are chunks they
+	// share, so that the threads it starts are the ones the CLI's export uses.
+	input: {
+		"dt64-export": path.join(root, "dist", "cli", "main.js"),
+		"decode-worker": path.join(root, "dist", "zarr", "codecs", "decode-worker.js"),
+		"early-decode-threads": path.join(root, "dist", "cli", "early-decode-threads.js"),
+	},
 	platform: "node",
 	// parquet-wasm finds its .wasm file beside its own module: it stays a package, loaded on first use.
 	external: [/^parquet-wasm(\/|$)/],

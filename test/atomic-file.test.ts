@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AtomicFileWriter, remainingAfter } from "../src/output/atomic-file.js";
 import { promisify } from "node:util";
 import { tempDir } from "./support/cli.js";
@@ -51,6 +51,33 @@ describe("AtomicFileWriter", () => {
 		}
 		expect(fs.statSync(other).size).toBe(0);
 		expect(fs.readdirSync(dir)).toEqual(["other.bin"]);
+	});
+
+	it("takes a temporary name no file has: a file or link of that name is left alone and another name is tried", async () => {
+		const dir = tempDir("dt64-atomic-");
+		const target = path.join(dir, "out.bin");
+		const taken = path.join(dir, `.out.bin.${process.pid}.80000000.tmp`);
+		fs.writeFileSync(taken, "someone else's");
+		fs.symlinkSync(path.join(dir, "elsewhere"), path.join(dir, `.out.bin.${process.pid}.40000000.tmp`));
+		const random = vi.spyOn(Math, "random").mockReturnValueOnce(0.5).mockReturnValueOnce(0.25).mockReturnValueOnce(0.125);
+		try {
+			const writer = new AtomicFileWriter(target);
+			expect(path.basename(writer.tempPath)).toBe(`.out.bin.${process.pid}.20000000.tmp`);
+			await pipeline(Readable.from([piece(0)]), writer);
+		} finally {
+			random.mockRestore();
+		}
+		expect(fs.readFileSync(target).equals(piece(0))).toBe(true);
+		expect(fs.readFileSync(taken, "utf8")).toBe("someone else's");
+		expect(fs.existsSync(path.join(dir, "elsewhere"))).toBe(false);
+		// Every name taken: a WRITE_FAILED error naming the folder, after a few names, not a loop.
+		const always = vi.spyOn(Math, "random").mockReturnValue(0.5);
+		try {
+			expect(() => new AtomicFileWriter(path.join(dir, "out.bin"), { overwrite: true })).toThrow(expect.objectContaining({ code: "WRITE_FAILED", message: expect.stringContaining(`cannot write in ${dir}: EEXIST`) }));
+			expect(always.mock.calls.length).toBeGreaterThan(1);
+		} finally {
+			always.mockRestore();
+		}
 	});
 
 	it("refuses a folder as its target, with or without overwrite, before anything is written", () => {

@@ -114,3 +114,29 @@ describe("the CLI bundle's modules", () => {
 		expect(fs.readdirSync(path.dirname(BUNDLE)).filter((file) => file.endsWith(".js")).some(holdsArrow)).toBe(true);
 	});
 });
+
+describe("what the CLI loads at start", () => {
+	const bundleFile = (file: string) => fs.readFileSync(path.join(path.dirname(BUNDLE), file), "utf8");
+	const atStart = [...new Set([...staticImports("early-decode-threads.js"), ...staticImports(path.basename(BUNDLE))])];
+
+	it("imports neither node:http, node:crypto nor node:zlib: each is loaded where it is first needed", () => {
+		const builtins = new Set(atStart.flatMap((file) => [...bundleFile(file).matchAll(/^import\s[^;]*?\sfrom\s+"(node:[^"]+)"/gm)].map((match) => match[1])));
+		expect(builtins).toContain("node:worker_threads");
+		for (const late of ["node:http", "node:https", "node:crypto", "node:zlib"]) expect(builtins).not.toContain(late);
+	});
+
+	it("starts the decode threads from a module of their own, whose threads are the CLI's", () => {
+		const bin = fs.readFileSync(path.join(REPO, "bin", "dt64-export.js"), "utf8");
+		expect(bin.indexOf('import("../dist/bundle/early-decode-threads.js")')).toBeGreaterThan(0);
+		expect(bin.indexOf('import("../dist/bundle/early-decode-threads.js")')).toBeLessThan(bin.indexOf('import("../dist/bundle/dt64-export.js")'));
+		// One DecoderPool in the whole bundle, in a chunk both entries import: one pool of threads per process.
+		const pools = fs.readdirSync(path.dirname(BUNDLE)).filter((file) => file.endsWith(".js") && /\bDecoderPool = class\b/.test(bundleFile(file)));
+		expect(pools).toHaveLength(1);
+		expect(staticImports("early-decode-threads.js")).toContain(pools[0]);
+		expect(staticImports(path.basename(BUNDLE))).toContain(pools[0]);
+		// Small: neither yargs nor the export's modules come with it.
+		const early = staticImports("early-decode-threads.js");
+		expect(early.reduce((bytes, file) => bytes + bundleFile(file).length, 0)).toBeLessThan(64 * 1024);
+		expect(early).not.toContain(path.basename(BUNDLE));
+	});
+});

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportToFile } from "../src/export.js";
-import { decodesHere, SMALL_ARRAY_BYTES } from "../src/zarr/chunk-source.js";
+import { decodesHere, SMALL_ARRAY_BYTES } from "../src/zarr/small-array.js";
 import { decodeThreadsRunning, defaultDecodeThreads } from "../src/zarr/codecs/off-thread.js";
 import { readArrow, REPO, tempDir } from "./support/cli.js";
 

@@ -1,7 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Writable } from "node:stream";
-import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
@@ -32,6 +31,9 @@ const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 function outputExists(target: string): Dt64ExportError {
 	return new Dt64ExportError("OUTPUT_EXISTS", `${target} already exists`, { path: target });
 }
+
+/** Temporary names tried before a folder is said not writable: each is taken only if no file has it. */
+const TEMP_NAME_ATTEMPTS = 8;
 
 /** How many written bytes start a background flush: large enough that flushes are few, small enough to overlap. */
 const FLUSH_STEP_BYTES = 32 * 2 ** 20;
@@ -97,11 +99,19 @@ export class AtomicFileWriter extends Writable {
 		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
 		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
 		this.#replaced = existing ? fs.realpathSync(target) : target;
-		this.tempPath = path.join(path.dirname(path.resolve(this.#replaced)), `.${path.basename(this.#replaced)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-		try {
-			this.#fd = fs.openSync(this.tempPath, "wx");
-		} catch (error) {
-			throw new Dt64ExportError("WRITE_FAILED", `cannot write in ${path.dirname(this.tempPath)}: ${(error as Error).message}`, { path: path.dirname(this.tempPath), cause: error });
+		// A name no file has: "wx" creates it or fails (a symbolic link of that name included), and another name is
+		// tried then. Math.random, not node:crypto, which the CLI would load for this alone (about 5 ms at start).
+		const folder = path.dirname(path.resolve(this.#replaced));
+		for (let attempt = 1; ; attempt++) {
+			const suffix = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, "0");
+			this.tempPath = path.join(folder, `.${path.basename(this.#replaced)}.${process.pid}.${suffix}.tmp`);
+			try {
+				this.#fd = fs.openSync(this.tempPath, "wx");
+				break;
+			} catch (error) {
+				if ((error as NodeJS.ErrnoException).code === "EEXIST" && attempt < TEMP_NAME_ATTEMPTS) continue;
+				throw new Dt64ExportError("WRITE_FAILED", `cannot write in ${folder}: ${(error as Error).message}`, { path: folder, cause: error });
+			}
 		}
 		pending.add(this.tempPath);
 		if (existing) {

@@ -2,7 +2,6 @@
  * The manifest a part writes once all its files are in place (`_parts/part-K-of-N.json`), and the digest of the
  * options that decide a dataset's content: `commit` accepts the parts only if they all ran the same export.
  */
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Dt64ExportError } from "../errors.js";
@@ -47,7 +46,7 @@ function canonical(value: unknown): unknown {
 /** The options as stored (keys sorted, undefined dropped, bigints as text), and their SHA-256. */
 export function digestOptions(options: Record<string, unknown>): { options: Record<string, unknown>; digest: string } {
 	const stored = canonical(options) as Record<string, unknown>;
-	return { options: stored, digest: createHash("sha256").update(JSON.stringify(stored)).digest("hex") };
+	return { options: stored, digest: process.getBuiltinModule("node:crypto").createHash("sha256").update(JSON.stringify(stored)).digest("hex") };
 }
 
 /** Writes a small JSON file all or nothing. */

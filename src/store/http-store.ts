@@ -3,7 +3,6 @@
  * up on the first failed request; a long export over the network meets throttling, 5xx and dropped connections,
  * so every request here is retried with bounded exponential backoff before it fails with one line naming the URL.
  */
-import { STATUS_CODES } from "node:http";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { awsUriEncode } from "./sigv4.js";
@@ -149,7 +148,8 @@ class AccessRefused extends FinalFailure {
 class RangeNotSatisfiable extends Error {}
 
 function statusLine(response: Response): string {
-	const text = response.statusText || STATUS_CODES[response.status] || "";
+	// node:http is loaded for its status texts only when a response has none: a CLI run need not load it at start.
+	const text = response.statusText || process.getBuiltinModule("node:http").STATUS_CODES[response.status] || "";
 	return `HTTP ${response.status}${text === "" ? "" : ` ${text}`}`;
 }
 

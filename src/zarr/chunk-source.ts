@@ -8,6 +8,7 @@ import type { ChunkValues } from "./chunk-values.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
 import { ShardIndexReader } from "./shard-index.js";
+import { decodesHere } from "./small-array.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -113,19 +114,6 @@ export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMet
 		},
 	};
 	return chunkSourceOf(store, meta, elements, where, options);
-}
-
-/**
- * The decoded size up to which an array's zstd, lz4 and blosc chunks decode on the calling thread, with no decode
- * thread started: a thread costs about 75 ms of CPU and 10 MiB to start, more than decoding 4 MiB takes (at most
- * a few ms, about 15 before V8 has optimized the decoders), and a small time coordinate is the usual case (a
- * 20,000-value zstd export: 10 MiB and 40 ms of CPU less, 10 ms sooner).
- */
-export const SMALL_ARRAY_BYTES = 4 * 2 ** 20;
-
-/** Whether an array's chunks decode on the calling thread: its values are fixed-size and SMALL_ARRAY_BYTES at most. */
-export function decodesHere(shape: readonly number[], valueBytes: number | "variable"): boolean {
-	return valueBytes !== "variable" && product(shape) * valueBytes <= SMALL_ARRAY_BYTES;
 }
 
 function chunkSourceOf<V extends ChunkValues>(

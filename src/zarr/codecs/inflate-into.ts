@@ -1,4 +1,5 @@
-import * as zlib from "node:zlib";
+/** node:zlib, loaded by the first gzip or zlib chunk: an export of other codecs does not load it (a few ms at start). */
+const zlib = () => process.getBuiltinModule("node:zlib");
 
 /**
  * Node's zlib streams inflate into an output buffer of their own (`_outBuffer`, `_outOffset`, `_chunkSize`: not
@@ -22,7 +23,7 @@ let outputFieldsKnown: boolean | undefined;
 
 /** Whether this Node's zlib streams have the output fields (asked once). */
 function canInflateInPlace(): boolean {
-	outputFieldsKnown ??= hasOutputFields(zlib.createInflate() as unknown as OutputFields);
+	outputFieldsKnown ??= hasOutputFields(zlib().createInflate() as unknown as OutputFields);
 	return outputFieldsKnown;
 }
 
@@ -51,7 +52,7 @@ export function inflateInto(format: "gunzip" | "inflate", input: Uint8Array, tar
 	const inPlace = options.inPlace !== false && canInflateInPlace();
 	// In place, the stream's own buffer is replaced before its first write: it starts at zlib's smallest.
 	const chunkSize = inPlace ? MIN_CHUNK_SIZE : Math.max(MIN_CHUNK_SIZE, Math.min(COPY_CHUNK_SIZE, target.length));
-	const engine = format === "gunzip" ? zlib.createGunzip({ chunkSize }) : zlib.createInflate({ chunkSize });
+	const engine = format === "gunzip" ? zlib().createGunzip({ chunkSize }) : zlib().createInflate({ chunkSize });
 	const fields = engine as unknown as OutputFields;
 	if (inPlace && hasOutputFields(fields)) {
 		fields._outBuffer = target;

@@ -1,0 +1,131 @@
+/**
+ * Starts the decode threads while the CLI's modules load, when the command line exports a local store whose
+ * chunks they will decode. A thread takes 40-50 ms to start (its isolate, the decoders compiled), and the CLI about
+ * 65 ms to load before it parses the command line and opens the store: started from the bin script, before the
+ * CLI is imported, the thread is ready when the first chunk is read instead of 50 ms later (measured: v3 zstd
+ * 0.61 → 0.57 s, blosc-lz4 0.51 → 0.48, 3-D zstd in chunk order 0.93 → 0.87, alternated ×7-11 on 2 cores).
+ *
+ * Only a guess from the arguments and the metadata files, made before the command line is parsed: the export
+ * decides again when it opens its arrays (codecs/bounded-wasm.ts), and a guess either way costs no more than the
+ * thread's start. So it only starts threads for what it can see for sure: a local folder holding a Zarr array (or a
+ * group with the arrays named by --array or --columns) whose codecs include zstd, lz4 or blosc and which is not a
+ * small array (decoded on the calling thread, see small-array.ts). Any doubt (a URL, a zip file, metadata it cannot
+ * read, a data type it does not know, another command, --help) starts nothing. This module imports no more than
+ * the decode threads need, so that the bin script loads it in a few milliseconds.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { warmDecodeThreads } from "../zarr/codecs/off-thread.js";
+import { decodesHere } from "../zarr/small-array.js";
+
+/** The metadata names of the codecs decoded on the decode threads (see codecs/codec-map.ts). */
+export const THREAD_CODEC_NAMES: ReadonlySet<string> = new Set(["zstd", "numcodecs.zstd", "lz4", "numcodecs.lz4", "blosc", "numcodecs.blosc"]);
+
+/** Arguments after which nothing is exported. */
+const NOT_AN_EXPORT = new Set(["inspect", "commit", "completion", "--help", "-h", "--version", "--get-yargs-completions"]);
+
+/** Starts the decode threads now when `argv` (the arguments after the script's name) exports what they decode. */
+export function startDecodeThreadsEarly(argv: readonly string[]): void {
+	if (exportDecodesOnThreads(argv)) warmDecodeThreads();
+}
+
+/** Whether `argv` exports, from a local store, an array whose chunks decode on the decode threads (see above). */
+export function exportDecodesOnThreads(argv: readonly string[]): boolean {
+	if (argv.some((arg) => NOT_AN_EXPORT.has(arg))) return false;
+	const store = argv.find((arg) => !arg.startsWith("-") && isZarrFolder(arg));
+	if (store === undefined) return false;
+	const root = readNode(store);
+	if (root === undefined) return false;
+	if (root.kind === "array") return decodesOnThreads(root.metadata);
+	const names = [...optionValues(argv, "array"), ...optionValues(argv, "columns").flatMap((list) => list.split(","))].map((name) => name.trim()).filter((name) => name !== "");
+	const children = names.includes("all") ? childFolders(store) : names.map((name) => path.join(store, name));
+	return children.some((child) => {
+		const node = readNode(child);
+		return node?.kind === "array" && decodesOnThreads(node.metadata);
+	});
+}
+
+/** The values given to `--name`, as `--name value` or `--name=value`. */
+function optionValues(argv: readonly string[], name: string): string[] {
+	const values: string[] = [];
+	argv.forEach((arg, at) => {
+		if (arg === `--${name}` && at + 1 < argv.length) values.push(argv[at + 1]);
+		else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
+	});
+	return values;
+}
+
+function isZarrFolder(arg: string): boolean {
+	if (arg.includes("://")) return false;
+	return ["zarr.json", ".zarray", ".zgroup"].some((file) => fs.existsSync(path.join(arg, file)));
+}
+
+function childFolders(folder: string): string[] {
+	try {
+		return fs
+			.readdirSync(folder, { withFileTypes: true })
+			.filter((entry) => entry.isDirectory())
+			.map((entry) => path.join(folder, entry.name));
+	} catch {
+		return [];
+	}
+}
+
+type ZarrNode = { kind: "array"; metadata: Record<string, unknown> } | { kind: "group" };
+
+/** The node at `folder` from its metadata file (v3 zarr.json, v2 .zarray or .zgroup); undefined when unreadable. */
+function readNode(folder: string): ZarrNode | undefined {
+	const v3 = readJson(path.join(folder, "zarr.json"));
+	if (v3 !== undefined) {
+		if (v3.node_type === "array") return { kind: "array", metadata: v3 };
+		return v3.node_type === "group" ? { kind: "group" } : undefined;
+	}
+	const v2 = readJson(path.join(folder, ".zarray"));
+	if (v2 !== undefined) return { kind: "array", metadata: v2 };
+	return readJson(path.join(folder, ".zgroup")) === undefined ? undefined : { kind: "group" };
+}
+
+function readJson(file: string): Record<string, unknown> | undefined {
+	try {
+		const value: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+		return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Whether an array's metadata (v3 or v2) names a codec of the decode threads and its values are not small. */
+export function decodesOnThreads(metadata: Record<string, unknown>): boolean {
+	const shape = metadata.shape;
+	if (!Array.isArray(shape) || !shape.every((size) => Number.isSafeInteger(size) && size >= 0)) return false;
+	const valueBytes = valueBytesOf(metadata.data_type ?? metadata.dtype);
+	if (valueBytes === undefined || decodesHere(shape as number[], valueBytes)) return false;
+	return namesCodec(metadata.codecs) || namesCodec(metadata.compressor) || namesCodec(metadata.filters);
+}
+
+/** Whether a codec list or codec (sharding's inner codecs included) names one of THREAD_CODEC_NAMES. */
+function namesCodec(value: unknown): boolean {
+	if (Array.isArray(value)) return value.some(namesCodec);
+	if (typeof value !== "object" || value === null) return false;
+	const codec = value as Record<string, unknown>;
+	const name = codec.name ?? codec.id;
+	if (typeof name === "string" && THREAD_CODEC_NAMES.has(name)) return true;
+	const configuration = codec.configuration as Record<string, unknown> | undefined;
+	return namesCodec(configuration?.codecs) || namesCodec(configuration?.index_codecs);
+}
+
+/**
+ * The bytes of one value of a v3 data type or a v2 dtype, "variable" for strings and objects of any length, or
+ * undefined for what this guess does not know (the export then starts its threads itself, if any).
+ */
+export function valueBytesOf(dataType: unknown): number | "variable" | undefined {
+	const name = typeof dataType === "object" && dataType !== null ? (dataType as { name?: unknown }).name : dataType;
+	if (typeof name !== "string") return undefined;
+	if (name === "bool") return 1;
+	if (name === "numpy.datetime64" || name === "numpy.timedelta64") return 8;
+	if (name === "string" || name === "variable_length_utf8" || name === "|O") return "variable";
+	const v3 = /^(?:u?int(8|16|32|64)|float(16|32|64)|complex(64|128))$/.exec(name);
+	if (v3 !== null) return Number(v3[1] ?? v3[2] ?? v3[3]) / 8;
+	const v2 = /^[<>|=]([biufcmM])(\d+)(?:\[\w+\])?$/.exec(name);
+	return v2 === null ? undefined : Number(v2[2]);
+}
