@@ -43,6 +43,11 @@ await build({
 		dir: outDir,
 		format: "esm",
 		entryFileNames: "[name].js",
+		// ASCII only, without doc comments (the source maps hold the sources, comments included): Node decodes an
+		// ASCII file on its fast path into a one-byte string, which V8 parses faster, where one character past ASCII
+		// in a comment made the whole file a two-byte string. Loading the CLI 66 -> 62 ms, apache-arrow 28.5 -> 25.5.
+		charset: "ascii",
+		comments: { legal: true, annotation: false, jsdoc: false },
 		sourcemap: true,
 	},
 });

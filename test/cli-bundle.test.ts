@@ -140,3 +140,11 @@ describe("what the CLI loads at start", () => {
 		expect(early).not.toContain(path.basename(BUNDLE));
 	});
 });
+
+describe("the bundle's text", () => {
+	it("is ASCII only, every file: Node then reads each as a one-byte string", () => {
+		const files = fs.readdirSync(path.dirname(BUNDLE)).filter((file) => file.endsWith(".js"));
+		expect(files.length).toBeGreaterThan(5);
+		for (const file of files) expect([file, /[^\x00-\x7f]/.test(fs.readFileSync(path.join(path.dirname(BUNDLE), file), "utf8"))]).toEqual([file, false]);
+	});
+});
