@@ -74,6 +74,27 @@ describe("DecoderPool", () => {
 });
 
 describe("the number of decode threads", () => {
+	it("says when its first chunk has been sent to a thread (the CLI loads apache-arrow after that)", async () => {
+		const pool = new DecoderPool(1, WORKER);
+		try {
+			let sent = false;
+			void pool.chunkSent.then(() => {
+				sent = true;
+			});
+			pool.warm();
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			expect(sent).toBe(false);
+			const decoded = chunk(pool);
+			await pool.chunkSent;
+			expect(sent).toBe(true);
+			await decoded;
+			// Once sent, at once.
+			await pool.chunkSent;
+		} finally {
+			await pool.close();
+		}
+	});
+
 	it("one per core but the main thread's, 1 to 4", () => {
 		expect([1, 2, 3, 4, 5, 8, 64].map((cores) => defaultDecodeThreads(cores))).toEqual([1, 1, 2, 3, 4, 4, 4]);
 	});

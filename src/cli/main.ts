@@ -9,6 +9,7 @@ import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, oneLine, UsageError, writeFailure } from "../errors.js";
 import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
+import { firstChunkSent } from "../zarr/codecs/off-thread.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
 import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
@@ -100,11 +101,21 @@ async function selectedStages(table: ZarrTable, plan: ExportPlan) {
 	return { ...stages, notice };
 }
 
-async function exportStages(table: ZarrTable, plan: ExportPlan) {
+/**
+ * How long the Arrow stages wait for a local store's first chunk to reach a decode thread: reading it takes a few
+ * ms; past this, something else holds it (a slow disk) and waiting would only delay the load.
+ */
+const FIRST_CHUNK_WAIT_MS = 50;
+
+async function exportStages(table: ZarrTable, plan: ExportPlan, local: boolean) {
 	const reader = createTableReader(table, plan.read);
 	// A failure before the pipeline is attached stays on the stream (pipeline reports it), not an uncaught error.
 	reader.on("error", () => undefined);
 	reader.read(0);
+	// Loading apache-arrow holds this thread for about 40 ms: the first chunk is read and sent to its decode thread
+	// first, to decode meanwhile (v3 zstd: sent 35-40 ms sooner). A remote store's first bytes take longer than the
+	// load, which then waits for nothing.
+	if (local) await firstChunkSent(FIRST_CHUNK_WAIT_MS);
 	return (await loadArrowStages()).createStagesAround(table, reader, plan);
 }
 
@@ -228,7 +239,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const table = await openPlannedTable(args.store, plan.open);
 	warnOfDatetime64CfAttributes(table);
 	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
-	const stages = plan.select === undefined ? { ...(await exportStages(table, plan)), filter: undefined, notice: undefined } : await selectedStages(table, plan);
+	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
 	const rows = stages.reader.totalRows;
 	// One value column: the file is named after it; several: after their group.
 	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;

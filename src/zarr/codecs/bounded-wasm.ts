@@ -2,7 +2,7 @@ import { Dt64ExportError } from "../../errors.js";
 import { readBloscHeader } from "./blosc-header.js";
 import type { BytesToBytesCodec, CodecFactory, ChunkSpec } from "./codec.js";
 import { DECODED_SLACK_BYTES } from "./decoded-size.js";
-import { decodeWasmCodec, warmDecodeThreads } from "./off-thread.js";
+import { arrayOpened, decodeWasmCodec } from "./off-thread.js";
 import { zstdContentBound } from "./zstd-frame.js";
 
 /**
@@ -53,7 +53,7 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
 function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFactory {
 	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => {
 		const here = spec.decodeHere === true;
-		warmDecodeThreads(here);
+		arrayOpened(here);
 		return {
 			kind: "bytes_to_bytes",
 			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true, here),

@@ -54,6 +54,11 @@ export class DecoderPool {
 	#nextId = 0;
 	/** The decoders as the first thread compiled them: later threads are started with them. */
 	#compiled: object | undefined;
+	/** Resolved once a chunk has been sent to a thread (see chunkSent). */
+	#markSent: () => void = () => undefined;
+	readonly #firstSent = new Promise<void>((resolve) => {
+		this.#markSent = resolve;
+	});
 
 	/** `workerUrl`: the thread's module (decode-worker.js, or a test's). */
 	constructor(
@@ -86,6 +91,7 @@ export class DecoderPool {
 			thread.pending.set(id, { codec: unsent.codec, resolve, reject });
 			const request: DecodeRequest = { id, ...unsent };
 			thread.worker.postMessage(request, [request.buffer]);
+			this.#markSent();
 		}
 	}
 
@@ -96,6 +102,11 @@ export class DecoderPool {
 	 */
 	warm(): void {
 		while (this.#threads.length < this.size) this.#start();
+	}
+
+	/** Resolves once a chunk has been sent to a thread: at once if one has. */
+	get chunkSent(): Promise<void> {
+		return this.#firstSent;
 	}
 
 	/** How many threads run now. */

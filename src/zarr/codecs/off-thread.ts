@@ -65,12 +65,37 @@ export function decodeThreadsRunning(): number {
 	return shared?.running ?? 0;
 }
 
+/** Whether an array opened in this process decodes its chunks on the decode threads (see arrayOpened). */
+let arraysOnThreads = false;
+
+/**
+ * Resolves once a chunk of an array opened to decode on the decode threads has been sent to one, or after
+ * `timeoutMs`; at once when no such array was opened. The CLI loads apache-arrow (40 ms of this thread's time)
+ * after that: the first chunk then decodes while it loads, where it used to wait for the load to read and send it.
+ */
+export function firstChunkSent(timeoutMs: number): Promise<void> {
+	if (!arraysOnThreads || shared == null) return Promise.resolve();
+	return new Promise<void>((resolve) => {
+		const timer = setTimeout(resolve, timeoutMs);
+		void shared!.chunkSent.then(() => {
+			clearTimeout(timer);
+			resolve();
+		});
+	});
+}
+
 /**
  * Starts the decode threads ahead of the first chunk (an array whose codecs decode there is being opened), where
  * its chunks decode on threads at all (not a small array's; see onThreads).
  */
 export function warmDecodeThreads(smallArray = false): void {
 	if (onThreads(smallArray)) sharedPool()?.warm();
+}
+
+/** An array whose chunks decode here (see warmDecodeThreads) is opened: its threads are started if not yet. */
+export function arrayOpened(smallArray: boolean): void {
+	warmDecodeThreads(smallArray);
+	if (onThreads(smallArray) && sharedPool() !== null) arraysOnThreads = true;
 }
 
 /**

@@ -1,0 +1,45 @@
+/**
+ * The CLI loads apache-arrow once the first chunk of an array decoded on the decode threads has been sent to one
+ * (firstChunkSent in off-thread.ts): a file of its own, since the process's decode threads and the arrays it has
+ * opened are module state.
+ */
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { exportToFile } from "../src/export.js";
+import { arrayOpened, firstChunkSent } from "../src/zarr/codecs/off-thread.js";
+import { readArrow, REPO, tempDir } from "./support/cli.js";
+
+delete process.env.DT64_DECODE_THREADS;
+
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const ZSTD = { name: "zstd", configuration: { level: 1, checksum: false } };
+
+/** Milliseconds `promise` takes to settle. */
+async function timed(promise: Promise<void>): Promise<number> {
+	const started = performance.now();
+	await promise;
+	return performance.now() - started;
+}
+
+describe("firstChunkSent", () => {
+	it("resolves at once while no opened array decodes on the threads, a small one included", async () => {
+		expect(await timed(firstChunkSent(5_000))).toBeLessThan(1_000);
+		await exportToFile(path.join(REPO, "data/sharded-2d.zarr"), path.join(tempDir("dt64-first-"), "small.arrow"));
+		expect(await timed(firstChunkSent(5_000))).toBeLessThan(1_000);
+	});
+
+	it("once such an array is opened, waits for its first chunk to be sent, or for its time limit", async () => {
+		arrayOpened(false);
+		const waited = await timed(firstChunkSent(300));
+		expect(waited).toBeGreaterThanOrEqual(250);
+		expect(waited).toBeLessThan(5_000);
+		const work = tempDir("dt64-first-");
+		const values = BigInt64Array.from({ length: 600_000 }, (_, i) => BigInt(i));
+		await writeArray(path.join(work, "large.zarr"), "", { shape: [values.length], chunks: [100_000], values, codecs: [LE, ZSTD] });
+		await exportToFile(path.join(work, "large.zarr"), path.join(work, "large.arrow"));
+		expect(readArrow(path.join(work, "large.arrow")).numRows).toBe(600_000);
+		// Sent by now: at once, however long the limit.
+		expect(await timed(firstChunkSent(60_000))).toBeLessThan(1_000);
+	});
+});
