@@ -92,7 +92,10 @@ export function warmDecodeThreads(smallArray = false): void {
 	if (onThreads(smallArray)) sharedPool()?.warm();
 }
 
-/** An array whose chunks decode here (see warmDecodeThreads) is opened: its threads are started if not yet. */
+/**
+ * An array with zstd, lz4 or blosc chunks is opened (`smallArray`: they decode on the calling thread, see
+ * onThreads): the decode threads start if they are to decode them, and firstChunkSent waits for them from now on.
+ */
 export function arrayOpened(smallArray: boolean): void {
 	warmDecodeThreads(smallArray);
 	if (onThreads(smallArray) && sharedPool() !== null) arraysOnThreads = true;
