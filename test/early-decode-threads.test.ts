@@ -3,6 +3,7 @@
  * array whose chunks they decode (src/cli/early-decode-threads.ts): a guess from the arguments and the metadata
  * files, which starts threads only where the export would start them too.
  */
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -68,9 +69,18 @@ describe("the early start of the decode threads", () => {
 		const zstd = path.join(work, "zstd.zarr");
 		expect(exportDecodesOnThreads(["inspect", zstd])).toBe(false);
 		expect(exportDecodesOnThreads([zstd, "--help"])).toBe(false);
+		expect(exportDecodesOnThreads([zstd, "--help=true"])).toBe(false);
+		expect(exportDecodesOnThreads([zstd, "-qh"])).toBe(false);
+		expect(exportDecodesOnThreads([zstd, "--version=1"])).toBe(false);
+		expect(exportDecodesOnThreads([zstd, "-qf"])).toBe(true);
 		expect(exportDecodesOnThreads(["https://example.com/zstd.zarr"])).toBe(false);
 		expect(exportDecodesOnThreads([path.join(work, "missing.zarr")])).toBe(false);
 		expect(exportDecodesOnThreads([store("broken.zarr", { "zarr.json": "not json" })])).toBe(false);
+		// A FIFO where the metadata should be: not read (it would block before the CLI says anything).
+		const fifo = path.join(work, "fifo.zarr");
+		fs.mkdirSync(fifo);
+		execFileSync("mkfifo", [path.join(fifo, "zarr.json")]);
+		expect(exportDecodesOnThreads([fifo])).toBe(false);
 		expect(exportDecodesOnThreads([store("strings.zarr", { "zarr.json": v3Array(BIG, ZSTD, "some_future_type") })])).toBe(false);
 	});
 
@@ -82,6 +92,8 @@ describe("the early start of the decode threads", () => {
 		expect(exportDecodesOnThreads([group, "--columns", "time, t2m"])).toBe(true);
 		expect(exportDecodesOnThreads([group, "--columns=all"])).toBe(true);
 		expect(exportDecodesOnThreads([group, "--columns", "nothing"])).toBe(false);
+		// In a list, "all" is a column's name, as the CLI reads it.
+		expect(exportDecodesOnThreads([group, "--columns", "all,nothing"])).toBe(false);
 	});
 
 	it("reads the size of a value from v3 data types and v2 dtypes, and knows when it does not know", () => {

@@ -24,6 +24,11 @@ export const THREAD_CODEC_NAMES: ReadonlySet<string> = new Set(["zstd", "numcode
 /** Arguments after which nothing is exported. */
 const NOT_AN_EXPORT = new Set(["inspect", "commit", "completion", "--help", "-h", "--version", "--get-yargs-completions"]);
 
+/** Whether an argument asks for help or the version: `--help`, `--help=true`, `-h`, or `-h` among short flags (`-qh`). */
+function notAnExport(arg: string): boolean {
+	return NOT_AN_EXPORT.has(arg) || /^--(?:help|version)=/.test(arg) || /^-[a-zA-Z]*h[a-zA-Z]*$/.test(arg);
+}
+
 /** Starts the decode threads now when `argv` (the arguments after the script's name) exports what they decode. */
 export function startDecodeThreadsEarly(argv: readonly string[]): void {
 	if (exportDecodesOnThreads(argv)) warmDecodeThreads();
@@ -31,18 +36,23 @@ export function startDecodeThreadsEarly(argv: readonly string[]): void {
 
 /** Whether `argv` exports, from a local store, an array whose chunks decode on the decode threads (see above). */
 export function exportDecodesOnThreads(argv: readonly string[]): boolean {
-	if (argv.some((arg) => NOT_AN_EXPORT.has(arg))) return false;
+	if (argv.some(notAnExport)) return false;
 	const store = argv.find((arg) => !arg.startsWith("-") && isZarrFolder(arg));
 	if (store === undefined) return false;
 	const root = readNode(store);
 	if (root === undefined) return false;
 	if (root.kind === "array") return decodesOnThreads(root.metadata);
-	const names = [...optionValues(argv, "array"), ...optionValues(argv, "columns").flatMap((list) => list.split(","))].map((name) => name.trim()).filter((name) => name !== "");
-	const children = names.includes("all") ? childFolders(store) : names.map((name) => path.join(store, name));
-	return children.some((child) => {
-		const node = readNode(child);
-		return node?.kind === "array" && decodesOnThreads(node.metadata);
-	});
+	const columns = optionValues(argv, "columns");
+	// "all" as the whole value, as the CLI reads it (in a list, it is a column's name).
+	if (columns.some((list) => list.trim() === "all")) return childFolders(store).some(arrayOnThreads);
+	const names = [...optionValues(argv, "array"), ...columns.flatMap((list) => list.split(","))].map((name) => name.trim()).filter((name) => name !== "");
+	return names.some((name) => arrayOnThreads(path.join(store, name)));
+}
+
+/** Whether `folder` holds an array whose chunks decode on the decode threads. */
+function arrayOnThreads(folder: string): boolean {
+	const node = readNode(folder);
+	return node?.kind === "array" && decodesOnThreads(node.metadata);
 }
 
 /** The values given to `--name`, as `--name value` or `--name=value`. */
@@ -87,6 +97,8 @@ function readNode(folder: string): ZarrNode | undefined {
 
 function readJson(file: string): Record<string, unknown> | undefined {
 	try {
+		// A regular file only: reading a FIFO would block here, before the CLI could say anything.
+		if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
 		const value: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
 		return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 	} catch {
