@@ -2,8 +2,9 @@
  * Starts the decode threads while the CLI's modules load, when the command line exports a local store whose
  * chunks they will decode. A thread takes 40-50 ms to start (its isolate, the decoders compiled), and the CLI about
  * 65 ms to load before it parses the command line and opens the store: started from the bin script, before the
- * CLI is imported, the thread is ready when the first chunk is read instead of 50 ms later (measured: v3 zstd
- * 0.61 → 0.57 s, blosc-lz4 0.51 → 0.48, 3-D zstd in chunk order 0.93 → 0.87, alternated ×7-11 on 2 cores).
+ * CLI is imported, the thread is created 60-90 ms after the process instead of 130-195, and is ready when the first
+ * chunk is read (measured on 2 cores, alternated x9-15: v3 zstd 0.73 -> 0.71 s, sharded zstd 0.72 -> 0.70, 3-D zstd
+ * in chunk order 1.09 -> 1.04).
  *
  * Only a guess from the arguments and the metadata files, made before the command line is parsed: the export
  * decides again when it opens its arrays (codecs/bounded-wasm.ts), and a guess either way costs no more than the
