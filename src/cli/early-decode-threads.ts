@@ -23,7 +23,7 @@ import { decodesHere } from "../zarr/small-array.js";
 export const THREAD_CODEC_NAMES: ReadonlySet<string> = new Set(["zstd", "numcodecs.zstd", "lz4", "numcodecs.lz4", "blosc", "numcodecs.blosc"]);
 
 /** Arguments after which nothing is exported. */
-const NOT_AN_EXPORT = new Set(["inspect", "commit", "completion", "--help", "-h", "--version", "--get-yargs-completions"]);
+const NOT_AN_EXPORT = new Set(["inspect", "commit", "completion", "--help", "--version", "--get-yargs-completions"]);
 
 /** Whether an argument asks for help or the version: `--help`, `--help=true`, `-h`, or `-h` among short flags (`-qh`). */
 function notAnExport(arg: string): boolean {
@@ -38,11 +38,17 @@ export function startDecodeThreadsEarly(argv: readonly string[]): void {
 /** Whether `argv` exports, from a local store, an array whose chunks decode on the decode threads (see above). */
 export function exportDecodesOnThreads(argv: readonly string[]): boolean {
 	if (argv.some(notAnExport)) return false;
-	const store = argv.find((arg) => !arg.startsWith("-") && isZarrFolder(arg));
-	if (store === undefined) return false;
-	const root = readNode(store);
-	if (root === undefined) return false;
-	if (root.kind === "array") return decodesOnThreads(root.metadata);
+	// The store: the first argument that is a local folder with Zarr metadata (an option's value is none).
+	for (const store of argv) {
+		if (store.startsWith("-") || store.includes("://")) continue;
+		const root = readNode(store);
+		if (root !== undefined) return root.kind === "array" ? decodesOnThreads(root.metadata) : groupDecodesOnThreads(argv, store);
+	}
+	return false;
+}
+
+/** Whether the arrays of the group at `store` that `argv` names (--array, --columns) decode on the threads. */
+function groupDecodesOnThreads(argv: readonly string[], store: string): boolean {
 	const columns = optionValues(argv, "columns");
 	// "all" as the whole value, as the CLI reads it (in a list, it is a column's name).
 	if (columns.some((list) => list.trim() === "all")) return childFolders(store).some(arrayOnThreads);
@@ -64,11 +70,6 @@ function optionValues(argv: readonly string[], name: string): string[] {
 		else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
 	});
 	return values;
-}
-
-function isZarrFolder(arg: string): boolean {
-	if (arg.includes("://")) return false;
-	return ["zarr.json", ".zarray", ".zgroup"].some((file) => fs.existsSync(path.join(arg, file)));
 }
 
 function childFolders(folder: string): string[] {
