@@ -42,6 +42,9 @@ fi
 mkdir -p "$build/src" "$build/obj"
 for f in "${!digests[@]}"; do tar -xf "$work/sources/$f" -C "$build/src"; done
 cp "$glue/decoders.c" "$glue/pthread-stubs.c" "$glue/shuffle-simd.c" "$glue/snappy-decode.c" "$build/src/" && cp -r "$glue/include" "$build/src/shim"
+# blosc-blocks.c decodes a run of blocks with blosc's own static block decoder and header checks: it is compiled as
+# part of blosc.c.
+cat "$glue/blosc-blocks.c" >>"$build/src/c-blosc-1.21.3/blosc/blosc.c"
 
 # zstd's decoder, compiled for wasm32 as it is, holds its bit streams in a 32-bit size_t: it refills them twice as
 # often and leaves out its fast Huffman loops, which are written for 64-bit containers (85% of a decode's time went

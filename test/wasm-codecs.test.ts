@@ -7,6 +7,7 @@
  * scripts/build-wasm-codecs.sh builds, where its compiler and the Debian sources are at hand.
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -50,6 +51,7 @@ describe("decoders against numcodecs' encoders", () => {
 	});
 
 	const decoders = new WasmDecoders();
+	const whole = decoders;
 	for (const c of cases) {
 		it(`${c.name} on the calling thread`, () => {
 			const expected = expectedBytes(c);
@@ -72,8 +74,31 @@ describe("decoders against numcodecs' encoders", () => {
 		);
 	});
 
-	it("a decoder refuses output past its buffer, and corrupt input, with the decoder's own status", () => {
-		for (const c of cases.filter((c) => c.values === 1000 && c.configuration.shuffle !== "noshuffle")) {
+	it("every case decoded in steps (a window of 1 KiB): blosc a run of blocks at a time, apart and in one buffer with its output", () => {
+		const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
+		let blosc = 0;
+		for (const c of cases) {
+			const expected = expectedBytes(c);
+			const capacity = expected.byteLength + 64;
+			const output = new Uint8Array(capacity);
+			const before = stepped.decodedInSteps;
+			const length = stepped.decode(c.codec, encoded(c), output, true).length;
+			expect(Buffer.compare(output.subarray(0, length), expected), c.name).toBe(0);
+			if (c.codec === "blosc" && expected.byteLength >= 4096) {
+				expect(stepped.decodedInSteps, c.name).toBe(before + 1);
+				blosc++;
+			}
+			const buffer = new ArrayBuffer(Math.max(capacity, encoded(c).byteLength));
+			new Uint8Array(buffer).set(encoded(c));
+			const inBuffer = stepped.decodeInBuffer(c.codec, buffer, encoded(c).byteLength, capacity, true);
+			expect(Buffer.compare(new Uint8Array(buffer, 0, inBuffer.length), expected), c.name).toBe(0);
+		}
+		expect(blosc).toBeGreaterThan(40);
+	});
+
+	it("a decoder refuses output past its buffer, and corrupt input, with the decoder's own status, whole and in steps", () => {
+		const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
+		for (const c of cases.filter((c) => c.values === 1000 && c.configuration.shuffle !== "noshuffle")) for (const decoders of [whole, stepped]) {
 			const expected = expectedBytes(c);
 			expect(() => decoders.decode(c.codec, encoded(c), new Uint8Array(expected.byteLength - 8)), c.name).toThrow(new RegExp(`^${c.codec}: `));
 			const corrupt = encoded(c).map((byte, i, all) => (i > 20 && i < all.length - 4 ? byte ^ 0x55 : byte));
@@ -86,6 +111,30 @@ describe("decoders against numcodecs' encoders", () => {
 			// lz4 and zstd without a checksum may decode garbage of the right length; never more than the buffer.
 			expect(decodedLength).toBeLessThanOrEqual(expected.byteLength + 64);
 		}
+	});
+
+	it("a blosc chunk with any one byte changed gets the same answer decoded in steps as decoded whole: the bytes, or blosc's error", () => {
+		const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
+		const answer = (decoders: WasmDecoders, bytes: Uint8Array, capacity: number) => {
+			const output = new Uint8Array(capacity);
+			try {
+				return createHash("sha256").update(output.subarray(0, decoders.decode("blosc", bytes, output).length)).digest("hex");
+			} catch (error) {
+				return (error as Error).message;
+			}
+		};
+		let compared = 0;
+		for (const c of cases.filter((c) => c.codec === "blosc" && c.values === 1000)) {
+			const bytes = encoded(c);
+			const capacity = expectedBytes(c).byteLength + 64;
+			for (let at = 0; at < bytes.byteLength; at += 7) {
+				const changed = bytes.slice();
+				changed[at] ^= at < 16 ? 0x01 : 0xa5;
+				expect(answer(stepped, changed, capacity), `${c.name} byte ${at}`).toBe(answer(whole, changed, capacity));
+				compared++;
+			}
+		}
+		expect(compared).toBeGreaterThan(1000);
 	});
 });
 

@@ -5,6 +5,11 @@
  * with Huffman-coded literals of few and many symbols, small blocks, datetimes, and an offset of more than 2**25
  * bytes. Each decodes to what libzstd decoded, on the calling thread and on the decode threads. And corrupted
  * copies of one frame get the answers native libzstd gives them: the same bytes, or an error.
+ *
+ * The frames with a small window ("window-": a checksum, no content size, several frames and a skippable one, RLE
+ * blocks before random bytes) and the corrupted copies of one of them go through the decoder in steps too
+ * (decoder-module.ts, with an output window of 1 KiB), apart and in one buffer with their output as a decode
+ * thread decodes them.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -19,7 +24,14 @@ const FIXTURES = path.resolve(import.meta.dirname, "fixtures", "zstd");
 
 interface Fixtures {
 	readonly cases: { readonly name: string; readonly length: number; readonly sha256: string }[];
-	readonly mutations: { readonly of: string; readonly seed: number; readonly capacity: number; readonly answers: string[] };
+	readonly mutations: Mutations;
+	readonly windowedMutations: Mutations;
+}
+interface Mutations {
+	readonly of: string;
+	readonly seed: number;
+	readonly capacity: number;
+	readonly answers: string[];
 }
 const fixtures = JSON.parse(fs.readFileSync(path.join(FIXTURES, "cases.json"), "utf8")) as Fixtures;
 const frame = (name: string) => new Uint8Array(fs.readFileSync(path.join(FIXTURES, `${name}.zst`)));
@@ -52,7 +64,22 @@ describe("zstd frames through the 64-bit decoding paths", () => {
 
 	it("covers Huffman literals of few and many symbols at levels 1, 3 and 19, datetimes, small blocks and a far offset", () => {
 		expect(fixtures.cases.map((c) => c.name).sort()).toEqual(
-			["datetimes-3", "few-symbols-1", "few-symbols-19", "few-symbols-3", "long-offset", "many-symbols-1", "many-symbols-19", "many-symbols-3", "small-blocks-3"].sort(),
+			[
+				"datetimes-3",
+				"few-symbols-1",
+				"few-symbols-19",
+				"few-symbols-3",
+				"long-offset",
+				"many-symbols-1",
+				"many-symbols-19",
+				"many-symbols-3",
+				"small-blocks-3",
+				"window-12-many-symbols-3",
+				"window-12-zeros-then-random",
+				"window-13-no-content-size",
+				"window-14-datetimes-checksum",
+				"window-multi-frame",
+			].sort(),
 		);
 		expect(fixtures.cases.find((c) => c.name === "long-offset")!.length).toBeGreaterThan(2 ** 25 + 512 * 1024);
 	});
@@ -84,19 +111,68 @@ describe("zstd frames through the 64-bit decoding paths", () => {
 	});
 
 	it(`${fixtures.mutations.answers.length} corrupted copies of a frame get native libzstd's answers: its bytes, or an error`, () => {
-		const { of, seed, capacity, answers } = fixtures.mutations;
-		const next = lcg(seed);
-		const base = frame(of);
-		const output = new Uint8Array(capacity);
-		const got = answers.map(() => {
-			try {
-				return sha256(output.subarray(0, decoders.decode("zstd", mutate(base, next), output).length));
-			} catch (error) {
-				expect((error as Error).message).toMatch(/^zstd: the chunk does not decompress \(.+\)$/);
-				return "error";
-			}
-		});
-		expect(got.filter((answer, i) => answer !== answers[i]).length).toBe(0);
-		expect(answers.filter((answer) => answer === "error").length).toBeGreaterThan(20);
+		const output = new Uint8Array(fixtures.mutations.capacity);
+		expectNativeAnswers(fixtures.mutations, (bytes) => output.subarray(0, decoders.decode("zstd", bytes, output).length));
 	});
 });
+
+/** Decodes the corrupted copies of `mutations.of` with `decode` and expects native libzstd's answer to each. */
+function expectNativeAnswers(mutations: Mutations, decode: (bytes: Uint8Array) => Uint8Array): void {
+	const next = lcg(mutations.seed);
+	const base = frame(mutations.of);
+	const got = mutations.answers.map(() => {
+		try {
+			return sha256(decode(mutate(base, next)));
+		} catch (error) {
+			expect((error as Error).message).toMatch(/^zstd: the chunk does not decompress \(.+\)$/);
+			return "error";
+		}
+	});
+	expect(got.filter((answer, i) => answer !== mutations.answers[i]).length).toBe(0);
+	expect(mutations.answers.filter((answer) => answer === "error").length).toBeGreaterThan(20);
+}
+
+/** The encoded bytes at the start of a buffer that the output then fills, decoded as a decode thread decodes them. */
+function decodeInOneBuffer(decoders: WasmDecoders, bytes: Uint8Array, capacity: number): Uint8Array {
+	const buffer = new ArrayBuffer(Math.max(bytes.length, capacity));
+	new Uint8Array(buffer).set(bytes);
+	return new Uint8Array(buffer, 0, decoders.decodeInBuffer("zstd", buffer, bytes.length, capacity).length);
+}
+
+describe("zstd frames decoded in steps, a window of output at a time", () => {
+	const windowed = fixtures.cases.filter((c) => c.name.startsWith("window-"));
+
+	for (const c of windowed) {
+		it(`${c.name} decodes to libzstd's bytes in steps, apart and in one buffer with its output`, () => {
+			const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
+			const output = new Uint8Array(c.length);
+			expect(stepped.decode("zstd", frame(c.name), output).length).toBe(c.length);
+			expect(sha256(output)).toBe(c.sha256);
+			expect(sha256(decodeInOneBuffer(stepped, frame(c.name), c.length))).toBe(c.sha256);
+			expect(stepped.decodedInSteps).toBe(2);
+		});
+	}
+
+	it("the zeros before random bytes run the output 150 kB ahead of the input, in one buffer, from its start", () => {
+		const c = fixtures.cases.find((c) => c.name === "window-12-zeros-then-random")!;
+		const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
+		const bytes = frame(c.name);
+		const buffer = new ArrayBuffer(c.length);
+		new Uint8Array(buffer).set(bytes);
+		// decode(), not decodeInBuffer(): the input stays at the start of the buffer, where the output overtakes it.
+		const decoded = stepped.decode("zstd", new Uint8Array(buffer, 0, bytes.length), new Uint8Array(buffer, 0, c.length));
+		expect(decoded.length).toBe(c.length);
+		expect(sha256(new Uint8Array(buffer, 0, c.length))).toBe(c.sha256);
+		expect(stepped.decodedInSteps).toBe(1);
+	});
+
+	it(`${fixtures.windowedMutations.answers.length} corrupted copies of a frame with a small window get native libzstd's answers, decoded in steps`, () => {
+		const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
+		expectNativeAnswers(fixtures.windowedMutations, (bytes) => decodeInOneBuffer(stepped, bytes, fixtures.windowedMutations.capacity));
+		expect(stepped.decodedInSteps).toBeGreaterThan(300);
+		const whole = new WasmDecoders();
+		const output = new Uint8Array(fixtures.windowedMutations.capacity);
+		expectNativeAnswers(fixtures.windowedMutations, (bytes) => output.subarray(0, whole.decode("zstd", bytes, output).length));
+	});
+});
+

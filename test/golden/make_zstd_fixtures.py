@@ -9,12 +9,18 @@ Debian's python3-zstandard, which wraps libzstd 1.5.4, the version the WebAssemb
 x86-64. Written to test/fixtures/zstd/: <case>.zst, and cases.json with the sha256 and length of each decoded frame
 as libzstd decodes it.
 
+The "window-" frames are written with a small window (Window_Size below the content size), so that the decoder
+decodes them in steps (decoder-module.ts, with a small output window in the test): a frame with a checksum, one
+without a declared content size, several frames with a skippable frame between, and a run of zeros (RLE blocks)
+before random bytes, where the output runs far ahead of the input it is decoded from.
+
 `mutations` in cases.json: what native libzstd answers for 400 corrupted copies of one frame (the corruption is
 made by a generator the test repeats: see mutate()): the sha256 of what it decodes, or "error". A decoder that takes
 the paths of a 64-bit build answers the same; the 32-bit paths answered 245 of the 400 differently (mostly: an error where libzstd decodes).
 """
 
 import hashlib
+import io
 import json
 import os
 
@@ -70,6 +76,11 @@ def mutate(frame, rng):
     return bytes(data)
 
 
+def native_answers(frame, capacity, seed):
+    rng = Lcg(seed)
+    return [native_answer(mutate(frame, rng), capacity) for _ in range(MUTATIONS)]
+
+
 def native_answer(frame, capacity):
     try:
         out = zstandard.ZstdDecompressor().decompress(frame, max_output_size=capacity)
@@ -82,11 +93,12 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     cases = []
 
-    def add(name, data, compressor):
-        frame = compressor.compress(data)
+    def add(name, data, compressor, frame=None):
+        frame = compressor.compress(data) if frame is None else frame
         with open(os.path.join(OUT, f"{name}.zst"), "wb") as f:
             f.write(frame)
-        decoded = zstandard.ZstdDecompressor().decompress(frame, max_output_size=len(data))
+        # Every frame of the buffer, as libzstd's streaming decoder reads them (decompress() stops after the first).
+        decoded = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(frame), read_across_frames=True).read()
         assert decoded == data
         cases.append({"name": name, "length": len(data), "sha256": hashlib.sha256(data).hexdigest()})
         return frame
@@ -102,14 +114,28 @@ def main():
     frame = add("long-offset", long_offset_data(), zstandard.ZstdCompressor(compression_params=ldm))
     assert len(frame) < 300 * 1024, "the second block must be coded as one far match"
 
-    base = "many-symbols-3"
-    with open(os.path.join(OUT, f"{base}.zst"), "rb") as f:
-        frame = f.read()
-    rng = Lcg(2026)
+    def windowed(level, window_log, **options):
+        params = zstandard.ZstdCompressionParameters.from_level(level, window_log=window_log, **options)
+        return zstandard.ZstdCompressor(compression_params=params)
+
+    add("window-12-many-symbols-3", many, windowed(3, 12))
+    add("window-14-datetimes-checksum", datetimes(25_000), windowed(3, 14, write_checksum=1))
+    add("window-13-no-content-size", few, windowed(3, 13, write_content_size=0))
+    skippable = (0x184D2A53).to_bytes(4, "little") + (5).to_bytes(4, "little") + b"skip!"
+    parts = [few[:70_000], many[:50_000]]
+    frames = windowed(3, 12).compress(parts[0]) + skippable + windowed(1, 11, write_content_size=0).compress(parts[1])
+    add("window-multi-frame", b"".join(parts), None, frames)
+    zeros_then_random = bytes(150_000) + np.random.default_rng(5).integers(0, 256, 40_000, dtype=np.uint8).tobytes()
+    add("window-12-zeros-then-random", zeros_then_random, windowed(3, 12))
+
     capacity = 160 * 1024
-    mutations = [native_answer(mutate(frame, rng), capacity) for _ in range(MUTATIONS)]
+    mutation_sets = {}
+    for key, base, seed in [("mutations", "many-symbols-3", 2026), ("windowedMutations", "window-12-many-symbols-3", 2027)]:
+        with open(os.path.join(OUT, f"{base}.zst"), "rb") as f:
+            frame = f.read()
+        mutation_sets[key] = {"of": base, "seed": seed, "capacity": capacity, "answers": native_answers(frame, capacity, seed)}
     with open(os.path.join(OUT, "cases.json"), "w") as f:
-        json.dump({"libzstd": ".".join(map(str, zstandard.ZSTD_VERSION)), "cases": cases, "mutations": {"of": base, "seed": 2026, "capacity": capacity, "answers": mutations}}, f, indent=1)
+        json.dump({"libzstd": ".".join(map(str, zstandard.ZSTD_VERSION)), "cases": cases, **mutation_sets}, f, indent=1)
         f.write("\n")
 
 

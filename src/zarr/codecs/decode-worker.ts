@@ -31,7 +31,7 @@ export interface DecodeRequest {
 	readonly codec: WasmCodec;
 	/**
 	 * The encoded bytes are its first `inputLength` bytes, and the decoded bytes go to its first bytes, up to
-	 * `capacity`: the decoder copies the input out before it writes. Transferred there and back.
+	 * `capacity` (WasmDecoders.decodeInBuffer: the whole buffer is the decoder's meanwhile). Transferred there and back.
 	 */
 	readonly buffer: ArrayBuffer;
 	readonly inputLength: number;
@@ -60,7 +60,7 @@ parentPort!.on("message", (message: DecodeRequest | ModuleGift) => {
 	let answer: DecodeAnswer;
 	try {
 		if (decoders === undefined) throw new Dt64ExportError("INTERNAL", `${codec}: a chunk came before the decoders`);
-		answer = { id, buffer, ...decoders.decode(codec, new Uint8Array(buffer, 0, inputLength), new Uint8Array(buffer, 0, capacity), scanNaT) };
+		answer = { id, buffer, ...decoders.decodeInBuffer(codec, buffer, inputLength, capacity, scanNaT) };
 	} catch (error) {
 		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT" };
 	}

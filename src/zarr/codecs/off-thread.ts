@@ -108,8 +108,8 @@ export function arrayOpened(smallArray: boolean): void {
  *
  * The chunk holds one buffer, not two: its encoded bytes and then its decoded bytes. A whole buffer of the pool with
  * room for `capacity` bytes (a chunk file read with GetOptions.room) is decoded into where it is; any other input is
- * first copied into a buffer with that room. The decoder copies all of the input into WebAssembly memory before it
- * writes any output, so the two may share the buffer. A whole buffer handed over is the caller's no longer (decoding
+ * first copied into a buffer with that room. The decoder never writes output over input it has not yet copied into
+ * WebAssembly memory, so the two may share the buffer (WasmDecoders.decodeInBuffer). A whole buffer handed over is the caller's no longer (decoding
  * is the encoded bytes' last use): its view is left detached, or holds the decoded bytes.
  *
  * With `scanNaT` (datetime64 counts), the decoder also finds where NaT may be among the values, and the view
@@ -122,8 +122,13 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 	let decoded: { buffer: ArrayBufferLike; length: number; natPositions: Int32Array | null };
 	if (pool === null) {
 		onThisThread ??= import("./wasm/decoder-module.js").then((module) => new module.WasmDecoders());
-		const target = inPlace ? new Uint8Array(input.buffer, 0, capacity) : (bufferPool?.acquire(capacity) ?? Buffer.allocUnsafeSlow(capacity));
-		decoded = { buffer: target.buffer, ...(await onThisThread).decode(codec, input, target, scanNaT) };
+		const decoders = await onThisThread;
+		if (inPlace) {
+			decoded = { buffer: input.buffer, ...decoders.decodeInBuffer(codec, input.buffer as ArrayBuffer, inputLength, capacity, scanNaT) };
+		} else {
+			const target = bufferPool?.acquire(capacity) ?? Buffer.allocUnsafeSlow(capacity);
+			decoded = { buffer: target.buffer, ...decoders.decode(codec, input, target, scanNaT) };
+		}
 	} else {
 		let sent: Uint8Array = input;
 		if (!inPlace) {

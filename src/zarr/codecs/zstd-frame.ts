@@ -10,6 +10,11 @@ export interface ZstdContentBound {
 	 * see inPlaceMargin), or undefined when the buffer has an RLE block, which in place could decode wrong.
 	 */
 	readonly inPlaceMargin: number | undefined;
+	/**
+	 * The largest Window_Size of the frames (a single-segment frame's is its content size): what a decoder in steps
+	 * keeps of a frame's output (see decoder-module.ts); 0 when there are only skippable frames.
+	 */
+	readonly largestWindow: number;
 }
 
 const MAGIC = 0xfd2fb528;
@@ -38,6 +43,7 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 	// Every byte that is not the payload of a compressed or raw block: headers, checksums, skippable frames.
 	let overhead = 0;
 	let rle = false;
+	let largestWindow = 0;
 	if (bytes.byteLength === 0) refuse("empty chunk");
 	while (position < bytes.byteLength) {
 		need(position, 4, "frame magic number");
@@ -77,6 +83,7 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 		else if (fcsBytes === 8) contentBytes = Number(view.getBigUint64(position, true));
 		position += fcsBytes;
 		if (singleSegment) windowBytes = contentBytes!;
+		largestWindow = Math.max(largestWindow, windowBytes);
 		overhead += position - frameStart;
 		const blockMaximum = Math.min(windowBytes, MAX_BLOCK_BYTES);
 		let blockBound = 0;
@@ -103,7 +110,7 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 		if (contentBytes === undefined) exact = false;
 		total += contentBytes ?? blockBound;
 	}
-	return { bytes: total, exact, inPlaceMargin: rle ? undefined : overhead + MAX_BLOCK_BYTES };
+	return { bytes: total, exact, inPlaceMargin: rle ? undefined : overhead + MAX_BLOCK_BYTES, largestWindow };
 }
 
 /*

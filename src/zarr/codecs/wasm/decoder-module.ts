@@ -1,8 +1,13 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Dt64ExportError, systemErrorReason } from "../../../errors.js";
-import { capacityFor } from "../../../memory/buffer-pool.js";
 import { zstdContentBound } from "../zstd-frame.js";
+import { readBloscBlocks, type BloscBlocks } from "./blosc-blocks.js";
+import { Region } from "./region.js";
+import { StagedInput } from "./staged-input.js";
+import { positionsRoom, WindowedOutput, type DecodedLength } from "./windowed-output.js";
+
+export type { DecodedLength } from "./windowed-output.js";
 
 /** The decoders of decoders.c, by codec name. */
 export type WasmCodec = "zstd" | "lz4" | "blosc";
@@ -22,18 +27,12 @@ interface DecoderExports {
 	zstd_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
 	lz4_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
 	blosc_decode(source: number, sourceBytes: number, target: number, capacity: number): number;
+	zstd_stream_start(windowLogMax: number): number;
+	zstd_stream_step(output: number, input: number): number;
+	blosc_check(source: number, sourceBytes: number, capacity: number): number;
+	blosc_scratch_bytes(header: number): number;
+	blosc_decode_blocks(header: number, compressedBytes: number, capacity: number, base: number, ends: number, first: number, count: number, target: number, scratch: number): number;
 	nat_positions(values: number, bytes: number, positions: number, room: number): number;
-}
-
-/** What a decode gives: the decoded length, and where NaT may be among the decoded values. */
-export interface DecodedLength {
-	readonly length: number;
-	/**
-	 * With `scanNaT`: the increasing positions of the 8-byte values that are NaT in either byte order (every NaT is
-	 * among them); null when not asked, when the bytes are not whole values, or when more than one in 16 may be NaT
-	 * (the caller then scans itself).
-	 */
-	readonly natPositions: Int32Array | null;
 }
 
 /**
@@ -64,41 +63,35 @@ function wasiStubs(module: object): Record<string, Record<string, () => number>>
 	return imports;
 }
 
-/**
- * A buffer in the module's memory, kept between decodes and grown when a chunk needs more: to the size class of
- * what is needed (see capacityFor), so that chunks a few bytes apart do not each free and allocate a new one. A
- * WebAssembly memory never shrinks, and the allocator could not reuse the freed space for the larger region: a
- * 6.6 MB region grown by bytes at a time took the memory from 15.8 to 22.3 MiB over the chunks of one store.
- */
-class Region {
-	pointer = 0;
-	capacity = 0;
-
-	constructor(private readonly exports: DecoderExports) {}
-
-	ensure(bytes: number): number {
-		if (bytes > this.capacity) {
-			if (this.pointer !== 0) this.exports.release(this.pointer);
-			this.capacity = capacityFor(Math.max(bytes, 64 * 1024));
-			this.pointer = this.exports.alloc(this.capacity);
-			if (this.pointer === 0) {
-				this.capacity = 0;
-				throw new Dt64ExportError("TOO_LARGE", `out of WebAssembly memory for ${bytes} bytes`);
-			}
-		}
-		return this.pointer;
-	}
+/** Options of a WasmDecoders (tests set a small window to decode small chunks in steps). */
+export interface WasmDecoderOptions {
+	/**
+	 * The output a chunk decoded in steps is written to the module's memory in, a window at a time: 512 KiB. Chunks
+	 * of zstd and blosc of at least four windows are decoded so (see WasmDecoders).
+	 */
+	readonly windowBytes?: number;
 }
 
+const WINDOW_BYTES = 512 * 1024;
+/** A chunk is decoded in steps from this many windows of output on: below, the memory saved is small. */
+const WINDOWS_TO_STEP = 4;
+
 /**
- * One instance of the decoders: the encoded bytes are copied into its memory with one `set`, decoded there by the C
- * decoder into a region bounded by the caller's capacity, and copied out with one `set`. Each call is synchronous;
- * an instance serves one thread (a decode worker, or the calling thread where no worker is used).
+ * One instance of the decoders: the encoded bytes are copied into its memory with `set`, decoded there by the C
+ * decoder, and the decoded bytes copied out with `set`. Each call is synchronous; an instance serves one thread (a
+ * decode worker, or the calling thread where no worker is used).
  *
- * zstd decodes in place: its encoded bytes are copied to the end of the output region, which needs a margin of a
- * block or so past the decoded size instead of a second region of the encoded size (see zstd-frame.ts). A
- * WebAssembly memory never shrinks, so the input region a thread never needs is memory it never holds: 7 MiB a
- * thread for chunks of 8 MB.
+ * A WebAssembly memory never shrinks, so what a decode needs of it at once is what the thread holds from then on.
+ * Large chunks of zstd and blosc are therefore decoded in steps, a window of output (512 KiB) at a time, each window
+ * copied out before the next is decoded: zstd from its streaming decoder, which keeps the frame's window (what its
+ * matches may reach back to, 512 KiB for zarr-python's 8 MB chunks) and takes the encoded bytes piece by piece
+ * (staged-input.ts); blosc a run of blocks at a time, each run from its blocks' bytes alone (blosc-blocks.c). A
+ * thread then holds about 2 MiB for a zstd chunk of 8 MB and a few blocks for blosc, where it held the decoded size
+ * and more (9.4 and 14.3 MiB for the bench's zstd and blosc-lz4 chunks of 8 MB).
+ *
+ * Other chunks are decoded whole. zstd then decodes in place: its encoded bytes are copied to the end of the output
+ * region, which needs a margin of a block or so past the decoded size instead of a second region of the encoded
+ * size (see zstd-frame.ts).
  */
 export class WasmDecoders {
 	/** The compiled module these decoders are an instance of: it can be posted to another thread. */
@@ -107,38 +100,187 @@ export class WasmDecoders {
 	readonly #input: Region;
 	readonly #output: Region;
 	readonly #positions: Region;
+	/** zstd's ZSTD_outBuffer and ZSTD_inBuffer for zstd_stream_step: three 32-bit words each. */
+	readonly #streamBuffers: Region;
+	/** A blosc buffer's header and block starts, and the ends of the blocks of a run (blosc-blocks.c). */
+	readonly #header: Region;
+	readonly #ends: Region;
+	readonly #scratch: Region;
+	readonly #windowBytes: number;
+	#decodedInSteps = 0;
 
 	/**
 	 * `module`: the decoders' compiled WebAssembly.Module, as another thread compiled it (see decoder-pool.ts);
 	 * without it, this thread compiles them once.
 	 */
-	constructor(module?: object) {
+	constructor(module?: object, options: WasmDecoderOptions = {}) {
 		this.module = module ?? (compiled ??= new webAssembly.Module(readDecoderBytes()));
 		this.#exports = new webAssembly.Instance(this.module, wasiStubs(this.module)).exports as DecoderExports;
 		this.#input = new Region(this.#exports);
 		this.#output = new Region(this.#exports);
 		this.#positions = new Region(this.#exports);
+		this.#streamBuffers = new Region(this.#exports);
+		this.#header = new Region(this.#exports);
+		this.#ends = new Region(this.#exports);
+		this.#scratch = new Region(this.#exports);
+		this.#windowBytes = options.windowBytes ?? WINDOW_BYTES;
+		if (!Number.isInteger(this.#windowBytes) || this.#windowBytes < 8 || this.#windowBytes % 8 !== 0) {
+			throw new Dt64ExportError("INTERNAL", `invalid decode window of ${this.#windowBytes} bytes: a multiple of 8`);
+		}
 	}
 
 	/**
 	 * Decodes `input` (for lz4, numcodecs' framing: the decoded size, then one block) into the start of `output`
 	 * and returns the decoded length; output past `output.byteLength` is refused by the decoder itself. The two may
-	 * share memory: the input is copied in whole before any output is written. With `scanNaT` (chunks of datetime64
-	 * counts) it also says where NaT may be among the decoded values (see nat-positions.ts).
+	 * share memory: no output is written over input not yet copied in. With `scanNaT` (chunks of datetime64 counts)
+	 * it also says where NaT may be among the decoded values (see nat-positions.ts).
 	 */
 	decode(codec: WasmCodec, input: Uint8Array, output: Uint8Array, scanNaT = false): DecodedLength {
 		const capacity = output.byteLength;
+		if (this.#mayStep(codec, capacity)) {
+			const stepped = codec === "zstd" ? this.#decodeZstdInSteps(input, output, scanNaT) : codec === "blosc" ? this.#decodeBloscInBlocks(input, output, scanNaT) : undefined;
+			if (stepped !== undefined) {
+				this.#decodedInSteps++;
+				return stepped;
+			}
+		}
 		const decoded = (codec === "zstd" ? this.#decodeZstdInPlace(input, capacity) : undefined) ?? this.#decodeApart(codec, input, capacity);
-		if (decoded.length < 0) throw new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
+		if (decoded.length < 0) throw this.#corrupt(codec);
 		// Scanned here, where the values were just written, rather than after the copy by the thread that converts.
 		const natPositions = scanNaT ? this.#natPositions(decoded.target, decoded.length) : null;
 		output.set(new Uint8Array(this.#exports.memory.buffer, decoded.target, decoded.length));
 		return { length: decoded.length, natPositions };
 	}
 
+	/**
+	 * Decodes the first `inputLength` bytes of `buffer` into its first bytes, up to `capacity`, as `decode` does; the
+	 * whole buffer is the decoder's to use meanwhile (a decode thread's, or a buffer of the pool decoded where it is).
+	 *
+	 * A chunk that may be decoded in steps is first moved to the end of the buffer. Its output, written from the
+	 * start, then reaches its encoded bytes only near the end of a chunk that compresses evenly (past the end, for
+	 * the bench's zstd chunks of 8 MB in 6.9 MB in a buffer of 8.4 MB), and the decoder stages a piece of input at a
+	 * time instead of all the bytes the output would otherwise overwrite (staged-input.ts). The move costs 0.2 ms a
+	 * chunk of 7 MB.
+	 */
+	decodeInBuffer(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false): DecodedLength {
+		let input = new Uint8Array(buffer, 0, inputLength);
+		if (this.#mayStep(codec, capacity) && buffer.byteLength > inputLength) {
+			const start = buffer.byteLength - inputLength;
+			new Uint8Array(buffer).copyWithin(start, 0, inputLength);
+			input = new Uint8Array(buffer, start, inputLength);
+		}
+		return this.decode(codec, input, new Uint8Array(buffer, 0, capacity), scanNaT);
+	}
+
+	/** Whether a chunk of `codec` with room for `capacity` bytes is decoded in steps if its headers allow. */
+	#mayStep(codec: WasmCodec, capacity: number): boolean {
+		return codec !== "lz4" && capacity >= WINDOWS_TO_STEP * this.#windowBytes;
+	}
+
+	/** How many chunks these decoders decoded in steps, a window at a time. */
+	get decodedInSteps(): number {
+		return this.#decodedInSteps;
+	}
+
+	/** The bytes of the module's memory: all it has ever needed at once, as a WebAssembly memory never shrinks. */
+	get memoryBytes(): number {
+		return this.#exports.memory.buffer.byteLength;
+	}
+
+	/**
+	 * zstd decoded a window at a time; undefined when a frame's window is over half the output (decoding in steps
+	 * would hold more than decoding whole) or the frames cannot be read (the one-shot decoder then says why).
+	 */
+	#decodeZstdInSteps(input: Uint8Array, output: Uint8Array, scanNaT: boolean): DecodedLength | undefined {
+		let largestWindow: number;
+		try {
+			largestWindow = zstdContentBound(input).largestWindow;
+		} catch {
+			return undefined;
+		}
+		if (largestWindow > output.byteLength / 2) return undefined;
+		const exports = this.#exports;
+		// No frame may ask for a larger window than the headers declare (zstd's floor is 2^10).
+		if (exports.zstd_stream_start(Math.max(10, Math.ceil(Math.log2(Math.max(1, largestWindow))))) < 0) throw this.#corrupt("zstd");
+		const window = this.#output.ensure(this.#windowBytes);
+		const buffers = this.#streamBuffers.ensure(24);
+		this.#positions.ensure(4 * positionsRoom(this.#windowBytes));
+		const staged = new StagedInput(input, this.#input, exports);
+		const taken = new WindowedOutput("zstd", exports, output, scanNaT, this.#positions);
+		// Output written at byte n of `output` lands on input byte n + overlap, when the two are views of one buffer.
+		const overlap = overlapOf(input, output);
+		const piece = this.#windowBytes / 2;
+		for (;;) {
+			if (staged.staged < piece) staged.stageThrough(staged.end + piece);
+			new Uint32Array(exports.memory.buffer, buffers, 6).set([window, this.#windowBytes, 0, staged.pointer, staged.staged, 0]);
+			const status = exports.zstd_stream_step(buffers, buffers + 12);
+			if (status < 0) throw this.#corrupt("zstd");
+			// The step may have grown the memory (zstd allocates the frame's window): the words are read anew.
+			const words = new Uint32Array(exports.memory.buffer, buffers, 6);
+			const produced = words[2];
+			const consumed = words[5];
+			staged.consume(consumed);
+			if (produced > 0) {
+				if (overlap !== undefined) staged.stageThrough(overlap + taken.length + produced);
+				taken.take(window, produced);
+			}
+			if (status === 0 && staged.consumed === input.byteLength) return taken.result();
+			if (produced === 0 && consumed === 0) {
+				if (staged.complete) throw new Dt64ExportError("CHUNK_CORRUPT", "zstd: the chunk does not decompress (truncated input)");
+				staged.stageThrough(staged.end + piece);
+			}
+		}
+	}
+
+	/**
+	 * blosc decoded a run of blocks at a time (blosc-blocks.c), each run from its blocks' bytes, staged as zstd's
+	 * input is; undefined when the header or block starts do not describe the buffer, or it is small (it is then
+	 * decoded whole, and blosc says what is wrong).
+	 */
+	#decodeBloscInBlocks(input: Uint8Array, output: Uint8Array, scanNaT: boolean): DecodedLength | undefined {
+		const blocks = readBloscBlocks(input);
+		const capacity = output.byteLength;
+		if (blocks === undefined || blocks.nbytes > capacity || blocks.nbytes < WINDOWS_TO_STEP * this.#windowBytes) return undefined;
+		const exports = this.#exports;
+		const run = Math.max(1, Math.floor(this.#windowBytes / blocks.blocksize));
+		const header = this.#header.ensure(blocks.headerBytes);
+		const ends = this.#ends.ensure(4 * run);
+		const target = this.#output.ensure(Math.min(run * blocks.blocksize, blocks.nbytes));
+		this.#positions.ensure(4 * positionsRoom(run * blocks.blocksize));
+		new Uint8Array(exports.memory.buffer, header, blocks.headerBytes).set(input.subarray(0, blocks.headerBytes));
+		// The checks blosc_decode makes first, with its messages.
+		if (exports.blosc_check(header, input.byteLength, capacity) < 0) throw this.#corrupt("blosc");
+		const scratch = this.#scratch.ensure(exports.blosc_scratch_bytes(header));
+		const staged = new StagedInput(input, this.#input, exports);
+		// Room up front for the largest run's bytes (the region then seldom grows, and never piecemeal).
+		let largest = 0;
+		for (let first = 0; first < blocks.count; first += run) largest = Math.max(largest, runEnd(blocks, first, run) - blocks.restStarts[first]);
+		this.#input.ensure(largest);
+		const taken = new WindowedOutput("blosc", exports, output, scanNaT, this.#positions);
+		const overlap = overlapOf(input, output);
+		for (let first = 0; first < blocks.count; first += run) {
+			const count = Math.min(run, blocks.count - first);
+			staged.dropBefore(blocks.restStarts[first]);
+			staged.stageThrough(runEnd(blocks, first, count));
+			new Int32Array(exports.memory.buffer, ends, count).set(blocks.ends.subarray(first, first + count));
+			// The address byte 0 of the buffer would have: the staged bytes are where their offsets in it say.
+			const base = (staged.pointer - staged.consumed) | 0;
+			const decoded = exports.blosc_decode_blocks(header, input.byteLength, capacity, base, ends, first, count, target, scratch);
+			const expected = Math.min((first + count) * blocks.blocksize, blocks.nbytes) - first * blocks.blocksize;
+			if (decoded !== expected) throw new Dt64ExportError("CHUNK_CORRUPT", "blosc: the chunk does not decompress (corrupt compressed data)");
+			if (overlap !== undefined) staged.stageThrough(overlap + taken.length + decoded);
+			taken.take(target, decoded);
+		}
+		return taken.result();
+	}
+
+	#corrupt(codec: WasmCodec): Dt64ExportError {
+		return new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
+	}
+
 	/** The positions of possible NaT among the values at `values` (see DecodedLength.natPositions). */
 	#natPositions(values: number, bytes: number): Int32Array | null {
-		const room = Math.floor(bytes / 8 / 16) + 16;
+		const room = positionsRoom(bytes);
 		const positions = this.#positions.ensure(4 * room);
 		const found = this.#exports.nat_positions(values, bytes, positions, room);
 		return found < 0 ? null : new Int32Array(this.#exports.memory.buffer, positions, found).slice();
@@ -193,4 +335,21 @@ export class WasmDecoders {
 		while (memory[end] !== 0) end++;
 		return Buffer.from(memory.subarray(start, end)).toString("latin1");
 	}
+}
+
+/**
+ * Where output written at byte n of `output` lands among the bytes of `input` (at n + the answer), when the two are
+ * views of one buffer that overlap; undefined when they do not share bytes.
+ */
+function overlapOf(input: Uint8Array, output: Uint8Array): number | undefined {
+	if (input.buffer !== output.buffer) return undefined;
+	const apart = input.byteOffset + input.byteLength <= output.byteOffset || output.byteOffset + output.byteLength <= input.byteOffset;
+	return apart ? undefined : output.byteOffset - input.byteOffset;
+}
+
+/** Where the bytes of blocks [first, first + count) end in a blosc buffer: the largest of their ends. */
+function runEnd(blocks: BloscBlocks, first: number, count: number): number {
+	let end = 0;
+	for (let j = first; j < Math.min(first + count, blocks.count); j++) end = Math.max(end, blocks.ends[j]);
+	return end;
 }
