@@ -133,6 +133,21 @@ describe("zstd chunks of 8 MB decoded in steps", () => {
 		expect(whole.memoryBytes).toBeGreaterThan(CHUNK_BYTES);
 	});
 
+	it("in a decode thread's buffer, leave the bytes past the chunk's room untouched (they never take memory)", () => {
+		const data = datetimes(CHUNK_BYTES / 8);
+		const frame = zstdFrame(rawBlocks(data), 19);
+		// A buffer of the pool's size class for 8 MB, the chunk read to its start, its tail marked.
+		const buffer = new ArrayBuffer(8_388_608);
+		const whole = new Uint8Array(buffer);
+		whole.set(frame);
+		whole.fill(0xee, CHUNK_BYTES);
+		const decoders = new WasmDecoders();
+		expect(decoders.decodeInBuffer("zstd", buffer, frame.length, CHUNK_BYTES).length).toBe(CHUNK_BYTES);
+		expect(decoders.decodedInSteps).toBe(1);
+		expect(Buffer.compare(whole.subarray(0, CHUNK_BYTES), data)).toBe(0);
+		expect(whole.subarray(CHUNK_BYTES).every((byte) => byte === 0xee)).toBe(true);
+	});
+
 	it("never write output over encoded bytes not yet read, where the output runs 6 MB ahead of the input", () => {
 		// 6 MB from RLE blocks of 4 bytes each, then 2 MB of random raw blocks: the output reaches the raw blocks'
 		// bytes in the shared buffer long before the decoder reads them.
