@@ -166,6 +166,19 @@ describe("zstd frames decoded in steps, a window of output at a time", () => {
 		expect(stepped.decodedInSteps).toBe(1);
 	});
 
+	it("a frame whose header declares a smaller window than its matches reach is refused in steps, as zstd -d refuses it, and read whole", () => {
+		const c = fixtures.cases.find((c) => c.name === "window-12-many-symbols-3")!;
+		const lowered = frame(c.name).slice();
+		expect(lowered[5]).toBe((12 - 10) << 3); // the window descriptor: 2^12 bytes
+		lowered[5] = 0; // 2^10
+		const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
+		expect(() => stepped.decode("zstd", lowered, new Uint8Array(c.length))).toThrow(/^zstd: the chunk does not decompress \(/);
+		expect(stepped.decodedInSteps).toBe(0);
+		const output = new Uint8Array(c.length);
+		expect(new WasmDecoders().decode("zstd", lowered, output).length).toBe(c.length);
+		expect(sha256(output)).toBe(c.sha256);
+	});
+
 	it(`${fixtures.windowedMutations.answers.length} corrupted copies of a frame with a small window get native libzstd's answers, decoded in steps`, () => {
 		const stepped = new WasmDecoders(undefined, { windowBytes: 1024 });
 		expectNativeAnswers(fixtures.windowedMutations, (bytes) => decodeInOneBuffer(stepped, bytes, fixtures.windowedMutations.capacity));

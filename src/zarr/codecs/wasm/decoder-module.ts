@@ -191,6 +191,9 @@ export class WasmDecoders {
 	/**
 	 * zstd decoded a window at a time; undefined when a frame's window is over half the output (decoding in steps
 	 * would hold more than decoding whole) or the frames cannot be read (the one-shot decoder then says why).
+	 * Stricter than the one-shot decoder in one way, as libzstd's streaming decoder (and `zstd -d`) is: a frame whose
+	 * matches reach further back than its declared window is refused (the one-shot decoder holds the whole output and
+	 * never checks the reach). Only a corrupt or hand-made frame does that.
 	 */
 	#decodeZstdInSteps(input: Uint8Array, output: Uint8Array, scanNaT: boolean): DecodedLength | undefined {
 		let largestWindow: number;
