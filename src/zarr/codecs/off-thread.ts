@@ -109,8 +109,9 @@ export function arrayOpened(smallArray: boolean): void {
  * The chunk holds one buffer, not two: its encoded bytes and then its decoded bytes. A whole buffer of the pool with
  * room for `capacity` bytes (a chunk file read with GetOptions.room) is decoded into where it is; any other input is
  * first copied into a buffer with that room. The decoder never writes output over input it has not yet copied into
- * WebAssembly memory, so the two may share the buffer (WasmDecoders.decodeInBuffer). A whole buffer handed over is the caller's no longer (decoding
- * is the encoded bytes' last use): its view is left detached, or holds the decoded bytes.
+ * WebAssembly memory, so the two may share the buffer (WasmDecoders.decodeInBuffer). A whole buffer handed over is
+ * the caller's no longer (decoding is the encoded bytes' last use): its view is left detached, or holds the decoded
+ * bytes.
  *
  * With `scanNaT` (datetime64 counts), the decoder also finds where NaT may be among the values, and the view
  * returned carries it (see nat-positions.ts). With `here` (a small array's chunk), it decodes on the calling thread.

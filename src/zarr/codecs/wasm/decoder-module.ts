@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Dt64ExportError, systemErrorReason } from "../../../errors.js";
-import { zstdContentBound } from "../zstd-frame.js";
+import { zstdContentBound, type ZstdContentBound } from "../zstd-frame.js";
 import { readBloscBlocks, type BloscBlocks } from "./blosc-blocks.js";
 import { Region } from "./region.js";
 import { StagedInput } from "./staged-input.js";
@@ -137,14 +137,16 @@ export class WasmDecoders {
 	 */
 	decode(codec: WasmCodec, input: Uint8Array, output: Uint8Array, scanNaT = false): DecodedLength {
 		const capacity = output.byteLength;
+		// The frames are walked once, for decoding in steps and in place alike.
+		const frames = codec === "zstd" ? readZstdFrames(input) : undefined;
 		if (this.#mayStep(codec, capacity)) {
-			const stepped = codec === "zstd" ? this.#decodeZstdInSteps(input, output, scanNaT) : codec === "blosc" ? this.#decodeBloscInBlocks(input, output, scanNaT) : undefined;
+			const stepped = codec === "zstd" ? this.#decodeZstdInSteps(frames, input, output, scanNaT) : codec === "blosc" ? this.#decodeBloscInBlocks(input, output, scanNaT) : undefined;
 			if (stepped !== undefined) {
 				this.#decodedInSteps++;
 				return stepped;
 			}
 		}
-		const decoded = (codec === "zstd" ? this.#decodeZstdInPlace(input, capacity) : undefined) ?? this.#decodeApart(codec, input, capacity);
+		const decoded = (codec === "zstd" ? this.#decodeZstdInPlace(frames, input, capacity) : undefined) ?? this.#decodeApart(codec, input, capacity);
 		if (decoded.length < 0) throw this.#corrupt(codec);
 		// Scanned here, where the values were just written, rather than after the copy by the thread that converts.
 		const natPositions = scanNaT ? this.#natPositions(decoded.target, decoded.length) : null;
@@ -195,13 +197,9 @@ export class WasmDecoders {
 	 * matches reach further back than its declared window is refused (the one-shot decoder holds the whole output and
 	 * never checks the reach). Only a corrupt or hand-made frame does that.
 	 */
-	#decodeZstdInSteps(input: Uint8Array, output: Uint8Array, scanNaT: boolean): DecodedLength | undefined {
-		let largestWindow: number;
-		try {
-			largestWindow = zstdContentBound(input).largestWindow;
-		} catch {
-			return undefined;
-		}
+	#decodeZstdInSteps(frames: ZstdContentBound | undefined, input: Uint8Array, output: Uint8Array, scanNaT: boolean): DecodedLength | undefined {
+		if (frames === undefined) return undefined;
+		const { largestWindow } = frames;
 		if (largestWindow > output.byteLength / 2) return undefined;
 		const exports = this.#exports;
 		// No frame may ask for a larger window than the headers declare (zstd's floor is 2^10).
@@ -255,11 +253,11 @@ export class WasmDecoders {
 		// The checks blosc_decode makes first, with its messages.
 		if (exports.blosc_check(header, input.byteLength, capacity) < 0) throw this.#corrupt("blosc");
 		const scratch = this.#scratch.ensure(exports.blosc_scratch_bytes(header));
-		const staged = new StagedInput(input, this.#input, exports);
 		// Room up front for the largest run's bytes (the region then seldom grows, and never piecemeal).
 		let largest = 0;
 		for (let first = 0; first < blocks.count; first += run) largest = Math.max(largest, runEnd(blocks, first, run) - blocks.restStarts[first]);
 		this.#input.ensure(largest);
+		const staged = new StagedInput(input, this.#input, exports);
 		const taken = new WindowedOutput("blosc", exports, output, scanNaT, this.#positions);
 		const overlap = overlapOf(input, output);
 		for (let first = 0; first < blocks.count; first += run) {
@@ -292,15 +290,11 @@ export class WasmDecoders {
 
 	/**
 	 * zstd decoded where its input lies, at the end of the output region; undefined where that is not safe or
-	 * fails, and the chunk is then decoded apart (which also says why a corrupt chunk fails).
+	 * fails, or the frames cannot be read, and the chunk is then decoded apart (which also says why a corrupt chunk
+	 * fails).
 	 */
-	#decodeZstdInPlace(input: Uint8Array, capacity: number): { target: number; length: number } | undefined {
-		let margin: number | undefined;
-		try {
-			margin = zstdContentBound(input).inPlaceMargin;
-		} catch {
-			return undefined;
-		}
+	#decodeZstdInPlace(frames: ZstdContentBound | undefined, input: Uint8Array, capacity: number): { target: number; length: number } | undefined {
+		const margin = frames?.inPlaceMargin;
 		if (margin === undefined || input.byteLength > capacity + margin) return undefined;
 		const target = this.#output.ensure(capacity + margin);
 		// At the very end of the region, whatever its size class: the more room before the input, the better.
@@ -356,4 +350,13 @@ function runEnd(blocks: BloscBlocks, first: number, count: number): number {
 	let end = 0;
 	for (let j = first; j < Math.min(first + count, blocks.count); j++) end = Math.max(end, blocks.ends[j]);
 	return end;
+}
+
+/** The frames of a zstd chunk as zstdContentBound reads them; undefined when they cannot be read. */
+function readZstdFrames(input: Uint8Array): ZstdContentBound | undefined {
+	try {
+		return zstdContentBound(input);
+	} catch {
+		return undefined;
+	}
 }
