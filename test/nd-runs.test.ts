@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rowIndexColumns, unravelIndex, type RowRegion } from "../src/table/row-index.js";
+import { BandIndexColumns, rowIndexColumns, unravelIndex, type RowRegion } from "../src/table/row-index.js";
 import { copyChunkIntoBand, cStrides, product, toCOrder } from "../src/zarr/grid.js";
 
 const shapes = fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 4 });
@@ -37,6 +37,67 @@ describe("index columns by runs", () => {
 			}),
 			{ numRuns: 300, seed: 14 },
 		);
+	});
+});
+
+describe("index columns kept from band to band", () => {
+	/** The boxes of an export's bands: whole rows in C order, or each chunk's box cut into rows in chunk order. */
+	function bandBoxes(shape: number[], chunkShape: number[], rowsPerBand: number, chunkOrder: boolean): { origin: number[]; extent: number[] }[] {
+		const boxes: { origin: number[]; extent: number[] }[] = [];
+		if (!chunkOrder) {
+			for (let row = 0; row < shape[0]; row += rowsPerBand) boxes.push({ origin: shape.map((_, axis) => (axis === 0 ? row : 0)), extent: [Math.min(rowsPerBand, shape[0] - row), ...shape.slice(1)] });
+			return boxes;
+		}
+		const grid = shape.map((n, axis) => Math.ceil(n / chunkShape[axis]));
+		for (let flat = 0; flat < product(grid); flat++) {
+			const coords = unravelIndex(flat, grid);
+			const origin = coords.map((c, axis) => c * chunkShape[axis]);
+			const extent = origin.map((o, axis) => Math.min(chunkShape[axis], shape[axis] - o));
+			for (let row = 0; row < extent[0]; row += rowsPerBand) boxes.push({ origin: [origin[0] + row, ...origin.slice(1)], extent: [Math.min(rowsPerBand, extent[0] - row), ...extent.slice(1)] });
+		}
+		return boxes;
+	}
+
+	it("equal np.indices for every band, and a column given out is never written again", () => {
+		fc.assert(
+			fc.property(
+				fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 4 }),
+				fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 4, maxLength: 4 }),
+				fc.integer({ min: 1, max: 4 }),
+				fc.boolean(),
+				(shape, chunking, rowsPerBand, chunkOrder) => {
+					const chunkShape = shape.map((_, axis) => chunking[axis]);
+					let allocated = 0;
+					const columns = new BandIndexColumns((length) => {
+						allocated++;
+						// Memory handed out dirty, as the pool's is.
+						return new BigInt64Array(length).fill(-7n);
+					});
+					const given: { columns: BigInt64Array[]; copies: BigInt64Array[] }[] = [];
+					const boxes = bandBoxes(shape, chunkShape, rowsPerBand, chunkOrder);
+					for (const { origin, extent } of boxes) {
+						const length = product(extent);
+						const band = columns.of(origin, extent, length);
+						expect(band).toEqual(rowIndexColumns(extent, { kind: "box", origin, extent }, length));
+						given.push({ columns: band, copies: band.map((column) => column.slice()) });
+					}
+					// Every column given out still holds its values after all the bands after it.
+					for (const { columns: band, copies } of given) expect(band).toEqual(copies);
+					// In C order only the first axis' column is made per band; the others once.
+					if (!chunkOrder) expect(allocated).toBe(boxes.length);
+				},
+			),
+			{ numRuns: 300, seed: 1515 },
+		);
+	});
+
+	it("makes a longer column when a later band with the same box is longer", () => {
+		const columns = new BandIndexColumns();
+		const short = columns.of([0, 0, 0], [1, 3, 4], 12);
+		const long = columns.of([1, 0, 0], [3, 3, 4], 36);
+		expect(long).toEqual(rowIndexColumns([3, 3, 4], { kind: "box", origin: [1, 0, 0], extent: [3, 3, 4] }, 36));
+		expect(short).toEqual(rowIndexColumns([1, 3, 4], { kind: "box", origin: [0, 0, 0], extent: [1, 3, 4] }, 12));
+		expect(columns.of([4, 0, 0], [1, 3, 4], 12)[2].buffer).toBe(long[2].buffer);
 	});
 });
 

@@ -3,7 +3,7 @@ import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "ap
 import type { Validity } from "../cf/masking.js";
 import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
 import { arrowDataOf, type ColumnPlan, type DecodedValues } from "../table/column-plan.js";
-import { rowIndexColumns, type AllocateInt64, type RowRegion } from "../table/row-index.js";
+import { BandIndexColumns, type AllocateInt64, type RowRegion } from "../table/row-index.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { cStrides, product } from "../zarr/grid.js";
 import type { TableBand } from "./table-reader.js";
@@ -24,7 +24,8 @@ export interface TableBatcherOptions {
 	shape: readonly number[];
 	/**
 	 * Where position index columns' memory comes from (a BufferPool's, when the output hands written buffers back:
-	 * each batch's columns are then the buffers of batches already written); default new.
+	 * each batch's columns are then the buffers of batches already written); default new. A column kept for every
+	 * band (see BandIndexColumns) is never taken from it.
 	 */
 	allocateIndex?: AllocateInt64;
 }
@@ -58,6 +59,8 @@ function bitsOfBytes(bytes: Uint8Array): Validity {
 /**
  * Turns table bands into Arrow RecordBatches: each column's own values are decoded by its kind's plan (once for a
  * column the reader gives whole, such as a coordinate or a static field), then repeated over the band's rows.
+ * Batches may share memory: the position columns of the dimensions after the first are one column for every band
+ * whose box along them is the same (see BandIndexColumns), so a batch is to be read, never written into.
  */
 export class TableBatcher extends Transform {
 	readonly schema: Schema;
@@ -65,6 +68,7 @@ export class TableBatcher extends Transform {
 	readonly #strides: number[];
 	/** Per column, the last values decoded and their result: a column the reader gives whole is decoded once. */
 	readonly #decoded: ({ raw: ChunkValues; decoded: DecodedValues } | undefined)[];
+	readonly #indexColumns: BandIndexColumns;
 	#rows = 0;
 	#batches = 0;
 
@@ -74,6 +78,7 @@ export class TableBatcher extends Transform {
 		this.schema = new Schema(options.columns.map(fieldOf));
 		this.#strides = cStrides(options.shape);
 		this.#decoded = options.columns.map(() => undefined);
+		this.#indexColumns = new BandIndexColumns(options.allocateIndex);
 	}
 
 	/**
@@ -119,7 +124,7 @@ export class TableBatcher extends Transform {
 		const { origin, extent } = boxOf(band.region, band.length, shape);
 		// The positions of the band's rows along every axis, made once (by runs) if an index column asks for them.
 		let positions: BigInt64Array[] | undefined;
-		const positionsOf = () => (positions ??= rowIndexColumns(extent, { kind: "box", origin, extent }, band.length, this.#options.allocateIndex));
+		const positionsOf = () => (positions ??= this.#indexColumns.of(origin, extent, band.length));
 		const children = columns.map((column, k) => this.#column(k, column, band, origin, extent, positionsOf));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: band.length, nullCount: 0, children }));
 	}

@@ -35,14 +35,16 @@ export type AllocateInt64 = (length: number) => BigInt64Array;
 
 const newInt64: AllocateInt64 = (length) => new BigInt64Array(length);
 
+/** The coordinate along `axis` of `length` rows, the first at flat position `first`, counting in C order over a box of `extent` at `origin`. */
+function axisColumn(first: number, extent: readonly number[], origin: readonly number[], axis: number, length: number, allocate: AllocateInt64): BigInt64Array {
+	const column = allocate(length);
+	if (length > 0) fillAxisColumn(column, first, length, extent[axis], cStrides(extent)[axis], origin[axis]);
+	return column;
+}
+
 /** Coordinates of `length` rows, the first at flat position `first`, counting in C order over a box of `extent` at `origin`. */
 function indexColumnsOver(first: number, extent: readonly number[], origin: readonly number[], length: number, allocate: AllocateInt64): BigInt64Array[] {
-	const strides = cStrides(extent);
-	return extent.map((count, axis) => {
-		const column = allocate(length);
-		if (length > 0) fillAxisColumn(column, first, length, count, strides[axis], origin[axis]);
-		return column;
-	});
+	return extent.map((_, axis) => axisColumn(first, extent, origin, axis, length, allocate));
 }
 
 /** The coordinates of a flat C-order index. */
@@ -54,4 +56,40 @@ export function unravelIndex(flat: number, shape: readonly number[]): number[] {
 export function rowIndexColumns(shape: readonly number[], region: RowRegion, length: number, allocate: AllocateInt64 = newInt64): BigInt64Array[] {
 	if (region.kind === "flat") return indexColumnsOver(region.offset, shape, shape.map(() => 0), length, allocate);
 	return indexColumnsOver(0, region.extent, region.origin, length, allocate);
+}
+
+/**
+ * The index columns of the bands of one table, band after band (each band a box counted from its corner). Along an
+ * axis after the first, a band's coordinates depend only on the box along that axis and the axes after it, and a
+ * shorter band's are the start of a longer one's: when those stay the same from band to band (every such axis in C
+ * order, where a band is whole rows; in chunk order, the axes the chunks span whole), the column is made once and
+ * every band's is a view of it, never written again. That is one column of memory for all the batches in the
+ * pipeline, and one fill for the whole export. Along the first axis, and along an axis whose box changes (from the
+ * first change on), each band's column is made anew from `allocate`.
+ */
+export class BandIndexColumns {
+	/** Per axis: the column kept for the box along it and after it, or "changes" once that box has changed. */
+	readonly #kept: ({ box: string; column: BigInt64Array } | "changes" | undefined)[] = [];
+
+	constructor(readonly allocate: AllocateInt64 = newInt64) {}
+
+	/** One int64 column per dimension for the `length` rows of the box of `extent` at `origin`. */
+	of(origin: readonly number[], extent: readonly number[], length: number): BigInt64Array[] {
+		return extent.map((_, axis) => this.#column(origin, extent, axis, length));
+	}
+
+	#column(origin: readonly number[], extent: readonly number[], axis: number, length: number): BigInt64Array {
+		const kept = this.#kept[axis];
+		if (axis === 0 || kept === "changes") return axisColumn(0, extent, origin, axis, length, this.allocate);
+		const box = `${origin[axis]} ${extent[axis]} ${cStrides(extent)[axis]}`;
+		if (kept !== undefined && kept.box !== box) {
+			this.#kept[axis] = "changes";
+			return axisColumn(0, extent, origin, axis, length, this.allocate);
+		}
+		if (kept !== undefined && kept.column.length >= length) return kept.column.subarray(0, length);
+		// Its own memory, never the pool's: batches still in the pipeline hold views of it, and a longer band replaces it.
+		const column = axisColumn(0, extent, origin, axis, length, newInt64);
+		this.#kept[axis] = { box, column };
+		return column;
+	}
 }
