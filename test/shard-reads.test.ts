@@ -4,12 +4,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { AbsolutePath, AsyncReadable, RangeQuery } from "@zarrita/storage";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BufferPool, capacityFor } from "../src/memory/buffer-pool.js";
-import { DirectoryStore } from "../src/store/directory-store.js";
-import type { GetOptions } from "../src/store/readable.js";
+import { DirectoryStore, readIntoPieces } from "../src/store/directory-store.js";
+import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "../src/store/readable.js";
 import { parseNodeJson, parseTimeArrayMetadata } from "../src/zarr/array-metadata.js";
 import { createChunkSource } from "../src/zarr/chunk-source.js";
 import { tempDir } from "./support/cli.js";
@@ -17,8 +16,11 @@ import { tempDir } from "./support/cli.js";
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
 
-/** A DirectoryStore (reading into `pool`, if given) that counts its reads by key. */
-function counting(root: string, pool?: BufferPool): { store: AsyncReadable; reads: Map<string, number> } {
+/**
+ * A DirectoryStore (reading into `pool`, if given) that counts its reads by key; with `ranges`, it reads several
+ * ranges in one go too (getRanges), as the DirectoryStore does.
+ */
+function counting(root: string, pool?: BufferPool, ranges = false): { store: AsyncReadable; reads: Map<string, number> } {
 	const inner = new DirectoryStore(root, pool);
 	const reads = new Map<string, number>();
 	const count = (key: string) => reads.set(key, (reads.get(key) ?? 0) + 1);
@@ -26,21 +28,43 @@ function counting(root: string, pool?: BufferPool): { store: AsyncReadable; read
 		get: (key: AbsolutePath, options?: GetOptions) => (count(key), inner.get(key, options)),
 		getRange: (key: AbsolutePath, range: RangeQuery, options?: GetOptions) => (count(key), inner.getRange(key, range, options)),
 	};
+	if (ranges) store.getRanges = (key, list, options) => (count(key), inner.getRanges(key, list, options));
 	return { store, reads };
+}
+
+/** A pool that counts the buffers it hands out. */
+class CountingPool extends BufferPool {
+	acquired = 0;
+	override acquire(size: number, room?: number): Buffer {
+		this.acquired++;
+		return super.acquire(size, room);
+	}
+}
+
+/** Random int64 counts: they hardly compress, as the bench's do. */
+function randomCounts(length: number): BigInt64Array {
+	const values = new BigInt64Array(length);
+	let state = 0x2545f491n;
+	for (let i = 0; i < length; i++) {
+		state = (state * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
+		values[i] = BigInt.asIntN(64, state) >> 8n;
+	}
+	return values;
 }
 
 const ZSTD = { name: "zstd", configuration: { level: 1, checksum: false } };
 
 describe("sharded arrays on a local store", () => {
-	for (const location of ["end", "start"] as const) {
-		it(`read each shard twice (index, inner chunks), whatever its inner chunk count (index at the ${location})`, async () => {
+	for (const [location, ranges] of [["end", false], ["start", false], ["end", true], ["start", true]] as const) {
+		it(`read each shard twice (index, inner chunks), whatever its inner chunk count (index at the ${location}${ranges ? ", ranges read in one go" : ""})`, async () => {
 			const root = path.join(tempDir("dt64-shard-reads-"), "a.zarr");
 			const values = BigInt64Array.from({ length: 400 }, (_, i) => BigInt(1_700_000_000 + 7 * i));
 			const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [10], codecs: [LE, { name: "zstd", configuration: { level: 1, checksum: false } }], index_codecs: [LE, { name: "crc32c" }], index_location: location } }];
 			await writeArray(root, "", { shape: [400], chunks: [100], dataType: seconds, values, codecs });
 			const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
-			const { store, reads } = counting(root);
-			const source = createChunkSource(store, meta, "a.zarr");
+			const pool = new BufferPool();
+			const { store, reads } = counting(root, ranges ? pool : undefined, ranges);
+			const source = createChunkSource(store, meta, "a.zarr", { bufferPool: ranges ? pool : undefined });
 			expect(source.gridShape).toEqual([40]);
 			const chunks = await Promise.all(Array.from({ length: 40 }, (_, c) => source.read([c])));
 			expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
@@ -73,6 +97,43 @@ describe("sharded arrays on a local store", () => {
 		expect(reads.get("/c/0")).toBe(5);
 	});
 
+	it("read each inner chunk of hardly compressible data into a buffer with room, and decode it there: no copy", async () => {
+		const root = path.join(tempDir("dt64-shard-room-"), "a.zarr");
+		const values = randomCounts(200_000);
+		// Inner chunks of 20,000 values, 160 kB: they decode on the decode threads.
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [20_000], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(root, "", { shape: [200_000], chunks: [100_000], dataType: { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } }, values, codecs });
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		for (const ranges of [true, false]) {
+			const pool = new CountingPool();
+			const { store, reads } = counting(root, pool, ranges);
+			const source = createChunkSource(store, meta, "a.zarr", { bufferPool: pool });
+			const chunks = [];
+			for (let c = 0; c < 10; c++) chunks.push(await source.read([c]));
+			expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
+			expect(Object.fromEntries(reads)).toEqual({ "/c/0": 2, "/c/1": 2 });
+			// In one go: a buffer per inner chunk, decoded where it is. One range: a buffer per shard, and a copy of each
+			// inner chunk into a buffer with room.
+			expect(pool.acquired).toBe(ranges ? 10 : 12);
+		}
+	});
+
+	it("read inner chunks that compress well as views of one buffer: rooms for all of them would be many times the shard", async () => {
+		const root = path.join(tempDir("dt64-shard-compressible-"), "a.zarr");
+		const values = BigInt64Array.from({ length: 200_000 }, (_, i) => BigInt(1_700_000_000 + i));
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [20_000], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(root, "", { shape: [200_000], chunks: [100_000], dataType: seconds, values, codecs });
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		const pool = new CountingPool();
+		const { store, reads } = counting(root, pool, true);
+		const source = createChunkSource(store, meta, "a.zarr", { bufferPool: pool });
+		const chunks = [];
+		for (let c = 0; c < 10; c++) chunks.push(await source.read([c]));
+		expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
+		expect(Object.fromEntries(reads)).toEqual({ "/c/0": 2, "/c/1": 2 });
+		expect(pool.acquired).toBe(12);
+	});
+
 	it("do not pool a shard whose index points two inner chunks at the same bytes", async () => {
 		const root = path.join(tempDir("dt64-shard-overlap-"), "a.zarr");
 		const values = BigInt64Array.from({ length: 20 }, (_, i) => BigInt(1_700_000_000 + i));
@@ -87,11 +148,69 @@ describe("sharded arrays on a local store", () => {
 		fs.writeFileSync(file, shard);
 		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
 		const pool = new BufferPool();
-		const source = createChunkSource(counting(root, pool).store, meta, "a.zarr", { bufferPool: pool });
+		const source = createChunkSource(counting(root, pool, true).store, meta, "a.zarr", { bufferPool: pool });
 		const [first, second] = await Promise.all([source.read([0]), source.read([1])]);
 		expect(Array.from(first)).toEqual(Array.from(values.subarray(0, 10)));
 		expect(Array.from(second)).toEqual(Array.from(values.subarray(0, 10)));
 		// Decoded buffers aside (still the caller's), nothing came back: the shard's bytes were not the pool's.
 		expect(pool.freeBytes).toBe(0);
+	});
+});
+
+describe("several ranges of a file in one go", () => {
+	it("fill pieces across short reads and past the readv limit, each piece in order", async () => {
+		const file = Uint8Array.from({ length: 5000 }, (_, i) => (i * 31 + 7) & 0xff);
+		for (const most of [1, 3, 97, 5000]) {
+			let calls = 0;
+			// A handle whose readv gives at most `most` bytes a call, and takes at most 1024 buffers.
+			const handle = {
+				readv: async (buffers: Uint8Array[], position: number) => {
+					calls++;
+					expect(buffers.length).toBeLessThanOrEqual(1024);
+					let at = position;
+					let left = most;
+					for (const buffer of buffers) {
+						const n = Math.min(buffer.byteLength, left, file.length - at);
+						buffer.set(file.subarray(at, at + n));
+						at += n;
+						left -= n;
+						if (left === 0 || at === file.length) break;
+					}
+					return { bytesRead: at - position, buffers };
+				},
+			};
+			// 1500 pieces of 1 to 5 bytes from byte 3 (1 + 2 + ... cycles), then one past the end of the file.
+			const pieces = Array.from({ length: 1500 }, (_, k) => new Uint8Array(1 + (k % 5)));
+			const total = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
+			const read = await readIntoPieces(handle as never, pieces, 3);
+			expect(read).toBe(total);
+			let at = 3;
+			for (const piece of pieces) {
+				expect(Array.from(piece)).toEqual(Array.from(file.subarray(at, at + piece.byteLength)));
+				at += piece.byteLength;
+			}
+			expect(calls).toBeGreaterThanOrEqual(Math.max(2, Math.ceil(total / most)));
+			const beyond = [new Uint8Array(10)];
+			expect(await readIntoPieces(handle as never, beyond, file.length - 4)).toBe(4);
+		}
+	});
+
+	it("read ranges with bytes between them into buffers of their own, and refuse a range outside the file", async () => {
+		const dir = tempDir("dt64-ranges-");
+		const bytes = Uint8Array.from({ length: 300 }, (_, i) => i & 0xff);
+		fs.writeFileSync(path.join(dir, "f"), bytes);
+		const store = new DirectoryStore(dir);
+		const ranges = [
+			{ offset: 5, length: 10 },
+			{ offset: 15, length: 0 },
+			{ offset: 40, length: 100 },
+			{ offset: 290, length: 10 },
+		];
+		const read = await store.getRanges("/f", ranges);
+		expect(read?.map((piece) => Array.from(piece))).toEqual(ranges.map(({ offset, length }) => Array.from(bytes.subarray(offset, offset + length))));
+		expect(new Set(read?.map((piece) => piece.buffer)).size).toBe(4);
+		expect(await store.getRanges("/missing", ranges)).toBeUndefined();
+		await expect(store.getRanges("/f", [{ offset: 295, length: 10 }])).rejects.toThrow(/byte range 295\.\.305 is outside the file \(300 bytes\)/);
+		await expect(store.getRanges("/f", [{ offset: 50, length: 10 }, { offset: 55, length: 1 }])).rejects.toMatchObject({ code: "INTERNAL" });
 	});
 });

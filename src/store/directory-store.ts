@@ -54,6 +54,69 @@ export class DirectoryStore implements AsyncReadable {
 			await handle?.close();
 		}
 	}
+
+	/** The ranges in one readv from the first to the end of the last, the bytes between them read into scratch. */
+	async getRanges(key: AbsolutePath, ranges: readonly { offset: number; length: number }[], options: GetOptions = {}): Promise<Uint8Array[] | undefined> {
+		let handle: fs.FileHandle | undefined;
+		const file = this.resolve(key);
+		try {
+			handle = await fs.open(file, "r");
+			if (ranges.length === 0) return [];
+			const size = (await handle.stat()).size;
+			const pieces: Uint8Array[] = [];
+			const values: Uint8Array[] = [];
+			let end = ranges[0].offset;
+			for (const { offset, length } of ranges) {
+				if (offset < end || length < 0) throw new Dt64ExportError("INTERNAL", `${file}: byte ranges must be in increasing order and apart`);
+				if (offset + length > size) {
+					throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { path: file });
+				}
+				if (offset > end) pieces.push(new Uint8Array(offset - end));
+				const bytes = (options.pooled === true ? this.bufferPool?.acquire(length, options.room) : undefined) ?? new Uint8Array(length);
+				pieces.push(bytes);
+				values.push(bytes);
+				end = offset + length;
+			}
+			const bytesRead = await readIntoPieces(handle, pieces, ranges[0].offset);
+			if (bytesRead !== end - ranges[0].offset) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${ranges[0].offset + bytesRead}`);
+			return values;
+		} catch (error) {
+			if (isMissing(error)) return undefined;
+			throw error instanceof Dt64ExportError ? error : new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
+		} finally {
+			await handle?.close();
+		}
+	}
+}
+
+/** Buffers one readv takes at most (IOV_MAX on Linux and macOS). */
+const MAX_PIECES_PER_READ = 1024;
+
+/**
+ * Fills `pieces` with the file's bytes from `position` on, one after the other, in as few calls as the kernel
+ * allows (one readv for up to MAX_PIECES_PER_READ of them, for a regular file). Returns the bytes read: fewer than
+ * the pieces hold only at the end of the file.
+ */
+export async function readIntoPieces(handle: Pick<fs.FileHandle, "readv">, pieces: readonly Uint8Array[], position: number): Promise<number> {
+	let read = 0;
+	let piece = 0;
+	// Bytes of pieces[piece] already read (a read may end inside a piece).
+	let into = 0;
+	while (piece < pieces.length) {
+		const batch = pieces.slice(piece, piece + MAX_PIECES_PER_READ);
+		batch[0] = batch[0].subarray(into);
+		const { bytesRead } = await handle.readv(batch, position + read);
+		if (bytesRead === 0) break;
+		read += bytesRead;
+		let left = bytesRead;
+		while (piece < pieces.length && left >= pieces[piece].byteLength - into) {
+			left -= pieces[piece].byteLength - into;
+			into = 0;
+			piece++;
+		}
+		into += left;
+	}
+	return read;
 }
 
 /**

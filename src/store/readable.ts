@@ -29,4 +29,10 @@ export interface GetOptions {
 export interface AsyncReadable {
 	get(key: AbsolutePath, options?: GetOptions): Promise<Uint8Array | undefined>;
 	getRange?(key: AbsolutePath, range: RangeQuery, options?: GetOptions): Promise<Uint8Array | undefined>;
+	/**
+	 * Several byte ranges of one key, in increasing order and apart, read in one go, each into a buffer of its own
+	 * (the inner chunks of a shard, each then decoded where it was read): with `pooled`, buffers of the store's pool
+	 * holding `room` bytes each. A range past the end of the key is an error.
+	 */
+	getRanges?(key: AbsolutePath, ranges: readonly { offset: number; length: number }[], options?: GetOptions): Promise<Uint8Array[] | undefined>;
 }

@@ -199,7 +199,7 @@ function shardedChunks<V extends ChunkValues>(
 		async read(coords, signal) {
 			const key = shardKey(coords);
 			const inner = coords.map((c, axis) => c % perShard[axis]);
-			const bytes = await index.readInnerChunk(key, inner, signal);
+			const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom);
 			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},

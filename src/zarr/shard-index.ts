@@ -14,15 +14,29 @@ const CACHE_LIMIT = 64;
  * are read inner chunk by inner chunk, so that memory stays bounded whatever the shard size.
  */
 const WHOLE_SHARD_BYTES = 64 * 2 ** 20;
+/**
+ * Inner chunks are read each into a buffer with room for its decoded bytes (then decoded where it is, see
+ * AsyncReadable.getRanges) while those buffers hold at most this many times the shard's bytes. Chunks that compress
+ * better are read as views of one buffer and copied into a buffer with room one at a time, as they are decoded: a
+ * copy of few bytes beside their decoding, where rooms for all of a shard's chunks at once would be many times the
+ * shard (an inner chunk of 8 kB that decodes to 800 kB).
+ */
+const ROOMY_READ_FACTOR = 2;
 /** Shards kept read at once: the one being decoded and the next ones the reader asks for ahead. */
 const SHARD_DATA_LIMIT = 3;
 
-/** The bytes of a shard from its first inner chunk to the end of its last. */
+/**
+ * A shard's inner chunks read at once: each in a buffer of its own (a store that reads several ranges in one go,
+ * see AsyncReadable.getRanges), or as views of one read from the first to the end of the last.
+ */
 interface ShardData {
+	/** By index slot, the inner chunks not yet given out, each in its own buffer. */
+	readonly chunks?: Map<number, Uint8Array>;
+	/** The bytes from `start`, the first byte of any inner chunk, to the end of the last. */
 	readonly start: number;
-	readonly bytes: Uint8Array;
+	readonly bytes?: Uint8Array;
 	/**
-	 * The index slots whose views were handed out. Each inner chunk's bytes are given out once: the buffer may be
+	 * The index slots whose bytes were handed out. Each inner chunk's bytes are given out once: the buffer may be
 	 * the store's pool's, which takes it back once every range has been said dead by its one owner (the chunk
 	 * decoder, or the output once the values are written), and a second view of a range would outlive that.
 	 */
@@ -35,6 +49,8 @@ interface DataSpan {
 	readonly end: number;
 	readonly chunks: number;
 	readonly overlapping: boolean;
+	/** The inner chunks by offset: their index slot and byte range. */
+	readonly entries: readonly { slot: number; offset: number; length: number }[];
 }
 
 /**
@@ -64,7 +80,8 @@ export class ShardIndexReader {
 
 	readonly #checksum: boolean;
 
-	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal): Promise<Uint8Array | undefined> {
+	/** `room`: bytes the buffer of an inner chunk read on its own should hold (see GetOptions.room). */
+	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal, room?: number): Promise<Uint8Array | undefined> {
 		const index = await this.#index(shardKey, signal);
 		if (index === null) return undefined;
 		const slot = inner.reduce((sum, c, axis) => sum + c * this.#strides[axis], 0);
@@ -75,13 +92,18 @@ export class ShardIndexReader {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: corrupt index entry ${slot} (offset ${offset}, length ${length})`);
 		}
 		const span = dataSpan(index);
-		const data = span.end - span.start <= WHOLE_SHARD_BYTES ? await this.#shardData(shardKey, span, signal) : null;
+		const data = span.end - span.start <= WHOLE_SHARD_BYTES ? await this.#shardData(shardKey, span, signal, room) : null;
 		if (data !== null && !data.handedOut.has(slot)) {
 			data.handedOut.add(slot);
-			// Every inner chunk given out: the shard is not read again from this buffer (see ShardData).
+			// Every inner chunk given out: the shard is not read again from these buffers (see ShardData).
 			if (data.handedOut.size === span.chunks) this.#data.delete(shardKey);
+			const own = data.chunks?.get(slot);
+			if (own !== undefined) {
+				data.chunks!.delete(slot);
+				return own;
+			}
 			const from = Number(offset) - data.start;
-			return data.bytes.subarray(from, from + Number(length));
+			if (data.bytes !== undefined) return data.bytes.subarray(from, from + Number(length));
 		}
 		const bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal });
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
@@ -93,10 +115,10 @@ export class ShardIndexReader {
 	readonly #data = new Map<string, Promise<ShardData | null>>();
 
 	/** A shard's inner chunks read at once; null when that read failed, and its chunks are read one by one. */
-	#shardData(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal): Promise<ShardData | null> {
+	#shardData(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): Promise<ShardData | null> {
 		let data = this.#data.get(shardKey);
 		if (data === undefined) {
-			data = this.#readSpan(shardKey, span, signal);
+			data = this.#readSpan(shardKey, span, signal, room);
 			if (this.#data.size >= SHARD_DATA_LIMIT) this.#data.delete(this.#data.keys().next().value as string);
 			this.#data.set(shardKey, data);
 		}
@@ -107,8 +129,14 @@ export class ShardIndexReader {
 	 * Reads the span, or gives null: the read of a single inner chunk then says exactly what is wrong (an entry
 	 * past the end of the file, a store that fails), where the span could only say that some entry is.
 	 */
-	async #readSpan(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal): Promise<ShardData | null> {
+	async #readSpan(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): Promise<ShardData | null> {
 		try {
+			if (this.store.getRanges !== undefined && !span.overlapping && room !== undefined && span.entries.length * room <= ROOMY_READ_FACTOR * (span.end - span.start)) {
+				// Each inner chunk in a buffer of its own, with room to be decoded where it is: no copy per inner chunk.
+				const read = await this.store.getRanges(shardKey, span.entries, { signal, pooled: true, room });
+				if (read === undefined || read.length !== span.entries.length) return null;
+				return { start: span.start, chunks: new Map(span.entries.map(({ slot }, k) => [slot, read[k]])), handedOut: new Set() };
+			}
 			// Pooled only where each byte belongs to one inner chunk: two entries sharing bytes would be two owners.
 			const bytes = await this.store.getRange!(shardKey, { offset: span.start, length: span.end - span.start }, { signal, pooled: !span.overlapping });
 			return bytes !== undefined && bytes.byteLength === span.end - span.start ? { start: span.start, bytes, handedOut: new Set() } : null;
@@ -160,20 +188,20 @@ const spans = new WeakMap<BigUint64Array, DataSpan>();
 function dataSpan(index: BigUint64Array): DataSpan {
 	let span = spans.get(index);
 	if (span === undefined) {
-		const entries: [number, number][] = [];
+		const entries: { slot: number; offset: number; length: number }[] = [];
 		for (let slot = 0; slot < index.length; slot += 2) {
 			if (index[slot] === EMPTY && index[slot + 1] === EMPTY) continue;
-			entries.push([Number(index[slot]), Number(index[slot]) + Number(index[slot + 1])]);
+			entries.push({ slot: slot / 2, offset: Number(index[slot]), length: Number(index[slot + 1]) });
 		}
-		entries.sort((a, b) => a[0] - b[0]);
+		entries.sort((a, b) => a.offset - b.offset);
 		let end = 0;
 		let overlapping = false;
-		for (const [from, to] of entries) {
-			if (from < end) overlapping = true;
-			end = Math.max(end, to);
+		for (const { offset, length } of entries) {
+			if (offset < end) overlapping = true;
+			end = Math.max(end, offset + length);
 		}
-		const start = entries.length === 0 ? 0 : entries[0][0];
-		span = { start: Math.min(start, end), end, chunks: entries.length, overlapping };
+		const start = entries.length === 0 ? 0 : entries[0].offset;
+		span = { start: Math.min(start, end), end, chunks: entries.length, overlapping, entries };
 		spans.set(index, span);
 	}
 	return span;
