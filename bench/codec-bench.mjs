@@ -14,6 +14,7 @@ const FORMAT = 1;
 export const CODEC_CASES = [
 	{ name: "v2-blosc-lz4", store: "v2-blosc-lz4", zarrPython: true },
 	{ name: "v2-zstd", store: "v2-zstd", zarrPython: true },
+	{ name: "v2-lz4", store: "v2-lz4", zarrPython: true },
 	{ name: "v3-zstd", store: "v3-zstd" },
 	{ name: "v3-blosc-zstd", store: "v3-blosc-zstd" },
 	{ name: "v3-sharded-zstd", store: "v3-sharded-zstd" },

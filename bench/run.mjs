@@ -3,9 +3,9 @@
 //
 // End-to-end CLI timings on synthetic stores (built once into .bench-cache/), the numpy + zlib reference
 // (bench/reference.py) run alternately with them, peak RSS at 5M and 50M values, and the pure conversion core.
-// Then the codecs real stores use (bench/codec-bench.mjs): v2 blosc-lz4 and zstd, v3 zstd, blosc-zstd, sharded zstd,
-// gzip, uncompressed and a 3-D array in C and chunk order, against numcodecs' C decoders in 2 threads and zarr-python
-// 2.13, all three alternated in one run, with peak RSS (5M and 50M zstd values). Then a 50M-row table against
+// Then the codecs real stores use (bench/codec-bench.mjs): v2 blosc-lz4, zstd and lz4, v3 zstd, blosc-zstd, sharded
+// zstd, gzip, uncompressed and a 3-D array in C and chunk order, against numcodecs' C decoders in 2 threads and
+// zarr-python 2.13, all three alternated in one run, with peak RSS (5M and 50M zstd values). Then a 50M-row table against
 // xarray's to_dataframe (bench/tables.mjs).
 // Prints results and pass/fail against the targets; never fails on a miss (benchmarks are not tests).
 // --target DIR benchmarks the bin/ and dist/ of another checkout (an A/B of two builds on the same cached stores).

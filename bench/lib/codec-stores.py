@@ -4,7 +4,7 @@
 
 Writes <folder>/<name>.zarr: `values` datetime64[ns] (increasing, with jitter and ~1% NaT) in 1M-value chunks.
 v2 stores are written by zarr-python 2.13 (blosc-lz4 with byte shuffle, as zarr 2 and xarray write by default;
-zstd); v3 stores are zarr.json written here with chunks encoded by numcodecs (zstd level 0 as zarr-python 3
+zstd; lz4 without blosc); v3 stores are zarr.json written here with chunks encoded by numcodecs (zstd level 0 as zarr-python 3
 writes by default; uncompressed; blosc-zstd with byte shuffle, zarr-python 3's BloscCodec; gzip level 5; sharded zstd with
 100k-value inner chunks and a crc32c-checked index at the end); 3-D: (200, 100, 1000) in (50, 20, 1000) chunks, zstd.
 """
@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 import numcodecs
-from numcodecs import Blosc, GZip, Zstd
+from numcodecs import LZ4, Blosc, GZip, Zstd
 
 CHUNK = 1_000_000
 NAT = np.iinfo(np.int64).min
@@ -84,7 +84,10 @@ def main(folder, name, n):
     data = values(n)
     if name.startswith("v2-"):
         import zarr
-        compressor = Blosc(cname="lz4", clevel=5, shuffle=Blosc.SHUFFLE) if name == "v2-blosc-lz4" else Zstd(level=0)
+        compressors = {"v2-blosc-lz4": Blosc(cname="lz4", clevel=5, shuffle=Blosc.SHUFFLE), "v2-zstd": Zstd(level=0), "v2-lz4": LZ4(acceleration=1)}
+        if name not in compressors:
+            raise SystemExit(f"codec-stores.py: unknown store {name}")
+        compressor = compressors[name]
         z = zarr.open(root, mode="w", shape=(n,), chunks=(CHUNK,), dtype="<M8[ns]", compressor=compressor, fill_value=None)
         for start in range(0, n, CHUNK):
             z[start:start + CHUNK] = data[start:start + CHUNK].view("M8[ns]")
