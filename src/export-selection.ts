@@ -22,7 +22,7 @@ import { digestOptions } from "./output/manifest.js";
 import type { Part } from "./select/part.js";
 import type { SelectPlan } from "./select/selection-options.js";
 import { TimeFilter } from "./select/time-filter.js";
-import { findTimeColumn, selectRows, type RowSelection } from "./select/time-selection.js";
+import { checkSortedOver, findTimeColumn, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 
@@ -61,12 +61,16 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 		concurrency: plan.read.concurrency ?? defaultConcurrency(table.store),
 		conversion: plan.columns.conversion,
 	});
+	// In C order the filter checks that the rows read are sorted as they go by; in chunk order they come box by box,
+	// each starting over in time, so the time column is checked over those rows first.
+	const chunkOrder = plan.read.order === "chunk";
+	if (ranged && selection.sorted && chunkOrder && time !== undefined) await checkSortedOver(time, selection.rows, plan.read.concurrency ?? defaultConcurrency(table.store));
 	const { reader, batcher, writer } = createStagesAround(table, createTableReader(table, plan.read, selection.rows), plan);
 	const timeField = time === undefined ? undefined : batcher.schema.fields[time.field!];
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };
 	const filter =
 		ranged && timeOut !== undefined
-			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted, truncated: plan.columns.conversion.allowTruncate })
+			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.allowTruncate })
 			: undefined;
 	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }

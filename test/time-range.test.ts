@@ -145,6 +145,44 @@ describe("a time coordinate of an xarray-like dataset", () => {
 		const refused = runCli([store, "--columns", "temp", "--start", start, "-o", path.join(tempDir(), "x.parquet")]);
 		expect(refused.status).toBe(2);
 		expect(refused.stderr).toMatch(/no time column .*: --index\) \[USAGE\]$/m);
+		// Chunk order: the rows come box by box (the temp chunks split y and x), each box starting over in time.
+		const byChunk = path.join(tempDir(), "range-chunk.parquet");
+		const chunked = runCli([store, "--columns", "temp", "--index", "--order", "chunk", "--start", start, "--end", end, "--to", "parquet", "-o", byChunk]);
+		expect(chunked.status, chunked.stderr).toBe(0);
+		const same = await query(`SELECT count(*) FROM ((SELECT * FROM read_parquet('${out}') EXCEPT ALL SELECT * FROM read_parquet('${byChunk}')) UNION ALL (SELECT * FROM read_parquet('${byChunk}') EXCEPT ALL SELECT * FROM read_parquet('${out}')))`);
+		expect(Number(same[0][0])).toBe(0);
+		const first = await query(`SELECT count(*) FROM read_parquet('${byChunk}')`);
+		expect(Number(first[0][0])).toBe(19 * 6);
+	});
+
+	it("refuses, in C order and in chunk order, a time coordinate unsorted in a block the search skipped", async () => {
+		const store = path.join(work, "hidden-unsorted.zarr");
+		const steps = 4000;
+		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
+		// Two times swapped inside block 333 (rows 1332-1335): far from the blocks the search probes for these bounds.
+		[times[1333], times[1334]] = [times[1334], times[1333]];
+		await writeArray(store, "time", { shape: [steps], chunks: [4], values: times, dimensionNames: ["time"] });
+		const temp = Float64Array.from({ length: steps * 6 }, (_, i) => i);
+		await writeArray(store, "temp", { shape: [steps, 2, 3], chunks: [4, 1, 2], values: temp, dataType: "float64", fillValue: 0, dimensionNames: ["time", "y", "x"] });
+		const start = formatIsoTimestamp((T0 + 400n * HOUR_S) * 1000n, "ms");
+		const end = formatIsoTimestamp((T0 + 3600n * HOUR_S) * 1000n, "ms");
+		for (const order of ["c", "chunk"]) {
+			const out = path.join(tempDir(), `hidden-${order}.arrow`);
+			const run = runCli([store, "--columns", "temp", "--index", "--order", order, "--start", start, "--end", end, "-o", out]);
+			expect(run.status, run.stderr).toBe(1);
+			expect(run.stderr.trim().split("\n")).toHaveLength(1);
+			expect(run.stderr).toMatch(/the time column .*is not sorted after all .*rows in range may lie in chunks it skipped; .*\[TIME_NOT_SORTED\]$/m);
+			if (order === "chunk") expect(run.stderr).toMatch(/block 333 of the time array is not sorted/);
+			expect(fs.existsSync(out)).toBe(false);
+		}
+		// Sorted again, both orders export the same rows.
+		[times[1333], times[1334]] = [times[1334], times[1333]];
+		await writeArray(store, "time", { shape: [steps], chunks: [4], values: times, dimensionNames: ["time"] });
+		for (const order of ["c", "chunk"]) {
+			const run = runCli([store, "--columns", "temp", "--index", "--order", order, "--start", start, "--end", end, "-o", path.join(tempDir(), `sorted-${order}.arrow`)]);
+			expect(run.status, run.stderr).toBe(0);
+			expect(run.stderr).toMatch(/wrote 19,200 rows/);
+		}
 	});
 });
 

@@ -6,7 +6,8 @@
  * non-decreasing in C order, and its first and last times must fall between those of the blocks probed before and
  * after it. Missing times (NaT) are in no range, so they may be anywhere: sorted means sorted once they are left
  * out. Any failure ends the search with `sorted: false`, and the export then filters every row instead. (Blocks
- * never read cannot be checked here; the rows exported are checked again as they are read.)
+ * never read cannot be checked here; the rows exported are checked again as they are read, or before an export in
+ * chunk order, by unsortedWithin.)
  */
 import type { TimeBounds } from "./time-bounds.js";
 
@@ -91,6 +92,28 @@ class ProbedBlocks {
 			}
 		}
 	}
+}
+
+/**
+ * Whether the blocks holding `rows` are sorted, each in C order and each after the one before (missing times left
+ * out), reading every one of them whole: undefined when they are, else what is out of order. What an export in C
+ * order checks of its rows as they go by (TimeFilter), for exports whose rows come in another order.
+ */
+export async function unsortedWithin(blocks: TimeBlocks, rows: RowRange): Promise<string | undefined> {
+	let before: { index: number; last: bigint } | undefined;
+	for (let index = Math.floor(rows.start / blocks.blockRows); index * blocks.blockRows < rows.end; index++) {
+		let summary: BlockSummary;
+		try {
+			summary = summarize(await blocks.read(index), index);
+		} catch (error) {
+			if (error instanceof NotSorted) return error.message;
+			throw error;
+		}
+		if (summary === null) continue;
+		if (before !== undefined && before.last > summary.first) return `block ${before.index} and block ${index} of the time array are out of order`;
+		before = { index, last: summary.last };
+	}
+	return undefined;
 }
 
 function summarize(block: TimeBlock, index: number): BlockSummary {

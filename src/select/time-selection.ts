@@ -6,7 +6,7 @@ import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
 import { cfInstantOf } from "../cf/decode-cf-times.js";
 import { isMaskableType } from "../cf/masking.js";
 import { cfTimeMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
-import { errorInContext, UsageError } from "../errors.js";
+import { Dt64ExportError, errorInContext, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
 import { readBands } from "../stream/chunk-bands.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
@@ -20,7 +20,7 @@ import type { Datetime64Type } from "../dtype/datetime64.js";
 import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
 import { datetime64Instants, type InstantOf } from "./time-instants.js";
 import { ceilDiv } from "../convert/bigint-division.js";
-import { searchTimeRange, type RowRange, type TimeBlock, type TimeBlocks } from "./time-search.js";
+import { searchTimeRange, unsortedWithin, type RowRange, type TimeBlock, type TimeBlocks } from "./time-search.js";
 
 export interface RowSelection {
 	/** Rows along the first axis this process reads. */
@@ -230,4 +230,18 @@ export async function selectRows(table: ZarrTable, options: SelectRowsOptions): 
 	}
 	if (options.part === undefined) return selection;
 	return { ...selection, rows: partRows(selection.rows, alignment(table), options.part) };
+}
+
+/**
+ * Refuses a selection found by search whose time column is not sorted over the rows it reads after all (a block the
+ * search skipped may hide an unsorted stretch), reading the time column's blocks over those rows: for an export in
+ * chunk order, whose rows start over in time at each box of chunks along the other dimensions, where the TimeFilter
+ * cannot check them as they go by.
+ */
+export async function checkSortedOver(time: TimeSource, rows: RowRange, concurrency: number, signal: AbortSignal = new AbortController().signal): Promise<void> {
+	if (rows.end <= rows.start || time.column.axes[0] !== 0) return;
+	const reason = await unsortedWithin(timeBlocks(time, concurrency, signal), rows);
+	if (reason !== undefined) {
+		throw new Dt64ExportError("TIME_NOT_SORTED", `the time column ${JSON.stringify(time.name)} is not sorted after all (${reason}, among the rows read), though the chunks the range search read were: rows in range may lie in chunks it skipped`);
+	}
 }
