@@ -238,7 +238,7 @@ describe("malformed stores are refused with one line naming what and where", () 
 		return out;
 	};
 	cases.push(
-		["a shard index entry pointing past the shard", () => makeStore("shardpast.zarr", { ...shard("end"), corruptChunk: withIndexEntry(1, 10_000n, 16n) }), (r) => new RegExp(`${esc(r)}/c/0: byte range 10000\\.\\.10016 is outside the file`)],
+		["a shard index entry pointing past the shard", () => makeStore("shardpast.zarr", { ...shard("end"), corruptChunk: withIndexEntry(1, 10_000n, 16n) }), (r) => new RegExp(`shard c/0: index entry 1 points outside the shard \\(${esc(r)}/c/0: byte range 10000\\.\\.10016 is outside the file`)],
 		["a shard index entry with an absurd offset", () => makeStore("shardabsurd.zarr", { ...shard("end"), corruptChunk: withIndexEntry(2, 2n ** 62n, 16n) }), () => /shard c\/0: corrupt index entry 2/],
 		["a shard index entry half empty", () => makeStore("shardhalf.zarr", { ...shard("end"), corruptChunk: withIndexEntry(0, 2n ** 64n - 1n, 16n) }), () => /shard c\/0: corrupt index entry 0/],
 		["a shard index entry of the wrong chunk length", () => makeStore("shardlen.zarr", { ...shard("end"), corruptChunk: withIndexEntry(0, 0n, 8n) }), () => /chunk c\/0 \(inner chunk \[0\]\): decoded to 1 values, expected 2/],

@@ -105,7 +105,16 @@ export class ShardIndexReader {
 			const from = Number(offset) - data.start;
 			if (data.bytes !== undefined) return data.bytes.subarray(from, from + Number(length));
 		}
-		const bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal });
+		let bytes: Uint8Array | undefined;
+		try {
+			bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal });
+		} catch (error) {
+			// A store that checks the range itself (a folder) says so in its own words: named here as the entry it is.
+			if (error instanceof Dt64ExportError && error.code === "CHUNK_CORRUPT") {
+				throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard (${error.message})`, { cause: error, key: shardKey, path: error.path });
+			}
+			throw error;
+		}
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`);
 		}
