@@ -20,47 +20,24 @@ export class DirectoryStore implements AsyncReadable {
 	}
 
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
-		let handle: fs.FileHandle | undefined;
-		const file = this.resolve(key);
-		try {
-			handle = await fs.open(file, "r");
-			return await readWhole(handle, this.bufferPool, options.room);
-		} catch (error) {
-			if (isMissing(error)) return undefined;
-			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
-		} finally {
-			await handle?.close();
-		}
+		return this.#withFile(key, (handle) => readWhole(handle, this.bufferPool, options.room));
 	}
 
 	async getRange(key: AbsolutePath, range: RangeQuery, options: GetOptions = {}): Promise<Uint8Array | undefined> {
-		let handle: fs.FileHandle | undefined;
-		const file = this.resolve(key);
-		try {
-			handle = await fs.open(file, "r");
+		return this.#withFile(key, async (handle, file) => {
 			const size = (await handle.stat()).size;
 			const [offset, length] = "suffixLength" in range ? [size - range.suffixLength, range.suffixLength] : [range.offset, range.length];
-			if (offset < 0 || offset + length > size) {
-				throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { path: file });
-			}
+			checkWithin(file, offset, length, size);
 			const bytes = (options.pooled === true ? this.bufferPool?.acquire(length) : undefined) ?? new Uint8Array(length);
 			const { bytesRead } = await handle.read(bytes, 0, length, offset);
 			if (bytesRead !== length) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${offset}`);
 			return bytes;
-		} catch (error) {
-			if (isMissing(error)) return undefined;
-			throw error instanceof Dt64ExportError ? error : new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
-		} finally {
-			await handle?.close();
-		}
+		});
 	}
 
 	/** The ranges in one readv from the first to the end of the last, the bytes between them read into scratch. */
 	async getRanges(key: AbsolutePath, ranges: readonly { offset: number; length: number }[], options: GetOptions = {}): Promise<Uint8Array[] | undefined> {
-		let handle: fs.FileHandle | undefined;
-		const file = this.resolve(key);
-		try {
-			handle = await fs.open(file, "r");
+		return this.#withFile(key, async (handle, file) => {
 			if (ranges.length === 0) return [];
 			const size = (await handle.stat()).size;
 			const pieces: Uint8Array[] = [];
@@ -68,9 +45,7 @@ export class DirectoryStore implements AsyncReadable {
 			let end = ranges[0].offset;
 			for (const { offset, length } of ranges) {
 				if (offset < end || length < 0) throw new Dt64ExportError("INTERNAL", `${file}: byte ranges must be in increasing order and apart`);
-				if (offset + length > size) {
-					throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { path: file });
-				}
+				checkWithin(file, offset, length, size);
 				if (offset > end) pieces.push(new Uint8Array(offset - end));
 				const bytes = (options.pooled === true ? this.bufferPool?.acquire(length, options.room) : undefined) ?? new Uint8Array(length);
 				pieces.push(bytes);
@@ -80,12 +55,32 @@ export class DirectoryStore implements AsyncReadable {
 			const bytesRead = await readIntoPieces(handle, pieces, ranges[0].offset);
 			if (bytesRead !== end - ranges[0].offset) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${ranges[0].offset + bytesRead}`);
 			return values;
+		});
+	}
+
+	/**
+	 * `read` on the key's file, opened for reading and closed after: undefined when there is no such file. A failure
+	 * of the file system is READ_FAILED naming the file; this package's own errors pass as they are.
+	 */
+	async #withFile<T>(key: AbsolutePath, read: (handle: fs.FileHandle, file: string) => Promise<T>): Promise<T | undefined> {
+		let handle: fs.FileHandle | undefined;
+		const file = this.resolve(key);
+		try {
+			handle = await fs.open(file, "r");
+			return await read(handle, file);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
 			throw error instanceof Dt64ExportError ? error : new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
 		} finally {
 			await handle?.close();
 		}
+	}
+}
+
+/** Refuses a byte range past either end of a file: a truncated shard must not pass for data. */
+function checkWithin(file: string, offset: number, length: number, size: number): void {
+	if (offset < 0 || offset + length > size) {
+		throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { path: file });
 	}
 }
 
