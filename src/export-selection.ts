@@ -54,17 +54,12 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
 	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar }) : undefined;
-	const selection = await selectRows(table, {
-		bounds: select.bounds,
-		time,
-		part: select.part,
-		concurrency: plan.read.concurrency ?? defaultConcurrency(table.store),
-		conversion: plan.columns.conversion,
-	});
+	const concurrency = plan.read.concurrency ?? defaultConcurrency(table.store);
+	const selection = await selectRows(table, { bounds: select.bounds, time, part: select.part, concurrency, conversion: plan.columns.conversion });
 	// In C order the filter checks that the rows read are sorted as they go by; in chunk order they come box by box,
 	// each starting over in time, so the time column is checked over those rows first.
 	const chunkOrder = plan.read.order === "chunk";
-	if (ranged && selection.sorted && chunkOrder && time !== undefined) await checkSortedOver(time, selection.rows, plan.read.concurrency ?? defaultConcurrency(table.store));
+	if (ranged && selection.sorted && chunkOrder && time !== undefined) await checkSortedOver(time, selection.rows, concurrency);
 	const { reader, batcher, writer } = createStagesAround(table, createTableReader(table, plan.read, selection.rows), plan);
 	const timeField = time === undefined ? undefined : batcher.schema.fields[time.field!];
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };

@@ -97,41 +97,37 @@ describe("sharded arrays on a local store", () => {
 		expect(reads.get("/c/0")).toBe(5);
 	});
 
-	it("read each inner chunk of hardly compressible data into a buffer with room, and decode it there: no copy", async () => {
-		const root = path.join(tempDir("dt64-shard-room-"), "a.zarr");
-		const values = randomCounts(200_000);
-		// Inner chunks of 20,000 values, 160 kB: they decode on the decode threads.
+	/**
+	 * Writes 200,000 values in two shards of five inner chunks (20,000 values, 160 kB each: they decode on the decode
+	 * threads), reads every inner chunk through a counting pool, and checks the values and the reads (two a shard).
+	 */
+	async function readShards(name: string, values: BigInt64Array, dataType: object, ranges: boolean): Promise<number> {
+		const root = path.join(tempDir(`dt64-shard-${name}-`), "a.zarr");
 		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [20_000], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
-		await writeArray(root, "", { shape: [200_000], chunks: [100_000], dataType: { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } }, values, codecs });
-		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
-		for (const ranges of [true, false]) {
-			const pool = new CountingPool();
-			const { store, reads } = counting(root, pool, ranges);
-			const source = createChunkSource(store, meta, "a.zarr", { bufferPool: pool });
-			const chunks = [];
-			for (let c = 0; c < 10; c++) chunks.push(await source.read([c]));
-			expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
-			expect(Object.fromEntries(reads)).toEqual({ "/c/0": 2, "/c/1": 2 });
-			// In one go: a buffer per inner chunk, decoded where it is. One range: a buffer per shard, and a copy of each
-			// inner chunk into a buffer with room.
-			expect(pool.acquired).toBe(ranges ? 10 : 12);
-		}
-	});
-
-	it("read inner chunks that compress well as views of one buffer: rooms for all of them would be many times the shard", async () => {
-		const root = path.join(tempDir("dt64-shard-compressible-"), "a.zarr");
-		const values = BigInt64Array.from({ length: 200_000 }, (_, i) => BigInt(1_700_000_000 + i));
-		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [20_000], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
-		await writeArray(root, "", { shape: [200_000], chunks: [100_000], dataType: seconds, values, codecs });
+		await writeArray(root, "", { shape: [200_000], chunks: [100_000], dataType, values, codecs });
 		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
 		const pool = new CountingPool();
-		const { store, reads } = counting(root, pool, true);
+		const { store, reads } = counting(root, pool, ranges);
 		const source = createChunkSource(store, meta, "a.zarr", { bufferPool: pool });
 		const chunks = [];
 		for (let c = 0; c < 10; c++) chunks.push(await source.read([c]));
 		expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
 		expect(Object.fromEntries(reads)).toEqual({ "/c/0": 2, "/c/1": 2 });
-		expect(pool.acquired).toBe(12);
+		return pool.acquired;
+	}
+
+	it("read each inner chunk of hardly compressible data into a buffer with room, and decode it there: no copy", async () => {
+		const values = randomCounts(200_000);
+		const nanoseconds = { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } };
+		// In one go: a buffer per inner chunk, decoded where it is. One range: a buffer per shard, and a copy of each
+		// inner chunk into a buffer with room.
+		expect(await readShards("room", values, nanoseconds, true)).toBe(10);
+		expect(await readShards("room", values, nanoseconds, false)).toBe(12);
+	});
+
+	it("read inner chunks that compress well as views of one buffer: rooms for all of them would be many times the shard", async () => {
+		const values = BigInt64Array.from({ length: 200_000 }, (_, i) => BigInt(1_700_000_000 + i));
+		expect(await readShards("compressible", values, seconds, true)).toBe(12);
 	});
 
 	it("do not pool a shard whose index points two inner chunks at the same bytes", async () => {
