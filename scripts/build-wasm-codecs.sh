@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds src/zarr/codecs/wasm/decoders.wasm: the zstd, lz4 and blosc decoders (decoders.c) compiled to
+# Builds src/zarr/codecs/wasm/decoders.wasm: the zstd, lz4 and blosc decoders (decoders.c, lz4-steps.c) compiled to
 # WebAssembly from Debian bookworm's sources of zstd 1.5.4, lz4 1.9.4, c-blosc 1.21.3 and zlib 1.2.13 (blosc's
 # zlib compressor), with clang 19 and wasi-libc; blosc's shuffle.c (SIMD for x86 only) is replaced by shuffle-simd.c,
 # and snappy (C++) by snappy-decode.c.
@@ -41,7 +41,7 @@ SOURCES
 fi
 mkdir -p "$build/src" "$build/obj"
 for f in "${!digests[@]}"; do tar -xf "$work/sources/$f" -C "$build/src"; done
-cp "$glue/decoders.c" "$glue/pthread-stubs.c" "$glue/shuffle-simd.c" "$glue/snappy-decode.c" "$build/src/" && cp -r "$glue/include" "$build/src/shim"
+cp "$glue/decoders.c" "$glue/lz4-steps.c" "$glue/pthread-stubs.c" "$glue/shuffle-simd.c" "$glue/snappy-decode.c" "$build/src/" && cp -r "$glue/include" "$build/src/shim"
 # blosc-blocks.c decodes a run of blocks with blosc's own static block decoder and header checks: it is compiled as
 # part of blosc.c.
 cat "$glue/blosc-blocks.c" >>"$build/src/c-blosc-1.21.3/blosc/blosc.c"
@@ -81,7 +81,7 @@ cc=(clang-19 --target=wasm32-wasi --sysroot=/usr -O3 -msimd128 -mbulk-memory -DN
 	-I"$build/src/shim" -I"$z" -I"$z/common" -I"$l" -I"$zl" -I"$b"
 	-DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 -DZSTD_TRACE=0 -DHAVE_LZ4 -DHAVE_SNAPPY -DHAVE_ZLIB -DHAVE_ZSTD -w)
 sources=(
-	"$build/src/decoders.c" "$build/src/pthread-stubs.c" "$build/src/shuffle-simd.c" "$build/src/snappy-decode.c"
+	"$build/src/decoders.c" "$build/src/lz4-steps.c" "$build/src/pthread-stubs.c" "$build/src/shuffle-simd.c" "$build/src/snappy-decode.c"
 	"$zdec"/common/{entropy_common,error_private,fse_decompress,xxhash,zstd_common,debug}.c
 	"$zdec"/decompress/{huf_decompress,zstd_ddict,zstd_decompress,zstd_decompress_block}.c
 	"$z"/compress/*.c

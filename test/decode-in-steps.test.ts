@@ -1,10 +1,11 @@
 /**
- * Large zstd and blosc chunks decoded in steps, a window of output at a time (decoder-module.ts): on chunks of 8 MB
- * built here from raw and RLE blocks, whose bytes are known without an encoder, the decoders' memory stays a few
- * MiB where decoding whole took the decoded size; output written over the chunk's own encoded bytes (as the decode
- * threads do) never reaches bytes not yet read, even where the output runs megabytes ahead of the input; NaT is
- * found in values cut by a step's end; and corruption is refused as the one-shot decoders refuse it. The reference
- * encoders' frames decoded in steps are in zstd-decoder.test.ts and wasm-codecs.test.ts.
+ * Large zstd, blosc and lz4 chunks decoded in steps, a window of output at a time (decoder-module.ts): on chunks of
+ * 8 MB built here from raw and RLE blocks (lz4: literals, and a match of zeros), whose bytes are known without an
+ * encoder, the decoders' memory stays a few MiB where decoding whole took the decoded size; output written over the
+ * chunk's own encoded bytes (as the decode threads do) never reaches bytes not yet read, even where the output runs
+ * megabytes ahead of the input; NaT is found in values cut by a step's end; and corruption is refused as the
+ * one-shot decoders refuse it. The reference encoders' frames decoded in steps are in zstd-decoder.test.ts and
+ * wasm-codecs.test.ts, lz4's rules against liblz4 in lz4-steps.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { WasmDecoders } from "../src/zarr/codecs/wasm/decoder-module.js";
@@ -267,5 +268,84 @@ describe("blosc chunks of 8 MB decoded a run of blocks at a time", () => {
 		view.setUint32(fifth, 0x7fffffff, true); // the fifth block says it holds more bytes than the buffer
 		expect(() => decoders.decode("blosc", corrupt, new Uint8Array(CHUNK_BYTES))).toThrow(/^blosc: the chunk does not decompress \(corrupt compressed data\)$/);
 		expect(() => new WasmDecoders().decode("blosc", corrupt, new Uint8Array(CHUNK_BYTES - 8))).toThrow(/^blosc: the chunk does not decompress \(header sizes do not match the chunk\)$/);
+	});
+});
+
+/**
+ * numcodecs' lz4 framing (the decoded size, then one block) of a block that runs `zeros` zero bytes (one literal
+ * zero, then a match of the byte before it) and then `data` as its last literals; `zeros` 0 for literals alone.
+ */
+function lz4Frame(zeros: number, data: Uint8Array): Uint8Array {
+	const lengthBytes = (rest: number) => {
+		const bytes: number[] = [];
+		for (; rest >= 255; rest -= 255) bytes.push(255);
+		bytes.push(rest);
+		return bytes;
+	};
+	const bytes: number[] = [];
+	if (zeros > 0) bytes.push(0x1f, 0, 1, 0, ...lengthBytes(zeros - 1 - 4 - 15));
+	bytes.push(0xf0, ...lengthBytes(data.length - 15));
+	const frame = new Uint8Array(4 + bytes.length + data.length);
+	new DataView(frame.buffer).setUint32(0, zeros + data.length, true);
+	frame.set(bytes, 4);
+	frame.set(data, 4 + bytes.length);
+	return frame;
+}
+
+describe("lz4 chunks of 8 MB decoded in steps", () => {
+	it("decode into their own buffer with a few MiB of WebAssembly memory, where whole they took 16 MB more", () => {
+		const data = datetimes(CHUNK_BYTES / 8, [0, 77, 999_999]);
+		const frame = lz4Frame(0, data);
+		const decoders = new WasmDecoders();
+		const before = decoders.memoryBytes;
+		const { input, output } = inOneBuffer(frame, CHUNK_BYTES);
+		const decoded = decoders.decode("lz4", input, output, true);
+		expect(decoded.length).toBe(CHUNK_BYTES);
+		expect(Buffer.compare(output, data)).toBe(0);
+		expect(Array.from(decoded.natPositions!)).toEqual([0, 77, 999_999]);
+		expect(decoders.decodedInSteps).toBe(1);
+		// A 512 KiB window after 64 KiB of history, and the input staged ahead of it.
+		expect(decoders.memoryBytes - before).toBeLessThan(3 * 2 ** 20);
+
+		// Decoded whole (a window too large to step), the input and output both take the module's memory.
+		const whole = new WasmDecoders(undefined, { windowBytes: 1 << 24 });
+		const wholeOutput = new Uint8Array(CHUNK_BYTES);
+		expect(whole.decode("lz4", frame, wholeOutput).length).toBe(CHUNK_BYTES);
+		expect(Buffer.compare(wholeOutput, data)).toBe(0);
+		expect(whole.memoryBytes).toBeGreaterThan(2 * CHUNK_BYTES);
+	});
+
+	it("never write output over encoded bytes not yet read, where the output runs 6 MB ahead of the input", () => {
+		const random = randomBytes(2_000_000, 11);
+		const frame = lz4Frame(6_000_000, random);
+		const expected = new Uint8Array(CHUNK_BYTES);
+		expected.set(random, 6_000_000);
+		const decoders = new WasmDecoders();
+		const { input, output } = inOneBuffer(frame, CHUNK_BYTES);
+		expect(decoders.decode("lz4", input, output).length).toBe(CHUNK_BYTES);
+		expect(decoders.decodedInSteps).toBe(1);
+		expect(Buffer.compare(output, expected)).toBe(0);
+		expect(decoders.memoryBytes).toBeLessThan(frame.length + 3 * 2 ** 20);
+
+		// In a decode thread's buffer: the chunk moved to end where the output ends, the bytes past it untouched.
+		const buffer = new ArrayBuffer(8_388_608);
+		const whole = new Uint8Array(buffer);
+		whole.set(frame);
+		whole.fill(0xee, CHUNK_BYTES);
+		expect(decoders.decodeInBuffer("lz4", buffer, frame.length, CHUNK_BYTES).length).toBe(CHUNK_BYTES);
+		expect(Buffer.compare(whole.subarray(0, CHUNK_BYTES), expected)).toBe(0);
+		expect(whole.subarray(CHUNK_BYTES).every((byte) => byte === 0xee)).toBe(true);
+	});
+
+	it("refuse a declared size past the buffer, a cut block and a size that does not match, as decoding whole does", () => {
+		const data = datetimes(CHUNK_BYTES / 8);
+		const frame = lz4Frame(0, data);
+		for (const decoders of [new WasmDecoders(), new WasmDecoders(undefined, { windowBytes: 1 << 24 })]) {
+			expect(() => decoders.decode("lz4", frame, new Uint8Array(CHUNK_BYTES - 8))).toThrow(`lz4: chunk declares ${CHUNK_BYTES} bytes, more than the ${CHUNK_BYTES - 8} it may hold`);
+			expect(() => decoders.decode("lz4", frame.subarray(0, frame.length - 1), new Uint8Array(CHUNK_BYTES))).toThrow(/^lz4: the chunk does not decompress/);
+			const relabelled = frame.slice();
+			new DataView(relabelled.buffer).setUint32(0, CHUNK_BYTES - 8, true);
+			expect(() => decoders.decode("lz4", relabelled, new Uint8Array(CHUNK_BYTES))).toThrow(/^lz4: /);
+		}
 	});
 });

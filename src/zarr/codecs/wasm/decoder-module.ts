@@ -33,7 +33,14 @@ interface DecoderExports {
 	blosc_scratch_bytes(header: number): number;
 	blosc_decode_blocks(header: number, compressedBytes: number, capacity: number, base: number, ends: number, first: number, count: number, target: number, scratch: number): number;
 	nat_positions(values: number, bytes: number, positions: number, room: number): number;
+	lz4_steps_bytes(): number;
+	lz4_steps_start(state: number, inputBytes: number, outputBytes: number): void;
+	lz4_steps_run(state: number, input: number, available: number, final: number, buffer: number, window: number): number;
 }
+
+/** lz4-steps.c: the bytes of history before its window, and its statuses. */
+const LZ4_HISTORY = 65536;
+const LZ4_STEPS = { done: 0, outputFull: 1, needInput: 2, zeroOffset: -2 } as const;
 
 /**
  * The decoders' WebAssembly (scripts/build-wasm-codecs.sh), beside this module: in src/, in dist/ and in the CLI
@@ -67,7 +74,7 @@ function wasiStubs(module: object): Record<string, Record<string, () => number>>
 export interface WasmDecoderOptions {
 	/**
 	 * The output a chunk decoded in steps is written to the module's memory in, a window at a time: 512 KiB. Chunks
-	 * of zstd and blosc of at least four windows are decoded so (see WasmDecoders).
+	 * of at least four windows are decoded so (see WasmDecoders).
 	 */
 	readonly windowBytes?: number;
 }
@@ -82,12 +89,13 @@ const WINDOWS_TO_STEP = 4;
  * decode worker, or the calling thread where no worker is used).
  *
  * A WebAssembly memory never shrinks, so what a decode needs of it at once is what the thread holds from then on.
- * Large chunks of zstd and blosc are therefore decoded in steps, a window of output (512 KiB) at a time, each window
- * copied out before the next is decoded: zstd from its streaming decoder, which keeps the frame's window (what its
- * matches may reach back to, 512 KiB for zarr-python's 8 MB chunks) and takes the encoded bytes piece by piece
- * (staged-input.ts); blosc a run of blocks at a time, each run from its blocks' bytes alone (blosc-blocks.c). A
- * thread then holds about 2 MiB for a zstd chunk of 8 MB and a few blocks for blosc, where it held the decoded size
- * and more (9.4 and 14.3 MiB for the bench's zstd and blosc-lz4 chunks of 8 MB).
+ * Large chunks are therefore decoded in steps, a window of output (512 KiB) at a time, each window copied out before
+ * the next is decoded: zstd from its streaming decoder, which keeps the frame's window (what its matches may reach
+ * back to, 512 KiB for zarr-python's 8 MB chunks) and takes the encoded bytes piece by piece (staged-input.ts);
+ * blosc a run of blocks at a time, each run from its blocks' bytes alone (blosc-blocks.c); lz4 by a decoder of this
+ * package's (lz4-steps.c) that keeps the 64 KiB its matches may reach back to, its input staged as zstd's. A thread
+ * then holds about 2 MiB for a zstd or lz4 chunk of 8 MB and a few blocks for blosc, where it held the decoded size
+ * and more (9.4, 17.3 and 14.3 MiB for the bench's zstd, lz4 and blosc-lz4 chunks of 8 MB).
  *
  * Other chunks are decoded whole. zstd then decodes in place: its encoded bytes are copied to the end of the output
  * region, which needs a margin of a block or so past the decoded size instead of a second region of the encoded
@@ -139,8 +147,8 @@ export class WasmDecoders {
 		const capacity = output.byteLength;
 		// The frames are walked once, for decoding in steps and in place alike.
 		const frames = codec === "zstd" ? readZstdFrames(input) : undefined;
-		if (this.#mayStep(codec, capacity)) {
-			const stepped = codec === "zstd" ? this.#decodeZstdInSteps(frames, input, output, scanNaT) : codec === "blosc" ? this.#decodeBloscInBlocks(input, output, scanNaT) : undefined;
+		if (this.#mayStep(capacity)) {
+			const stepped = codec === "zstd" ? this.#decodeZstdInSteps(frames, input, output, scanNaT) : codec === "blosc" ? this.#decodeBloscInBlocks(input, output, scanNaT) : this.#decodeLz4InSteps(input, output, scanNaT);
 			if (stepped !== undefined) {
 				this.#decodedInSteps++;
 				return stepped;
@@ -167,7 +175,7 @@ export class WasmDecoders {
 	 */
 	decodeInBuffer(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false): DecodedLength {
 		let input = new Uint8Array(buffer, 0, inputLength);
-		if (this.#mayStep(codec, capacity) && capacity > inputLength) {
+		if (this.#mayStep(capacity) && capacity > inputLength) {
 			const start = capacity - inputLength;
 			new Uint8Array(buffer).copyWithin(start, 0, inputLength);
 			input = new Uint8Array(buffer, start, inputLength);
@@ -175,9 +183,9 @@ export class WasmDecoders {
 		return this.decode(codec, input, new Uint8Array(buffer, 0, capacity), scanNaT);
 	}
 
-	/** Whether a chunk of `codec` with room for `capacity` bytes is decoded in steps if its headers allow. */
-	#mayStep(codec: WasmCodec, capacity: number): boolean {
-		return codec !== "lz4" && capacity >= WINDOWS_TO_STEP * this.#windowBytes;
+	/** Whether a chunk with room for `capacity` bytes is decoded in steps if its headers allow. */
+	#mayStep(capacity: number): boolean {
+		return capacity >= WINDOWS_TO_STEP * this.#windowBytes;
 	}
 
 	/** How many chunks these decoders decoded in steps, a window at a time. */
@@ -276,6 +284,52 @@ export class WasmDecoders {
 		return taken.result();
 	}
 
+	/**
+	 * lz4 (numcodecs' framing: the decoded size, then one block) decoded a window at a time by lz4-steps.c, which
+	 * keeps the 64 KiB a match may reach back to before its window and takes the block's bytes piece by piece, staged
+	 * as zstd's are; undefined when the chunk is small (it is then decoded whole). A block is accepted and decoded
+	 * as liblz4 decodes it whole, but for a match offset of 0, which is refused (see lz4-steps.c).
+	 */
+	#decodeLz4InSteps(input: Uint8Array, output: Uint8Array, scanNaT: boolean): DecodedLength | undefined {
+		const declared = this.#lz4Declared(input, output.byteLength);
+		if (declared < WINDOWS_TO_STEP * this.#windowBytes) return undefined;
+		const exports = this.#exports;
+		const block = input.subarray(4);
+		const state = this.#streamBuffers.ensure(exports.lz4_steps_bytes());
+		const buffer = this.#output.ensure(LZ4_HISTORY + this.#windowBytes);
+		this.#positions.ensure(4 * positionsRoom(this.#windowBytes));
+		exports.lz4_steps_start(state, block.byteLength, declared);
+		const staged = new StagedInput(block, this.#input, exports);
+		const taken = new WindowedOutput("lz4", exports, output.subarray(0, declared), scanNaT, this.#positions);
+		const overlap = overlapOf(block, output);
+		const piece = this.#windowBytes / 2;
+		for (;;) {
+			if (staged.staged < piece) staged.stageThrough(staged.end + piece);
+			const status = exports.lz4_steps_run(state, staged.pointer, staged.staged, staged.complete ? 1 : 0, buffer, this.#windowBytes);
+			const [consumed, produced] = new Uint32Array(exports.memory.buffer, state, 2);
+			staged.consume(consumed);
+			if (produced > 0) {
+				if (overlap !== undefined) staged.stageThrough(overlap + taken.length + produced);
+				taken.take(buffer + LZ4_HISTORY, produced);
+			}
+			if (status === LZ4_STEPS.done) {
+				if (taken.length !== declared) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: the block decodes to ${taken.length} bytes, its header says ${declared}`);
+				return taken.result();
+			}
+			if (status === LZ4_STEPS.zeroOffset) throw new Dt64ExportError("CHUNK_CORRUPT", "lz4: the chunk does not decompress (a match offset of 0)");
+			if (status < 0) throw new Dt64ExportError("CHUNK_CORRUPT", "lz4: the chunk does not decompress (corrupt compressed data)");
+			if (status === LZ4_STEPS.needInput) staged.stageThrough(staged.end + piece);
+		}
+	}
+
+	/** The decoded size numcodecs' lz4 framing declares: its first 4 bytes, little endian; refused over `capacity`. */
+	#lz4Declared(input: Uint8Array, capacity: number): number {
+		if (input.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: ${input.byteLength} bytes, shorter than the 4-byte size header`);
+		const declared = new DataView(input.buffer, input.byteOffset, 4).getUint32(0, true);
+		if (declared > capacity) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: chunk declares ${declared} bytes, more than the ${capacity} it may hold`);
+		return declared;
+	}
+
 	#corrupt(codec: WasmCodec): Dt64ExportError {
 		return new Dt64ExportError("CHUNK_CORRUPT", `${codec}: the chunk does not decompress (${this.#lastError()})`);
 	}
@@ -318,9 +372,7 @@ export class WasmDecoders {
 
 	/** numcodecs' lz4: a little-endian uint32 decoded size, then one block that must decode to exactly that. */
 	#decodeLz4(input: Uint8Array, source: number, target: number, capacity: number): number {
-		if (input.byteLength < 4) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: ${input.byteLength} bytes, shorter than the 4-byte size header`);
-		const declared = new DataView(input.buffer, input.byteOffset, 4).getUint32(0, true);
-		if (declared > capacity) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: chunk declares ${declared} bytes, more than the ${capacity} it may hold`);
+		const declared = this.#lz4Declared(input, capacity);
 		const length = this.#exports.lz4_decode(source + 4, input.byteLength - 4, target, declared);
 		if (length >= 0 && length !== declared) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: the block decodes to ${length} bytes, its header says ${declared}`);
 		return length;

@@ -1,0 +1,266 @@
+/*
+ * One LZ4 block decoded in steps: a window of output at a time, from its input a piece at a time, so that decoding a
+ * chunk of 8 MB holds a window, the 64 KiB its matches may reach back to and a piece of input, instead of the whole
+ * output and input (numcodecs' lz4 writes a chunk as one block, which liblz4 can only decode whole).
+ *
+ * A block is accepted exactly when liblz4 1.9.4's LZ4_decompress_safe accepts it into a buffer of the size the
+ * chunk declares and decodes it to that size (the caller's check), and decodes to the same bytes; with one
+ * exception: a match offset of 0, which the block format calls invalid and liblz4's safe decoder lets through
+ * (writing bytes of its own choosing), is refused. The rules, with `end` the declared size and `iend` the input's:
+ * - a literal run that ends past end - 12 (MFLIMIT) or whose bytes end past iend - 8 (an offset, a token and the
+ *   5 last literals could not follow) must be the block's last: its bytes end exactly at iend, its output by end;
+ * - a match's length bytes end by iend - 4;
+ * - a match reaches back no further than the output's start, and ends by end - 5 (LASTLITERALS);
+ * - an empty output is one zero byte of input, and an empty input is refused.
+ * test/lz4-steps.test.ts checks this against liblz4 (also in decoders.wasm) on valid, corrupted and random blocks.
+ *
+ * The output is written to `buffer`, whose first LZ4_HISTORY bytes hold the last bytes decoded before this call (a
+ * match reaches back at most 65535): each call first moves the bytes its previous call wrote so that their last
+ * LZ4_HISTORY end there, then writes up to `window` bytes after them. The caller takes those bytes out after each
+ * call. The state lives in the caller's memory between calls.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#define DT64_EXPORT(name) __attribute__((export_name(name)))
+
+#define LZ4_HISTORY 65536
+#define MFLIMIT 12
+#define LASTLITERALS 5
+#define MINMATCH 4
+
+enum phase { TOKEN, LITERAL_LENGTH, LITERALS, OFFSET, MATCH_LENGTH, MATCH, DONE };
+
+/* The status of lz4_steps_run. */
+enum { STEPS_DONE = 0, STEPS_OUTPUT_FULL = 1, STEPS_NEED_INPUT = 2, STEPS_CORRUPT = -1, STEPS_ZERO_OFFSET = -2 };
+
+typedef struct {
+	/* Read by the caller after each call: the input bytes consumed and the output bytes written (after the history). */
+	uint32_t consumed;
+	uint32_t produced;
+	/* The rest is the decoder's own. */
+	uint32_t phase;
+	uint32_t token;
+	uint32_t offset;
+	uint32_t last;
+	uint32_t in_total;
+	uint32_t out_total;
+	uint64_t length;  /* the literal or match bytes still to copy, or the length being read */
+	uint64_t in_pos;  /* input bytes consumed since the start */
+	uint64_t out_pos; /* output bytes written since the start */
+	uint32_t written; /* where in the buffer the previous call stopped writing */
+} lz4_steps;
+
+DT64_EXPORT("lz4_steps_bytes") uint32_t dt64_lz4_steps_bytes(void) { return sizeof(lz4_steps); }
+
+/* Starts a block of `in_total` bytes that decodes to `out_total`. */
+DT64_EXPORT("lz4_steps_start") void dt64_lz4_steps_start(lz4_steps *s, uint32_t in_total, uint32_t out_total) {
+	memset(s, 0, sizeof(*s));
+	s->phase = TOKEN;
+	s->in_total = in_total;
+	s->out_total = out_total;
+	s->written = LZ4_HISTORY;
+}
+
+/* Copies `n` bytes a match `offset` back, where the two may overlap (offset < n): the pattern repeats, doubling. */
+static inline void copy_match(uint8_t *op, uint32_t offset, uint32_t n) {
+	const uint8_t *from = op - offset;
+	if (offset >= n) {
+		memcpy(op, from, n);
+		return;
+	}
+	if (offset == 1) {
+		memset(op, *from, n);
+		return;
+	}
+	/* op - from stays a multiple of the offset, so copying from `from` continues the pattern. */
+	uint32_t done = 0;
+	while (done < n) {
+		uint32_t step = (uint32_t)(op + done - from);
+		if (step > n - done) step = n - done;
+		memcpy(op + done, from, step);
+		done += step;
+	}
+}
+
+/*
+ * Decides, once a literal run's length is known, whether it is the block's last (see the rules above): 0, or -1
+ * when it breaks them.
+ */
+static inline int literals_begin(lz4_steps *s) {
+	uint64_t out_end = s->out_pos + s->length, in_end = s->in_pos + s->length;
+	s->last = 0;
+	if (out_end + MFLIMIT > s->out_total || in_end + 2 + 1 + LASTLITERALS > s->in_total) {
+		if (in_end != s->in_total || out_end > s->out_total) return -1;
+		s->last = 1;
+	}
+	s->phase = LITERALS;
+	return 0;
+}
+
+/* A match's checks once its offset and length are known: 0, or STEPS_ZERO_OFFSET or STEPS_CORRUPT. */
+static inline int match_begin(lz4_steps *s) {
+	if (s->offset == 0) return STEPS_ZERO_OFFSET;
+	if (s->offset > s->out_pos || s->out_pos + s->length + LASTLITERALS > s->out_total) return STEPS_CORRUPT;
+	s->phase = MATCH;
+	return 0;
+}
+
+/*
+ * The common sequence, decoded straight: literals of at most 14 and a match of at most 18, while the staged input
+ * and the window have room for a sequence's over-long copies (16 bytes of literals, matches in 16-byte steps, or
+ * byte by byte where they overlap closer than that). Anything else (longer lengths, the block's last sequences,
+ * a broken rule) is left to the phases of lz4_steps_run, from its token on: they refuse what breaks a rule.
+ */
+static inline void short_sequences(lz4_steps *s, const uint8_t **in, const uint8_t *iend, uint8_t **out, uint8_t *oend) {
+	const uint8_t *ip = *in;
+	uint8_t *op = *out;
+	while (iend - ip >= 32 && oend - op >= 64) {
+		uint32_t token = *ip, literals = token >> 4, match = token & 15;
+		if (literals == 15 || match == 15) break;
+		/* The literals may not be the last, and the match's rules hold. */
+		uint64_t in_end = s->in_pos + 1 + literals, out_end = s->out_pos + literals;
+		if (out_end + MFLIMIT > s->out_total || in_end + 2 + 1 + LASTLITERALS > s->in_total) break;
+		uint32_t offset = (uint32_t)ip[1 + literals] | ((uint32_t)ip[2 + literals] << 8);
+		match += MINMATCH;
+		if (offset == 0 || offset > out_end || out_end + match + LASTLITERALS > s->out_total) break;
+		memcpy(op, ip + 1, 16);
+		op += literals;
+		ip += 3 + literals;
+		const uint8_t *from = op - offset;
+		if (offset >= 16) {
+			memcpy(op, from, 16);
+			memcpy(op + 16, from + 16, 16);
+		} else {
+			for (uint32_t i = 0; i < match; i++) op[i] = from[i];
+		}
+		op += match;
+		s->in_pos = in_end + 2;
+		s->out_pos = out_end + match;
+	}
+	*in = ip;
+	*out = op;
+}
+
+/*
+ * Decodes from `input` (the `available` input bytes not yet consumed; `final` when they are all the block has left)
+ * into `buffer` (LZ4_HISTORY bytes of history, then room for `window` bytes), as far as it can: STEPS_DONE when the
+ * block is decoded, STEPS_OUTPUT_FULL when the window is full, STEPS_NEED_INPUT when more input is needed, and
+ * STEPS_CORRUPT when the block breaks a rule or ends early (STEPS_ZERO_OFFSET when the rule is the zero offset's).
+ * s->consumed and s->produced say how far it went.
+ */
+DT64_EXPORT("lz4_steps_run")
+int32_t dt64_lz4_steps_run(lz4_steps *s, const uint8_t *input, uint32_t available, int32_t final, uint8_t *buffer, uint32_t window) {
+	/* The last LZ4_HISTORY bytes written move to the start; those before the output's start are never read. */
+	if (s->written > LZ4_HISTORY) memmove(buffer, buffer + s->written - LZ4_HISTORY, LZ4_HISTORY);
+	uint8_t *const start = buffer + LZ4_HISTORY, *const oend = start + window;
+	uint8_t *op = start;
+	const uint8_t *ip = input, *const iend = input + available;
+	int32_t status;
+	if (s->out_total == 0) {
+		/* liblz4: an empty output is exactly one zero byte of input. */
+		status = s->in_total == 1 && available == 1 && input[0] == 0 ? STEPS_DONE : STEPS_CORRUPT;
+		if (status == STEPS_DONE) ip++;
+		goto out;
+	}
+	for (;;) {
+		switch (s->phase) {
+		case TOKEN:
+			short_sequences(s, &ip, iend, &op, oend);
+			if (ip == iend) goto starved;
+			s->token = *ip++;
+			s->in_pos++;
+			s->length = s->token >> 4;
+			if (s->length == 15) {
+				s->phase = LITERAL_LENGTH;
+				break;
+			}
+			if (literals_begin(s) < 0) goto corrupt;
+			break;
+		case LITERAL_LENGTH:
+			for (;;) {
+				if (ip == iend) goto starved;
+				uint8_t b = *ip++;
+				s->in_pos++;
+				s->length += b;
+				if (b != 255) break;
+			}
+			if (literals_begin(s) < 0) goto corrupt;
+			break;
+		case LITERALS: {
+			uint64_t n = s->length;
+			if (n > (uint64_t)(iend - ip)) n = (uint64_t)(iend - ip);
+			if (n > (uint64_t)(oend - op)) n = (uint64_t)(oend - op);
+			memcpy(op, ip, (size_t)n);
+			op += n;
+			ip += n;
+			s->in_pos += n;
+			s->out_pos += n;
+			s->length -= n;
+			if (s->length > 0) {
+				if (op == oend) goto full;
+				goto starved;
+			}
+			if (s->last) {
+				s->phase = DONE;
+				status = STEPS_DONE;
+				goto out;
+			}
+			s->phase = OFFSET;
+			break;
+		}
+		case OFFSET:
+			if (iend - ip < 2) goto starved;
+			s->offset = (uint32_t)ip[0] | ((uint32_t)ip[1] << 8);
+			ip += 2;
+			s->in_pos += 2;
+			s->length = s->token & 15;
+			if (s->length == 15) {
+				s->phase = MATCH_LENGTH;
+				break;
+			}
+			s->length += MINMATCH;
+			if ((status = match_begin(s)) < 0) goto out;
+			break;
+		case MATCH_LENGTH:
+			for (;;) {
+				if (ip == iend) goto starved;
+				uint8_t b = *ip++;
+				s->in_pos++;
+				s->length += b;
+				if (b != 255) break;
+			}
+			if (s->in_pos + 4 > s->in_total) goto corrupt;
+			s->length += MINMATCH;
+			if ((status = match_begin(s)) < 0) goto out;
+			break;
+		case MATCH: {
+			uint64_t n = s->length;
+			if (n > (uint64_t)(oend - op)) n = (uint64_t)(oend - op);
+			copy_match(op, s->offset, (uint32_t)n);
+			op += n;
+			s->out_pos += n;
+			s->length -= n;
+			if (s->length > 0) goto full;
+			s->phase = TOKEN;
+			break;
+		}
+		default:
+			goto corrupt;
+		}
+	}
+starved:
+	/* The input ran out: the block is corrupt if that was all of it. */
+	status = final ? STEPS_CORRUPT : STEPS_NEED_INPUT;
+	goto out;
+full:
+	status = STEPS_OUTPUT_FULL;
+	goto out;
+corrupt:
+	status = STEPS_CORRUPT;
+out:
+	s->consumed = (uint32_t)(ip - input);
+	s->produced = (uint32_t)(op - start);
+	s->written = (uint32_t)(op - buffer);
+	return status;
+}
