@@ -84,6 +84,26 @@ static inline void copy_match(uint8_t *op, uint32_t offset, uint32_t n) {
 }
 
 /*
+ * Adds a length's bytes after the token's 15 to s->length (bytes of 255 go on, any other ends it): 1 once its last
+ * byte is read, 0 when the input runs out first (the next call goes on from there).
+ */
+static inline int read_length(lz4_steps *s, const uint8_t **in, const uint8_t *iend) {
+	const uint8_t *ip = *in;
+	int complete = 0;
+	while (ip < iend) {
+		uint8_t b = *ip++;
+		s->length += b;
+		if (b != 255) {
+			complete = 1;
+			break;
+		}
+	}
+	s->in_pos += (uint64_t)(ip - *in);
+	*in = ip;
+	return complete;
+}
+
+/*
  * Decides, once a literal run's length is known, whether it is the block's last (see the rules above): 0, or -1
  * when it breaks them.
  */
@@ -178,13 +198,7 @@ int32_t dt64_lz4_steps_run(lz4_steps *s, const uint8_t *input, uint32_t availabl
 			if (literals_begin(s) < 0) goto corrupt;
 			break;
 		case LITERAL_LENGTH:
-			for (;;) {
-				if (ip == iend) goto starved;
-				uint8_t b = *ip++;
-				s->in_pos++;
-				s->length += b;
-				if (b != 255) break;
-			}
+			if (!read_length(s, &ip, iend)) goto starved;
 			if (literals_begin(s) < 0) goto corrupt;
 			break;
 		case LITERALS: {
@@ -223,13 +237,7 @@ int32_t dt64_lz4_steps_run(lz4_steps *s, const uint8_t *input, uint32_t availabl
 			if ((status = match_begin(s)) < 0) goto out;
 			break;
 		case MATCH_LENGTH:
-			for (;;) {
-				if (ip == iend) goto starved;
-				uint8_t b = *ip++;
-				s->in_pos++;
-				s->length += b;
-				if (b != 255) break;
-			}
+			if (!read_length(s, &ip, iend)) goto starved;
 			if (s->in_pos + 4 > s->in_total) goto corrupt;
 			s->length += MINMATCH;
 			if ((status = match_begin(s)) < 0) goto out;
