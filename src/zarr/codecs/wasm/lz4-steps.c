@@ -35,7 +35,10 @@ enum phase { TOKEN, LITERAL_LENGTH, LITERALS, OFFSET, MATCH_LENGTH, MATCH, DONE 
 enum { STEPS_DONE = 0, STEPS_OUTPUT_FULL = 1, STEPS_NEED_INPUT = 2, STEPS_CORRUPT = -1, STEPS_ZERO_OFFSET = -2 };
 
 typedef struct {
-	/* Read by the caller after each call: the input bytes consumed and the output bytes written (after the history). */
+	/*
+	 * Read by the caller after each call: the input bytes consumed and the output bytes written (after the history),
+	 * which the next call moves to make the history.
+	 */
 	uint32_t consumed;
 	uint32_t produced;
 	/* The rest is the decoder's own. */
@@ -48,7 +51,6 @@ typedef struct {
 	uint64_t length;  /* the literal or match bytes still to copy, or the length being read */
 	uint64_t in_pos;  /* input bytes consumed since the start */
 	uint64_t out_pos; /* output bytes written since the start */
-	uint32_t written; /* where in the buffer the previous call stopped writing */
 } lz4_steps;
 
 DT64_EXPORT("lz4_steps_bytes") uint32_t dt64_lz4_steps_bytes(void) { return sizeof(lz4_steps); }
@@ -59,7 +61,6 @@ DT64_EXPORT("lz4_steps_start") void dt64_lz4_steps_start(lz4_steps *s, uint32_t 
 	s->phase = TOKEN;
 	s->in_total = in_total;
 	s->out_total = out_total;
-	s->written = LZ4_HISTORY;
 }
 
 /* Copies `n` bytes a match `offset` back, where the two may overlap (offset < n): the pattern repeats, doubling. */
@@ -104,26 +105,38 @@ static inline int read_length(lz4_steps *s, const uint8_t **in, const uint8_t *i
 }
 
 /*
+ * Whether literals whose bytes end at input byte `in_end` and whose output ends at `out_end` must be the block's
+ * last (see the rules above): they end too close to the output's end, or too close to the input's for a match and
+ * the last literals to follow.
+ */
+static inline int ends_block(const lz4_steps *s, uint64_t in_end, uint64_t out_end) {
+	return out_end + MFLIMIT > s->out_total || in_end + 2 + 1 + LASTLITERALS > s->in_total;
+}
+
+/* Whether a match of `length` bytes `offset` back from output byte `out_pos` breaks a rule: 0, or the status. */
+static inline int32_t match_status(const lz4_steps *s, uint64_t out_pos, uint32_t offset, uint64_t length) {
+	if (offset == 0) return STEPS_ZERO_OFFSET;
+	if (offset > out_pos || out_pos + length + LASTLITERALS > s->out_total) return STEPS_CORRUPT;
+	return 0;
+}
+
+/*
  * Decides, once a literal run's length is known, whether it is the block's last (see the rules above): 0, or -1
  * when it breaks them.
  */
 static inline int literals_begin(lz4_steps *s) {
 	uint64_t out_end = s->out_pos + s->length, in_end = s->in_pos + s->length;
-	s->last = 0;
-	if (out_end + MFLIMIT > s->out_total || in_end + 2 + 1 + LASTLITERALS > s->in_total) {
-		if (in_end != s->in_total || out_end > s->out_total) return -1;
-		s->last = 1;
-	}
+	s->last = ends_block(s, in_end, out_end);
+	if (s->last && (in_end != s->in_total || out_end > s->out_total)) return -1;
 	s->phase = LITERALS;
 	return 0;
 }
 
 /* A match's checks once its offset and length are known: 0, or STEPS_ZERO_OFFSET or STEPS_CORRUPT. */
-static inline int match_begin(lz4_steps *s) {
-	if (s->offset == 0) return STEPS_ZERO_OFFSET;
-	if (s->offset > s->out_pos || s->out_pos + s->length + LASTLITERALS > s->out_total) return STEPS_CORRUPT;
-	s->phase = MATCH;
-	return 0;
+static inline int32_t match_begin(lz4_steps *s) {
+	int32_t status = match_status(s, s->out_pos, s->offset, s->length);
+	if (status == 0) s->phase = MATCH;
+	return status;
 }
 
 /*
@@ -140,10 +153,10 @@ static inline void short_sequences(lz4_steps *s, const uint8_t **in, const uint8
 		if (literals == 15 || match == 15) break;
 		/* The literals may not be the last, and the match's rules hold. */
 		uint64_t in_end = s->in_pos + 1 + literals, out_end = s->out_pos + literals;
-		if (out_end + MFLIMIT > s->out_total || in_end + 2 + 1 + LASTLITERALS > s->in_total) break;
+		if (ends_block(s, in_end, out_end)) break;
 		uint32_t offset = (uint32_t)ip[1 + literals] | ((uint32_t)ip[2 + literals] << 8);
 		match += MINMATCH;
-		if (offset == 0 || offset > out_end || out_end + match + LASTLITERALS > s->out_total) break;
+		if (match_status(s, out_end, offset, match) != 0) break;
 		memcpy(op, ip + 1, 16);
 		op += literals;
 		ip += 3 + literals;
@@ -171,8 +184,11 @@ static inline void short_sequences(lz4_steps *s, const uint8_t **in, const uint8
  */
 DT64_EXPORT("lz4_steps_run")
 int32_t dt64_lz4_steps_run(lz4_steps *s, const uint8_t *input, uint32_t available, int32_t final, uint8_t *buffer, uint32_t window) {
-	/* The last LZ4_HISTORY bytes written move to the start; those before the output's start are never read. */
-	if (s->written > LZ4_HISTORY) memmove(buffer, buffer + s->written - LZ4_HISTORY, LZ4_HISTORY);
+	/*
+	 * The previous call wrote s->produced bytes after the history: the last LZ4_HISTORY bytes move to the start
+	 * (those before the output's start are never read).
+	 */
+	if (s->produced > 0) memmove(buffer, buffer + s->produced, LZ4_HISTORY);
 	uint8_t *const start = buffer + LZ4_HISTORY, *const oend = start + window;
 	uint8_t *op = start;
 	const uint8_t *ip = input, *const iend = input + available;
@@ -269,6 +285,5 @@ corrupt:
 out:
 	s->consumed = (uint32_t)(ip - input);
 	s->produced = (uint32_t)(op - start);
-	s->written = (uint32_t)(op - buffer);
 	return status;
 }
