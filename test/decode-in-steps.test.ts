@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { WasmDecoders } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { lengthBytes } from "./support/lz4-lengths.js";
 
 const MAX_BLOCK = 128 * 1024;
 const NAT = -(2n ** 63n);
@@ -61,14 +62,7 @@ function rawBlocks(data: Uint8Array, blockBytes = MAX_BLOCK): Block[] {
  * before it, and the five literals the format ends with.
  */
 function lz4Zeros(size: number): Uint8Array {
-	const matchExtra = size - 1 - 5 - 4 - 15;
-	const bytes = [0x1f, 0, 1, 0];
-	for (let rest = matchExtra; ; rest -= 255) {
-		bytes.push(Math.min(rest, 255));
-		if (rest < 255) break;
-	}
-	bytes.push(0x50, 0, 0, 0, 0, 0);
-	return Uint8Array.from(bytes);
+	return Uint8Array.from([0x1f, 0, 1, 0, ...lengthBytes(size - 1 - 5 - 4 - 15), 0x50, 0, 0, 0, 0, 0]);
 }
 
 /**
@@ -276,12 +270,6 @@ describe("blosc chunks of 8 MB decoded a run of blocks at a time", () => {
  * zero, then a match of the byte before it) and then `data` as its last literals; `zeros` 0 for literals alone.
  */
 function lz4Frame(zeros: number, data: Uint8Array): Uint8Array {
-	const lengthBytes = (rest: number) => {
-		const bytes: number[] = [];
-		for (; rest >= 255; rest -= 255) bytes.push(255);
-		bytes.push(rest);
-		return bytes;
-	};
 	const bytes: number[] = [];
 	if (zeros > 0) bytes.push(0x1f, 0, 1, 0, ...lengthBytes(zeros - 1 - 4 - 15));
 	bytes.push(0xf0, ...lengthBytes(data.length - 15));

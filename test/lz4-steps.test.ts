@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { WasmDecoders } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { lengthBytes } from "./support/lz4-lengths.js";
 
 /** A seeded generator of integers in [0, n). */
 function generator(seed: number): (n: number) => number {
@@ -22,14 +23,6 @@ function generator(seed: number): (n: number) => number {
 		x >>>= 0;
 		return x % n;
 	};
-}
-
-/** An LZ4 length past the token's 15: bytes of 255 while at least 255 remain, then the rest. */
-function lengthBytes(rest: number): number[] {
-	const bytes: number[] = [];
-	for (; rest >= 255; rest -= 255) bytes.push(255);
-	bytes.push(rest);
-	return bytes;
 }
 
 /** One of the lengths that reach a path of the decoder: short, on each side of 15 and of 15 + 255k, or long. */
@@ -47,6 +40,12 @@ interface Block {
 	readonly decoded: Uint8Array;
 }
 
+interface Sequence {
+	readonly literals: number[];
+	readonly offset: number;
+	readonly match: number;
+}
+
 /**
  * A valid block of about `size` decoded bytes, built sequence by sequence from literals drawn from a small
  * alphabet (so that some runs repeat) and matches at random offsets, and obeying the format's end rules: the last
@@ -54,44 +53,28 @@ interface Block {
  */
 function randomBlock(seed: number, size: number, long = 5000): Block {
 	const random = generator(seed);
-	const out: number[] = [];
-	const block: number[] = [];
+	const sequences: Sequence[] = [];
+	let produced = 0;
 	const alphabet = 1 + random(255);
 	let previousMatch = 0;
 	for (;;) {
 		let literals = pickLength(random, long);
 		const match = 4 + pickLength(random, long);
-		const last = out.length + literals + match + 12 >= size;
+		const last = produced + literals + match + 12 >= size;
 		// The last literals: at least 5, and enough that the last match started 12 or more bytes before the end (at
 		// the least that allows, to reach the decoder's end checks exactly).
 		if (last) literals = previousMatch === 0 ? Math.max(1, literals % 64) : Math.max(5, 12 - previousMatch, literals % 64);
 		// A first match needs output to reach back to.
-		if (out.length === 0 && literals === 0) literals = 1;
-		block.push((Math.min(literals, 15) << 4) | (last ? 0 : Math.min(match - 4, 15)));
-		if (literals >= 15) block.push(...lengthBytes(literals - 15));
-		for (let i = 0; i < literals; i++) {
-			const byte = random(alphabet);
-			block.push(byte);
-			out.push(byte);
-		}
-		if (last) break;
-		const reach = Math.min(out.length, 65535);
+		if (produced === 0 && literals === 0) literals = 1;
+		const bytes = Array.from({ length: literals }, () => random(alphabet));
+		produced += literals;
+		if (last) return blockOf(sequences, bytes);
+		const reach = Math.min(produced, 65535);
 		const offset = 1 + (random(3) === 0 ? random(Math.min(reach, 8)) : random(reach));
-		block.push(offset & 0xff, offset >>> 8);
-		if (match - 4 >= 15) block.push(...lengthBytes(match - 4 - 15));
-		for (let i = 0; i < match; i++) out.push(out[out.length - offset]);
+		sequences.push({ literals: bytes, offset, match });
+		produced += match;
 		previousMatch = match;
 	}
-	const frame = new Uint8Array(4 + block.length);
-	new DataView(frame.buffer).setUint32(0, out.length, true);
-	frame.set(block, 4);
-	return { frame, decoded: Uint8Array.from(out) };
-}
-
-interface Sequence {
-	readonly literals: number[];
-	readonly offset: number;
-	readonly match: number;
 }
 
 /** The block of `sequences` (each literals, then a match) and `last` literals, with its decoded bytes. */
@@ -101,8 +84,10 @@ function blockOf(sequences: Sequence[], last: number[]): Block {
 	const literalsOf = (literals: number[], match: number) => {
 		block.push((Math.min(literals.length, 15) << 4) | Math.min(match, 15));
 		if (literals.length >= 15) block.push(...lengthBytes(literals.length - 15));
-		block.push(...literals);
-		out.push(...literals);
+		for (const byte of literals) {
+			block.push(byte);
+			out.push(byte);
+		}
 	};
 	for (const { literals, offset, match } of sequences) {
 		literalsOf(literals, match - 4);
