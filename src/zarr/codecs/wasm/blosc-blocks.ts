@@ -1,4 +1,4 @@
-import { BLOSC_HEADER_BYTES } from "../blosc-header.js";
+import { BLOSC_HEADER_BYTES, bloscSizes } from "../blosc-header.js";
 
 /** Where the blocks of a blosc 1 buffer lie in it, for decoding a run of blocks at a time (blosc-blocks.c). */
 export interface BloscBlocks {
@@ -27,9 +27,7 @@ const MEMCPYED = 0x02;
 export function readBloscBlocks(input: Uint8Array): BloscBlocks | undefined {
 	if (input.byteLength < BLOSC_HEADER_BYTES) return undefined;
 	const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
-	const nbytes = view.getUint32(4, true);
-	const blocksize = view.getUint32(8, true);
-	const cbytes = view.getUint32(12, true);
+	const { nbytes, blocksize, cbytes } = bloscSizes(input);
 	if (cbytes !== input.byteLength || nbytes === 0 || blocksize === 0 || blocksize > nbytes || nbytes > 2 ** 31 - 1) return undefined;
 	const count = Math.ceil(nbytes / blocksize);
 	const starts = new Int32Array(count);
