@@ -85,11 +85,27 @@ function join(parent: string, child: string): string {
 	return parent ? `${parent}/${child}` : child;
 }
 
+/**
+ * Names in code point order, as Python's `sorted` orders them (zarr-python lists a group's members so, and xarray
+ * takes its variables in that order): the same on every machine. `localeCompare` ordered them by the user's locale
+ * (`sv_SE` puts `Ä` after `z`, `en_US` before `b`) and case-blind (`precip` before `Tmax`).
+ */
+export function compareNames(a: string, b: string): number {
+	for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+		const x = a.codePointAt(i)!;
+		const y = b.codePointAt(j)!;
+		if (x !== y) return x - y;
+		i += x > 0xffff ? 2 : 1;
+		j += y > 0xffff ? 2 : 1;
+	}
+	return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
 function comparePaths(a: string, b: string): number {
 	const x = a === "" ? [] : a.split("/");
 	const y = b === "" ? [] : b.split("/");
 	for (let i = 0; i < Math.min(x.length, y.length); i++) {
-		const order = x[i].localeCompare(y[i]);
+		const order = compareNames(x[i], y[i]);
 		if (order !== 0) return order;
 	}
 	return x.length - y.length;
@@ -109,7 +125,7 @@ async function walkDirectory(opened: OpenedStore, root: string): Promise<TreeEnt
 	const found: TreeEntry[] = [];
 	const walk = async (relative: string): Promise<void> => {
 		const entries = await fs.readdir(path.join(opened.directory!, relative), { withFileTypes: true });
-		for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+		for (const entry of entries.sort((a, b) => compareNames(a.name, b.name))) {
 			if (!entry.isDirectory()) continue;
 			const child = join(relative, entry.name);
 			const node = await entryAt(opened, child);

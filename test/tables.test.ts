@@ -65,6 +65,11 @@ const ARROW_TYPES: Record<string, Record<string, string>> = {
 	"stations.zarr": { time: "Timestamp", station: "Utf8", sample: "Int64", obs: "Float64", qc: "Uint8" },
 	"curvilinear.zarr": { time: "Timestamp", y: "Int64", x: "Int64", temp: "Float32", lat: "Float64", lon: "Float64" },
 	"gridmap.zarr": { time: "Timestamp", lat: "Float64", lon: "Float64", t2m: "Float32", crs: "Int32" },
+	"mixed-names.zarr": {
+		time: "Timestamp",
+		x: "Int64",
+		...Object.fromEntries(["Tmax", "U10", "Zulu", "_flag", "a10", "a9", "precip", "snow_Depth", "zeta", "Äquivalent"].map((name) => [name, "Float64"])),
+	},
 };
 
 describe.each(Object.entries(EXPECTED))("xarray's to_dataframe: %s", (_name, table) => {
@@ -164,6 +169,21 @@ describe("tables: field metadata, options and refusals", () => {
 		expect(table.schema.fields.map((field) => field.name)).toEqual(["time", "lat", "lon", ...expected.columns_option]);
 		for (const column of expected.columns.filter((c) => !expected.dims.includes(c.name))) {
 			expect(Array.from(table.getChild(column.name)!.toArray() as ArrayLike<number>).map((value) => normalize(column, value)), column.name).toEqual(expectedValues(column));
+		}
+	});
+
+	it("--columns all takes the variables in xarray's order (ds.to_dataframe()'s, code point order), whatever the user's locale", () => {
+		const expected = EXPECTED["mixed-names-all"];
+		const store = path.join(FIXTURES, "mixed-names.zarr");
+		// localeCompare ordered them by the locale: en_US put precip before Tmax and Zulu after zeta, sv_SE also Äquivalent last.
+		for (const locale of ["C", "en_US.UTF-8", "sv_SE.UTF-8"]) {
+			const file = fresh(`mixed-names-${locale}.arrow`);
+			expect(runCli([store, "--columns", "all", "--index", "-o", file, "-q"], { env: { LANG: locale, LC_ALL: locale } }).status).toBe(0);
+			const table = readArrow(file);
+			expect(table.schema.fields.map((field) => field.name), locale).toEqual(["time", "x", ...expected.columns_option]);
+			for (const column of expected.columns.filter((c) => !expected.dims.includes(c.name))) {
+				expect(Array.from(table.getChild(column.name)!.toArray() as ArrayLike<number>).map((value) => normalize(column, value)), column.name).toEqual(expectedValues(column));
+			}
 		}
 	});
 

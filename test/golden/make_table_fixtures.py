@@ -20,6 +20,9 @@ output deterministic.
 - gridmap.zarr: `t2m(time, lat, lon)` float32 beside a 0-d `crs` (int32, a CF grid mapping, as rioxarray writes
   one) and `time_bnds(time, bnds)`: a 0-d variable is a constant column (`ds[["t2m", "crs"]].to_dataframe()`), and
   `ds.to_dataframe()` without `time_bnds` (whose `bnds` dimension would multiply the rows) is `--columns all`.
+- mixed-names.zarr: ten float64 variables over (time, x) whose names code point order and a locale's collation
+  sort differently (`Tmax`, `precip`, `_flag`, `a10`, `a9`, `Äquivalent`…): `--columns all` takes them in
+  xarray's order, `list(ds.data_vars)`, which is `ds.to_dataframe()`'s.
 - curvilinear.zarr: `temp(time, y, x)` float32 on a curvilinear grid: 2-D auxiliary coordinates `lat(y, x)` and
   `lon(y, x)` (CF `coordinates` attribute); `y` and `x` have no coordinate arrays.
 
@@ -151,6 +154,17 @@ def make_curvilinear() -> None:
     ds.to_zarr(OUT / "curvilinear.zarr", encoding=encoding, mode="w")
 
 
+def make_mixed_names() -> None:
+    # Variables whose names sort differently by code point (Python, zarr-python, xarray) and by a locale's collation
+    # (capitals, an underscore, digits, a non-ASCII letter): --columns all takes them in xarray's order.
+    time = np.array("2022-03-01", dtype="datetime64[ns]") + np.arange(3) * np.timedelta64(1, "D")
+    names = ["precip", "Tmax", "U10", "snow_Depth", "Äquivalent", "_flag", "zeta", "Zulu", "a10", "a9"]
+    values = {name: (("time", "x"), np.arange(6, dtype=np.float64).reshape(3, 2) + 10 * i) for i, name in enumerate(names)}
+    xr.Dataset(values, coords={"time": time, "x": np.array([1, 2], dtype=np.int64)}).to_zarr(OUT / "mixed-names.zarr", mode="w")
+    back = xr.open_zarr(OUT / "mixed-names.zarr")
+    assert list(back.to_dataframe().columns) == list(back.data_vars) == sorted(names)
+
+
 def value_list(series: pd.Series, masked: np.ndarray) -> list:
     dtype = series.dtype
     values = series.to_numpy()
@@ -215,6 +229,7 @@ def main() -> None:
     make_stations()
     make_curvilinear()
     make_gridmap()
+    make_mixed_names()
     grid_dims = ["time", "lat", "lon"]
     expected = {
         "t2m": table("grid.zarr", ["t2m"], grid_dims),
@@ -231,6 +246,7 @@ def main() -> None:
         "curvilinear": table("curvilinear.zarr", ["temp", "lat", "lon"], ["time", "y", "x"]),
         "zero-d": table("gridmap.zarr", ["t2m", "crs"], grid_dims),
         "zero-d-all": table("gridmap.zarr", ["crs", "t2m"], grid_dims),
+        "mixed-names-all": table("mixed-names.zarr", list(xr.open_zarr(OUT / "mixed-names.zarr").data_vars), ["time", "x"]),
     }
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n")
 
