@@ -155,6 +155,26 @@ describe("a time coordinate of an xarray-like dataset", () => {
 		expect(Number(first[0][0])).toBe(19 * 6);
 	});
 
+	it("a small time coordinate (WHOLE_CHECK_BLOCKS chunks at most) is checked whole first: a time out of order in a chunk the search would skip is found, and every row filtered", async () => {
+		const store = path.join(work, "stray.zarr");
+		const steps = 200;
+		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
+		// Row 135 (in chunk 13, which a search for 07:00-08:00 never reads) is at 07:30.
+		times[135] = T0 + 7n * HOUR_S + 1800n;
+		await writeArray(store, "time", { shape: [steps], chunks: [10], values: times, dimensionNames: ["time"] });
+		await writeArray(store, "v", { shape: [steps], chunks: [10], values: Float64Array.from({ length: steps }, (_, i) => i), dataType: "float64", fillValue: 0, dimensionNames: ["time"] });
+		const start = formatIsoTimestamp((T0 + 7n * HOUR_S) * 1000n, "ms");
+		const end = formatIsoTimestamp((T0 + 8n * HOUR_S) * 1000n, "ms");
+		for (const order of ["c", "chunk"]) {
+			const out = path.join(tempDir(), `stray-${order}.parquet`);
+			const run = runCli([store, "--columns", "v", "--index", "--order", order, "--start", start, "--end", end, "--to", "parquet", "-o", out]);
+			expect(run.status, run.stderr).toBe(0);
+			expect(run.stderr).toMatch(/the time column is not sorted \(block 13 of the time array is not sorted\): every row was read and filtered/);
+			const rows = await query(`SELECT v FROM read_parquet('${out}') ORDER BY v`);
+			expect(rows.map((row) => Number(row[0]))).toEqual([7, 135]);
+		}
+	});
+
 	it("refuses, in C order and in chunk order, a time coordinate unsorted in a block the search skipped", async () => {
 		const store = path.join(work, "hidden-unsorted.zarr");
 		const steps = 4000;

@@ -5,9 +5,10 @@
  * each read whole and read once. Sortedness is checked, never assumed: the times of every block probed must be
  * non-decreasing in C order, and its first and last times must fall between those of the blocks probed before and
  * after it. Missing times (NaT) are in no range, so they may be anywhere: sorted means sorted once they are left
- * out. Any failure ends the search with `sorted: false`, and the export then filters every row instead. (Blocks
- * never read cannot be checked here; the rows exported are checked again as they are read, or before an export in
- * chunk order, by unsortedWithin.)
+ * out. Any failure ends the search with `sorted: false`, and the export then filters every row instead. A small
+ * time column is read whole and checked first (WHOLE_CHECK_VALUES). (In a longer one, blocks never read cannot be
+ * checked here; the rows exported are checked again as they are read, or before an export in chunk order, by
+ * unsortedWithin.)
  */
 import type { TimeBounds } from "./time-bounds.js";
 
@@ -193,21 +194,53 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 }
 
 /**
+ * A time column of at most this many values in at most this many blocks (a time coordinate, as xarray writes one:
+ * one chunk, or a few) is read whole and checked sorted before it is searched: a time out of order in a block the
+ * search would not read is then found too, where reading it all costs little (8 MiB, 64 reads). A longer one is
+ * searched, and only the blocks read are checked (see the module's comment).
+ */
+export const WHOLE_CHECK_VALUES = 1 << 20;
+export const WHOLE_CHECK_BLOCKS = 64;
+
+/** The blocks of a small time column, each read once and kept: the search then probes them without reading again. */
+function keptBlocks(blocks: TimeBlocks): TimeBlocks {
+	const kept = new Map<number, Promise<TimeBlock>>();
+	return {
+		rows: blocks.rows,
+		blockRows: blocks.blockRows,
+		rowSize: blocks.rowSize,
+		read(block) {
+			let read = kept.get(block);
+			if (read === undefined) kept.set(block, (read = blocks.read(block)));
+			return read;
+		},
+	};
+}
+
+/**
  * The rows along axis 0 that can hold times in `bounds`, by binary search when the time is sorted; all rows,
- * with `sorted: false` and the reason, when it is not.
+ * with `sorted: false` and the reason, when it is not. A small time column is checked whole first (WHOLE_CHECK_VALUES).
  */
 export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds): Promise<RangeSearch> {
 	const all = { start: 0, end: blocks.rows };
-	const probed = new ProbedBlocks(blocks);
 	if (blocks.rows === 0) return { sorted: true, rows: all, probes: 0 };
+	const blockCount = Math.ceil(blocks.rows / blocks.blockRows);
+	let wholeReads = 0;
+	if (blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES && blockCount <= WHOLE_CHECK_BLOCKS) {
+		blocks = keptBlocks(blocks);
+		const reason = await unsortedWithin(blocks, all);
+		if (reason !== undefined) return { sorted: false, rows: all, probes: blockCount, reason };
+		wholeReads = blockCount;
+	}
+	const probed = new ProbedBlocks(blocks);
 	try {
 		const startPosition = bounds.start === undefined ? 0 : await lowerBound(probed, bounds.start);
 		const endPosition = bounds.end === undefined ? blocks.rows * blocks.rowSize : await lowerBound(probed, bounds.end);
 		const start = Math.floor(startPosition / blocks.rowSize);
 		const end = Math.max(start, Math.ceil(endPosition / blocks.rowSize));
-		return { sorted: true, rows: { start, end }, probes: probed.probes };
+		return { sorted: true, rows: { start, end }, probes: wholeReads || probed.probes };
 	} catch (error) {
 		if (!(error instanceof NotSorted)) throw error;
-		return { sorted: false, rows: all, probes: probed.probes, reason: error.message };
+		return { sorted: false, rows: all, probes: wholeReads || probed.probes, reason: error.message };
 	}
 }
