@@ -25,6 +25,7 @@ import { TimeFilter } from "./select/time-filter.js";
 import { checkSortedOver, findTimeColumn, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
+import { statOutput } from "./output/output-path.js";
 
 const TARGET_UNIT_OF: Readonly<Record<TimeUnit, TargetUnit>> = {
 	[TimeUnit.SECOND]: "s",
@@ -142,7 +143,7 @@ export async function exportDataset(store: string, folder: string, options: Expo
 export async function exportPlannedDataset(store: string, folder: string, plan: ExportPlan, overwrite: boolean): Promise<DatasetExportSummary> {
 	const part = plan.select?.part ?? { index: 0, count: 1 };
 	const whole = plan.select?.part === undefined;
-	const existing = fs.statSync(folder, { throwIfNoEntry: false });
+	const existing = statOutput(folder);
 	if (existing !== undefined && !existing.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${folder} is a file: a dataset is written to a folder`, { path: folder });
 	if (whole && existing !== undefined && fs.readdirSync(folder).length > 0 && !overwrite) {
 		throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });

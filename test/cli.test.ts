@@ -103,6 +103,22 @@ describe("CLI contract", () => {
 		expect(fs.readdirSync(dir).sort()).toEqual(["fifo", "received.arrow"]);
 	});
 
+	it("an output path under a file is refused as OUTPUT_INVALID, by the CLI and the library, and nothing is written", async () => {
+		const dir = scratch();
+		fs.writeFileSync(path.join(dir, "notes.txt"), "kept\n");
+		const store = path.join(REPO, "data/observations.zarr");
+		const reason = "a part of the path before it is a file, not a folder [OUTPUT_INVALID]";
+		const file = runCli([path.join(REPO, "data/weather-station.zarr"), "-o", path.join(dir, "notes.txt/out.arrow")]);
+		expect([file.status, file.stderr]).toEqual([1, `dt64-export: no output can be created at ${path.join(dir, "notes.txt/out.arrow")}: ${reason}\n`]);
+		const dataset = runCli([store, "--columns", "time,temperature", "--index", "--partition-by", "day", "-o", path.join(dir, "notes.txt/ds")]);
+		expect([dataset.status, dataset.stderr]).toEqual([1, `dt64-export: no output can be created at ${path.join(dir, "notes.txt/ds")}: ${reason}\n`]);
+		const { exportToFile, exportDataset } = await import("../src/index.js");
+		await expect(exportToFile(store, path.join(dir, "notes.txt/t.arrow"), { columns: ["time", "temperature"] })).rejects.toMatchObject({ name: "Dt64ExportError", code: "OUTPUT_INVALID" });
+		await expect(exportDataset(store, path.join(dir, "notes.txt/ds"), { columns: ["time", "temperature"], index: true, partitionBy: "day" })).rejects.toMatchObject({ name: "Dt64ExportError", code: "OUTPUT_INVALID" });
+		expect(fs.readdirSync(dir)).toEqual(["notes.txt"]);
+		expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("kept\n");
+	});
+
 	it("--progress into a pipe writes plain lines, without the terminal's control characters", () => {
 		const cwd = scratch();
 		const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--progress"], { cwd });

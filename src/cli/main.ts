@@ -32,6 +32,7 @@ import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
+import { statOutput } from "../output/output-path.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -146,7 +147,7 @@ function nameInPlaceFailure(error: unknown, name: string): unknown {
  * all or nothing (AtomicFileWriter). A folder is refused.
  */
 function openInPlace(target: string, format: OutputFormat): Writable | undefined {
-	const stat = fs.statSync(target, { throwIfNoEntry: false });
+	const stat = statOutput(target);
 	if (stat?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name the output file (-o <folder>/<file>)`, { path: target });
 	if (stat === undefined || stat.isFile()) return undefined;
 	let fd: number;
@@ -185,7 +186,7 @@ function warnInapplicable(command: CommandLine, facts: RunFacts): void {
 async function runExport(args: ExportArgs, command: CommandLine): Promise<void> {
 	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
-	const existing = args.output === undefined || toStdout ? undefined : fs.statSync(args.output, { throwIfNoEntry: false });
+	const existing = args.output === undefined || toStdout ? undefined : statOutput(args.output);
 	// A dataset's -o is a folder, whose name says nothing about the format: Parquet unless --to says otherwise.
 	// A part to stdout is the part's rows as one stream.
 	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);

@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
+import { statOutput } from "./output-path.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
 const pending = new Set<string>();
@@ -93,7 +94,7 @@ export class AtomicFileWriter extends Writable {
 		this.#overwrite = options.overwrite ?? false;
 		const directory = path.dirname(path.resolve(target));
 		// Checked here too, not only when the file is moved: an export that cannot be written fails before it starts.
-		const existing = fs.statSync(target, { throwIfNoEntry: false });
+		const existing = statOutput(target);
 		// A folder is never replaced, overwrite or not: refused before the export reads anything, not after it ran.
 		if (existing?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name a file to write`, { path: target });
 		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
