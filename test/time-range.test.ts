@@ -145,6 +145,9 @@ describe("a time coordinate of an xarray-like dataset", () => {
 		const refused = runCli([store, "--columns", "temp", "--start", start, "-o", path.join(tempDir(), "x.parquet")]);
 		expect(refused.status).toBe(2);
 		expect(refused.stderr).toMatch(/no time column .*: --index\) \[USAGE\]$/m);
+		const positions = runCli([store, "--columns", "temp", "--index", "positions", "--start", start, "-o", path.join(tempDir(), "x.parquet")]);
+		expect(positions.status).toBe(2);
+		expect(positions.stderr).toMatch(/no time column .* \(time, y, x are position indexes, which hold no time: .*--index without positions\) \[USAGE\]$/m);
 		// Chunk order: the rows come box by box (the temp chunks split y and x), each box starting over in time.
 		const byChunk = path.join(tempDir(), "range-chunk.parquet");
 		const chunked = runCli([store, "--columns", "temp", "--index", "--order", "chunk", "--start", start, "--end", end, "--to", "parquet", "-o", byChunk]);

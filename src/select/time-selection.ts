@@ -98,7 +98,12 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a column of times (datetime64 or CF time)" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
 	} else {
 		if (candidates.length === 0) {
-			const hint = index ? "" : " (a dimension's time coordinate is one with index columns: `index`)";
+			const positions = table.index.filter((entry) => entry.kind === "positions").map((entry) => entry.name);
+			const hint = !index
+				? " (a dimension's time coordinate is one with index columns: `index`)"
+				: positions.length > 0
+					? ` (${positions.join(", ")} ${positions.length === 1 ? "is a position index" : "are position indexes"}, which hold no time: a dimension's time coordinate is one with coordinate index columns, \`index\` without positions)`
+					: "";
 			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
 		}
 		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });
