@@ -160,7 +160,8 @@ export function checkDatasetOptions(options: Pick<ExportOptions, "partitionBy" |
  */
 export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
 	checkOptionNames(options);
-	const format = options.format ?? "arrow";
+	// A dataset is Parquet unless told otherwise, as with the CLI's --partition-by and --part: what engines read.
+	const format = options.format ?? (dataset ? "parquet" : "arrow");
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
 	const conversion = normalizeConversionOptions(options);
 	const timezone = canonicalTimezone(options.timezone);

@@ -7,7 +7,7 @@ import type { Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
 import { Dt64ExportError, isDt64ExportError, oneLine, systemErrorReason, UsageError } from "./errors.js";
-import { planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
+import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
 import { AtomicFileWriter } from "./output/atomic-file.js";
@@ -18,6 +18,8 @@ import { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { selectsRows } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
+import { LIBRARY_SPELLING, resolveOutputFormat } from "./output/output-format.js";
+import { statOutput } from "./output/output-path.js";
 
 /** The stages of an export, to pipe with `stream.pipeline` or to use one by one. */
 export interface ExportStages {
@@ -126,6 +128,11 @@ export async function exportTable(store: string, destination: Writable, options:
 export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<ZarrTable> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
 	const bufferPool = selectsRows(options) ? undefined : (options.bufferPool ?? new BufferPool());
-	const plan = planExport({ ...options, bufferPool }, false);
+	// The format the file's name says, as -o's does; `format` may only agree. A device or a pipe says none (and a
+	// folder is refused by the writer), nor does a format planExport refuses anyway.
+	const existing = statOutput(path);
+	const known = options.format === undefined || OUTPUT_FORMATS.includes(options.format);
+	const format = known ? resolveOutputFormat(options.format, path, existing !== undefined && !existing.isFile(), LIBRARY_SPELLING) : options.format;
+	const plan = planExport({ ...options, format, bufferPool }, false);
 	return exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
 }

@@ -6,8 +6,8 @@ import { checkCommandLine } from "../src/cli/command-line.js";
 import { completeWords } from "../src/cli/completion.js";
 import { closest } from "../src/did-you-mean.js";
 import { optionsFromEnvironment } from "../src/cli/environment.js";
-import { environmentName, OPTIONS, optionsOf } from "../src/cli/options.js";
-import { resolveOutputFormat } from "../src/cli/output-format.js";
+import { environmentName, OPTIONS, optionsOf, OUTPUT_FLAGS } from "../src/cli/options.js";
+import { resolveOutputFormat } from "../src/output/output-format.js";
 import { normalizeConversionOptions } from "../src/convert/options.js";
 import { planExport } from "../src/export-plan.js";
 import { defaultConcurrency } from "../src/export-source.js";
@@ -20,21 +20,21 @@ const fileStart = (file: string) => fs.readFileSync(file).subarray(0, 6).toStrin
 
 describe("--to and -o's extension", () => {
 	it("infers the format from the extension, case-insensitively, and refuses a conflict or an unknown one without --to", () => {
-		expect(resolveOutputFormat(undefined, "a.arrow", false)).toBe("arrow");
-		expect(resolveOutputFormat(undefined, "a.feather", false)).toBe("arrow");
-		expect(resolveOutputFormat(undefined, "a.IPC", false)).toBe("arrow");
-		expect(resolveOutputFormat(undefined, "a.arrows", false)).toBe("arrow-stream");
-		expect(resolveOutputFormat(undefined, "dir.v1/a.parquet", false)).toBe("parquet");
-		expect(resolveOutputFormat(undefined, "a.pq", false)).toBe("parquet");
-		expect(resolveOutputFormat("parquet", "a.parquet", false)).toBe("parquet");
-		expect(resolveOutputFormat(undefined, undefined, false)).toBe("arrow");
-		expect(resolveOutputFormat("parquet", undefined, false)).toBe("parquet");
-		expect(resolveOutputFormat(undefined, "-", false)).toBe("arrow");
-		expect(resolveOutputFormat(undefined, "/dev/null", true)).toBe("arrow");
-		expect(resolveOutputFormat("arrow-stream", "a.bin", false)).toBe("arrow-stream");
-		expect(() => resolveOutputFormat("arrow", "a.parquet", false)).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(/names parquet output but --to is arrow/) }));
-		expect(() => resolveOutputFormat(undefined, "a.csv", false)).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(/\.csv, which names no format/) }));
-		expect(() => resolveOutputFormat(undefined, "noextension", false)).toThrow(expect.objectContaining({ kind: "usage" }));
+		expect(resolveOutputFormat(undefined, "a.arrow", false, OUTPUT_FLAGS)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "a.feather", false, OUTPUT_FLAGS)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "a.IPC", false, OUTPUT_FLAGS)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "a.arrows", false, OUTPUT_FLAGS)).toBe("arrow-stream");
+		expect(resolveOutputFormat(undefined, "dir.v1/a.parquet", false, OUTPUT_FLAGS)).toBe("parquet");
+		expect(resolveOutputFormat(undefined, "a.pq", false, OUTPUT_FLAGS)).toBe("parquet");
+		expect(resolveOutputFormat("parquet", "a.parquet", false, OUTPUT_FLAGS)).toBe("parquet");
+		expect(resolveOutputFormat(undefined, undefined, false, OUTPUT_FLAGS)).toBe("arrow");
+		expect(resolveOutputFormat("parquet", undefined, false, OUTPUT_FLAGS)).toBe("parquet");
+		expect(resolveOutputFormat(undefined, "-", false, OUTPUT_FLAGS)).toBe("arrow");
+		expect(resolveOutputFormat(undefined, "/dev/null", true, OUTPUT_FLAGS)).toBe("arrow");
+		expect(resolveOutputFormat("arrow-stream", "a.bin", false, OUTPUT_FLAGS)).toBe("arrow-stream");
+		expect(() => resolveOutputFormat("arrow", "a.parquet", false, OUTPUT_FLAGS)).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(/names parquet output but --to is arrow/) }));
+		expect(() => resolveOutputFormat(undefined, "a.csv", false, OUTPUT_FLAGS)).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(/\.csv, which names no format/) }));
+		expect(() => resolveOutputFormat(undefined, "noextension", false, OUTPUT_FLAGS)).toThrow(expect.objectContaining({ kind: "usage" }));
 	});
 
 	it("the CLI writes Parquet for -o x.parquet, an IPC stream for .arrows, and refuses -o x.csv (exit 2, nothing written)", () => {

@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import type { Schema, Timestamp } from "apache-arrow";
@@ -8,6 +9,7 @@ import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
 import { createTableExportStages, exportTable, exportToFile } from "../src/export.js";
 import { planExport } from "../src/export-plan.js";
+import { exportDataset } from "../src/export-selection.js";
 import { openTimeArray } from "../src/open-array.js";
 import { openTable, tableOfTimeArray } from "../src/open-table.js";
 import { FIXTURES, readArrow, readRawInt64, REPO, runCli, tempDir, TIMEDELTA_FIXTURE_CASES, TIMEDELTA_FIXTURE_NS, TIMEDELTA_PS_FIRST_NS } from "./support/cli.js";
@@ -269,5 +271,43 @@ describe("the caller's destination", () => {
 
 	it("the export's own errors are as they were", async () => {
 		await expect(exportTable("/nonexistent.zarr", new PassThrough())).rejects.toMatchObject({ code: "STORE_NOT_FOUND" });
+	});
+});
+
+describe("exportToFile and exportDataset: the format, and what they never replace", () => {
+	const weather = path.join(REPO, "data/weather-station.zarr");
+	const observations = path.join(REPO, "data/observations.zarr");
+	const magic = (file: string) => fs.readFileSync(file).subarray(0, 4).toString("latin1");
+
+	it("exportToFile writes the format the file's extension names, as -o does; a conflicting or missing one is refused", async () => {
+		const dir = tempDir();
+		await exportToFile(weather, path.join(dir, "t.parquet"));
+		expect(magic(path.join(dir, "t.parquet"))).toBe("PAR1");
+		await exportToFile(weather, path.join(dir, "t.arrow"));
+		expect(magic(path.join(dir, "t.arrow"))).toBe("ARRO");
+		await exportToFile(weather, path.join(dir, "t.bin"), { format: "parquet" });
+		expect(magic(path.join(dir, "t.bin"))).toBe("PAR1");
+		await expect(exportToFile(weather, path.join(dir, "u.parquet"), { format: "arrow" })).rejects.toMatchObject({ code: "USAGE", option: "format", message: `path ${path.join(dir, "u.parquet")} names parquet output but format is arrow: change the extension or format` });
+		await expect(exportToFile(weather, path.join(dir, "u.bin"))).rejects.toMatchObject({ code: "USAGE", option: "format", message: expect.stringMatching(/has the extension \.bin, which names no format: .*format arrow\|arrow-stream\|parquet$/) });
+		expect(fs.readdirSync(dir).sort()).toEqual(["t.arrow", "t.bin", "t.parquet"]);
+	});
+
+	it("exportToFile refuses to replace a FIFO (or a device): the rename would put a file in its place", async () => {
+		const dir = tempDir();
+		const fifo = path.join(dir, "fifo");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		await expect(exportToFile(weather, fifo, { overwrite: true })).rejects.toMatchObject({ code: "OUTPUT_INVALID", message: expect.stringMatching(/is not a regular file \(a device, a pipe or a socket\)/) });
+		expect(fs.statSync(fifo).isFIFO()).toBe(true);
+		expect(fs.readdirSync(dir)).toEqual(["fifo"]);
+	});
+
+	it("exportDataset writes Parquet unless `format` says otherwise, as --partition-by does", async () => {
+		const dir = path.join(tempDir(), "ds");
+		const summary = await exportDataset(observations, dir, { columns: ["time", "temperature"], index: true, partitionBy: "day" });
+		expect(summary.files.length).toBeGreaterThan(1);
+		for (const file of summary.files) {
+			expect(file.path).toMatch(/\.parquet$/);
+			expect(magic(path.join(dir, file.path))).toBe("PAR1");
+		}
 	});
 });

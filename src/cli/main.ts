@@ -25,8 +25,8 @@ import { declareOptions } from "./declare-options.js";
 import { describeForCli } from "./error-advice.js";
 import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
-import { flag, optionsOf, type RunFacts } from "./options.js";
-import { resolveOutputFormat } from "./output-format.js";
+import { flag, OUTPUT_FLAGS, optionsOf, type RunFacts } from "./options.js";
+import { resolveOutputFormat } from "../output/output-format.js";
 import { rewriteYargsMessage } from "./yargs-messages.js";
 import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
@@ -192,7 +192,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);
 	// Before the output's name is read for a format: -o names a folder when the user meant a dataset.
 	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
-	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile());
+	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
 	warnInapplicable(command, { format, remote: isRemote(args.store), selects });
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.

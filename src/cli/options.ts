@@ -10,7 +10,7 @@ import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../st
 import { DEFAULT_RETRIES } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
-import { FORMAT_OF_EXTENSION } from "./output-format.js";
+import { FORMAT_OF_EXTENSION, type FormatSpelling } from "../output/output-format.js";
 
 /** The subcommands; `export` is the default one (`dt64-export <store>`). */
 export const COMMANDS = ["export", "inspect", "commit", "completion"] as const;
@@ -204,3 +204,6 @@ export const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${nam
 
 /** The environment variable of an option: `DT64_EXPORT_ROW_GROUP_ROWS` for `row-group-rows`. */
 export const environmentName = (option: Pick<OptionSpec, "name">) => `DT64_EXPORT_${option.name.toUpperCase().replaceAll("-", "_")}`;
+
+/** The output and its format as the command line names them, in resolveOutputFormat's messages. */
+export const OUTPUT_FLAGS: FormatSpelling = { output: "-o", format: "--to" };

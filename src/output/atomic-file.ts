@@ -97,6 +97,11 @@ export class AtomicFileWriter extends Writable {
 		const existing = statOutput(target);
 		// A folder is never replaced, overwrite or not: refused before the export reads anything, not after it ran.
 		if (existing?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name a file to write`, { path: target });
+		// Nor is a device, a pipe or a socket (/dev/null, a FIFO): the rename would put a file in its place. The CLI
+		// writes those in place, never through this writer; a library caller streams to them (exportTable).
+		if (existing !== undefined && !existing.isFile()) {
+			throw new Dt64ExportError("OUTPUT_INVALID", `${target} is not a regular file (a device, a pipe or a socket), which a file written all or nothing would replace: write to it as a stream (exportTable with fs.createWriteStream)`, { path: target });
+		}
 		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
 		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
 		this.#replaced = existing ? fs.realpathSync(target) : target;
