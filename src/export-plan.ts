@@ -62,6 +62,12 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	format?: OutputFormat;
 	rowGroupRows?: number;
 	compression?: ParquetCompression;
+	/**
+	 * Stops the export when aborted: its stages are destroyed (a file written all or nothing leaves no temporary file,
+	 * a dataset no half-written file) and the call rejects with Node's AbortError (`cause`: the signal's reason), as
+	 * `stream.pipeline` does; an export whose signal is aborted already rejects before it reads anything.
+	 */
+	signal?: AbortSignal;
 }
 
 /** What to open: one time array (`array`) or the `columns` of `group`. */
@@ -84,6 +90,8 @@ export interface ReadPlan {
 	readonly onChunk?: (chunkIndex: number, totalChunks: number) => void;
 	/** Index columns are written: coordinate arrays are then read with the values. */
 	readonly index: boolean;
+	/** Aborts the export (ExportOptions.signal). */
+	readonly signal?: AbortSignal;
 }
 
 /** How each column becomes Arrow data: the column kinds (src/table/column-kinds.ts) read their settings here. */
@@ -131,7 +139,7 @@ const EXPORT_OPTION_NAMES: readonly string[] = [
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
 		convertCalendar: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
 		allowTruncate: 0, onOverflow: 0, headers: 0, retries: 0, bufferPool: 0, signRequests: 0, env: 0, partitionBy: 0,
-		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, part: 0, parts: 0,
+		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
 	"overwrite",
 ];
@@ -163,6 +171,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	// A dataset is Parquet unless told otherwise, as with the CLI's --partition-by and --part: what engines read.
 	const format = options.format ?? (dataset ? "parquet" : "arrow");
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
+	if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new UsageError("invalid signal: an AbortSignal", { option: "signal" });
 	const conversion = normalizeConversionOptions(options);
 	const timezone = canonicalTimezone(options.timezone);
 	const { concurrency, columns } = options;
@@ -191,7 +200,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
 			indexSource: index === true ? "coordinates" : "positions",
 		},
-		read: { order, concurrency, onChunk: options.onChunk, index: index !== false },
+		read: { order, concurrency, onChunk: options.onChunk, index: index !== false, signal: options.signal },
 		columns: {
 			conversion,
 			timezone,

@@ -7,11 +7,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Writable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { TimeUnit, type Timestamp } from "apache-arrow";
 import type { TargetUnit } from "./dtype/units.js";
 import { Dt64ExportError } from "./errors.js";
-import { createStagesAround, createWriter } from "./export.js";
+import { createStagesAround, createWriter, runStages } from "./export.js";
 import { planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
 import { createTableReader, defaultConcurrency, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
@@ -84,10 +83,10 @@ export interface SelectionSummary {
  */
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
 	const plan = planExport({ ...options, bufferPool: undefined }, false);
+	plan.read.signal?.throwIfAborted();
 	const table = await openPlannedTable(store, plan.open);
 	const stages = await createSelectedStages(table, plan);
-	const chain = [stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination];
-	await pipeline(chain as unknown as NodeJS.ReadWriteStream[]);
+	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], plan.read.signal);
 	return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, selection: stages.selection, table };
 }
 
@@ -141,6 +140,7 @@ export async function exportDataset(store: string, folder: string, options: Expo
 
 /** exportDataset with its options planned already (the CLI's way). */
 export async function exportPlannedDataset(store: string, folder: string, plan: ExportPlan, overwrite: boolean): Promise<DatasetExportSummary> {
+	plan.read.signal?.throwIfAborted();
 	const part = plan.select?.part ?? { index: 0, count: 1 };
 	const whole = plan.select?.part === undefined;
 	const existing = statOutput(folder);
@@ -165,8 +165,7 @@ export async function exportPlannedDataset(store: string, folder: string, plan: 
 		options: stored,
 		optionsDigest: digest,
 	});
-	const chain = [stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer];
-	await pipeline(chain as unknown as NodeJS.ReadWriteStream[]);
+	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
 	const committed = whole ? await commitDataset(folder) : undefined;
 	return { ...writer.summary!, part, selection: stages.selection, committed };
 }

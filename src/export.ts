@@ -3,7 +3,7 @@
  * made once from the options; the table is opened and its reader made (export-source.ts); the batcher and the
  * writer are built here around the reader, each from its part of the plan.
  */
-import type { Transform, Writable } from "node:stream";
+import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
 import { Dt64ExportError, isDt64ExportError, oneLine, systemErrorReason, UsageError } from "./errors.js";
@@ -77,7 +77,17 @@ export function createTableExportStages(table: ZarrTable, options: ExportOptions
 	return createStagesAround(table, createTableReader(table, plan.read), plan);
 }
 
+/**
+ * Runs the stages of an export into its destination; with `signal`, an abort destroys them all and rejects with
+ * Node's AbortError (stream.pipeline's), and an export aborted already never starts.
+ */
+export async function runStages(chain: readonly (Readable | Writable)[], signal: AbortSignal | undefined): Promise<void> {
+	signal?.throwIfAborted();
+	await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(signal === undefined ? [] : [{ signal }]));
+}
+
 async function exportPlanned(store: string, plan: ExportPlan, destination: () => Writable): Promise<ZarrTable> {
+	plan.read.signal?.throwIfAborted();
 	const table = await openPlannedTable(store, plan.open);
 	// A time range or a part: only the rows selected are read, then filtered to the range (export-selection.ts).
 	const stages =
@@ -89,8 +99,9 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
 	let sinkError: unknown;
 	sink.once("error", (error) => (sinkError ??= error));
 	try {
-		await pipeline([stages.reader, stages.batcher, ...filter, stages.writer, sink] as unknown as NodeJS.ReadWriteStream[]);
+		await runStages([stages.reader, stages.batcher, ...filter, stages.writer, sink], plan.read.signal);
 	} catch (error) {
+		if ((error as Error)?.name === "AbortError") throw error;
 		throw destinationFailure(error, sinkError);
 	}
 	return table;

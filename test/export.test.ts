@@ -311,3 +311,35 @@ describe("exportToFile and exportDataset: the format, and what they never replac
 		}
 	});
 });
+
+describe("signal: an export aborted by its caller", () => {
+	const weather = path.join(REPO, "data/weather-station.zarr");
+	const observations = path.join(REPO, "data/observations.zarr");
+
+	it("exportToFile rejects with Node's AbortError and leaves no file, temporary or not", async () => {
+		const dir = tempDir();
+		const controller = new AbortController();
+		const onChunk = (chunk: number) => chunk === 1 && controller.abort(new Error("enough"));
+		const error = await exportToFile(weather, path.join(dir, "t.arrow"), { signal: controller.signal, onChunk, concurrency: 1 }).then(() => undefined, (rejected: unknown) => rejected);
+		expect(error).toMatchObject({ name: "AbortError", cause: { message: "enough" } });
+		expect(fs.readdirSync(dir)).toEqual([]);
+	});
+
+	it("exportDataset rejects with the AbortError, commits nothing and leaves no data file", async () => {
+		const dir = path.join(tempDir(), "ds");
+		const controller = new AbortController();
+		const onChunk = (chunk: number) => chunk === 2 && controller.abort();
+		const error = await exportDataset(observations, dir, { columns: ["time", "temperature"], index: true, partitionBy: "day", signal: controller.signal, onChunk, concurrency: 1 }).then(() => undefined, (rejected: unknown) => rejected);
+		expect(error).toMatchObject({ name: "AbortError" });
+		const left = fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String) : [];
+		expect(left.filter((name) => /\.(parquet|tmp)$|_SUCCESS/.test(name))).toEqual([]);
+	});
+
+	it("an export whose signal is aborted already reads nothing; a signal that is not an AbortSignal is refused", async () => {
+		const written: Buffer[] = [];
+		const sink = new Writable({ write: (chunk, _encoding, done) => (written.push(chunk), done()) });
+		await expect(exportTable(weather, sink, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+		expect(written).toEqual([]);
+		await expect(exportTable(weather, new PassThrough(), { signal: "stop" as never })).rejects.toMatchObject({ code: "USAGE", message: "invalid signal: an AbortSignal" });
+	});
+});
