@@ -50,6 +50,28 @@ async function failure(promise: Promise<unknown>): Promise<Dt64ExportError> {
 }
 
 describe("HttpStore reads", () => {
+	it("many requests in flight under one signal add one listener to it: no MaxListenersExceededWarning; an abort still stops them all", async () => {
+		const warnings: string[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning.name);
+		process.on("warning", onWarning);
+		try {
+			const controller = new AbortController();
+			const s = store();
+			const all = await Promise.all(Array.from({ length: 24 }, () => s.get("/c/0", { signal: controller.signal })));
+			expect(all.every((bytes) => bytes !== undefined && bytes.length === CHUNK.length)).toBe(true);
+			fault = () => ({ delayMs: 2000 });
+			const pending = Array.from({ length: 24 }, () => s.get("/c/0", { signal: controller.signal }).then(() => "done", (error: unknown) => (error as Error).name));
+			setTimeout(() => controller.abort(), 50);
+			const outcomes = await Promise.all(pending);
+			expect(outcomes.every((outcome) => outcome !== "done")).toBe(true);
+			// Warnings are emitted on the next tick.
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(warnings).not.toContain("MaxListenersExceededWarning");
+		} finally {
+			process.off("warning", onWarning);
+		}
+	});
+
 	it("gets an existing key under the base path", async () => {
 		const bytes = await store().get("/c/0");
 		expect(bytes).toEqual(CHUNK);

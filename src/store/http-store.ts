@@ -224,8 +224,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	const controller = new AbortController();
 	let timedOut = false;
-	const onAbort = () => controller.abort(abortError(caller as AbortSignal));
-	caller?.addEventListener("abort", onAbort, { once: true });
+	const stopWaiting = caller === undefined ? undefined : onCallerAbort(caller, () => controller.abort(abortError(caller)));
 	const timer = setTimeout(() => {
 		timedOut = true;
 		controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
@@ -235,9 +234,38 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 		timedOut: () => timedOut,
 		dispose() {
 			clearTimeout(timer);
-			caller?.removeEventListener("abort", onAbort);
+			stopWaiting?.();
 		},
 	};
+}
+
+/** The attempts in flight under each caller signal, aborted together by the one listener each signal gets. */
+const waitingOn = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Runs `abort` when `caller` aborts, until the function returned is called. A caller signal gets one listener
+ * however many requests it has in flight: a listener per request made Node warn of a leak past ten
+ * (MaxListenersExceededWarning: a table's columns read eight chunks each over HTTP), and raising the limit would
+ * change the caller's signal.
+ */
+function onCallerAbort(caller: AbortSignal, abort: () => void): () => void {
+	let waiting = waitingOn.get(caller);
+	if (waiting === undefined) {
+		const attempts = new Set<() => void>();
+		waitingOn.set(caller, attempts);
+		caller.addEventListener("abort", () => {
+			for (const run of [...attempts]) run();
+			attempts.clear();
+		}, { once: true });
+		waiting = attempts;
+	}
+	if (caller.aborted) {
+		abort();
+		return () => undefined;
+	}
+	const entry = () => abort();
+	waiting.add(entry);
+	return () => waiting.delete(entry);
 }
 
 /** The bytes asked for, and how to check and cut what the server sent for them; `head` asks for the size only. */
