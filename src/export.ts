@@ -78,12 +78,21 @@ export function createTableExportStages(table: ZarrTable, options: ExportOptions
 }
 
 /**
- * Runs the stages of an export into its destination; with `signal`, an abort destroys them all and rejects with
- * Node's AbortError (stream.pipeline's), and an export aborted already never starts.
+ * Runs the stages of an export into its destination, the last of `chain`: a failure of the destination (its own
+ * error, or its closing mid-export) rejects as WRITE_FAILED (destinationFailure), the export's own errors as they
+ * are. With `signal`, an abort destroys them all and rejects with Node's AbortError (stream.pipeline's), and an
+ * export aborted already never starts.
  */
 export async function runStages(chain: readonly (Readable | Writable)[], signal: AbortSignal | undefined): Promise<void> {
 	signal?.throwIfAborted();
-	await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(signal === undefined ? [] : [{ signal }]));
+	let sinkError: unknown;
+	chain[chain.length - 1].once("error", (error) => (sinkError ??= error));
+	try {
+		await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(signal === undefined ? [] : [{ signal }]));
+	} catch (error) {
+		if ((error as Error)?.name === "AbortError") throw error;
+		throw destinationFailure(error, sinkError);
+	}
 }
 
 async function exportPlanned(store: string, plan: ExportPlan, destination: () => Writable): Promise<ZarrTable> {
@@ -95,15 +104,7 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
 			? { ...createStagesAround(table, createTableReader(table, plan.read), plan), filter: undefined }
 			: await (await import("./export-selection.js")).createSelectedStages(table, plan);
 	const filter = stages.filter === undefined ? [] : [stages.filter];
-	const sink = destination();
-	let sinkError: unknown;
-	sink.once("error", (error) => (sinkError ??= error));
-	try {
-		await runStages([stages.reader, stages.batcher, ...filter, stages.writer, sink], plan.read.signal);
-	} catch (error) {
-		if ((error as Error)?.name === "AbortError") throw error;
-		throw destinationFailure(error, sinkError);
-	}
+	await runStages([stages.reader, stages.batcher, ...filter, stages.writer, destination()], plan.read.signal);
 	return table;
 }
 

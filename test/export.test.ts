@@ -9,7 +9,7 @@ import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
 import { createTableExportStages, exportTable, exportToFile } from "../src/export.js";
 import { planExport } from "../src/export-plan.js";
-import { exportDataset } from "../src/export-selection.js";
+import { exportDataset, exportSelection } from "../src/export-selection.js";
 import { openTimeArray } from "../src/open-array.js";
 import { openTable, tableOfTimeArray } from "../src/open-table.js";
 import { FIXTURES, readArrow, readRawInt64, REPO, runCli, tempDir, TIMEDELTA_FIXTURE_CASES, TIMEDELTA_FIXTURE_NS, TIMEDELTA_PS_FIRST_NS } from "./support/cli.js";
@@ -247,7 +247,12 @@ describe("option names", () => {
 describe("the caller's destination", () => {
 	const big = path.join(REPO, "data/weather-station.zarr");
 
-	it("failing or closed mid-export: a WRITE_FAILED Dt64ExportError, the destination's own error kept as its cause", async () => {
+	// exportSelection (a part of the rows here) as exportTable: the second trial found its destination's errors raw.
+	const toDestination = [
+		["exportTable", (destination: Writable) => exportTable(big, destination, { format: "arrow-stream" })],
+		["exportSelection", (destination: Writable) => exportSelection(big, destination, { format: "arrow-stream", part: "0/2" })],
+	] as const;
+	it.each(toDestination)("%s, failing or closed mid-export: a WRITE_FAILED Dt64ExportError, the destination's own error kept as its cause", async (_name, run) => {
 		const broken = new Error("disk gone\nfor good");
 		let writes = 0;
 		const failing = new Writable({
@@ -255,7 +260,7 @@ describe("the caller's destination", () => {
 				callback(++writes === 2 ? broken : null);
 			},
 		});
-		const failed = await exportTable(big, failing, { format: "arrow-stream" }).then(() => undefined, (error: unknown) => error);
+		const failed = await run(failing).then(() => undefined, (error: unknown) => error);
 		expect(failed).toBeInstanceOf(Dt64ExportError);
 		expect(failed).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: disk gone for good", cause: broken });
 
@@ -265,7 +270,7 @@ describe("the caller's destination", () => {
 				this.destroy();
 			},
 		});
-		const closed = await exportTable(big, closing, { format: "arrow-stream" }).then(() => undefined, (error: unknown) => error);
+		const closed = await run(closing).then(() => undefined, (error: unknown) => error);
 		expect(closed).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: it was closed before the export finished" });
 	});
 
