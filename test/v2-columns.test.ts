@@ -22,6 +22,7 @@ type Value = string | boolean | null;
 interface Expected {
 	"obs.zarr": { rows: number; arrays: Record<string, { dtype: string; values: Value[] }> };
 	"grid.zarr": { shape: number[]; index: number[][]; arrays: Record<string, { dtype: string; values: Value[] }> };
+	"default-fill.zarr": { rows: number; arrays: Record<string, { dtype: string; values: Value[] }> };
 }
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Expected;
 const obs = EXPECTED["obs.zarr"].arrays;
@@ -138,6 +139,17 @@ describe("a Zarr v2 group as companion columns", () => {
 		const result = runCli([OBS, "--columns", "time,nofill", "-o", fresh("never.arrow")]);
 		expect(result.stderr).toBe("dt64-export: chunk nofill/1: missing, and the array has no fill value (fill_value is null) to stand for it [CHUNK_MISSING]\n");
 		expect(result.status).toBe(1);
+	});
+
+	it("object strings with zarr-python 2's default fill_value 0 are a column; a missing chunk of one is refused, saying why", () => {
+		const store = path.join(FIXTURES, "default-fill.zarr");
+		const out = fresh("default-fill.arrow");
+		exportOk([store, "--columns", "time,name", "-o", out]);
+		const names = pl.readIPC(fs.readFileSync(out)).getColumn("name").toArray();
+		expect(names).toEqual(EXPECTED["default-fill.zarr"].arrays.name.values);
+		const gap = runCli([store, "--columns", "time,gap", "-o", fresh("gap.arrow")]);
+		expect(gap.stderr).toBe("dt64-export: chunk gap/1: missing, and the array has no string fill value (fill_value is null, or zarr-python 2's default 0, which it reads as the integer 0) to stand for it [CHUNK_MISSING]\n");
+		expect(gap.status).toBe(1);
 	});
 });
 

@@ -79,8 +79,10 @@ interface ChunkElements<V extends ChunkValues> {
  * A v2 array without a fill value (`fill_value: null`) leaves nothing to stand for a missing chunk: reading on
  * would invent data, so the export stops and names the chunk.
  */
-function missingWithoutFill(key: string): Dt64ExportError {
-	return new Dt64ExportError("CHUNK_MISSING", `chunk ${key}: missing, and the array has no fill value (fill_value is null) to stand for it`, { key });
+function missingWithoutFill(key: string, strings = false): Dt64ExportError {
+	// zarr-python 2's object arrays have fill_value 0 by default, read back as the integer 0 among the strings.
+	const which = strings ? "no string fill value (fill_value is null, or zarr-python 2's default 0, which it reads as the integer 0)" : "no fill value (fill_value is null)";
+	return new Dt64ExportError("CHUNK_MISSING", `chunk ${key}: missing, and the array has ${which} to stand for it`, { key });
 }
 
 export interface ChunkSourceOptions {
@@ -109,7 +111,7 @@ export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMet
 	const elements: ChunkElements<ChunkValues> = {
 		decodedAs: { dataType: dataType.zarritaType, valueBytes: dataType.itemBytes ?? "variable", valuesOf: dataType.valuesOf },
 		fillChunk: (size, key) => {
-			if (fillValue === null) throw missingWithoutFill(key);
+			if (fillValue === null) throw missingWithoutFill(key, dataType.zarritaType === "string");
 			return dataType.fillChunk(size, fillValue);
 		},
 	};

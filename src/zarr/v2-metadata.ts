@@ -62,10 +62,12 @@ const OBJECT_CODEC_WHY_NOT: Readonly<Record<string, string>> = {
 
 /**
  * zarr-python 2 writes the fill value of an object array encoded by its object codec, in base64: for vlen-utf8
- * strings, the codec's bytes of a one-string array. It is read back as the v3 JSON string.
+ * strings, the codec's bytes of a one-string array. It is read back as the v3 JSON string. Its default for object
+ * arrays, 0, is no string: zarr-python reads a missing chunk as the integer 0 among the strings. It is read as no
+ * fill value (null): every chunk present, the array is exported; a missing one is refused, naming why.
  */
 function objectStringFillText(rawText: string): string {
-	if (rawText === "null") return rawText;
+	if (rawText === "null" || rawText === "0") return "null";
 	const encoded: unknown = rawText.startsWith('"') ? JSON.parse(rawText) : undefined;
 	if (typeof encoded !== "string" || encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
 		throw new Dt64ExportError("METADATA_INVALID", `fill_value: expected null or the base64 text of a vlen-utf8 string, got ${rawText}`);

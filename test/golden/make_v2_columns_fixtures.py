@@ -14,6 +14,8 @@ The output is deterministic.
   -Infinity, an int64 and a uint64 past 2**53, true, a unicode and an object string (base64 of its vlen-utf8
   encoding, as zarr-python 2 writes it). `nofill` has `fill_value: null` and a missing chunk (an error to read);
   the other arrays hold dtypes a column cannot have (only their `.zarray`, no chunks).
+- default-fill.zarr: object strings with zarr-python 2's default `fill_value` 0 (no string: it reads a missing
+  chunk as the integer 0): every chunk present, `name` is a column; `gap`, with a chunk missing, is refused.
 - grid.zarr: a 2-D group with `_ARRAY_DIMENSIONS`, C and F order arrays with different chunks, F order strings.
 
 Expected values (`ravel()` in C order, i.e. the export's rows): integers as decimal strings, floats as Python's
@@ -210,6 +212,28 @@ def make_grid(expected: dict) -> None:
                              "arrays": arrays}
 
 
+def make_default_fill_strings(expected: dict) -> None:
+    """Object strings as zarr-python 2.13 writes them by default: `fill_value` 0, which it reads back for a missing
+    chunk as the integer 0 among the strings (`z[:]` gives `['a', 'bb', 0, 0]`), so no string fill value."""
+    root = OUT / "default-fill.zarr"
+    write_json(root / ".zgroup", {"zarr_format": 2})
+    n = 6
+    arrays = {}
+    time = np.datetime64("2024-02-28T00:00:00", "ns") + np.arange(n) * np.timedelta64(86_400_000_000_000, "ns")
+    write_array(root, "time", time, "<M8[ns]", [3], str(NAT), padding=np.datetime64(0, "ns"),
+                attrs={"_ARRAY_DIMENSIONS": ["obs"]})
+    arrays["time"] = {"dtype": "<M8[ns]", "values": expected_values(time)}
+    names = np.array(["a", "bb", "", "Zürich", "d e", "✓"], dtype=object)
+    write_array(root, "name", names, "|O", [4], "0", padding="~pad~", filters=[VLEN_UTF8],
+                attrs={"_ARRAY_DIMENSIONS": ["obs"]})
+    arrays["name"] = {"dtype": "|O", "values": expected_values(names)}
+    # The same with its second chunk missing: zarr-python would put the integer 0 there; the export refuses.
+    write_array(root, "gap", names, "|O", [3], "0", padding="~pad~", filters=[VLEN_UTF8], missing={(1,)},
+                attrs={"_ARRAY_DIMENSIONS": ["obs"]})
+    consolidate(root)
+    expected["default-fill.zarr"] = {"rows": n, "arrays": arrays}
+
+
 def main() -> None:
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -217,6 +241,7 @@ def main() -> None:
     expected = {"numpy": np.__version__}
     make_obs(expected)
     make_grid(expected)
+    make_default_fill_strings(expected)
     write_json(OUT / "expected.json", expected)
 
 
