@@ -50,28 +50,6 @@ async function failure(promise: Promise<unknown>): Promise<Dt64ExportError> {
 }
 
 describe("HttpStore reads", () => {
-	it("many requests in flight under one signal add one listener to it: no MaxListenersExceededWarning; an abort still stops them all", async () => {
-		const warnings: string[] = [];
-		const onWarning = (warning: Error) => warnings.push(warning.name);
-		process.on("warning", onWarning);
-		try {
-			const controller = new AbortController();
-			const s = store();
-			const all = await Promise.all(Array.from({ length: 24 }, () => s.get("/c/0", { signal: controller.signal })));
-			expect(all.every((bytes) => bytes !== undefined && bytes.length === CHUNK.length)).toBe(true);
-			fault = () => ({ delayMs: 2000 });
-			const pending = Array.from({ length: 24 }, () => s.get("/c/0", { signal: controller.signal }).then(() => "done", (error: unknown) => (error as Error).name));
-			setTimeout(() => controller.abort(), 50);
-			const outcomes = await Promise.all(pending);
-			expect(outcomes.every((outcome) => outcome !== "done")).toBe(true);
-			// Warnings are emitted on the next tick.
-			await new Promise((resolve) => setImmediate(resolve));
-			expect(warnings).not.toContain("MaxListenersExceededWarning");
-		} finally {
-			process.off("warning", onWarning);
-		}
-	});
-
 	it("gets an existing key under the base path", async () => {
 		const bytes = await store().get("/c/0");
 		expect(bytes).toEqual(CHUNK);
@@ -368,5 +346,33 @@ describe("parseHeaderOption", () => {
 		expect(error).toBeInstanceOf(UsageError);
 		expect((error as Error).message).toMatch(message);
 		expect((error as Error).message).not.toContain("SECRET123");
+	});
+});
+
+describe("HttpStore under one caller signal", () => {
+	it("many requests in flight under one signal add one listener to it: no MaxListenersExceededWarning; an abort still stops them all", async () => {
+		// A server of its own: the requests aborted here must not reach the other tests' server.
+		let slow = false;
+		const own = await startServer(root, { faults: () => (slow ? { delayMs: 2000 } : undefined) });
+		const warnings: string[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning.name);
+		process.on("warning", onWarning);
+		try {
+			const controller = new AbortController();
+			const s = store({}, `${own.url}/data.zarr`);
+			const all = await Promise.all(Array.from({ length: 24 }, () => s.get("/c/0", { signal: controller.signal })));
+			expect(all.every((bytes) => bytes !== undefined && bytes.length === CHUNK.length)).toBe(true);
+			slow = true;
+			const pending = Array.from({ length: 24 }, () => s.get("/c/0", { signal: controller.signal }).then(() => "done", (error: unknown) => (error as Error).name));
+			setTimeout(() => controller.abort(), 50);
+			const outcomes = await Promise.all(pending);
+			expect(outcomes.every((outcome) => outcome !== "done")).toBe(true);
+			// Warnings are emitted on the next tick.
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(warnings).not.toContain("MaxListenersExceededWarning");
+		} finally {
+			process.off("warning", onWarning);
+			await own.close();
+		}
 	});
 });
