@@ -250,6 +250,14 @@ describe("zip stores over HTTP", () => {
 		expect(server.requests.map((r) => r.query)).toEqual(["?token=QUERYSECRET"]);
 	});
 
+	it("a server that ignores Range (200 and the whole zip for each range): the zip is downloaded once and kept, not once per read", async () => {
+		const { input, url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));
+		fault = (request) => (request.path === zipPath ? { ignoreRange: true } : undefined);
+		expect(await exportOk(url)).toEqual(Array.from(input));
+		const requests = server.requests.filter((r) => r.path === zipPath);
+		expect(requests.map((r) => [r.range, r.status])).toEqual([["bytes=0-0", 200]]);
+	});
+
 	it("a missing zip is one line", async () => {
 		const result = await runCliAsync([`${server.url}/nope.zip`, "-o", path.join(work, "never.arrow")]);
 		expect(result.status).toBe(1);

@@ -275,7 +275,12 @@ type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: nu
 interface Answer {
 	readonly bytes: Uint8Array;
 	readonly size: number | undefined;
+	/** The whole object, when the server answered a range request with all of it (200: it ignores Range). */
+	readonly whole?: Uint8Array;
 }
+
+/** A range read by HttpStore.readRange: the bytes, the object's size if told, and all of it if the server sent all. */
+export type RangeAnswer = Answer;
 
 function rangeHeader(request: ByteRequest): string | undefined {
 	switch (request.kind) {
@@ -388,6 +393,18 @@ export class HttpStore implements AsyncReadable {
 	}
 
 	/**
+	 * `length` bytes of `key` from `offset` (at least one), with the object's size when the response told it and, when
+	 * the server ignored the range and sent the whole object (200), all of it: a reader of many ranges of one object
+	 * (a zip) can keep that instead of downloading it again for every range. Undefined when the object is missing.
+	 */
+	async readRange(key: AbsolutePath, offset: number, length: number, options: GetOptions = {}): Promise<RangeAnswer | undefined> {
+		checkByteCount(offset, "offset", key);
+		checkByteCount(length, "length", key);
+		if (length === 0) throw new Dt64ExportError("INTERNAL", `readRange of ${key}: a range of no bytes`, { key });
+		return this.#answer(this.#resolve(key), key, { kind: "range", offset, length }, options.signal);
+	}
+
+	/**
 	 * The size of an object in bytes, undefined when it is missing. A store that authorizes its requests asks with
 	 * HEAD; others with a one-byte GET, because a presigned URL is signed for one method and some servers answer
 	 * HEAD differently.
@@ -496,7 +513,8 @@ export class HttpStore implements AsyncReadable {
 			if (declared !== null && !encoded && Number(declared) !== body.length) {
 				throw new TransientFailure(`body truncated (${body.length} of ${declared} bytes)`);
 			}
-			return { bytes: selectBytes(body, response, request), size: objectSize(response, encoded) };
+			const whole = request.kind === "range" && response.status === 200 ? body : undefined;
+			return { bytes: selectBytes(body, response, request), size: objectSize(response, encoded), whole };
 		} catch (error) {
 			if (caller?.aborted) throw abortError(caller);
 			if (attempt.timedOut()) {

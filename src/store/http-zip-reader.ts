@@ -11,6 +11,8 @@ import type { HttpStore } from "./http-store.js";
  */
 export class HttpZipReader {
 	#length: Promise<number> | undefined;
+	/** The whole zip, kept once the server answered a range with all of it (it ignores Range): read from here on. */
+	#whole: Uint8Array | undefined;
 
 	/** `folder` holds the file `key`; `shownAs` names the file in messages (redacted). */
 	constructor(
@@ -26,18 +28,60 @@ export class HttpZipReader {
 
 	async read(offset: number, length: number): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
-		const bytes = await this.folder.getRange(this.key, { offset, length });
-		if (bytes === undefined) throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: not found (HTTP 404)`, { path: this.shownAs });
+		if (this.#whole !== undefined) return this.#fromWhole(offset, length);
+		const answer = await this.folder.readRange(this.key, offset, length);
+		if (answer === undefined) throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: not found (HTTP 404)`, { path: this.shownAs });
+		if (answer.whole !== undefined) {
+			this.#keep(answer.whole);
+			return this.#fromWhole(offset, length);
+		}
+		const bytes = answer.bytes;
 		if (bytes.length !== length) {
 			throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: got ${bytes.length} bytes at offset ${offset}, expected ${length}`, { path: this.shownAs });
 		}
 		return new Uint8Array(bytes);
 	}
 
-	/** unzipit reads the central directory from the end: it needs the size first. */
+	/**
+	 * unzipit reads the central directory from the end: it needs the size first. Asked with a one-byte range, whose
+	 * answer from a server that ignores Range is the whole zip: kept, and every read is then served from it.
+	 */
 	async #size(): Promise<number> {
-		const size = await this.folder.size(this.key);
+		const answer = await this.folder.readRange(this.key, 0, 1);
+		if (answer === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${this.shownAs} (HTTP 404)`, { path: this.shownAs });
+		if (answer.whole !== undefined) {
+			this.#keep(answer.whole);
+			return answer.whole.length;
+		}
+		// A signed store may not say the size in a range's answer: it asks (HEAD).
+		const size = answer.size ?? (await this.folder.size(this.key));
 		if (size === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${this.shownAs} (HTTP 404)`, { path: this.shownAs });
 		return size;
 	}
+
+	/**
+	 * Keeps the whole zip a server sent for a range (it ignores Range): downloaded once, where each of the export's
+	 * reads would download all of it again (65 times for a 133 MB zip of 30M values). One too large to hold is refused.
+	 */
+	#keep(whole: Uint8Array): void {
+		if (whole.length > MAX_WHOLE_ZIP_BYTES) {
+			throw new Dt64ExportError(
+				"READ_FAILED",
+				`${this.shownAs}: the server ignores byte ranges (it sent all ${whole.length} bytes for a range), and a zip over ${MAX_WHOLE_ZIP_BYTES / 2 ** 20} MiB is not held in memory: download it and export the local file`,
+				{ path: this.shownAs },
+			);
+		}
+		this.#whole = whole;
+	}
+
+	#fromWhole(offset: number, length: number): Uint8Array<ArrayBuffer> {
+		const whole = this.#whole!;
+		if (offset + length > whole.length) {
+			throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: ${length} bytes at offset ${offset} are past its end (${whole.length} bytes)`, { path: this.shownAs });
+		}
+		return whole.slice(offset, offset + length);
+	}
 }
+
+/** The largest zip kept whole from a server that ignores byte ranges (see HttpZipReader). */
+export const MAX_WHOLE_ZIP_BYTES = 1024 * 2 ** 20;
