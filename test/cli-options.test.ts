@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { checkCommandLine } from "../src/cli/command-line.js";
 import { completeWords } from "../src/cli/completion.js";
 import { closest } from "../src/did-you-mean.js";
@@ -111,6 +112,17 @@ describe("options that do nothing", () => {
 		expect(unsigned.stderr).toMatch(/^dt64-export: warning: --no-sign-request does nothing here: /);
 		// Defaults are not warned about: the same export without those options says nothing.
 		expect(runCli([STORE, "-q", "-f", "-o", path.join(dir, "w.arrow")]).stderr).toBe("");
+	});
+
+	it("--tz on an export without timestamps (a timedelta64 array: a Duration) is named in a warning", async () => {
+		const store = path.join(fs.mkdtempSync(path.join(work, "lag-")), "lag.zarr");
+		await writeArray(store, "", { shape: [4], chunks: [2], dataType: { name: "numpy.timedelta64", configuration: { unit: "s", scale_factor: 1 } }, values: BigInt64Array.of(1n, 2n, -(2n ** 63n), 4n) });
+		const out = path.join(path.dirname(store), "lag.arrow");
+		const result = runCli([store, "--tz", "UTC", "-q", "-o", out]);
+		expect([result.status, result.stderr]).toEqual([0, "dt64-export: warning: --tz does nothing here: no column holds timestamps (a timedelta64 array is a Duration, which has no zone)\n"]);
+		expect(String(readArrow(out).schema.fields[0].type)).toMatch(/^Duration/);
+		// With timestamps it is applied, and nothing is said.
+		expect(runCli([STORE, "--tz", "UTC", "-q", "-o", path.join(path.dirname(store), "ws.arrow")]).stderr).toBe("");
 	});
 });
 

@@ -172,6 +172,15 @@ function warnOfDatetime64CfAttributes(table: ZarrTable): void {
 	}
 }
 
+/**
+ * --tz given for an export without a timestamp column (timedelta64 arrays are Durations, which have no zone): a
+ * warning, as for the other options that do nothing in a run (known only once the columns are planned).
+ */
+function warnTimezoneWithoutTimestamps(command: CommandLine, fields: readonly { type: unknown }[]): void {
+	if (!command.given.has("tz") || fields.some((field) => String(field.type).startsWith("Timestamp"))) return;
+	process.stderr.write(`dt64-export: warning: ${command.spelled?.get("tz") ?? flag("tz")} does nothing here: no column holds timestamps (a timedelta64 array is a Duration, which has no zone)\n`);
+}
+
 /** A store named by a URL (http(s)://, s3://, ...) is read over the network; anything else is a local path. */
 const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
 
@@ -241,6 +250,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	warnOfDatetime64CfAttributes(table);
 	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
+	warnTimezoneWithoutTimestamps(command, stages.batcher.schema.fields);
 	const rows = stages.reader.totalRows;
 	// One value column: the file is named after it; several: after their group.
 	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
