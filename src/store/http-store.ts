@@ -263,9 +263,8 @@ function onCallerAbort(caller: AbortSignal, abort: () => void): () => void {
 		abort();
 		return () => undefined;
 	}
-	const entry = () => abort();
-	waiting.add(entry);
-	return () => waiting.delete(entry);
+	waiting.add(abort);
+	return () => waiting.delete(abort);
 }
 
 /** The bytes asked for, and how to check and cut what the server sent for them; `head` asks for the size only. */
@@ -386,10 +385,11 @@ export class HttpStore implements AsyncReadable {
 				return whole?.subarray(Math.max(0, whole.length - range.suffixLength));
 			}
 		}
-		checkByteCount(range.offset, "offset", key);
-		checkByteCount(range.length, "length", key);
-		if (range.length === 0) return this.#emptyUnlessMissing(url, key, options.signal);
-		return this.#read(url, key, { kind: "range", offset: range.offset, length: range.length }, options.signal);
+		if (range.length === 0) {
+			checkByteCount(range.offset, "offset", key);
+			return this.#emptyUnlessMissing(url, key, options.signal);
+		}
+		return (await this.readRange(key, range.offset, range.length, options))?.bytes;
 	}
 
 	/**
