@@ -172,24 +172,21 @@ function warnOfDatetime64CfAttributes(table: ZarrTable): void {
 	}
 }
 
-/**
- * --tz given for an export without a timestamp column (timedelta64 arrays are Durations, which have no zone): a
- * warning, as for the other options that do nothing in a run (known only once the columns are planned).
- */
-function warnTimezoneWithoutTimestamps(command: CommandLine, fields: readonly { type: unknown }[]): void {
-	if (!command.given.has("tz") || fields.some((field) => String(field.type).startsWith("Timestamp"))) return;
-	process.stderr.write(`dt64-export: warning: ${command.spelled?.get("tz") ?? flag("tz")} does nothing here: no column holds timestamps (a timedelta64 array is a Duration, which has no zone)\n`);
-}
-
 /** A store named by a URL (http(s)://, s3://, ...) is read over the network; anything else is a local path. */
 const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
 
-/** One warning line per option given on the command line that does nothing in this run. */
-function warnInapplicable(command: CommandLine, facts: RunFacts): void {
+/**
+ * One warning line per option given on the command line that does nothing in this run. Called again once more facts
+ * are known (the planned columns), with the options `warned` already: each is named once.
+ */
+function warnInapplicable(command: CommandLine, facts: RunFacts, warned = new Set<string>()): Set<string> {
 	for (const option of optionsOf(command.command)) {
-		const reason = command.given.has(option.name) ? option.inapplicable?.(facts) : undefined;
-		if (reason !== undefined) process.stderr.write(`dt64-export: warning: ${command.spelled?.get(option.name) ?? flag(option.name)} does nothing here: ${reason}\n`);
+		const reason = command.given.has(option.name) && !warned.has(option.name) ? option.inapplicable?.(facts) : undefined;
+		if (reason === undefined) continue;
+		process.stderr.write(`dt64-export: warning: ${command.spelled?.get(option.name) ?? flag(option.name)} does nothing here: ${reason}\n`);
+		warned.add(option.name);
 	}
+	return warned;
 }
 
 async function runExport(args: ExportArgs, command: CommandLine): Promise<void> {
@@ -203,7 +200,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
-	warnInapplicable(command, { format, remote: isRemote(args.store), selects });
+	const facts: RunFacts = { format, remote: isRemote(args.store), selects };
+	const warned = warnInapplicable(command, facts);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
 	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
@@ -250,7 +248,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	warnOfDatetime64CfAttributes(table);
 	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
-	warnTimezoneWithoutTimestamps(command, stages.batcher.schema.fields);
+	warnInapplicable(command, { ...facts, timestamps: stages.batcher.schema.fields.some((field) => String(field.type).startsWith("Timestamp")) }, warned);
 	const rows = stages.reader.totalRows;
 	// One value column: the file is named after it; several: after their group.
 	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;

@@ -24,6 +24,8 @@ export interface RunFacts {
 	readonly remote: boolean;
 	/** The export selects rows by time (--start, --end) or partitions them (--partition-by). */
 	readonly selects?: boolean;
+	/** A column of the output holds timestamps; undefined until the columns are planned. */
+	readonly timestamps?: boolean;
 }
 
 export interface OptionSpec {
@@ -52,6 +54,8 @@ export interface OptionSpec {
 const onlyParquet = ({ format }: RunFacts) => (format === undefined || format === "parquet" ? undefined : `it applies to --to parquet, not --to ${format}`);
 const notSelecting = ({ selects }: RunFacts) => (selects === false ? "it applies with --start, --end or --partition-by" : undefined);
 const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies to stores read over the network, not to a local one");
+const onlyTimestamps = ({ timestamps }: RunFacts) =>
+	timestamps === false ? "no column holds timestamps (a timedelta64 array is a Duration, which has no zone)" : undefined;
 
 /** `--order`'s values: the library's row orders, every one of them (the record's keys are checked against the type). */
 const ROW_ORDERS = Object.keys({ c: true, chunk: true } satisfies Record<RowOrder, true>);
@@ -72,7 +76,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	},
 	{ name: "output", alias: "o", kind: "string", defaultText: "<column>.<ext>", describe: "output file, or - for stdout", commands: ["export"] },
 	{ name: "unit", kind: "string", choices: TARGET_UNIT_CHOICES, default: "auto", describe: "Arrow timestamp unit", commands: ["export"] },
-	{ name: "tz", kind: "string", defaultText: "none, naive like numpy", describe: "timezone of the timestamps", commands: ["export"] },
+	{ name: "tz", kind: "string", defaultText: "none, naive like numpy", describe: "timezone of the timestamps", commands: ["export"], inapplicable: onlyTimestamps },
 	{ name: "allow-truncate", kind: "boolean", default: false, describe: "floor values finer than the unit instead of failing", commands: ["export"] },
 	{
 		name: "on-overflow",
