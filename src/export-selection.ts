@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Writable } from "node:stream";
-import { TimeUnit, type Timestamp } from "apache-arrow";
+import { TimeUnit, type Schema, type Timestamp } from "apache-arrow";
 import type { TargetUnit } from "./dtype/units.js";
 import { Dt64ExportError } from "./errors.js";
 import { createStagesAround, createWriter, runStages } from "./export.js";
@@ -138,8 +138,17 @@ export async function exportDataset(store: string, folder: string, options: Expo
 	return exportPlannedDataset(store, folder, planExport({ ...options, bufferPool: undefined }, true), options.overwrite ?? false);
 }
 
-/** exportDataset with its options planned already (the CLI's way). */
-export async function exportPlannedDataset(store: string, folder: string, plan: ExportPlan, overwrite: boolean): Promise<DatasetExportSummary> {
+/**
+ * exportDataset with its options planned already (the CLI's way). `planned` is told the table and the schema of its
+ * files once they are known, before anything is written.
+ */
+export async function exportPlannedDataset(
+	store: string,
+	folder: string,
+	plan: ExportPlan,
+	overwrite: boolean,
+	planned?: (table: ZarrTable, schema: Schema) => void,
+): Promise<DatasetExportSummary> {
 	plan.read.signal?.throwIfAborted();
 	const part = plan.select?.part ?? { index: 0, count: 1 };
 	const whole = plan.select?.part === undefined;
@@ -150,6 +159,7 @@ export async function exportPlannedDataset(store: string, folder: string, plan: 
 	}
 	const table = await openPlannedTable(store, plan.open);
 	const stages = await createSelectedStages(table, plan);
+	planned?.(table, stages.batcher.schema);
 	if (whole && overwrite && existing !== undefined) clearDataset(folder);
 	const { options: stored, digest } = digestOptions(contentOptions(store, plan, part));
 	const writer = new DatasetWriter({

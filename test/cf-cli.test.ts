@@ -216,6 +216,10 @@ describe("Zarr v3 CF time arrays written by hand", () => {
 		expect(lines[0]).toMatch(/^dt64-export: warning: stamp is a numpy\.datetime64 array that also carries CF attributes \(units "seconds since 1970-01-01", calendar "proleptic_gregorian"\), the mark of xarray issue 11350; exported as datetime64/);
 		expect(lines).toHaveLength(2);
 		expect(Array.from(readArrow(file).getChild("stamp")!.data[0].values as BigInt64Array)).toEqual([0n, 60n]);
+		// A dataset export says it too, before its files.
+		const dataset = runCli([root, "--array", "stamp", "--partition-by", "year", "-o", fresh("stamp-dataset")]);
+		expect(dataset.status).toBe(0);
+		expect(dataset.stderr.split("\n")[0]).toBe(lines[0]);
 	});
 
 	it("inspect shows the CF attributes, CF time with its Arrow type, and decoded first/last values", () => {

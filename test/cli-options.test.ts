@@ -121,6 +121,14 @@ describe("options that do nothing", () => {
 		const result = runCli([store, "--tz", "UTC", "-q", "-o", out]);
 		expect([result.status, result.stderr]).toEqual([0, "dt64-export: warning: --tz does nothing here: no column holds timestamps (a timedelta64 array is a Duration, which has no zone)\n"]);
 		expect(String(readArrow(out).schema.fields[0].type)).toMatch(/^Duration/);
+		// A dataset part plans its columns inside the dataset export: the same warning, once, before its files.
+		const part = runCli([store, "--tz", "UTC", "--part", "1/2", "-o", path.join(path.dirname(store), "lag-dataset")]);
+		expect([part.status, part.stderr]).toEqual([
+			0,
+			"dt64-export: warning: --tz does nothing here: no column holds timestamps (a timedelta64 array is a Duration, which has no zone)\nwrote 2 rows to " +
+				path.join(path.dirname(store), "lag-dataset") +
+				": 1 file, part 1/2 (_parts/part-1-of-2.json)\n",
+		]);
 		// With timestamps it is applied, and nothing is said.
 		expect(runCli([STORE, "--tz", "UTC", "-q", "-o", path.join(path.dirname(store), "ws.arrow")]).stderr).toBe("");
 	});

@@ -2,13 +2,21 @@
  * The CLI's dataset exports (`--partition-by`, `--part`: `-o` names a folder) and `dt64-export commit <folder>`.
  */
 import { UsageError } from "../errors.js";
+import type { Schema } from "apache-arrow";
 import type { ExportPlan } from "../export-plan.js";
+import type { ZarrTable } from "../open-table.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
 
 const plural = (count: number, word: string) => `${countText(count)} ${word}${count === 1 ? "" : "s"}`;
 
-export async function runDatasetExport(store: string, folder: string | undefined, plan: ExportPlan, options: { quiet: boolean; overwrite: boolean }): Promise<void> {
+export async function runDatasetExport(
+	store: string,
+	folder: string | undefined,
+	plan: ExportPlan,
+	options: { quiet: boolean; overwrite: boolean },
+	planned: (table: ZarrTable, schema: Schema) => void,
+): Promise<void> {
 	if (folder === undefined || folder === "" || folder === "-") {
 		if (plan.dataset?.partitionBy !== undefined) throw new UsageError("--partition-by writes a dataset folder: name it with -o <folder>");
 		throw new UsageError("--part writes a dataset folder: name it with -o <folder>, or write the part's rows to stdout with -o -");
@@ -24,7 +32,7 @@ export async function runDatasetExport(store: string, folder: string | undefined
 		});
 	}
 	const { exportPlannedDataset } = await import("../export-selection.js");
-	const summary = await exportPlannedDataset(store, folder, plan, options.overwrite);
+	const summary = await exportPlannedDataset(store, folder, plan, options.overwrite, planned);
 	if (options.quiet) return;
 	const { selection, part } = summary;
 	if (!selection.sorted) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { isatty } from "node:tty";
 import type { Writable } from "node:stream";
+import type { Schema } from "apache-arrow";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
@@ -239,16 +240,20 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		partitionBy: args.partitionBy,
 		maxRowsPerFile: args.maxRowsPerFile,
 	}, dataset);
+	// What is said once the table is open and its columns planned, before anything is written.
+	const planned = (table: ZarrTable, schema: Schema) => {
+		warnOfDatetime64CfAttributes(table);
+		if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
+		warnInapplicable(command, { ...facts, timestamps: schema.fields.some((field) => String(field.type).startsWith("Timestamp")) }, warned);
+	};
 	if (plan.dataset !== undefined) {
-		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force });
+		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force }, planned);
 		return;
 	}
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
 	const table = await openPlannedTable(args.store, plan.open);
-	warnOfDatetime64CfAttributes(table);
-	if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
-	warnInapplicable(command, { ...facts, timestamps: stages.batcher.schema.fields.some((field) => String(field.type).startsWith("Timestamp")) }, warned);
+	planned(table, stages.batcher.schema);
 	const rows = stages.reader.totalRows;
 	// One value column: the file is named after it; several: after their group.
 	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
