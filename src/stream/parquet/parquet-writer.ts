@@ -22,7 +22,7 @@ import { type Data, makeData, RecordBatch, type Schema, Struct, util } from "apa
 import { Dt64ExportError } from "../../errors.js";
 import { releaseBatchBuffers } from "../../memory/batch-buffers.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
-import { BatchFeed, toWasmBatch } from "./batch-feed.js";
+import { BatchFeed, IpcScratch, toWasmBatch } from "./batch-feed.js";
 import { footerRowCount } from "./footer.js";
 import { normalizeOptions, type ParquetSettings, type ParquetWriterOptions } from "./options.js";
 import { loadParquetWasm, type ParquetWasm } from "./parquet-wasm.js";
@@ -30,7 +30,7 @@ import { isSeconds, parquetSchema, writerProperties, type TimeType } from "./sch
 import { secondsToMillis } from "./seconds-to-millis.js";
 
 /**
- * Rows per slice handed to wasm. Each slice is copied twice (IPC bytes in JS, then into wasm memory), so this
+ * Rows per slice handed to wasm. Each slice is copied twice (IPC bytes into a scratch buffer, then into wasm memory), so this
  * bounds the extra memory for a multi-million-row input batch; at 64 Ki rows the per-slice overhead is noise.
  */
 const SLICE_ROWS = 1 << 16;
@@ -54,6 +54,7 @@ export class ParquetWriter extends Transform {
 	/** Output read after the input was closed: it contains the whole footer. */
 	private tail: Buffer[] | undefined;
 	private resumeOutput: (() => void) | undefined;
+	private readonly scratch = new IpcScratch();
 
 	/**
 	 * `bufferPool`: a batch's buffers are handed back to it once the batch is copied into WebAssembly (see
@@ -115,7 +116,7 @@ export class ParquetWriter extends Transform {
 		for (let begin = 0; ; begin += SLICE_ROWS) {
 			const end = Math.min(begin + SLICE_ROWS, batch.numRows);
 			await feed.whenDemanded();
-			feed.enqueue(toWasmBatch(await loadParquetWasm(), this.toOutputBatch(batch, begin, end)));
+			feed.enqueue(toWasmBatch(await loadParquetWasm(), this.scratch, this.toOutputBatch(batch, begin, end)));
 			this.schemaSent = true;
 			this.rowsIn += end - begin;
 			if (end === batch.numRows) return;
