@@ -46,7 +46,7 @@ export interface SelectedStages {
 	readonly table: ZarrTable;
 }
 
-const ALL_ROWS: SelectPlan = { bounds: {} };
+const ALL_ROWS: SelectPlan = { bounds: {}, rangeSearch: true };
 
 /** Finds the rows (binary search over the time column when sorted), then builds the stages reading only those. */
 export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): Promise<SelectedStages> {
@@ -55,7 +55,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
 	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar }) : undefined;
 	const concurrency = plan.read.concurrency ?? defaultConcurrency(table.store);
-	const selection = await selectRows(table, { bounds: select.bounds, time, part: select.part, concurrency, conversion: plan.columns.conversion });
+	const selection = await selectRows(table, { bounds: select.bounds, search: select.rangeSearch, time, part: select.part, concurrency, conversion: plan.columns.conversion, signal: plan.read.signal });
 	// In C order the filter checks that the rows read are sorted as they go by; in chunk order they come box by box,
 	// each starting over in time, so the time column is checked over those rows first.
 	const chunkOrder = plan.read.order === "chunk";

@@ -4,9 +4,12 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { Writable } from "node:stream";
+import { tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { formatIsoTimestamp } from "../src/convert/iso8601.js";
+import { exportSelection } from "../src/index.js";
 import { FIXTURES, readRawInt64, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 import { startServer, type TestServer } from "./support/http-server.js";
@@ -176,6 +179,42 @@ describe("a time coordinate of an xarray-like dataset", () => {
 			const rows = await query(`SELECT v FROM read_parquet('${out}') ORDER BY v`);
 			expect(rows.map((row) => Number(row[0]))).toEqual([7, 135]);
 		}
+	});
+
+	it("--no-range-search (rangeSearch: false) reads every row of a long time column and filters it: a time out of order in a chunk the search skips is kept", async () => {
+		const store = path.join(work, "long-stray.zarr");
+		const steps = 2000;
+		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
+		// 200 chunks: past WHOLE_CHECK_BLOCKS, so searched; row 1355 (chunk 135, which a search for 07:00-08:00 never
+		// reads) is at 07:30.
+		times[1355] = T0 + 7n * HOUR_S + 1800n;
+		await writeArray(store, "time", { shape: [steps], chunks: [10], values: times, dimensionNames: ["time"] });
+		await writeArray(store, "v", { shape: [steps], chunks: [10], values: Float64Array.from({ length: steps }, (_, i) => i), dataType: "float64", fillValue: 0, dimensionNames: ["time"] });
+		const start = formatIsoTimestamp((T0 + 7n * HOUR_S) * 1000n, "ms");
+		const end = formatIsoTimestamp((T0 + 8n * HOUR_S) * 1000n, "ms");
+		const rowsOf = async (out: string) => (await query(`SELECT v FROM read_parquet('${out}') ORDER BY v`)).map((row) => Number(row[0]));
+		// The search's limit, as the README says: the stray row is not seen.
+		const searched = path.join(tempDir(), "searched.parquet");
+		expect(runCli([store, "--columns", "v", "--index", "--start", start, "--end", end, "-q", "-o", searched]).status).toBe(0);
+		expect(await rowsOf(searched)).toEqual([7]);
+		// Without the search: xarray's rows (ds.where over every time), in both orders, and no notice (nothing was found unsorted).
+		for (const order of ["c", "chunk"]) {
+			const out = path.join(tempDir(), `scanned-${order}.parquet`);
+			const run = runCli([store, "--columns", "v", "--index", "--order", order, "--start", start, "--end", end, "--no-range-search", "-o", out]);
+			expect([run.status, run.stderr]).toEqual([0, `wrote 2 rows to ${out}\n`]);
+			expect(await rowsOf(out)).toEqual([7, 1355]);
+		}
+		// The library's spelling, to a stream.
+		const chunks: Buffer[] = [];
+		const sink = new Writable({ write: (chunk: Buffer, _encoding, callback) => void (chunks.push(chunk), callback()) });
+		const summary = await exportSelection(store, sink, { columns: ["v"], index: true, start, end, rangeSearch: false, format: "arrow-stream" });
+		expect(summary.selection).toMatchObject({ sorted: false, probes: 0, rows: { start: 0, end: steps } });
+		expect(summary.selection.unsortedReason).toBeUndefined();
+		expect(Array.from(tableFromIPC(Buffer.concat(chunks)).getChild("v")!.toArray())).toEqual([7, 1355]);
+		await expect(exportSelection(store, new Writable(), { start, rangeSearch: "no" as unknown as boolean })).rejects.toMatchObject({ code: "USAGE", option: "rangeSearch" });
+		// Without a range it does nothing, and says so.
+		const plain = runCli([store, "--columns", "v", "--no-range-search", "-q", "-o", path.join(tempDir(), "plain.arrow")]);
+		expect([plain.status, plain.stderr]).toEqual([0, "dt64-export: warning: --no-range-search does nothing here: it applies with --start or --end\n"]);
 	});
 
 	it("refuses, in C order and in chunk order, a time coordinate unsorted in a block the search skipped", async () => {

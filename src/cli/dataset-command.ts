@@ -35,7 +35,7 @@ export async function runDatasetExport(
 	const summary = await exportPlannedDataset(store, folder, plan, options.overwrite, planned);
 	if (options.quiet) return;
 	const { selection, part } = summary;
-	if (!selection.sorted) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
+	if (selection.unsortedReason !== undefined) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
 	const partitions = new Set(summary.files.map((file) => file.path.slice(0, file.path.lastIndexOf("/") + 1))).size;
 	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitions, "partition")}`;
 	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})\n`);

@@ -66,6 +66,7 @@ interface ExportArgs {
 	start?: string;
 	end?: string;
 	timeColumn?: string;
+	rangeSearch: boolean;
 	partitionBy?: PartitionLevel;
 	part?: string;
 	parts?: number;
@@ -99,7 +100,7 @@ const loadArrowStages = () => import("../export.js");
 /** A single-file export of a time range or a part: the rows found, filtered to the range exactly. */
 async function selectedStages(table: ZarrTable, plan: ExportPlan) {
 	const stages = await (await import("../export-selection.js")).createSelectedStages(table, plan);
-	const notice = stages.selection.sorted ? undefined : `the time column is not sorted (${stages.selection.unsortedReason}): every row was read and filtered`;
+	const notice = stages.selection.unsortedReason === undefined ? undefined : `the time column is not sorted (${stages.selection.unsortedReason}): every row was read and filtered`;
 	return { ...stages, notice };
 }
 
@@ -201,7 +202,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
-	const facts: RunFacts = { format, remote: isRemote(args.store), selects };
+	const facts: RunFacts = { format, remote: isRemote(args.store), selects, ranged: args.start !== undefined || args.end !== undefined };
 	const warned = warnInapplicable(command, facts);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
@@ -235,6 +236,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		start: args.start,
 		end: args.end,
 		timeColumn: args.timeColumn,
+		rangeSearch: args.rangeSearch,
 		part: args.part,
 		parts: args.parts,
 		partitionBy: args.partitionBy,

@@ -24,6 +24,8 @@ export interface RunFacts {
 	readonly remote: boolean;
 	/** The export selects rows by time (--start, --end) or partitions them (--partition-by). */
 	readonly selects?: boolean;
+	/** The export keeps a time range (--start, --end). */
+	readonly ranged?: boolean;
 	/** A column of the output holds timestamps; undefined until the columns are planned. */
 	readonly timestamps?: boolean;
 }
@@ -53,6 +55,7 @@ export interface OptionSpec {
 
 const onlyParquet = ({ format }: RunFacts) => (format === undefined || format === "parquet" ? undefined : `it applies to --to parquet, not --to ${format}`);
 const notSelecting = ({ selects }: RunFacts) => (selects === false ? "it applies with --start, --end or --partition-by" : undefined);
+const notRanged = ({ ranged }: RunFacts) => (ranged === false ? "it applies with --start or --end" : undefined);
 const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies to stores read over the network, not to a local one");
 const onlyTimestamps = ({ timestamps }: RunFacts) =>
 	timestamps === false ? "no column holds timestamps (a timedelta64 array is a Duration, which has no zone)" : undefined;
@@ -180,6 +183,14 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "the column --start/--end and --partition-by use",
 		commands: ["export"],
 		inapplicable: notSelecting,
+	},
+	{
+		name: "range-search",
+		kind: "boolean",
+		default: true,
+		describe: "find the rows of --start/--end by searching the sorted time column's chunks (off: read every row and filter, for a long time column not known to be sorted)",
+		commands: ["export"],
+		inapplicable: notRanged,
 	},
 	{
 		name: "partition-by",

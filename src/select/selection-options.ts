@@ -14,6 +14,12 @@ export interface SelectionOptions {
 	end?: string;
 	/** The datetime64 (or CF time) column that selects and partitions rows, when the table has several. */
 	timeColumn?: string;
+	/**
+	 * Find the rows of `start`/`end` by a search over the time column's chunks (default true). false: read every row and
+	 * filter, whatever the time's order (for a long time column not known to be sorted, where the search cannot see
+	 * a time out of order inside a chunk it skips).
+	 */
+	rangeSearch?: boolean;
 	/** This process's part: `K/N` (0-based), `auto` (from a batch engine's environment), or a Part. */
 	part?: string | Part;
 	/** N for `part: "auto"` under Kubernetes, which does not export it. */
@@ -36,6 +42,8 @@ export interface SelectPlan {
 	readonly bounds: TimeBounds;
 	readonly timeColumn?: string;
 	readonly part?: Part;
+	/** false: every row is read and filtered, without a search (see SelectionOptions). */
+	readonly rangeSearch: boolean;
 }
 
 /** How a dataset folder is written. */
@@ -51,6 +59,7 @@ function checkCount(option: string, value: number | undefined): void {
 
 /** Whether the options select rows or write a dataset (a plain export needs none of this). */
 export function selectsRows(options: DatasetOptions): boolean {
+	// rangeSearch alone selects nothing: it says how a range is found.
 	return options.start !== undefined || options.end !== undefined || options.part !== undefined || options.partitionBy !== undefined;
 }
 
@@ -67,7 +76,10 @@ export function planSelection(options: SelectionOptions): SelectPlan {
 	let part: Part | undefined;
 	if (typeof options.part === "string") part = options.part.trim() === "auto" ? partFromEnvironment(options.env ?? process.env, options.parts) : parsePart(options.part);
 	else if (options.part !== undefined) part = parsePart(`${options.part.index}/${options.part.count}`);
-	return { bounds, timeColumn: options.timeColumn, part };
+	if (options.rangeSearch !== undefined && typeof options.rangeSearch !== "boolean") {
+		throw new UsageError(`invalid rangeSearch ${JSON.stringify(options.rangeSearch)}: true or false`, { option: "rangeSearch", value: options.rangeSearch });
+	}
+	return { bounds, timeColumn: options.timeColumn, part, rangeSearch: options.rangeSearch ?? true };
 }
 
 /** The dataset part of the plan; `format` is the plan's output format. */

@@ -29,7 +29,10 @@ export interface RowSelection {
 	readonly sorted: boolean;
 	/** Blocks of the time column the search read. */
 	readonly probes: number;
-	/** Why the time column could not be searched, when it could not. */
+	/**
+	 * Why the time column could not be searched, when it could not; undefined with `sorted` false when no search was
+	 * asked for (`rangeSearch: false`).
+	 */
 	readonly unsortedReason?: string;
 }
 
@@ -206,6 +209,8 @@ function alignment(table: ZarrTable): number {
 
 export interface SelectRowsOptions {
 	readonly bounds: TimeBounds;
+	/** Find a range by searching the time column (default); false: every row is read and filtered. */
+	readonly search?: boolean;
 	/** The column that selects rows (see findTimeColumn). */
 	readonly time?: TimeSource;
 	readonly part?: Part;
@@ -224,7 +229,9 @@ export async function selectRows(table: ZarrTable, options: SelectRowsOptions): 
 	if (ranged) {
 		if (options.time === undefined) throw new UsageError("a time range needs a time column", { option: "timeColumn" });
 		const { column, name } = options.time;
-		if (column.axes[0] !== 0) {
+		if (options.search === false) {
+			selection = { rows: all, sorted: false, probes: 0 };
+		} else if (column.axes[0] !== 0) {
 			// Time that does not run along the first dimension cannot bound a range of its rows: every row is filtered.
 			selection = { rows: all, sorted: false, probes: 0, unsortedReason: `${name} does not run along the first dimension` };
 		} else {
