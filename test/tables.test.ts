@@ -187,6 +187,25 @@ describe("tables: field metadata, options and refusals", () => {
 		}
 	});
 
+	it("names that differ only by case (which DuckDB reads as one) are named in a warning, before the export; --rename one and it is gone", async () => {
+		const root = fresh("case.zarr");
+		await writeGroup(root, "");
+		await writeArray(root, "time", { shape: [2], chunks: [2], values: BigInt64Array.of(0n, 60n), dimensionNames: ["time"] });
+		for (const name of ["zeta", "Zeta", "ZETA"]) {
+			await writeArray(root, name, { shape: [2], chunks: [2], dataType: "float64", fillValue: 0, values: Float64Array.of(1, 2), dimensionNames: ["time"] });
+		}
+		const file = fresh("case.arrow");
+		const run = runCli([root, "--columns", "zeta,Zeta,ZETA", "--index", "-q", "-o", file]);
+		expect([run.status, run.stderr]).toEqual([
+			0,
+			'dt64-export: warning: columns "zeta" and "Zeta" differ only by case: DuckDB, Spark and Trino read them as one name (--rename one of them)\n' +
+				'dt64-export: warning: columns "zeta" and "ZETA" differ only by case: DuckDB, Spark and Trino read them as one name (--rename one of them)\n',
+		]);
+		expect(readArrow(file).schema.fields.map((field) => field.name)).toEqual(["time", "zeta", "Zeta", "ZETA"]);
+		const renamed = runCli([root, "--columns", "zeta,Zeta", "--index", "--rename", "Zeta=zeta_upper", "-q", "-f", "-o", file]);
+		expect([renamed.status, renamed.stderr]).toEqual([0, ""]);
+	});
+
 	it("Zarr v3 (written by hand: xarray here cannot): the _FillValue attribute masks, the v3 fill_value does not; conflicting dimensions are refused, listing each variable's (exit 2)", async () => {
 		const root = fresh("v3.zarr");
 		await writeGroup(root, "");

@@ -34,6 +34,7 @@ import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
 import { statOutput } from "../output/output-path.js";
+import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -247,6 +248,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		warnOfDatetime64CfAttributes(table);
 		if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
 		warnInapplicable(command, { ...facts, timestamps: schema.fields.some((field) => String(field.type).startsWith("Timestamp")) }, warned);
+		for (const pair of namesDifferingOnlyByCase(schema.fields.map((field) => field.name))) process.stderr.write(`dt64-export: ${caseOnlyNamesWarning(pair)}\n`);
 	};
 	if (plan.dataset !== undefined) {
 		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force }, planned);
