@@ -10,6 +10,7 @@ import {
 	type Data,
 	type DataType,
 	Field,
+	Float32,
 	Float64,
 	Int32,
 	LargeUtf8,
@@ -172,6 +173,26 @@ describe("Parquet logical types", () => {
 	it("timestamps are DELTA_BINARY_PACKED without a dictionary", async () => {
 		const rows = await query(`SELECT DISTINCT encodings FROM parquet_metadata('${path}')`);
 		expect(rows.map(([encodings]) => String(encodings).split(", ").sort())).toEqual([["DELTA_BINARY_PACKED", "RLE"]]);
+	});
+
+	it("floats are PLAIN without a dictionary (however few their values); strings and integers keep arrow-rs's dictionary", async () => {
+		const repeated = Array.from({ length: 1000 }, (_, i) => i % 3);
+		const file = await writeFile([
+			batchOf([
+				otherColumn("f64", new Float64(), repeated.map((v) => v + 0.5)),
+				otherColumn("f32", new Float32(), repeated.map((v) => v + 0.25)),
+				otherColumn("i32", new Int32(), repeated),
+				otherColumn("name", new Utf8(), repeated.map((v) => `n${v}`)),
+			]),
+		]);
+		const rows = await query(`SELECT path_in_schema, encodings FROM parquet_metadata('${file}') ORDER BY column_id`);
+		expect(rows.map(([name, encodings]) => [name, String(encodings).split(", ").sort()])).toEqual([
+			["f64", ["PLAIN", "RLE"]],
+			["f32", ["PLAIN", "RLE"]],
+			["i32", ["PLAIN", "RLE", "RLE_DICTIONARY"]],
+			["name", ["PLAIN", "RLE", "RLE_DICTIONARY"]],
+		]);
+		expect(await query(`SELECT sum(f64), sum(f32), sum(i32) FROM read_parquet('${file}')`)).toEqual([[1499, 1249, 999n]]);
 	});
 });
 

@@ -43,13 +43,20 @@ export function parquetSchema(schema: Schema): Schema {
  * Timestamp (and Duration) columns are written DELTA_BINARY_PACKED without a dictionary: on 20M ns timestamps (1 s steps) it
  * is 2.4x smaller than PLAIN + zstd with 1 ms jitter, ~70x without, no larger on random values, and faster, since
  * arrow-rs otherwise first tries a dictionary that unique timestamps overflow. DuckDB, polars and arrow-rs read it
- * (tested), as do Arrow C++ (pyarrow) and parquet-mr. Other columns keep the arrow-rs defaults.
+ * (tested), as do Arrow C++ (pyarrow) and parquet-mr.
+ * Float columns (measurements, coordinates) are written without a dictionary too: arrow-rs builds one for every
+ * column chunk until it outgrows its page, which measurements do, and zstd takes the repeats of a coordinate column as
+ * well: on an xarray table (t2m float32 with its time, lat and lon index columns, 10M rows) 25% less CPU and a 13%
+ * smaller file; with a static float field broadcast, 24% less CPU for a 1.5% larger file. Other columns keep the
+ * arrow-rs defaults (a dictionary suits strings and small integers).
  */
 export function writerProperties(wasm: ParquetWasm, schema: Schema, options: ParquetSettings): WriterProperties {
 	let builder = new wasm.WriterPropertiesBuilder().setCompression(wasmCompression(wasm, options.compression)).setMaxRowGroupSize(options.rowGroupRows);
 	for (const field of schema.fields) {
 		if (isTimeType(field.type)) {
 			builder = builder.setColumnDictionaryEnabled(field.name, false).setColumnEncoding(field.name, wasm.Encoding.DELTA_BINARY_PACKED);
+		} else if (field.type instanceof Float) {
+			builder = builder.setColumnDictionaryEnabled(field.name, false);
 		}
 	}
 	return builder.build();
