@@ -9,6 +9,7 @@ import * as path from "node:path";
 import type { Writable } from "node:stream";
 import { TimeUnit, type Schema, type Timestamp } from "apache-arrow";
 import type { TargetUnit } from "./dtype/units.js";
+import { asAbortError, throwIfAborted } from "./abort.js";
 import { Dt64ExportError } from "./errors.js";
 import { createStagesAround, createWriter, runStages } from "./export.js";
 import { planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
@@ -17,6 +18,7 @@ import type { ZarrTable } from "./open-table.js";
 import { commitDataset, type CommitSummary } from "./output/commit.js";
 import { listDataset, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
+import { checkPartitionKeysFree } from "./output/hive-partition.js";
 import { digestOptions } from "./output/manifest.js";
 import type { Part } from "./select/part.js";
 import type { SelectPlan } from "./select/selection-options.js";
@@ -25,6 +27,7 @@ import { checkSortedOver, findTimeColumn, selectRows, type RowSelection } from "
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { statOutput } from "./output/output-path.js";
+import { intoCallerDestination } from "./output/caller-destination.js";
 
 const TARGET_UNIT_OF: Readonly<Record<TimeUnit, TargetUnit>> = {
 	[TimeUnit.SECOND]: "s",
@@ -82,12 +85,19 @@ export interface SelectionSummary {
  * part K holds), of the store's table, written to `destination` as one file or stream.
  */
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
-	const plan = planExport({ ...options, bufferPool: undefined }, false);
-	plan.read.signal?.throwIfAborted();
-	const table = await openPlannedTable(store, plan.open);
-	const stages = await createSelectedStages(table, plan);
-	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], plan.read.signal);
-	return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, selection: stages.selection, table };
+	return intoCallerDestination(destination, async () => {
+		const plan = planExport({ ...options, bufferPool: undefined }, false);
+		const signal = plan.read.signal;
+		try {
+			throwIfAborted(signal);
+			const table = await openPlannedTable(store, plan.open);
+			const stages = await createSelectedStages(table, plan);
+			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], signal);
+			return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, selection: stages.selection, table };
+		} catch (error) {
+			throw asAbortError(error, signal);
+		}
+	});
 }
 
 /** The plan's parts that decide a dataset's content, for the manifests' digest: the parts of one dataset must agree on them. */
@@ -149,7 +159,21 @@ export async function exportPlannedDataset(
 	overwrite: boolean,
 	planned?: (table: ZarrTable, schema: Schema) => void,
 ): Promise<DatasetExportSummary> {
-	plan.read.signal?.throwIfAborted();
+	try {
+		return await writePlannedDataset(store, folder, plan, overwrite, planned);
+	} catch (error) {
+		throw asAbortError(error, plan.read.signal);
+	}
+}
+
+async function writePlannedDataset(
+	store: string,
+	folder: string,
+	plan: ExportPlan,
+	overwrite: boolean,
+	planned: ((table: ZarrTable, schema: Schema) => void) | undefined,
+): Promise<DatasetExportSummary> {
+	throwIfAborted(plan.read.signal);
 	const part = plan.select?.part ?? { index: 0, count: 1 };
 	const whole = plan.select?.part === undefined;
 	const existing = statOutput(folder);
@@ -159,6 +183,7 @@ export async function exportPlannedDataset(
 	}
 	const table = await openPlannedTable(store, plan.open);
 	const stages = await createSelectedStages(table, plan);
+	if (plan.dataset?.partitionBy !== undefined) checkPartitionKeysFree(stages.batcher.schema.fields.map((field) => field.name), plan.dataset.partitionBy);
 	planned?.(table, stages.batcher.schema);
 	if (whole && overwrite && existing !== undefined) clearDataset(folder);
 	const { options: stored, digest } = digestOptions(contentOptions(store, plan, part));

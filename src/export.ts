@@ -6,7 +6,8 @@
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
-import { Dt64ExportError, isDt64ExportError, oneLine, systemErrorReason, UsageError } from "./errors.js";
+import { abortError, asAbortError, isAborted, throwIfAborted } from "./abort.js";
+import { UsageError } from "./errors.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
@@ -20,6 +21,7 @@ import { selectsRows } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
 import { LIBRARY_SPELLING, resolveOutputFormat } from "./output/output-format.js";
 import { statOutput } from "./output/output-path.js";
+import { checkDestinationOpen, destinationFailure, intoCallerDestination } from "./output/caller-destination.js";
 
 /** The stages of an export, to pipe with `stream.pipeline` or to use one by one. */
 export interface ExportStages {
@@ -79,48 +81,51 @@ export function createTableExportStages(table: ZarrTable, options: ExportOptions
 
 /**
  * Runs the stages of an export into its destination, the last of `chain`: a failure of the destination (its own
- * error, or its closing mid-export) rejects as WRITE_FAILED (destinationFailure), the export's own errors as they
- * are. With `signal`, an abort destroys them all and rejects with Node's AbortError (stream.pipeline's), and an
- * export aborted already never starts.
+ * error, or its closing mid-export) rejects as WRITE_FAILED (destinationFailure), the export's own errors (and
+ * those of an `onChunk` callback) as they are. With `signal`, an abort destroys them all and rejects with Node's
+ * AbortError (see abort.ts); a signal aborted already destroys them before anything runs (a file writer's temporary
+ * file is removed, a dataset writer's folders).
  */
 export async function runStages(chain: readonly (Readable | Writable)[], signal: AbortSignal | undefined): Promise<void> {
-	signal?.throwIfAborted();
-	let sinkError: unknown;
-	chain[chain.length - 1].once("error", (error) => (sinkError ??= error));
+	if (signal?.aborted === true) {
+		for (const stream of chain) stream.destroy();
+		throw abortError(signal);
+	}
+	try {
+		checkDestinationOpen(chain[chain.length - 1] as Writable);
+	} catch (error) {
+		for (const stream of chain) stream.destroy();
+		throw error;
+	}
+	// The stream that failed first: the pipeline then destroys the others with the same error, the destination too,
+	// so the destination emitting an error does not make it the cause.
+	let first: Readable | Writable | undefined;
+	for (const stream of chain) stream.on("error", () => (first ??= stream));
 	try {
 		await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(signal === undefined ? [] : [{ signal }]));
 	} catch (error) {
-		if ((error as Error)?.name === "AbortError") throw error;
-		throw destinationFailure(error, sinkError);
+		if (isAborted(signal)) throw asAbortError(error, signal);
+		throw destinationFailure(error, first === chain[chain.length - 1]);
 	}
 }
 
 async function exportPlanned(store: string, plan: ExportPlan, destination: () => Writable): Promise<ZarrTable> {
-	plan.read.signal?.throwIfAborted();
-	const table = await openPlannedTable(store, plan.open);
-	// A time range or a part: only the rows selected are read, then filtered to the range (export-selection.ts).
-	const stages =
-		plan.select === undefined
-			? { ...createStagesAround(table, createTableReader(table, plan.read), plan), filter: undefined }
-			: await (await import("./export-selection.js")).createSelectedStages(table, plan);
-	const filter = stages.filter === undefined ? [] : [stages.filter];
-	await runStages([stages.reader, stages.batcher, ...filter, stages.writer, destination()], plan.read.signal);
-	return table;
-}
-
-/** Node's errors for a stream that was closed or destroyed under a pipeline. */
-const CLOSED_STREAM_CODES = new Set(["ERR_STREAM_DESTROYED", "ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_WRITE_AFTER_END"]);
-
-/**
- * A failure of the caller's destination (its own error, or Node's for a stream destroyed or ended under the
- * export) as a WRITE_FAILED Dt64ExportError, the error kept as its cause; the export's own errors as they are.
- */
-function destinationFailure(error: unknown, sinkError: unknown): unknown {
-	if (isDt64ExportError(error) || !(error instanceof Error)) return error;
-	const closed = CLOSED_STREAM_CODES.has((error as NodeJS.ErrnoException).code ?? "");
-	if (error !== sinkError && !closed) return error;
-	const reason = closed ? "it was closed before the export finished" : oneLine(systemErrorReason(error));
-	return new Dt64ExportError("WRITE_FAILED", `cannot write to the output stream: ${reason}`, { cause: error });
+	const signal = plan.read.signal;
+	try {
+		throwIfAborted(signal);
+		const table = await openPlannedTable(store, plan.open);
+		// A time range or a part: only the rows selected are read, then filtered to the range (export-selection.ts).
+		const stages =
+			plan.select === undefined
+				? { ...createStagesAround(table, createTableReader(table, plan.read), plan), filter: undefined }
+				: await (await import("./export-selection.js")).createSelectedStages(table, plan);
+		const filter = stages.filter === undefined ? [] : [stages.filter];
+		throwIfAborted(signal);
+		await runStages([stages.reader, stages.batcher, ...filter, stages.writer, destination()], signal);
+		return table;
+	} catch (error) {
+		throw asAbortError(error, signal);
+	}
 }
 
 /**
@@ -129,7 +134,7 @@ function destinationFailure(error: unknown, sinkError: unknown): unknown {
  */
 export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<ZarrTable> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
-	return exportPlanned(store, planExport(selectsRows(options) ? { ...options, bufferPool: undefined } : options, false), () => destination);
+	return intoCallerDestination(destination, () => exportPlanned(store, planExport(selectsRows(options) ? { ...options, bufferPool: undefined } : options, false), () => destination));
 }
 
 /**
@@ -146,5 +151,10 @@ export async function exportToFile(store: string, path: string, options: ExportO
 	const known = options.format === undefined || OUTPUT_FORMATS.includes(options.format);
 	const format = known ? resolveOutputFormat(options.format, path, existing !== undefined && !existing.isFile(), LIBRARY_SPELLING) : options.format;
 	const plan = planExport({ ...options, format, bufferPool }, false);
-	return exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
+	try {
+		return await exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
+	} finally {
+		// The table this resolves to keeps the pool: its free buffers (a few chunks' worth) go now, not with the table.
+		if (bufferPool !== options.bufferPool) bufferPool?.retire();
+	}
 }

@@ -52,6 +52,30 @@ describe("exportDataset", () => {
 	});
 });
 
+describe("partition keys", () => {
+	it("a column named as a Hive key of the partitioning (any case) is refused: Hive readers would read the folders' values in its place", async () => {
+		const store = path.join(tempDir(), "days.zarr");
+		await writeArray(store, "time", { shape: [4], chunks: [4], values: BigInt64Array.from({ length: 4 }, (_, i) => T0 + BigInt(i) * 86_400n), dimensionNames: ["time"] });
+		await writeArray(store, "Day", { shape: [4], chunks: [4], dataType: "int32", fillValue: 0, values: Int32Array.of(100, 101, 102, 103), dimensionNames: ["time"] });
+		const folder = path.join(tempDir(), "out");
+		await expect(exportDataset(store, folder, { columns: ["Day"], index: true, partitionBy: "day" })).rejects.toMatchObject({
+			code: "COLUMNS_INCOMPATIBLE",
+			option: "rename",
+			value: "Day",
+			message: 'column "Day" has the name of a Hive partition key of `partitionBy` day (year, month, day): DuckDB, polars and Spark would read the folders\' day in its place',
+		});
+		expect(fs.existsSync(folder)).toBe(false);
+		const run = runCli([store, "--columns", "Day", "--index", "--partition-by", "day", "-o", folder]);
+		expect([run.status, run.stderr]).toEqual([
+			2,
+			'dt64-export: column "Day" has the name of a Hive partition key of --partition-by day (year, month, day): DuckDB, polars and Spark would read the folders\' day in its place: rename one with --rename Day=<new name> [COLUMNS_INCOMPATIBLE]\n',
+		]);
+		// By month, day is no key; renamed, it is no clash.
+		expect((await exportDataset(store, path.join(tempDir(), "m"), { columns: ["Day"], index: true, partitionBy: "month" })).rows).toBe(4);
+		expect((await exportDataset(store, path.join(tempDir(), "d"), { columns: ["Day"], index: true, partitionBy: "day", rename: { Day: "day_number" } })).rows).toBe(4);
+	});
+});
+
 /** A Writable that keeps every byte written to it. */
 function collector(): Writable & { bytes(): Buffer } {
 	const chunks: Buffer[] = [];

@@ -317,6 +317,16 @@ describe("exportToFile and exportDataset: the format, and what they never replac
 	});
 });
 
+describe("Zarr v3 extension members", () => {
+	it("one that says \"must_understand\": false is ignored, as the v3 spec allows (others are refused: faults.test.ts)", async () => {
+		const root = path.join(work, "optional-extension.zarr");
+		await writeArray(root, "", { shape: [2], chunks: [2], values: BigInt64Array.of(1n, 2n), extraMetadata: { a_future_hint: { must_understand: false, note: "x" } } });
+		const out = path.join(tempDir(), "ext.arrow");
+		await exportToFile(root, out);
+		expect(rawValues(out)).toEqual([1n, 2n]);
+	});
+});
+
 describe("signal: an export aborted by its caller", () => {
 	const weather = path.join(REPO, "data/weather-station.zarr");
 	const observations = path.join(REPO, "data/observations.zarr");

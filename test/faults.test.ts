@@ -191,6 +191,9 @@ describe("malformed stores are refused with one line naming what and where", () 
 		["sharding codecs that are not a list", () => storeWithMetadata("shardcodecs.zarr", (j) => void (j.codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [2], codecs: "bytes" } }])), (r) => new RegExp(`${meta(r)}sharding_indexed\\.codecs must be a list`)],
 		["an unknown chunk key encoding", () => storeWithMetadata("keyenc.zarr", (j) => void (j.chunk_key_encoding = { name: "v4" })), (r) => new RegExp(`${meta(r)}chunk_key_encoding: unknown name "v4"`)],
 		["storage transformers", () => storeWithMetadata("transformers.zarr", (j) => void (j.storage_transformers = [{ name: "x" }])), (r) => new RegExp(`${meta(r)}storage_transformers are not supported`)],
+		// The v3 spec: an extension member not understood fails the array unless it says "must_understand": false.
+		["an extension member that must be understood", () => storeWithMetadata("extension.zarr", (j) => void (j.some_future_extension = { must_understand: true, offset: 5 })), (r) => new RegExp(`${meta(r)}zarr.json member "some_future_extension" is an extension this reader does not know, and it does not say "must_understand": false`)],
+		["an extension member with no must_understand", () => storeWithMetadata("extension2.zarr", (j) => void (j.scale = 2)), (r) => new RegExp(`${meta(r)}zarr.json member "scale" is an extension`)],
 		["a zip file that is not a zip", async () => {
 			const file = `${fresh("fake")}.zip`;
 			fs.writeFileSync(file, "not a zip archive at all");

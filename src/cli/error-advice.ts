@@ -25,6 +25,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	convertCalendar: "--convert-calendar",
 	partitionBy: "--partition-by",
 	timeColumn: "--time-column",
+	rangeSearch: "--range-search",
 	maxRowsPerFile: "--max-rows-per-file",
 	part: "--part",
 	parts: "--parts",

@@ -24,6 +24,7 @@ export class BufferPool {
 	/** Of an issued buffer handed back in parts, the ranges [start, end) said dead so far: sorted, disjoint, apart. */
 	readonly #deadRanges = new WeakMap<ArrayBuffer, [number, number][]>();
 	#freeBytes = 0;
+	#retired = false;
 	#reused = 0;
 
 	/** `maxFreeBytes` bounds what the pool keeps between uses. */
@@ -43,6 +44,16 @@ export class BufferPool {
 	 * A view of exactly `size` bytes, with undefined content, of a buffer handed back or a new one. `room`: its buffer
 	 * holds at least this many bytes (encoded bytes read where their decoded bytes will go, see GetOptions.room).
 	 */
+	/**
+	 * The export is over: its free buffers go, and any handed back later (a write finishing after the export settled)
+	 * are not kept, so that an object still holding the pool (the table an export resolves to) holds no chunk memory.
+	 */
+	retire(): void {
+		this.#retired = true;
+		this.#free.clear();
+		this.#freeBytes = 0;
+	}
+
 	acquire(size: number, room = size): Buffer {
 		const capacity = capacityFor(Math.max(size, room));
 		const reused = this.#free.get(capacity)?.pop();
@@ -99,7 +110,7 @@ export class BufferPool {
 		}
 		this.#deadRanges.delete(buffer);
 		const capacity = buffer.byteLength;
-		if (this.#freeBytes + capacity > this.maxFreeBytes) return;
+		if (this.#retired || this.#freeBytes + capacity > this.maxFreeBytes) return;
 		const free = this.#free.get(capacity) ?? [];
 		// A buffer handed back twice would be issued twice: each is kept once.
 		if (free.includes(buffer)) return;

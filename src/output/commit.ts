@@ -9,6 +9,7 @@ import { Dt64ExportError } from "../errors.js";
 import { footerRowCount } from "../stream/parquet/footer.js";
 import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { readManifest, writeJsonFile, type PartManifest } from "./manifest.js";
+import { checkLocalOutput } from "./output-path.js";
 
 export interface CommitSummary {
 	readonly committed: true;
@@ -62,6 +63,7 @@ function readManifests(folder: string): PartManifest[] {
 }
 
 export async function commitDataset(folder: string): Promise<CommitSummary> {
+	checkLocalOutput(folder);
 	if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Dt64ExportError("DATASET_INVALID", `cannot commit ${folder}: not a folder`, { path: folder });
 	const manifests = readManifests(folder);
 	const count = manifests[0].parts;

@@ -6,9 +6,28 @@
 import { floorDiv } from "../convert/bigint-division.js";
 import { civilFromDays, daysFromMonthsBig } from "../convert/calendar.js";
 import { TARGET_UNITS_PER_SECOND, type TargetUnit } from "../dtype/units.js";
+import { Dt64ExportError } from "../errors.js";
 
 export const PARTITION_LEVELS = ["year", "month", "day", "hour"] as const;
 export type PartitionLevel = (typeof PARTITION_LEVELS)[number];
+
+/**
+ * Refuses a column named as one of the partition keys of `level` (year, month, day, hour down to it), compared
+ * without regard to case as DuckDB does: Hive readers (DuckDB, polars, Spark) read the folder's value in place of the
+ * column's, with no error anywhere, so a `day` variable would come back as the day of the month.
+ */
+export function checkPartitionKeysFree(names: readonly string[], level: PartitionLevel): void {
+	const keys = PARTITION_LEVELS.slice(0, PARTITION_LEVELS.indexOf(level) + 1);
+	for (const name of names) {
+		const key = keys.find((key) => key === name.toLowerCase());
+		if (key === undefined) continue;
+		throw new Dt64ExportError(
+			"COLUMNS_INCOMPATIBLE",
+			`column ${JSON.stringify(name)} has the name of a Hive partition key of \`partitionBy\` ${level} (${keys.join(", ")}): DuckDB, polars and Spark would read the folders' ${key} in its place`,
+			{ option: "rename", value: name },
+		);
+	}
+}
 
 /** One partition: its folder, relative to the dataset, and the values [low, high) it holds. */
 export interface HivePartition {

@@ -2,11 +2,30 @@ import * as fs from "node:fs";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 
 /**
+ * Refuses an output (or dataset folder) named by a URL: stores are read from s3://, gs://, http(s)://..., but output
+ * is written to a local or mounted path only. Taken as a path, `s3://bucket/x` is the folder `s3:/bucket/x` beside
+ * the process, written there while every message named the bucket (a batch job's container then lost it); an empty
+ * name is refused too, before anything is read (it failed only once the whole export was written).
+ */
+export function checkLocalOutput(target: string): void {
+	if (target === "") throw new Dt64ExportError("OUTPUT_INVALID", "the output path is empty", { path: target });
+	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
+	if (scheme !== undefined) {
+		throw new Dt64ExportError(
+			"OUTPUT_INVALID",
+			`${target} is a URL: output is written to a local or mounted path only (write it there, then copy it to ${scheme}:// with that store's own tool)`,
+			{ path: target },
+		);
+	}
+}
+
+/**
  * What is at an output path (a file, a folder, a device), or undefined when nothing is. A path no output can be
  * created at is refused with OUTPUT_INVALID and the reason: a file where the path needs a folder
  * (`notes.txt/out.arrow`), a name too long, a loop of links, a folder it may not look into.
  */
 export function statOutput(target: string): fs.Stats | undefined {
+	checkLocalOutput(target);
 	try {
 		return fs.statSync(target, { throwIfNoEntry: false });
 	} catch (error) {

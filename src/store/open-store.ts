@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
 import { Dt64ExportError, UsageError } from "../errors.js";
@@ -67,8 +68,18 @@ function objectStoreOf(scheme: string, location: string): { url: BucketUrl; open
 	return open === undefined ? undefined : { url: parseBucketUrl(location), open };
 }
 
+function localPathOf(url: string): string {
+	try {
+		return fileURLToPath(url);
+	} catch (error) {
+		throw new UsageError(`${url}: not a local file URL (${(error as Error).message})`, { cause: error });
+	}
+}
+
 /** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3://, gs://, az:// or abfs:// URL. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+	// A file: URL (what pathToFileURL and import.meta.url give) names a local folder or zip.
+	if (/^file:\/\//i.test(location)) location = localPathOf(location);
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			const reader = httpZipReader(location, options);

@@ -143,6 +143,22 @@ export function parsePlainArrayMetadata(node: NodeMetadata, where: string): Plai
 	return { ...parseArrayLayout(form, where), dataType, fillValue };
 }
 
+/** The members of a v3 array's zarr.json the core spec defines. */
+const V3_ARRAY_MEMBERS = new Set(["zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names"]);
+
+/**
+ * The v3 spec lets zarr.json carry extension members: one this reader does not know may be ignored only if it says
+ * `"must_understand": false`; any other could change what the values mean (an offset, a mask), so the array is
+ * refused rather than read as if it were not there.
+ */
+function checkExtensionMembers(json: Record<string, unknown>, where: string): void {
+	for (const [name, value] of Object.entries(json)) {
+		if (V3_ARRAY_MEMBERS.has(name)) continue;
+		const optional = typeof value === "object" && value !== null && (value as { must_understand?: unknown }).must_understand === false;
+		if (!optional) throw new Dt64ExportError("UNSUPPORTED", `${where}: zarr.json member ${JSON.stringify(name)} is an extension this reader does not know, and it does not say "must_understand": false`);
+	}
+}
+
 /** Shape, chunk grid, codecs and names of an array in the v3 form, checked. */
 function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 	const { json } = form;
@@ -159,6 +175,7 @@ function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 	if (!Array.isArray(json.codecs) || json.codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs must be a list of {"name": ...} objects`);
 	}
+	if (form.zarrFormat === 3) checkExtensionMembers(json, where);
 	const transformers = json.storage_transformers;
 	if (Array.isArray(transformers) && transformers.length > 0) {
 		throw new Dt64ExportError("UNSUPPORTED", `${where}: storage_transformers are not supported`);

@@ -1,0 +1,117 @@
+/**
+ * The library as a long-running service embeds it: what each export call does with the caller's destination, its
+ * signal and its resources, whenever it fails or is aborted (findings of the embedding trial).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { PassThrough, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { commitDataset, exportDataset, exportSelection, exportTable, exportToFile } from "../src/index.js";
+import { REPO, readArrow, runCli, tempDir } from "./support/cli.js";
+
+const weather = path.join(REPO, "data/weather-station.zarr");
+const observations = path.join(REPO, "data/observations.zarr");
+const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const openDescriptors = () => fs.readdirSync("/proc/self/fd").length;
+
+describe("the caller's destination, from the moment the export is called", () => {
+	it("an error it emits while the store is opened rejects the call as WRITE_FAILED (it used to end the process)", async () => {
+		const destination = fs.createWriteStream(path.join(tempDir(), "no-such-folder", "t.arrow"));
+		const error = await rejection(exportTable(weather, destination));
+		expect(error).toMatchObject({ code: "WRITE_FAILED", message: expect.stringMatching(/^cannot write to the output stream: .*ENOENT/), cause: { code: "ENOENT" } });
+		const selected = fs.createWriteStream(path.join(tempDir(), "no-such-folder", "s.arrow"));
+		expect(await rejection(exportSelection(weather, selected, { start: "2023-01-02" }))).toMatchObject({ code: "WRITE_FAILED" });
+	});
+
+	it("an export that fails before writing destroys it, as a pipeline would: no file descriptor is left open", async () => {
+		const dir = tempDir();
+		const before = openDescriptors();
+		for (let i = 0; i < 10; i++) {
+			const destination = fs.createWriteStream(path.join(dir, `t${i}.arrow`));
+			await new Promise((resolve) => destination.once("open", resolve));
+			expect(await rejection(exportTable(path.join(dir, "missing.zarr"), destination))).toMatchObject({ code: "STORE_NOT_FOUND" });
+			expect(destination.destroyed).toBe(true);
+			expect(await rejection(exportSelection(weather, new PassThrough(), { start: "not a time" }))).toMatchObject({ code: "USAGE" });
+		}
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		expect(openDescriptors()).toBeLessThanOrEqual(before);
+	});
+
+	it("one ended or destroyed already is refused at once (a pipeline into an ended stream never settled)", async () => {
+		const ended = new PassThrough();
+		ended.end();
+		expect(await rejection(exportTable(weather, ended))).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: it was ended before the export started" });
+		const destroyed = new Writable({ write: (_chunk, _encoding, done) => done() });
+		destroyed.destroy();
+		expect(await rejection(exportSelection(weather, destroyed, { start: "2023" }))).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: it was destroyed before the export started" });
+	});
+
+	it("an onChunk callback that throws rejects the call with its own error, not as a failed write", async () => {
+		const bug = new TypeError("bug in my progress bar");
+		const onChunk = () => {
+			throw bug;
+		};
+		expect(await rejection(exportToFile(weather, path.join(tempDir(), "t.arrow"), { onChunk }))).toBe(bug);
+		expect(await rejection(exportTable(weather, new PassThrough().resume(), { onChunk }))).toBe(bug);
+	});
+});
+
+describe("signal: the same AbortError whenever the abort comes", () => {
+	const isAbort = (reason: unknown) => ({ name: "AbortError", code: "ABORT_ERR", cause: reason });
+
+	it("aborted before the call, with any reason: Node's AbortError with the reason as cause, from every export", async () => {
+		for (const reason of [undefined, "nope", new Error("shutdown")]) {
+			const signal = AbortSignal.abort(reason);
+			const expected = isAbort(signal.reason);
+			const dir = tempDir();
+			expect(await rejection(exportToFile(weather, path.join(dir, "t.arrow"), { signal }))).toMatchObject(expected);
+			expect(await rejection(exportTable(weather, new PassThrough(), { signal }))).toMatchObject(expected);
+			expect(await rejection(exportSelection(weather, new PassThrough(), { start: "2023", signal }))).toMatchObject(expected);
+			expect(await rejection(exportDataset(weather, path.join(dir, "ds"), { partitionBy: "day", signal }))).toMatchObject(expected);
+			expect(fs.readdirSync(dir)).toEqual([]);
+		}
+	});
+
+	it("aborted while the store is opened: no temporary file, no open descriptor, no dataset folder", async () => {
+		const dir = tempDir();
+		const before = openDescriptors();
+		for (let i = 0; i < 10; i++) {
+			const controller = new AbortController();
+			const file = rejection(exportToFile(weather, path.join(dir, `x${i}.parquet`), { signal: controller.signal }));
+			const dataset = rejection(exportDataset(observations, path.join(dir, `d${i}`), { columns: ["time", "temperature"], index: true, partitionBy: "day", signal: controller.signal }));
+			const selection = rejection(exportSelection(weather, new PassThrough(), { start: "2023-01-02", signal: controller.signal }));
+			controller.abort("nope");
+			for (const error of await Promise.all([file, dataset, selection])) expect(error).toMatchObject(isAbort("nope"));
+		}
+		expect(fs.readdirSync(dir)).toEqual([]);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		expect(openDescriptors()).toBeLessThanOrEqual(before);
+	});
+});
+
+describe("what an export leaves behind and what it takes", () => {
+	it("the table exportToFile resolves to holds no free chunk buffers", async () => {
+		const table = await exportToFile(path.join(REPO, "data/weather-station.zarr"), path.join(tempDir(), "t.arrow"));
+		expect((table as unknown as { bufferPool: { freeBytes: number } }).bufferPool.freeBytes).toBe(0);
+	});
+
+	it("an empty output path, or a URL, is refused before anything is read; a file: URL names a local store", async () => {
+		expect(await rejection(exportToFile(weather, "", { format: "arrow" }))).toMatchObject({ code: "OUTPUT_INVALID", message: "the output path is empty" });
+		for (const url of ["s3://bucket/t.parquet", "gs://bucket/t.parquet", "https://example.com/t.parquet"]) {
+			expect(await rejection(exportToFile(weather, url))).toMatchObject({ code: "OUTPUT_INVALID", message: `${url} is a URL: output is written to a local or mounted path only (write it there, then copy it to ${url.split(":")[0]}:// with that store's own tool)` });
+		}
+		expect(await rejection(exportDataset(weather, "s3://bucket/ds", { partitionBy: "day" }))).toMatchObject({ code: "OUTPUT_INVALID" });
+		expect(await rejection(commitDataset("gs://bucket/ds"))).toMatchObject({ code: "OUTPUT_INVALID" });
+		const dir = tempDir();
+		for (const args of [["-o", "s3://my-bucket/exports/t2m", "--partition-by", "day"], ["-o", "gs://b/t.parquet"], ["commit", "s3://my-bucket/t2m"]]) {
+			const run = args[0] === "commit" ? runCli(args, { cwd: dir }) : runCli([weather, ...args], { cwd: dir });
+			expect(run.status, run.stderr).toBe(1);
+			expect(run.stderr).toMatch(/is a URL: output is written to a local or mounted path only .*\[OUTPUT_INVALID\]\n$/);
+		}
+		expect(fs.readdirSync(dir)).toEqual([]);
+		const file = path.join(tempDir(), "w.arrow");
+		await exportToFile(pathToFileURL(weather).href, file);
+		expect(readArrow(file).numRows).toBe(17_520);
+	});
+});
