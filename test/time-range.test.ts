@@ -181,6 +181,21 @@ describe("a time coordinate of an xarray-like dataset", () => {
 		}
 	});
 
+	it("a range ending in the chunk after a chunk of NaT only (a sparse store's missing chunk) keeps that chunk's rows", async () => {
+		const store = path.join(work, "gap.zarr");
+		const steps = 1000;
+		// Chunk 40 of 100 is missing: its 10 times read as NaT (the fill value).
+		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
+		await writeArray(store, "", { shape: [steps], chunks: [10], values: times, fillValue: "NaT", omitChunks: (coords: number[]) => coords[0] === 40 });
+		const bound = (hour: number) => formatIsoTimestamp((T0 + BigInt(hour) * HOUR_S) * 1000n, "ms");
+		for (const [start, end, rows] of [[412, 416, 4], [395, 415, 5 + 5], [405, 409, 0]] as const) {
+			const out = path.join(tempDir(), `gap-${start}.arrow`);
+			const run = runCli([store, "--start", bound(start), "--end", bound(end), "-q", "-o", out]);
+			expect(run.status, run.stderr).toBe(0);
+			expect(readRawInt64(out), `[${start}, ${end})`).toHaveLength(rows);
+		}
+	});
+
 	it("--no-range-search (rangeSearch: false) reads every row of a long time column and filters it: a time out of order in a chunk the search skips is kept", async () => {
 		const store = path.join(work, "long-stray.zarr");
 		const steps = 2000;

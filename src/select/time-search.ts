@@ -180,6 +180,10 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 		}
 		bisect = !bisect && high - low > size / 2;
 	}
+	// Block `low` may hold NaT only (a missing chunk of a sparse store, a gap): it says nothing, and the split is in
+	// the first block after it that holds times (whose last time is >= bound: the search's invariant). Stopping at the
+	// NaT block's end put the split before that block's times below the bound: an end bound there lost them.
+	while (low < blockCount && (await probed.summary(low)) === null) low++;
 	if (low === blockCount) return rows * rowSize;
 	// NaT may sit anywhere in the block: a scan, not a bisection (the block is read already).
 	const block = await probed.block(low);
