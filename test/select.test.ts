@@ -31,6 +31,13 @@ describe("time bounds", () => {
 		for (const text of ["", "21-01-01", "2021-13", "2021-02-29", "2021-01-01T24:00", "2021-01-01T00:60", "yesterday", "2021-01-01T00:00+25:00"]) {
 			expect(() => parseTimeBound(text), text).toThrow(expect.objectContaining({ kind: "usage" }));
 		}
+		// The basic format's 20220102 (pandas: 2022-01-02) is refused rather than read as the year 20220102; a signed
+		// expanded year is read.
+		expect(() => parseTimeBound("20220102", "end")).toThrow(
+			'end "20220102": a year of 8 digits; write dates with dashes (2022-01-02 for 20220102: the basic format is not read), or a year past 9999 with its sign (+20220102)',
+		);
+		expect(() => parseTimeBound("202201")).toThrow(/a year of 6 digits/);
+		expect(parseTimeBound("+10000") > parseTimeBound("9999-12-31T23:59:59")).toBe(true);
 		expect(() => parseTimeBounds("2021-01-02", "2021-01-01")).toThrow(expect.objectContaining({ kind: "usage" }));
 		expect(() => parseTimeBounds("2021-01-01", "2021-01-01")).toThrow(expect.objectContaining({ kind: "usage" }));
 	});

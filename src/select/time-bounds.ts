@@ -34,6 +34,14 @@ export function parseTimeBound(text: string, option: "start" | "end" = "start"):
 	const match = BOUND.exec(text.trim());
 	if (match === null) throw new UsageError(`${option} ${JSON.stringify(text)}: not an ISO 8601 date or date-time (e.g. 2021-03-04 or 2021-03-04T05:06:07Z)`, { option, value: text });
 	const [, yearText, monthText, dayText, hourText, minuteText, secondText, fractionText, zone] = match;
+	// ISO 8601 writes a year past 9999 with a sign (+20220102); unsigned, 20220102 is the basic format's 2022-01-02,
+	// which pandas reads so, where taking it as a year would select nothing (or everything) without a word.
+	if (yearText.length > 4 && !/^[+-]/.test(yearText)) {
+		throw new UsageError(
+			`${option} ${JSON.stringify(text)}: a year of ${yearText.length} digits; write dates with dashes (2022-01-02 for 20220102: the basic format is not read), or a year past 9999 with its sign (+${yearText})`,
+			{ option, value: text },
+		);
+	}
 	const year = BigInt(yearText);
 	const month = monthText === undefined ? 1 : Number(monthText);
 	const day = dayText === undefined ? 1 : Number(dayText);
