@@ -1,4 +1,5 @@
 import { Transform, type TransformCallback } from "node:stream";
+import { checkOwnRecordBatch } from "../arrow/own-record-batch.js";
 import { AsyncByteQueue, RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch, type RecordBatchWriter, type Schema } from "apache-arrow";
 
 export type IpcFormat = "file" | "stream";
@@ -59,6 +60,7 @@ export class IpcWriter extends Transform {
 
 	override _transform(batch: RecordBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
 		try {
+			checkOwnRecordBatch(batch, "Arrow IPC writer");
 			this.#writer.write(batch);
 			this.#pushSmall();
 		} catch (error) {

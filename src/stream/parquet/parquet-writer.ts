@@ -19,6 +19,7 @@
  */
 import { Transform, type TransformCallback } from "node:stream";
 import { type Data, makeData, RecordBatch, type Schema, Struct, util } from "apache-arrow";
+import { checkOwnRecordBatch } from "../../arrow/own-record-batch.js";
 import { Dt64ExportError } from "../../errors.js";
 import { releaseBatchBuffers } from "../../memory/batch-buffers.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
@@ -102,9 +103,7 @@ export class ParquetWriter extends Transform {
 	}
 
 	private async writeBatch(batch: unknown): Promise<void> {
-		if (!(batch instanceof RecordBatch)) {
-			throw new Dt64ExportError("USAGE", `Parquet writer expects apache-arrow RecordBatch objects, got ${kindOf(batch)}`);
-		}
+		checkOwnRecordBatch(batch, "Parquet writer");
 		const feed = this.feed ?? this.start(await loadParquetWasm(), batch.schema);
 		const inputSchema = this.inputSchema as Schema;
 		const sameSchema: boolean = util.compareSchemas(inputSchema, batch.schema);
@@ -186,12 +185,6 @@ export class ParquetWriter extends Transform {
 			throw new Dt64ExportError("INTERNAL", `parquet-wasm wrote ${rows} rows instead of ${this.rowsIn}`);
 		}
 	}
-}
-
-function kindOf(value: unknown): string {
-	if (value === null) return "null";
-	if (typeof value === "object") return value.constructor?.name ?? "object";
-	return typeof value;
 }
 
 export function createParquetWriter(options?: ParquetWriterOptions, bufferPool?: BufferPool): ParquetWriter {
