@@ -85,7 +85,7 @@ export interface SelectionSummary {
  * part K holds), of the store's table, written to `destination` as one file or stream.
  */
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
-	return intoCallerDestination(destination, async () => {
+	return intoCallerDestination(destination, options, async () => {
 		const plan = planExport({ ...options, bufferPool: undefined }, false);
 		const signal = plan.read.signal;
 		try {

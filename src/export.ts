@@ -65,12 +65,21 @@ export function createStagesAround(table: ZarrTable, reader: TableReader, plan: 
 	return { reader, batcher, writer, table };
 }
 
+/** The options of an export that open its store or its file, which createTableExportStages cannot honour. */
+const OPENING_OPTIONS = ["array", "group", "columns", "column", "headers", "retries", "signRequests", "env", "overwrite", "cf", "convertCalendar", "nanAsNull"] as const;
+
 /**
  * Builds the reader, batcher and writer for an opened table. Options are checked here, before any read. The rows
  * of a time range or a part are found by reading the time first, which these stages cannot wait for: exportSelection
  * writes them.
  */
 export function createTableExportStages(table: ZarrTable, options: ExportOptions = {}): ExportStages {
+	// The table is open already: what opens a store, or writes a file, has nothing to do here.
+	for (const option of OPENING_OPTIONS) {
+		if ((options as Record<string, unknown>)[option] !== undefined) {
+			throw new UsageError(`${option} applies when a store is opened (openTable, or the exports that open one), not to the stages of a table open already`, { option });
+		}
+	}
 	const plan = planExport(options, false);
 	if (plan.select !== undefined) {
 		const option = options.start !== undefined ? "start" : options.end !== undefined ? "end" : "part";
@@ -134,7 +143,7 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  */
 export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<ZarrTable> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
-	return intoCallerDestination(destination, () => exportPlanned(store, planExport(selectsRows(options) ? { ...options, bufferPool: undefined } : options, false), () => destination));
+	return intoCallerDestination(destination, options, () => exportPlanned(store, planExport(selectsRows(options) ? { ...options, bufferPool: undefined } : options, false), () => destination));
 }
 
 /**

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { commitDataset, exportDataset, exportSelection, exportTable, exportToFile } from "../src/index.js";
+import { commitDataset, createTableExportStages, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
 import { REPO, readArrow, runCli, tempDir } from "./support/cli.js";
 
 const weather = path.join(REPO, "data/weather-station.zarr");
@@ -87,6 +87,19 @@ describe("signal: the same AbortError whenever the abort comes", () => {
 		expect(fs.readdirSync(dir)).toEqual([]);
 		await new Promise((resolve) => setTimeout(resolve, 50));
 		expect(openDescriptors()).toBeLessThanOrEqual(before);
+	});
+});
+
+describe("options that would do nothing are refused", () => {
+	it("overwrite with a stream; the options that open a store, given to the stages of a table open already", async () => {
+		expect(await rejection(exportTable(weather, new PassThrough(), { overwrite: true } as never))).toMatchObject({ code: "USAGE", option: "overwrite" });
+		expect(await rejection(exportSelection(weather, new PassThrough(), { start: "2023", overwrite: true } as never))).toMatchObject({ code: "USAGE", option: "overwrite" });
+		const table = await openTable(observations, { columns: ["temperature"] });
+		for (const option of ["columns", "array", "group", "headers", "retries", "overwrite", "cf"]) {
+			expect(() => createTableExportStages(table, { [option]: option === "retries" ? 2 : option === "cf" ? false : ["x"] } as never), option).toThrow(
+				expect.objectContaining({ code: "USAGE", option, message: `${option} applies when a store is opened (openTable, or the exports that open one), not to the stages of a table open already` }),
+			);
+		}
 	});
 });
 

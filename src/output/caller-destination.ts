@@ -3,7 +3,7 @@
  * export's own, and how it is held from the moment the export is called.
  */
 import type { Writable } from "node:stream";
-import { Dt64ExportError, isDt64ExportError, oneLine, systemErrorReason } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, oneLine, systemErrorReason, UsageError } from "../errors.js";
 
 /** Node's errors for a stream that was closed or destroyed under a pipeline. */
 const CLOSED_STREAM_CODES = new Set(["ERR_STREAM_DESTROYED", "ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_WRITE_AFTER_END"]);
@@ -40,7 +40,10 @@ export function destinationFailure(error: unknown, fromDestination: boolean): un
  *   stream's descriptor is closed).
  * The listener stays: an error the destination emits after a failure is the export's doing, never the process's end.
  */
-export async function intoCallerDestination<T>(destination: Writable, run: () => Promise<T>): Promise<T> {
+export async function intoCallerDestination<T>(destination: Writable, options: object, run: () => Promise<T>): Promise<T> {
+	if ((options as { overwrite?: unknown }).overwrite !== undefined) {
+		throw new UsageError("overwrite applies to the exports that write a path (exportToFile, exportDataset): this one writes to the stream it is given", { option: "overwrite" });
+	}
 	let own: unknown;
 	let failed = false;
 	const onError = (error: unknown) => {
