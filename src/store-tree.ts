@@ -12,7 +12,7 @@ import type { AbsolutePath } from "./store/readable.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
 import { Dt64ExportError, isDt64ExportError } from "./errors.js";
 import { parseJson } from "./json/parse-json.js";
-import { rawMemberText } from "./json/raw-member.js";
+import { rawMemberText, rawMembers } from "./json/raw-member.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
 import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
@@ -199,7 +199,7 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 	const consolidated: unknown = JSON.parse(consolidatedText);
 	// Another kind than "inline" is not one this reader knows: the metadata is then as good as absent.
 	if (!isObject(consolidated) || consolidated.kind !== "inline" || !isObject(consolidated.metadata)) return false;
-	const metadataText = rawMemberText(consolidatedText, "metadata")!;
+	const members = rawMembers(rawMemberText(consolidatedText, "metadata")!);
 	for (const [key, value] of Object.entries(consolidated.metadata)) {
 		const nodePath = join(prefix, key);
 		if (out.has(nodePath) || key.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
@@ -207,7 +207,7 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 			if (!isObject(value)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: consolidated metadata of ${JSON.stringify(key)} is not an object`);
 			// Only datetime arrays need their exact text (the fill value); re-serializing the rest is cheaper.
 			const needsText = value.node_type === "group" || isObject(value.data_type);
-			const text = needsText ? rawMemberText(metadataText, key)! : JSON.stringify(value);
+			const text = needsText ? members.get(key)! : JSON.stringify(value);
 			const node = parseNodeJson(text, nodePath, `${shownAs} (consolidated metadata of ${JSON.stringify(key)})`);
 			out.set(nodePath, { path: nodePath, node });
 			if (node.kind === "group") consolidatedEntries(text, nodePath, shownAs, out);
@@ -225,7 +225,7 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEntry[] {
 	const json = parseJson(text, shownAs);
 	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: expected {"metadata": {...}}`);
-	const metadataText = rawMemberText(text, "metadata")!;
+	const members = rawMembers(rawMemberText(text, "metadata")!);
 	const entries: TreeEntry[] = [];
 	for (const key of Object.keys(json.metadata)) {
 		const match = /^(?:(.*)\/)?\.z(group|array)$/.exec(key);
@@ -234,8 +234,8 @@ function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEn
 		if (relative !== "" && relative.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
 		const nodePath = join(prefix, relative);
 		try {
-			const attributesText = rawMemberText(metadataText, `${relative ? `${relative}/` : ""}${ZATTRS}`);
-			const node = parseV2NodeJson(match[2] as "group" | "array", rawMemberText(metadataText, key)!, attributesText, nodePath, `${shownAs} (metadata of ${JSON.stringify(key)})`);
+			const attributesText = members.get(`${relative ? `${relative}/` : ""}${ZATTRS}`);
+			const node = parseV2NodeJson(match[2] as "group" | "array", members.get(key)!, attributesText, nodePath, `${shownAs} (metadata of ${JSON.stringify(key)})`);
 			entries.push({ path: nodePath, node });
 		} catch (error) {
 			entries.push({ path: nodePath, error: (error as Error).message });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDatetime64Type } from "../src/dtype/datetime64.js";
 import { parseFillValue } from "../src/dtype/fill-value.js";
-import { rawMemberText } from "../src/json/raw-member.js";
+import { rawMembers, rawMemberText } from "../src/json/raw-member.js";
 
 const dt = (configuration: unknown, extra: object = {}) => ({ name: "numpy.datetime64", configuration, ...extra });
 
@@ -75,5 +75,21 @@ describe("rawMemberText", () => {
 		expect(rawMemberText(json, "fill_value")).toBe("9007199254740993");
 		expect(rawMemberText('{"fill_value":1,"fill_value":2}', "fill_value")).toBe("2");
 		expect(rawMemberText("{}", "fill_value")).toBeUndefined();
+	});
+});
+
+describe("rawMembers: every member of an object's text in one pass (a consolidated document is cut once)", () => {
+	it("gives each member's exact text, the last of a repeated name, as rawMemberText does one by one", () => {
+		const text = ' { "a" : 9007199254740993 , "b":{"x":[1,"}"]},"c\\"d":"q\\"}","a":-0.0 ,"e":null } ';
+		const members = rawMembers(text);
+		expect([...members]).toEqual([
+			["a", "-0.0"],
+			["b", '{"x":[1,"}"]}'],
+			['c"d', '"q\\"}"'],
+			["e", "null"],
+		]);
+		for (const [name, value] of members) expect(rawMemberText(text, name)).toBe(value);
+		expect(rawMembers("{}").size).toBe(0);
+		expect(() => rawMembers('{"a":1')).toThrow(/invalid JSON/);
 	});
 });

@@ -9,12 +9,21 @@ import { Dt64ExportError } from "../errors.js";
  * duplicate keys wins.
  */
 export function rawMemberText(json: string, key: string): string | undefined {
+	return rawMembers(json).get(key);
+}
+
+/**
+ * Every member of a JSON object's text, by name, as its exact text (the last of a repeated name, as JSON.parse
+ * keeps it), in one pass: a consolidated metadata document of thousands of nodes is cut once, not once per node
+ * (which made discovering 2,000 arrays take 47 s).
+ */
+export function rawMembers(json: string): Map<string, string> {
+	const members = new Map<string, string>();
 	const scanner = new Scanner(json);
 	scanner.skipWhitespace();
 	scanner.expect("{");
-	let found: string | undefined;
 	scanner.skipWhitespace();
-	if (scanner.peek() === "}") return undefined;
+	if (scanner.peek() === "}") return members;
 	for (;;) {
 		scanner.skipWhitespace();
 		const name = JSON.parse(json.slice(scanner.position, scanner.skipString())) as string;
@@ -23,14 +32,14 @@ export function rawMemberText(json: string, key: string): string | undefined {
 		scanner.skipWhitespace();
 		const start = scanner.position;
 		scanner.skipValue();
-		if (name === key) found = json.slice(start, scanner.position);
+		members.set(name, json.slice(start, scanner.position));
 		scanner.skipWhitespace();
 		if (scanner.peek() === ",") {
 			scanner.position++;
 			continue;
 		}
 		scanner.expect("}");
-		return found;
+		return members;
 	}
 }
 
