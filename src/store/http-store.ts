@@ -180,6 +180,27 @@ const NETWORK_ERROR_CODES: Record<string, string> = {
 	UND_ERR_BODY_TIMEOUT: "timed out reading the body",
 };
 
+/**
+ * Network failures that another attempt cannot mend: a host name that does not resolve (ENOTFOUND is DNS's
+ * definite "no such name"; EAI_AGAIN, a lookup that could not be made, is retried), and a port fetch refuses to
+ * connect to. What the user can do about each.
+ */
+const PERMANENT_NETWORK_ERRORS: Readonly<Record<string, (url: URL) => string>> = {
+	ENOTFOUND: (url) => `host ${url.hostname} not found (ENOTFOUND): check the URL or endpoint, and this machine's DNS`,
+	// The Fetch standard's "bad port" list (SIP's 5060, IRC's 6667, SMTP's 25...): Node's fetch never connects there.
+	"bad port": (url) => `Node's fetch refuses to connect to port ${url.port} (a port the Fetch standard blocks): serve the endpoint on another port`,
+};
+
+/** The permanent network failure in fetch's cause chain, described; undefined for one worth retrying. */
+function permanentNetworkError(error: unknown, url: URL): string | undefined {
+	for (let current: unknown = error; current instanceof Error; current = current.cause) {
+		const code = (current as { code?: unknown }).code;
+		const describe = PERMANENT_NETWORK_ERRORS[typeof code === "string" ? code : current.message];
+		if (describe !== undefined) return describe(url);
+	}
+	return undefined;
+}
+
 /** fetch reports network failures as `TypeError: fetch failed` with the useful part in the cause chain. */
 function describeNetworkError(error: unknown): string {
 	let deepest: unknown = error;
@@ -523,6 +544,8 @@ export class HttpStore implements AsyncReadable {
 			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
+			const permanent = permanentNetworkError(error, url);
+			if (permanent !== undefined) throw new FinalFailure(permanent, { cause: error });
 			// Anything else fetch throws is the network: a reset, a refused connection, a body cut short.
 			const prefix = stage === "body" ? "body truncated: " : "";
 			throw new TransientFailure(`${prefix}${describeNetworkError(error)}`, undefined, { cause: error });
