@@ -356,7 +356,7 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	let scanned: boolean;
 	try {
 		metadata = parsePlainArrayMetadata(node, where);
-		chunks = createPlainChunkSource(opened.store, metadata, where);
+		chunks = createPlainChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing });
 		// Float counts may need a finer unit than their units: every value is read for it, when that is few chunks.
 		scanned = product(chunks.gridShape) <= maxChunks;
 		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned });
@@ -485,7 +485,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	let metadata: TimeArrayMetadata;
 	try {
 		metadata = parseTimeArrayMetadata(node, where);
-		source = createChunkSource(opened.store, metadata, where);
+		source = createChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing });
 	} catch (error) {
 		return { ...described, exportable: false, ...refusalOf(error, where) };
 	}

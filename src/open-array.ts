@@ -3,7 +3,8 @@ import { isCfTimeArray, type CfOptions } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { cfTimeArrayPaths, listStoreTree, noNodeMessage, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
+import { nodeNotFound } from "./store/refused-probes.js";
+import { cfTimeArrayPaths, listStoreTree, noNodeError, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
 import { metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 
@@ -67,7 +68,7 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 	// Messages name the store as it may be shown: an HTTP location can carry a token in its query.
 	const shown = opened.location;
 	const document = await readNodeDocument(opened, arrayPath);
-	if (document === undefined && arrayPath !== "") throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, arrayPath), { path: arrayPath });
+	if (document === undefined && arrayPath !== "") throw noNodeError(opened, arrayPath);
 	let node = document?.node;
 	// No metadata at the top can still be a v2 store known by its `.zmetadata` alone: listStoreTree decides.
 	if (node === undefined || node.kind === "group") {
@@ -93,7 +94,9 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 		}
 		arrayPath = candidates[0];
 		const chosen = await readNode(opened, arrayPath);
-		if (chosen === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json or .zarray`, { path: arrayPath });
+		if (chosen === undefined) {
+			throw nodeNotFound(opened, shown, arrayPath, () => new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json or .zarray`, { path: arrayPath }));
+		}
 		node = chosen;
 	}
 	return { location, opened, arrayPath, node };
@@ -113,7 +116,7 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOp
 	}
 	const metadata = parseTimeArrayMetadata(node, where);
 	const { bufferPool } = options;
-	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }), name: columnNameFor(location, arrayPath), bufferPool };
+	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }), name: columnNameFor(location, arrayPath), bufferPool };
 }
 
 export async function openTimeArray(location: string, options: OpenArrayOptions = {}): Promise<TimeArray> {

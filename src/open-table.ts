@@ -11,7 +11,8 @@ import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, noNodeMessage, readNodeDocument } from "./store-tree.js";
+import { listStoreTree, noNodeError, readNodeDocument } from "./store-tree.js";
+import { nodeNotFound } from "./store/refused-probes.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
@@ -94,7 +95,9 @@ async function openColumn(opened: OpenedStore, group: string, name: string, opti
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path);
 	if (document === undefined || document.node.kind !== "array") {
 		const what = document === undefined ? "no array" : "a group, not an array,";
-		throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`, { option: "columns", path });
+		const notFound = new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`, { option: "columns", path });
+		// A column whose metadata a bucket refused may be there: the refusal says so.
+		throw document === undefined ? nodeNotFound(opened, opened.location, path, () => notFound) : notFound;
 	}
 	const { node } = document;
 	return openArrayColumn(opened, node, path, lastSegment(relative), `${opened.location}/${path}/${metadataFileOf(node)}`, options);
@@ -105,7 +108,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	const { bufferPool } = options;
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
-		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool }) };
+		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }) };
 	}
 	if (node.kind !== "array") throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${path} is a group, not an array`, { option: "columns", path });
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
@@ -117,7 +120,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
 	const metadata = parsePlainArrayMetadata(node, where);
-	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool });
+	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
 	const plain = { kind: "plain", name: columnName, metadata, chunks } as const;
 	if (options.cf === false || !isCfTimeMetadata(metadata)) return plain;
 	let parsed: Omit<CfTimeDecoding, "autoUnit">;
@@ -169,7 +172,7 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 	const opened = await openStore(location, options);
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
-	if (groupDocument === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, group), { path: group });
+	if (groupDocument === undefined) throw noNodeError(opened, group);
 	if (groupDocument.node.kind !== "group") {
 		throw new UsageError(`${group === "" ? "the store root" : `group ${group}`} is an array: the columns are arrays of a group, named by group`, { option: "group", path: group });
 	}

@@ -14,6 +14,8 @@ import { Dt64ExportError, isDt64ExportError } from "./errors.js";
 import { parseJson } from "./json/parse-json.js";
 import { rawMemberText, rawMembers } from "./json/raw-member.js";
 import type { OpenedStore } from "./store/open-store.js";
+import { isRefusedKey } from "./store/refused-key.js";
+import { nodeNotFound, recordRefusedProbe } from "./store/refused-probes.js";
 import { isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
 import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
 
@@ -45,11 +47,19 @@ function where(opened: OpenedStore, nodePath: string, file = "zarr.json"): strin
 	return `${opened.location}${nodePath ? `/${nodePath}` : ""}/${file}`;
 }
 
-async function readText(opened: OpenedStore, key: AbsolutePath, shownAs: string): Promise<string | undefined> {
+/**
+ * A metadata document of the node at `nodePath`, undefined when absent. Every read here is a probe (the document
+ * may not exist), so a 403 that may be a missing key counts as absent, and is kept for the node's error.
+ */
+async function readText(opened: OpenedStore, nodePath: string, key: AbsolutePath, shownAs: string): Promise<string | undefined> {
 	let bytes: Uint8Array | undefined;
 	try {
 		bytes = await opened.store.get(key);
 	} catch (error) {
+		if (isRefusedKey(error)) {
+			recordRefusedProbe(opened, nodePath, error);
+			return undefined;
+		}
 		// The stores' own errors already name the file or URL that failed; only a library's bare error needs it.
 		if (isDt64ExportError(error)) throw error;
 		throw new Dt64ExportError("READ_FAILED", `${shownAs}: cannot read: ${(error as Error).message}`, { path: shownAs, cause: error });
@@ -63,15 +73,15 @@ async function readText(opened: OpenedStore, key: AbsolutePath, shownAs: string)
  */
 export async function readNodeDocument(opened: OpenedStore, nodePath: string): Promise<NodeDocument | undefined> {
 	const shownAs = where(opened, nodePath);
-	const text = await readText(opened, nodeKey(nodePath, "zarr.json"), shownAs);
+	const text = await readText(opened, nodePath, nodeKey(nodePath, "zarr.json"), shownAs);
 	if (text !== undefined) return { node: parseNodeJson(text, nodePath, shownAs), text };
 	for (const [file, kind] of [
 		[ZARRAY, "array"],
 		[ZGROUP, "group"],
 	] as const) {
-		const v2Text = await readText(opened, nodeKey(nodePath, file), where(opened, nodePath, file));
+		const v2Text = await readText(opened, nodePath, nodeKey(nodePath, file), where(opened, nodePath, file));
 		if (v2Text === undefined) continue;
-		const attributes = await readText(opened, nodeKey(nodePath, ZATTRS), where(opened, nodePath, ZATTRS));
+		const attributes = await readText(opened, nodePath, nodeKey(nodePath, ZATTRS), where(opened, nodePath, ZATTRS));
 		return { node: parseV2NodeJson(kind, v2Text, attributes, nodePath, where(opened, nodePath, file)), text: v2Text };
 	}
 	return undefined;
@@ -248,7 +258,7 @@ function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEn
 async function zmetadataBelow(opened: OpenedStore, root: string): Promise<TreeEntry[] | undefined> {
 	for (const group of root === "" ? [""] : [root, ""]) {
 		const shownAs = where(opened, group, ".zmetadata");
-		const text = await readText(opened, nodeKey(group, ".zmetadata"), shownAs);
+		const text = await readText(opened, group, nodeKey(group, ".zmetadata"), shownAs);
 		if (text === undefined) continue;
 		const entries = zmetadataEntries(text, group, shownAs);
 		return group === root ? entries : entries.filter((entry) => entry.path.startsWith(`${root}/`));
@@ -271,9 +281,14 @@ function sorted(rootEntry: TreeEntry, descendants: TreeEntry[], discovery: TreeD
 	return { entries: [rootEntry, ...descendants.filter((e) => e.path !== rootEntry.path).sort((a, b) => comparePaths(a.path, b.path))], discovery };
 }
 
-/** The message for a location that holds no node. */
-export function noNodeMessage(opened: OpenedStore, nodePath: string): string {
-	return `${opened.location}${nodePath ? `/${nodePath}` : ""}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)`;
+/**
+ * The error for a location that holds no node: ARRAY_NOT_FOUND, or ACCESS_DENIED when its probes were refused by a
+ * bucket that answers 403 for missing keys (see refused-probes.ts).
+ */
+export function noNodeError(opened: OpenedStore, nodePath: string): Dt64ExportError {
+	return nodeNotFound(opened, opened.location, nodePath, () =>
+		new Dt64ExportError("ARRAY_NOT_FOUND", `${opened.location}${nodePath ? `/${nodePath}` : ""}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)`, { path: nodePath }),
+	);
 }
 
 /**
@@ -284,7 +299,7 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 	const document = rootDocument ?? (await readNodeDocument(opened, root));
 	if (document === undefined) {
 		const v2 = root === "" ? await zmetadataBelow(opened, "") : undefined;
-		if (v2 === undefined) throw new Dt64ExportError("ARRAY_NOT_FOUND", noNodeMessage(opened, root), { path: root });
+		if (v2 === undefined) throw noNodeError(opened, root);
 		const top = v2.find((entry) => entry.path === "") ?? { path: "", node: { kind: "group" as const, zarrFormat: 2 as const, path: "", json: { zarr_format: 2 }, attributes: {} } };
 		return sorted(top, v2, "consolidated-v2");
 	}

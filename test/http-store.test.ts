@@ -214,6 +214,29 @@ describe("HttpStore retries", () => {
 		expect(server.requests).toHaveLength(1);
 	});
 
+	it("a host that does not resolve (ENOTFOUND) fails at once, naming the host, without a retry", async () => {
+		const attempts: string[] = [];
+		const notFound: typeof fetch = async (input) => {
+			attempts.push(String(input));
+			const dns = Object.assign(new Error("getaddrinfo ENOTFOUND no-such-host.invalid"), { code: "ENOTFOUND", hostname: "no-such-host.invalid" });
+			throw new TypeError("fetch failed", { cause: dns });
+		};
+		const retries: RetryInfo[] = [];
+		const error = await failure(new HttpStore("http://no-such-host.invalid/data.zarr", { ...FAST, retries: 3, fetch: notFound, onRetry: (info) => retries.push(info) }).get("/zarr.json"));
+		expect(error.code).toBe("READ_FAILED");
+		expect(error.message).toBe("GET http://no-such-host.invalid/data.zarr/zarr.json failed: host no-such-host.invalid not found (ENOTFOUND): check the URL or endpoint, and this machine's DNS");
+		expect(attempts).toHaveLength(1);
+		expect(retries).toEqual([]);
+	});
+
+	it("a port Node's fetch refuses (the Fetch standard's bad ports, 5060 here) fails at once and says so", async () => {
+		const retries: RetryInfo[] = [];
+		const error = await failure(new HttpStore("http://127.0.0.1:5060/data.zarr", { ...FAST, retries: 3, onRetry: (info) => retries.push(info) }).get("/zarr.json"));
+		expect(error.code).toBe("READ_FAILED");
+		expect(error.message).toMatch(/^GET http:\/\/127\.0\.0\.1:5060\/data\.zarr\/zarr\.json failed: Node's fetch refuses to connect to port 5060 \(a port the Fetch standard blocks\)/);
+		expect(retries).toEqual([]);
+	});
+
 	it("retries a reset connection", async () => {
 		fault = (request) => (request.attempt === 1 ? { resetConnection: true } : undefined);
 		const retries: RetryInfo[] = [];

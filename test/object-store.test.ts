@@ -191,7 +191,10 @@ describe("s3:// with Signature V4", () => {
 	it("--no-sign-request: refused by a private bucket in one line, exit 1; a public bucket is read unsigned", async () => {
 		const refused = await runCliAsync(["s3://private/plain.zarr", "-o", outFile(), "--no-sign-request"], { env: signedEnv() });
 		expect(refused.status).toBe(1);
-		expect(refused.stderr).toMatch(/^dt64-export: GET \S+ failed: HTTP 403 Forbidden \(AccessDenied: access denied\): bucket "private" refused an unsigned request \(--no-sign-request\) \[ACCESS_DENIED\]\n$/);
+		// S3 refuses every key of a private bucket to an unsigned request, the probes for metadata included.
+		expect(refused.stderr).toMatch(
+			/^dt64-export: s3:\/\/private\/plain\.zarr: no Zarr metadata could be read \(zarr\.json, \.zarray, \.zgroup, \.zmetadata answered 403 AccessDenied\); .* so the store may be missing or the credentials refused: GET \S+ failed: HTTP 403 Forbidden \(AccessDenied: access denied\): bucket "private" refused an unsigned request \(--no-sign-request\) \[ACCESS_DENIED\]\n$/,
+		);
 		const before = s3.requests.length;
 		const out = outFile();
 		const result = await runCliAsync(["s3://open/plain.zarr", "-o", out, "-q", "--no-sign-request"], { env: cloudEnv() });
@@ -256,6 +259,49 @@ describe("s3:// with Signature V4", () => {
 		expect(missing.stderr).toMatch(/^dt64-export: AWS profile "nobody" not found in .*credentials or .*config \[CREDENTIALS_MISSING\]\n$/);
 	});
 
+	it("a profile's services section gives the endpoint (AWS SDK service-specific endpoints), below AWS_ENDPOINT_URL", async () => {
+		const profileHome = tempDir("dt64-aws-services-");
+		fs.mkdirSync(path.join(profileHome, ".aws"));
+		const config = [
+			"[profile svc]",
+			"region = us-east-1",
+			`aws_access_key_id = ${PROFILE_KEY_ID}`,
+			`aws_secret_access_key = ${PROFILE_SECRET}`,
+			"endpoint_url = http://127.0.0.1:1",
+			"services = local-s3",
+			"",
+			"[services local-s3]",
+			"dynamodb =",
+			"  endpoint_url = http://127.0.0.1:2",
+			"s3 =",
+			`  endpoint_url = ${s3.url}`,
+			"",
+		].join("\n");
+		fs.writeFileSync(path.join(profileHome, ".aws", "config"), config);
+		const before = s3.requests.length;
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/plain.zarr", "-o", out, "-q", "--retries", "0"], { env: cloudEnv({ HOME: profileHome, AWS_PROFILE: "svc", AWS_ENDPOINT_URL: "" }) });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+		expect(s3.requests.slice(before).every((request) => request.user === PROFILE_KEY_ID)).toBe(true);
+
+		// A services section the file does not have: refused, not AWS itself.
+		fs.writeFileSync(path.join(profileHome, ".aws", "config"), config.replace("services = local-s3", "services = elsewhere"));
+		const unknown = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ HOME: profileHome, AWS_PROFILE: "svc", AWS_ENDPOINT_URL: "" }) });
+		expect(unknown.status).toBe(2);
+		expect(unknown.stderr).toMatch(/^dt64-export: profile "svc" in \S+config names services "elsewhere", but the file has no \[services elsewhere\] section \[USAGE\]\n$/);
+		expectNoSecret(unknown.stderr);
+	});
+
+	it("a bucket that does not exist (404 NoSuchBucket) is STORE_NOT_FOUND naming the bucket, not a missing array", async () => {
+		const result = await runCliAsync(["s3://no-such-bucket/x.zarr", "-o", outFile()], { env: signedEnv() });
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe(`dt64-export: s3://no-such-bucket: the bucket does not exist at ${s3.url} (NoSuchBucket) [STORE_NOT_FOUND]\n`);
+		await expect(inspectStore("s3://no-such-bucket/x.zarr", { env: signedEnv() })).rejects.toMatchObject({ code: "STORE_NOT_FOUND", path: "s3://no-such-bucket" });
+		const inspected = await runCliAsync(["inspect", "s3://no-such-bucket", "--json"], { env: signedEnv() });
+		expect(inspected.stderr).toMatch(/the bucket does not exist .*\[STORE_NOT_FOUND\]\n$/);
+	});
+
 	it("a table (--columns, --index) from a bucket equals the same table from the folder", async () => {
 		await expectSameAsLocal("group.zarr", "s3://private/group.zarr", ["--columns", "time,obs/a", "--index", "-q"], signedEnv());
 	});
@@ -295,6 +341,12 @@ describe("gs:// against STORAGE_EMULATOR_HOST", () => {
 		expect(gcs.requests.some((request) => request.query.has("pageToken"))).toBe(true);
 	});
 
+	it("a bucket that does not exist (XML API 404 NoSuchBucket) is STORE_NOT_FOUND", async () => {
+		const result = await runCliAsync(["gs://no-such-bucket/x.zarr", "-o", outFile()], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host }) });
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/^dt64-export: gs:\/\/no-such-bucket: the bucket does not exist at http:\/\/\S+ \(NoSuchBucket\) \[STORE_NOT_FOUND\]\n$/);
+	});
+
 	it("a private bucket: the bearer token from GOOGLE_OAUTH_ACCESS_TOKEN or the metadata server; without one, one line naming the bucket", async () => {
 		const out = outFile();
 		const withToken = await runCliAsync(["gs://gcs-private/sharded.zarr", "-o", out, "-q"], { env: cloudEnv({ STORAGE_EMULATOR_HOST: gcs.host, GOOGLE_OAUTH_ACCESS_TOKEN: GCS_TOKEN }) });
@@ -327,6 +379,12 @@ describe("az:// and abfs:// with a SAS token", () => {
 		expect(result.status).toBe(1);
 		expect(result.stderr).toMatch(/^dt64-export: GET \S+\?… failed: HTTP 403 Forbidden \(AuthenticationFailed\): container "az-private" refused a request with a SAS token from AZURE_STORAGE_SAS_TOKEN \[ACCESS_DENIED\]\n$/);
 		expectNoSecret(result.stderr, result.stdout);
+	});
+
+	it("a container that does not exist (404 ContainerNotFound) is STORE_NOT_FOUND", async () => {
+		const result = await runCliAsync(["az://no-such-container/x.zarr", "-o", outFile()], { env: cloudEnv({ AZURE_STORAGE_CONNECTION_STRING: connection() }) });
+		expect(result.status).toBe(1);
+		expect(result.stderr).toMatch(/^dt64-export: az:\/\/no-such-container: the container does not exist at http:\/\/\S+ \(ContainerNotFound\) \[STORE_NOT_FOUND\]\n$/);
 	});
 
 	it("abfs URLs name the container and the account", () => {

@@ -35,6 +35,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	rename: "--rename",
 	nanAsNull: "--nan-as-null",
 	cf: "--cf",
+	forbiddenAsMissing: "--forbidden-as-missing",
 };
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */

@@ -9,12 +9,13 @@ export interface InspectArgs {
 	header: string[];
 	retries?: number;
 	signRequest: boolean;
+	forbiddenAsMissing: boolean;
 }
 
 /** `dt64-export inspect <store> [--json]`: the report on stdout. */
 export async function runInspect(args: InspectArgs): Promise<void> {
 	const headers = collectHeaders(args.header);
-	const report = await inspectStore(args.store, { headers, retries: args.retries, signRequests: args.signRequest });
+	const report = await inspectStore(args.store, { headers, retries: args.retries, signRequests: args.signRequest, forbiddenAsMissing: args.forbiddenAsMissing });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report, { advise: adviceFor });
 	await new Promise<void>((resolve, reject) => {
 		const written = (error?: Error | null) => {

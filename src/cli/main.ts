@@ -64,6 +64,7 @@ interface ExportArgs {
 	retries: number;
 	convertCalendar: boolean;
 	signRequest: boolean;
+	forbiddenAsMissing: boolean;
 	start?: string;
 	end?: string;
 	timeColumn?: string;
@@ -177,6 +178,7 @@ function warnOfDatetime64CfAttributes(table: ZarrTable): void {
 
 /** A store named by a URL (http(s)://, s3://, ...) is read over the network; anything else is a local path. */
 const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
+const isS3 = (store: string) => /^s3:\/\//i.test(store);
 
 /**
  * One warning line per option given on the command line that does nothing in this run. Called again once more facts
@@ -203,7 +205,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
-	const facts: RunFacts = { format, remote: isRemote(args.store), selects, ranged: args.start !== undefined || args.end !== undefined };
+	const facts: RunFacts = { format, remote: isRemote(args.store), s3: isS3(args.store), selects, ranged: args.start !== undefined || args.end !== undefined };
 	const warned = warnInapplicable(command, facts);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
@@ -233,6 +235,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		headers: collectHeaders(args.header),
 		retries: args.retries,
 		signRequests: args.signRequest,
+		forbiddenAsMissing: args.forbiddenAsMissing,
 		bufferPool,
 		start: args.start,
 		end: args.end,
@@ -316,7 +319,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					"nodes, data types, chunking, codecs, first and last values",
 				),
 			(args) => {
-				warnInapplicable(commandLine, { remote: isRemote(args.store) });
+				warnInapplicable(commandLine, { remote: isRemote(args.store), s3: isS3(args.store) });
 				return runInspect(args);
 			},
 		)

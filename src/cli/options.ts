@@ -22,6 +22,8 @@ export interface RunFacts {
 	readonly format?: OutputFormat;
 	/** The store is a URL (http(s)://, s3://, ...), not a local folder or zip file. */
 	readonly remote: boolean;
+	/** The store is an s3:// URL. */
+	readonly s3?: boolean;
 	/** The export selects rows by time (--start, --end) or partitions them (--partition-by). */
 	readonly selects?: boolean;
 	/** The export keeps a time range (--start, --end). */
@@ -57,6 +59,8 @@ const onlyParquet = ({ format }: RunFacts) => (format === undefined || format ==
 const notSelecting = ({ selects }: RunFacts) => (selects === false ? "it applies with --start, --end or --partition-by" : undefined);
 const notRanged = ({ ranged }: RunFacts) => (ranged === false ? "it applies with --start or --end" : undefined);
 const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies to stores read over the network, not to a local one");
+// Google Cloud Storage and Azure answer 404 for an object that does not exist, whatever the caller may list.
+const onlyS3 = ({ s3 }: RunFacts) => (s3 === false ? "it applies to s3:// stores (other stores answer 404 for a missing chunk)" : undefined);
 const onlyTimestamps = ({ timestamps }: RunFacts) =>
 	timestamps === false ? "no column holds timestamps (a timedelta64 array is a Duration, which has no zone)" : undefined;
 
@@ -170,6 +174,14 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "send s3://, gs:// and az:// requests with credentials from the environment (off: anonymous requests, for public buckets)",
 		commands: ["export", "inspect"],
 		inapplicable: onlyRemote,
+	},
+	{
+		name: "forbidden-as-missing",
+		kind: "boolean",
+		default: false,
+		describe: "s3://: read a chunk answered 403 AccessDenied as missing (the fill value), as a bucket that the caller may not list (no s3:ListBucket) answers for chunks never written",
+		commands: ["export", "inspect"],
+		inapplicable: onlyS3,
 	},
 	{ name: "progress", kind: "boolean", defaultText: "when stderr is a terminal", describe: "show progress on stderr", commands: ["export"] },
 	{ name: "quiet", alias: "q", kind: "boolean", default: false, describe: "no progress and no summary", commands: ["export"] },

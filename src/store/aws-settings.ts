@@ -2,8 +2,10 @@
  * Where an s3:// store's credentials, region and endpoint come from: the AWS CLI's chain, as far as it is files
  * and environment variables. Credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, else
  * the profile (AWS_PROFILE, default `default`) in the shared credentials file, then in the config file. Region:
- * AWS_REGION, AWS_DEFAULT_REGION, the profile's `region`, else us-east-1. Endpoint: AWS_ENDPOINT_URL_S3,
- * AWS_ENDPOINT_URL, the profile's `endpoint_url`. Programs that hand out credentials (role_arn, SSO,
+ * AWS_REGION, AWS_DEFAULT_REGION, the profile's `region`, else us-east-1. Endpoint, in the order of the AWS SDKs'
+ * "service-specific endpoints": AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the `s3` `endpoint_url` of the `[services
+ * name]` section the profile's `services` names, the profile's `endpoint_url`; none of them when
+ * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (or the profile's ignore_configured_endpoint_urls) is true. Programs that hand out credentials (role_arn, SSO,
  * credential_process, instance metadata) are not run: such a profile is refused with what to do instead.
  */
 import * as fs from "node:fs/promises";
@@ -65,6 +67,45 @@ function parseEndpoint(value: string, source: string): URL {
 	return url;
 }
 
+/** A boolean setting (`true`/`false`, any case); undefined when unset. Anything else is refused, not read as false. */
+function booleanSetting(value: string | undefined, source: string): boolean | undefined {
+	const text = nonEmpty(value)?.toLowerCase();
+	if (text === undefined) return undefined;
+	if (text !== "true" && text !== "false") throw new UsageError(`${source}: expected true or false, got ${JSON.stringify(value)}`);
+	return text === "true";
+}
+
+interface EndpointSources {
+	readonly env: NodeJS.ProcessEnv;
+	readonly profile: string;
+	readonly inConfig: ReadonlyMap<string, string> | undefined;
+	readonly configIni: IniSections;
+	readonly configFile: string;
+}
+
+/** The S3 endpoint the AWS SDKs would use (see the module comment), undefined for AWS itself. */
+function resolveEndpoint({ env, profile, inConfig, configIni, configFile }: EndpointSources): URL | undefined {
+	const where = `profile ${JSON.stringify(profile)} in ${configFile}`;
+	const ignore =
+		booleanSetting(env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS") ??
+		booleanSetting(inConfig?.get("ignore_configured_endpoint_urls"), `ignore_configured_endpoint_urls of ${where}`);
+	if (ignore === true) return undefined;
+	for (const name of ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]) {
+		const value = nonEmpty(env[name]);
+		if (value !== undefined) return parseEndpoint(value, name);
+	}
+	const services = nonEmpty(inConfig?.get("services"));
+	if (services !== undefined) {
+		const section = configIni.get(`services ${services}`);
+		// A profile that names settings which are not there would send its requests to AWS itself: refused instead.
+		if (section === undefined) throw new UsageError(`${where} names services ${JSON.stringify(services)}, but the file has no [services ${services}] section`);
+		const serviceEndpoint = nonEmpty(section.get("s3.endpoint_url"));
+		if (serviceEndpoint !== undefined) return parseEndpoint(serviceEndpoint, `s3 endpoint_url of [services ${services}] in ${configFile}`);
+	}
+	const profileEndpoint = nonEmpty(inConfig?.get("endpoint_url"));
+	return profileEndpoint === undefined ? undefined : parseEndpoint(profileEndpoint, `endpoint_url of ${where}`);
+}
+
 /** Resolves the credentials, region and endpoint for s3:// stores. */
 export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<AwsSettings> {
 	const { env } = options;
@@ -79,14 +120,7 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 
 	const region = nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? nonEmpty(inConfig?.get("region")) ?? "us-east-1";
 	if (!/^[a-z0-9-]+$/.test(region)) throw new UsageError(`invalid AWS region ${JSON.stringify(region)}`);
-	const endpointVariable = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"].find((name) => nonEmpty(env[name]) !== undefined);
-	const configEndpoint = nonEmpty(inConfig?.get("endpoint_url"));
-	const endpoint =
-		endpointVariable !== undefined
-			? parseEndpoint(nonEmpty(env[endpointVariable])!, endpointVariable)
-			: configEndpoint !== undefined
-				? parseEndpoint(configEndpoint, `endpoint_url of profile ${JSON.stringify(profile)} in ${configFile}`)
-				: undefined;
+	const endpoint = resolveEndpoint({ env, profile, inConfig, configIni, configFile });
 	const settings = { region, endpoint };
 
 	if (!options.signRequests) return { ...settings, credentials: undefined, credentialSource: "no credentials (unsigned requests)" };

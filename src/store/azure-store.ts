@@ -101,6 +101,13 @@ class AzureAuthorizer implements RequestAuthorizer {
 			fields: { path: `az://${this.container}`, ...(this.unsigned ? { option: "signRequests" } : {}) },
 		};
 	}
+
+	// A blob of a container that does not exist is answered ContainerNotFound, a missing blob BlobNotFound.
+	explainNotFound(_response: Response, body: string, url: URL): { message: string; path: string } | undefined {
+		if (xmlFirst(body, "Code") !== "ContainerNotFound") return undefined;
+		const path = `az://${this.container}`;
+		return { message: `${path}: the container does not exist at ${url.origin} (ContainerNotFound)`, path };
+	}
 }
 
 /** `abfs[s]://container@account.dfs.core.windows.net/path` as the container, the path and the account. */

@@ -87,6 +87,13 @@ class GcsAuthorizer implements RequestAuthorizer {
 		const how = token === undefined ? source : `a token from ${source}`;
 		return { detail: `${detail}: bucket ${JSON.stringify(this.bucket)} refused a request with ${how}`, accessDenied: true, fields: { path: `gs://${this.bucket}`, ...(unsigned ? { option: "signRequests" } : {}) } };
 	}
+
+	// The XML API's objects answer NoSuchBucket (HTTP status and error codes for XML); its JSON listing says notFound for a missing key and bucket alike.
+	explainNotFound(_response: Response, body: string, url: URL): { message: string; path: string } | undefined {
+		if (xmlFirst(body, "Code") !== "NoSuchBucket") return undefined;
+		const path = `gs://${this.bucket}`;
+		return { message: `${path}: the bucket does not exist at ${url.origin} (NoSuchBucket)`, path };
+	}
 }
 
 /** The reason of a JSON API error, `{"error": {"errors": [{"reason": "forbidden"}]}}`. */

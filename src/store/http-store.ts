@@ -5,6 +5,7 @@
  */
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
+import { RefusedKeyError } from "./refused-key.js";
 import { awsUriEncode } from "./sigv4.js";
 
 export interface RetryInfo {
@@ -42,11 +43,18 @@ export interface RequestAuthorizer {
 	 * credentials were refused (S3 answers an expired token with 400). `body` is the start of the error document.
 	 */
 	explainFailure(response: Response, body: string): RefusalExplanation;
+	/**
+	 * A 404 whose error document says that the bucket (container) itself does not exist, as a one-line message for
+	 * STORE_NOT_FOUND; undefined for a missing key, which is what a 404 usually is (a chunk never written).
+	 */
+	explainNotFound?(response: Response, body: string, url: URL): { readonly message: string; readonly path: string } | undefined;
 }
 
 export interface RefusalExplanation {
 	readonly detail: string;
 	readonly accessDenied: boolean;
+	/** The refusal is also what the service answers for a key that does not exist (see RefusedKeyError). */
+	readonly mayBeMissing?: boolean;
 	/** The error's fields: the bucket as `path`, `option: "signRequests"` when the request went unsigned by choice. */
 	readonly fields?: ErrorFields;
 }
@@ -134,11 +142,22 @@ class TransientFailure extends Error {
 /** A final answer from the server that is not the data asked for; retrying would get the same. */
 class FinalFailure extends Error {}
 
-/** A 401 or 403: the credentials (or their absence) were refused. */
+/** A 401 or 403: the credentials (or their absence) were refused; `mayBeMissing`: or the key does not exist. */
 class AccessRefused extends FinalFailure {
 	constructor(
 		message: string,
 		readonly fields: ErrorFields = {},
+		readonly mayBeMissing = false,
+	) {
+		super(message);
+	}
+}
+
+/** A 404 that says the bucket (container) does not exist: no key of the store can be read. */
+class StoreMissing extends FinalFailure {
+	constructor(
+		message: string,
+		readonly path: string,
 	) {
 		super(message);
 	}
@@ -179,6 +198,27 @@ const NETWORK_ERROR_CODES: Record<string, string> = {
 	UND_ERR_HEADERS_TIMEOUT: "timed out waiting for response headers",
 	UND_ERR_BODY_TIMEOUT: "timed out reading the body",
 };
+
+/**
+ * Network failures that another attempt cannot mend: a host name that does not resolve (ENOTFOUND is DNS's
+ * definite "no such name"; EAI_AGAIN, a lookup that could not be made, is retried), and a port fetch refuses to
+ * connect to. What the user can do about each.
+ */
+const PERMANENT_NETWORK_ERRORS: Readonly<Record<string, (url: URL) => string>> = {
+	ENOTFOUND: (url) => `host ${url.hostname} not found (ENOTFOUND): check the URL or endpoint, and this machine's DNS`,
+	// The Fetch standard's "bad port" list (SIP's 5060, IRC's 6667, SMTP's 25...): Node's fetch never connects there.
+	"bad port": (url) => `Node's fetch refuses to connect to port ${url.port} (a port the Fetch standard blocks): serve the endpoint on another port`,
+};
+
+/** The permanent network failure in fetch's cause chain, described; undefined for one worth retrying. */
+function permanentNetworkError(error: unknown, url: URL): string | undefined {
+	for (let current: unknown = error; current instanceof Error; current = current.cause) {
+		const code = (current as { code?: unknown }).code;
+		const describe = PERMANENT_NETWORK_ERRORS[typeof code === "string" ? code : current.message];
+		if (describe !== undefined) return describe(url);
+	}
+	return undefined;
+}
 
 /** fetch reports network failures as `TypeError: fetch failed` with the useful part in the cause chain. */
 function describeNetworkError(error: unknown): string {
@@ -456,8 +496,11 @@ export class HttpStore implements AsyncReadable {
 				if (error instanceof RangeNotSatisfiable) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
 				if (error instanceof AccessRefused) {
-					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, { path: redactUrl(url), ...error.fields, cause: error });
+					const fields = { path: redactUrl(url), ...error.fields, cause: error };
+					if (error.mayBeMissing) throw new RefusedKeyError(`${what} failed: ${reason}`, { ...fields, key });
+					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, fields);
 				}
+				if (error instanceof StoreMissing) throw new Dt64ExportError("STORE_NOT_FOUND", reason, { path: error.path, cause: error });
 				if (!(error instanceof TransientFailure)) {
 					throw new Dt64ExportError("READ_FAILED", `${what} failed: ${reason}`, { cause: error });
 				}
@@ -493,7 +536,12 @@ export class HttpStore implements AsyncReadable {
 			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal });
 			stage = "body";
 			if (response.status === 404) {
-				await response.body?.cancel();
+				if (authorizer?.explainNotFound === undefined || method === "HEAD") {
+					await response.body?.cancel();
+					return undefined;
+				}
+				const missing = authorizer.explainNotFound(response, await errorBody(response), url);
+				if (missing !== undefined) throw new StoreMissing(missing.message, missing.path);
 				return undefined;
 			}
 			if (response.status === 416 && request.kind === "suffix") {
@@ -523,6 +571,8 @@ export class HttpStore implements AsyncReadable {
 			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
+			const permanent = permanentNetworkError(error, url);
+			if (permanent !== undefined) throw new FinalFailure(permanent, { cause: error });
 			// Anything else fetch throws is the network: a reset, a refused connection, a body cut short.
 			const prefix = stage === "body" ? "body truncated: " : "";
 			throw new TransientFailure(`${prefix}${describeNetworkError(error)}`, undefined, { cause: error });
@@ -553,8 +603,8 @@ async function statusFailure(response: Response, authorizer: RequestAuthorizer |
 		return new TransientFailure(line, retryAfterMs(response));
 	}
 	if (authorizer !== undefined) {
-		const { detail, accessDenied, fields } = authorizer.explainFailure(response, await errorBody(response));
-		return accessDenied ? new AccessRefused(`${line}${detail}`, fields) : new FinalFailure(`${line}${detail}`);
+		const { detail, accessDenied, mayBeMissing, fields } = authorizer.explainFailure(response, await errorBody(response));
+		return accessDenied ? new AccessRefused(`${line}${detail}`, fields, mayBeMissing) : new FinalFailure(`${line}${detail}`);
 	}
 	await response.body?.cancel();
 	// Only 404 means "missing chunk". S3 answers 403 for a missing key when the caller may not list the bucket,

@@ -32,6 +32,8 @@ export interface OpenedStore {
 	/** The file names of a zip store (local or remote), the other kind that can be listed. */
 	readonly entries?: readonly string[];
 	readonly location: string;
+	/** Chunks of this store answered 403 AccessDenied are read as missing (OpenStoreOptions.forbiddenAsMissing, s3:// only). */
+	readonly forbiddenAsMissing?: boolean;
 }
 
 export interface OpenStoreOptions {
@@ -51,6 +53,13 @@ export interface OpenStoreOptions {
 	signRequests?: boolean;
 	/** Where credentials, regions and endpoints are looked up; default `process.env`. */
 	env?: NodeJS.ProcessEnv;
+	/**
+	 * s3:// only: a chunk answered 403 AccessDenied is a missing chunk (the fill value), as a 404 is. S3 answers so for
+	 * a key that does not exist when the caller may not list the bucket (no s3:ListBucket), so a sparse array is read
+	 * whole; but a chunk refused for another reason reads as the fill value too. Default false: such a 403 is an
+	 * error (ACCESS_DENIED) that says so. Google Cloud Storage and Azure answer 404 for a missing object.
+	 */
+	forbiddenAsMissing?: boolean;
 }
 
 type OpenBucket = typeof openS3Store;
@@ -101,7 +110,8 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true);
 		}
 		const bucket = await open(url, storeOptions);
-		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location };
+		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true;
+		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing };
 	}
 	let stat: fs.Stats;
 	try {

@@ -73,7 +73,15 @@ class S3Authorizer implements RequestAuthorizer {
 			parts.push(`; the bucket is in region ${bucketRegion}, not ${region}: set AWS_REGION=${bucketRegion}`);
 		}
 		const fields = { path: `s3://${this.bucket}`, ...(credentials === undefined ? { option: "signRequests" } : {}) };
-		return { detail: parts.join(""), accessDenied, fields };
+		// Only AccessDenied is S3's answer for a key that does not exist when listing is not allowed; a wrong signature
+		// or an unknown key id is refused credentials whatever the key.
+		return { detail: parts.join(""), accessDenied, mayBeMissing: response.status === 403 && code === "AccessDenied", fields };
+	}
+
+	explainNotFound(_response: Response, body: string, url: URL): { message: string; path: string } | undefined {
+		if (xmlFirst(body, "Code") !== "NoSuchBucket") return undefined;
+		const path = `s3://${this.bucket}`;
+		return { message: `${path}: the bucket does not exist at ${url.origin} (NoSuchBucket)`, path };
 	}
 }
 

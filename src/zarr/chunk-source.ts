@@ -2,6 +2,7 @@ import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { CODECS } from "./codecs/codec-map.js";
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
+import { isRefusedKey, refusedChunkError } from "../store/refused-key.js";
 import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
 import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
 import type { ChunkValues } from "./chunk-values.js";
@@ -91,6 +92,11 @@ export interface ChunkSourceOptions {
 	 * once decoded (see BufferPool). Only for exports whose output hands written buffers back to the same pool.
 	 */
 	readonly bufferPool?: BufferPool;
+	/**
+	 * A chunk (or shard) key answered 403 AccessDenied by S3 is a missing chunk, the fill value, as a 404 is: what a
+	 * bucket that the caller may not list answers for a chunk never written (see RefusedKeyError). Off: an error.
+	 */
+	readonly forbiddenAsMissing?: boolean;
 }
 
 /** The chunks of a datetime64 array, as int64 counts. */
@@ -154,7 +160,11 @@ function plainChunks<V extends ChunkValues>(
 		describe,
 		async read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
-			const bytes = await store.get(key, { signal, room: decoder.inputRoom });
+			const bytes = await store.get(key, { signal, room: decoder.inputRoom }).catch((error: unknown) => {
+				if (!isRefusedKey(error)) throw error;
+				if (options.forbiddenAsMissing) return undefined;
+				throw refusedChunkError(error, `chunk ${describe(coords)}`);
+			});
 			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},
@@ -189,7 +199,7 @@ function shardedChunks<V extends ChunkValues>(
 	const perShard = meta.chunkShape.map((n, axis) => n / innerShape[axis]);
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
-	const index = new ShardIndexReader(store, perShard, indexCodecs, location);
+	const index = new ShardIndexReader(store, perShard, indexCodecs, location, options.forbiddenAsMissing);
 	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
 	const size = product(innerShape);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));

@@ -1,5 +1,6 @@
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
+import { isRefusedKey, refusedChunkError } from "../store/refused-key.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { crc32c } from "./codecs/crc32c.js";
 import { ChunkDecoder } from "./chunk-decoder.js";
@@ -69,6 +70,8 @@ export class ShardIndexReader {
 		perShard: number[],
 		indexCodecs: CodecMetadata[],
 		private readonly location: "start" | "end",
+		/** A shard whose key is refused with a 403 that may be a missing key is a missing shard (see RefusedKeyError). */
+		private readonly forbiddenAsMissing = false,
 	) {
 		const unsupported = indexCodecs.find((codec) => codec.name !== "bytes" && codec.name !== "crc32c");
 		if (unsupported) throw new Dt64ExportError("UNSUPPORTED", `${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
@@ -176,6 +179,10 @@ export class ShardIndexReader {
 				{ signal },
 			);
 		} catch (error) {
+			if (isRefusedKey(error)) {
+				if (this.forbiddenAsMissing) return null;
+				throw refusedChunkError(error, `shard ${shardKey.slice(1)}`);
+			}
 			throw errorInContext(`shard ${shardKey.slice(1)}: cannot read its index`, error, "READ_FAILED", { key: shardKey });
 		}
 		if (bytes === undefined) return null;

@@ -63,7 +63,10 @@ export async function startGcsServer(options: GcsServerOptions): Promise<GcsServ
 		const listing = /^\/storage\/v1\/b\/([^/]+)\/o$/.exec(url.pathname);
 		const [bucket, ...rest] = (listing === null ? url.pathname.slice(1).split("/") : [listing[1]]).map(decodeURIComponent);
 		const folder = path.join(options.root, bucket);
-		if (bucket === "" || bucket.startsWith(".") || !(await stat(folder).catch(() => undefined))?.isDirectory()) return error(404, "notFound");
+		if (bucket === "" || bucket.startsWith(".") || !(await stat(folder).catch(() => undefined))?.isDirectory()) {
+			// The XML API (objects by path) names the missing bucket; the JSON API (listing) says notFound.
+			return listing === null ? answer(404, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist.</Message></Error>") : error(404, "notFound");
+		}
 		const token = options.privateBuckets?.[bucket];
 		if (token !== undefined && request.headers.authorization !== `Bearer ${token}`) return error(request.headers.authorization === undefined ? 401 : 403, "forbidden");
 		if (listing !== null) {

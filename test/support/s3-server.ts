@@ -36,6 +36,12 @@ export interface S3ServerOptions {
 	readonly root: string;
 	readonly users: Readonly<Record<string, S3User>>;
 	readonly publicBuckets?: readonly string[];
+	/**
+	 * Buckets whose callers may read objects but not list them (no s3:ListBucket: a GetObject-only role, a public
+	 * bucket whose policy grants reading objects only): a key that does not exist is answered 403 AccessDenied, not
+	 * 404 NoSuchKey, as AWS answers it ("GetObject", Permissions), and ListObjectsV2 is refused.
+	 */
+	readonly unlistableBuckets?: readonly string[];
 	readonly region?: string;
 	/** Keys and common prefixes per ListObjectsV2 page (S3's own is 1000). */
 	readonly pageSize?: number;
@@ -191,12 +197,14 @@ export async function startS3Server(options: S3ServerOptions): Promise<S3Server>
 		if (!isBucket) return fail(404, "NoSuchBucket");
 		if (user === undefined && !(options.publicBuckets ?? []).includes(bucket)) return fail(403, "AccessDenied");
 		if (request.method !== "GET" && request.method !== "HEAD") return fail(405, "MethodNotAllowed");
+		const unlistable = (options.unlistableBuckets ?? []).includes(bucket);
 		if (key === "" && query.get("list-type") === "2") {
+			if (unlistable) return fail(403, "AccessDenied");
 			return answer(200, await listObjects(bucketFolder, query, options.pageSize ?? 1000), { "Content-Type": "application/xml" });
 		}
 		const file = path.join(bucketFolder, ...key.split("/"));
 		if (key === "" || key.split("/").some((part) => part === ".." || part === ".") || !(await stat(file).catch(() => undefined))?.isFile()) {
-			return fail(404, "NoSuchKey");
+			return unlistable ? fail(403, "AccessDenied") : fail(404, "NoSuchKey");
 		}
 		const bytes = await readFile(file);
 		const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
