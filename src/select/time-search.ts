@@ -33,7 +33,17 @@ export interface TimeBlocks {
 	readonly blockRows: number;
 	/** Values per row (the product of the other axes), 1 for a 1-D array. */
 	readonly rowSize: number;
-	read(block: number): Promise<TimeBlock>;
+	/**
+	 * `pass`: the blocks [start, end) read one after another with this one, when it is one of a run (a sharded time
+	 * array then reads their inner chunks at once, as a whole read does); without it, this block alone (a probe).
+	 */
+	read(block: number, pass?: BlockRange): Promise<TimeBlock>;
+}
+
+/** Blocks [start, end). */
+export interface BlockRange {
+	readonly start: number;
+	readonly end: number;
 }
 
 export interface RowRange {
@@ -102,10 +112,11 @@ class ProbedBlocks {
  */
 export async function unsortedWithin(blocks: TimeBlocks, rows: RowRange): Promise<string | undefined> {
 	let before: { index: number; last: bigint } | undefined;
-	for (let index = Math.floor(rows.start / blocks.blockRows); index * blocks.blockRows < rows.end; index++) {
+	const pass = { start: Math.floor(rows.start / blocks.blockRows), end: Math.ceil(rows.end / blocks.blockRows) };
+	for (let index = pass.start; index < pass.end; index++) {
 		let summary: BlockSummary;
 		try {
-			summary = summarize(await blocks.read(index), index);
+			summary = summarize(await blocks.read(index, pass), index);
 		} catch (error) {
 			if (error instanceof NotSorted) return error.message;
 			throw error;
@@ -209,9 +220,9 @@ function keptBlocks(blocks: TimeBlocks): TimeBlocks {
 		rows: blocks.rows,
 		blockRows: blocks.blockRows,
 		rowSize: blocks.rowSize,
-		read(block) {
+		read(block, pass) {
 			let read = kept.get(block);
-			if (read === undefined) kept.set(block, (read = blocks.read(block)));
+			if (read === undefined) kept.set(block, (read = blocks.read(block, pass)));
 			return read;
 		},
 	};
