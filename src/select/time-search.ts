@@ -164,9 +164,13 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 	let highTime: bigint | undefined;
 	let bisect = false;
 	if (blockCount > 2) {
+		// A bound at or before the first time, or past the last, is answered by the first and last blocks: an empty
+		// range before or after the data then costs one or two probes, not a search.
 		const first = await probed.summary(0);
+		if (first !== null && bound <= first.first) return 0;
 		const last = await probed.summary(blockCount - 1);
-		if (first !== null && last !== null && first.first < bound && bound <= last.last) {
+		if (last !== null && last.last < bound) return rows * rowSize;
+		if (first !== null && last !== null) {
 			lowTime = first.first;
 			highTime = last.last;
 		}
@@ -245,8 +249,10 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds): P
 	}
 	const probed = new ProbedBlocks(blocks);
 	try {
+		const total = blocks.rows * blocks.rowSize;
 		const startPosition = bounds.start === undefined ? 0 : await lowerBound(probed, bounds.start);
-		const endPosition = bounds.end === undefined ? blocks.rows * blocks.rowSize : await lowerBound(probed, bounds.end);
+		// Every time is before start: the range is empty, whatever end is.
+		const endPosition = bounds.end === undefined || startPosition === total ? total : await lowerBound(probed, bounds.end);
 		const start = Math.floor(startPosition / blocks.rowSize);
 		const end = Math.max(start, Math.ceil(endPosition / blocks.rowSize));
 		return { sorted: true, rows: { start, end }, probes: wholeReads || probed.probes };
