@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { formatIsoTimestamp } from "../src/convert/iso8601.js";
 import { exportSelection } from "../src/index.js";
+import { inspectStore } from "../src/inspect.js";
 import { tempDir } from "./support/cli.js";
 import { startServer, type TestServer } from "./support/http-server.js";
 
@@ -157,6 +158,13 @@ describe("a time range of a sharded array over HTTP", () => {
 		]);
 		const after = await exportRange(times[LENGTH - 1] + 1n, times[LENGTH - 1] + 10_000n);
 		expect(after).toEqual({ values: [], probes: 2 });
+		expect(checkFetches(fetchedShards()).sort()).toEqual(["0/0", `3/${PER_SHARD - 1}`]);
+	});
+
+	it("inspect reads the first and the last inner chunk for the first and last time, not their shards", async () => {
+		server.reset();
+		const [array] = (await inspectStore(`${server.url}/t.zarr`)).nodes;
+		expect([array.first, array.last]).toMatchObject([{ row: 0, count: times[0] }, { row: LENGTH - 1, count: times[LENGTH - 1] }]);
 		expect(checkFetches(fetchedShards()).sort()).toEqual(["0/0", `3/${PER_SHARD - 1}`]);
 	});
 });
