@@ -5,11 +5,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { crc32c, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BufferPool, capacityFor } from "../src/memory/buffer-pool.js";
 import { DirectoryStore, readIntoPieces } from "../src/store/directory-store.js";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "../src/store/readable.js";
 import { parseNodeJson, parseTimeArrayMetadata } from "../src/zarr/array-metadata.js";
+import { readChunksInOrder } from "../src/stream/chunk-bands.js";
 import { createChunkSource } from "../src/zarr/chunk-source.js";
 import { transposedSource } from "../src/table/transposed-variable.js";
 import { tempDir } from "./support/cli.js";
@@ -209,7 +210,54 @@ describe("a few inner chunks of a sharded array", () => {
 		await Promise.all(Array.from({ length: 16 }, (_, k) => source.read([Math.floor(k / 4), k % 4])));
 		expect(ranges).toEqual(["/c/0/0 -260", `/c/0/0 0+${fs.statSync(path.join(root, "c", "0", "0")).size - 260}`]);
 	});
+
+	it("read a box of inner chunks written in Morton order as its runs, each once", async () => {
+		// 20 x 40 in two shards of 20 x 20 across, 4 x 4 inner chunks of 5 x 5 each, in Morton order.
+		const root = path.join(tempDir("dt64-shard-morton-"), "a.zarr");
+		const values = BigInt64Array.from({ length: 800 }, (_, i) => BigInt(1_700_000_000 + i));
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [5, 5], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(root, "", { shape: [20, 40], chunks: [20, 20], dataType: seconds, values, codecs });
+		for (const shard of ["0", "1"]) toMortonOrder(path.join(root, "c", "0", shard));
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		const { store, ranges } = recording(root);
+		const source = createChunkSource(store, meta, "a.zarr");
+		// Rows of chunks 1 and 2: Morton positions 2-3, 6-9 and 12-13 of each shard, three runs that rows 1 and 2 share.
+		const read: { coords: number[]; data: BigInt64Array }[] = [];
+		for await (const chunk of readChunksInOrder(source, 6, new AbortController().signal, undefined, { start: 1, end: 3 })) read.push(chunk);
+		for (const { coords, data } of read) {
+			const expected = Array.from({ length: 25 }, (_, k) => BigInt(1_700_000_000 + (5 * coords[0] + Math.floor(k / 5)) * 40 + 5 * coords[1] + (k % 5)));
+			expect(Array.from(data), JSON.stringify(coords)).toEqual(expected);
+		}
+		expect(read.map(({ coords }) => coords.join())).toEqual([1, 2].flatMap((row) => Array.from({ length: 8 }, (_, column) => `${row},${column}`)));
+		const dataRanges = ranges.filter((range) => !range.endsWith(" -260"));
+		expect(ranges.filter((range) => range.endsWith(" -260")).sort()).toEqual(["/c/0/0 -260", "/c/0/1 -260"]);
+		expect(new Set(dataRanges).size).toBe(dataRanges.length);
+		expect(dataRanges.length).toBe(6);
+	});
 });
+
+/** Rewrites a shard of 4 x 4 inner chunks (index at the end, crc32c) with its inner chunks in Morton order, as zarr-python 3 writes N-d shards. */
+function toMortonOrder(file: string): void {
+	const shard = fs.readFileSync(file);
+	const index = new DataView(shard.buffer, shard.byteOffset + shard.byteLength - 260, 256);
+	const chunks = Array.from({ length: 16 }, (_, slot) => {
+		const offset = Number(index.getBigUint64(16 * slot, true));
+		return shard.subarray(offset, offset + Number(index.getBigUint64(16 * slot + 8, true)));
+	});
+	// The Morton code of (row, column): their bits interleaved, the row's above the column's.
+	const morton = (slot: number) => [0, 1].reduce((code, bit) => code | (((slot >> (2 + bit)) & 1) << (2 * bit + 1)) | (((slot >> bit) & 1) << (2 * bit)), 0);
+	const order = Array.from({ length: 16 }, (_, slot) => slot).sort((a, b) => morton(a) - morton(b));
+	const entries = Buffer.alloc(256);
+	let at = 0;
+	for (const slot of order) {
+		entries.writeBigUInt64LE(BigInt(at), 16 * slot);
+		entries.writeBigUInt64LE(BigInt(chunks[slot].length), 16 * slot + 8);
+		at += chunks[slot].length;
+	}
+	const checksum = Buffer.alloc(4);
+	checksum.writeUInt32LE(crc32c(entries));
+	fs.writeFileSync(file, Buffer.concat([...order.map((slot) => chunks[slot]), entries, checksum]));
+}
 
 describe("several ranges of a file in one go", () => {
 	it("fill pieces across short reads and past the readv limit, each piece in order", async () => {

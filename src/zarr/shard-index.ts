@@ -26,7 +26,11 @@ const WHOLE_SHARD_BYTES = 64 * 2 ** 20;
  * shard (an inner chunk of 8 kB that decodes to 800 kB).
  */
 const ROOMY_READ_FACTOR = 2;
-/** Runs kept read at once: the one being decoded and the next ones the reader asks for ahead. */
+/**
+ * Shards whose runs are kept read at once: the one being decoded and the next ones the reader asks for ahead. A
+ * shard may hold several runs (a box of its inner chunks written in Morton order, as zarr-python 3 writes N-d
+ * shards, is several runs), each a part of its bytes.
+ */
 const SHARD_DATA_LIMIT = 3;
 
 /**
@@ -159,7 +163,11 @@ export class ShardIndexReader {
 
 	#readRun(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): HeldRun {
 		const held = { shardKey, span, data: this.#readSpan(shardKey, span, signal, room) };
-		if (this.#held.length >= SHARD_DATA_LIMIT) this.#held.shift();
+		const shards = new Set(this.#held.map((other) => other.shardKey));
+		if (!shards.has(shardKey) && shards.size >= SHARD_DATA_LIMIT) {
+			const oldest = this.#held[0].shardKey;
+			this.#held.splice(0, this.#held.length, ...this.#held.filter((other) => other.shardKey !== oldest));
+		}
 		this.#held.push(held);
 		return held;
 	}
