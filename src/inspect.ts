@@ -32,6 +32,7 @@ import {
 	type TimeArrayMetadata,
 	type V3ArrayForm,
 } from "./zarr/array-metadata.js";
+import { chunkRowsBox } from "./zarr/chunk-box.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "./zarr/chunk-values.js";
 import { isPlainDataType } from "./zarr/plain-dtype.js";
@@ -268,12 +269,14 @@ async function findEnd(
 	let read = 0;
 	for (let step = 0; step < grid[0]; step++) {
 		const band = direction === 1 ? step : grid[0] - 1 - step;
+		// Read as a pass over this row of chunks only: a sharded array reads those inner chunks, not whole shards.
+		const row = chunkRowsBox(grid, { start: band, end: band + 1 });
 		let best: { row: number; count: bigint | number } | undefined;
 		for (const forward of cOrderCoordinates(across)) {
 			if (read === maxChunks) return read;
 			const rest = direction === 1 ? forward : forward.map((c, axis) => across[axis] - 1 - c);
 			const coords = [band, ...rest];
-			const found = scanChunk(await source.read(coords), source.chunkShape, coords, shape, direction, isAbsent);
+			const found = scanChunk(await source.read(coords, undefined, row), source.chunkShape, coords, shape, direction, isAbsent);
 			read++;
 			if (found !== undefined && (best === undefined || (direction === 1 ? found.row < best.row : found.row > best.row))) best = found;
 		}

@@ -108,6 +108,20 @@ describe("time range search", () => {
 		expect((await searchTimeRange(blocksOf(values, 3), { end: 0n })).rows).toEqual({ start: 0, end: 0 });
 	});
 
+	it("ends at the first probe for a range before every time, at the first and last for one after", async () => {
+		const values = Array.from({ length: 10_000 }, (_, i) => BigInt(1_000 + i * 10));
+		const before = blocksOf(values, 10);
+		expect(await searchTimeRange(before, { start: 0n, end: 500n })).toMatchObject({ sorted: true, rows: { start: 0, end: 0 }, probes: 1 });
+		expect(before.reads).toEqual([0]);
+		const after = blocksOf(values, 10);
+		expect(await searchTimeRange(after, { start: 200_000n, end: 300_000n })).toMatchObject({ sorted: true, rows: { start: 10_000, end: 10_000 }, probes: 2 });
+		expect(after.reads).toEqual([0, 999]);
+		// A bound before every time alone: found at once too, the other bound searched as ever.
+		const from = blocksOf(values, 10);
+		expect((await searchTimeRange(from, { start: 0n, end: 12_345n })).rows).toEqual({ start: 0, end: 1135 });
+		expect(from.reads.length).toBeLessThanOrEqual(4);
+	});
+
 	it("keeps whole rows of an N-d time array", async () => {
 		// 4 rows of 3 values each, sorted in C order.
 		const values = [0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n];

@@ -5,12 +5,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { crc32c, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BufferPool, capacityFor } from "../src/memory/buffer-pool.js";
 import { DirectoryStore, readIntoPieces } from "../src/store/directory-store.js";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "../src/store/readable.js";
 import { parseNodeJson, parseTimeArrayMetadata } from "../src/zarr/array-metadata.js";
+import { readChunksInOrder } from "../src/stream/chunk-bands.js";
 import { createChunkSource } from "../src/zarr/chunk-source.js";
+import { transposedSource } from "../src/table/transposed-variable.js";
 import { tempDir } from "./support/cli.js";
 
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -152,6 +154,110 @@ describe("sharded arrays on a local store", () => {
 		expect(pool.freeBytes).toBe(0);
 	});
 });
+
+/** A DirectoryStore that records each ranged read as `key offset+length` (`key -suffix` for a suffix). */
+function recording(root: string): { store: AsyncReadable; ranges: string[] } {
+	const inner = new DirectoryStore(root);
+	const ranges: string[] = [];
+	const store: AsyncReadable = {
+		get: (key: AbsolutePath, options?: GetOptions) => (ranges.push(`${key} whole`), inner.get(key, options)),
+		getRange: (key: AbsolutePath, range: RangeQuery, options?: GetOptions) => {
+			ranges.push("suffixLength" in range ? `${key} -${range.suffixLength}` : `${key} ${range.offset}+${range.length}`);
+			return inner.getRange(key, range, options);
+		},
+	};
+	return { store, ranges };
+}
+
+describe("a few inner chunks of a sharded array", () => {
+	it("read only the inner chunks of the pass, adjacent ones at once, one alone once: not the whole shard", async () => {
+		// 40 x 40 in shards of 20 x 20, inner chunks of 5 x 5: 4 x 4 inner chunks a shard, written in C order.
+		const root = path.join(tempDir("dt64-shard-box-"), "a.zarr");
+		const values = BigInt64Array.from({ length: 1600 }, (_, i) => BigInt(1_700_000_000 + i));
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [5, 5], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(root, "", { shape: [40, 40], chunks: [20, 20], dataType: seconds, values, codecs });
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		const { store, ranges } = recording(root);
+		const source = createChunkSource(store, meta, "a.zarr");
+		const expected = (row: number, column: number) => Array.from({ length: 25 }, (_, k) => BigInt(1_700_000_000 + (5 * row + Math.floor(k / 5)) * 40 + 5 * column + (k % 5)));
+		// Where shard c/1/0's and c/1/1's inner chunks lie, from their index (16 entries of offset, length; crc32c).
+		const entries = (key: string) => {
+			const shard = fs.readFileSync(path.join(root, key));
+			const index = new DataView(shard.buffer, shard.byteOffset + shard.byteLength - 260, 256);
+			return Array.from({ length: 16 }, (_, k) => ({ offset: Number(index.getBigUint64(16 * k, true)), length: Number(index.getBigUint64(16 * k + 8, true)) }));
+		};
+		const run = (key: string, first: number, last: number) => {
+			const [a, b] = [entries(key)[first], entries(key)[last]];
+			return `/${key} ${a.offset}+${b.offset + b.length - a.offset}`;
+		};
+		// A pass over row of chunks 5 (inner row 1 of shards c/1/*): the 4 inner chunks of that row in each shard, one read each.
+		const row = { start: [5, 0], end: [6, 8] };
+		const chunks = await Promise.all(Array.from({ length: 8 }, (_, column) => source.read([5, column], undefined, row)));
+		chunks.forEach((chunk, column) => expect(Array.from(chunk), `column ${column}`).toEqual(expected(5, column)));
+		expect(ranges).toEqual(["/c/1/0 -260", "/c/1/1 -260", run("c/1/0", 4, 7), run("c/1/1", 4, 7)]);
+		// One inner chunk alone (a probe): its own bytes, kept: asked for again, not read again.
+		ranges.length = 0;
+		for (let twice = 0; twice < 2; twice++) expect(Array.from(await source.read([6, 2], undefined, { start: [6, 2], end: [7, 3] }))).toEqual(expected(6, 2));
+		expect(ranges).toEqual([run("c/1/0", 10, 10)]);
+		// Through a transposed view, the pass is the source's own box: inner row 3 of shard c/1/1, one read.
+		ranges.length = 0;
+		const transposed = transposedSource(source, [1, 0]);
+		const columns = await Promise.all(Array.from({ length: 4 }, (_, k) => transposed.read([4 + k, 7], undefined, { start: [4, 7], end: [8, 8] })));
+		for (const chunk of columns) expect(chunk.length).toBe(25);
+		expect(ranges).toEqual([run("c/1/1", 12, 15)]);
+		// A whole read: the shard's index, then all of its inner chunks in one read, as before.
+		ranges.length = 0;
+		await Promise.all(Array.from({ length: 16 }, (_, k) => source.read([Math.floor(k / 4), k % 4])));
+		expect(ranges).toEqual(["/c/0/0 -260", `/c/0/0 0+${fs.statSync(path.join(root, "c", "0", "0")).size - 260}`]);
+	});
+
+	it("read a box of inner chunks written in Morton order as its runs, each once", async () => {
+		// 20 x 40 in two shards of 20 x 20 across, 4 x 4 inner chunks of 5 x 5 each, in Morton order.
+		const root = path.join(tempDir("dt64-shard-morton-"), "a.zarr");
+		const values = BigInt64Array.from({ length: 800 }, (_, i) => BigInt(1_700_000_000 + i));
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [5, 5], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(root, "", { shape: [20, 40], chunks: [20, 20], dataType: seconds, values, codecs });
+		for (const shard of ["0", "1"]) toMortonOrder(path.join(root, "c", "0", shard));
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		const { store, ranges } = recording(root);
+		const source = createChunkSource(store, meta, "a.zarr");
+		// Rows of chunks 1 and 2: Morton positions 2-3, 6-9 and 12-13 of each shard, three runs that rows 1 and 2 share.
+		const read: { coords: number[]; data: BigInt64Array }[] = [];
+		for await (const chunk of readChunksInOrder(source, 6, new AbortController().signal, undefined, { start: 1, end: 3 })) read.push(chunk);
+		for (const { coords, data } of read) {
+			const expected = Array.from({ length: 25 }, (_, k) => BigInt(1_700_000_000 + (5 * coords[0] + Math.floor(k / 5)) * 40 + 5 * coords[1] + (k % 5)));
+			expect(Array.from(data), JSON.stringify(coords)).toEqual(expected);
+		}
+		expect(read.map(({ coords }) => coords.join())).toEqual([1, 2].flatMap((row) => Array.from({ length: 8 }, (_, column) => `${row},${column}`)));
+		const dataRanges = ranges.filter((range) => !range.endsWith(" -260"));
+		expect(ranges.filter((range) => range.endsWith(" -260")).sort()).toEqual(["/c/0/0 -260", "/c/0/1 -260"]);
+		expect(new Set(dataRanges).size).toBe(dataRanges.length);
+		expect(dataRanges.length).toBe(6);
+	});
+});
+
+/** Rewrites a shard of 4 x 4 inner chunks (index at the end, crc32c) with its inner chunks in Morton order, as zarr-python 3 writes N-d shards. */
+function toMortonOrder(file: string): void {
+	const shard = fs.readFileSync(file);
+	const index = new DataView(shard.buffer, shard.byteOffset + shard.byteLength - 260, 256);
+	const chunks = Array.from({ length: 16 }, (_, slot) => {
+		const offset = Number(index.getBigUint64(16 * slot, true));
+		return shard.subarray(offset, offset + Number(index.getBigUint64(16 * slot + 8, true)));
+	});
+	// The Morton code of (row, column): their bits interleaved, the row's above the column's.
+	const morton = (slot: number) => [0, 1].reduce((code, bit) => code | (((slot >> (2 + bit)) & 1) << (2 * bit + 1)) | (((slot >> bit) & 1) << (2 * bit)), 0);
+	const order = Array.from({ length: 16 }, (_, slot) => slot).sort((a, b) => morton(a) - morton(b));
+	const entries = Buffer.alloc(256);
+	let at = 0;
+	for (const slot of order) {
+		entries.writeBigUInt64LE(BigInt(at), 16 * slot);
+		entries.writeBigUInt64LE(BigInt(chunks[slot].length), 16 * slot + 8);
+		at += chunks[slot].length;
+	}
+	const checksum = Buffer.alloc(4);
+	checksum.writeUInt32LE(crc32c(entries));
+	fs.writeFileSync(file, Buffer.concat([...order.map((slot) => chunks[slot]), entries, checksum]));
+}
 
 describe("several ranges of a file in one go", () => {
 	it("fill pieces across short reads and past the readv limit, each piece in order", async () => {

@@ -33,7 +33,17 @@ export interface TimeBlocks {
 	readonly blockRows: number;
 	/** Values per row (the product of the other axes), 1 for a 1-D array. */
 	readonly rowSize: number;
-	read(block: number): Promise<TimeBlock>;
+	/**
+	 * `pass`: the blocks [start, end) read one after another with this one, when it is one of a run (a sharded time
+	 * array then reads their inner chunks at once, as a whole read does); without it, this block alone (a probe).
+	 */
+	read(block: number, pass?: BlockRange): Promise<TimeBlock>;
+}
+
+/** Blocks [start, end). */
+export interface BlockRange {
+	readonly start: number;
+	readonly end: number;
 }
 
 export interface RowRange {
@@ -102,10 +112,11 @@ class ProbedBlocks {
  */
 export async function unsortedWithin(blocks: TimeBlocks, rows: RowRange): Promise<string | undefined> {
 	let before: { index: number; last: bigint } | undefined;
-	for (let index = Math.floor(rows.start / blocks.blockRows); index * blocks.blockRows < rows.end; index++) {
+	const pass = { start: Math.floor(rows.start / blocks.blockRows), end: Math.ceil(rows.end / blocks.blockRows) };
+	for (let index = pass.start; index < pass.end; index++) {
 		let summary: BlockSummary;
 		try {
-			summary = summarize(await blocks.read(index), index);
+			summary = summarize(await blocks.read(index, pass), index);
 		} catch (error) {
 			if (error instanceof NotSorted) return error.message;
 			throw error;
@@ -153,9 +164,13 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 	let highTime: bigint | undefined;
 	let bisect = false;
 	if (blockCount > 2) {
+		// A bound at or before the first time, or past the last, is answered by the first and last blocks: an empty
+		// range before or after the data then costs one or two probes, not a search.
 		const first = await probed.summary(0);
+		if (first !== null && bound <= first.first) return 0;
 		const last = await probed.summary(blockCount - 1);
-		if (first !== null && last !== null && first.first < bound && bound <= last.last) {
+		if (last !== null && last.last < bound) return rows * rowSize;
+		if (first !== null && last !== null) {
 			lowTime = first.first;
 			highTime = last.last;
 		}
@@ -213,9 +228,9 @@ function keptBlocks(blocks: TimeBlocks): TimeBlocks {
 		rows: blocks.rows,
 		blockRows: blocks.blockRows,
 		rowSize: blocks.rowSize,
-		read(block) {
+		read(block, pass) {
 			let read = kept.get(block);
-			if (read === undefined) kept.set(block, (read = blocks.read(block)));
+			if (read === undefined) kept.set(block, (read = blocks.read(block, pass)));
 			return read;
 		},
 	};
@@ -238,8 +253,10 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds): P
 	}
 	const probed = new ProbedBlocks(blocks);
 	try {
+		const total = blocks.rows * blocks.rowSize;
 		const startPosition = bounds.start === undefined ? 0 : await lowerBound(probed, bounds.start);
-		const endPosition = bounds.end === undefined ? blocks.rows * blocks.rowSize : await lowerBound(probed, bounds.end);
+		// Every time is before start: the range is empty, whatever end is.
+		const endPosition = bounds.end === undefined || startPosition === total ? total : await lowerBound(probed, bounds.end);
 		const start = Math.floor(startPosition / blocks.rowSize);
 		const end = Math.max(start, Math.ceil(endPosition / blocks.rowSize));
 		return { sorted: true, rows: { start, end }, probes: wholeReads || probed.probes };

@@ -10,6 +10,7 @@ import { Dt64ExportError, errorInContext, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
 import { readBands } from "../stream/chunk-bands.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
+import { chunkRowsBox, readingWithin } from "../zarr/chunk-box.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
 import { product } from "../zarr/grid.js";
 import { cfTimeBlock } from "./cf-time-block.js";
@@ -118,7 +119,8 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 
 /**
  * The time column as the search reads it, over its own shape (it may span fewer dimensions than the table, the
- * first among them): one block per chunk along the first axis, each read whole.
+ * first among them): one block per chunk along the first axis, each read whole; a probe reads only its block's
+ * chunks (inner chunks of a sharded array), a run of blocks the chunks of the run at once.
  */
 function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal): TimeBlocks {
 	const { column, coding } = time;
@@ -136,9 +138,10 @@ function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal):
 		rows: shape[0],
 		blockRows,
 		rowSize: product(shape.slice(1)),
-		async read(block) {
+		async read(block, pass) {
 			const rows = { start: block * blockRows, end: Math.min(shape[0], (block + 1) * blockRows) };
-			const bands = readBands(chunks, shape, concurrency, signal, undefined, undefined, rows);
+			const source = pass === undefined ? chunks : readingWithin(chunks, chunkRowsBox(chunks.gridShape, pass));
+			const bands = readBands(source, shape, concurrency, signal, undefined, undefined, rows);
 			const { value } = await bands.next();
 			await bands.return(undefined);
 			return blockOf(value!.values);

@@ -5,6 +5,7 @@
  */
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
+import { chunkRowsBox } from "../zarr/chunk-box.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
@@ -68,11 +69,13 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	chunks?: { start: number; end: number },
 ): AsyncGenerator<{ coords: number[]; data: V }> {
 	const coordinates = coordinatesWithin(source.gridShape, chunks);
+	// Told with each read: a sharded source then reads at once only the inner chunks of this pass.
+	const box = chunks === undefined ? undefined : chunkRowsBox(source.gridShape, chunks);
 	const inFlight: { coords: number[]; data: Promise<V> }[] = [];
 	const launch = (): boolean => {
 		const next = coordinates.next();
 		if (next.done) return false;
-		const data = source.read(next.value, signal);
+		const data = source.read(next.value, signal, box);
 		// Rejections are observed when the chunk's turn comes; this keeps an early one from being unhandled.
 		data.catch(() => undefined);
 		inFlight.push({ coords: next.value, data });

@@ -6,6 +6,7 @@ import { isRefusedKey, refusedChunkError } from "../store/refused-key.js";
 import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
 import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
 import type { ChunkValues } from "./chunk-values.js";
+import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
 import { ShardIndexReader } from "./shard-index.js";
@@ -19,7 +20,11 @@ import { decodesHere } from "./small-array.js";
 export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	readonly chunkShape: number[];
 	readonly gridShape: number[];
-	read(coords: readonly number[], signal?: AbortSignal): Promise<V>;
+	/**
+	 * `within`: the chunks of the pass this read belongs to (default: every chunk). A sharded array reads at once
+	 * only those of a shard's inner chunks, so that a read of a few chunks does not read whole shards.
+	 */
+	read(coords: readonly number[], signal?: AbortSignal, within?: ChunkBox): Promise<V>;
 	/** The store key of a chunk, for messages. */
 	describe(coords: readonly number[]): string;
 }
@@ -171,6 +176,18 @@ function plainChunks<V extends ChunkValues>(
 	};
 }
 
+/**
+ * The part of `box` inside the shard of the inner chunk at `coords`, in inner chunk coordinates of that shard;
+ * undefined when it covers the whole shard (read as a whole read would). A box to the end of the grid covers the
+ * inner chunks a last shard holds past the array's edge too, as a whole read does.
+ */
+function innerBox(box: ChunkBox, coords: readonly number[], perShard: readonly number[], grid: readonly number[]): ChunkBox | undefined {
+	const origin = coords.map((c, axis) => c - (c % perShard[axis]));
+	const start = origin.map((first, axis) => Math.max(0, box.start[axis] - first));
+	const end = origin.map((first, axis) => (box.end[axis] >= grid[axis] ? perShard[axis] : Math.min(perShard[axis], box.end[axis] - first)));
+	return start.every((s, axis) => s === 0 && end[axis] === perShard[axis]) ? undefined : { start, end };
+}
+
 function shardedChunks<V extends ChunkValues>(
 	store: AsyncReadable,
 	meta: ArrayLayout,
@@ -202,16 +219,17 @@ function shardedChunks<V extends ChunkValues>(
 	const index = new ShardIndexReader(store, perShard, indexCodecs, location, options.forbiddenAsMissing);
 	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
 	const size = product(innerShape);
+	const gridShape = chunksPerAxis(meta.shape, innerShape);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));
 	const describe = (coords: readonly number[]) => `${shardKey(coords).slice(1)} (inner chunk ${JSON.stringify(coords.map((c, axis) => c % perShard[axis]))})`;
 	return {
 		chunkShape: innerShape,
-		gridShape: chunksPerAxis(meta.shape, innerShape),
+		gridShape,
 		describe,
-		async read(coords, signal) {
+		async read(coords, signal, within) {
 			const key = shardKey(coords);
 			const inner = coords.map((c, axis) => c % perShard[axis]);
-			const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom);
+			const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, within === undefined ? undefined : innerBox(within, coords, perShard, gridShape));
 			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 			return decoder.decode(bytes, describe(coords));
 		},

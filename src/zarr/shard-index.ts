@@ -5,14 +5,18 @@ import type { CodecMetadata } from "./array-metadata.js";
 import { crc32c } from "./codecs/crc32c.js";
 import { ChunkDecoder } from "./chunk-decoder.js";
 import { cStrides, product } from "./grid.js";
+import type { ChunkBox } from "./chunk-box.js";
+import { KeptInnerChunks } from "./kept-inner-chunks.js";
+import { runAround, shardLayout, type DataSpan } from "./shard-runs.js";
 
 const EMPTY = 0xffff_ffff_ffff_ffffn;
 /** Shard indexes kept in memory: enough for a band of chunks across a few shards, bounded for huge arrays. */
 const CACHE_LIMIT = 64;
 /**
- * A shard whose inner chunks span at most this many bytes is read at once, the first time one of them is needed,
- * and its inner chunks are views of that read: one read per shard instead of one per inner chunk. Larger shards
- * are read inner chunk by inner chunk, so that memory stays bounded whatever the shard size.
+ * A run of inner chunks (see shard-runs.ts; a whole read's is the whole shard) spanning at most this many bytes is
+ * read at once, the first time one of them is needed, and its inner chunks are views of that read: one read per
+ * shard instead of one per inner chunk. Larger runs are read inner chunk by inner chunk, so that memory stays
+ * bounded whatever the shard size.
  */
 const WHOLE_SHARD_BYTES = 64 * 2 ** 20;
 /**
@@ -23,12 +27,16 @@ const WHOLE_SHARD_BYTES = 64 * 2 ** 20;
  * shard (an inner chunk of 8 kB that decodes to 800 kB).
  */
 const ROOMY_READ_FACTOR = 2;
-/** Shards kept read at once: the one being decoded and the next ones the reader asks for ahead. */
+/**
+ * Shards whose runs are kept read at once: the one being decoded and the next ones the reader asks for ahead. A
+ * shard may hold several runs (a box of its inner chunks written in Morton order, as zarr-python 3 writes N-d
+ * shards, is several runs), each a part of its bytes.
+ */
 const SHARD_DATA_LIMIT = 3;
 
 /**
- * A shard's inner chunks read at once: each in a buffer of its own (a store that reads several ranges in one go,
- * see AsyncReadable.getRanges), or as views of one read from the first to the end of the last.
+ * A run of a shard's inner chunks read at once: each in a buffer of its own (a store that reads several ranges in
+ * one go, see AsyncReadable.getRanges), or as views of one read from the first to the end of the last.
  */
 interface ShardData {
 	/** By index slot, the inner chunks not yet given out, each in its own buffer. */
@@ -44,14 +52,11 @@ interface ShardData {
 	readonly handedOut: Set<number>;
 }
 
-/** Where a shard's inner chunks lie, how many there are, and whether any two share bytes. */
-interface DataSpan {
-	readonly start: number;
-	readonly end: number;
-	readonly chunks: number;
-	readonly overlapping: boolean;
-	/** The inner chunks by offset: their index slot and byte range. */
-	readonly entries: readonly { slot: number; offset: number; length: number }[];
+/** A run of one shard being read or read, held until each of its inner chunks is given out. */
+interface HeldRun {
+	readonly shardKey: AbsolutePath;
+	readonly span: DataSpan;
+	readonly data: Promise<ShardData | null>;
 }
 
 /**
@@ -62,8 +67,11 @@ interface DataSpan {
 export class ShardIndexReader {
 	readonly #indexes = new Map<string, Promise<BigUint64Array | null>>();
 	readonly #decoder: ChunkDecoder;
+	readonly #perShard: number[];
 	readonly #strides: number[];
 	readonly #encodedIndexBytes: number;
+	readonly #held: HeldRun[] = [];
+	readonly #kept = new KeptInnerChunks();
 
 	constructor(
 		private readonly store: AsyncReadable,
@@ -76,6 +84,7 @@ export class ShardIndexReader {
 		const unsupported = indexCodecs.find((codec) => codec.name !== "bytes" && codec.name !== "crc32c");
 		if (unsupported) throw new Dt64ExportError("UNSUPPORTED", `${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
 		this.#decoder = new ChunkDecoder([...perShard, 2], indexCodecs);
+		this.#perShard = perShard;
 		this.#strides = cStrides(perShard);
 		this.#encodedIndexBytes = product(perShard) * 16 + (indexCodecs.some((codec) => codec.name === "crc32c") ? 4 : 0);
 		this.#checksum = indexCodecs.some((codec) => codec.name === "crc32c");
@@ -83,8 +92,13 @@ export class ShardIndexReader {
 
 	readonly #checksum: boolean;
 
-	/** `room`: bytes the buffer of an inner chunk read on its own should hold (see GetOptions.room). */
-	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal, room?: number): Promise<Uint8Array | undefined> {
+	/**
+	 * `room`: bytes the buffer of an inner chunk read on its own should hold (see GetOptions.room). `within`: the
+	 * inner chunks of this shard the reader's pass needs (inner chunk coordinates; default: all of them), read at
+	 * once with this one where they are next to it in the shard (see shard-runs.ts). An inner chunk that is the only
+	 * one of its run is read alone and kept (see KeptInnerChunks): the next read of it is no fetch.
+	 */
+	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal, room?: number, within?: ChunkBox): Promise<Uint8Array | undefined> {
 		const index = await this.#index(shardKey, signal);
 		if (index === null) return undefined;
 		const slot = inner.reduce((sum, c, axis) => sum + c * this.#strides[axis], 0);
@@ -94,19 +108,31 @@ export class ShardIndexReader {
 		if (offset > BigInt(Number.MAX_SAFE_INTEGER) || length > BigInt(Number.MAX_SAFE_INTEGER)) {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: corrupt index entry ${slot} (offset ${offset}, length ${length})`);
 		}
-		const span = dataSpan(index);
-		const data = span.end - span.start <= WHOLE_SHARD_BYTES ? await this.#shardData(shardKey, span, signal, room) : null;
-		if (data !== null && !data.handedOut.has(slot)) {
-			data.handedOut.add(slot);
-			// Every inner chunk given out: the shard is not read again from these buffers (see ShardData).
-			if (data.handedOut.size === span.chunks) this.#data.delete(shardKey);
-			const own = data.chunks?.get(slot);
-			if (own !== undefined) {
-				data.chunks!.delete(slot);
-				return own;
+		const layout = shardLayout(index);
+		let held = this.#heldRun(shardKey, layout.positionOf[slot]);
+		let alone = false;
+		if (held === undefined) {
+			const kept = this.#kept.take(shardKey, slot);
+			if (kept !== undefined) return kept;
+			// A kept inner chunk ends a run: its bytes are here already.
+			const span = within === undefined ? layout.all : runAround(layout, slot, (other) => this.#holds(within, other) && !this.#kept.has(shardKey, other));
+			alone = span !== layout.all && span.chunks === 1;
+			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room);
+		}
+		if (held !== undefined) {
+			const data = await held.data;
+			if (data !== null && !data.handedOut.has(slot)) {
+				data.handedOut.add(slot);
+				// Every inner chunk given out: the run is not read again from these buffers (see ShardData).
+				if (data.handedOut.size === held.span.chunks) this.#forget(held);
+				const own = data.chunks?.get(slot);
+				if (own !== undefined) {
+					data.chunks!.delete(slot);
+					return own;
+				}
+				const from = Number(offset) - data.start;
+				if (data.bytes !== undefined) return data.bytes.subarray(from, from + Number(length));
 			}
-			const from = Number(offset) - data.start;
-			if (data.bytes !== undefined) return data.bytes.subarray(from, from + Number(length));
 		}
 		let bytes: Uint8Array | undefined;
 		try {
@@ -121,20 +147,37 @@ export class ShardIndexReader {
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`);
 		}
+		if (alone) this.#kept.keep(shardKey, slot, bytes);
 		return bytes;
 	}
 
-	readonly #data = new Map<string, Promise<ShardData | null>>();
+	/** Whether the inner chunk at index slot `slot` lies in `box` (inner chunk coordinates). */
+	#holds(box: ChunkBox, slot: number): boolean {
+		return this.#strides.every((stride, axis) => {
+			const c = Math.floor(slot / stride) % this.#perShard[axis];
+			return c >= box.start[axis] && c < box.end[axis];
+		});
+	}
 
-	/** A shard's inner chunks read at once; null when that read failed, and its chunks are read one by one. */
-	#shardData(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): Promise<ShardData | null> {
-		let data = this.#data.get(shardKey);
-		if (data === undefined) {
-			data = this.#readSpan(shardKey, span, signal, room);
-			if (this.#data.size >= SHARD_DATA_LIMIT) this.#data.delete(this.#data.keys().next().value as string);
-			this.#data.set(shardKey, data);
+	/** The run of `shardKey` held that holds the inner chunk at `position` (see ShardLayout.positionOf). */
+	#heldRun(shardKey: AbsolutePath, position: number): HeldRun | undefined {
+		return this.#held.find((held) => held.shardKey === shardKey && held.span.first <= position && position <= held.span.last);
+	}
+
+	#readRun(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): HeldRun {
+		const held = { shardKey, span, data: this.#readSpan(shardKey, span, signal, room) };
+		const shards = new Set(this.#held.map((other) => other.shardKey));
+		if (!shards.has(shardKey) && shards.size >= SHARD_DATA_LIMIT) {
+			const oldest = this.#held[0].shardKey;
+			this.#held.splice(0, this.#held.length, ...this.#held.filter((other) => other.shardKey !== oldest));
 		}
-		return data;
+		this.#held.push(held);
+		return held;
+	}
+
+	#forget(held: HeldRun): void {
+		const at = this.#held.indexOf(held);
+		if (at >= 0) this.#held.splice(at, 1);
 	}
 
 	/**
@@ -196,29 +239,4 @@ function verifyCrc32c(bytes: Uint8Array, shardKey: AbsolutePath): void {
 	const payload = bytes.subarray(0, bytes.byteLength - 4);
 	const stored = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - 4, 4).getUint32(0, true);
 	if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`);
-}
-
-const spans = new WeakMap<BigUint64Array, DataSpan>();
-
-/** Where a shard's inner chunks lie: from the first byte of any to the last byte of any (computed once per index). */
-function dataSpan(index: BigUint64Array): DataSpan {
-	let span = spans.get(index);
-	if (span === undefined) {
-		const entries: { slot: number; offset: number; length: number }[] = [];
-		for (let slot = 0; slot < index.length; slot += 2) {
-			if (index[slot] === EMPTY && index[slot + 1] === EMPTY) continue;
-			entries.push({ slot: slot / 2, offset: Number(index[slot]), length: Number(index[slot + 1]) });
-		}
-		entries.sort((a, b) => a.offset - b.offset);
-		let end = 0;
-		let overlapping = false;
-		for (const { offset, length } of entries) {
-			if (offset < end) overlapping = true;
-			end = Math.max(end, offset + length);
-		}
-		const start = entries.length === 0 ? 0 : entries[0].offset;
-		span = { start: Math.min(start, end), end, chunks: entries.length, overlapping, entries };
-		spans.set(index, span);
-	}
-	return span;
 }
