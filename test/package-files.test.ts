@@ -4,7 +4,8 @@
  * WebAssembly) are left behind, and a CommonJS bundle has no import.meta.url. Every export that needs one of them
  * fails with PACKAGE_FILE_MISSING saying which file and what to do, whatever the store's codec or size: never a
  * corrupt chunk, a failed write or a raw TypeError (README "Bundling"). And the CLI, installed without one of the
- * files of its own bundle, says so in its one error line.
+ * files of its own bundle, says so in its one error line; so does the library installed with a damaged decoders'
+ * file or without the decoders' module.
  *
  * The bundler is rolldown, which builds the CLI (esbuild is not a dependency). Its CommonJS output would give
  * import.meta.url a value where esbuild leaves it undefined: the CommonJS bundle is made with import.meta.url
@@ -30,8 +31,8 @@ const STORES = {
 	bigZstd: path.join(work, "big-zstd.zarr"),
 };
 
-/** The app: one export, and what it ended with on stdout as JSON. */
-const APP = `import { Dt64ExportError, exportToFile } from ${JSON.stringify(path.join(REPO, "dist", "index.js"))};
+/** The app: one export, and what it ended with on stdout as JSON; `dist`: the library it imports. */
+const app = (dist: string) => `import { Dt64ExportError, exportToFile } from ${JSON.stringify(path.join(dist, "index.js"))};
 const [store, out] = process.argv.slice(2);
 exportToFile(store, out, { overwrite: true }).then(
 	() => console.log(JSON.stringify({ ok: true })),
@@ -42,8 +43,8 @@ exportToFile(store, out, { overwrite: true }).then(
 const ESM = path.join(work, "esm", "app.mjs");
 const CJS = path.join(work, "cjs", "app.cjs");
 
-/** What the bundled app ended with, exporting `store` to `output` (its extension says the format). */
-function runBundled(bundle: string, store: string, output: string, threads?: string): Record<string, unknown> {
+/** What the app (bundled, or not) ended with, exporting `store` to `output` (its extension says the format). */
+function runApp(bundle: string, store: string, output: string, threads?: string): Record<string, unknown> {
 	const env: NodeJS.ProcessEnv = { ...process.env, DT64_DECODE_THREADS: threads };
 	if (threads === undefined) delete env.DT64_DECODE_THREADS;
 	const run = spawnSync(process.execPath, [bundle, store, path.join(work, output)], { encoding: "utf8", env });
@@ -69,27 +70,27 @@ beforeAll(async () => {
 	await writeArray(STORES.plain, "", { shape: [1000], chunks: [500], values: values(1000), codecs: [LE] });
 	await writeArray(STORES.smallZstd, "", { shape: [1000], chunks: [500], values: values(1000), codecs: [LE, ZSTD] });
 	await writeArray(STORES.bigZstd, "", { shape: [600_000], chunks: [100_000], values: values(600_000), codecs: [LE, ZSTD] });
-	const app = path.join(work, "app.mjs");
-	fs.writeFileSync(app, APP);
-	await build({ input: app, platform: "node", logLevel: "silent", output: { file: ESM, format: "esm", codeSplitting: false } });
-	await build({ input: app, platform: "node", logLevel: "silent", transform: { define: { "import.meta.url": "undefined" } }, output: { file: CJS, format: "cjs", codeSplitting: false } });
+	const entry = path.join(work, "app.mjs");
+	fs.writeFileSync(entry, app(path.join(REPO, "dist")));
+	await build({ input: entry, platform: "node", logLevel: "silent", output: { file: ESM, format: "esm", codeSplitting: false } });
+	await build({ input: entry, platform: "node", logLevel: "silent", transform: { define: { "import.meta.url": "undefined" } }, output: { file: CJS, format: "cjs", codeSplitting: false } });
 });
 
 describe("the library bundled into an app as an ES module", () => {
 	const folder = path.dirname(ESM);
 
 	it("refuses Parquet: parquet-wasm cannot find its WebAssembly (no __dirname in an ES module); Arrow needs none", () => {
-		expect(runBundled(ESM, STORES.plain, "plain.arrow")).toEqual({ ok: true });
+		expect(runApp(ESM, STORES.plain, "plain.arrow")).toEqual({ ok: true });
 		const message = `${PARQUET_WASM} cannot be loaded beside parquet-wasm's code (__dirname is not defined): ${ADVICE}`;
-		expect(runBundled(ESM, STORES.plain, "plain.parquet")).toEqual({ dt64ExportError: true, name: "Dt64ExportError", code: "PACKAGE_FILE_MISSING", message });
+		expect(runApp(ESM, STORES.plain, "plain.parquet")).toEqual({ dt64ExportError: true, name: "Dt64ExportError", code: "PACKAGE_FILE_MISSING", message });
 	});
 
 	it("refuses a zstd store, small or large, on the calling thread or the decode threads: the decoders' WebAssembly is not beside the bundle", () => {
 		const refusal = notBeside(DECODERS, folder, "decoders.wasm");
-		expect(runBundled(ESM, STORES.smallZstd, "small.arrow")).toEqual(refusal);
-		expect(runBundled(ESM, STORES.smallZstd, "small.arrow", "2")).toEqual(refusal);
-		expect(runBundled(ESM, STORES.bigZstd, "big.arrow")).toEqual(refusal);
-		expect(runBundled(ESM, STORES.bigZstd, "big.parquet")).toEqual(refusal);
+		expect(runApp(ESM, STORES.smallZstd, "small.arrow")).toEqual(refusal);
+		expect(runApp(ESM, STORES.smallZstd, "small.arrow", "2")).toEqual(refusal);
+		expect(runApp(ESM, STORES.bigZstd, "big.arrow")).toEqual(refusal);
+		expect(runApp(ESM, STORES.bigZstd, "big.parquet")).toEqual(refusal);
 	});
 
 	it("with the WebAssembly copied beside it, names the decode threads' module beside the bundle (not a path above it)", () => {
@@ -98,29 +99,29 @@ describe("the library bundled into an app as an ES module", () => {
 		fs.copyFileSync(ESM, path.join(copied, "app.mjs"));
 		fs.copyFileSync(path.join(REPO, "dist", "zarr", "codecs", "wasm", "decoders.wasm"), path.join(copied, "decoders.wasm"));
 		const refusal = notBeside(WORKER, copied, "decode-worker.js");
-		expect(runBundled(path.join(copied, "app.mjs"), STORES.bigZstd, "big.arrow")).toEqual(refusal);
-		expect(runBundled(path.join(copied, "app.mjs"), STORES.smallZstd, "small.arrow", "2")).toEqual(refusal);
+		expect(runApp(path.join(copied, "app.mjs"), STORES.bigZstd, "big.arrow")).toEqual(refusal);
+		expect(runApp(path.join(copied, "app.mjs"), STORES.smallZstd, "small.arrow", "2")).toEqual(refusal);
 		// Without threads, the WebAssembly is all the decoders need.
-		expect(runBundled(path.join(copied, "app.mjs"), STORES.smallZstd, "small.arrow", "0")).toEqual({ ok: true });
+		expect(runApp(path.join(copied, "app.mjs"), STORES.smallZstd, "small.arrow", "0")).toEqual({ ok: true });
 	});
 });
 
 describe("the library bundled into an app as CommonJS (import.meta.url undefined)", () => {
 	it("refuses Parquet: parquet-wasm's WebAssembly is not beside the bundle; Arrow needs none", () => {
-		expect(runBundled(CJS, STORES.plain, "plain.arrow")).toEqual({ ok: true });
+		expect(runApp(CJS, STORES.plain, "plain.arrow")).toEqual({ ok: true });
 		const where = path.join(path.dirname(CJS), "parquet_wasm_bg.wasm");
 		const message = `${PARQUET_WASM} cannot be loaded beside parquet-wasm's code (ENOENT: no such file or directory, open '${where}'): ${ADVICE}`;
-		expect(runBundled(CJS, STORES.plain, "plain.parquet")).toEqual({ dt64ExportError: true, name: "Dt64ExportError", code: "PACKAGE_FILE_MISSING", message });
+		expect(runApp(CJS, STORES.plain, "plain.parquet")).toEqual({ dt64ExportError: true, name: "Dt64ExportError", code: "PACKAGE_FILE_MISSING", message });
 	});
 
 	it("refuses a zstd store, small or large, on either path, as a package file that cannot be located: not a corrupt chunk, not a TypeError", () => {
 		const message = `${DECODERS} cannot be located: its code runs without a file URL of its own (import.meta.url is undefined, as in a CommonJS bundle): ${ADVICE}`;
 		const refusal = { dt64ExportError: true, name: "Dt64ExportError", code: "PACKAGE_FILE_MISSING", message };
-		expect(runBundled(CJS, STORES.smallZstd, "small.arrow")).toEqual(refusal);
-		expect(runBundled(CJS, STORES.smallZstd, "small.arrow", "0")).toEqual(refusal);
-		expect(runBundled(CJS, STORES.smallZstd, "small.arrow", "2")).toEqual(refusal);
-		expect(runBundled(CJS, STORES.bigZstd, "big.arrow")).toEqual(refusal);
-		expect(runBundled(CJS, STORES.bigZstd, "big.parquet")).toEqual(refusal);
+		expect(runApp(CJS, STORES.smallZstd, "small.arrow")).toEqual(refusal);
+		expect(runApp(CJS, STORES.smallZstd, "small.arrow", "0")).toEqual(refusal);
+		expect(runApp(CJS, STORES.smallZstd, "small.arrow", "2")).toEqual(refusal);
+		expect(runApp(CJS, STORES.bigZstd, "big.arrow")).toEqual(refusal);
+		expect(runApp(CJS, STORES.bigZstd, "big.parquet")).toEqual(refusal);
 	});
 });
 
@@ -142,3 +143,38 @@ describe("the CLI installed without its decode threads' module", () => {
 		expect(fs.existsSync(output)).toBe(false);
 	});
 });
+
+describe("the library installed with a damaged decoders' file", () => {
+	/** A copy of dist/ (the library's modules, unbundled) beside the repository's node_modules, changed by `damage`. */
+	function installed(name: string, damage: (dist: string) => void): string {
+		const root = path.join(work, name);
+		fs.cpSync(path.join(REPO, "dist"), path.join(root, "dist"), { recursive: true, filter: (source) => path.relative(path.join(REPO, "dist"), source) !== "bundle" });
+		fs.symlinkSync(path.join(REPO, "node_modules"), path.join(root, "node_modules"));
+		damage(path.join(root, "dist"));
+		fs.writeFileSync(path.join(root, "app.mjs"), app(path.join(root, "dist")));
+		return path.join(root, "app.mjs");
+	}
+
+	it("a decoders.wasm that is not WebAssembly: refused as the package's file, on the calling thread and on the decode threads, not as a corrupt chunk", () => {
+		const wasm = path.join("zarr", "codecs", "wasm", "decoders.wasm");
+		const entry = installed("truncated-wasm", (dist) => fs.writeFileSync(path.join(dist, wasm), "not WebAssembly"));
+		const where = path.join(path.dirname(entry), "dist", wasm);
+		for (const threads of ["0", "2"]) {
+			const refusal = runApp(entry, STORES.smallZstd, "small.arrow", threads);
+			expect([threads, refusal]).toMatchObject([threads, { dt64ExportError: true, code: "PACKAGE_FILE_MISSING", path: where }]);
+			expect(refusal.message).toMatch(new RegExp(`^${literally(DECODERS)} cannot be loaded \\(WebAssembly\\.Module\\(\\): .*\\): ${literally(ADVICE)}$`));
+		}
+	});
+
+	it("without the decoders' module: refused as the package's file, not as a corrupt chunk", () => {
+		const entry = installed("no-decoder-module", (dist) => fs.rmSync(path.join(dist, "zarr", "codecs", "wasm", "decoder-module.js")));
+		const refusal = runApp(entry, STORES.smallZstd, "small.arrow", "0");
+		expect(refusal).toMatchObject({ dt64ExportError: true, code: "PACKAGE_FILE_MISSING" });
+		expect(refusal.message).toMatch(new RegExp(`^dt64-export's decoder-module\\.js \\(the module of its zstd, lz4 and blosc decoders\\) cannot be loaded \\(Cannot find module .*decoder-module\\.js.*\\): ${literally(ADVICE)}$`));
+	});
+});
+
+/** `text` matched as it is in a regular expression. */
+function literally(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

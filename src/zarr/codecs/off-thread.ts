@@ -1,10 +1,9 @@
 import { availableParallelism } from "node:os";
 import { recordNatPositions } from "../../convert/nat-positions.js";
-import { Dt64ExportError } from "../../errors.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { packageFile, packageFileMissing } from "../../package-file.js";
 import { DecoderPool } from "./decoder-pool.js";
-import { DECODERS_WASM_SUBJECT, decodersWasmFile } from "./wasm/decoders-file.js";
+import { decodersWasmFile } from "./wasm/decoders-file.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
 
 /** This module's URL: undefined in a CommonJS bundle, though TypeScript types it as a string. */
@@ -79,13 +78,13 @@ let onThisThread: Promise<WasmDecoders> | undefined;
  * chunk's: it is never reported as a corrupt chunk, which any other error of a codec is (see pipeline.ts).
  */
 async function loadDecodersHere(): Promise<WasmDecoders> {
+	let module: typeof import("./wasm/decoder-module.js");
 	try {
-		const module = await import("./wasm/decoder-module.js");
-		return new module.WasmDecoders();
+		module = await import("./wasm/decoder-module.js");
 	} catch (error) {
-		if (error instanceof Dt64ExportError) throw error;
-		throw packageFileMissing(DECODERS_WASM_SUBJECT, `cannot be loaded (${(error as Error)?.message ?? String(error)})`, undefined, error);
+		throw packageFileMissing("dt64-export's decoder-module.js (the module of its zstd, lz4 and blosc decoders)", `cannot be loaded (${(error as Error)?.message ?? String(error)})`, undefined, error);
 	}
+	return module.loadWasmDecoders();
 }
 
 /** The process's decode threads, shared by every export (null: decode on the calling thread). */

@@ -59,6 +59,21 @@ export function readDecoderBytes(file: URL = decodersWasmFile()): Uint8Array {
 let compiled: object | undefined;
 
 /**
+ * A WasmDecoders (`module`: as another thread compiled it), or PACKAGE_FILE_MISSING when its WebAssembly does not
+ * compile or instantiate (a truncated or foreign decoders.wasm): the package's file is at fault, not a chunk, on
+ * the calling thread and on a decode thread alike.
+ */
+export function loadWasmDecoders(module?: object): WasmDecoders {
+	try {
+		return new WasmDecoders(module);
+	} catch (error) {
+		if (error instanceof Dt64ExportError) throw error;
+		const where = module === undefined ? fileURLToPath(decodersWasmFile()) : undefined;
+		throw packageFileMissing(DECODERS_WASM_SUBJECT, `cannot be loaded (${(error as Error)?.message ?? String(error)})`, where, error);
+	}
+}
+
+/**
  * The WASI calls the C library links (blosc's error printing): nothing is printed or opened; each answers ENOSYS,
  * which the C code treats as a failed write it does not depend on.
  */
