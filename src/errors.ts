@@ -64,6 +64,12 @@ export const ERROR_CODES = {
 	WRITE_FAILED: "io",
 	/** A dataset folder cannot be committed: parts missing, a manifest unreadable or of another version (`path`). */
 	DATASET_INVALID: "io",
+	/**
+	 * One of this package's own run-time files (its decoders' WebAssembly, its decode threads' module, parquet-wasm's
+	 * WebAssembly) is not where its code looks for it: its modules were bundled into an app without them, or its
+	 * install is incomplete (`path`: where it was looked for). Not a bug of the data, nor of the output.
+	 */
+	PACKAGE_FILE_MISSING: "io",
 	/** A dependency or this tool broke its own contract (a Parquet writer that loses rows): a bug to report. */
 	INTERNAL: "io",
 } as const satisfies Record<string, ErrorKind>;

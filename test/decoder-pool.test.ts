@@ -7,9 +7,11 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DecoderPool } from "../src/zarr/codecs/decoder-pool.js";
 import { defaultDecodeThreads } from "../src/zarr/codecs/off-thread.js";
+import { rejection } from "./support/thrown.js";
 
 const WORKER = new URL("./support/module-echo-worker.mjs", import.meta.url);
 const COMPILED = 0;
@@ -49,6 +51,19 @@ describe("DecoderPool", () => {
 		} finally {
 			await pool.close();
 			delete process.env.DT64_TEST_MARKER;
+		}
+	});
+
+	it("a thread that cannot load the decoders' files fails its chunks with that error and code, not as a thread failure", async () => {
+		const worker = new URL("./support/missing-decoders-worker.mjs", import.meta.url);
+		const pool = new DecoderPool(1, worker);
+		try {
+			const missing = fileURLToPath(new URL("./no-such-decoders.wasm", worker));
+			const refusal = await rejection(chunk(pool));
+			expect(refusal).toMatchObject({ code: "PACKAGE_FILE_MISSING", path: missing });
+			expect(refusal.message.split(": dt64-export's modules were moved")[0]).toBe(`dt64-export's decoders.wasm (its zstd, lz4 and blosc decoders' WebAssembly) cannot be read at ${missing} (ENOENT: no such file or directory)`);
+		} finally {
+			await pool.close();
 		}
 	});
 

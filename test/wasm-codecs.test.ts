@@ -11,12 +11,15 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CODECS } from "../src/zarr/codecs/codec-map.js";
 import type { BytesToBytesCodec } from "../src/zarr/codecs/codec.js";
-import { DECODERS_WASM, readDecoderBytes, WasmDecoders, type WasmCodec } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { readDecoderBytes, WasmDecoders, type WasmCodec } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { decodersWasmFile } from "../src/zarr/codecs/wasm/decoders-file.js";
 import { Dt64ExportError } from "../src/errors.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
+import { thrown } from "./support/thrown.js";
 
 const REPO = path.resolve(import.meta.dirname, "..");
 const FIXTURES = path.join(REPO, "test", "fixtures", "codecs");
@@ -170,10 +173,11 @@ const sources = fs.existsSync("/tmp/dt64-export-wasm-codecs/sources/c-blosc_1.21
 describe("the committed WebAssembly", () => {
 	it("is read from its file beside the decoders' module; a missing file is named, with the reason", () => {
 		expect(Buffer.from(readDecoderBytes()).subarray(0, 4).toString("latin1")).toBe("\0asm");
-		expect(DECODERS_WASM.pathname.endsWith("/src/zarr/codecs/wasm/decoders.wasm")).toBe(true);
-		const missing = new URL("./no-such-decoders.wasm", DECODERS_WASM);
+		expect(decodersWasmFile().pathname.endsWith("/src/zarr/codecs/wasm/decoders.wasm")).toBe(true);
+		const missing = new URL("./no-such-decoders.wasm", decodersWasmFile());
 		expect(() => readDecoderBytes(missing)).toThrow(Dt64ExportError);
-		expect(() => readDecoderBytes(missing)).toThrow(/^the zstd, lz4 and blosc decoders' WebAssembly \/.*no-such-decoders\.wasm cannot be read \(ENOENT: no such file or directory\): reinstall dt64-export/);
+		expect(thrown(() => readDecoderBytes(missing))).toMatchObject({ code: "PACKAGE_FILE_MISSING", path: fileURLToPath(missing) });
+		expect(() => readDecoderBytes(missing)).toThrow(/^dt64-export's decoders\.wasm \(its zstd, lz4 and blosc decoders' WebAssembly\) cannot be read at \/.*no-such-decoders\.wasm \(ENOENT: no such file or directory\): /);
 	});
 
 	it.skipIf(!clang || !sources)(

@@ -32,7 +32,13 @@ function notAnExport(arg: string): boolean {
 
 /** Starts the decode threads now when `argv` (the arguments after the script's name) exports what they decode. */
 export function startDecodeThreadsEarly(argv: readonly string[]): void {
-	if (exportDecodesOnThreads(argv)) warmDecodeThreads();
+	if (!exportDecodesOnThreads(argv)) return;
+	try {
+		warmDecodeThreads();
+	} catch {
+		// A decoder file that is missing (PACKAGE_FILE_MISSING): the export refuses the array when it opens it, and
+		// the CLI reports that as any other error, not as a stack trace from before it started.
+	}
 }
 
 /** Whether `argv` exports, from a local store, an array whose chunks decode on the decode threads (see above). */

@@ -65,6 +65,8 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		try {
 			chunk = await this.#pipeline(bytes);
 		} catch (error) {
+			// The decoders' own files failing to load (package-file.ts) says nothing of this chunk: it is not named.
+			if (error instanceof Dt64ExportError && error.code === "PACKAGE_FILE_MISSING") throw error;
 			throw errorInContext(`chunk ${key}: cannot decode`, error, "CHUNK_CORRUPT", { key });
 		}
 		const data = chunk.data as { buffer?: unknown };

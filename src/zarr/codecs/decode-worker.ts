@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { Dt64ExportError, type ErrorCode } from "../../errors.js";
-import { WasmDecoders, type WasmCodec } from "./wasm/decoder-module.js";
+import { loadWasmDecoders, type WasmCodec, type WasmDecoders } from "./wasm/decoder-module.js";
 
 /**
  * What a thread is started with: the compiled decoders, once an earlier thread has compiled them; or, while another
@@ -45,7 +45,7 @@ export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer }
 const data = (workerData as DecodeThreadData | undefined) ?? {};
 let decoders: WasmDecoders | undefined;
 if (data.awaitModule !== true) {
-	decoders = new WasmDecoders(data.module);
+	decoders = loadWasmDecoders(data.module);
 	// A WebAssembly.Module posted to another thread shares its compiled code (and its optimized tier, once compiled):
 	// a later thread neither compiles the decoders again nor runs them unoptimized while it tiers up.
 	if (data.module === undefined) parentPort!.postMessage({ compiled: decoders.module } satisfies CompiledAnswer);
@@ -53,7 +53,7 @@ if (data.awaitModule !== true) {
 
 parentPort!.on("message", (message: DecodeRequest | ModuleGift) => {
 	if (!("id" in message)) {
-		decoders = new WasmDecoders(message.module);
+		decoders = loadWasmDecoders(message.module);
 		return;
 	}
 	const { id, codec, buffer, inputLength, capacity, scanNaT } = message;

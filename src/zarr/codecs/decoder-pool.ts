@@ -3,6 +3,17 @@ import { Dt64ExportError } from "../../errors.js";
 import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData, ModuleGift } from "./decode-worker.js";
 import type { WasmCodec } from "./wasm/decoder-module.js";
 
+/**
+ * The error a chunk held by a failed thread gets. A thread that could not load the decoders' files threw this
+ * package's own error (PACKAGE_FILE_MISSING), whose code and fields Node posts with its message: it is kept, as the
+ * calling thread would have thrown it. Anything else is the thread's failure, not the chunk's: INTERNAL.
+ */
+function threadFailure(codec: WasmCodec, error: Error): Dt64ExportError {
+	const { code, path } = error as Error & { code?: unknown; path?: string };
+	if (error.name === "Dt64ExportError" && code === "PACKAGE_FILE_MISSING") return new Dt64ExportError(code, error.message, { path, cause: error });
+	return new Dt64ExportError("INTERNAL", `${codec}: the decode thread failed (${error.message.replace(/\s+/g, " ")})`);
+}
+
 /** A decoded chunk: the first `length` bytes of `buffer`, as handed back by the thread. */
 export interface Decoded {
 	readonly buffer: ArrayBuffer;
@@ -182,9 +193,7 @@ export class DecoderPool {
 		if (this.#compiled === undefined && !this.#threads.some((other) => other.ready)) {
 			for (const waiting of this.#threads.splice(0)) void waiting.worker.terminate();
 		}
-		for (const task of thread.pending.values()) {
-			task.reject(new Dt64ExportError("INTERNAL", `${task.codec}: the decode thread failed (${error.message.replace(/\s+/g, " ")})`));
-		}
+		for (const task of thread.pending.values()) task.reject(threadFailure(task.codec, error));
 		thread.pending.clear();
 		// Chunks waiting for the module it was to compile go to a thread started anew.
 		this.#dispatch();

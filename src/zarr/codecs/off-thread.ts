@@ -1,18 +1,40 @@
-import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { recordNatPositions } from "../../convert/nat-positions.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
+import { packageFile, packageFileMissing } from "../../package-file.js";
 import { DecoderPool } from "./decoder-pool.js";
+import { decodersWasmFile } from "./wasm/decoders-file.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
 
+/** This module's URL: undefined in a CommonJS bundle, though TypeScript types it as a string. */
+const moduleUrl = import.meta.url as string | undefined;
+let workerModule: URL | undefined;
+
 /**
- * The module of the decode threads: beside this one once built (dist/, or the CLI bundle, where the bundler
- * emits it as its own entry), or the built one when this module runs from the TypeScript sources (tests).
+ * The module of the decode threads: beside this one once built (dist/, or the CLI bundle, where the bundler emits it
+ * as its own entry), or the built one when this module runs from the TypeScript sources (tests), as a thread cannot
+ * run TypeScript. Refused when it is not there (see package-file.ts), rather than a thread failing to start.
  */
 function workerUrl(): URL {
-	const beside = new URL("./decode-worker.js", import.meta.url);
-	if (existsSync(beside)) return beside;
-	return new URL("../../../dist/zarr/codecs/decode-worker.js", import.meta.url);
+	if (workerModule === undefined) {
+		const subject = "dt64-export's decode-worker.js (the module of its zstd, lz4 and blosc decode threads)";
+		const fromSources = moduleUrl?.endsWith(".ts") === true;
+		workerModule = fromSources
+			? packageFile(subject, moduleUrl, () => new URL("../../../dist/zarr/codecs/decode-worker.js", import.meta.url))
+			: packageFile(subject, moduleUrl, () => new URL("./decode-worker.js", import.meta.url));
+	}
+	return workerModule;
+}
+
+/**
+ * Checks that the files the zstd, lz4 and blosc decoders load are there (the decoders' WebAssembly, and the decode
+ * threads' module unless `DT64_DECODE_THREADS` is 0), when an array with such chunks is opened: a bundled package
+ * then fails with the same error whatever the array's size (decoded here or on threads, see onThreads), before its
+ * first chunk is read.
+ */
+export function requireDecoderFiles(): void {
+	decodersWasmFile();
+	if (threadCount() > 0) workerUrl();
 }
 
 /**
@@ -50,6 +72,20 @@ let shared: DecoderPool | null | undefined;
  * threads decode never parses the WebAssembly (600 kB) on its main thread.
  */
 let onThisThread: Promise<WasmDecoders> | undefined;
+
+/**
+ * The decoders, on this thread. A failure to load them (their module, their WebAssembly) is the package's, not the
+ * chunk's: it is never reported as a corrupt chunk, which any other error of a codec is (see pipeline.ts).
+ */
+async function loadDecodersHere(): Promise<WasmDecoders> {
+	let module: typeof import("./wasm/decoder-module.js");
+	try {
+		module = await import("./wasm/decoder-module.js");
+	} catch (error) {
+		throw packageFileMissing("dt64-export's decoder-module.js (the module of its zstd, lz4 and blosc decoders)", `cannot be loaded (${(error as Error)?.message ?? String(error)})`, undefined, error);
+	}
+	return module.loadWasmDecoders();
+}
 
 /** The process's decode threads, shared by every export (null: decode on the calling thread). */
 function sharedPool(): DecoderPool | null {
@@ -94,9 +130,11 @@ export function warmDecodeThreads(smallArray = false): void {
 
 /**
  * An array with zstd, lz4 or blosc chunks is opened (`smallArray`: they decode on the calling thread, see
- * onThreads): the decode threads start if they are to decode them, and firstChunkSent waits for them from now on.
+ * onThreads): the files of their decoders are checked (requireDecoderFiles), the decode threads start if they are to
+ * decode them, and firstChunkSent waits for them from now on.
  */
 export function arrayOpened(smallArray: boolean): void {
+	requireDecoderFiles();
 	warmDecodeThreads(smallArray);
 	if (onThreads(smallArray) && sharedPool() !== null) arraysOnThreads = true;
 }
@@ -122,7 +160,7 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 	const pool = onThreads(here) ? sharedPool() : null;
 	let decoded: { buffer: ArrayBufferLike; length: number; natPositions: Int32Array | null };
 	if (pool === null) {
-		onThisThread ??= import("./wasm/decoder-module.js").then((module) => new module.WasmDecoders());
+		onThisThread ??= loadDecodersHere();
 		const decoders = await onThisThread;
 		if (inPlace) {
 			decoded = { buffer: input.buffer, ...decoders.decodeInBuffer(codec, input.buffer as ArrayBuffer, inputLength, capacity, scanNaT) };

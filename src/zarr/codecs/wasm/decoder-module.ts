@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Dt64ExportError, systemErrorReason } from "../../../errors.js";
+import { packageFileMissing } from "../../../package-file.js";
 import { zstdContentBound, type ZstdContentBound } from "../zstd-frame.js";
 import { readBloscBlocks, type BloscBlocks } from "./blosc-blocks.js";
+import { DECODERS_WASM_SUBJECT, decodersWasmFile } from "./decoders-file.js";
 import { Region } from "./region.js";
 import { StagedInput } from "./staged-input.js";
 import { positionsRoom, WindowedOutput, type DecodedLength } from "./windowed-output.js";
@@ -43,22 +45,33 @@ const LZ4_HISTORY = 65536;
 const LZ4_STEPS = { done: 0, outputFull: 1, needInput: 2, zeroOffset: -2 } as const;
 
 /**
- * The decoders' WebAssembly (scripts/build-wasm-codecs.sh), beside this module: in src/, in dist/ and in the CLI
- * bundle's folder (`npm run build` copies it to both). Read from its file, not embedded as base64 in a module, which
- * cost each decode thread 3-6 MiB and a few ms to parse and decode.
+ * The bytes of the decoders' WebAssembly at `file` (by default beside this module, see decoders-file.ts); a file
+ * that cannot be read is named, with the reason.
  */
-export const DECODERS_WASM = new URL("./decoders.wasm", import.meta.url);
-
-/** The bytes of the decoders' WebAssembly at `file`; a missing or unreadable file is named, with the reason. */
-export function readDecoderBytes(file: URL = DECODERS_WASM): Uint8Array {
+export function readDecoderBytes(file: URL = decodersWasmFile()): Uint8Array {
 	try {
 		return readFileSync(file);
 	} catch (error) {
-		throw new Dt64ExportError("INTERNAL", `the zstd, lz4 and blosc decoders' WebAssembly ${fileURLToPath(file)} cannot be read (${systemErrorReason(error as Error)}): reinstall dt64-export, or run npm run build in its checkout`);
+		throw packageFileMissing(DECODERS_WASM_SUBJECT, `cannot be read at ${fileURLToPath(file)} (${systemErrorReason(error as Error)})`, fileURLToPath(file), error);
 	}
 }
 
 let compiled: object | undefined;
+
+/**
+ * A WasmDecoders (`module`: as another thread compiled it), or PACKAGE_FILE_MISSING when its WebAssembly does not
+ * compile or instantiate (a truncated or foreign decoders.wasm): the package's file is at fault, not a chunk, on
+ * the calling thread and on a decode thread alike.
+ */
+export function loadWasmDecoders(module?: object): WasmDecoders {
+	try {
+		return new WasmDecoders(module);
+	} catch (error) {
+		if (error instanceof Dt64ExportError) throw error;
+		const where = module === undefined ? fileURLToPath(decodersWasmFile()) : undefined;
+		throw packageFileMissing(DECODERS_WASM_SUBJECT, `cannot be loaded (${(error as Error)?.message ?? String(error)})`, where, error);
+	}
+}
 
 /**
  * The WASI calls the C library links (blosc's error printing): nothing is printed or opened; each answers ENOSYS,
