@@ -187,7 +187,7 @@ describe("dataset writer", () => {
 		it("a failure after some of those files were written removes them all", async () => {
 			const folder = tempDir();
 			let opened = 0;
-			const target = budgeted(folder, 64, () => (opened++, createParquetWriter()));
+			const target = budgeted(folder, 128, () => (opened++, createParquetWriter()));
 			const failing = async function* () {
 				yield* batches.slice(0, 15);
 				throw new Error("the read failed");

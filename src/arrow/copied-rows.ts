@@ -38,13 +38,15 @@ function copyBits(from: Uint8Array, fromIndex: number, to: Uint8Array, toIndex: 
 	for (let i = 0; i < count; i++) setBit(to, toIndex + i, bitAt(from, fromIndex + i));
 }
 
-/** The values of one column (validity aside), copied row runs at a time. */
+/**
+ * The values of one column (validity aside), copied row runs at a time. `resize` and `copy` return the bytes they
+ * added, so that the rows' memory is counted as it grows rather than summed over the columns at every run.
+ */
 interface ColumnValues {
-	readonly bytes: number;
-	/** Makes room for `rows` rows in all. */
-	reserve(rows: number): void;
-	/** Copies rows [from, to) of `data` to rows [at, at + to - from). */
-	copy(data: Data, from: number, to: number, at: number): void;
+	/** Makes room for `capacity` rows in all (more than now). */
+	resize(capacity: number): number;
+	/** Copies rows [from, to) of `data` to rows [at, at + to - from), within the capacity. */
+	copy(data: Data, from: number, to: number, at: number): number;
 	/** The Arrow data of the first `length` rows, with the validity given. */
 	finish(length: number, nullCount: number, nullBitmap: Uint8Array | undefined): Data;
 }
@@ -61,23 +63,21 @@ class FixedWidthValues implements ColumnValues {
 		this.#values = new arrayType(0);
 	}
 
-	get bytes(): number {
-		return this.#values.byteLength;
-	}
-
-	reserve(rows: number): void {
-		if (rows * this.stride <= this.#values.length) return;
-		const next = new this.arrayType(grown(this.#values.length / this.stride, rows) * this.stride);
+	resize(capacity: number): number {
+		const next = new this.arrayType(capacity * this.stride);
 		next.set(this.#values as never);
+		const added = next.byteLength - this.#values.byteLength;
 		this.#values = next;
+		return added;
 	}
 
-	copy(data: Data, from: number, to: number, at: number): void {
+	copy(data: Data, from: number, to: number, at: number): number {
 		// A slice's value buffer starts at its first row (apache-arrow slices it): no offset to add.
 		const source = data.values as FixedWidthArray;
 		const stride = this.stride;
 		if ((to - from) * stride <= 8) for (let i = from * stride, j = at * stride; i < to * stride; i++, j++) this.#values[j] = source[i];
 		else this.#values.set(source.subarray(from * stride, to * stride) as never, at * stride);
+		return 0;
 	}
 
 	finish(length: number, nullCount: number, nullBitmap: Uint8Array | undefined): Data {
@@ -91,20 +91,18 @@ class BoolValues implements ColumnValues {
 
 	constructor(readonly type: DataType) {}
 
-	get bytes(): number {
-		return this.#bits.byteLength;
-	}
-
-	reserve(rows: number): void {
-		if (rows <= this.#bits.length * 8) return;
-		const next = new Uint8Array(grown(this.#bits.length * 8, rows) / 8);
+	resize(capacity: number): number {
+		const next = new Uint8Array(capacity / 8);
 		next.set(this.#bits);
+		const added = next.byteLength - this.#bits.byteLength;
 		this.#bits = next;
+		return added;
 	}
 
-	copy(data: Data, from: number, to: number, at: number): void {
+	copy(data: Data, from: number, to: number, at: number): number {
 		// Bits are not sliced by apache-arrow: a slice keeps its offset into them.
 		copyBits(data.values as Uint8Array, data.offset + from, this.#bits, at, to - from);
+		return 0;
 	}
 
 	finish(length: number, nullCount: number, nullBitmap: Uint8Array | undefined): Data {
@@ -112,7 +110,7 @@ class BoolValues implements ColumnValues {
 	}
 }
 
-/** Utf8 and Binary: int32 offsets into bytes. */
+/** Utf8 and Binary: int32 offsets into bytes, which grow on their own. */
 class VariableWidthValues implements ColumnValues {
 	#offsets = new Int32Array(1);
 	#bytes = new Uint8Array(0);
@@ -123,32 +121,32 @@ class VariableWidthValues implements ColumnValues {
 		readonly column: string,
 	) {}
 
-	get bytes(): number {
-		return this.#offsets.byteLength + this.#bytes.byteLength;
-	}
-
-	reserve(rows: number): void {
-		if (rows + 1 <= this.#offsets.length) return;
-		const next = new Int32Array(grown(this.#offsets.length - 1, rows) + 1);
+	resize(capacity: number): number {
+		const next = new Int32Array(capacity + 1);
 		next.set(this.#offsets);
+		const added = next.byteLength - this.#offsets.byteLength;
 		this.#offsets = next;
+		return added;
 	}
 
-	copy(data: Data, from: number, to: number, at: number): void {
+	copy(data: Data, from: number, to: number, at: number): number {
 		// A slice's offsets start at its first row and point into the whole batch's bytes (apache-arrow slices them so).
 		const offsets = data.valueOffsets as Int32Array;
 		const start = offsets[from];
 		const end = offsets[to];
 		const total = this.#byteLength + (end - start);
 		if (total > MAX_VARIABLE_BYTES) throw new Dt64ExportError("TOO_LARGE", `column "${this.column}": more than 2 GiB of text held for one partition, too much for one Arrow batch`);
+		let added = 0;
 		if (total > this.#bytes.length) {
 			const next = new Uint8Array(Math.min(MAX_VARIABLE_BYTES, grown(this.#bytes.length, total)));
 			next.set(this.#bytes.subarray(0, this.#byteLength));
+			added = next.byteLength - this.#bytes.byteLength;
 			this.#bytes = next;
 		}
 		this.#bytes.set((data.values as Uint8Array).subarray(start, end), this.#byteLength);
 		for (let i = from; i < to; i++) this.#offsets[at + i - from + 1] = this.#byteLength + offsets[i + 1] - start;
 		this.#byteLength = total;
+		return added;
 	}
 
 	finish(length: number, nullCount: number, nullBitmap: Uint8Array | undefined): Data {
@@ -163,31 +161,31 @@ class Validity {
 	#capacity = 0;
 	nullCount = 0;
 
-	get bytes(): number {
-		return this.#bits?.byteLength ?? 0;
-	}
-
-	reserve(rows: number): void {
-		if (rows <= this.#capacity) return;
-		this.#capacity = grown(this.#capacity, rows);
-		if (this.#bits === undefined) return;
-		const next = new Uint8Array(this.#capacity / 8);
+	resize(capacity: number): number {
+		this.#capacity = capacity;
+		if (this.#bits === undefined) return 0;
+		const next = new Uint8Array(capacity / 8);
 		next.set(this.#bits);
+		const added = next.byteLength - this.#bits.byteLength;
 		this.#bits = next;
+		return added;
 	}
 
-	copy(data: Data, from: number, to: number, at: number): void {
+	copy(data: Data, from: number, to: number, at: number): number {
 		const source = data.nullBitmap;
 		if (source === undefined || source.length === 0 || data.nullCount === 0) {
 			if (this.#bits !== undefined) for (let i = at; i < at + to - from; i++) setBit(this.#bits, i, 1);
-			return;
+			return 0;
 		}
+		let added = 0;
 		if (this.#bits === undefined) {
 			this.#bits = new Uint8Array(this.#capacity / 8);
+			added = this.#bits.byteLength;
 			for (let i = 0; i < at; i++) setBit(this.#bits, i, 1);
 		}
 		copyBits(source, data.offset + from, this.#bits, at, to - from);
 		for (let i = 0; i < to - from; i++) this.nullCount += 1 - bitAt(this.#bits, at + i);
+		return added;
 	}
 
 	bitmap(length: number): Uint8Array | undefined {
@@ -207,10 +205,14 @@ export class CopiedRows {
 	readonly #values: ColumnValues[];
 	readonly #validity: Validity[];
 	#rows = 0;
+	/** Rows every column has room for. */
+	#capacity = 0;
+	#bytes: number;
 
 	constructor(readonly schema: Schema) {
 		this.#values = schema.fields.map((field) => columnValues(field.type, strideOf(field.type), field.type.ArrayType, field.name));
 		this.#validity = schema.fields.map(() => new Validity());
+		this.#bytes = this.#values.length * COLUMN_OVERHEAD;
 	}
 
 	get rows(): number {
@@ -219,23 +221,22 @@ export class CopiedRows {
 
 	/** The memory the copies take, room for more rows included. */
 	get bytes(): number {
-		let bytes = this.#values.length * COLUMN_OVERHEAD;
-		for (let c = 0; c < this.#values.length; c++) bytes += this.#values[c].bytes + this.#validity[c].bytes;
-		return bytes;
+		return this.#bytes;
 	}
 
-	/** Copies rows [from, to) of `batch`, whose schema is this one's, after the rows held. */
-	append(batch: RecordBatch, from: number, to: number): void {
-		if (to <= from) return;
+	/** Copies rows [from, to) of `batch`, whose schema is this one's, after the rows held; returns how much `bytes` grew. */
+	append(batch: RecordBatch, from: number, to: number): number {
+		if (to <= from) return 0;
 		const rows = this.#rows + (to - from);
-		const columns = batch.data.children;
-		for (let c = 0; c < columns.length; c++) {
-			this.#values[c].reserve(rows);
-			this.#validity[c].reserve(rows);
-			this.#values[c].copy(columns[c], from, to, this.#rows);
-			this.#validity[c].copy(columns[c], from, to, this.#rows);
+		const before = this.#bytes;
+		if (rows > this.#capacity) {
+			this.#capacity = grown(this.#capacity, rows);
+			for (let c = 0; c < this.#values.length; c++) this.#bytes += this.#values[c].resize(this.#capacity) + this.#validity[c].resize(this.#capacity);
 		}
+		const columns = batch.data.children;
+		for (let c = 0; c < columns.length; c++) this.#bytes += this.#values[c].copy(columns[c], from, to, this.#rows) + this.#validity[c].copy(columns[c], from, to, this.#rows);
 		this.#rows = rows;
+		return this.#bytes - before;
 	}
 
 	/** The rows held, as one batch of this schema (sharing this object's memory: append no more rows after). */

@@ -24,7 +24,7 @@ import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest } from "./manifest.js";
-import { OpenPartitions, type PartitionFile, type TimeRange } from "./open-partitions.js";
+import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } from "./open-partitions.js";
 import { DEFAULT_BUFFER_BYTES, PartitionBuffers } from "./partition-buffers.js";
 
 /** Open files by default: each holds up to a row group of rows in memory until it is closed. */
@@ -59,13 +59,11 @@ export interface DatasetWriterOptions {
 	readonly optionsDigest: string;
 }
 
-/** Rows [from, to) of a batch, all of one partition, and the time the first starts at (null: no time). */
-interface PartitionRun {
+/** Rows [from, to) of a batch, all of one partition. */
+interface PartitionRun extends RowsStart {
 	readonly from: number;
 	readonly to: number;
 	readonly partition: string;
-	readonly range: TimeRange | undefined;
-	readonly first: bigint | null;
 }
 
 /** The one "partition" of rows not partitioned by time. */
@@ -209,11 +207,13 @@ export class DatasetWriter extends Writable {
 		} else this.#buffers!.add(run.partition, run.range, batch, run.from, run.to);
 	}
 
-	/** Unsorted time: the run is held, and written with the partition's other rows once there are enough of them. */
-	async #hold(batch: RecordBatch, run: PartitionRun): Promise<void> {
-		const buffers = this.#buffers!;
-		buffers.add(run.partition, run.range, batch, run.from, run.to);
-		if (buffers.rowsOf(run.partition) >= WRITE_ROWS && (this.#partitions.isOpen(run.partition) || this.#partitions.hasRoom)) await this.#writeHeld(run.partition);
+	/**
+	 * Unsorted time: the run is held, to be written with the partition's other rows; says whether there are enough of
+	 * them for a write now (without closing a file).
+	 */
+	#hold(batch: RecordBatch, run: PartitionRun): boolean {
+		const held = this.#buffers!.add(run.partition, run.range, batch, run.from, run.to);
+		return held >= WRITE_ROWS && (this.#partitions.isOpen(run.partition) || this.#partitions.hasRoom);
 	}
 
 	/** Writes the largest partitions held until the rows held are within the budget. */
@@ -227,18 +227,21 @@ export class DatasetWriter extends Writable {
 	#runsOf(batch: RecordBatch): PartitionRun[] {
 		const data = batch.getChildAt(this.#timeIndex)!.data[0];
 		const values = data.values as BigInt64Array;
+		// Validity read here rather than by Data.getValid, which asks first whether the column is a union, every row.
+		const bits = data.nullCount === 0 ? undefined : data.nullBitmap;
+		const valid = (row: number) => bits === undefined || ((bits[(data.offset + row) >> 3] >> ((data.offset + row) & 7)) & 1) === 1;
 		const runs: PartitionRun[] = [];
 		let row = 0;
 		while (row < batch.numRows) {
 			const start = row;
-			if (!data.getValid(row)) {
-				while (row < batch.numRows && !data.getValid(row)) row++;
+			if (!valid(row)) {
+				while (row < batch.numRows && !valid(row)) row++;
 				runs.push({ from: start, to: row, partition: this.#nullPath, range: undefined, first: null });
 				continue;
 			}
 			const first = values[row];
 			const partition = this.#hivePartitions?.of(first) ?? WHOLE_RANGE;
-			while (row < batch.numRows && data.getValid(row)) {
+			while (row < batch.numRows && valid(row)) {
 				const value = values[row];
 				if (value < partition.low || value >= partition.high) break;
 				if (this.#min === undefined || value < this.#min) this.#min = value;
@@ -265,8 +268,11 @@ export class DatasetWriter extends Writable {
 		}
 		const runs = this.#runsOf(batch);
 		// Rows not partitioned by time all go to one file, sorted or not.
-		const sorted = this.#hivePartitions === undefined || this.#partitions.staysSorted(runs.flatMap((run) => (run.range === undefined || run.first === null ? [] : [run.first])));
-		for (const run of runs) await (sorted ? this.#routeInOrder(batch, run) : this.#hold(batch, run));
+		if (this.#hivePartitions === undefined || this.#partitions.staysSorted(runs)) {
+			for (const run of runs) await this.#routeInOrder(batch, run);
+		} else {
+			for (const run of runs) if (this.#hold(batch, run)) await this.#writeHeld(run.partition);
+		}
 		await this.#keepWithinBudget();
 		this.#rows += batch.numRows;
 	}

@@ -68,7 +68,8 @@ const REMEMBERED_PARTITIONS = 4096;
 
 /**
  * hivePartitionOf for a stream of values, remembered by hour or day: a row of unsorted time is a partition of its
- * own to look up, and the civil calendar's arithmetic in BigInt is several times one division.
+ * own to look up, and the civil calendar's arithmetic in BigInt takes three times a division and a Map lookup
+ * (measured on random seconds by day: 0.4-0.75 µs a row, against 0.15-0.2 µs).
  */
 export class HivePartitions {
 	readonly #known = new Map<bigint, HivePartition>();

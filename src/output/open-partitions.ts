@@ -27,6 +27,12 @@ export interface TimeRange {
 	readonly high: bigint;
 }
 
+/** Where rows start: the time of the first (null: no time) and its partition's range (undefined: none). */
+export interface RowsStart {
+	readonly range: TimeRange | undefined;
+	readonly first: bigint | null;
+}
+
 export class OpenPartitions<F extends PartitionFile> {
 	/** In order of use, least recent first (a Map keeps insertion order); `range` undefined: no time range. */
 	readonly #open = new Map<string, { file: F; range: TimeRange | undefined }>();
@@ -55,18 +61,19 @@ export class OpenPartitions<F extends PartitionFile> {
 	}
 
 	/**
-	 * Whether rows starting at these times, in this order, keep the time sorted; if not, it is no longer sorted
-	 * (before any of them is routed: a batch is routed as sorted or not as a whole).
+	 * Whether runs of rows starting so, in this order, keep the time sorted (rows without a time say nothing); if
+	 * not, it is no longer sorted (before any of them is routed: a batch is routed as sorted or not as a whole).
 	 */
-	staysSorted(starts: Iterable<bigint>): boolean {
+	staysSorted(starts: readonly RowsStart[]): boolean {
 		let last = this.#sortedUpTo;
 		if (last === null) return false;
-		for (const start of starts) {
-			if (last !== undefined && start < last) {
+		for (const { range, first } of starts) {
+			if (range === undefined || first === null) continue;
+			if (last !== undefined && first < last) {
 				this.#sortedUpTo = null;
 				return false;
 			}
-			last = start;
+			last = first;
 		}
 		return true;
 	}

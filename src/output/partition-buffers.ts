@@ -7,11 +7,11 @@ import { CopiedRows } from "../arrow/copied-rows.js";
 import type { TimeRange } from "./open-partitions.js";
 
 /**
- * The memory held rows may take by default. Unsorted time is written one file per partition as long as all its
- * rows fit here (64 MiB is 8 Mi int64 values: a month of hourly data on a 100 x 100 grid, or the trial's 50,000
- * random times many times over); beyond it each write of the largest partition holds at least 1/P of it (P
- * partitions held), so the files stay in proportion to the rows whatever their order. It is of the order of what
- * the open files hold already (up to a row group each), so an export's memory stays bounded as before.
+ * The memory held rows may take by default. Unsorted time is written one file per partition as long as all its rows
+ * fit here: 64 MiB is a million rows of four 64-bit columns even with the room to grow (CopiedRows doubles). Beyond
+ * it, each write of the largest partition holds at least 1/P of it (P partitions held), so the files stay in
+ * proportion to the rows whatever their order. And it is of the order of what the open files hold already (a row
+ * group each, in WebAssembly): an export's memory stays bounded whatever the number and the order of its rows.
  */
 export const DEFAULT_BUFFER_BYTES = 64 * 1024 * 1024;
 
@@ -33,20 +33,16 @@ export class PartitionBuffers {
 		return this.#bytes;
 	}
 
-	rowsOf(partition: string): number {
-		return this.#held.get(partition)?.rows.rows ?? 0;
-	}
-
-	/** Copies rows [from, to) of `batch`, all of `partition`, after the rows held for it. */
-	add(partition: string, range: TimeRange | undefined, batch: RecordBatch, from: number, to: number): void {
+	/** Copies rows [from, to) of `batch`, all of `partition`, after the rows held for it; returns the rows held for it now. */
+	add(partition: string, range: TimeRange | undefined, batch: RecordBatch, from: number, to: number): number {
 		let held = this.#held.get(partition);
 		if (held === undefined) {
 			held = { range, rows: new CopiedRows(this.schema) };
 			this.#held.set(partition, held);
+			this.#bytes += held.rows.bytes;
 		}
-		const before = held.rows.bytes;
-		held.rows.append(batch, from, to);
-		this.#bytes += held.rows.bytes - before;
+		this.#bytes += held.rows.append(batch, from, to);
+		return held.rows.rows;
 	}
 
 	/** Hands over the rows held for `partition`, and forgets them. */
