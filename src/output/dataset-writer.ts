@@ -96,8 +96,11 @@ export class DatasetWriter extends Writable {
 	readonly #options: DatasetWriterOptions;
 	readonly #partitions: OpenPartitions<OpenFile>;
 	readonly #written: ManifestFile[] = [];
-	/** Every file this run opened, finished or not. */
-	readonly #files: OpenFile[] = [];
+	/**
+	 * The files this run opened and has not finished; a finished one is in #written, by name only: an encoder keeps
+	 * its buffers, and unsorted time may finish thousands of files.
+	 */
+	readonly #files = new Set<OpenFile>();
 	/** The folders this run created (the dataset's own, partitions), to remove once empty if the run is abandoned. */
 	readonly #createdFolders: string[] = [];
 	/** Set once the manifest is written: the part is finished and nothing of it is undone. */
@@ -163,7 +166,7 @@ export class DatasetWriter extends Writable {
 		const done = pipeline(encoder, sink);
 		done.catch(() => undefined);
 		const file = { relative, encoder, sink, done, rows: 0 };
-		this.#files.push(file);
+		this.#files.add(file);
 		return file;
 	}
 
@@ -171,6 +174,7 @@ export class DatasetWriter extends Writable {
 		file.encoder.end();
 		await file.done;
 		this.#written.push({ path: file.relative, rows: file.rows });
+		this.#files.delete(file);
 	}
 
 	async #append(file: OpenFile, batch: RecordBatch): Promise<void> {
@@ -339,6 +343,7 @@ export class DatasetWriter extends Writable {
 			sink.destroy(stopped);
 			if (moving) fs.rmSync(sink.target, { force: true });
 		}
+		for (const { path: relative } of this.#written) fs.rmSync(path.join(this.#options.folder, relative), { force: true });
 		for (const folder of [...this.#createdFolders].sort((a, b) => b.length - a.length)) {
 			try {
 				fs.rmdirSync(folder);
