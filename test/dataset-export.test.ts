@@ -8,12 +8,15 @@ import * as path from "node:path";
 import { Writable } from "node:stream";
 import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { describeForCli } from "../src/cli/error-advice.js";
 import { planExport } from "../src/export-plan.js";
 import { createTableExportStages, type Dt64ExportError, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
 import { partFromEnvironment } from "../src/select/part.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
+import { useDuckDB } from "./support/duckdb.js";
+
+const query = useDuckDB();
 
 const T0 = BigInt(Date.UTC(2021, 0, 30) / 1000);
 const HOURS = 24 * 8;
@@ -73,6 +76,46 @@ describe("partition keys", () => {
 		// By month, day is no key; renamed, it is no clash.
 		expect((await exportDataset(store, path.join(tempDir(), "m"), { columns: ["Day"], index: true, partitionBy: "month" })).rows).toBe(4);
 		expect((await exportDataset(store, path.join(tempDir(), "d"), { columns: ["Day"], index: true, partitionBy: "day", rename: { Day: "day_number" } })).rows).toBe(4);
+	});
+});
+
+/** Uniform numbers in [0, 1) from a seed (mulberry32): the same "random" rows on every run. */
+function seededRandom(seed: number): () => number {
+	return () => {
+		seed = (seed + 0x6d2b79f5) | 0;
+		let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+describe("exportDataset of unsorted time", () => {
+	it("writes one file per day, holding exactly that day's rows in their order", async () => {
+		// 20,000 times at random over 60 days (as observations written in arrival order are), with their row number.
+		const rows = 20_000;
+		const random = seededRandom(14);
+		const times = BigInt64Array.from({ length: rows }, () => T0 + BigInt(Math.floor(random() * 60 * 86_400)));
+		const store = path.join(tempDir(), "unsorted.zarr");
+		await writeGroup(store, "");
+		await writeArray(store, "time", { shape: [rows], chunks: [1000], values: times });
+		await writeArray(store, "row", { shape: [rows], chunks: [1000], dataType: "int32", fillValue: 0, values: Int32Array.from({ length: rows }, (_, i) => i) });
+		const expected = new Map<string, number[]>();
+		times.forEach((time, row) => {
+			const date = new Date(Number(time) * 1000);
+			const day = `${date.getUTCFullYear()}-${date.getUTCMonth() + 1}-${date.getUTCDate()}`;
+			expected.set(day, [...(expected.get(day) ?? []), row]);
+		});
+
+		const folder = path.join(tempDir(), "out");
+		const summary = await exportDataset(store, folder, { columns: ["time", "row"], partitionBy: "day", format: "parquet" });
+		expect(summary.committed).toMatchObject({ rows, files: expected.size });
+		const days = new Set(summary.files.map((file) => path.dirname(file.path)));
+		expect([summary.files.length, days.size]).toEqual([expected.size, expected.size]);
+		const read = await query(
+			`SELECT year || '-' || month || '-' || day, list(row ORDER BY file_row_number), count(*) FILTER (WHERE day(time) <> day OR month(time) <> month)
+			FROM read_parquet('${folder}/**/*.parquet', hive_partitioning = true, file_row_number = true) GROUP BY ALL`,
+		);
+		expect(new Map(read.map(([day, list, misplaced]) => [day, [(list as { items: number[] }).items, Number(misplaced)]]))).toEqual(new Map([...expected].map(([day, list]) => [day, [list, 0]])));
 	});
 });
 

@@ -42,6 +42,7 @@ function writer(folder: string, options: Partial<DatasetWriterOptions> & { index
 		partitionBy: options.partitionBy,
 		maxRowsPerFile: options.maxRowsPerFile,
 		maxOpenFiles: options.maxOpenFiles,
+		bufferBytes: options.bufferBytes,
 		options: stored,
 		optionsDigest: digest,
 	});
@@ -78,7 +79,7 @@ describe("dataset writer", () => {
 		expect(rows[0].map(Number)).toEqual([72, (71 * 72) / 2, 1, 0]);
 	});
 
-	it("splits at --max-rows-per-file, and keeps at most maxOpenFiles open on unsorted times", async () => {
+	it("splits at --max-rows-per-file; with more days than maxOpenFiles, unsorted times still write one file per day", async () => {
 		const folder = tempDir();
 		const limited = writer(folder, { partitionBy: "day", maxRowsPerFile: 10 });
 		await write(limited, hourly());
@@ -92,8 +93,7 @@ describe("dataset writer", () => {
 		const times = Array.from({ length: 30 }, (_, i) => DAY0 + BigInt((i * 7) % 3) * 24n * HOUR_MS + BigInt(i));
 		const lru = writer(unsorted, { partitionBy: "day", maxOpenFiles: 2, extension: "arrow", createFileWriter: (s) => new IpcWriter("file", s) });
 		await write(lru, [batchOf(times, times.map(Number))]);
-		expect(lru.summary!.files.length).toBeGreaterThan(3);
-		expect(lru.summary!.files.reduce((sum, file) => sum + file.rows, 0)).toBe(30);
+		expect(lru.summary!.files.map((file) => [path.basename(file.path), file.rows])).toEqual(Array.from({ length: 3 }, () => ["part-00000-of-00001.arrow", 10]));
 		expect((await commitDataset(unsorted)).rows).toBe(30);
 	});
 
@@ -132,6 +132,72 @@ describe("dataset writer", () => {
 		const split = writer(tempDir(), { partitionBy: "day", maxRowsPerFile: 6 });
 		await write(split, batches);
 		expect(Object.values(filesPer(split))).toEqual([4, 4, 4, 3]);
+	});
+
+	it("sorted times with NaT and one open file: the rows that cannot go to a file are held, one file per partition", async () => {
+		const times = Array.from({ length: 72 }, (_, i) => (i % 5 === 3 ? null : DAY0 + BigInt(i) * HOUR_MS));
+		const target = writer(tempDir(), { partitionBy: "day", maxOpenFiles: 1 });
+		await write(target, [batchOf(times.slice(0, 30), Array.from({ length: 30 }, (_, i) => i)), batchOf(times.slice(30), Array.from({ length: 42 }, (_, i) => i + 30))]);
+		expect(target.summary!.files.map((file) => [file.path.split("/")[2], path.basename(file.path), file.rows])).toEqual([
+			["day=30", "part-00000-of-00001.parquet", 19],
+			["day=31", "part-00000-of-00001.parquet", 20],
+			["day=1", "part-00000-of-00001.parquet", 19],
+			["day=__HIVE_DEFAULT_PARTITION__", "part-00000-of-00001.parquet", 14],
+		]);
+	});
+
+	describe("unsorted times over the memory budget", () => {
+		// 20,000 rows at random over 60 days, one in 10 without a time, in batches of 1,000; each row's value is its number.
+		const rows = 20_000;
+		let seed = 20261204;
+		const random = () => {
+			seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+			return seed / 2 ** 31;
+		};
+		const times = Array.from({ length: rows }, () => (random() < 0.1 ? null : DAY0 + BigInt(Math.floor(random() * 60 * 24 * 3600 * 1000))));
+		const batches = Array.from({ length: rows / 1000 }, (_, b) => batchOf(times.slice(b * 1000, b * 1000 + 1000), Array.from({ length: 1000 }, (_, i) => b * 1000 + i)));
+		const dayOf = (time: bigint | null) => (time === null ? null : new Date(Number(time)).toISOString().slice(0, 10));
+		const partitions = new Set(times.map(dayOf)).size;
+		// Less than the rows take (16 bytes each, plus room to grow): the largest partition goes out when it is exceeded.
+		const budgeted = (folder: string, kib: number, createFileWriter?: DatasetWriterOptions["createFileWriter"]) =>
+			writer(folder, { partitionBy: "day", maxOpenFiles: 4, bufferBytes: kib * 1024, createFileWriter });
+
+		it("the rows of each day are exactly its own, in order, in a few files", async () => {
+			const folder = tempDir();
+			const target = budgeted(folder, 256);
+			await write(target, batches);
+			const expected = new Map<string | null, number[]>();
+			times.forEach((time, row) => expected.set(dayOf(time), [...(expected.get(dayOf(time)) ?? []), row]));
+			const perPartition = new Map<string, number>();
+			for (const file of target.summary!.files) perPartition.set(path.dirname(file.path), (perPartition.get(path.dirname(file.path)) ?? 0) + 1);
+			expect(perPartition.size).toBe(partitions);
+			// Without the budget's bound it is thousands of files (one per row or two); with it, a few per partition.
+			expect(target.summary!.files.length).toBeGreaterThan(partitions);
+			expect(target.summary!.files.length).toBeLessThanOrEqual(2 * partitions);
+			expect(Math.max(...perPartition.values())).toBeLessThanOrEqual(4);
+			expect(await commitDataset(folder)).toMatchObject({ rows });
+			// Files of a partition in the order they were written: by name, the first without a sequence number (shorter).
+			const read = await query(
+				`SELECT strftime(make_date(year, month, day), '%Y-%m-%d'), list(value::INTEGER ORDER BY length(filename), filename, file_row_number)
+				FROM read_parquet('${folder}/**/*.parquet', hive_partitioning = true, file_row_number = true, filename = true) GROUP BY ALL`,
+			);
+			expect(new Map(read.map(([day, list]) => [day, (list as { items: number[] }).items]))).toEqual(expected);
+		});
+
+		it("a failure after some of those files were written removes them all", async () => {
+			const folder = tempDir();
+			let opened = 0;
+			const target = budgeted(folder, 128, () => (opened++, createParquetWriter()));
+			const failing = async function* () {
+				yield* batches.slice(0, 15);
+				throw new Error("the read failed");
+			};
+			await expect(pipeline(Readable.from(failing()), target)).rejects.toThrow("the read failed");
+			// Files were written, a few per day at most (row by row it was thousands), then all removed.
+			expect(opened).toBeGreaterThan(4);
+			expect(opened).toBeLessThanOrEqual(2 * partitions);
+			expect(fs.readdirSync(folder)).toEqual([]);
+		});
 	});
 
 	it("a part run again replaces exactly its own files", async () => {

@@ -262,24 +262,32 @@ describe("open partition files", () => {
 
 	it("close a partition once sorted time has passed it, never the partition of null times", async () => {
 		const { events, partitions } = tracker(4);
-		await partitions.fileFor("a", { low: 0n, high: 10n }, 0n);
-		await partitions.fileFor("null", undefined, null);
-		await partitions.fileFor("b", { low: 10n, high: 20n }, 10n);
+		await partitions.notePosition({ low: 0n, high: 10n }, 0n);
+		await partitions.fileFor("a", { low: 0n, high: 10n });
+		await partitions.fileFor("null", undefined);
+		await partitions.notePosition({ low: 10n, high: 20n }, 10n);
+		await partitions.fileFor("b", { low: 10n, high: 20n });
 		expect(partitions.openCount).toBe(2);
-		await partitions.fileFor("null", undefined, null);
-		await partitions.fileFor("c", { low: 20n, high: 30n }, 25n);
+		await partitions.fileFor("null", undefined);
+		await partitions.notePosition({ low: 20n, high: 30n }, 25n);
+		await partitions.fileFor("c", { low: 20n, high: 30n });
 		await partitions.closeAll();
 		expect(events).toEqual(["open a#0", "open null#0", "close a#0", "open b#0", "close b#0", "open c#0", "close null#0", "close c#0"]);
 	});
 
 	it("keep at most `limit` open for unsorted time, least recently used closed first, reopened as a new file", async () => {
 		const { events, partitions } = tracker(2);
-		await partitions.fileFor("b", { low: 10n, high: 20n }, 15n);
-		await partitions.fileFor("a", { low: 0n, high: 10n }, 5n);
-		await partitions.fileFor("b", { low: 10n, high: 20n }, 12n);
-		await partitions.fileFor("c", { low: 20n, high: 30n }, 21n);
+		await partitions.notePosition({ low: 10n, high: 20n }, 15n);
+		await partitions.fileFor("b", { low: 10n, high: 20n });
+		await partitions.notePosition({ low: 0n, high: 10n }, 5n);
+		await partitions.fileFor("a", { low: 0n, high: 10n });
+		await partitions.notePosition({ low: 10n, high: 20n }, 12n);
+		await partitions.fileFor("b", { low: 10n, high: 20n });
+		await partitions.notePosition({ low: 20n, high: 30n }, 21n);
+		await partitions.fileFor("c", { low: 20n, high: 30n });
 		expect(partitions.openCount).toBe(2);
-		await partitions.fileFor("a", { low: 0n, high: 10n }, 1n);
+		await partitions.notePosition({ low: 0n, high: 10n }, 1n);
+		await partitions.fileFor("a", { low: 0n, high: 10n });
 		partitions.discardAll();
 		expect(events).toEqual(["open b#0", "open a#0", "close a#0", "open c#0", "close b#0", "open a#1", "discard c#0", "discard a#1"]);
 	});

@@ -1,6 +1,10 @@
 /**
  * Writes RecordBatches as one part of a dataset folder: rows routed to Hive partitions by their time (or all in
  * the folder itself), each file written atomically under a name of this part, at most `maxOpenFiles` open at once.
+ * While the time arrives sorted, rows go straight to their partition's file (see OpenPartitions). Unsorted, they
+ * are held in memory per partition (PartitionBuffers) and written in large batches: an open file's rows once there
+ * are enough of them, the largest partition's when the rows held pass the memory budget, and all of them at the end,
+ * so a partition gets one file while its rows fit in the budget, and a few more beyond, whatever the order.
  * When every file is in place, the files this part wrote in an earlier run and not now are removed (a part run
  * again replaces exactly its own files), and the part's manifest is written last: a part without a manifest is
  * not finished, whatever files it left. A run that fails or is interrupted before its manifest undoes itself
@@ -18,12 +22,19 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
-import { hivePartitionOf, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
+import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest } from "./manifest.js";
-import { OpenPartitions, type PartitionFile, type TimeRange } from "./open-partitions.js";
+import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } from "./open-partitions.js";
+import { DEFAULT_BUFFER_BYTES, PartitionBuffers } from "./partition-buffers.js";
 
 /** Open files by default: each holds up to a row group of rows in memory until it is closed. */
 export const DEFAULT_MAX_OPEN_FILES = 16;
+
+/**
+ * Rows of unsorted time held for an open file before they are written to it: one write per 64 Ki rows (the slice
+ * the Parquet writer hands to WebAssembly) rather than one per input batch's few rows of each partition.
+ */
+const WRITE_ROWS = 1 << 16;
 
 /** Hive's (and Spark's, DuckDB's) name for the partition of rows whose partition value is null. */
 export const NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__";
@@ -41,10 +52,22 @@ export interface DatasetWriterOptions {
 	readonly partitionBy?: PartitionLevel;
 	readonly maxRowsPerFile?: number;
 	readonly maxOpenFiles?: number;
+	/** The memory rows of unsorted time held back may take; default DEFAULT_BUFFER_BYTES (tests lower it). */
+	readonly bufferBytes?: number;
 	/** What the manifest records as this part's options, and their digest (see digestOptions). */
 	readonly options: Record<string, unknown>;
 	readonly optionsDigest: string;
 }
+
+/** Rows [from, to) of a batch, all of one partition. */
+interface PartitionRun extends RowsStart {
+	readonly from: number;
+	readonly to: number;
+	readonly partition: string;
+}
+
+/** The one "partition" of rows not partitioned by time. */
+const WHOLE_RANGE = { path: "", low: -(2n ** 63n), high: 2n ** 63n };
 
 interface OpenFile extends PartitionFile {
 	readonly relative: string;
@@ -73,14 +96,22 @@ export class DatasetWriter extends Writable {
 	readonly #options: DatasetWriterOptions;
 	readonly #partitions: OpenPartitions<OpenFile>;
 	readonly #written: ManifestFile[] = [];
-	/** Every file this run opened, finished or not. */
-	readonly #files: OpenFile[] = [];
+	/**
+	 * The files this run opened and has not finished; a finished one is in #written, by name only: an encoder keeps
+	 * its buffers, and unsorted time may finish thousands of files.
+	 */
+	readonly #files = new Set<OpenFile>();
 	/** The folders this run created (the dataset's own, partitions), to remove once empty if the run is abandoned. */
 	readonly #createdFolders: string[] = [];
 	/** Set once the manifest is written: the part is finished and nothing of it is undone. */
 	#finished = false;
 	#abandoned = false;
 	#schema: Schema | undefined;
+	/** Rows of partitions whose file is not open, or not worth a write yet; made with the schema. */
+	#buffers: PartitionBuffers | undefined;
+	readonly #hivePartitions: HivePartitions | undefined;
+	/** Where rows without a time go. */
+	readonly #nullPath: string;
 	#timeIndex = -1;
 	#rows = 0;
 	#min: bigint | undefined;
@@ -93,6 +124,9 @@ export class DatasetWriter extends Writable {
 			throw new UsageError(`invalid partition level ${JSON.stringify(options.partitionBy)}: choose one of ${PARTITION_LEVELS.join(", ")}`, { option: "partitionBy", value: options.partitionBy });
 		}
 		this.#options = options;
+		const { partitionBy } = options;
+		this.#hivePartitions = partitionBy === undefined ? undefined : new HivePartitions(options.timeUnit, partitionBy);
+		this.#nullPath = partitionBy === undefined ? "" : PARTITION_LEVELS.slice(0, PARTITION_LEVELS.indexOf(partitionBy) + 1).map((level) => `${level}=${NULL_PARTITION}`).join("/");
 		this.#partitions = new OpenPartitions<OpenFile>({
 			limit: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
 			open: (partition, sequence) => this.#open(partition, sequence),
@@ -132,7 +166,7 @@ export class DatasetWriter extends Writable {
 		const done = pipeline(encoder, sink);
 		done.catch(() => undefined);
 		const file = { relative, encoder, sink, done, rows: 0 };
-		this.#files.push(file);
+		this.#files.add(file);
 		return file;
 	}
 
@@ -140,6 +174,7 @@ export class DatasetWriter extends Writable {
 		file.encoder.end();
 		await file.done;
 		this.#written.push({ path: file.relative, rows: file.rows });
+		this.#files.delete(file);
 	}
 
 	async #append(file: OpenFile, batch: RecordBatch): Promise<void> {
@@ -147,53 +182,102 @@ export class DatasetWriter extends Writable {
 		if (!file.encoder.write(batch)) await Promise.race([once(file.encoder, "drain"), file.done]);
 	}
 
-	/** Routes rows [from, to) of `batch`, all of one partition, splitting them at the file size limit. */
-	async #route(batch: RecordBatch, from: number, to: number, partition: string, range: TimeRange | undefined, first: bigint | null): Promise<void> {
+	/** Writes rows [from, to) of `batch`, all of one partition, to its file, splitting them at the file size limit. */
+	async #route(batch: RecordBatch, from: number, to: number, partition: string, range: TimeRange | undefined): Promise<void> {
 		const limit = this.#options.maxRowsPerFile ?? Number.POSITIVE_INFINITY;
-		let file = await this.#partitions.fileFor(partition, range, first);
+		let file = await this.#partitions.fileFor(partition, range);
 		while (from < to) {
-			if (file.rows >= limit) file = await this.#partitions.fileFor(partition, range, first, true);
+			if (file.rows >= limit) file = await this.#partitions.fileFor(partition, range, true);
 			const end = Math.min(to, from + (limit - file.rows));
 			await this.#append(file, batch.slice(from, end));
 			from = end;
 		}
 	}
 
-	async #writeBatch(batch: RecordBatch): Promise<void> {
-		if (this.#schema === undefined) {
-			this.#schema = batch.schema;
-			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
-			if (this.#timeIndex < 0 && this.#options.timeColumn !== undefined) throw new Dt64ExportError("INTERNAL", `the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
-		}
-		if (batch.numRows === 0) return;
-		if (this.#timeIndex < 0) {
-			await this.#route(batch, 0, batch.numRows, "", undefined, null);
-			this.#rows += batch.numRows;
-			return;
-		}
+	/** Writes the rows held for `partition`, if any, to its file (opened if need be). */
+	async #writeHeld(partition: string): Promise<void> {
+		const held = this.#buffers!.take(partition);
+		if (held === undefined) return;
+		const batch = held.rows.toBatch();
+		await this.#route(batch, 0, batch.numRows, partition, held.range);
+	}
+
+	/** Sorted time: the run goes to its file now, unless no file can be opened without closing one (then it is held). */
+	async #routeInOrder(batch: RecordBatch, run: PartitionRun): Promise<void> {
+		if (run.range !== undefined && run.first !== null) await this.#partitions.notePosition(run.range, run.first);
+		if (this.#partitions.isOpen(run.partition) || this.#partitions.hasRoom) {
+			await this.#writeHeld(run.partition);
+			await this.#route(batch, run.from, run.to, run.partition, run.range);
+		} else this.#buffers!.add(run.partition, run.range, batch, run.from, run.to);
+	}
+
+	/**
+	 * Unsorted time: the run is held, to be written with the partition's other rows; says whether there are enough of
+	 * them for a write now (without closing a file).
+	 */
+	#hold(batch: RecordBatch, run: PartitionRun): boolean {
+		const held = this.#buffers!.add(run.partition, run.range, batch, run.from, run.to);
+		return held >= WRITE_ROWS && (this.#partitions.isOpen(run.partition) || this.#partitions.hasRoom);
+	}
+
+	/** Writes the largest partitions held until the rows held are within the budget. */
+	async #keepWithinBudget(): Promise<void> {
+		const buffers = this.#buffers!;
+		const budget = this.#options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
+		while (buffers.bytes > budget) await this.#writeHeld(buffers.largest()!);
+	}
+
+	/** The batch's rows as runs of one partition each, in order; notes the smallest and largest time. */
+	#runsOf(batch: RecordBatch): PartitionRun[] {
 		const data = batch.getChildAt(this.#timeIndex)!.data[0];
 		const values = data.values as BigInt64Array;
-		const { partitionBy, timeUnit } = this.#options;
-		const nullPath = partitionBy === undefined ? "" : PARTITION_LEVELS.slice(0, PARTITION_LEVELS.indexOf(partitionBy) + 1).map((level) => `${level}=${NULL_PARTITION}`).join("/");
+		// Validity read here rather than by Data.getValid, which asks first whether the column is a union, every row.
+		const bits = data.nullCount === 0 ? undefined : data.nullBitmap;
+		const valid = (row: number) => bits === undefined || ((bits[(data.offset + row) >> 3] >> ((data.offset + row) & 7)) & 1) === 1;
+		const runs: PartitionRun[] = [];
 		let row = 0;
 		while (row < batch.numRows) {
 			const start = row;
-			if (!data.getValid(row)) {
-				while (row < batch.numRows && !data.getValid(row)) row++;
-				await this.#route(batch, start, row, nullPath, undefined, null);
+			if (!valid(row)) {
+				while (row < batch.numRows && !valid(row)) row++;
+				runs.push({ from: start, to: row, partition: this.#nullPath, range: undefined, first: null });
 				continue;
 			}
 			const first = values[row];
-			const partition = partitionBy === undefined ? { path: "", low: -(2n ** 63n), high: 2n ** 63n } : hivePartitionOf(first, timeUnit, partitionBy);
-			while (row < batch.numRows && data.getValid(row)) {
+			const partition = this.#hivePartitions?.of(first) ?? WHOLE_RANGE;
+			while (row < batch.numRows && valid(row)) {
 				const value = values[row];
 				if (value < partition.low || value >= partition.high) break;
 				if (this.#min === undefined || value < this.#min) this.#min = value;
 				if (this.#max === undefined || value > this.#max) this.#max = value;
 				row++;
 			}
-			await this.#route(batch, start, row, partition.path, partition, first);
+			runs.push({ from: start, to: row, partition: partition.path, range: partition, first });
 		}
+		return runs;
+	}
+
+	async #writeBatch(batch: RecordBatch): Promise<void> {
+		if (this.#schema === undefined) {
+			this.#schema = batch.schema;
+			this.#buffers = new PartitionBuffers(batch.schema);
+			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
+			if (this.#timeIndex < 0 && this.#options.timeColumn !== undefined) throw new Dt64ExportError("INTERNAL", `the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
+		}
+		if (batch.numRows === 0) return;
+		if (this.#timeIndex < 0) {
+			await this.#route(batch, 0, batch.numRows, "", undefined);
+			this.#rows += batch.numRows;
+			return;
+		}
+		const runs = this.#runsOf(batch);
+		// Rows not partitioned by time all go to one file, sorted or not.
+		if (this.#hivePartitions === undefined || this.#partitions.staysSorted(runs)) {
+			for (const run of runs) await this.#routeInOrder(batch, run);
+		} else {
+			for (const run of runs) if (this.#hold(batch, run)) await this.#writeHeld(run.partition);
+		}
+		await this.#keepWithinBudget();
 		this.#rows += batch.numRows;
 	}
 
@@ -206,6 +290,9 @@ export class DatasetWriter extends Writable {
 	}
 
 	async #finish(): Promise<void> {
+		// The open files' rows first: then the other partitions' files close them in turn, as they are done.
+		const held = this.#buffers?.partitions() ?? [];
+		for (const partition of [...held.filter((p) => this.#partitions.isOpen(p)), ...held.filter((p) => !this.#partitions.isOpen(p))]) await this.#writeHeld(partition);
 		await this.#partitions.closeAll();
 		this.#checkNotAbandoned();
 		const { folder, part, timeUnit } = this.#options;
@@ -256,6 +343,7 @@ export class DatasetWriter extends Writable {
 			sink.destroy(stopped);
 			if (moving) fs.rmSync(sink.target, { force: true });
 		}
+		for (const { path: relative } of this.#written) fs.rmSync(path.join(this.#options.folder, relative), { force: true });
 		for (const folder of [...this.#createdFolders].sort((a, b) => b.length - a.length)) {
 			try {
 				fs.rmdirSync(folder);

