@@ -34,7 +34,7 @@ describe("time bounds", () => {
 		// The basic format's 20220102 (pandas: 2022-01-02) is refused rather than read as the year 20220102; a signed
 		// expanded year is read.
 		expect(() => parseTimeBound("20220102", "end")).toThrow(
-			'end "20220102": a year of 8 digits; write dates with dashes (2022-01-02 for 20220102: the basic format is not read), or a year past 9999 with its sign (+20220102)',
+			'end "20220102": a year of 8 digits; write dates with dashes (2022-01-02: the basic format is not read), or a year past 9999 with its sign (+20220102)',
 		);
 		expect(() => parseTimeBound("202201")).toThrow(/a year of 6 digits/);
 		expect(parseTimeBound("+10000") > parseTimeBound("9999-12-31T23:59:59")).toBe(true);

@@ -85,6 +85,13 @@ class FixedWidthValues implements ColumnValues {
 	}
 }
 
+/** `bits` copied into a bitmap of `capacity` bits (a multiple of 8). */
+function grownBits(bits: Uint8Array, capacity: number): Uint8Array<ArrayBuffer> {
+	const next = new Uint8Array(capacity / 8);
+	next.set(bits);
+	return next;
+}
+
 /** Booleans: one bit each, as Arrow keeps them. */
 class BoolValues implements ColumnValues {
 	#bits = new Uint8Array(0);
@@ -92,11 +99,9 @@ class BoolValues implements ColumnValues {
 	constructor(readonly type: DataType) {}
 
 	resize(capacity: number): number {
-		const next = new Uint8Array(capacity / 8);
-		next.set(this.#bits);
-		const added = next.byteLength - this.#bits.byteLength;
-		this.#bits = next;
-		return added;
+		const before = this.#bits.byteLength;
+		this.#bits = grownBits(this.#bits, capacity);
+		return this.#bits.byteLength - before;
 	}
 
 	copy(data: Data, from: number, to: number, at: number): number {
@@ -164,11 +169,9 @@ class Validity {
 	resize(capacity: number): number {
 		this.#capacity = capacity;
 		if (this.#bits === undefined) return 0;
-		const next = new Uint8Array(capacity / 8);
-		next.set(this.#bits);
-		const added = next.byteLength - this.#bits.byteLength;
-		this.#bits = next;
-		return added;
+		const before = this.#bits.byteLength;
+		this.#bits = grownBits(this.#bits, capacity);
+		return this.#bits.byteLength - before;
 	}
 
 	copy(data: Data, from: number, to: number, at: number): number {

@@ -37,8 +37,9 @@ export function parseTimeBound(text: string, option: "start" | "end" = "start"):
 	// ISO 8601 writes a year past 9999 with a sign (+20220102); unsigned, 20220102 is the basic format's 2022-01-02,
 	// which pandas reads so, where taking it as a year would select nothing (or everything) without a word.
 	if (yearText.length > 4 && !/^[+-]/.test(yearText)) {
+		const dashed = yearText.length === 8 ? `${yearText.slice(0, 4)}-${yearText.slice(4, 6)}-${yearText.slice(6)}` : "2021-03-04";
 		throw new UsageError(
-			`${option} ${JSON.stringify(text)}: a year of ${yearText.length} digits; write dates with dashes (2022-01-02 for 20220102: the basic format is not read), or a year past 9999 with its sign (+${yearText})`,
+			`${option} ${JSON.stringify(text)}: a year of ${yearText.length} digits; write dates with dashes (${dashed}: the basic format is not read), or a year past 9999 with its sign (+${yearText})`,
 			{ option, value: text },
 		);
 	}
