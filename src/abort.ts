@@ -20,6 +20,19 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 	if (signal?.aborted === true) throw abortError(signal);
 }
 
+/**
+ * Runs an export under its signal: not at all if it is aborted already, and any error once it is aborted becomes
+ * the AbortError (asAbortError), whatever step the abort interrupted (opening the store, the range search, the stages).
+ */
+export async function abortable<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+	try {
+		throwIfAborted(signal);
+		return await run();
+	} catch (error) {
+		throw asAbortError(error, signal);
+	}
+}
+
 /** The error an export rejects with: any error once the signal is aborted (the abort caused it) becomes the AbortError. */
 export function asAbortError(error: unknown, signal: AbortSignal | undefined): unknown {
 	if (signal?.aborted !== true) return error;

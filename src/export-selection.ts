@@ -9,7 +9,7 @@ import * as path from "node:path";
 import type { Writable } from "node:stream";
 import { TimeUnit, type Schema, type Timestamp } from "apache-arrow";
 import type { TargetUnit } from "./dtype/units.js";
-import { asAbortError, throwIfAborted } from "./abort.js";
+import { abortable } from "./abort.js";
 import { Dt64ExportError } from "./errors.js";
 import { createStagesAround, createWriter, runStages } from "./export.js";
 import { planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
@@ -87,16 +87,12 @@ export interface SelectionSummary {
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
 	return intoCallerDestination(destination, options, async () => {
 		const plan = planExport({ ...options, bufferPool: undefined }, false);
-		const signal = plan.read.signal;
-		try {
-			throwIfAborted(signal);
+		return abortable(plan.read.signal, async () => {
 			const table = await openPlannedTable(store, plan.open);
 			const stages = await createSelectedStages(table, plan);
-			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], signal);
+			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], plan.read.signal);
 			return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, selection: stages.selection, table };
-		} catch (error) {
-			throw asAbortError(error, signal);
-		}
+		});
 	});
 }
 
@@ -159,11 +155,7 @@ export async function exportPlannedDataset(
 	overwrite: boolean,
 	planned?: (table: ZarrTable, schema: Schema) => void,
 ): Promise<DatasetExportSummary> {
-	try {
-		return await writePlannedDataset(store, folder, plan, overwrite, planned);
-	} catch (error) {
-		throw asAbortError(error, plan.read.signal);
-	}
+	return abortable(plan.read.signal, () => writePlannedDataset(store, folder, plan, overwrite, planned));
 }
 
 async function writePlannedDataset(
@@ -173,7 +165,6 @@ async function writePlannedDataset(
 	overwrite: boolean,
 	planned: ((table: ZarrTable, schema: Schema) => void) | undefined,
 ): Promise<DatasetExportSummary> {
-	throwIfAborted(plan.read.signal);
 	const part = plan.select?.part ?? { index: 0, count: 1 };
 	const whole = plan.select?.part === undefined;
 	const existing = statOutput(folder);

@@ -6,7 +6,7 @@
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
-import { abortError, asAbortError, isAborted, throwIfAborted } from "./abort.js";
+import { abortable, asAbortError, isAborted, throwIfAborted } from "./abort.js";
 import { UsageError } from "./errors.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
@@ -96,11 +96,10 @@ export function createTableExportStages(table: ZarrTable, options: ExportOptions
  * file is removed, a dataset writer's folders).
  */
 export async function runStages(chain: readonly (Readable | Writable)[], signal: AbortSignal | undefined): Promise<void> {
-	if (signal?.aborted === true) {
-		for (const stream of chain) stream.destroy();
-		throw abortError(signal);
-	}
+	// Aborted already, or a destination that cannot take the export: the stages are destroyed unrun (a file writer's
+	// temporary file removed, a dataset writer's folders).
 	try {
+		throwIfAborted(signal);
 		checkDestinationOpen(chain[chain.length - 1] as Writable);
 	} catch (error) {
 		for (const stream of chain) stream.destroy();
@@ -120,8 +119,7 @@ export async function runStages(chain: readonly (Readable | Writable)[], signal:
 
 async function exportPlanned(store: string, plan: ExportPlan, destination: () => Writable): Promise<ZarrTable> {
 	const signal = plan.read.signal;
-	try {
-		throwIfAborted(signal);
+	return abortable(signal, async () => {
 		const table = await openPlannedTable(store, plan.open);
 		// A time range or a part: only the rows selected are read, then filtered to the range (export-selection.ts).
 		const stages =
@@ -129,12 +127,11 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
 				? { ...createStagesAround(table, createTableReader(table, plan.read), plan), filter: undefined }
 				: await (await import("./export-selection.js")).createSelectedStages(table, plan);
 		const filter = stages.filter === undefined ? [] : [stages.filter];
+		// Checked before the destination is made: an abort meanwhile then creates no temporary file to remove.
 		throwIfAborted(signal);
 		await runStages([stages.reader, stages.batcher, ...filter, stages.writer, destination()], signal);
 		return table;
-	} catch (error) {
-		throw asAbortError(error, signal);
-	}
+	});
 }
 
 /**
