@@ -48,6 +48,19 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
+/**
+ * `steps` hourly times in chunks of 10 with a time coordinate's layout (`time`, and `v` = the row), the time of row
+ * `stray` moved to 07:30; and the bounds 07:00 and 08:00, whose rows are 7 and `stray`.
+ */
+async function strayStore(name: string, steps: number, stray: number): Promise<{ store: string; start: string; end: string }> {
+	const store = path.join(work, name);
+	const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
+	times[stray] = T0 + 7n * HOUR_S + 1800n;
+	await writeArray(store, "time", { shape: [steps], chunks: [10], values: times, dimensionNames: ["time"] });
+	await writeArray(store, "v", { shape: [steps], chunks: [10], values: Float64Array.from({ length: steps }, (_, i) => i), dataType: "float64", fillValue: 0, dimensionNames: ["time"] });
+	return { store, start: formatIsoTimestamp((T0 + 7n * HOUR_S) * 1000n, "ms"), end: formatIsoTimestamp((T0 + 8n * HOUR_S) * 1000n, "ms") };
+}
+
 const chunkRequests = (store: string) => server.requests.filter((request) => request.path.startsWith(`/${store}/c/`));
 
 describe("chunk pruning over HTTP", () => {
@@ -162,15 +175,8 @@ describe("a time coordinate of an xarray-like dataset", () => {
 	});
 
 	it("a small time coordinate (WHOLE_CHECK_BLOCKS chunks at most) is checked whole first: a time out of order in a chunk the search would skip is found, and every row filtered", async () => {
-		const store = path.join(work, "stray.zarr");
-		const steps = 200;
-		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
 		// Row 135 (in chunk 13, which a search for 07:00-08:00 never reads) is at 07:30.
-		times[135] = T0 + 7n * HOUR_S + 1800n;
-		await writeArray(store, "time", { shape: [steps], chunks: [10], values: times, dimensionNames: ["time"] });
-		await writeArray(store, "v", { shape: [steps], chunks: [10], values: Float64Array.from({ length: steps }, (_, i) => i), dataType: "float64", fillValue: 0, dimensionNames: ["time"] });
-		const start = formatIsoTimestamp((T0 + 7n * HOUR_S) * 1000n, "ms");
-		const end = formatIsoTimestamp((T0 + 8n * HOUR_S) * 1000n, "ms");
+		const { store, start, end } = await strayStore("stray.zarr", 200, 135);
 		for (const order of ["c", "chunk"]) {
 			const out = path.join(tempDir(), `stray-${order}.parquet`);
 			const run = runCli([store, "--columns", "v", "--index", "--order", order, "--start", start, "--end", end, "--to", "parquet", "-o", out]);
@@ -197,16 +203,10 @@ describe("a time coordinate of an xarray-like dataset", () => {
 	});
 
 	it("--no-range-search (rangeSearch: false) reads every row of a long time column and filters it: a time out of order in a chunk the search skips is kept", async () => {
-		const store = path.join(work, "long-stray.zarr");
-		const steps = 2000;
-		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
 		// 200 chunks: past WHOLE_CHECK_BLOCKS, so searched; row 1355 (chunk 135, which a search for 07:00-08:00 never
 		// reads) is at 07:30.
-		times[1355] = T0 + 7n * HOUR_S + 1800n;
-		await writeArray(store, "time", { shape: [steps], chunks: [10], values: times, dimensionNames: ["time"] });
-		await writeArray(store, "v", { shape: [steps], chunks: [10], values: Float64Array.from({ length: steps }, (_, i) => i), dataType: "float64", fillValue: 0, dimensionNames: ["time"] });
-		const start = formatIsoTimestamp((T0 + 7n * HOUR_S) * 1000n, "ms");
-		const end = formatIsoTimestamp((T0 + 8n * HOUR_S) * 1000n, "ms");
+		const steps = 2000;
+		const { store, start, end } = await strayStore("long-stray.zarr", steps, 1355);
 		const rowsOf = async (out: string) => (await query(`SELECT v FROM read_parquet('${out}') ORDER BY v`)).map((row) => Number(row[0]));
 		// The search's limit, as the README says: the stray row is not seen.
 		const searched = path.join(tempDir(), "searched.parquet");
