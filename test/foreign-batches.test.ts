@@ -4,10 +4,12 @@
  * skipped it and the export succeeded with an empty output (embedding trial). (A copy since 21 marks its batches, and
  * apache-arrow's `instanceof` accepts them.)
  */
+import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it } from "vitest";
 import { createParquetWriter } from "../src/stream/parquet/parquet-writer.js";
+import { APACHE_ARROW_VERSION } from "../src/arrow/own-record-batch.js";
 import { IpcWriter } from "../src/stream/ipc-writer.js";
 
 /** What a batch of an older apache-arrow copy looks like here: its own class, named RecordBatch. */
@@ -16,6 +18,15 @@ class RecordBatch {
 }
 
 const sink = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+
+describe("the apache-arrow version the refusal names", () => {
+	it("is the version package.json pins and the one installed (apache-arrow exports no version of its own)", () => {
+		const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+		expect(manifest.dependencies["apache-arrow"]).toBe(APACHE_ARROW_VERSION);
+		const installed = JSON.parse(readFileSync(new URL("../node_modules/apache-arrow/package.json", import.meta.url), "utf8"));
+		expect(installed.version).toBe(APACHE_ARROW_VERSION);
+	});
+});
 
 describe("writer stages refuse batches they cannot encode", () => {
 	for (const [stage, create] of [
