@@ -3,7 +3,7 @@
 // along time) to Parquet and Arrow IPC, against xarray's `ds[["t2m"]].to_dataframe().reset_index()` on the same
 // store (bench/table_reference.py, Debian's python3-xarray and pandas). pyarrow is not available there, so the
 // reference stops at the DataFrame that `to_parquet` would then write: its figures are a lower bound of xarray's
-// own export. Rows/s and peak RSS for both; the store is written by xarray itself, once, into .bench-cache/.
+// own export. The Parquet encoding itself is set against DuckDB writing the same rows (bench/duckdb-parquet-reference.mjs). Rows/s and peak RSS for both; the store is written by xarray itself, once, into .bench-cache/.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -17,6 +17,31 @@ const ROWS = 2000 * 100 * 250;
 function haveXarray() {
 	const probe = spawnSync(XARRAY_PYTHON, ["-c", "import xarray, zarr, pandas"], { encoding: "utf8" });
 	return probe.status === 0;
+}
+
+/** DuckDB's threads for the Parquet reference: the machine's two cores, as the exporter's decode thread and main thread. */
+const DUCKDB_THREADS = 2;
+/** dt64-export's defaults (src/stream/parquet/options.ts), which the reference writes with too. */
+const PARQUET_COMPRESSION = "zstd";
+const PARQUET_ROW_GROUP_ROWS = 2 ** 20;
+
+/**
+ * DuckDB writing the rows of the exporter's Parquet file `out` to Parquet again, `runs` times: the median COPY
+ * time, the rows, the bytes and DuckDB's version; undefined (said) when @duckdb/node-api cannot run here.
+ */
+async function duckdbReencode({ root, out, outDir, runs, median, log }) {
+	const script = path.join(root, "bench", "duckdb-parquet-reference.mjs");
+	const copy = path.join(outDir, "table-duckdb.parquet");
+	const measured = [];
+	for (let r = 0; r < runs; r++) {
+		const run = spawnSync(process.execPath, [script, out, copy, String(DUCKDB_THREADS), PARQUET_COMPRESSION, String(PARQUET_ROW_GROUP_ROWS)], { encoding: "utf8", cwd: root });
+		if (run.status !== 0) {
+			log(`DuckDB reference skipped: ${run.stderr.trim().split("\n")[0]}`);
+			return undefined;
+		}
+		measured.push(JSON.parse(run.stdout.trim().split("\n").at(-1)));
+	}
+	return { ...measured[0], seconds: median(measured.map((m) => m.seconds)) };
 }
 
 /** The 50M-row store, written by xarray once. */
@@ -48,6 +73,7 @@ export async function tablesBench({ root, cacheDir, outDir, runs, measure, expor
 	console.log(`\nTables: ${ROWS / 1e6}M rows (time 2000 x lat 100 x lon 250, t2m float32 in 100x100x250 Blosc chunks, written by xarray); median of ${runs}`);
 	const rows = [];
 	const results = [];
+	let duckdb;
 	for (const spec of cases) {
 		const out = path.join(outDir, `table.${spec.ext}`);
 		const measured = [];
@@ -56,6 +82,7 @@ export async function tablesBench({ root, cacheDir, outDir, runs, measure, expor
 			measured.push(await measure(exporter.command, [...exporter.args, store, ...spec.args, "-o", out, "-q", "--force"], { preloadRss: true, env: exporterEnv }));
 		}
 		const bytes = fs.statSync(out).size;
+		if (spec.ext === "parquet") duckdb = await duckdbReencode({ root, out, outDir, runs, median, log });
 		fs.rmSync(out, { force: true });
 		const seconds = median(measured.map((m) => m.seconds));
 		const rssMiB = median(measured.map((m) => m.rssKiB)) / 1024;
@@ -75,11 +102,18 @@ export async function tablesBench({ root, cacheDir, outDir, runs, measure, expor
 	const refCpu = median(reference.map((m) => m.cpuSeconds));
 	const versions = `xarray ${reference[0].step.xarray}, pandas ${reference[0].step.pandas}`;
 	results.push({ case: "xarray to_dataframe (reference)", rows: reference[0].step.rows, stepSeconds: step, seconds: whole, rssMiB: refRss, cpuSeconds: refCpu, versions });
+	const [toParquet, toArrow] = results;
+	rows.push(["dt64-export: Parquet encoding (parquet - arrow)", fmt(toParquet.seconds - toArrow.seconds, 2), "-", fmt(toParquet.cpuSeconds - toArrow.cpuSeconds, 1), "-", "-"]);
+	if (duckdb !== undefined) {
+		results.push({ case: "DuckDB re-encode (reference)", rows: duckdb.rows, seconds: duckdb.seconds, bytes: duckdb.bytes, version: duckdb.version });
+		rows.push([`DuckDB ${duckdb.version}: the same rows to Parquet (COPY only)`, fmt(duckdb.seconds, 2), fmt(duckdb.rows / duckdb.seconds / 1e6, 1), "-", "-", fmt(duckdb.bytes / 1e6, 0)]);
+	}
 	rows.push(["xarray to_dataframe() step only", fmt(step, 2), fmt(ROWS / step / 1e6, 1), "-", "-", "-"]);
 	rows.push(["xarray: open + to_dataframe (process)", fmt(whole, 2), fmt(ROWS / whole / 1e6, 1), fmt(refCpu, 1), fmt(refRss, 0), "-"]);
 	printTable(["case", "median s", "M rows/s", "cpu s", "peak RSS MiB", "output MB"], rows);
 	// Debian's python3-xarray 2023.01 reports its version as 999 (its packaging has no git metadata).
 	console.log(`reference: ${versions} (as reported) on ${XARRAY_PYTHON}; no pyarrow there, so it stops at the DataFrame (no Parquet write): a lower bound of its export.`);
 	console.log("dt64-export figures are whole processes: read, decode, broadcast, encode and write the file (fsync, rename).");
+	if (duckdb !== undefined) console.log(`DuckDB (bench/duckdb-parquet-reference.mjs, ${DUCKDB_THREADS} threads): the exporter's Parquet file loaded into memory untimed, then COPY to Parquet with the same compression and row groups, timed: a C++ encoder's cost for the same rows.`);
 	return results;
 }
