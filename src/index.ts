@@ -1,6 +1,10 @@
 // The public API: the table export (a single array is a one-column table), openTimeArray as a convenience,
 // inspectStore, the stages to pipe oneself, the exact conversion core, the CF time core, and the errors. Everything
 // else is internal.
+// First, in this order: apache-arrow evaluated between the two modules that take back the globals it adds (tslib's).
+import "./arrow/globals-before-arrow.js";
+import "apache-arrow";
+import "./arrow/globals-after-arrow.js";
 export { Dt64ExportError, UsageError, isDt64ExportError, ERROR_CODES, type ErrorCode, type ErrorKind, type ErrorFields } from "./errors.js";
 export { OUTPUT_FORMATS, type ExportOptions, type OutputFormat } from "./export-plan.js";
 export { createTableExportStages, exportTable, exportToFile, type ExportStages } from "./export.js";
