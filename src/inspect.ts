@@ -440,7 +440,7 @@ function dimensionNamesOf(form: Record<string, unknown>): Partial<InspectNode> {
  * is shown as it is read (its v3 data type and codecs) when its dtype can be, else as written, saying why not.
  */
 function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectNode, where: string): InspectNode {
-	const notTime = (dataType: string) => ({ fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64` });
+	const notTime = (dataType: string) => ({ fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64 or numpy.timedelta64` });
 	if (node.zarrFormat === 3) {
 		const dataType = describeDataType(node.json.data_type);
 		const described = { ...base, dataType, ...v3Layout(node.json), ...dimensionNamesOf(node.json), ...notTime(dataType) };

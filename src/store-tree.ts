@@ -6,6 +6,7 @@
  * prefixes are listed. A node is a v3 `zarr.json` or, where there is none, a v2 `.zarray` or `.zgroup` (with its
  * `.zattrs`).
  */
+import { existsSync, readdirSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath } from "./store/readable.js";
@@ -287,8 +288,27 @@ function sorted(rootEntry: TreeEntry, descendants: TreeEntry[], discovery: TreeD
  */
 export function noNodeError(opened: OpenedStore, nodePath: string): Dt64ExportError {
 	return nodeNotFound(opened, opened.location, nodePath, () =>
-		new Dt64ExportError("ARRAY_NOT_FOUND", `${opened.location}${nodePath ? `/${nodePath}` : ""}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)`, { path: nodePath }),
+		new Dt64ExportError("ARRAY_NOT_FOUND", `${opened.location}${nodePath ? `/${nodePath}` : ""}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)${nodesInside(opened, nodePath)}`, { path: nodePath }),
 	);
+}
+
+/**
+ * For a local folder that is no node: the Zarr nodes just inside it, as a hint (a folder that holds `store.zarr`,
+ * named instead of the store); nothing for other stores, whose listing would cost requests.
+ */
+function nodesInside(opened: OpenedStore, nodePath: string): string {
+	if (opened.directory === undefined) return "";
+	const folder = path.join(opened.directory, nodePath);
+	let names: string[];
+	try {
+		names = readdirSync(folder).sort();
+	} catch {
+		return "";
+	}
+	const nodes = names.filter((name) => ["zarr.json", ".zarray", ".zgroup"].some((document) => existsSync(path.join(folder, name, document))));
+	if (nodes.length === 0) return "";
+	const shown = nodes.slice(0, 3).map((name) => JSON.stringify(name)).join(", ") + (nodes.length > 3 ? ` and ${nodes.length - 3} more` : "");
+	return `; it holds the Zarr node${nodes.length === 1 ? "" : "s"} ${shown}: name ${nodes.length === 1 ? "that" : "one"} as the store (${path.join(folder, nodes[0])}), or as the array inside this one (${nodePath ? `${nodePath}/` : ""}${nodes[0]})`;
 }
 
 /**

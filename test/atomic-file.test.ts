@@ -17,6 +17,29 @@ function piece(index: number): Buffer {
 }
 
 describe("AtomicFileWriter", () => {
+	it("through a symbolic link to a file that does not exist: refused unless overwriting, which writes that file and keeps the link", async () => {
+		const dir = tempDir("dt64-atomic-");
+		const link = path.join(dir, "out.bin");
+		const target = path.join(dir, "real", "target.bin");
+		fs.mkdirSync(path.dirname(target));
+		fs.symlinkSync(target, link);
+		expect(() => new AtomicFileWriter(link)).toThrow(expect.objectContaining({ code: "OUTPUT_EXISTS", message: `${link} is a symbolic link to ${target}, which does not exist: overwriting writes that file` }));
+		await pipeline(Readable.from([piece(1)]), new AtomicFileWriter(link, { overwrite: true }));
+		expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+		expect(fs.readFileSync(target).equals(piece(1))).toBe(true);
+		expect(fs.readdirSync(path.dirname(target))).toEqual(["target.bin"]);
+		// A link into a folder that does not exist, and a link to a link to nothing.
+		const lost = path.join(dir, "lost.bin");
+		fs.symlinkSync(path.join(dir, "nowhere", "t.bin"), lost);
+		expect(() => new AtomicFileWriter(lost, { overwrite: true })).toThrow(expect.objectContaining({ code: "OUTPUT_INVALID" }));
+		const chained = path.join(dir, "chained.bin");
+		fs.symlinkSync("hop.bin", chained);
+		fs.symlinkSync("end.bin", path.join(dir, "hop.bin"));
+		await pipeline(Readable.from([piece(2)]), new AtomicFileWriter(chained, { overwrite: true }));
+		expect(fs.readFileSync(path.join(dir, "end.bin")).equals(piece(2))).toBe(true);
+		expect(fs.lstatSync(path.join(dir, "hop.bin")).isSymbolicLink()).toBe(true);
+	});
+
 	it("writes every byte in order across background flushes, then renames; nothing is left beside it", async () => {
 		const dir = tempDir("dt64-atomic-");
 		const target = path.join(dir, "out.bin");

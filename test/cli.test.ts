@@ -176,6 +176,18 @@ describe("CLI contract", () => {
 		expect(result.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")} [STORE_NOT_FOUND]\n`);
 	});
 
+	it("an empty store location, or - (standard input), is a usage error, exit 2", () => {
+		for (const [args, message] of [
+			[["", "-o", path.join(work, "x.arrow")], "the store location is empty: name a folder, a .zip file or a URL"],
+			[["-", "-o", path.join(work, "x.arrow")], "- (standard input) cannot be a store: name a folder, a .zip file or a URL"],
+			[["inspect", "-"], "- (standard input) cannot be a store: name a folder, a .zip file or a URL"],
+		] as const) {
+			const result = runCli([...args]);
+			expect(result.status, args.join(" ")).toBe(2);
+			expect(result.stderr).toBe(`dt64-export: ${message} [USAGE]\n`);
+		}
+	});
+
 	it("--array cannot leave the store", () => {
 		for (const bad of ["../x", "/etc", "a/../../b", "..%2Fx"]) {
 			const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--array", bad]);
@@ -214,7 +226,7 @@ describe("CLI contract", () => {
 		fs.writeFileSync(path.join(root, "zarr.json"), JSON.stringify({ zarr_format: 3, node_type: "array", shape: [1], data_type: "float64", chunk_grid: { name: "regular", configuration: { chunk_shape: [1] } }, chunk_key_encoding: { name: "default" }, fill_value: 0, codecs: [LE] }));
 		const result = runCli([root]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe(`dt64-export: ${root}/zarr.json: data type is float64, not numpy.datetime64 [UNSUPPORTED]\n`);
+		expect(result.stderr).toBe(`dt64-export: ${root}/zarr.json: data type is float64, not numpy.datetime64 or numpy.timedelta64 [UNSUPPORTED]\n`);
 	});
 
 	it.skipIf(!fs.existsSync("/dev/full"))("a failed write to stdout or a device names it, once, without the system call", () => {

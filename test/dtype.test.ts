@@ -30,6 +30,8 @@ describe("parseDatetime64Type", () => {
 		["configuration missing", { name: "numpy.datetime64" }, "data_type: configuration must be an object, got nothing"],
 		["another type", { name: "numpy.float64", configuration: {} }, 'data_type: not a numpy.datetime64 array: name is "numpy.float64"'],
 		["a bare string", "int64", 'data_type: expected {"name": "numpy.datetime64", "configuration": {...}}, got "int64"'],
+		["the bare name, without its unit", "numpy.datetime64", 'data_type: "numpy.datetime64" needs its configuration: {"name": "numpy.datetime64", "configuration": {"unit": ..., "scale_factor": ...}}'],
+		["the bare timedelta name", "numpy.timedelta64", 'data_type: "numpy.timedelta64" needs its configuration: {"name": "numpy.timedelta64", "configuration": {"unit": ..., "scale_factor": ...}}'],
 		["timedelta in months", { name: "numpy.timedelta64", configuration: { unit: "M", scale_factor: 1 } }, 'data_type: configuration.unit "M" is a calendar unit and not a fixed duration; timedelta64 in years or months cannot be exported'],
 	];
 	for (const [name, input, message] of refusals) {

@@ -74,7 +74,7 @@ describe("inspect a folder store", () => {
 				"  chunks      [5]",
 				"  codecs      bytes(little) zstd(level=3)",
 				'  fill value  "NaN"',
-				"  exportable  no: data type is float32, not numpy.datetime64",
+				"  exportable  no: data type is float32, not numpy.datetime64 or numpy.timedelta64",
 				"  companion   yes, as float: a table column, broadcast by dimension names",
 				"",
 				"time  array",
@@ -314,7 +314,7 @@ describe("inspect the zarr-python fixtures", () => {
 		expect(blocks[1]).toBe("/  group\nmeta  group");
 		expect(blocks[2]).toContain("meta/bbox  array\n  data type   string\n");
 		expect(blocks[2]).toContain("  codecs      vlen-utf8 zstd(level=0)\n");
-		expect(blocks[2]).toContain("  exportable  no: data type is string, not numpy.datetime64");
+		expect(blocks[2]).toContain("  exportable  no: data type is string, not numpy.datetime64 or numpy.timedelta64");
 		expect(blocks[4]).toBe(
 			[
 				"meta/date  array",
@@ -372,6 +372,38 @@ describe("zip stores", () => {
 		const out = path.join(work, `zip${counter++}.arrow`);
 		expect(cli([`${folder}.zip`, "-o", out, "-q"]).status).toBe(0);
 		expect(readRawInt64(out)).toEqual(Array.from(values));
+	});
+
+	it("a v2 array zipped under its folder's name (no zarr.json, no .zmetadata) is found too", () => {
+		const folder = fresh("v2-array.zarr");
+		fs.mkdirSync(folder, { recursive: true });
+		fs.writeFileSync(path.join(folder, ".zarray"), JSON.stringify({ zarr_format: 2, shape: [3], chunks: [3], dtype: "<M8[s]", compressor: null, fill_value: null, order: "C", filters: null }));
+		fs.writeFileSync(path.join(folder, "0"), Buffer.from(BigInt64Array.of(1n, 2n, 3n).buffer));
+		const zips: [string, boolean, (zipFile: string) => void][] = [
+			["STORED", true, (z) => writeStoredZip(folder, z, { prefix: path.basename(folder) })],
+			["zip -r", HAS_ZIP_PROGRAM, (z) => zipWithProgram(folder, z, { fromParent: true })],
+		];
+		for (const [name, available, make] of zips) {
+			if (!available) continue;
+			const zip = path.join(work, `v2-top-${name === "STORED" ? "stored" : "deflate"}.zip`);
+			make(zip);
+			const out = path.join(work, `zip${counter++}.arrow`);
+			const exported = cli([zip, "-o", out, "-q"]);
+			expect(exported.stderr, name).toBe("");
+			expect(readRawInt64(out)).toEqual([1n, 2n, 3n]);
+		}
+	});
+
+	it("a folder that holds a store, named instead of it: the error names the store inside", () => {
+		const parent = fresh("holder");
+		const inner = path.join(parent, "inner.zarr");
+		fs.mkdirSync(inner, { recursive: true });
+		fs.writeFileSync(path.join(inner, ".zarray"), JSON.stringify({ zarr_format: 2, shape: [1], chunks: [1], dtype: "<M8[s]", compressor: null, fill_value: null, order: "C", filters: null }));
+		const result = cli(["inspect", parent]);
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe(
+			`dt64-export: ${parent}: no zarr.json, .zarray or .zgroup (not a Zarr array or group); it holds the Zarr node "inner.zarr": name that as the store (${inner}), or as the array inside this one (inner.zarr) [ARRAY_NOT_FOUND]\n`,
+		);
 	});
 
 	it("a file that is not a zip is one line", () => {

@@ -362,7 +362,7 @@ describe("inspect: v2 arrays in full", () => {
 			["obs/time", "array", 2, true],
 			["obs/value", "array", 2, false],
 		]);
-		expect(report.nodes[3]).toMatchObject({ dtype: "<f8", dataType: "float64", codecs: ["bytes(little)"], fillValue: '"NaN"', reason: "data type is float64, not numpy.datetime64", companion: true, arrowType: "double" });
+		expect(report.nodes[3]).toMatchObject({ dtype: "<f8", dataType: "float64", codecs: ["bytes(little)"], fillValue: '"NaN"', reason: "data type is float64, not numpy.datetime64 or numpy.timedelta64", companion: true, arrowType: "double" });
 		const bad = variant("ns-raw.zarr", (z) => void (z.compressor = { id: "bz2" }));
 		const refused = await inspectStore(bad);
 		expect(refused.nodes[0]).toMatchObject({ dtype: "<M8[ns]", dataType: "<M8[ns]", codecs: ["bz2"], exportable: false, reason: 'compressor: codec id "bz2" is not supported (supported: zlib, gzip, zstd, lz4, blosc, crc32c)' });

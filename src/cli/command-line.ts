@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs";
 import { UsageError } from "../errors.js";
+import { checkStoreLocation } from "../store/store-location.js";
 import { BOOLEAN_WORDS, booleanWord } from "./boolean-word.js";
 import { didYouMean } from "../did-you-mean.js";
 import { COMMANDS, flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
@@ -130,5 +131,7 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 		const extra = positionals[expected.length];
 		throw new UsageError(`unexpected argument ${JSON.stringify(extra)}: ${command === "export" ? "an export" : command} takes ${expected.length === 1 ? `one ${expected[0]}` : "no argument"} (quote a name with spaces)`);
 	}
+	// yargs reads a lone "-" as an empty positional: the store's own refusal is made here, with the token given.
+	if (!asksForHelp && expected[0] === "store" && positionals[0] === "-") checkStoreLocation("-");
 	return { command, given: new Set(named), spelled, argv: forYargs };
 }

@@ -71,7 +71,9 @@ export function describeDataType(dataType: unknown): string {
 
 /** True for the data types this tool exports: `numpy.datetime64` and `numpy.timedelta64`. */
 export function isTimeDataType(dataType: unknown): boolean {
-	return isPlainObject(dataType) && typeof dataType.name === "string" && KIND_BY_NAME.has(dataType.name);
+	// The bare name too, which the spec does not allow (these types need their unit): parsing it says so.
+	const name = isPlainObject(dataType) ? dataType.name : dataType;
+	return typeof name === "string" && KIND_BY_NAME.has(name);
 }
 
 /**
@@ -80,6 +82,9 @@ export function isTimeDataType(dataType: unknown): boolean {
  * and the bad value.
  */
 export function parseDatetime64Type(dataType: unknown): Datetime64Type {
+	if (typeof dataType === "string" && KIND_BY_NAME.has(dataType)) {
+		refuse(`${describe(dataType)} needs its configuration: {"name": ${describe(dataType)}, "configuration": {"unit": ..., "scale_factor": ...}}`);
+	}
 	if (!isPlainObject(dataType)) {
 		refuse(`expected {"name": "${DATETIME64_NAME}", "configuration": {...}}, got ${describe(dataType)}`);
 	}

@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
-import { statOutput } from "./output-path.js";
+import { danglingLinkTarget, statOutput } from "./output-path.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
 const pending = new Set<string>();
@@ -104,7 +104,17 @@ export class AtomicFileWriter extends Writable {
 		}
 		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
 		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
-		this.#replaced = existing ? fs.realpathSync(target) : target;
+		// A symbolic link to a file that does not exist: as through any link, the file written is the one it points
+		// to, which is created, and only when overwriting is asked for (the link's name is taken: cp refuses too).
+		const linkedTo = existing === undefined ? danglingLinkTarget(target) : undefined;
+		if (linkedTo !== undefined) {
+			if (!this.#overwrite) {
+				throw new Dt64ExportError("OUTPUT_EXISTS", `${target} is a symbolic link to ${linkedTo}, which does not exist: overwriting writes that file`, { path: target });
+			}
+			const linkedFolder = path.dirname(linkedTo);
+			if (!fs.existsSync(linkedFolder)) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a symbolic link into a folder that does not exist: ${linkedFolder}`, { path: target });
+		}
+		this.#replaced = existing ? fs.realpathSync(target) : (linkedTo ?? target);
 		// A name no file has: "wx" creates it or fails (a symbolic link of that name included), and another name is
 		// tried then. Math.random, not node:crypto, which the CLI would load for this alone (about 5 ms at start).
 		const folder = path.dirname(path.resolve(this.#replaced));

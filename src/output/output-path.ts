@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 
 /**
@@ -33,3 +34,23 @@ export function statOutput(target: string): fs.Stats | undefined {
 		throw new Dt64ExportError("OUTPUT_INVALID", `no output can be created at ${target}: ${reason}`, { path: target, cause: error });
 	}
 }
+
+/** How many symbolic links are followed from an output path before the chain is said to be a loop (Linux's 40). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Where a symbolic link at `target` that leads to no file points in the end (following links to links), or
+ * undefined when `target` is no symbolic link or leads to an existing file. An output named by such a link is the
+ * file it points to, which does not exist yet.
+ */
+export function danglingLinkTarget(target: string): string | undefined {
+	let current = path.resolve(target);
+	for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+		const stat = fs.lstatSync(current, { throwIfNoEntry: false });
+		if (stat === undefined) return hop === 0 ? undefined : current;
+		if (!stat.isSymbolicLink()) return undefined;
+		current = path.resolve(path.dirname(current), fs.readlinkSync(current));
+	}
+	throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a loop of symbolic links`, { path: target });
+}
+

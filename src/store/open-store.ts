@@ -5,6 +5,7 @@ import ZipFileStore from "@zarrita/storage/zip";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
+import { checkStoreLocation } from "./store-location.js";
 import type { BucketStore } from "./bucket-store.js";
 import { parseBucketUrl, type BucketUrl } from "./bucket-url.js";
 import { openAzureStore, parseAbfsUrl } from "./azure-store.js";
@@ -87,6 +88,7 @@ function localPathOf(url: string): string {
 
 /** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3://, gs://, az:// or abfs:// URL. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+	checkStoreLocation(location);
 	// A file: URL (what pathToFileURL and import.meta.url give) names a local folder or zip.
 	if (/^file:\/\//i.test(location)) location = localPathOf(location);
 	if (/^https?:\/\//i.test(location)) {
@@ -127,15 +129,19 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} (expected a folder, a .zip file or an http(s):// URL)`, { path: location });
 }
 
+/** The documents that make a folder a Zarr node (v3, v2 array, v2 group) or a store with consolidated metadata. */
+const NODE_DOCUMENTS = ["zarr.json", ".zarray", ".zgroup", ".zmetadata"];
+
 /**
  * A zip made with `zip -r store.zip store.zarr` holds everything under one folder; zarr-python's ZipStore puts
- * the store at the top. Both are read: a single top folder holding a zarr.json (with none at the top) is removed.
+ * the store at the top. Both are read: a single top folder holding a node's document (with none at the top) is
+ * removed.
  */
 function stripTopFolder(entries: ZipEntries): ZipEntries {
-	if ("zarr.json" in entries || ".zmetadata" in entries) return entries;
+	if (NODE_DOCUMENTS.some((name) => name in entries)) return entries;
 	const names = Object.keys(entries);
 	const top = names[0]?.split("/")[0];
-	if (top === undefined || !names.every((name) => name.startsWith(`${top}/`)) || !(`${top}/zarr.json` in entries || `${top}/.zmetadata` in entries)) {
+	if (top === undefined || !names.every((name) => name.startsWith(`${top}/`)) || !NODE_DOCUMENTS.some((name) => `${top}/${name}` in entries)) {
 		return entries;
 	}
 	const stripped: ZipEntries = {};

@@ -113,7 +113,7 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	const { json } = form;
 	if (!isTimeDataType(json.data_type)) {
-		throw new Dt64ExportError("UNSUPPORTED", `${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64`);
+		throw new Dt64ExportError("UNSUPPORTED", `${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64 or numpy.timedelta64`);
 	}
 	let dataType: Datetime64Type;
 	let fillValue: bigint | null;
