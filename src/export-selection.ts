@@ -26,7 +26,7 @@ import { TimeFilter } from "./select/time-filter.js";
 import { checkSortedOver, findTimeColumn, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
-import { statOutput } from "./output/output-path.js";
+import { checkOutputOutsideStore, statOutput } from "./output/output-path.js";
 import { intoCallerDestination } from "./output/caller-destination.js";
 
 const TARGET_UNIT_OF: Readonly<Record<TimeUnit, TargetUnit>> = {
@@ -168,6 +168,7 @@ async function writePlannedDataset(
 	const part = plan.select?.part ?? { index: 0, count: 1 };
 	const whole = plan.select?.part === undefined;
 	const existing = statOutput(folder);
+	checkOutputOutsideStore(store, folder);
 	if (existing !== undefined && !existing.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${folder} is a file: a dataset is written to a folder`, { path: folder });
 	if (whole && existing !== undefined && fs.readdirSync(folder).length > 0 && !overwrite) {
 		throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });

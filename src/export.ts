@@ -20,7 +20,7 @@ import type { TableReader } from "./stream/table-reader.js";
 import { selectsRows } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
 import { LIBRARY_SPELLING, resolveOutputFormat } from "./output/output-format.js";
-import { statOutput } from "./output/output-path.js";
+import { checkOutputOutsideStore, statOutput } from "./output/output-path.js";
 import { checkDestinationOpen, destinationFailure, intoCallerDestination } from "./output/caller-destination.js";
 
 /** The stages of an export, to pipe with `stream.pipeline` or to use one by one. */
@@ -154,6 +154,7 @@ export async function exportToFile(store: string, path: string, options: ExportO
 	// The format the file's name says, as -o's does; `format` may only agree. A device or a pipe says none (and a
 	// folder is refused by the writer), nor does a format planExport refuses anyway.
 	const existing = statOutput(path);
+	checkOutputOutsideStore(store, path);
 	const known = options.format === undefined || OUTPUT_FORMATS.includes(options.format);
 	const format = known ? resolveOutputFormat(options.format, path, existing !== undefined && !existing.isFile(), LIBRARY_SPELLING) : options.format;
 	const plan = planExport({ ...options, format, bufferPool }, false);

@@ -33,7 +33,7 @@ import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
-import { statOutput } from "../output/output-path.js";
+import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
@@ -198,6 +198,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
 	const existing = args.output === undefined || toStdout ? undefined : statOutput(args.output);
+	if (args.output !== undefined && !toStdout) checkOutputOutsideStore(args.store, args.output);
 	// A dataset's -o is a folder, whose name says nothing about the format: Parquet unless --to says otherwise.
 	// A part to stdout is the part's rows as one stream.
 	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);

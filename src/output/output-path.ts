@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 
 /**
@@ -52,5 +53,38 @@ export function danglingLinkTarget(target: string): string | undefined {
 		current = path.resolve(path.dirname(current), fs.readlinkSync(current));
 	}
 	throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a loop of symbolic links`, { path: target });
+}
+
+/** `location` with every symbolic link of its existing part resolved; the rest (names not made yet) as given. */
+function realLocation(location: string): string {
+	const absolute = path.resolve(location);
+	const missing: string[] = [];
+	let existing = absolute;
+	for (;;) {
+		try {
+			return path.join(fs.realpathSync(existing), ...missing);
+		} catch {
+			const parent = path.dirname(existing);
+			if (parent === existing) return absolute;
+			missing.unshift(path.basename(existing));
+			existing = parent;
+		}
+	}
+}
+
+/**
+ * Refuses an output (a file or a dataset folder) that is the local store being read or inside it: written there it
+ * would replace the store's own files (`-o store.zarr/.zarray` with overwriting replaced the store's metadata), or
+ * be read as part of the store by the next export. Remote stores and stdout cannot be such outputs.
+ */
+export function checkOutputOutsideStore(store: string, output: string): void {
+	if (/^[a-z][a-z0-9+.-]*:\/\//i.test(store) && !/^file:\/\//i.test(store)) return;
+	const storeLocation = /^file:\/\//i.test(store) ? fileURLToPath(store) : store;
+	if (storeLocation === "" || storeLocation === "-" || output === "" || output === "-") return;
+	const from = realLocation(storeLocation);
+	const to = realLocation(output);
+	if (to === from || to.startsWith(from + path.sep)) {
+		throw new Dt64ExportError("OUTPUT_INVALID", `${output} is ${to === from ? "the store being read" : `inside the store being read (${storeLocation})`}: write the output elsewhere`, { path: output });
+	}
 }
 
