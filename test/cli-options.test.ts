@@ -210,3 +210,17 @@ describe("--help is true to the code", () => {
 		expect(defaultConcurrency({ remote: true })).toBe(remote);
 	});
 });
+
+describe("DT64_DECODE_THREADS", () => {
+	it("a whole number from 0 to 16, or empty (unset); anything else is a usage error, not ignored or honoured", () => {
+		const store = path.join(REPO, "data/sharded-2d.zarr");
+		for (const value of ["abc", "-1", "1.5", "17", "100"]) {
+			const result = runCli([store, "-q", "-f", "-o", path.join(work, "threads.arrow")], { env: { DT64_DECODE_THREADS: value } });
+			expect(result.status, value).toBe(2);
+			expect(result.stderr).toBe(`dt64-export: DT64_DECODE_THREADS must be a whole number from 0 to 16, got ${JSON.stringify(value)} [USAGE]\n`);
+		}
+		for (const value of ["", "0", "2", "16"]) {
+			expect(runCli([store, "-q", "-f", "-o", path.join(work, "threads.arrow")], { env: { DT64_DECODE_THREADS: value } }).status, value).toBe(0);
+		}
+	});
+});

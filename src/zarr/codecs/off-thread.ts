@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { recordNatPositions } from "../../convert/nat-positions.js";
+import { UsageError } from "../../errors.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { packageFile, packageFileMissing } from "../../package-file.js";
 import { DecoderPool } from "./decoder-pool.js";
@@ -47,10 +48,17 @@ export function defaultDecodeThreads(cores = availableParallelism()): number {
 	return Math.min(4, Math.max(1, cores - 1));
 }
 
-/** The count `DT64_DECODE_THREADS` asks for, if it does. */
+/** The most decode threads `DT64_DECODE_THREADS` may ask for: each costs 10-20 MiB and a chunk in flight. */
+const MAX_DECODE_THREADS = 16;
+
+/** The count `DT64_DECODE_THREADS` asks for, if it is set (an empty value is not); anything else is refused. */
 function threadsAsked(): number | undefined {
 	const asked = process.env.DT64_DECODE_THREADS;
-	return asked !== undefined && /^[0-9]+$/.test(asked) ? Math.min(Number(asked), 16) : undefined;
+	if (asked === undefined || asked === "") return undefined;
+	if (!/^[0-9]+$/.test(asked) || Number(asked) > MAX_DECODE_THREADS) {
+		throw new UsageError(`DT64_DECODE_THREADS must be a whole number from 0 to ${MAX_DECODE_THREADS}, got ${JSON.stringify(asked)}`, { option: "DT64_DECODE_THREADS", value: asked });
+	}
+	return Number(asked);
 }
 
 function threadCount(): number {
