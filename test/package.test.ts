@@ -46,6 +46,11 @@ describe("the packed package, installed", () => {
 		expect(install.stderr).not.toMatch(/install.scripts|allowScripts/i);
 		expect(fs.readFileSync(path.join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License/);
 		expect(fs.existsSync(path.join(installed, "dist/bundle/dt64-export.js"))).toBe(true);
+		// The README's quick start after `npm i -g` exports the sample stores it ships; its Scaling out names the
+		// job templates of examples/.
+		for (const sample of ["data/weather-station.zarr/zarr.json", "data/sharded-2d.zarr/zarr.json", "data/observations.zarr/zarr.json", "examples/slurm-array.sh", "examples/kubernetes-indexed-job.json", "examples/aws-batch-job-definition.json"]) {
+			expect(fs.existsSync(path.join(installed, sample)), sample).toBe(true);
+		}
 		expect(fs.existsSync(path.join(consumer, "node_modules/yargs"))).toBe(false);
 		// The embedded WebAssembly is typed `string`, not as an 800 kB literal type repeated in its declaration.
 		const declarations = (fs.readdirSync(path.join(installed, "dist"), { recursive: true }) as string[]).filter((file) => file.endsWith(".d.ts"));
@@ -112,5 +117,6 @@ describe("the packed package, installed", () => {
 		const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false }, files: ["consumer.ts"] };
 		fs.writeFileSync(path.join(consumer, "tsconfig.json"), JSON.stringify(tsconfig));
 		succeed(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
-	});
+		// tsc reads apache-arrow's and the other dependencies' declarations: 10-15 s idle, over a minute when loaded.
+	}, 180_000);
 });
