@@ -4,7 +4,8 @@ import * as path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, expect, it, vi } from "vitest";
-import { AtomicFileWriter, remainingAfter } from "../src/output/atomic-file.js";
+import { AtomicFileWriter, remainingAfter, strayTemporaryFiles } from "../src/output/atomic-file.js";
+import { spawnSync } from "node:child_process";
 import { promisify } from "node:util";
 import { tempDir } from "./support/cli.js";
 
@@ -15,6 +16,28 @@ function piece(index: number): Buffer {
 	for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32LE((index << 20) + i, i);
 	return bytes;
 }
+
+describe("strayTemporaryFiles: what an export killed outright left beside its target", () => {
+	it("names the temporary files of processes that no longer run, never this process's, a running one's or another name's", () => {
+		const dir = tempDir("dt64-atomic-");
+		const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+		const names = {
+			dead: `.out.arrow.${dead}.0123abcd.tmp`,
+			mine: `.out.arrow.${process.pid}.0123abcd.tmp`,
+			running: `.out.arrow.${process.ppid}.0123abcd.tmp`,
+			otherTarget: `.other.arrow.${dead}.0123abcd.tmp`,
+			notOurs: `.out.arrow.${dead}.tmp`,
+		};
+		for (const name of Object.values(names)) fs.writeFileSync(path.join(dir, name), "12345");
+		expect(strayTemporaryFiles(path.join(dir, "out.arrow"))).toEqual([{ path: path.join(dir, names.dead), bytes: 5 }]);
+		// Through a symbolic link, the files beside the file it names (where the writer puts them).
+		const elsewhere = tempDir("dt64-atomic-");
+		fs.symlinkSync(path.join(dir, "out.arrow"), path.join(elsewhere, "link.arrow"));
+		fs.writeFileSync(path.join(dir, "out.arrow"), "");
+		expect(strayTemporaryFiles(path.join(elsewhere, "link.arrow"))).toEqual([{ path: path.join(dir, names.dead), bytes: 5 }]);
+		expect(fs.readdirSync(dir).length).toBe(6);
+	});
+});
 
 describe("AtomicFileWriter", () => {
 	it("through a symbolic link to a file that does not exist: refused unless overwriting, which writes that file and keeps the link", async () => {

@@ -176,6 +176,17 @@ describe("CLI contract", () => {
 		expect(result.stderr).toBe(`dt64-export: store not found: ${path.join(work, "nope.zarr")} [STORE_NOT_FOUND]\n`);
 	});
 
+	it("a temporary file an export killed outright left beside -o is named in a warning, and left alone", () => {
+		const dir = tempDir("dt64-stray-");
+		const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+		const stray = path.join(dir, `.out.arrow.${dead}.89abcdef.tmp`);
+		fs.writeFileSync(stray, Buffer.alloc(1234));
+		const result = runCli([path.join(REPO, "data/weather-station.zarr"), "-q", "-o", path.join(dir, "out.arrow")]);
+		expect(result.status).toBe(0);
+		expect(result.stderr).toBe(`dt64-export: warning: ${stray} (1,234 bytes) is the temporary file of an export of ${path.join(dir, "out.arrow")} that was killed while writing: remove it\n`);
+		expect(fs.existsSync(stray)).toBe(true);
+	});
+
 	it("an empty store location, or - (standard input), is a usage error, exit 2", () => {
 		for (const [args, message] of [
 			[["", "-o", path.join(work, "x.arrow")], "the store location is empty: name a folder, a .zip file or a URL"],

@@ -16,7 +16,7 @@ import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
 import { parseRenameList } from "./rename-list.js";
 import type { RowOrder } from "../stream/table-reader.js";
-import { AtomicFileWriter, removePendingTempFiles } from "../output/atomic-file.js";
+import { AtomicFileWriter, removePendingTempFiles, strayTemporaryFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet/options.js";
 import { BufferPool } from "../memory/buffer-pool.js";
 import { collectHeaders } from "./header-options.js";
@@ -184,6 +184,13 @@ const isS3 = (store: string) => /^s3:\/\//i.test(store);
  * One warning line per option given on the command line that does nothing in this run. Called again once more facts
  * are known (the planned columns), with the options `warned` already: each is named once.
  */
+/** Names the temporary files an export of `target` killed outright left beside it (see strayTemporaryFiles). */
+function warnOfStrayTemporaryFiles(target: string): void {
+	for (const stray of strayTemporaryFiles(target)) {
+		process.stderr.write(`dt64-export: warning: ${stray.path} (${countText(stray.bytes)} bytes) is the temporary file of an export of ${target} that was killed while writing: remove it\n`);
+	}
+}
+
 function warnInapplicable(command: CommandLine, facts: RunFacts, warned = new Set<string>()): Set<string> {
 	for (const option of optionsOf(command.command)) {
 		const reason = command.given.has(option.name) && !warned.has(option.name) ? option.inapplicable?.(facts) : undefined;
@@ -208,6 +215,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
 	const facts: RunFacts = { format, remote: isRemote(args.store), s3: isS3(args.store), selects, ranged: args.start !== undefined || args.end !== undefined };
 	const warned = warnInapplicable(command, facts);
+	if (!dataset && args.output !== undefined && !toStdout) warnOfStrayTemporaryFiles(args.output);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
 	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's

@@ -33,6 +33,50 @@ function outputExists(target: string): Dt64ExportError {
 	return new Dt64ExportError("OUTPUT_EXISTS", `${target} already exists`, { path: target });
 }
 
+/**
+ * The temporary files beside `target` that an export of it killed outright (SIGKILL, the OOM killer: nothing could
+ * remove them) left: named as AtomicFileWriter names them, by a process that no longer runs on this machine. They
+ * are only named, never removed: a process of another machine writing to a shared folder has a pid this one cannot
+ * see.
+ */
+export function strayTemporaryFiles(target: string): { path: string; bytes: number }[] {
+	let replaced: string;
+	try {
+		replaced = fs.realpathSync(target);
+	} catch {
+		replaced = path.resolve(target);
+	}
+	const folder = path.dirname(replaced);
+	const pattern = new RegExp(`^\\.${escapeRegExp(path.basename(replaced))}\\.(\\d+)\\.[0-9a-f]{8}\\.tmp$`);
+	let names: string[];
+	try {
+		names = fs.readdirSync(folder);
+	} catch {
+		return [];
+	}
+	const stray: { path: string; bytes: number }[] = [];
+	for (const name of names.sort()) {
+		const pid = pattern.exec(name)?.[1];
+		if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+		const file = path.join(folder, name);
+		const stat = fs.statSync(file, { throwIfNoEntry: false });
+		if (stat?.isFile()) stray.push({ path: file, bytes: stat.size });
+	}
+	return stray;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Whether a process of that pid runs on this machine (one of another user's counts: EPERM). */
+function isRunning(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+}
+
 /** Temporary names tried before a folder is said not writable: each is taken only if no file has it. */
 const TEMP_NAME_ATTEMPTS = 8;
 
