@@ -45,7 +45,12 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	TRUNCATION: (error) => `; use --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
 	// limit does not.
-	OVERFLOW: (error) => (error.index === undefined ? "" : " (use --on-overflow null to write null instead)"),
+	// A coarser unit first: it keeps the value, where null loses it (ns, what auto falls back to, ends in 2262).
+	OVERFLOW: (error) => {
+		if (error.index === undefined) return "";
+		const coarser = { ns: "us, ms or s", us: "ms or s", ms: "s" }[error.unit ?? ""];
+		return coarser === undefined ? " (use --on-overflow null to write null instead)" : ` (a coarser --unit, ${coarser}, holds a wider range: ns ends in 2262, us in year 294,246; or --on-overflow null writes null instead)`;
+	},
 	OUTPUT_EXISTS: () => " (use --force to overwrite)",
 	ARRAY_AMBIGUOUS: () => "; choose one with --array",
 	ARRAY_UNNAMED: () => " with --array",
