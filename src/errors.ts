@@ -26,11 +26,14 @@ export const ERROR_CODES = {
 	COLUMNS_INCOMPATIBLE: "usage",
 	/** The array's data type, codec or layout is one this tool does not export. */
 	UNSUPPORTED: "data",
-	/** A metadata document (zarr.json, .zarray, .zmetadata, fill_value...) is malformed (`path`, `field`). */
+	/**
+	 * A metadata document (zarr.json, .zarray, .zattrs, .zmetadata, fill_value...) is malformed (`path`: the document's
+	 * store key, `temp/zarr.json`; `field`: the member, attribute or codec at fault, where one is).
+	 */
 	METADATA_INVALID: "data",
-	/** A chunk's bytes do not decode to what the metadata says (`key`). */
+	/** A chunk's bytes do not decode to what the metadata says (`key`: its store key, its shard's for an inner chunk; `path`: the array). */
 	CHUNK_CORRUPT: "data",
-	/** A chunk is missing and the array has no fill value to stand for it (`key`). */
+	/** A chunk is missing and the array has no fill value to stand for it (`key`, `path` as for CHUNK_CORRUPT). */
 	CHUNK_MISSING: "data",
 	/** A chunk, a row of chunks or a batch is too large to hold in memory. */
 	TOO_LARGE: "data",
@@ -50,7 +53,10 @@ export const ERROR_CODES = {
 	STORE_NOT_FOUND: "io",
 	/** The location exists but is not a store this tool reads (`path`). */
 	STORE_INVALID: "io",
-	/** Reading from the store failed (a file system or network error, after retries). */
+	/**
+	 * Reading from the store failed (a file system or network error, after retries) (`key`: the store key that failed;
+	 * `path`: the store, or the array for a chunk, as for CHUNK_CORRUPT).
+	 */
 	READ_FAILED: "io",
 	/** A server or bucket refused the credentials sent, or their absence (401, 403, an expired token) (`path`: the bucket). */
 	ACCESS_DENIED: "io",
@@ -78,9 +84,9 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The structured fields an error may carry, beside its code and message. */
 export interface ErrorFields {
-	/** The store, array, group, file or folder the error is about. */
+	/** The store, array, group, file or folder the error is about; for METADATA_INVALID, the document's store key. */
 	readonly path?: string;
-	/** The store key of a chunk or document. */
+	/** The store key of a chunk (a shard's, for an inner chunk) or document, without a leading `/`: `temp/c/0`. */
 	readonly key?: string;
 	/** The metadata field or codec at fault. */
 	readonly field?: string;
@@ -153,14 +159,34 @@ export function writeFailure(target: string, error: Error): Dt64ExportError {
 
 const FIELD_NAMES = ["path", "key", "field", "option", "index", "value", "unit", "candidates"] as const;
 
+/** The structured fields an error carries (none for an error that is not a Dt64ExportError). */
+export function errorFieldsOf(error: unknown): ErrorFields {
+	const fields: Record<string, unknown> = {};
+	if (error instanceof Dt64ExportError) for (const name of FIELD_NAMES) if (error[name] !== undefined) fields[name] = error[name];
+	return fields;
+}
+
 /**
  * `error` with `context` (where it happened) before its message: a Dt64ExportError keeps its code and fields, any
  * other error gets `code`. `fields` add to or replace the inner error's.
  */
 export function errorInContext(context: string, error: unknown, code: ErrorCode, fields: ErrorFields = {}): Dt64ExportError {
 	const inner = error instanceof Dt64ExportError ? error : undefined;
-	const innerFields: Record<string, unknown> = {};
-	for (const name of FIELD_NAMES) if (inner?.[name] !== undefined) innerFields[name] = inner[name];
 	const message = error instanceof Error ? error.message : String(error);
-	return new Dt64ExportError(inner?.code ?? code, `${context}: ${message}`, { ...innerFields, ...fields, cause: error });
+	return new Dt64ExportError(inner?.code ?? code, `${context}: ${message}`, { ...errorFieldsOf(error), ...fields, cause: error });
+}
+
+/**
+ * Gives a Dt64ExportError of one of `codes`, on its way up, the fields the code that raised it could not know and a
+ * caller does (the metadata document a pure parser read, the array and store key of a chunk a codec decoded): the
+ * same error, its message, cause and stack unchanged. `fill` adds only the fields it does not carry yet; `replace`
+ * sets them (a chunk's key and array, over what a store or a decoder said of the bytes they read). Any other error is
+ * left alone. Returns `error`, to be thrown again.
+ */
+export function withErrorFields(error: unknown, codes: readonly ErrorCode[], fields: ErrorFields, how: "fill" | "replace" = "fill"): unknown {
+	if (!(error instanceof Dt64ExportError) || !codes.includes(error.code)) return error;
+	for (const [name, value] of Object.entries(fields)) {
+		if (value !== undefined && (how === "replace" || (error as unknown as Record<string, unknown>)[name] === undefined)) Object.assign(error, { [name]: value });
+	}
+	return error;
 }

@@ -7,7 +7,7 @@ import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
 import { abortable, asAbortError, isAborted, throwIfAborted } from "./abort.js";
-import { UsageError } from "./errors.js";
+import { UsageError, withErrorFields } from "./errors.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
@@ -160,6 +160,9 @@ export async function exportToFile(store: string, path: string, options: ExportO
 	const plan = planExport({ ...options, format, bufferPool }, false);
 	try {
 		return await exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
+	} catch (error) {
+		// A stage that writes bytes without knowing where to (the Parquet encoder) is named by the file it wrote to.
+		throw withErrorFields(error, ["WRITE_FAILED"], { path });
 	} finally {
 		// The table this resolves to keeps the pool: its free buffers (a few chunks' worth) go now, not with the table.
 		if (bufferPool !== options.bufferPool) bufferPool?.retire();

@@ -73,10 +73,12 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 	// No metadata at the top can still be a v2 store known by its `.zmetadata` alone: listStoreTree decides.
 	if (node === undefined || node.kind === "group") {
 		const tree = await listStoreTree(opened, arrayPath, document);
+		// Messages name the group asked for (`array` naming a group), not the store, when it is not the root.
+		const group = `${shown}${arrayPath ? `/${arrayPath}` : ""}`;
 		if (tree.discovery === "root-only") {
 			throw new Dt64ExportError(
 				"ARRAY_UNNAMED",
-				`${shown}${arrayPath ? `/${arrayPath}` : ""} is a group without consolidated metadata, and an HTTP store cannot be listed: name the array`,
+				`${group} is a group without consolidated metadata, and an HTTP store cannot be listed: name the array`,
 				{ path: arrayPath, option: "array" },
 			);
 		}
@@ -85,12 +87,12 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 			const cfArrays = options.cf === false ? cfTimeArrayPaths(tree) : [];
 			const found = cfArrays.length === 0 ? "" : ` (CF time arrays, with CF decoding off: ${cfArrays.join(", ")})`;
 			const what = options.cf === false ? "no numpy.datetime64 array" : "no numpy.datetime64 array and no CF time array";
-			throw new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}: the group holds ${what}${found}`, { path: arrayPath, ...(cfArrays.length === 0 ? {} : { candidates: cfArrays }) });
+			throw new Dt64ExportError("ARRAY_NOT_FOUND", `${group}: the group holds ${what}${found}`, { path: arrayPath, ...(cfArrays.length === 0 ? {} : { candidates: cfArrays }) });
 		}
 		if (candidates.length > 1) {
 			const cf = options.cf !== false && cfTimeArrayPaths(tree).length > 0;
 			const what = cf ? "time arrays (datetime64 or CF time)" : "datetime64 arrays";
-			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${shown}: the group holds several ${what}: ${candidates.join(", ")}`, { path: arrayPath, option: "array", candidates });
+			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${group}: the group holds several ${what}: ${candidates.join(", ")}`, { path: arrayPath, option: "array", candidates });
 		}
 		arrayPath = candidates[0];
 		const chosen = await readNode(opened, arrayPath);

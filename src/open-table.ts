@@ -137,7 +137,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	return column;
 }
 
-const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ name: column.name, shape: column.metadata.shape, dimensionNames: column.metadata.dimensionNames });
+const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ name: column.name, shape: column.metadata.shape, dimensionNames: column.metadata.dimensionNames, documents: column.metadata });
 
 /** The names of every array directly in the group, for `--columns all`. */
 async function groupArrayNames(opened: OpenedStore, group: string): Promise<string[]> {
@@ -247,7 +247,7 @@ export async function openCfTimeArrayTable(located: LocatedArray, options: Omit<
 /** A one-column table of an opened time array: how a single array is exported (its index columns are positions). */
 export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	const { shape } = array.metadata;
-	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames }) ?? shape.map((_, axis) => `dim_${axis}`);
+	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames, documents: array.metadata }) ?? shape.map((_, axis) => `dim_${axis}`);
 	const dimensions = shape.map((length, axis) => ({ name: names[axis], length }));
 	return {
 		store: array.store,

@@ -11,13 +11,13 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath } from "./store/readable.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
-import { Dt64ExportError, isDt64ExportError } from "./errors.js";
+import { Dt64ExportError, isDt64ExportError, withErrorFields } from "./errors.js";
 import { parseJson } from "./json/parse-json.js";
 import { rawMemberText, rawMembers } from "./json/raw-member.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isRefusedKey } from "./store/refused-key.js";
 import { nodeNotFound, recordRefusedProbe } from "./store/refused-probes.js";
-import { isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
+import { documentKey, isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
 import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
 
 /** A node's metadata document as read: the node it describes and its exact text (for int64 fill values). */
@@ -61,9 +61,10 @@ async function readText(opened: OpenedStore, nodePath: string, key: AbsolutePath
 			recordRefusedProbe(opened, nodePath, error);
 			return undefined;
 		}
-		// The stores' own errors already name the file or URL that failed; only a library's bare error needs it.
-		if (isDt64ExportError(error)) throw error;
-		throw new Dt64ExportError("READ_FAILED", `${shownAs}: cannot read: ${(error as Error).message}`, { path: shownAs, cause: error });
+		// The stores' own errors already name the file or URL that failed; only a library's bare error needs it. Their
+		// fields name the store as it was given (an object store's HTTP requests go to an endpoint's URL) and the document.
+		if (isDt64ExportError(error)) throw withErrorFields(error, ["READ_FAILED"], { path: opened.location, key: key.slice(1) }, "replace");
+		throw new Dt64ExportError("READ_FAILED", `${shownAs}: cannot read: ${(error as Error).message}`, { path: opened.location, key: key.slice(1), cause: error });
 	}
 	return bytes === undefined ? undefined : decoder.decode(bytes);
 }
@@ -176,6 +177,7 @@ async function walkListing(opened: OpenedStore, root: string): Promise<TreeEntry
 }
 
 const METADATA_FILES = ["zarr.json", ZARRAY, ZGROUP];
+const ZMETADATA = ".zmetadata";
 
 /** Every node (a `zarr.json`, `.zarray` or `.zgroup`) among the zip's entries below `root`, except the root. */
 async function listZip(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
@@ -202,9 +204,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * The nodes in a group's inline consolidated metadata, keyed by path relative to `prefix`'s group. The
  * metadata of each node is cut out of the document's text, so that int64 fill values stay exact; nested groups
- * with consolidated metadata of their own add theirs.
+ * with consolidated metadata of their own add theirs. `document`: the store key of the zarr.json holding them all.
  */
-function consolidatedEntries(groupText: string, prefix: string, shownAs: string, out: Map<string, TreeEntry>): boolean {
+function consolidatedEntries(groupText: string, prefix: string, shownAs: string, document: string, out: Map<string, TreeEntry>): boolean {
 	const consolidatedText = rawMemberText(groupText, "consolidated_metadata");
 	if (consolidatedText === undefined) return false;
 	const consolidated: unknown = JSON.parse(consolidatedText);
@@ -215,13 +217,15 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 		const nodePath = join(prefix, key);
 		if (out.has(nodePath) || key.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
 		try {
-			if (!isObject(value)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: consolidated metadata of ${JSON.stringify(key)} is not an object`);
+			if (!isObject(value)) {
+				throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: consolidated metadata of ${JSON.stringify(key)} is not an object`, { path: document, field: "consolidated_metadata" });
+			}
 			// Only datetime arrays need their exact text (the fill value); re-serializing the rest is cheaper.
 			const needsText = value.node_type === "group" || isObject(value.data_type);
 			const text = needsText ? members.get(key)! : JSON.stringify(value);
-			const node = parseNodeJson(text, nodePath, `${shownAs} (consolidated metadata of ${JSON.stringify(key)})`);
+			const node = parseNodeJson(text, nodePath, `${shownAs} (consolidated metadata of ${JSON.stringify(key)})`, document);
 			out.set(nodePath, { path: nodePath, node });
-			if (node.kind === "group") consolidatedEntries(text, nodePath, shownAs, out);
+			if (node.kind === "group") consolidatedEntries(text, nodePath, shownAs, document, out);
 		} catch (error) {
 			out.set(nodePath, { path: nodePath, error: (error as Error).message });
 		}
@@ -234,8 +238,9 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
  * relative to the group at `prefix`. Each document is cut out of the text, so that int64 fill values stay exact.
  */
 function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEntry[] {
-	const json = parseJson(text, shownAs);
-	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: expected {"metadata": {...}}`);
+	const document = documentKey(prefix, ZMETADATA);
+	const json = parseJson(text, shownAs, document);
+	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: expected {"metadata": {...}}`, { path: document, field: "metadata" });
 	const members = rawMembers(rawMemberText(text, "metadata")!);
 	const entries: TreeEntry[] = [];
 	for (const key of Object.keys(json.metadata)) {
@@ -246,7 +251,7 @@ function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEn
 		const nodePath = join(prefix, relative);
 		try {
 			const attributesText = members.get(`${relative ? `${relative}/` : ""}${ZATTRS}`);
-			const node = parseV2NodeJson(match[2] as "group" | "array", members.get(key)!, attributesText, nodePath, `${shownAs} (metadata of ${JSON.stringify(key)})`);
+			const node = parseV2NodeJson(match[2] as "group" | "array", members.get(key)!, attributesText, nodePath, `${shownAs} (metadata of ${JSON.stringify(key)})`, document);
 			entries.push({ path: nodePath, node });
 		} catch (error) {
 			entries.push({ path: nodePath, error: (error as Error).message });
@@ -258,8 +263,8 @@ function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEn
 /** The `.zmetadata` of the group at `root`, or else the store root's entries below `root`. */
 async function zmetadataBelow(opened: OpenedStore, root: string): Promise<TreeEntry[] | undefined> {
 	for (const group of root === "" ? [""] : [root, ""]) {
-		const shownAs = where(opened, group, ".zmetadata");
-		const text = await readText(opened, group, nodeKey(group, ".zmetadata"), shownAs);
+		const shownAs = where(opened, group, ZMETADATA);
+		const text = await readText(opened, group, nodeKey(group, ZMETADATA), shownAs);
 		if (text === undefined) continue;
 		const entries = zmetadataEntries(text, group, shownAs);
 		return group === root ? entries : entries.filter((entry) => entry.path.startsWith(`${root}/`));
@@ -269,12 +274,12 @@ async function zmetadataBelow(opened: OpenedStore, root: string): Promise<TreeEn
 
 async function consolidatedBelow(opened: OpenedStore, root: string, rootText: string): Promise<TreeEntry[] | undefined> {
 	const found = new Map<string, TreeEntry>();
-	if (consolidatedEntries(rootText, root, where(opened, root), found)) return [...found.values()];
+	if (consolidatedEntries(rootText, root, where(opened, root), documentKey(root, "zarr.json"), found)) return [...found.values()];
 	if (root === "") return undefined;
 	// A subgroup without its own: the store root's may list it and its children.
 	const storeRoot = await readNodeDocument(opened, "").catch(() => undefined);
 	if (storeRoot === undefined || storeRoot.node.kind !== "group") return undefined;
-	if (!consolidatedEntries(storeRoot.text, "", where(opened, ""), found)) return undefined;
+	if (!consolidatedEntries(storeRoot.text, "", where(opened, ""), "zarr.json", found)) return undefined;
 	return [...found.values()].filter((entry) => entry.path.startsWith(`${root}/`));
 }
 

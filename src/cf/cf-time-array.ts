@@ -6,8 +6,8 @@
  */
 import type { TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
-import { errorInContext, UsageError } from "../errors.js";
-import { v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
+import { Dt64ExportError, errorInContext, UsageError } from "../errors.js";
+import { inArrayDocument, v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
@@ -80,8 +80,17 @@ export function parseCfTimeDecoding(metadata: PlainArrayMetadata, options: Pick<
 		const markers = cfTimeMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		return { coding, markers };
 	} catch (error) {
-		throw errorInContext(cfArrayContext(metadata.path), error, "METADATA_INVALID", { path: metadata.path });
+		throw cfRefusal(cfArrayContext(metadata.path), error, metadata);
 	}
+}
+
+/**
+ * A refusal of a CF time array's coding, after `context`: a malformed attribute (METADATA_INVALID) names the document
+ * that holds it (see inArrayDocument); any other refusal (a calendar, a date) names the array.
+ */
+export function cfRefusal(context: string, error: unknown, metadata: PlainArrayMetadata): Dt64ExportError {
+	const malformed = !(error instanceof Dt64ExportError) || error.code === "METADATA_INVALID";
+	return inArrayDocument(errorInContext(context, error, "METADATA_INVALID", malformed ? {} : { path: metadata.path }), metadata, "attributes") as Dt64ExportError;
 }
 
 /**

@@ -63,7 +63,7 @@ function timeOfDayNanoseconds(reference: ReferenceDate): bigint {
  */
 export function parseCfTimeCoding(attributes: Record<string, unknown>, options: CfTimeCodingOptions = {}): CfTimeCoding {
 	const kind = cfTimeKindOf(attributes);
-	if (kind === undefined) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(attributes.units)} are not CF time units ("<unit> since <date>")`);
+	if (kind === undefined) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(attributes.units)} are not CF time units ("<unit> since <date>")`, { field: "units" });
 	const units = attributes.units as string;
 	if (kind === "duration") {
 		const { unit } = parseCfDurationUnits(units);

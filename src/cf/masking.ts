@@ -36,7 +36,7 @@ export function isMaskableType(type: PlainTypeName): type is MaskableType {
 /** A fill value's number, exact: integers as bigint, floats from their bits. */
 function fillNumber(fill: PlainFill, type: MaskableType): number | bigint {
 	if (fill.kind === "integer") return is64Bit(type) ? fill.value : Number(fill.value);
-	if (fill.kind !== "float") throw new Dt64ExportError("METADATA_INVALID", `fill value ${JSON.stringify(fill)} is not a number`);
+	if (fill.kind !== "float") throw new Dt64ExportError("METADATA_INVALID", `fill value ${JSON.stringify(fill)} is not a number`, { field: "fill_value" });
 	const buffer = new ArrayBuffer(8);
 	if (type === "float32") {
 		new Uint32Array(buffer)[0] = Number(fill.bits);
@@ -51,10 +51,10 @@ function fillNumber(fill: PlainFill, type: MaskableType): number | bigint {
  * integer data, NaN): such a marker masks nothing, as in xarray. An integer JSON number past 2^53 was rounded
  * when the attributes were parsed: refused, rather than masking the wrong value.
  */
-function attributeNumber(value: unknown, type: MaskableType, what: string): number | bigint | undefined {
+function attributeNumber(value: unknown, type: MaskableType, what: string, field: string): number | bigint | undefined {
 	if (typeof value === "bigint") return isFloat(type) ? Number(value) : value;
 	if (typeof value === "string" && ["NaN", "Infinity", "-Infinity"].includes(value)) value = Number(value);
-	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number or a list of numbers, got ${JSON.stringify(value)}`);
+	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number or a list of numbers, got ${JSON.stringify(value)}`, { field });
 	if (Number.isNaN(value)) return undefined;
 	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
 	if (!Number.isInteger(value)) return undefined;
@@ -84,7 +84,7 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
 	const applied: Record<string, unknown> = {};
 	const add = (value: unknown, key: string) => {
 		for (const item of numbersOf(value)) {
-			const marker = attributeNumber(item, type, `array ${name}: ${key}`);
+			const marker = attributeNumber(item, type, `array ${name}: ${key}`, key);
 			if (marker !== undefined && !markers.includes(marker)) markers.push(marker);
 		}
 		applied[key] = value;
@@ -99,12 +99,12 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
 		add(attributes._FillValue, "_FillValue");
 	}
 	if (attributes.missing_value !== undefined && attributes.missing_value !== null) add(attributes.missing_value, "missing_value");
-	const bound = (value: unknown, key: string, round: (n: number) => number) => boundOf(value, type, round, `array ${name}: ${key}`);
+	const bound = (value: unknown, key: string, round: (n: number) => number) => boundOf(value, type, round, `array ${name}: ${key}`, key);
 	let validMin: number | bigint | undefined;
 	let validMax: number | bigint | undefined;
 	if (attributes.valid_range !== undefined) {
 		const range = attributes.valid_range;
-		if (!Array.isArray(range) || range.length !== 2) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: valid_range must be a list of two numbers, got ${JSON.stringify(range)}`);
+		if (!Array.isArray(range) || range.length !== 2) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: valid_range must be a list of two numbers, got ${JSON.stringify(range)}`, { field: "valid_range" });
 		validMin = bound(range[0], "valid_range", Math.ceil);
 		validMax = bound(range[1], "valid_range", Math.floor);
 		applied.valid_range = range;
@@ -126,8 +126,8 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
  * A valid-range bound in the data's terms: for integer data a fractional bound is the nearest integer inside the
  * range (`round` is Math.ceil for a minimum, Math.floor for a maximum), so that comparisons stay exact.
  */
-function boundOf(value: unknown, type: MaskableType, round: (n: number) => number, what: string): number | bigint | undefined {
-	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number, got ${JSON.stringify(value)}`);
+function boundOf(value: unknown, type: MaskableType, round: (n: number) => number, what: string, field: string): number | bigint | undefined {
+	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number, got ${JSON.stringify(value)}`, { field });
 	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
 	const integer = round(value);
 	// Infinity compares with a bigint as with a number; a finite 64-bit bound must be exact.

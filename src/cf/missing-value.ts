@@ -45,7 +45,7 @@ function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
  */
 function attributeMarker(value: unknown, name: string, integerArray: boolean): number | bigint {
 	if (typeof value === "string" && value in FLOAT_WORDS) return FLOAT_WORDS[value];
-	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `attribute ${name} ${JSON.stringify(value)} is not a number`);
+	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `attribute ${name} ${JSON.stringify(value)} is not a number`, { field: name });
 	if (!integerArray || !Number.isInteger(value)) return value;
 	if (!Number.isSafeInteger(value)) {
 		throw new Dt64ExportError("UNSUPPORTED", `attribute ${name} ${JSON.stringify(value)} of an integer array is past 2^53, which cannot be read exactly from JSON`);
@@ -62,7 +62,7 @@ function attributeMarkers(attributes: Record<string, unknown>, name: string, int
 function fillMarker(fill: PlainFill, dataType: PlainTypeName): number | bigint {
 	if (fill.kind === "integer") return fill.value;
 	if (fill.kind === "float") return floatOfBits(fill.bits, dataType);
-	throw new Dt64ExportError("METADATA_INVALID", `a ${dataType} array has the string fill value ${JSON.stringify(fill.value)}`);
+	throw new Dt64ExportError("METADATA_INVALID", `a ${dataType} array has the string fill value ${JSON.stringify(fill.value)}`, { field: "fill_value" });
 }
 
 const INTEGER_BITS: Readonly<Partial<Record<PlainTypeName, [boolean, number]>>> = {

@@ -23,7 +23,7 @@ const SMALL_INTEGERS: readonly MaskableType[] = ["int8", "uint8", "int16", "uint
 function packingNumber(value: unknown, key: string, name: string): number {
 	// A one-element list is how netCDF-derived attributes often arrive; CF allows only a scalar, but it is unambiguous.
 	const scalar = Array.isArray(value) && value.length === 1 ? value[0] : value;
-	if (typeof scalar !== "number" || !Number.isFinite(scalar)) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: ${key} must be a finite number, got ${JSON.stringify(value)}`);
+	if (typeof scalar !== "number" || !Number.isFinite(scalar)) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: ${key} must be a finite number, got ${JSON.stringify(value)}`, { field: key });
 	return scalar;
 }
 

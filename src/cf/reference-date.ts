@@ -41,7 +41,7 @@ function parseOffset(zone: string | undefined): number | undefined {
 /** Parses the reference date of `units` (quoted whole in refusals). */
 export function parseReferenceDate(text: string, units: string): ReferenceDate {
 	const refuse = (why: string): never => {
-		throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(units)}: reference date ${JSON.stringify(text)} ${why}`);
+		throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(units)}: reference date ${JSON.stringify(text)} ${why}`, { field: "units" });
 	};
 	const match = REFERENCE.exec(text.trim());
 	if (match === null) return refuse("is not a date of the form Y-M-D[ h:m:s[.f]][ zone] (zone Z, UTC, ±hh, ±hh:mm or ±hhmm)");

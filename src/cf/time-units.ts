@@ -82,7 +82,7 @@ function parseUnitWord(word: string, units: string): CfTimeUnit {
 /** Parses `<unit> since <reference>`; refusals name the units as written. */
 export function parseCfInstantUnits(units: string): CfInstantUnits {
 	const match = SINCE.exec(units);
-	if (match === null) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(units)}: expected "<unit> since <reference date>"`);
+	if (match === null) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(units)}: expected "<unit> since <reference date>"`, { field: "units" });
 	const unit = parseUnitWord(match[1], units);
 	return { kind: "instant", unit, reference: parseReferenceDate(match[2], units) };
 }

@@ -32,7 +32,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function refuse(message: string): never {
-	throw new Dt64ExportError("METADATA_INVALID", `data_type: ${message}`);
+	throw new Dt64ExportError("METADATA_INVALID", `data_type: ${message}`, { field: "data_type" });
 }
 
 function checkNoExtraKeys(object: Record<string, unknown>, allowed: readonly string[], where: string): void {

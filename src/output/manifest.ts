@@ -75,6 +75,6 @@ export function readManifest(file: string): PartManifest {
 		typeof manifest.optionsDigest === "string" &&
 		Array.isArray(manifest.files) &&
 		manifest.files.every((entry) => typeof entry?.path === "string" && Number.isSafeInteger(entry.rows));
-	if (!valid) throw new Dt64ExportError("DATASET_INVALID", `${file}: not a part manifest of version ${MANIFEST_VERSION}`);
+	if (!valid) throw new Dt64ExportError("DATASET_INVALID", `${file}: not a part manifest of version ${MANIFEST_VERSION}`, { path: file });
 	return manifest;
 }

@@ -2,11 +2,12 @@
  * Which rows of a table an export reads: the time range (by binary search when the time column is sorted, all
  * rows otherwise), then this process's part of them. Works on the opened table, before any Arrow stage exists.
  */
+import { cfRefusal } from "../cf/cf-time-array.js";
 import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
 import { cfInstantOf } from "../cf/decode-cf-times.js";
 import { isMaskableType } from "../cf/masking.js";
 import { cfTimeMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
-import { Dt64ExportError, errorInContext, UsageError } from "../errors.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
 import { readBands } from "../stream/chunk-bands.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
@@ -74,7 +75,7 @@ function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCodi
 		const markers = cfTimeMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		return { kind: "cf", markers, instantOf: cfInstantOf(coding, markers, metadata.dataType.name) };
 	} catch (error) {
-		throw errorInContext(`array ${metadata.path}`, error, "METADATA_INVALID", { path: metadata.path });
+		throw cfRefusal(`array ${metadata.path}`, error, metadata);
 	}
 }
 

@@ -27,10 +27,10 @@ export class DirectoryStore implements AsyncReadable {
 		return this.#withFile(key, async (handle, file) => {
 			const size = (await handle.stat()).size;
 			const [offset, length] = "suffixLength" in range ? [size - range.suffixLength, range.suffixLength] : [range.offset, range.length];
-			checkWithin(file, offset, length, size);
+			checkWithin(file, key, offset, length, size);
 			const bytes = (options.pooled === true ? this.bufferPool?.acquire(length) : undefined) ?? new Uint8Array(length);
 			const { bytesRead } = await handle.read(bytes, 0, length, offset);
-			if (bytesRead !== length) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${offset}`);
+			if (bytesRead !== length) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${offset}`, { path: this.root, key: key.slice(1) });
 			return bytes;
 		});
 	}
@@ -45,7 +45,7 @@ export class DirectoryStore implements AsyncReadable {
 			let end = ranges[0].offset;
 			for (const { offset, length } of ranges) {
 				if (offset < end || length < 0) throw new Dt64ExportError("INTERNAL", `${file}: byte ranges must be in increasing order and apart`);
-				checkWithin(file, offset, length, size);
+				checkWithin(file, key, offset, length, size);
 				if (offset > end) pieces.push(new Uint8Array(offset - end));
 				const bytes = (options.pooled === true ? this.bufferPool?.acquire(length, options.room) : undefined) ?? new Uint8Array(length);
 				pieces.push(bytes);
@@ -53,14 +53,15 @@ export class DirectoryStore implements AsyncReadable {
 				end = offset + length;
 			}
 			const bytesRead = await readIntoPieces(handle, pieces, ranges[0].offset);
-			if (bytesRead !== end - ranges[0].offset) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${ranges[0].offset + bytesRead}`);
+			if (bytesRead !== end - ranges[0].offset) throw new Dt64ExportError("READ_FAILED", `${file}: short read at ${ranges[0].offset + bytesRead}`, { path: this.root, key: key.slice(1) });
 			return values;
 		});
 	}
 
 	/**
 	 * `read` on the key's file, opened for reading and closed after: undefined when there is no such file. A failure
-	 * of the file system is READ_FAILED naming the file; this package's own errors pass as they are.
+	 * of the file system is READ_FAILED naming the file (`path`: the store, `key`: the key); this package's own errors
+	 * pass as they are.
 	 */
 	async #withFile<T>(key: AbsolutePath, read: (handle: fs.FileHandle, file: string) => Promise<T>): Promise<T | undefined> {
 		let handle: fs.FileHandle | undefined;
@@ -70,17 +71,18 @@ export class DirectoryStore implements AsyncReadable {
 			return await read(handle, file);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
-			throw error instanceof Dt64ExportError ? error : new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
+			if (error instanceof Dt64ExportError) throw error;
+			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
 		} finally {
 			await handle?.close();
 		}
 	}
 }
 
-/** Refuses a byte range past either end of a file: a truncated shard must not pass for data. */
-function checkWithin(file: string, offset: number, length: number, size: number): void {
+/** Refuses a byte range past either end of a file (of store key `key`): a truncated shard must not pass for data. */
+function checkWithin(file: string, key: AbsolutePath, offset: number, length: number, size: number): void {
 	if (offset < 0 || offset + length > size) {
-		throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { path: file });
+		throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { key: key.slice(1) });
 	}
 }
 

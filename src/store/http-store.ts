@@ -455,7 +455,7 @@ export class HttpStore implements AsyncReadable {
 		const answer = await this.#answer(url, key, request, options.signal);
 		if (answer === undefined) return undefined;
 		if (answer.size === undefined) {
-			throw new Dt64ExportError("READ_FAILED", `${describeRequest(url, request)}: the server did not send the object's size`, { path: redactUrl(url) });
+			throw new Dt64ExportError("READ_FAILED", `${describeRequest(url, request)}: the server did not send the object's size`, { path: redactUrl(this.#base), key: key.slice(1) });
 		}
 		return answer.size;
 	}
@@ -497,16 +497,16 @@ export class HttpStore implements AsyncReadable {
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
 				if (error instanceof AccessRefused) {
 					const fields = { path: redactUrl(url), ...error.fields, cause: error };
-					if (error.mayBeMissing) throw new RefusedKeyError(`${what} failed: ${reason}`, { ...fields, key });
+					if (error.mayBeMissing) throw new RefusedKeyError(`${what} failed: ${reason}`, { ...fields, key: key.replace(/^\//, "") });
 					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, fields);
 				}
 				if (error instanceof StoreMissing) throw new Dt64ExportError("STORE_NOT_FOUND", reason, { path: error.path, cause: error });
 				if (!(error instanceof TransientFailure)) {
-					throw new Dt64ExportError("READ_FAILED", `${what} failed: ${reason}`, { cause: error });
+					throw new Dt64ExportError("READ_FAILED", `${what} failed: ${reason}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
 				}
 				if (attempt > retries) {
 					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}`, { cause: error });
+					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
 				}
 				const ceiling = Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** (attempt - 1));
 				const jittered = Math.random() * ceiling;

@@ -6,12 +6,21 @@
  * name, never by shape alone. Pure: no store, no streams.
  */
 import { Dt64ExportError } from "../errors.js";
+import type { ArrayDocuments } from "../zarr/array-metadata.js";
 
 export interface DatasetVariable {
 	readonly name: string;
 	readonly shape: readonly number[];
 	/** As the metadata wrote them; null or empty entries leave the variable without dimension names. */
 	readonly dimensionNames?: readonly (string | null)[];
+	/** The array's metadata documents, where they are known: malformed names are refused naming the one holding them. */
+	readonly documents?: ArrayDocuments;
+}
+
+/** Where a variable's dimension names are written: `dimension_names` of its zarr.json, or v2 `_ARRAY_DIMENSIONS` of its `.zattrs`. */
+function dimensionNamesSource(documents: ArrayDocuments | undefined): { path?: string; field: string } {
+	if (documents === undefined) return { field: "dimension_names" };
+	return documents.zarrFormat === 2 ? { path: documents.attributesDocument, field: "_ARRAY_DIMENSIONS" } : { path: documents.document, field: "dimension_names" };
 }
 
 export interface TableDimension {
@@ -37,7 +46,9 @@ export function dimensionNamesOf(variable: DatasetVariable): string[] | undefine
 	if (variable.shape.length === 0) return [];
 	const names = variable.dimensionNames;
 	if (names === undefined || names === null || !Array.isArray(names) || names.length !== variable.shape.length) return undefined;
-	if (names.some((name) => name !== null && typeof name !== "string")) throw new Dt64ExportError("METADATA_INVALID", `array ${variable.name}: dimension names must be strings or nulls, got ${JSON.stringify(names)}`, { path: variable.name, field: "dimension_names" });
+	if (names.some((name) => name !== null && typeof name !== "string")) {
+		throw new Dt64ExportError("METADATA_INVALID", `array ${variable.name}: dimension names must be strings or nulls, got ${JSON.stringify(names)}`, dimensionNamesSource(variable.documents));
+	}
 	if (names.every((name) => name === null || name === "")) return undefined;
 	return names.map((name, axis) => (name === null || name === "" ? `dim_${axis}` : name));
 }

@@ -4,6 +4,7 @@ import { isMaskableType, maskRuleOf } from "../cf/masking.js";
 import { packingRuleOf } from "../cf/packing.js";
 import { isCfTimeMetadata } from "../cf/cf-time-array.js";
 import type { TableColumn } from "../open-table.js";
+import { inArrayDocument } from "../zarr/array-metadata.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { planCfTimeColumn } from "./cf-time-column.js";
 import { planCfValuesColumn } from "./cf-values-column.js";
@@ -26,8 +27,14 @@ export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>,
 	const type = metadata.dataType.name;
 	if (context.plan.cf && isCfTimeMetadata(metadata)) return planCfTimeColumn(column, context);
 	if (context.plan.cf && isMaskableType(type)) {
-		const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
-		const packing = packingRuleOf(metadata.path, type, metadata.attributes);
+		let mask: ReturnType<typeof maskRuleOf>;
+		let packing: ReturnType<typeof packingRuleOf>;
+		try {
+			mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
+			packing = packingRuleOf(metadata.path, type, metadata.attributes);
+		} catch (error) {
+			throw inArrayDocument(error, metadata, "attributes");
+		}
 		const nanAsNull = context.plan.nanAsNull && (type === "float32" || type === "float64" || packing !== undefined);
 		if (mask !== undefined || packing !== undefined || nanAsNull) return planCfValuesColumn({ column, storedField, mask, packing, nanAsNull });
 	}

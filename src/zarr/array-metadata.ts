@@ -1,7 +1,7 @@
 import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
 import { parseFillValue } from "../dtype/fill-value.js";
 import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
-import { Dt64ExportError, errorInContext } from "../errors.js";
+import { Dt64ExportError, errorInContext, withErrorFields } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
@@ -12,10 +12,21 @@ export interface CodecMetadata {
 	configuration?: Record<string, unknown>;
 }
 
-/** What every validated array has, whatever its data type: where it is and how it is chunked, in the v3 form. */
-export interface ArrayLayout {
-	readonly path: string;
+/**
+ * The metadata documents of an array, by store key (`temp/zarr.json`; `temp/.zarray` and `temp/.zattrs`; `.zmetadata`
+ * for an array read from consolidated metadata): what a METADATA_INVALID error about it names as its `path`.
+ */
+export interface ArrayDocuments {
 	readonly zarrFormat: 2 | 3;
+	/** The document of the array's own members: its zarr.json, or its v2 `.zarray`. */
+	readonly document: string;
+	/** The document of its attributes: its zarr.json too, or its v2 `.zattrs`. */
+	readonly attributesDocument: string;
+}
+
+/** What every validated array has, whatever its data type: where it is and how it is chunked, in the v3 form. */
+export interface ArrayLayout extends ArrayDocuments {
+	readonly path: string;
 	readonly shape: number[];
 	readonly chunkShape: number[];
 	/** The data type exactly as the metadata wrote it: zarr.json's `data_type` member, or the v2 `dtype` string. */
@@ -45,21 +56,40 @@ export interface PlainArrayMetadata extends ArrayLayout {
 
 /** An array node as read: a v3 zarr.json, or a v2 `.zarray` (with its `.zattrs`). `text` is the document's exact text. */
 export type ArrayNode =
-	| { kind: "array"; zarrFormat: 3; path: string; json: Record<string, unknown>; text: string }
-	| { kind: "array"; zarrFormat: 2; path: string; json: Record<string, unknown>; text: string; attributes: Record<string, unknown> };
+	| ({ kind: "array"; zarrFormat: 3; path: string; json: Record<string, unknown>; text: string } & ArrayDocuments)
+	| ({ kind: "array"; zarrFormat: 2; path: string; json: Record<string, unknown>; text: string; attributes: Record<string, unknown> } & ArrayDocuments);
 
 export type NodeMetadata =
 	| { kind: "group"; zarrFormat: 3; path: string; json: Record<string, unknown> }
 	| { kind: "group"; zarrFormat: 2; path: string; json: Record<string, unknown>; attributes: Record<string, unknown> }
 	| ArrayNode;
 
+/** The store key of a node's metadata document `file` (`zarr.json`, `.zarray`...): `temp/zarr.json`, `.zarray` at the root. */
+export function documentKey(nodePath: string, file: string): string {
+	return nodePath === "" ? file : `${nodePath}/${file}`;
+}
+
+/** The members of a v2 `.zarray`: a field of a v2 array's CF attributes that is one of them (its `fill_value`) is there. */
+const V2_ARRAY_MEMBERS = new Set(["zarr_format", "shape", "chunks", "dtype", "compressor", "fill_value", "order", "filters", "dimension_separator"]);
+
+/**
+ * Gives a METADATA_INVALID error about an array the document it is about as its `path` (unless it names one): the
+ * zarr.json of a v3 array; for a v2 array, its `.zarray` for an error `about` the array, its `.zattrs` for one about
+ * its attributes, unless the error's `field` is a member of `.zarray` (the fill value a CF mask reads). Returns
+ * `error`, to be thrown again.
+ */
+export function inArrayDocument(error: unknown, array: ArrayDocuments, about: "array" | "attributes" = "array"): unknown {
+	const field = error instanceof Dt64ExportError ? error.field : undefined;
+	const inAttributes = about === "attributes" && !(array.zarrFormat === 2 && field !== undefined && V2_ARRAY_MEMBERS.has(field));
+	return withErrorFields(error, ["METADATA_INVALID"], { path: inAttributes ? array.attributesDocument : array.document });
+}
+
 /**
  * An array in the v3 form, the one shape validation works on: `json` has the v3 members, `fillValueText` is the
  * exact JSON text of the fill value, and `rawDataType` the data type as the metadata wrote it.
  */
-export interface V3ArrayForm {
+export interface V3ArrayForm extends ArrayDocuments {
 	readonly path: string;
-	readonly zarrFormat: 2 | 3;
 	readonly json: Record<string, unknown>;
 	readonly fillValueText: string | undefined;
 	readonly rawDataType: unknown;
@@ -71,20 +101,23 @@ export function metadataFileOf(node: NodeMetadata): string {
 	return node.kind === "array" ? ".zarray" : ".zgroup";
 }
 
-/** Parses a zarr.json document and says what node it describes. `where` names it in messages. */
-export function parseNodeJson(text: string, path: string, where: string): NodeMetadata {
-	const object = parseJsonObject(text, where);
+/**
+ * Parses a zarr.json document and says what node it describes. `where` names it in messages; `document` is its store
+ * key (another one's for a node in consolidated metadata), the `path` of its errors.
+ */
+export function parseNodeJson(text: string, path: string, where: string, document = documentKey(path, "zarr.json")): NodeMetadata {
+	const object = parseJsonObject(text, where, document);
 	if (object.zarr_format !== 3) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`, { path: document, field: "zarr_format" });
 	}
 	if (object.node_type === "group") return { kind: "group", zarrFormat: 3, path, json: object };
-	if (object.node_type === "array") return { kind: "array", zarrFormat: 3, path, json: object, text };
-	throw new Dt64ExportError("METADATA_INVALID", `${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`);
+	if (object.node_type === "array") return { kind: "array", zarrFormat: 3, path, json: object, text, document, attributesDocument: document };
+	throw new Dt64ExportError("METADATA_INVALID", `${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`, { path: document, field: "node_type" });
 }
 
 function positiveIntegers(value: unknown, field: string, where: string, allowZero: boolean): number[] {
 	if (!Array.isArray(value) || !value.every((n) => Number.isSafeInteger(n) && (allowZero ? n >= 0 : n > 0))) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of ${allowZero ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of ${allowZero ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`, { field });
 	}
 	return value as number[];
 }
@@ -97,7 +130,8 @@ export function isTimeArray(node: NodeMetadata): boolean {
 /** The v3 form of an array node: a v2 array is translated (and its v2-only fields checked) here. */
 export function v3FormOf(node: ArrayNode, where: string): V3ArrayForm {
 	if (node.zarrFormat === 2) return v2ArrayAsV3(node, where);
-	return { path: node.path, zarrFormat: 3, json: node.json, fillValueText: rawMemberText(node.text, "fill_value"), rawDataType: node.json.data_type };
+	const { path, zarrFormat, document, attributesDocument } = node;
+	return { path, zarrFormat, document, attributesDocument, json: node.json, fillValueText: rawMemberText(node.text, "fill_value"), rawDataType: node.json.data_type };
 }
 
 /** Validates an array node as an exportable datetime64 array, before any chunk is read. */
@@ -107,7 +141,11 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 	if (node.zarrFormat === 2 && !isV2TimeArray(node.json)) {
 		throw new Dt64ExportError("UNSUPPORTED", `${where}: dtype ${describeNumpyDtype(node.json.dtype)} is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)`);
 	}
-	return parseV3Form(v3FormOf(node, where), where);
+	try {
+		return parseV3Form(v3FormOf(node, where), where);
+	} catch (error) {
+		throw inArrayDocument(error, node);
+	}
 }
 
 function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
@@ -119,10 +157,14 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	let fillValue: bigint | null;
 	try {
 		dataType = parseDatetime64Type(json.data_type);
+	} catch (error) {
+		throw errorInContext(where, error, "METADATA_INVALID", { field: form.zarrFormat === 2 ? "dtype" : "data_type" });
+	}
+	try {
 		// v2 writes `null` for "no fill value"; v3 has no such thing.
 		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parseFillValue(form.fillValueText);
 	} catch (error) {
-		throw errorInContext(where, error, "METADATA_INVALID");
+		throw errorInContext(where, error, "METADATA_INVALID", { field: "fill_value" });
 	}
 	return { ...parseArrayLayout(form, where), dataType, fillValue };
 }
@@ -130,17 +172,25 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 /** Validates an array node of a plain data type, before any chunk is read. */
 export function parsePlainArrayMetadata(node: NodeMetadata, where: string): PlainArrayMetadata {
 	if (node.kind !== "array") throw new Dt64ExportError("ARRAY_NOT_FOUND", `${where}: is a group, not an array`, { path: node.path });
-	const form = v3FormOf(node, where);
-	let dataType: PlainDataType;
-	let fillValue: PlainFill | null;
 	try {
-		dataType = parsePlainDataType(form.json.data_type);
-		// v2 writes `null` for "no fill value"; v3 has no such thing.
-		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parsePlainFillValue(form.fillValueText, dataType);
+		const form = v3FormOf(node, where);
+		let dataType: PlainDataType;
+		let fillValue: PlainFill | null;
+		try {
+			dataType = parsePlainDataType(form.json.data_type);
+		} catch (error) {
+			throw errorInContext(where, error, "METADATA_INVALID", { field: node.zarrFormat === 2 ? "dtype" : "data_type" });
+		}
+		try {
+			// v2 writes `null` for "no fill value"; v3 has no such thing.
+			fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parsePlainFillValue(form.fillValueText, dataType);
+		} catch (error) {
+			throw errorInContext(where, error, "METADATA_INVALID", { field: "fill_value" });
+		}
+		return { ...parseArrayLayout(form, where), dataType, fillValue };
 	} catch (error) {
-		throw errorInContext(where, error, "METADATA_INVALID");
+		throw inArrayDocument(error, node);
 	}
-	return { ...parseArrayLayout(form, where), dataType, fillValue };
 }
 
 /** The members of a v3 array's zarr.json the core spec defines. */
@@ -170,10 +220,10 @@ function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 	if (grid?.name !== "regular") throw new Dt64ExportError("UNSUPPORTED", `${where}: chunk_grid ${JSON.stringify(grid?.name)} is not supported (only "regular")`);
 	const chunkShape = positiveIntegers(grid.configuration?.chunk_shape, "chunk_grid.configuration.chunk_shape", where, false);
 	if (chunkShape.length !== shape.length) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_shape ${JSON.stringify(chunkShape)} does not match the rank of shape ${JSON.stringify(shape)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_shape ${JSON.stringify(chunkShape)} does not match the rank of shape ${JSON.stringify(shape)}`, { field: "chunk_grid.configuration.chunk_shape" });
 	}
 	if (!Array.isArray(json.codecs) || json.codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs must be a list of {"name": ...} objects`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs must be a list of {"name": ...} objects`, { field: "codecs" });
 	}
 	if (form.zarrFormat === 3) checkExtensionMembers(json, where);
 	const transformers = json.storage_transformers;
@@ -185,6 +235,8 @@ function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 	return {
 		path: form.path,
 		zarrFormat: form.zarrFormat,
+		document: form.document,
+		attributesDocument: form.attributesDocument,
 		shape,
 		chunkShape,
 		rawDataType: form.rawDataType,

@@ -59,15 +59,18 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		this.#valuesOf = decodedAs.valuesOf;
 	}
 
-	/** Returns the chunk's values in C order of the chunk shape. `key` names the chunk in messages. */
-	async decode(bytes: Uint8Array, key: string): Promise<V> {
+	/**
+	 * Returns the chunk's values in C order of the chunk shape. `name` names it in messages (its store key, or its
+	 * shard's and where in it); the error's `key` and `path` are set where the chunk is read (chunk-source.ts).
+	 */
+	async decode(bytes: Uint8Array, name: string): Promise<V> {
 		let chunk: DecodedChunk;
 		try {
 			chunk = await this.#pipeline(bytes);
 		} catch (error) {
 			// The decoders' own files failing to load (package-file.ts) says nothing of this chunk: it is not named.
 			if (error instanceof Dt64ExportError && error.code === "PACKAGE_FILE_MISSING") throw error;
-			throw errorInContext(`chunk ${key}: cannot decode`, error, "CHUNK_CORRUPT", { key });
+			throw errorInContext(`chunk ${name}: cannot decode`, error, "CHUNK_CORRUPT");
 		}
 		const data = chunk.data as { buffer?: unknown };
 		if (this.#bufferPool !== undefined && data.buffer !== bytes.buffer) this.#bufferPool.release(bytes);
@@ -76,14 +79,14 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 			try {
 				values = this.#valuesOf(chunk.data) as V;
 			} catch (error) {
-				throw errorInContext(`chunk ${key}`, error, "CHUNK_CORRUPT", { key });
+				throw errorInContext(`chunk ${name}`, error, "CHUNK_CORRUPT");
 			}
 		}
 		const stray = chunk.strayBytes ?? 0;
 		if (values.length !== this.#size || stray !== 0) {
 			// Stray bytes are named only when the count alone looks right.
 			const strayNote = values.length === this.#size ? `, and ${stray} bytes after the last value` : "";
-			throw new Dt64ExportError("CHUNK_CORRUPT", `chunk ${key}: decoded to ${values.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})${strayNote}`, { key });
+			throw new Dt64ExportError("CHUNK_CORRUPT", `chunk ${name}: decoded to ${values.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})${strayNote}`);
 		}
 		const ordered = toCOrder(values, this.chunkShape, chunk.stride);
 		// Reordered into new memory (after a transpose codec): the decoded buffer is dead.

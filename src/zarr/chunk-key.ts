@@ -7,9 +7,9 @@ export function chunkKeyEncoder(encoding: unknown, where: string): ChunkKeyEncod
 	const { name, configuration } = (encoding ?? {}) as { name?: unknown; configuration?: { separator?: unknown } };
 	const separator = configuration?.separator ?? (name === "v2" ? "." : "/");
 	if (separator !== "/" && separator !== ".") {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_key_encoding: separator must be "/" or ".", got ${JSON.stringify(separator)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_key_encoding: separator must be "/" or ".", got ${JSON.stringify(separator)}`, { field: "chunk_key_encoding" });
 	}
 	if (name === "default") return (coords) => ["c", ...coords].join(separator);
 	if (name === "v2") return (coords) => (coords.length === 0 ? "0" : coords.join(separator));
-	throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_key_encoding: unknown name ${JSON.stringify(name)} (expected "default" or "v2")`);
+	throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_key_encoding: unknown name ${JSON.stringify(name)} (expected "default" or "v2")`, { field: "chunk_key_encoding" });
 }

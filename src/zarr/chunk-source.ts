@@ -1,9 +1,10 @@
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { CODECS } from "./codecs/codec-map.js";
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, withErrorFields } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
+import { storeReadFailure } from "../store/read-failure.js";
 import { isRefusedKey, refusedChunkError } from "../store/refused-key.js";
-import type { ArrayLayout, CodecMetadata, PlainArrayMetadata, TimeArrayMetadata } from "./array-metadata.js";
+import { inArrayDocument, type ArrayLayout, type CodecMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./array-metadata.js";
 import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
 import type { ChunkValues } from "./chunk-values.js";
 import type { ChunkBox } from "./chunk-box.js";
@@ -59,36 +60,52 @@ function isPermutation(order: unknown, rank: number): boolean {
  */
 function checkCodecs(codecs: unknown, field: string, rank: number, where: string): CodecMetadata[] {
 	if (!Array.isArray(codecs) || codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of {"name": ...} objects, got ${JSON.stringify(codecs)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of {"name": ...} objects, got ${JSON.stringify(codecs)}`, { field });
 	}
 	for (const codec of codecs as CodecMetadata[]) {
 		if (codec.name === SHARDING) continue;
 		if (!CODECS.has(codec.name)) throw new Dt64ExportError("UNSUPPORTED", `${where}: unknown codec ${JSON.stringify(codec.name)}`);
 		const configuration = (codec.configuration ?? {}) as Record<string, unknown>;
 		if (codec.name === "bytes" && configuration.endian !== undefined && configuration.endian !== "little" && configuration.endian !== "big") {
-			throw new Dt64ExportError("METADATA_INVALID", `${where}: bytes codec endian must be "little" or "big", got ${JSON.stringify(configuration.endian)}`);
+			throw new Dt64ExportError("METADATA_INVALID", `${where}: bytes codec endian must be "little" or "big", got ${JSON.stringify(configuration.endian)}`, { field: "bytes" });
 		}
 		if (codec.name === "transpose" && !isPermutation(configuration.order, rank)) {
-			throw new Dt64ExportError("METADATA_INVALID", `${where}: transpose codec order must be a permutation of the ${rank} axes, got ${JSON.stringify(configuration.order)}`);
+			throw new Dt64ExportError("METADATA_INVALID", `${where}: transpose codec order must be a permutation of the ${rank} axes, got ${JSON.stringify(configuration.order)}`, { field: "transpose" });
 		}
 	}
 	return codecs as CodecMetadata[];
 }
 
-/** How the values of one data type are decoded, and what a missing chunk (named by `key`) holds. */
+/** How the values of one data type are decoded, and what a missing chunk (named by `chunk` in messages) holds. */
 interface ChunkElements<V extends ChunkValues> {
 	readonly decodedAs: DecodedAs;
-	fillChunk(size: number, key: string): V;
+	fillChunk(size: number, chunk: string): V;
 }
 
 /**
  * A v2 array without a fill value (`fill_value: null`) leaves nothing to stand for a missing chunk: reading on
  * would invent data, so the export stops and names the chunk.
  */
-function missingWithoutFill(key: string, strings = false): Dt64ExportError {
+function missingWithoutFill(chunk: string, strings = false): Dt64ExportError {
 	// zarr-python 2's object arrays have fill_value 0 by default, read back as the integer 0 among the strings.
 	const which = strings ? "no string fill value (fill_value is null, or zarr-python 2's default 0, which it reads as the integer 0)" : "no fill value (fill_value is null)";
-	return new Dt64ExportError("CHUNK_MISSING", `chunk ${key}: missing, and the array has ${which} to stand for it`, { key });
+	return new Dt64ExportError("CHUNK_MISSING", `chunk ${chunk}: missing, and the array has ${which} to stand for it`);
+}
+
+/** The errors of a chunk read that name the chunk: its `key` and array (`path`) are set where it is read. */
+const CHUNK_ERRORS = ["CHUNK_CORRUPT", "CHUNK_MISSING", "READ_FAILED"] as const;
+
+/**
+ * Reads the chunk at `key` (a store key, without its leading `/`: the shard's, for an inner chunk) of the array at
+ * `arrayPath`: a corrupt, missing or unreadable chunk's error carries both, whichever step raised it (the store, the
+ * shard index, a codec here or on a decode thread), over what the store said of the file or URL it read.
+ */
+async function readingChunk<T>(arrayPath: string, key: string, read: () => Promise<T>): Promise<T> {
+	try {
+		return await read();
+	} catch (error) {
+		throw withErrorFields(error, CHUNK_ERRORS, { path: arrayPath, key }, "replace");
+	}
 }
 
 export interface ChunkSourceOptions {
@@ -136,17 +153,21 @@ function chunkSourceOf<V extends ChunkValues>(
 	where: string,
 	options: ChunkSourceOptions = {},
 ): ChunkSource<V> {
-	checkCodecs(meta.codecs, "codecs", meta.shape.length, where);
-	const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding, where);
-	const sharding = meta.codecs.find((codec) => codec.name === SHARDING);
-	if (sharding === undefined) {
-		checkChunkSize(meta.chunkShape, "chunk_shape", where);
-		return plainChunks(store, meta, elements, encodeKey, options);
+	try {
+		checkCodecs(meta.codecs, "codecs", meta.shape.length, where);
+		const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding, where);
+		const sharding = meta.codecs.find((codec) => codec.name === SHARDING);
+		if (sharding === undefined) {
+			checkChunkSize(meta.chunkShape, "chunk_shape", where);
+			return plainChunks(store, meta, elements, encodeKey, options);
+		}
+		if (meta.codecs.length !== 1) {
+			throw new Dt64ExportError("UNSUPPORTED", `${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
+		}
+		return shardedChunks(store, meta, elements, encodeKey, sharding, where, options);
+	} catch (error) {
+		throw inArrayDocument(error, meta);
 	}
-	if (meta.codecs.length !== 1) {
-		throw new Dt64ExportError("UNSUPPORTED", `${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
-	}
-	return shardedChunks(store, meta, elements, encodeKey, sharding, where, options);
 }
 
 function plainChunks<V extends ChunkValues>(
@@ -163,15 +184,17 @@ function plainChunks<V extends ChunkValues>(
 		chunkShape: meta.chunkShape,
 		gridShape: chunksPerAxis(meta.shape, meta.chunkShape),
 		describe,
-		async read(coords, signal) {
+		read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
-			const bytes = await store.get(key, { signal, room: decoder.inputRoom }).catch((error: unknown) => {
-				if (!isRefusedKey(error)) throw error;
-				if (options.forbiddenAsMissing) return undefined;
-				throw refusedChunkError(error, `chunk ${describe(coords)}`);
+			return readingChunk(meta.path, key.slice(1), async () => {
+				const bytes = await store.get(key, { signal, room: decoder.inputRoom }).catch((error: unknown) => {
+					if (!isRefusedKey(error)) throw storeReadFailure(`chunk ${describe(coords)}`, error, key.slice(1), signal);
+					if (options.forbiddenAsMissing) return undefined;
+					throw refusedChunkError(error, `chunk ${describe(coords)}`);
+				});
+				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
+				return decoder.decode(bytes, describe(coords));
 			});
-			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-			return decoder.decode(bytes, describe(coords));
 		},
 	};
 }
@@ -200,10 +223,10 @@ function shardedChunks<V extends ChunkValues>(
 	const configuration = sharding.configuration ?? {};
 	const innerShape = configuration.chunk_shape as number[];
 	if (!Array.isArray(innerShape) || innerShape.length !== meta.shape.length || innerShape.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.chunk_shape must be ${meta.shape.length} positive integers, got ${JSON.stringify(innerShape)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.chunk_shape must be ${meta.shape.length} positive integers, got ${JSON.stringify(innerShape)}`, { field: SHARDING });
 	}
 	if (innerShape.some((n, axis) => meta.chunkShape[axis] % n !== 0)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: shard shape ${JSON.stringify(meta.chunkShape)} is not a multiple of the inner chunk shape ${JSON.stringify(innerShape)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: shard shape ${JSON.stringify(meta.chunkShape)} is not a multiple of the inner chunk shape ${JSON.stringify(innerShape)}`, { field: SHARDING });
 	}
 	const rank = meta.shape.length;
 	const innerCodecs = checkCodecs(configuration.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }], `${SHARDING}.codecs`, rank, where);
@@ -211,7 +234,7 @@ function shardedChunks<V extends ChunkValues>(
 	if (innerCodecs.some((codec) => codec.name === SHARDING)) throw new Dt64ExportError("UNSUPPORTED", `${where}: nested sharding is not supported`);
 	const location = configuration.index_location ?? "end";
 	if (location !== "start" && location !== "end") {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.index_location must be "start" or "end", got ${JSON.stringify(location)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.index_location must be "start" or "end", got ${JSON.stringify(location)}`, { field: SHARDING });
 	}
 	const perShard = meta.chunkShape.map((n, axis) => n / innerShape[axis]);
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
@@ -226,12 +249,14 @@ function shardedChunks<V extends ChunkValues>(
 		chunkShape: innerShape,
 		gridShape,
 		describe,
-		async read(coords, signal, within) {
+		read(coords, signal, within) {
 			const key = shardKey(coords);
-			const inner = coords.map((c, axis) => c % perShard[axis]);
-			const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, within === undefined ? undefined : innerBox(within, coords, perShard, gridShape));
-			if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-			return decoder.decode(bytes, describe(coords));
+			return readingChunk(meta.path, key.slice(1), async () => {
+				const inner = coords.map((c, axis) => c % perShard[axis]);
+				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, within === undefined ? undefined : innerBox(within, coords, perShard, gridShape));
+				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
+				return decoder.decode(bytes, describe(coords));
+			});
 		},
 	};
 }

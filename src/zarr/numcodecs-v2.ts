@@ -49,7 +49,7 @@ export const SUPPORTED_NUMCODECS: readonly string[] = [...NUMCODECS.keys()];
  */
 export function numcodecToV3(value: unknown, field: string, itemBytes: number): CodecMetadata {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${field} must be a {"id": ...} object or null, got ${JSON.stringify(value)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${field} must be a {"id": ...} object or null, got ${JSON.stringify(value)}`, { field });
 	}
 	const { id, ...configuration } = value as Record<string, unknown>;
 	const translate = typeof id === "string" ? NUMCODECS.get(id) : undefined;

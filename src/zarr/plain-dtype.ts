@@ -107,7 +107,7 @@ function fixedUtf32Chars(dataType: unknown): number | undefined {
 	if (typeof dataType !== "object" || dataType === null || (dataType as { name?: unknown }).name !== FIXED_LENGTH_UTF32) return undefined;
 	const bytes = (dataType as { configuration?: { length_bytes?: unknown } }).configuration?.length_bytes;
 	if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0 || bytes % 4 !== 0) {
-		throw new Dt64ExportError("METADATA_INVALID", `data type ${FIXED_LENGTH_UTF32}: configuration.length_bytes must be a positive multiple of 4, got ${JSON.stringify(bytes)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `data type ${FIXED_LENGTH_UTF32}: configuration.length_bytes must be a positive multiple of 4, got ${JSON.stringify(bytes)}`, { field: "data_type" });
 	}
 	return bytes / 4;
 }
@@ -163,10 +163,10 @@ function floatBits(value: number, bytes: 4 | 8): bigint {
  * of "NaN", "Infinity", "-Infinity", or "0x" and the hex digits of the value's bits; booleans true or false.
  */
 export function parsePlainFillValue(rawText: string | undefined, type: PlainDataType): PlainFill {
-	if (rawText === undefined) throw new Dt64ExportError("METADATA_INVALID", "fill_value: missing");
+	if (rawText === undefined) throw new Dt64ExportError("METADATA_INVALID", "fill_value: missing", { field: "fill_value" });
 	const text = rawText.trim();
 	const refuse = (expected: string): never => {
-		throw new Dt64ExportError("METADATA_INVALID", `fill_value: expected ${expected} for data type ${type.name}, got ${text}`);
+		throw new Dt64ExportError("METADATA_INVALID", `fill_value: expected ${expected} for data type ${type.name}, got ${text}`, { field: "fill_value" });
 	};
 	if (type.name === "bool") {
 		if (text === "true") return { kind: "integer", value: 1n };
@@ -179,14 +179,14 @@ export function parsePlainFillValue(rawText: string | undefined, type: PlainData
 		if (type.itemBytes === undefined) return { kind: "string", value };
 		// Fixed width: stored padded with NULs, read back without them, as every value of the array is.
 		const chars = type.itemBytes / 4;
-		if ([...value].length > chars) throw new Dt64ExportError("METADATA_INVALID", `fill_value: ${text} is longer than the ${chars} characters of the data type`);
+		if ([...value].length > chars) throw new Dt64ExportError("METADATA_INVALID", `fill_value: ${text} is longer than the ${chars} characters of the data type`, { field: "fill_value" });
 		return { kind: "string", value: value.replace(/\0+$/, "") };
 	}
 	const range = INTEGER_RANGES[type.name];
 	if (range !== undefined) {
 		if (!INTEGER_LITERAL.test(text)) return refuse("an integer literal");
 		const value = BigInt(text);
-		if (value < range[0] || value > range[1]) throw new Dt64ExportError("METADATA_INVALID", `fill_value: ${text} is outside the ${type.name} range [${range[0]}, ${range[1]}]`);
+		if (value < range[0] || value > range[1]) throw new Dt64ExportError("METADATA_INVALID", `fill_value: ${text} is outside the ${type.name} range [${range[0]}, ${range[1]}]`, { field: "fill_value" });
 		return { kind: "integer", value };
 	}
 	const bytes = type.itemBytes as 4 | 8;

@@ -1,5 +1,6 @@
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
+import { storeReadFailure } from "../store/read-failure.js";
 import { isRefusedKey, refusedChunkError } from "../store/refused-key.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { crc32c } from "./codecs/crc32c.js";
@@ -106,7 +107,7 @@ export class ShardIndexReader {
 		const length = index[2 * slot + 1];
 		if (offset === EMPTY && length === EMPTY) return undefined;
 		if (offset > BigInt(Number.MAX_SAFE_INTEGER) || length > BigInt(Number.MAX_SAFE_INTEGER)) {
-			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: corrupt index entry ${slot} (offset ${offset}, length ${length})`);
+			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: corrupt index entry ${slot} (offset ${offset}, length ${length})`, { key: shardKey.slice(1) });
 		}
 		const layout = shardLayout(index);
 		let held = this.#heldRun(shardKey, layout.positionOf[slot]);
@@ -140,12 +141,12 @@ export class ShardIndexReader {
 		} catch (error) {
 			// A store that checks the range itself (a folder) says so in its own words: named here as the entry it is.
 			if (error instanceof Dt64ExportError && error.code === "CHUNK_CORRUPT") {
-				throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard (${error.message})`, { cause: error, key: shardKey, path: error.path });
+				throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard (${error.message})`, { cause: error, key: shardKey.slice(1) });
 			}
-			throw error;
+			throw storeReadFailure(`shard ${shardKey.slice(1)}`, error, shardKey.slice(1), signal);
 		}
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
-			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`);
+			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`, { key: shardKey.slice(1) });
 		}
 		if (alone) this.#kept.keep(shardKey, slot, bytes);
 		return bytes;
@@ -226,7 +227,7 @@ export class ShardIndexReader {
 				if (this.forbiddenAsMissing) return null;
 				throw refusedChunkError(error, `shard ${shardKey.slice(1)}`);
 			}
-			throw errorInContext(`shard ${shardKey.slice(1)}: cannot read its index`, error, "READ_FAILED", { key: shardKey });
+			throw errorInContext(`shard ${shardKey.slice(1)}: cannot read its index`, error, "READ_FAILED", { key: shardKey.slice(1) });
 		}
 		if (bytes === undefined) return null;
 		if (this.#checksum) verifyCrc32c(bytes, shardKey);
@@ -238,5 +239,5 @@ export class ShardIndexReader {
 function verifyCrc32c(bytes: Uint8Array, shardKey: AbsolutePath): void {
 	const payload = bytes.subarray(0, bytes.byteLength - 4);
 	const stored = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - 4, 4).getUint32(0, true);
-	if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`);
+	if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`, { key: shardKey.slice(1) });
 }

@@ -10,7 +10,7 @@ import { parseNumpyPlainDtype } from "../dtype/numpy-plain-dtype.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
-import type { ArrayNode, CodecMetadata, NodeMetadata, V3ArrayForm } from "./array-metadata.js";
+import { documentKey, inArrayDocument, type ArrayNode, type CodecMetadata, type NodeMetadata, type V3ArrayForm } from "./array-metadata.js";
 import { decodeVlenUtf8 } from "./codecs/vlen-utf8.js";
 import { numcodecToV3 } from "./numcodecs-v2.js";
 
@@ -18,14 +18,19 @@ export const ZARRAY = ".zarray";
 export const ZGROUP = ".zgroup";
 export const ZATTRS = ".zattrs";
 
-/** A `.zarray` or `.zgroup` document as a node; `attributesText` is the node's `.zattrs`, if any. */
-export function parseV2NodeJson(kind: "array" | "group", text: string, attributesText: string | undefined, path: string, where: string): NodeMetadata {
-	const json = parseJsonObject(text, where);
-	if (json.zarr_format !== 2) throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(json.zarr_format)}, expected 2`);
+/**
+ * A `.zarray` or `.zgroup` document as a node; `attributesText` is the node's `.zattrs`, if any. `consolidated`: the
+ * store key of the `.zmetadata` the documents were cut out of (else each is its own key), the `path` of errors.
+ */
+export function parseV2NodeJson(kind: "array" | "group", text: string, attributesText: string | undefined, path: string, where: string, consolidated?: string): NodeMetadata {
+	const document = consolidated ?? documentKey(path, kind === "array" ? ZARRAY : ZGROUP);
+	const attributesDocument = consolidated ?? documentKey(path, ZATTRS);
+	const json = parseJsonObject(text, where, document);
+	if (json.zarr_format !== 2) throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(json.zarr_format)}, expected 2`, { path: document, field: "zarr_format" });
 	const attributesWhere = where.replace(/\.z(array|group)$/, ZATTRS);
-	const attributes = attributesText === undefined ? {} : parseJsonObject(attributesText, attributesWhere);
+	const attributes = attributesText === undefined ? {} : parseJsonObject(attributesText, attributesWhere, attributesDocument);
 	if (kind === "group") return { kind, zarrFormat: 2, path, json, attributes };
-	return { kind, zarrFormat: 2, path, json, text, attributes };
+	return { kind, zarrFormat: 2, path, json, text, attributes, document, attributesDocument };
 }
 
 /** True when a v2 array's dtype claims numpy times: such an array is a candidate for export. */
@@ -35,7 +40,7 @@ export function isV2TimeArray(json: Record<string, unknown>): boolean {
 
 function integers(value: unknown, field: string, min: number): number[] {
 	if (!Array.isArray(value) || !value.every((n) => Number.isSafeInteger(n) && n >= min)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${field} must be a list of ${min === 0 ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`);
+		throw new Dt64ExportError("METADATA_INVALID", `${field} must be a list of ${min === 0 ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`, { field });
 	}
 	return value as number[];
 }
@@ -70,7 +75,7 @@ function objectStringFillText(rawText: string): string {
 	if (rawText === "null" || rawText === "0") return "null";
 	const encoded: unknown = rawText.startsWith('"') ? JSON.parse(rawText) : undefined;
 	if (typeof encoded !== "string" || encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
-		throw new Dt64ExportError("METADATA_INVALID", `fill_value: expected null or the base64 text of a vlen-utf8 string, got ${rawText}`);
+		throw new Dt64ExportError("METADATA_INVALID", `fill_value: expected null or the base64 text of a vlen-utf8 string, got ${rawText}`, { field: "fill_value" });
 	}
 	try {
 		return JSON.stringify(decodeVlenUtf8(Buffer.from(encoded, "base64"), [1])[0]);
@@ -99,7 +104,7 @@ function objectValues(json: Record<string, unknown>, filters: readonly unknown[]
  */
 export function v2ValuesOf(json: Record<string, unknown>, fillText: string): V2Values {
 	const filters = json.filters ?? [];
-	if (!Array.isArray(filters)) throw new Dt64ExportError("METADATA_INVALID", `filters must be a list or null, got ${JSON.stringify(filters)}`);
+	if (!Array.isArray(filters)) throw new Dt64ExportError("METADATA_INVALID", `filters must be a list or null, got ${JSON.stringify(filters)}`, { field: "filters" });
 	if (OBJECT_DTYPES.includes(json.dtype)) return objectValues(json, filters, fillText);
 	const { dataType, endian, itemBytes } = isNumpyTimeDtype(json.dtype) ? { ...parseNumpyTimeDtype(json.dtype), itemBytes: 8 } : parseNumpyPlainDtype(json.dtype);
 	return { dataType, arrayToBytes: { name: "bytes", configuration: { endian } }, filters, itemBytes, fillValueText: fillText };
@@ -109,7 +114,7 @@ export function v2ValuesOf(json: Record<string, unknown>, fillText: string): V2V
 function v2Codecs(json: Record<string, unknown>, rank: number, values: V2Values): CodecMetadata[] {
 	const codecs: CodecMetadata[] = [];
 	const order = json.order ?? "C";
-	if (order !== "C" && order !== "F") throw new Dt64ExportError("METADATA_INVALID", `order must be "C" or "F", got ${JSON.stringify(order)}`);
+	if (order !== "C" && order !== "F") throw new Dt64ExportError("METADATA_INVALID", `order must be "C" or "F", got ${JSON.stringify(order)}`, { field: "order" });
 	// Axis reversal is the identity for 0-d and 1-d chunks: no codec is needed there.
 	if (order === "F" && rank > 1) codecs.push({ name: "transpose", configuration: { order: Array.from({ length: rank }, (_, i) => rank - 1 - i) } });
 	codecs.push(values.arrayToBytes);
@@ -131,13 +136,15 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 		const values = v2ValuesOf(json, rawMemberText(node.text, "fill_value")?.trim() ?? "null");
 		const shape = integers(json.shape, "shape", 0);
 		const chunks = integers(json.chunks, "chunks", 1);
-		if (chunks.length !== shape.length) throw new Dt64ExportError("METADATA_INVALID", `chunks ${JSON.stringify(chunks)} does not match the rank of shape ${JSON.stringify(shape)}`);
+		if (chunks.length !== shape.length) throw new Dt64ExportError("METADATA_INVALID", `chunks ${JSON.stringify(chunks)} does not match the rank of shape ${JSON.stringify(shape)}`, { field: "chunks" });
 		const separator = json.dimension_separator ?? ".";
-		if (separator !== "." && separator !== "/") throw new Dt64ExportError("METADATA_INVALID", `dimension_separator must be "." or "/", got ${JSON.stringify(separator)}`);
+		if (separator !== "." && separator !== "/") throw new Dt64ExportError("METADATA_INVALID", `dimension_separator must be "." or "/", got ${JSON.stringify(separator)}`, { field: "dimension_separator" });
 		const dimensionNames = node.attributes._ARRAY_DIMENSIONS;
 		return {
 			path: node.path,
 			zarrFormat: 2,
+			document: node.document,
+			attributesDocument: node.attributesDocument,
 			rawDataType: json.dtype,
 			fillValueText: values.fillValueText,
 			json: {
@@ -151,6 +158,6 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 			},
 		};
 	} catch (error) {
-		throw errorInContext(where, error, "METADATA_INVALID");
+		throw inArrayDocument(errorInContext(where, error, "METADATA_INVALID"), node);
 	}
 }

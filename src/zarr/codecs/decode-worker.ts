@@ -4,7 +4,7 @@
  * answer, not a crash: the message goes back with the buffer.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { Dt64ExportError, type ErrorCode } from "../../errors.js";
+import { Dt64ExportError, errorFieldsOf, type ErrorCode, type ErrorFields } from "../../errors.js";
 import { loadWasmDecoders, type WasmCodec, type WasmDecoders } from "./wasm/decoder-module.js";
 
 /**
@@ -40,7 +40,11 @@ export interface DecodeRequest {
 	readonly scanNaT: boolean;
 }
 
-export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & ({ readonly length: number; readonly natPositions: Int32Array | null } | { readonly error: string; readonly code: ErrorCode });
+/** A refusal goes back as its message, code and fields: the main thread makes the same Dt64ExportError of them. */
+export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & (
+	| { readonly length: number; readonly natPositions: Int32Array | null }
+	| { readonly error: string; readonly code: ErrorCode; readonly fields: ErrorFields }
+);
 
 const data = (workerData as DecodeThreadData | undefined) ?? {};
 let decoders: WasmDecoders | undefined;
@@ -62,7 +66,7 @@ parentPort!.on("message", (message: DecodeRequest | ModuleGift) => {
 		if (decoders === undefined) throw new Dt64ExportError("INTERNAL", `${codec}: a chunk came before the decoders`);
 		answer = { id, buffer, ...decoders.decodeInBuffer(codec, buffer, inputLength, capacity, scanNaT) };
 	} catch (error) {
-		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT" };
+		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT", fields: errorFieldsOf(error) };
 	}
 	const natPositions = "natPositions" in answer ? answer.natPositions : null;
 	parentPort!.postMessage(answer, natPositions === null ? [buffer] : [buffer, natPositions.buffer as ArrayBuffer]);

@@ -165,7 +165,7 @@ export class DecoderPool {
 			if (task === undefined) return;
 			thread.pending.delete(answer.id);
 			if (thread.pending.size === 0) thread.worker.unref();
-			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error));
+			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error, answer.fields));
 			else task.resolve({ buffer: answer.buffer, length: answer.length, natPositions: answer.natPositions ?? null });
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));

@@ -30,7 +30,7 @@ export function createDecodePipeline(codecs: readonly CodecMetadata[], spec: Chu
 		const factory = CODECS.get(name);
 		if (factory === undefined) throw new Dt64ExportError("UNSUPPORTED", `unknown codec ${JSON.stringify(name)}`);
 		const codec = factory(configuration ?? {}, current);
-		const misplaced = (what: string) => new Dt64ExportError("METADATA_INVALID", `codec ${JSON.stringify(name)} (${what}) is out of place in ${JSON.stringify(codecs.map((c) => c.name))}`);
+		const misplaced = (what: string) => new Dt64ExportError("METADATA_INVALID", `codec ${JSON.stringify(name)} (${what}) is out of place in ${JSON.stringify(codecs.map((c) => c.name))}`, { field: name });
 		if (codec.kind === "array_to_array") {
 			if (arrayToBytes !== undefined) throw misplaced("array to array");
 			arrayToArray.push({ name, codec });
