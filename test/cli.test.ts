@@ -302,10 +302,26 @@ describe("README", () => {
 	const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
 	const blocks = (language: string) => Array.from(readme.matchAll(new RegExp("```" + language + "\n([\\s\\S]*?)```", "g")), (match) => match[1]);
 
+	it("the quick start's commands after npm i -g run as written, on the sample stores the package ships", () => {
+		const cwd = scratch();
+		const block = blocks("sh").find((text) => text.includes("npm root -g")) as string;
+		const lines = block.split("\n").filter((line) => line !== "");
+		expect(lines[0]).toBe('samples="$(npm root -g)/dt64-export/data"');
+		const commands = lines.slice(1);
+		expect(commands.length).toBeGreaterThanOrEqual(2);
+		for (const command of commands) {
+			expect(command.startsWith("dt64-export ")).toBe(true);
+			const args = command.slice("dt64-export ".length).split(" ").map((arg) => arg.replace(/^"\$samples\/(.*)"$/, `${path.join(REPO, "data")}/$1`));
+			const result = runCli(args, { cwd });
+			expect({ command, status: result.status, stderr: result.stderr }).toMatchObject({ command, status: 0 });
+		}
+		expect(fs.readdirSync(cwd).sort()).toEqual(["weather.parquet"]);
+	});
+
 	it("the quick start's commands run as written, next to data/", () => {
 		const cwd = scratch();
 		fs.symlinkSync(path.join(REPO, "data"), path.join(cwd, "data"));
-		const commands = blocks("sh")[0].split("\n").filter((line) => line.startsWith("npx dt64-export "));
+		const commands = (blocks("sh").find((text) => text.includes("npx dt64-export ")) as string).split("\n").filter((line) => line.startsWith("npx dt64-export "));
 		expect(commands.length).toBeGreaterThanOrEqual(4);
 		for (const command of commands) {
 			const result = runCli(command.slice("npx dt64-export ".length).split(" "), { cwd });
