@@ -69,6 +69,11 @@ describe("reference dates", () => {
 		expect(instant("2000-01-01")).toBe(at("2000-01-01T00:00:00Z"));
 		expect(instant("2000-1-1 0:0:0")).toBe(at("2000-01-01T00:00:00Z"));
 		expect(instant("2000-01-01T06:30")).toBe(at("2000-01-01T06:30:00Z"));
+		// An hour alone, as cftime reads it (trial 15: xarray users' "hours since 2000-01-01T00").
+		expect(instant("2000-01-01T00")).toBe(at("2000-01-01T00:00:00Z"));
+		expect(instant("2000-01-01 06")).toBe(at("2000-01-01T06:00:00Z"));
+		expect(instant("2000-01-01T06Z")).toBe(at("2000-01-01T06:00:00Z"));
+		expect(instant("2000-01-01T06 +05")).toBe(at("2000-01-01T01:00:00Z"));
 		expect(instant("2000-01-01 06:30:15.5")).toBe(at("2000-01-01T06:30:15.500Z"));
 		expect(instant("2000-01-01 00:00:00.123456789")).toBe(at("2000-01-01T00:00:00Z") + 123_456_789n);
 		expect(instant("2000-01-01 00:00:00.1234567890000")).toBe(at("2000-01-01T00:00:00Z") + 123_456_789n);
