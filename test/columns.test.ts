@@ -298,5 +298,8 @@ describe("usage errors (exit 2)", () => {
 		const root = fresh("clash.zarr");
 		await writeArray(root, "t", { shape: [2, 2], chunks: [2, 2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, 4n), dimensionNames: ["t", "y"] });
 		usage([root, "--columns", "t", "--index"], /^dt64-export: column name "t" is given to both the index of dimension "t" and array t: rename one with --rename t=<new name> \[COLUMNS_INCOMPATIBLE\]$/m);
+		// A clash a rename made: the advice names the column by its name in the store, which renames are keyed by.
+		await writeArray(root, "v", { shape: [2, 2], chunks: [2, 2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, 4n), dimensionNames: ["t", "y"] });
+		usage([root, "--columns", "v", "--index", "--rename", "y=t"], /^dt64-export: column name "t" is given to both the index of dimension "t" and the index of dimension "y": rename one with --rename y=<new name> \[COLUMNS_INCOMPATIBLE\]$/m);
 	});
 });

@@ -40,7 +40,8 @@ function outputNames(table: ZarrTable, plan: ColumnsPlan): { index: string[]; va
 	const describe = [...names.index.map((_, axis) => `the index of dimension ${JSON.stringify(table.index[axis].name)}`), ...table.columns.map((column) => `array ${column.metadata.path || column.name}`)];
 	[...names.index, ...names.values].forEach((name, k) => {
 		const other = seen.get(name);
-		if (other !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}`, { option: "rename", value: name });
+		// `value` is the store's name of the second column, which a rename is keyed by (the clash may be a rename's).
+		if (other !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}`, { option: "rename", value: all[k] });
 		seen.set(name, describe[k]);
 	});
 	return names;
