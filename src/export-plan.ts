@@ -197,7 +197,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	}
 	return {
 		open: {
-			store: { headers, retries, bufferPool, signRequests, env, forbiddenAsMissing },
+			store: { headers, retries, bufferPool, signRequests, env, forbiddenAsMissing, signal: options.signal },
 			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.

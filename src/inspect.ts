@@ -3,6 +3,7 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
+import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
@@ -257,10 +258,11 @@ async function findEnd(
 	shape: number[],
 	direction: 1 | -1,
 	maxChunks: number,
+	signal: AbortSignal | undefined,
 	isAbsent: IsAbsent,
 ): Promise<{ row: number; count: bigint | number } | "none" | number> {
 	if (shape.length === 0) {
-		const chunk = await source.read([]);
+		const chunk = await source.read([], signal);
 		return isAbsent(chunk, 0) ? "none" : { row: 0, count: chunk[0] };
 	}
 	if (product(shape) === 0) return "none";
@@ -276,7 +278,7 @@ async function findEnd(
 			if (read === maxChunks) return read;
 			const rest = direction === 1 ? forward : forward.map((c, axis) => across[axis] - 1 - c);
 			const coords = [band, ...rest];
-			const found = scanChunk(await source.read(coords, undefined, row), source.chunkShape, coords, shape, direction, isAbsent);
+			const found = scanChunk(await source.read(coords, signal, row), source.chunkShape, coords, shape, direction, isAbsent);
 			read++;
 			if (found !== undefined && (best === undefined || (direction === 1 ? found.row < best.row : found.row > best.row))) best = found;
 		}
@@ -305,15 +307,18 @@ async function endValue(
 	shape: number[],
 	direction: 1 | -1,
 	maxChunks: number,
+	signal: AbortSignal | undefined,
 	isAbsent: IsAbsent,
 	format: (count: bigint | number, row: number) => { iso: string | null; note?: string },
 ): Promise<EndValue> {
 	try {
-		const found = await findEnd(source, shape, direction, maxChunks, isAbsent);
+		const found = await findEnd(source, shape, direction, maxChunks, signal, isAbsent);
 		if (found === "none") return { status: "none" };
 		if (typeof found === "number") return { status: "unknown", chunksRead: found };
 		return { status: "found", row: found.row, count: found.count, ...format(found.count, found.row) };
 	} catch (error) {
+		// Cut short, the read says nothing of the array: inspect stops.
+		throwIfAborted(signal);
 		return { status: "error", message: (error as Error).message.replace(/\s*\n\s*/g, " ") };
 	}
 }
@@ -362,8 +367,9 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		chunks = createPlainChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing });
 		// Float counts may need a finer unit than their units: every value is read for it, when that is few chunks.
 		scanned = product(chunks.gridShape) <= maxChunks;
-		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned });
+		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned, signal: opened.signal });
 	} catch (error) {
+		throwIfAborted(opened.signal);
 		const refusal = refusalOf(error, where);
 		const prefix = `${cfArrayContext(node.path)}: `;
 		const reason = refusal.reason ?? "";
@@ -375,8 +381,8 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const arrowType = `${decoding.coding.kind === "duration" ? "duration" : "timestamp"}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
 	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(decoding.markers, chunk[i]);
 	const format = (count: bigint | number, row: number) => formatCfCount(count, row, decoding, metadata.dataType.name, unit);
-	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, isAbsent, format);
-	const last = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, -1, maxChunks, isAbsent, format);
+	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, opened.signal, isAbsent, format);
+	const last = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, -1, maxChunks, opened.signal, isAbsent, format);
 	return { ...described, cfTime, exportable: true, arrowType, first, last };
 }
 
@@ -495,8 +501,8 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	const unit = resolveTargetUnit(metadata.dataType, "auto");
 	const arrowType = `${metadata.dataType.kind === "timedelta64" ? "duration" : "timestamp"}[${unit}]`;
 	const format = (count: bigint | number, row: number) => formatCount(count as bigint, row, metadata.dataType, unit);
-	const first = await endValue(source, metadata.shape, 1, maxChunks, isNaTValue, format);
-	const last = await endValue(source, metadata.shape, -1, maxChunks, isNaTValue, format);
+	const first = await endValue(source, metadata.shape, 1, maxChunks, opened.signal, isNaTValue, format);
+	const last = await endValue(source, metadata.shape, -1, maxChunks, opened.signal, isNaTValue, format);
 	return { ...described, exportable: true, arrowType, first, last };
 }
 
@@ -506,14 +512,25 @@ async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: n
 	return describeArray(opened, entry.node, maxChunks);
 }
 
-/** Opens a store and describes every node that can be found in it; chunks are read only for first and last values. */
+/**
+ * Opens a store and describes every node that can be found in it; chunks are read only for first and last values.
+ * With `signal`, an abort rejects with Node's AbortError, the request in flight cut short (OpenStoreOptions.signal).
+ */
 export async function inspectStore(location: string, options: InspectOptions = {}): Promise<InspectReport> {
 	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
 	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`, { option: "maxChunks", value: maxChunks });
+	return abortable(options.signal, () => inspectOpened(location, options, maxChunks));
+}
+
+async function inspectOpened(location: string, options: InspectOptions, maxChunks: number): Promise<InspectReport> {
 	const opened = await openStore(location, options);
 	const tree = await listStoreTree(opened, "");
 	const nodes: InspectNode[] = [];
-	for (const entry of tree.entries) nodes.push(await describeEntry(opened, entry, maxChunks));
+	for (const entry of tree.entries) {
+		// A folder's reads do not look at the signal: an abort stops inspect between nodes.
+		throwIfAborted(opened.signal);
+		nodes.push(await describeEntry(opened, entry, maxChunks));
+	}
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
 	return {
 		store: opened.location,

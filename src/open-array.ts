@@ -1,4 +1,5 @@
 import * as path from "node:path";
+import { abortable } from "./abort.js";
 import { isCfTimeArray, type CfOptions } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
@@ -121,6 +122,7 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOp
 	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }), name: columnNameFor(location, arrayPath), bufferPool };
 }
 
+/** Opens a time array (see locateTimeArray); with `signal`, an abort rejects with Node's AbortError (OpenStoreOptions.signal). */
 export async function openTimeArray(location: string, options: OpenArrayOptions = {}): Promise<TimeArray> {
-	return openLocatedTimeArray(await locateTimeArray(location, options), options);
+	return abortable(options.signal, async () => openLocatedTimeArray(await locateTimeArray(location, options), options));
 }

@@ -7,6 +7,7 @@
  * before any chunk is read.
  */
 import { cfAutoUnit, isCfTimeMetadata, parseCfTimeDecoding, type CfOptions, type CfTimeDecoding } from "./cf/cf-time-array.js";
+import { abortable, throwIfAborted } from "./abort.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
@@ -74,7 +75,11 @@ const lastSegment = (path: string) => path.split("/").pop() as string;
 
 /** What a group holds, for the message naming a column it does not have. */
 async function describeGroup(opened: OpenedStore, group: string): Promise<string> {
-	const tree = await listStoreTree(opened, group).catch(() => undefined);
+	const tree = await listStoreTree(opened, group).catch(() => {
+		// Only what the group holds is left unsaid: an abort ends the opening.
+		throwIfAborted(opened.signal);
+		return undefined;
+	});
 	if (tree === undefined || tree.discovery === "root-only") return "its arrays cannot be listed (an HTTP store without consolidated metadata)";
 	const arrays = tree.entries.slice(1).flatMap((entry) => {
 		if (!("node" in entry) || entry.node.kind !== "array") return [];
@@ -132,7 +137,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 		return plain;
 	}
 	// Float counts are read once here for --unit auto's unit.
-	const autoUnit = await cfAutoUnit(metadata, chunks, parsed, (options.unit ?? "auto") === "auto");
+	const autoUnit = await cfAutoUnit(metadata, chunks, parsed, (options.unit ?? "auto") === "auto", opened.signal);
 	const column: Omit<Extract<TableColumn, { kind: "plain" }>, "axes"> = { ...plain, cfTime: { ...parsed, autoUnit } };
 	return column;
 }
@@ -163,9 +168,14 @@ async function findCoordinate(opened: OpenedStore, group: string, dimension: Tab
 /**
  * Opens the named arrays of a group as one table, broadcast over the union of their dimensions; with `indexSource`
  * coordinates, each dimension's coordinate array (where there is one) is its index, and a coordinate named in
- * `columns` is that index rather than a value column.
+ * `columns` is that index rather than a value column. With `signal`, an abort rejects with Node's AbortError, the
+ * request in flight cut short (OpenStoreOptions.signal).
  */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
+	return abortable(options.signal, () => openGroupTable(location, options));
+}
+
+async function openGroupTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
 	const all = options.columns === "all";
 	if (!all && (!Array.isArray(options.columns) || options.columns.length === 0)) throw new UsageError("columns: name at least one array, or all", { option: "columns" });
 	const indexSource = indexSourceOf(options);

@@ -11,6 +11,7 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import type { AbsolutePath } from "./store/readable.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
+import { throwIfAborted } from "./abort.js";
 import { Dt64ExportError, isDt64ExportError, withErrorFields } from "./errors.js";
 import { parseJson } from "./json/parse-json.js";
 import { rawMemberText, rawMembers } from "./json/raw-member.js";
@@ -50,13 +51,15 @@ function where(opened: OpenedStore, nodePath: string, file = "zarr.json"): strin
 
 /**
  * A metadata document of the node at `nodePath`, undefined when absent. Every read here is a probe (the document
- * may not exist), so a 403 that may be a missing key counts as absent, and is kept for the node's error.
+ * may not exist), so a 403 that may be a missing key counts as absent, and is kept for the node's error. The read
+ * goes under the signal the store was opened with.
  */
 async function readText(opened: OpenedStore, nodePath: string, key: AbsolutePath, shownAs: string): Promise<string | undefined> {
 	let bytes: Uint8Array | undefined;
 	try {
-		bytes = await opened.store.get(key);
+		bytes = await opened.store.get(key, { signal: opened.signal });
 	} catch (error) {
+		throwIfAborted(opened.signal);
 		if (isRefusedKey(error)) {
 			recordRefusedProbe(opened, nodePath, error);
 			return undefined;
@@ -128,6 +131,8 @@ async function entryAt(opened: OpenedStore, nodePath: string): Promise<TreeEntry
 		const document = await readNodeDocument(opened, nodePath);
 		return document === undefined ? undefined : { path: nodePath, node: document.node };
 	} catch (error) {
+		// An abort is no node's error: the listing stops.
+		throwIfAborted(opened.signal);
 		return { path: nodePath, error: (error as Error).message };
 	}
 }
@@ -160,7 +165,7 @@ const LISTING_READS = 8;
 async function walkListing(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
 	const found: TreeEntry[] = [];
 	const walk = async (group: string): Promise<void> => {
-		const { folders } = await opened.list!(group);
+		const { folders } = await opened.list!(group, opened.signal);
 		const children = folders.filter((name) => name !== "." && name !== "..").map((name) => join(group, name));
 		const entries: (TreeEntry | undefined)[] = [];
 		for (let start = 0; start < children.length; start += LISTING_READS) {
@@ -277,7 +282,10 @@ async function consolidatedBelow(opened: OpenedStore, root: string, rootText: st
 	if (consolidatedEntries(rootText, root, where(opened, root), documentKey(root, "zarr.json"), found)) return [...found.values()];
 	if (root === "") return undefined;
 	// A subgroup without its own: the store root's may list it and its children.
-	const storeRoot = await readNodeDocument(opened, "").catch(() => undefined);
+	const storeRoot = await readNodeDocument(opened, "").catch(() => {
+		throwIfAborted(opened.signal);
+		return undefined;
+	});
 	if (storeRoot === undefined || storeRoot.node.kind !== "group") return undefined;
 	if (!consolidatedEntries(storeRoot.text, "", where(opened, ""), "zarr.json", found)) return undefined;
 	return [...found.values()].filter((entry) => entry.path.startsWith(`${root}/`));

@@ -96,23 +96,33 @@ export function cfRefusal(context: string, error: unknown, metadata: PlainArrayM
 /**
  * The unit `--unit auto` gives a CF time array. Integer counts need only their units and reference; float counts
  * may hold fractions, so with `readValues` every chunk is read once for the unit they need (stopping at ns), and
- * without it there is none yet (undefined).
+ * without it there is none yet (undefined). Those reads go under `signal` (the opening's).
  */
-export async function cfAutoUnit(metadata: PlainArrayMetadata, chunks: ChunkSource<ChunkValues>, { coding, markers }: Omit<CfTimeDecoding, "autoUnit">, readValues: boolean): Promise<TargetUnit | undefined> {
+export async function cfAutoUnit(
+	metadata: PlainArrayMetadata,
+	chunks: ChunkSource<ChunkValues>,
+	{ coding, markers }: Omit<CfTimeDecoding, "autoUnit">,
+	readValues: boolean,
+	signal?: AbortSignal,
+): Promise<TargetUnit | undefined> {
 	let unit = baseCfTargetUnit(coding);
 	if (!isFloatType(metadata.dataType.name as PlainTypeName)) return unit;
 	if (!readValues) return undefined;
 	for (const coords of cOrderCoordinates(chunks.gridShape)) {
 		if (unit === "ns") break;
-		unit = refineTargetUnit((await chunks.read(coords)) as NumericValues, coding, markers, unit);
+		unit = refineTargetUnit((await chunks.read(coords, signal)) as NumericValues, coding, markers, unit);
 	}
 	return unit;
 }
 
 /** Opens a CF time array's decoding: its coding (refusals named as parseCfTimeDecoding names them) and auto unit. */
-export async function openCfTimeDecoding(metadata: PlainArrayMetadata, chunks: ChunkSource<ChunkValues>, options: Pick<CfOptions, "convertCalendar"> & { readValues: boolean }): Promise<CfTimeDecoding> {
+export async function openCfTimeDecoding(
+	metadata: PlainArrayMetadata,
+	chunks: ChunkSource<ChunkValues>,
+	options: Pick<CfOptions, "convertCalendar"> & { readValues: boolean; signal?: AbortSignal },
+): Promise<CfTimeDecoding> {
 	const parsed = parseCfTimeDecoding(metadata, options);
-	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues) };
+	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal) };
 }
 
 /**

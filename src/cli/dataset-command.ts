@@ -7,6 +7,7 @@ import type { ExportPlan } from "../export-plan.js";
 import type { ZarrTable } from "../open-table.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
+import { exitOnInterrupt } from "./interrupt.js";
 
 const plural = (count: number, word: string) => `${countText(count)} ${word}${count === 1 ? "" : "s"}`;
 
@@ -23,14 +24,10 @@ export async function runDatasetExport(
 	}
 	// A signal ends the export as a failure does: the files this run wrote, and the folders it created, are removed.
 	const { abandonUnfinishedDatasets } = await import("../output/dataset-writer.js");
-	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
-		process.once(signal, () => {
-			abandonUnfinishedDatasets();
-			removePendingTempFiles();
-			process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
-			process.exit(code);
-		});
-	}
+	exitOnInterrupt(() => {
+		abandonUnfinishedDatasets();
+		removePendingTempFiles();
+	});
 	const { exportPlannedDataset } = await import("../export-selection.js");
 	const summary = await exportPlannedDataset(store, folder, plan, options.overwrite, planned);
 	if (options.quiet) return;

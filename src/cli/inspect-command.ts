@@ -2,6 +2,7 @@ import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
 import { adviceFor } from "./error-advice.js";
 import { collectHeaders } from "./header-options.js";
+import { exitOnInterrupt } from "./interrupt.js";
 
 export interface InspectArgs {
 	store: string;
@@ -15,6 +16,8 @@ export interface InspectArgs {
 /** `dt64-export inspect <store> [--json]`: the report on stdout. */
 export async function runInspect(args: InspectArgs): Promise<void> {
 	const headers = collectHeaders(args.header);
+	// Inspect writes nothing until its report: a signal ends it at once, a request to a server that does not answer with it.
+	exitOnInterrupt();
 	const report = await inspectStore(args.store, { headers, retries: args.retries, signRequests: args.signRequest, forbiddenAsMissing: args.forbiddenAsMissing });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report, { advise: adviceFor });
 	await new Promise<void>((resolve, reject) => {

@@ -26,6 +26,7 @@ import { declareOptions } from "./declare-options.js";
 import { describeForCli } from "./error-advice.js";
 import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
+import { exitOnInterrupt } from "./interrupt.js";
 import { flag, OUTPUT_FLAGS, optionsOf, type RunFacts } from "./options.js";
 import { resolveOutputFormat } from "../output/output-format.js";
 import { rewriteYargsMessage } from "./yargs-messages.js";
@@ -267,6 +268,9 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		return;
 	}
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
+	// Opening the store and searching the time range write nothing: a signal meanwhile ends the process at once, a
+	// request to a server that does not answer with it.
+	const stopExitingWhileOpening = exitOnInterrupt();
 	const table = await openPlannedTable(args.store, plan.open);
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
 	planned(table, stages.batcher.schema);
@@ -276,21 +280,19 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
-	// Opened before the signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
+	// Opened without signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
 	// must end that wait (a handler would not run while the open blocks).
+	stopExitingWhileOpening();
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, format);
 	let destination: Writable | undefined;
-	const stopOnSignal = (signal: NodeJS.Signals, code: number) => () => {
+	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
+	// closing the terminal must not leave it behind.
+	exitOnInterrupt(() => {
 		stages.reader.destroy();
 		destination?.destroy();
 		removePendingTempFiles();
 		progress?.done();
-		process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
-		process.exit(code);
-	};
-	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
-	// closing the terminal must not leave it behind.
-	for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) process.once(signal, stopOnSignal(signal, code));
+	});
 	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool });
 	try {
 		const filter = stages.filter === undefined ? [] : [stages.filter];

@@ -138,14 +138,14 @@ export async function openAzureStore(url: BucketUrl, options: AzureStoreOptions,
 		fetch: options.fetch,
 		authorizer: new AzureAuthorizer(url.bucket, settings, !options.signRequests),
 	});
-	const list = async (path: string) => {
+	const list = async (path: string, signal?: AbortSignal) => {
 		const full = [url.prefix, path].filter((part) => part !== "").join("/");
 		const prefix = full === "" ? "" : `${full}/`;
 		const shownAs = `${location}${path === "" ? "" : `/${path}`}/`;
 		return listAllPages(prefix, shownAs, async (marker) => {
 			const parameters: [string, string][] = [["restype", "container"], ["comp", "list"], ["delimiter", "/"], ["prefix", prefix]];
 			if (marker !== undefined) parameters.push(["marker", marker]);
-			const bytes = await store.getUrl(withQuery(containerUrl, parameters));
+			const bytes = await store.getUrl(withQuery(containerUrl, parameters), { signal });
 			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: container ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
 			const xml = new TextDecoder().decode(bytes);
 			const next = xmlFirst(xml, "NextMarker");

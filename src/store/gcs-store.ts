@@ -5,6 +5,7 @@
  * sent when one is found: GOOGLE_OAUTH_ACCESS_TOKEN, else the metadata server of a Google Cloud machine if it
  * answers within a short time; else requests are anonymous.
  */
+import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
@@ -16,6 +17,8 @@ import { xmlFirst } from "./xml-elements.js";
 export interface GcsStoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
+	/** Cuts short the metadata server's answer for a token (OpenStoreOptions.signal). */
+	readonly signal?: AbortSignal;
 }
 
 const PUBLIC_ENDPOINT = "https://storage.googleapis.com";
@@ -40,12 +43,16 @@ function emulatorEndpoint(value: string): URL {
 	}
 }
 
-/** The default service account's token from the metadata server, or undefined when none answers in time. */
-async function metadataToken(host: string, fetchImpl: typeof fetch): Promise<string | undefined> {
+/**
+ * The default service account's token from the metadata server, or undefined when none answers in time; the
+ * caller's abort is not an absence of token: it rejects (AbortError, as the export's own).
+ */
+async function metadataToken(host: string, fetchImpl: typeof fetch, signal: AbortSignal | undefined): Promise<string | undefined> {
+	const timeout = AbortSignal.timeout(METADATA_TIMEOUT_MS);
 	try {
 		const response = await fetchImpl(`http://${host}/computeMetadata/v1/instance/service-accounts/default/token`, {
 			headers: { "Metadata-Flavor": "Google" },
-			signal: AbortSignal.timeout(METADATA_TIMEOUT_MS),
+			signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
 		});
 		// Anything else answering on that name is not a metadata server.
 		if (response.status !== 200 || response.headers.get("metadata-flavor") !== "Google") {
@@ -55,6 +62,7 @@ async function metadataToken(host: string, fetchImpl: typeof fetch): Promise<str
 		const body = (await response.json()) as { access_token?: unknown };
 		return typeof body.access_token === "string" && body.access_token !== "" ? body.access_token : undefined;
 	} catch {
+		throwIfAborted(signal);
 		return undefined;
 	}
 }
@@ -65,7 +73,7 @@ async function findToken(options: GcsStoreOptions, emulated: boolean): Promise<G
 	if (fromEnv) return { token: fromEnv, source: "GOOGLE_OAUTH_ACCESS_TOKEN" };
 	// An emulator needs no token: the metadata server is asked there only when GCE_METADATA_HOST names one.
 	const host = options.env.GCE_METADATA_HOST?.trim() || (emulated ? undefined : "metadata.google.internal");
-	const token = host === undefined ? undefined : await metadataToken(host, options.fetch ?? fetch);
+	const token = host === undefined ? undefined : await metadataToken(host, options.fetch ?? fetch, options.signal);
 	return token === undefined ? { token: undefined, source: "no credentials (anonymous requests)" } : { token, source: "the metadata server's default service account" };
 }
 
@@ -129,14 +137,14 @@ export async function openGcsStore(url: BucketUrl, options: GcsStoreOptions): Pr
 		authorizer: new GcsAuthorizer(url.bucket, credentials),
 	});
 	const objects = joinKeyPath(endpoint, `storage/v1/b/${url.bucket}/o`, awsUriEncode);
-	const list = async (path: string) => {
+	const list = async (path: string, signal?: AbortSignal) => {
 		const full = [url.prefix, path].filter((part) => part !== "").join("/");
 		const prefix = full === "" ? "" : `${full}/`;
 		const shownAs = `${location}${path === "" ? "" : `/${path}`}/`;
 		return listAllPages(prefix, shownAs, async (token) => {
 			const parameters: [string, string][] = [["delimiter", "/"], ["prefix", prefix]];
 			if (token !== undefined) parameters.push(["pageToken", token]);
-			const bytes = await store.getUrl(withQuery(objects, parameters));
+			const bytes = await store.getUrl(withQuery(objects, parameters), { signal });
 			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
 			let page: JsonListPage;
 			try {

@@ -14,11 +14,15 @@ export class HttpZipReader {
 	/** The whole zip, kept once the server answered a range with all of it (it ignores Range): read from here on. */
 	#whole: Uint8Array | undefined;
 
-	/** `folder` holds the file `key`; `shownAs` names the file in messages (redacted). */
+	/**
+	 * `folder` holds the file `key`; `shownAs` names the file in messages (redacted). unzipit asks for bytes without
+	 * a signal, so every read goes under `signal` (the store's opening's, OpenStoreOptions.signal), if any.
+	 */
 	constructor(
 		readonly folder: HttpStore,
 		readonly key: AbsolutePath,
 		readonly shownAs: string,
+		readonly signal?: AbortSignal,
 	) {}
 
 	getLength(): Promise<number> {
@@ -29,7 +33,7 @@ export class HttpZipReader {
 	async read(offset: number, length: number): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
 		if (this.#whole !== undefined) return this.#fromWhole(offset, length);
-		const answer = await this.folder.readRange(this.key, offset, length);
+		const answer = await this.folder.readRange(this.key, offset, length, { signal: this.signal });
 		if (answer === undefined) throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: not found (HTTP 404)`, { path: this.shownAs });
 		if (answer.whole !== undefined) {
 			this.#keep(answer.whole);
@@ -47,14 +51,14 @@ export class HttpZipReader {
 	 * answer from a server that ignores Range is the whole zip: kept, and every read is then served from it.
 	 */
 	async #size(): Promise<number> {
-		const answer = await this.folder.readRange(this.key, 0, 1);
+		const answer = await this.folder.readRange(this.key, 0, 1, { signal: this.signal });
 		if (answer === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${this.shownAs} (HTTP 404)`, { path: this.shownAs });
 		if (answer.whole !== undefined) {
 			this.#keep(answer.whole);
 			return answer.whole.length;
 		}
 		// A signed store may not say the size in a range's answer: it asks (HEAD).
-		const size = answer.size ?? (await this.folder.size(this.key));
+		const size = answer.size ?? (await this.folder.size(this.key, { signal: this.signal }));
 		if (size === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${this.shownAs} (HTTP 404)`, { path: this.shownAs });
 		return size;
 	}

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
+import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
@@ -35,6 +36,8 @@ export interface OpenedStore {
 	readonly location: string;
 	/** Chunks of this store answered 403 AccessDenied are read as missing (OpenStoreOptions.forbiddenAsMissing, s3:// only). */
 	readonly forbiddenAsMissing?: boolean;
+	/** What it was opened under (OpenStoreOptions.signal): the reads that open its arrays and tables go with it. */
+	readonly signal?: AbortSignal;
 }
 
 export interface OpenStoreOptions {
@@ -61,6 +64,13 @@ export interface OpenStoreOptions {
 	 * error (ACCESS_DENIED) that says so. Google Cloud Storage and Azure answer 404 for a missing object.
 	 */
 	forbiddenAsMissing?: boolean;
+	/**
+	 * Cuts short the requests of opening (metadata probes, consolidated metadata, listings, a zip's central directory,
+	 * the values read to open a CF time array): an abort rejects the opening with Node's AbortError at once, the
+	 * request in flight cancelled. A zip read over HTTP (its reader takes no signal per read) reads under it as long
+	 * as it is open.
+	 */
+	signal?: AbortSignal;
 }
 
 type OpenBucket = typeof openS3Store;
@@ -89,31 +99,34 @@ function localPathOf(url: string): string {
 /** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3://, gs://, az:// or abfs:// URL. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
 	checkStoreLocation(location);
+	const { signal } = options;
+	if (signal !== undefined && !(signal instanceof AbortSignal)) throw new UsageError("invalid signal: an AbortSignal", { option: "signal" });
+	throwIfAborted(signal);
 	// A file: URL (what pathToFileURL and import.meta.url give) names a local folder or zip.
 	if (/^file:\/\//i.test(location)) location = localPathOf(location);
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			const reader = httpZipReader(location, options);
-			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true);
+			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true, signal);
 		}
-		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", remote: true, location: redactUrl(location) };
+		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", remote: true, location: redactUrl(location), signal };
 	}
 	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
 	if (scheme !== undefined) {
 		const objectStore = objectStoreOf(scheme, location);
 		if (objectStore === undefined) throw new UsageError(`unsupported store URL scheme "${scheme}://": expected s3://, gs://, az://, abfs://, http:// or https://`);
 		const { url, open } = objectStore;
-		const storeOptions = { headers: options.headers, retries: options.retries, signRequests: options.signRequests ?? true, env: options.env ?? process.env };
+		const storeOptions = { headers: options.headers, retries: options.retries, signRequests: options.signRequests ?? true, env: options.env ?? process.env, signal };
 		if (/\.zip$/i.test(url.prefix)) {
 			// A zip object is read by ranges from the store of its folder.
 			const name = url.prefix.split("/").pop()!;
 			const folder = await open({ ...url, prefix: url.prefix.slice(0, -name.length).replace(/\/$/, "") }, storeOptions);
-			const reader = new HttpZipReader(folder.store, `/${name}` as AbsolutePath, `${folder.location}/${name}`);
-			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true);
+			const reader = new HttpZipReader(folder.store, `/${name}` as AbsolutePath, `${folder.location}/${name}`, signal);
+			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true, signal);
 		}
 		const bucket = await open(url, storeOptions);
 		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true;
-		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing };
+		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing, signal };
 	}
 	let stat: fs.Stats;
 	try {
@@ -121,10 +134,10 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	} catch {
 		throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${location}`, { path: location });
 	}
-	if (stat.isDirectory()) return { store: new DirectoryStore(location, options.bufferPool), kind: "directory", remote: false, directory: location, location };
+	if (stat.isDirectory()) return { store: new DirectoryStore(location, options.bufferPool), kind: "directory", remote: false, directory: location, location, signal };
 	if (stat.isFile() && /\.zip$/i.test(location)) {
 		const blob = await fs.openAsBlob(location);
-		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false);
+		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false, signal);
 	}
 	throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} (expected a folder, a .zip file or an http(s):// URL)`, { path: location });
 }
@@ -165,10 +178,10 @@ function httpZipReader(location: string, options: OpenStoreOptions): HttpZipRead
 	const folder = new URL(url.href);
 	folder.pathname = url.pathname.slice(0, url.pathname.length - name.length);
 	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries });
-	return new HttpZipReader(store, `/${decodeURIComponent(name)}` as AbsolutePath, redactUrl(url));
+	return new HttpZipReader(store, `/${decodeURIComponent(name)}` as AbsolutePath, redactUrl(url), options.signal);
 }
 
-async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEntries) => ZipFileStore, location: string, remote: boolean): Promise<OpenedStore> {
+async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEntries) => ZipFileStore, location: string, remote: boolean, signal: AbortSignal | undefined): Promise<OpenedStore> {
 	let names: string[] = [];
 	const zip = create((entries) => {
 		const stripped = stripTopFolder(entries);
@@ -179,8 +192,10 @@ async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEn
 		// Reads the central directory now, so that a file that is not a zip fails here with one clear line.
 		await zip.has("/zarr.json");
 	} catch (error) {
+		// Cut short, the central directory says nothing about the file.
+		throwIfAborted(signal);
 		if (error instanceof Dt64ExportError) throw error;
 		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
 	}
-	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location };
+	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location, signal };
 }

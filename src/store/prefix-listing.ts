@@ -11,8 +11,8 @@ export interface PrefixListing {
 	readonly files: readonly string[];
 }
 
-/** Lists the children of `path` ("" for the store's root, else a relative path like `a/b`). */
-export type ListPrefix = (path: string) => Promise<PrefixListing>;
+/** Lists the children of `path` ("" for the store's root, else a relative path like `a/b`), its requests cut short by `signal`. */
+export type ListPrefix = (path: string, signal?: AbortSignal) => Promise<PrefixListing>;
 
 /** One page of a listing: full keys, and where the next page starts (undefined on the last one). */
 export interface ListingPage {

@@ -109,7 +109,7 @@ export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Prom
 		fetch: options.fetch,
 		authorizer: new S3Authorizer(url.bucket, settings),
 	});
-	const list = async (path: string) => {
+	const list = async (path: string, signal?: AbortSignal) => {
 		const full = [url.prefix, path].filter((part) => part !== "").join("/");
 		const prefix = full === "" ? "" : `${full}/`;
 		const shownAs = `${location}${path === "" ? "" : `/${path}`}/`;
@@ -117,7 +117,7 @@ export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Prom
 			const parameters: [string, string][] = [["list-type", "2"], ["delimiter", "/"], ["prefix", prefix]];
 			if (token !== undefined) parameters.push(["continuation-token", token]);
 			const query = withQuery(root, parameters);
-			const bytes = await store.getUrl(query);
+			const bytes = await store.getUrl(query, { signal });
 			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
 			return parseListPage(new TextDecoder().decode(bytes));
 		});

@@ -35,6 +35,8 @@ export interface Fault {
 	truncateBody?: boolean;
 	/** Answer a range request with 200 and the whole file, as some servers do. */
 	ignoreRange?: boolean;
+	/** Send the body one byte every this many milliseconds (a server answering slowly), until the client goes. */
+	trickleMs?: number;
 }
 
 export interface RequestRecord {
@@ -167,6 +169,13 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
 			res.end();
 		} else if (fault?.truncateBody) {
 			res.write(part.subarray(0, Math.floor(part.length / 2)), () => req.socket.destroy());
+		} else if (fault?.trickleMs !== undefined) {
+			for (const [i, byte] of part.entries()) {
+				if (i > 0) await sleep(fault.trickleMs, req);
+				if (req.socket.destroyed) return;
+				res.write(Uint8Array.of(byte));
+			}
+			res.end();
 		} else {
 			res.end(part);
 		}
