@@ -512,6 +512,7 @@ export async function inspectStore(location: string, options: InspectOptions = {
 	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`, { option: "maxChunks", value: maxChunks });
 	const opened = await openStore(location, options);
 	const tree = await listStoreTree(opened, "");
+	opened.documents.release();
 	const nodes: InspectNode[] = [];
 	for (const entry of tree.entries) nodes.push(await describeEntry(opened, entry, maxChunks));
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";

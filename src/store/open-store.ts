@@ -11,6 +11,7 @@ import { openAzureStore, parseAbfsUrl } from "./azure-store.js";
 import { openGcsStore } from "./gcs-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
+import { MetadataDocuments } from "./metadata-documents.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
 
@@ -34,6 +35,8 @@ export interface OpenedStore {
 	readonly location: string;
 	/** Chunks of this store answered 403 AccessDenied are read as missing (OpenStoreOptions.forbiddenAsMissing, s3:// only). */
 	readonly forbiddenAsMissing?: boolean;
+	/** Its metadata documents, each read once while the export that opened it opens its arrays (see metadata-documents.ts). */
+	readonly documents: MetadataDocuments;
 }
 
 export interface OpenStoreOptions {
@@ -94,7 +97,8 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			const reader = httpZipReader(location, options);
 			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true);
 		}
-		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", remote: true, location: redactUrl(location) };
+		const store = new HttpStore(location, { headers: options.headers, retries: options.retries });
+		return { store, kind: "http", remote: true, location: redactUrl(location), documents: new MetadataDocuments(store) };
 	}
 	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
 	if (scheme !== undefined) {
@@ -111,7 +115,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		}
 		const bucket = await open(url, storeOptions);
 		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true;
-		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing };
+		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing, documents: new MetadataDocuments(bucket.store) };
 	}
 	let stat: fs.Stats;
 	try {
@@ -119,7 +123,10 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	} catch {
 		throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${location}`, { path: location });
 	}
-	if (stat.isDirectory()) return { store: new DirectoryStore(location, options.bufferPool), kind: "directory", remote: false, directory: location, location };
+	if (stat.isDirectory()) {
+		const store = new DirectoryStore(location, options.bufferPool);
+		return { store, kind: "directory", remote: false, directory: location, location, documents: new MetadataDocuments(store) };
+	}
 	if (stat.isFile() && /\.zip$/i.test(location)) {
 		const blob = await fs.openAsBlob(location);
 		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false);
@@ -176,5 +183,5 @@ async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEn
 		if (error instanceof Dt64ExportError) throw error;
 		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
 	}
-	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location };
+	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location, documents: new MetadataDocuments(zip as AsyncReadable) };
 }
