@@ -30,8 +30,13 @@ export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
 export async function openPlannedTable(location: string, plan: OpenPlan): Promise<ZarrTable> {
 	if (plan.columns !== undefined) return openTable(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns, indexSource: plan.indexSource });
 	const located = await locateTimeArray(location, { ...plan.store, ...plan.cf, array: plan.array });
-	if (!plan.cf.cf || !isCfTimeArray(located.node)) return tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
-	return openCfTimeArrayTable(located, { ...plan.store, ...plan.cf, indexSource: plan.indexSource });
+	try {
+		if (!plan.cf.cf || !isCfTimeArray(located.node)) return tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
+		return await openCfTimeArrayTable(located, { ...plan.store, ...plan.cf, indexSource: plan.indexSource });
+	} finally {
+		// The table keeps the store for its chunks; the documents read to find and open the array are not needed again.
+		located.opened.documents.release();
+	}
 }
 
 /**

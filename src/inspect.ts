@@ -525,6 +525,7 @@ export async function inspectStore(location: string, options: InspectOptions = {
 async function inspectOpened(location: string, options: InspectOptions, maxChunks: number): Promise<InspectReport> {
 	const opened = await openStore(location, options);
 	const tree = await listStoreTree(opened, "");
+	opened.documents.release();
 	const nodes: InspectNode[] = [];
 	for (const entry of tree.entries) {
 		// A folder's reads do not look at the signal: an abort stops inspect between nodes.

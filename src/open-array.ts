@@ -96,7 +96,9 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${group}: the group holds several ${what}: ${candidates.join(", ")}`, { path: arrayPath, option: "array", candidates });
 		}
 		arrayPath = candidates[0];
-		const chosen = await readNode(opened, arrayPath);
+		// Read in the format it was found in (its group's), which for a listed tree is a read already made.
+		const found = tree.entries.find((entry) => entry.path === arrayPath);
+		const chosen = await readNode(opened, arrayPath, found !== undefined && "node" in found ? found.node.zarrFormat : undefined);
 		if (chosen === undefined) {
 			throw nodeNotFound(opened, shown, arrayPath, () => new Dt64ExportError("ARRAY_NOT_FOUND", `${shown}/${arrayPath}: listed in the consolidated metadata, but has no zarr.json or .zarray`, { path: arrayPath }));
 		}
@@ -124,5 +126,9 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOp
 
 /** Opens a time array (see locateTimeArray); with `signal`, an abort rejects with Node's AbortError (OpenStoreOptions.signal). */
 export async function openTimeArray(location: string, options: OpenArrayOptions = {}): Promise<TimeArray> {
-	return abortable(options.signal, async () => openLocatedTimeArray(await locateTimeArray(location, options), options));
+	return abortable(options.signal, async () => {
+		const located = await locateTimeArray(location, options);
+		located.opened.documents.release();
+		return openLocatedTimeArray(located, options);
+	});
 }

@@ -12,7 +12,7 @@ import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, noNodeError, readNodeDocument } from "./store-tree.js";
+import { listStoreTree, noNodeError, readNodeDocument, type ZarrFormat } from "./store-tree.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
@@ -94,10 +94,16 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 /** What opening a column needs of the table's options. */
 type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "convertCalendar">;
 
-async function openColumn(opened: OpenedStore, group: string, name: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
+/** A group of the store, by path, and its Zarr format: its members' metadata is read in that format first. */
+interface GroupAt {
+	readonly path: string;
+	readonly format: ZarrFormat;
+}
+
+async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt, name: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
-	const document = relative === "" ? undefined : await readNodeDocument(opened, path);
+	const document = relative === "" ? undefined : await readNodeDocument(opened, path, format);
 	if (document === undefined || document.node.kind !== "array") {
 		const what = document === undefined ? "no array" : "a group, not an array,";
 		const notFound = new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${what} ${JSON.stringify(name)} in ${group === "" ? "the store root" : `group ${group}`}; ${await describeGroup(opened, group)}`, { option: "columns", path });
@@ -156,13 +162,31 @@ async function groupArrayNames(opened: OpenedStore, group: string): Promise<stri
 }
 
 /** The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. */
-async function findCoordinate(opened: OpenedStore, group: string, dimension: TableDimension, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
-	const path = group === "" ? dimension.name : `${group}/${dimension.name}`;
+async function findCoordinate(opened: OpenedStore, group: GroupAt, dimension: TableDimension, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
+	const path = group.path === "" ? dimension.name : `${group.path}/${dimension.name}`;
 	if (dimension.name.includes("/") || normalizeArrayPath(dimension.name, "dimension name") !== dimension.name) return undefined;
-	const document = await readNodeDocument(opened, path);
+	// Read once: openColumn below finds the document this read kept (metadata-documents.ts).
+	const document = await readNodeDocument(opened, path, group.format);
 	if (document === undefined || document.node.kind !== "array") return undefined;
 	const column = await openColumn(opened, group, dimension.name, options);
 	return isCoordinateOf(variableOf(column), dimension.name, dimension.length) ? column : undefined;
+}
+
+/**
+ * Starts reading the metadata of the arrays `names` of `group` at once (in turn, see metadata-documents.ts): each is
+ * then opened in the order named, finding its documents read, so that the first one that fails is still the one
+ * reported. A name that is no path is left to openColumn to refuse.
+ */
+function readAhead(opened: OpenedStore, group: GroupAt, names: readonly string[]): void {
+	for (const name of names) {
+		let relative: string;
+		try {
+			relative = normalizeArrayPath(name, "columns");
+		} catch {
+			continue;
+		}
+		if (relative !== "") readNodeDocument(opened, group.path === "" ? relative : `${group.path}/${relative}`, group.format).catch(() => undefined);
+	}
 }
 
 /**
@@ -172,33 +196,44 @@ async function findCoordinate(opened: OpenedStore, group: string, dimension: Tab
  * request in flight cut short (OpenStoreOptions.signal).
  */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
-	return abortable(options.signal, () => openGroupTable(location, options));
+	return abortable(options.signal, () => openStoreTable(location, options));
 }
 
-async function openGroupTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
+async function openStoreTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
 	const all = options.columns === "all";
 	if (!all && (!Array.isArray(options.columns) || options.columns.length === 0)) throw new UsageError("columns: name at least one array, or all", { option: "columns" });
 	const indexSource = indexSourceOf(options);
 	const opened = await openStore(location, options);
+	try {
+		return await openGroupTable(opened, location, indexSource, options);
+	} finally {
+		// The table keeps the store for its chunks; the documents read to open it are not needed again.
+		opened.documents.release();
+	}
+}
+
+async function openGroupTable(opened: OpenedStore, location: string, indexSource: IndexSource, options: OpenTableOptions): Promise<ZarrTable> {
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
 	if (groupDocument === undefined) throw noNodeError(opened, group);
 	if (groupDocument.node.kind !== "group") {
 		throw new UsageError(`${group === "" ? "the store root" : `group ${group}`} is an array: the columns are arrays of a group, named by group`, { option: "group", path: group });
 	}
+	const at: GroupAt = { path: group, format: groupDocument.node.zarrFormat };
 	let opening: Omit<TableColumn, "axes">[] = [];
 	let leftOut: string[] = [];
-	if (all) {
+	if (options.columns === "all") {
 		const candidates: Omit<TableColumn, "axes">[] = [];
-		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, group, name, options));
+		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, at, name, options));
 		const selection = selectWholeDataset(candidates.map(variableOf));
 		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
 		leftOut = selection.leftOut.map((variable) => `${describeVariable(variable)}: ${variable.reason}`);
 	} else {
-		for (const name of options.columns as readonly string[]) opening.push(await openColumn(opened, group, name, options));
+		readAhead(opened, at, options.columns);
+		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));
 	}
-	return layOutColumns(opened, opening, { group, indexSource, leftOut, name: columnNameFor(location, group), options });
+	return layOutColumns(opened, opening, { group: at, indexSource, leftOut, name: columnNameFor(location, group), options });
 }
 
 function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {
@@ -209,7 +244,7 @@ function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {
 
 interface ColumnsLayout {
 	/** The group whose arrays are the dimensions' coordinates; undefined for an array that is the store root. */
-	readonly group: string | undefined;
+	readonly group: GroupAt | undefined;
 	readonly indexSource: IndexSource;
 	readonly leftOut: string[];
 	readonly name: string;
@@ -249,7 +284,10 @@ export async function openCfTimeArrayTable(located: LocatedArray, options: Omit<
 	const group = segments.join("/");
 	const parent = arrayPath === "" ? undefined : await readNodeDocument(opened, group);
 	const table = { indexSource: indexSourceOf(options), leftOut: [], options };
-	if (parent?.node.kind === "group") return layOutColumns(opened, [await openColumn(opened, group, columnName, options)], { ...table, group, name: columnNameFor(located.location, group) });
+	if (parent?.node.kind === "group") {
+		const at: GroupAt = { path: group, format: parent.node.zarrFormat };
+		return layOutColumns(opened, [await openColumn(opened, at, columnName, options)], { ...table, group: at, name: columnNameFor(located.location, group) });
+	}
 	const name = columnNameFor(located.location, arrayPath);
 	return layOutColumns(opened, [await openArrayColumn(opened, located.node, arrayPath, name, whereIs(located), options)], { ...table, group: undefined, name });
 }

@@ -4,7 +4,7 @@
  * v3 inline `consolidated_metadata` in the group's zarr.json or, for a v2 store, `.zmetadata`. An object store
  * (s3://, gs://) is read through its consolidated metadata too when it has some (one request), else its
  * prefixes are listed. A node is a v3 `zarr.json` or, where there is none, a v2 `.zarray` or `.zgroup` (with its
- * `.zattrs`).
+ * `.zattrs`); a group's members are looked for in the group's format first (readNodeDocument).
  */
 import { existsSync, readdirSync } from "node:fs";
 import * as fs from "node:fs/promises";
@@ -15,6 +15,7 @@ import { throwIfAborted } from "./abort.js";
 import { Dt64ExportError, isDt64ExportError, withErrorFields } from "./errors.js";
 import { parseJson } from "./json/parse-json.js";
 import { rawMemberText, rawMembers } from "./json/raw-member.js";
+import { METADATA_READS_IN_FLIGHT } from "./store/metadata-documents.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isRefusedKey } from "./store/refused-key.js";
 import { nodeNotFound, recordRefusedProbe } from "./store/refused-probes.js";
@@ -30,6 +31,9 @@ export interface NodeDocument {
 /** One node of the tree: its metadata (v3 or v2), or why its metadata could not be read. */
 export type TreeEntry = { readonly path: string; readonly node: NodeMetadata } | { readonly path: string; readonly error: string };
 
+/** The Zarr format of a node: a group's members are read in the group's first (readNodeDocument). */
+export type ZarrFormat = NodeMetadata["zarrFormat"];
+
 /** How the nodes were found; `root-only` means the store can be neither listed nor read as consolidated. */
 export type TreeDiscovery = "directory" | "zip" | "consolidated" | "consolidated-v2" | "listing" | "root-only";
 
@@ -38,8 +42,6 @@ export interface StoreTree {
 	readonly entries: TreeEntry[];
 	readonly discovery: TreeDiscovery;
 }
-
-const decoder = new TextDecoder();
 
 function nodeKey(nodePath: string, file: string): AbsolutePath {
 	return `/${nodePath ? `${nodePath}/` : ""}${file}` as AbsolutePath;
@@ -51,13 +53,12 @@ function where(opened: OpenedStore, nodePath: string, file = "zarr.json"): strin
 
 /**
  * A metadata document of the node at `nodePath`, undefined when absent. Every read here is a probe (the document
- * may not exist), so a 403 that may be a missing key counts as absent, and is kept for the node's error. The read
- * goes under the signal the store was opened with.
+ * may not exist), so a 403 that may be a missing key counts as absent, and is kept for the node's error. Each is
+ * read once per opened store (see metadata-documents.ts), under the signal the store was opened with.
  */
 async function readText(opened: OpenedStore, nodePath: string, key: AbsolutePath, shownAs: string): Promise<string | undefined> {
-	let bytes: Uint8Array | undefined;
 	try {
-		bytes = await opened.store.get(key, { signal: opened.signal });
+		return await opened.documents.read(key);
 	} catch (error) {
 		throwIfAborted(opened.signal);
 		if (isRefusedKey(error)) {
@@ -69,31 +70,49 @@ async function readText(opened: OpenedStore, nodePath: string, key: AbsolutePath
 		if (isDt64ExportError(error)) throw withErrorFields(error, ["READ_FAILED"], { path: opened.location, key: key.slice(1) }, "replace");
 		throw new Dt64ExportError("READ_FAILED", `${shownAs}: cannot read: ${(error as Error).message}`, { path: opened.location, key: key.slice(1), cause: error });
 	}
-	return bytes === undefined ? undefined : decoder.decode(bytes);
+}
+
+async function readV3Document(opened: OpenedStore, nodePath: string): Promise<NodeDocument | undefined> {
+	const shownAs = where(opened, nodePath);
+	const text = await readText(opened, nodePath, nodeKey(nodePath, "zarr.json"), shownAs);
+	return text === undefined ? undefined : { node: parseNodeJson(text, nodePath, shownAs), text };
 }
 
 /**
- * Reads and parses the metadata of a node: its zarr.json or, when there is none, its v2 `.zarray` or `.zgroup`
- * (v3 wins where both exist, as zarr-python reads them). Undefined when the node has neither.
+ * A v2 node's `.zarray` or else `.zgroup`, with its `.zattrs`. `member`: the node is a member of a v2 group, which
+ * almost always has both documents, so its `.zattrs` is asked for beside its `.zarray` rather than after it.
  */
-export async function readNodeDocument(opened: OpenedStore, nodePath: string): Promise<NodeDocument | undefined> {
-	const shownAs = where(opened, nodePath);
-	const text = await readText(opened, nodePath, nodeKey(nodePath, "zarr.json"), shownAs);
-	if (text !== undefined) return { node: parseNodeJson(text, nodePath, shownAs), text };
+async function readV2Document(opened: OpenedStore, nodePath: string, member: boolean): Promise<NodeDocument | undefined> {
+	const attributesKey = nodeKey(nodePath, ZATTRS);
 	for (const [file, kind] of [
 		[ZARRAY, "array"],
 		[ZGROUP, "group"],
 	] as const) {
-		const v2Text = await readText(opened, nodePath, nodeKey(nodePath, file), where(opened, nodePath, file));
-		if (v2Text === undefined) continue;
-		const attributes = await readText(opened, nodePath, nodeKey(nodePath, ZATTRS), where(opened, nodePath, ZATTRS));
-		return { node: parseV2NodeJson(kind, v2Text, attributes, nodePath, where(opened, nodePath, file)), text: v2Text };
+		const v2Text = readText(opened, nodePath, nodeKey(nodePath, file), where(opened, nodePath, file));
+		// Only started here: its outcome (a refusal to record, say) is taken below, and only for a node that is there.
+		if (member && kind === "array") opened.documents.read(attributesKey).catch(() => undefined);
+		const text = await v2Text;
+		if (text === undefined) continue;
+		const attributes = await readText(opened, nodePath, attributesKey, where(opened, nodePath, ZATTRS));
+		return { node: parseV2NodeJson(kind, text, attributes, nodePath, where(opened, nodePath, file)), text };
 	}
 	return undefined;
 }
 
-export async function readNode(opened: OpenedStore, nodePath: string): Promise<NodeMetadata | undefined> {
-	return (await readNodeDocument(opened, nodePath))?.node;
+/**
+ * Reads and parses the metadata of a node: its zarr.json or, when there is none, its v2 `.zarray` or `.zgroup`
+ * (v3 wins where both exist, as zarr-python opens a path). Undefined when the node has neither. `firstFormat`: the
+ * format of the group the node is a member of, when known, looked for first, as zarr-python 3 reads a group's
+ * members in the group's own format: a member of a v2 group costs no zarr.json probe (a request per array over an
+ * object store), and is read as v2 where it has both. The other format's metadata is read when it has none.
+ */
+export async function readNodeDocument(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeDocument | undefined> {
+	if (firstFormat === 2) return (await readV2Document(opened, nodePath, true)) ?? (await readV3Document(opened, nodePath));
+	return (await readV3Document(opened, nodePath)) ?? (await readV2Document(opened, nodePath, false));
+}
+
+export async function readNode(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeMetadata | undefined> {
+	return (await readNodeDocument(opened, nodePath, firstFormat))?.node;
 }
 
 function join(parent: string, child: string): string {
@@ -126,9 +145,9 @@ function comparePaths(a: string, b: string): number {
 	return x.length - y.length;
 }
 
-async function entryAt(opened: OpenedStore, nodePath: string): Promise<TreeEntry | undefined> {
+async function entryAt(opened: OpenedStore, nodePath: string, groupFormat?: ZarrFormat): Promise<TreeEntry | undefined> {
 	try {
-		const document = await readNodeDocument(opened, nodePath);
+		const document = await readNodeDocument(opened, nodePath, groupFormat);
 		return document === undefined ? undefined : { path: nodePath, node: document.node };
 	} catch (error) {
 		// An abort is no node's error: the listing stops.
@@ -138,46 +157,61 @@ async function entryAt(opened: OpenedStore, nodePath: string): Promise<TreeEntry
 }
 
 /** Walks the sub-folders of groups; the folders of arrays (their chunks) are not entered. */
-async function walkDirectory(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
+async function walkDirectory(opened: OpenedStore, root: string, rootFormat: ZarrFormat): Promise<TreeEntry[]> {
 	const found: TreeEntry[] = [];
-	const walk = async (relative: string): Promise<void> => {
+	const walk = async (relative: string, format: ZarrFormat): Promise<void> => {
 		const entries = await fs.readdir(path.join(opened.directory!, relative), { withFileTypes: true });
 		for (const entry of entries.sort((a, b) => compareNames(a.name, b.name))) {
 			if (!entry.isDirectory()) continue;
 			const child = join(relative, entry.name);
-			const node = await entryAt(opened, child);
+			const node = await entryAt(opened, child, format);
 			if (node === undefined) continue;
 			found.push(node);
-			if ("node" in node && node.node.kind === "group") await walk(child);
+			if ("node" in node && node.node.kind === "group") await walk(child, node.node.zarrFormat);
 		}
 	};
-	await walk(root);
+	await walk(root, rootFormat);
 	return found;
 }
 
-/** Node metadata read at once while listing an object store: requests wait on latency. */
-const LISTING_READS = 8;
+/**
+ * `read` of each item, `width` items at a time (the next starts as one ends, not batch after batch), the results
+ * in the items' order whatever order they end in.
+ */
+async function mapInOrder<T, R>(items: readonly T[], width: number, read: (item: T) => Promise<R>): Promise<R[]> {
+	const results: R[] = new Array(items.length);
+	let next = 0;
+	const lane = async () => {
+		while (next < items.length) {
+			const index = next++;
+			results[index] = await read(items[index]);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+	return results;
+}
 
 /**
  * Lists an object store's prefixes below `root`, group by group (the prefixes of arrays, their chunks, are not
- * listed), reading the metadata of each child prefix; a prefix without any is not a node and is skipped.
+ * listed), reading the metadata of each child prefix; a prefix without any is not a node and is skipped. A listing
+ * names the child prefixes, not the documents in them (listing each would list a v2 array's chunks too): each
+ * child's documents are read in its group's format, many children at once (the store bounds the reads in flight,
+ * see metadata-documents.ts), their entries kept in path order whatever order the answers come in.
  */
-async function walkListing(opened: OpenedStore, root: string): Promise<TreeEntry[]> {
+async function walkListing(opened: OpenedStore, root: string, rootFormat: ZarrFormat): Promise<TreeEntry[]> {
 	const found: TreeEntry[] = [];
-	const walk = async (group: string): Promise<void> => {
+	const walk = async (group: string, format: ZarrFormat): Promise<void> => {
 		const { folders } = await opened.list!(group, opened.signal);
 		const children = folders.filter((name) => name !== "." && name !== "..").map((name) => join(group, name));
-		const entries: (TreeEntry | undefined)[] = [];
-		for (let start = 0; start < children.length; start += LISTING_READS) {
-			entries.push(...(await Promise.all(children.slice(start, start + LISTING_READS).map((child) => entryAt(opened, child)))));
-		}
+		// As many children as reads in flight, each with its reads queued: a group of 100,000 arrays holds no more.
+		const entries = await mapInOrder(children, METADATA_READS_IN_FLIGHT, (child) => entryAt(opened, child, format));
 		for (const entry of entries) {
 			if (entry === undefined) continue;
 			found.push(entry);
-			if ("node" in entry && entry.node.kind === "group") await walk(entry.path);
+			if ("node" in entry && entry.node.kind === "group") await walk(entry.path, entry.node.zarrFormat);
 		}
 	};
-	await walk(root);
+	await walk(root, rootFormat);
 	return found;
 }
 
@@ -341,7 +375,7 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 		const discovery = opened.directory !== undefined ? "directory" : opened.entries !== undefined ? "zip" : opened.list !== undefined ? "listing" : "root-only";
 		return { entries: [rootEntry], discovery };
 	}
-	if (opened.directory !== undefined) return sorted(rootEntry, await walkDirectory(opened, root), "directory");
+	if (opened.directory !== undefined) return sorted(rootEntry, await walkDirectory(opened, root, document.node.zarrFormat), "directory");
 	if (opened.entries !== undefined) return sorted(rootEntry, await listZip(opened, root), "zip");
 	if (document.node.zarrFormat === 2) {
 		const v2 = await zmetadataBelow(opened, root);
@@ -350,7 +384,7 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 		const consolidated = await consolidatedBelow(opened, root, document.text);
 		if (consolidated !== undefined) return sorted(rootEntry, consolidated, "consolidated");
 	}
-	if (opened.list !== undefined) return sorted(rootEntry, await walkListing(opened, root), "listing");
+	if (opened.list !== undefined) return sorted(rootEntry, await walkListing(opened, root, document.node.zarrFormat), "listing");
 	return { entries: [rootEntry], discovery: "root-only" };
 }
 

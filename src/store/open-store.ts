@@ -13,6 +13,7 @@ import { openAzureStore, parseAbfsUrl } from "./azure-store.js";
 import { openGcsStore } from "./gcs-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
+import { MetadataDocuments } from "./metadata-documents.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
 
@@ -38,6 +39,8 @@ export interface OpenedStore {
 	readonly forbiddenAsMissing?: boolean;
 	/** What it was opened under (OpenStoreOptions.signal): the reads that open its arrays and tables go with it. */
 	readonly signal?: AbortSignal;
+	/** Its metadata documents, each read once while the export that opened it opens its arrays (see metadata-documents.ts). */
+	readonly documents: MetadataDocuments;
 }
 
 export interface OpenStoreOptions {
@@ -109,7 +112,8 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			const reader = httpZipReader(location, options);
 			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true, signal);
 		}
-		return { store: new HttpStore(location, { headers: options.headers, retries: options.retries }), kind: "http", remote: true, location: redactUrl(location), signal };
+		const store = new HttpStore(location, { headers: options.headers, retries: options.retries });
+		return { store, kind: "http", remote: true, location: redactUrl(location), signal, documents: new MetadataDocuments(store, signal) };
 	}
 	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
 	if (scheme !== undefined) {
@@ -126,7 +130,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		}
 		const bucket = await open(url, storeOptions);
 		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true;
-		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing, signal };
+		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing, signal, documents: new MetadataDocuments(bucket.store, signal) };
 	}
 	let stat: fs.Stats;
 	try {
@@ -134,7 +138,10 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	} catch {
 		throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${location}`, { path: location });
 	}
-	if (stat.isDirectory()) return { store: new DirectoryStore(location, options.bufferPool), kind: "directory", remote: false, directory: location, location, signal };
+	if (stat.isDirectory()) {
+		const store = new DirectoryStore(location, options.bufferPool);
+		return { store, kind: "directory", remote: false, directory: location, location, signal, documents: new MetadataDocuments(store, signal) };
+	}
 	if (stat.isFile() && /\.zip$/i.test(location)) {
 		const blob = await fs.openAsBlob(location);
 		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false, signal);
@@ -197,5 +204,5 @@ async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEn
 		if (error instanceof Dt64ExportError) throw error;
 		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
 	}
-	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location, signal };
+	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location, signal, documents: new MetadataDocuments(zip as AsyncReadable, signal) };
 }

@@ -18,7 +18,8 @@ export function recordRefusedProbe(store: object, nodePath: string, error: Refus
 		refusals.set(store, byNode);
 	}
 	const list = byNode.get(nodePath) ?? [];
-	list.push(error);
+	// A document is read once per store (metadata-documents.ts): a second reader meets the same refusal again.
+	if (!list.includes(error)) list.push(error);
 	byNode.set(nodePath, list);
 }
 

@@ -1,0 +1,70 @@
+/**
+ * The metadata documents (zarr.json, .zarray, .zattrs, .zgroup, .zmetadata) of one opened store, each read once:
+ * finding a group's arrays, then opening the ones an export names, then their dimensions' coordinates, read the
+ * same documents again, and over an object store each read is a request that waits 30-100 ms. One instance per
+ * opened store, so per export (openStore is called once by each): nothing is shared between exports, and the
+ * documents go when the export's opening ends (`release`), not with the table that keeps the store.
+ *
+ * It also bounds the reads in flight: a group of 500 arrays is read a few at a time, in the order asked for.
+ */
+import { throwIfAborted } from "../abort.js";
+import { isRefusedKey } from "./refused-key.js";
+import type { AbsolutePath, AsyncReadable } from "./readable.js";
+
+/** Metadata reads in flight at once: requests wait on latency, and a bucket throttles a client that sends hundreds. */
+export const METADATA_READS_IN_FLIGHT = 16;
+
+const decoder = new TextDecoder();
+
+export class MetadataDocuments {
+	readonly #store: AsyncReadable;
+	/** Each key's text (undefined: absent), or the refusal it met (a 403 that may be a missing key). */
+	#texts = new Map<AbsolutePath, Promise<string | undefined>>();
+	#inFlight = 0;
+	/** Reads waiting for their turn, first asked first served. */
+	readonly #waiting: (() => void)[] = [];
+
+	/** The signal the store was opened under (OpenStoreOptions.signal): every read goes with it. */
+	readonly #signal: AbortSignal | undefined;
+
+	constructor(store: AsyncReadable, signal?: AbortSignal) {
+		this.#store = store;
+		this.#signal = signal;
+	}
+
+	/** The text of `key`, undefined when the store does not hold it; read at most once while it is kept. */
+	read(key: AbsolutePath): Promise<string | undefined> {
+		const kept = this.#texts.get(key);
+		if (kept !== undefined) return kept;
+		const texts = this.#texts;
+		const read = this.#inTurn(() => {
+			// A read that waited for its turn while the opening was aborted is not started.
+			throwIfAborted(this.#signal);
+			return this.#store.get(key, { signal: this.#signal });
+		}).then((bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)));
+		texts.set(key, read);
+		// A failure other than a refusal may pass (a connection reset past its retries): whoever asks next reads again.
+		read.catch((error: unknown) => {
+			if (!isRefusedKey(error) && texts.get(key) === read) texts.delete(key);
+		});
+		return read;
+	}
+
+	/** Forgets every document: the export's opening is over (reads after this read again). */
+	release(): void {
+		this.#texts = new Map();
+	}
+
+	async #inTurn<T>(run: () => Promise<T>): Promise<T> {
+		if (this.#inFlight >= METADATA_READS_IN_FLIGHT) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+		else this.#inFlight++;
+		try {
+			return await run();
+		} finally {
+			// The turn passes to the next waiting read as it is: the count in flight stays the same.
+			const next = this.#waiting.shift();
+			if (next === undefined) this.#inFlight--;
+			else next();
+		}
+	}
+}
