@@ -160,20 +160,24 @@ async function failingStore(): Promise<string> {
 }
 
 describe("every way a run ends releases its lock", () => {
-	it("a failure, an abort, a store that cannot be opened: the lock is gone, and the folders made for it", async () => {
+	it("a failure, an abort, a store that cannot be opened: the lock held while it ran is gone, and the folders made for it", async () => {
 		const parent = tempDir();
 		const folder = path.join(parent, "new", "out");
-		await expect(exportDataset(await failingStore(), folder, { partitionBy: "day", part: "1/2", concurrency: 1 })).rejects.toMatchObject({ code: "CHUNK_CORRUPT" });
+		const heldWhileReading: boolean[] = [];
+		const onChunk = () => heldWhileReading.push(fs.existsSync(lockOf(folder, 1, 2)));
+		await expect(exportDataset(await failingStore(), folder, { partitionBy: "day", part: "1/2", concurrency: 1, onChunk })).rejects.toMatchObject({ code: "CHUNK_CORRUPT" });
 		expect(fs.readdirSync(parent)).toEqual([]);
-		await expect(exportDataset(path.join(parent, "no-such.zarr"), folder, { part: "0/2" })).rejects.toMatchObject({ code: "STORE_NOT_FOUND" });
+		await expect(exportDataset(path.join(parent, "no-such.zarr"), folder, { part: "1/2" })).rejects.toMatchObject({ code: "STORE_NOT_FOUND" });
 		expect(fs.readdirSync(parent)).toEqual([]);
 		fs.mkdirSync(folder, { recursive: true });
 		const controller = new AbortController();
-		const onChunk = (chunk: number) => chunk === 2 && controller.abort();
-		await expect(exportDataset(WEATHER, folder, { partitionBy: "month", part: "0/2", signal: controller.signal, onChunk, concurrency: 1 })).rejects.toMatchObject({ name: "AbortError" });
+		const abortAtThird = (chunk: number) => (onChunk(), chunk === 2 && controller.abort());
+		await expect(exportDataset(WEATHER, folder, { partitionBy: "month", part: "1/2", signal: controller.signal, onChunk: abortAtThird, concurrency: 1 })).rejects.toMatchObject({ name: "AbortError" });
 		expect(fs.readdirSync(folder)).toEqual([]);
+		expect(heldWhileReading.length).toBeGreaterThan(3);
+		expect(heldWhileReading.every((held) => held)).toBe(true);
 		// Released: the next run takes it without a takeover.
-		expect((await exportDataset(WEATHER, folder, { partitionBy: "month", part: "0/2" })).lockTakenOver).toBeUndefined();
+		expect((await exportDataset(WEATHER, folder, { partitionBy: "month", part: "1/2" })).lockTakenOver).toBeUndefined();
 	});
 
 	for (const [signal, status] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
