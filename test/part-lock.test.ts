@@ -90,12 +90,16 @@ describe("two runs of the same part", () => {
 
 	it("in one process (the library): the second call refuses before reading anything, the first finishes", async () => {
 		const folder = path.join(tempDir(), "out");
+		// The second names the folder through a symbolic link: the lock is the same file.
+		const alias = path.join(tempDir(), "alias");
+		fs.mkdirSync(folder);
+		fs.symlinkSync(folder, alias);
 		const [first, second] = await Promise.allSettled([
 			exportDataset(WEATHER, folder, { partitionBy: "month", part: "0/2" }),
-			exportDataset(WEATHER, folder, { partitionBy: "month", part: "0/2" }),
+			exportDataset(WEATHER, alias, { partitionBy: "month", part: "0/2" }),
 		]);
 		expect(first.status).toBe("fulfilled");
-		expect(second).toMatchObject({ status: "rejected", reason: { code: "DATASET_INVALID", path: lockOf(folder, 0, 2), value: { pid: process.pid, host: os.hostname() } } });
+		expect(second).toMatchObject({ status: "rejected", reason: { code: "DATASET_INVALID", path: lockOf(alias, 0, 2), value: { pid: process.pid, host: os.hostname() } } });
 		// Held by a run that is reading: the store is not even opened (a store that does not exist is not noticed).
 		const lock = await acquirePartLock(folder, { index: 1, count: 2 });
 		try {
@@ -105,6 +109,8 @@ describe("two runs of the same part", () => {
 		}
 		await expect(exportDataset(path.join(tempDir(), "no-such.zarr"), folder, { partitionBy: "month", part: "1/2" })).rejects.toMatchObject({ code: "STORE_NOT_FOUND" });
 		expect(fs.readdirSync(path.join(folder, "_parts"))).toEqual(["part-0-of-2.json"]);
+		// A folder that cannot be made is said so, as the output's fault.
+		await expect(exportDataset(WEATHER, path.join(folder, "_parts/part-0-of-2.json/out"), { part: "1/2" })).rejects.toMatchObject({ code: "OUTPUT_INVALID" });
 	});
 });
 

@@ -36,12 +36,12 @@ export interface FoundLock {
 	readonly state: ProcessState | "unreadable";
 }
 
-/** The locks this process holds, by file: a lock of our pid is ours only if it is here, with its token. */
-const held = new Map<string, PartLock>();
+/** The locks this process holds: a lock of our pid is ours only if it is here, with its token. */
+const held = new Set<PartLock>();
 
 /** Releases every lock this process holds (on a signal or at exit, where no `finally` runs). */
 export function releaseHeldPartLocks(): void {
-	for (const lock of held.values()) lock.release();
+	for (const lock of held) lock.release();
 }
 
 /** `pid 123@host since 2021-03-04T05:06:07.000Z`. */
@@ -97,7 +97,8 @@ async function readLock(file: string, part: string): Promise<FoundLock | undefin
 			holder = undefined;
 		}
 		if (isLockHolder(holder)) {
-			const state = processState(holder, () => held.get(path.resolve(file))?.holder.token === holder.token);
+			// By token, not by path: the same folder may be named through a symbolic link.
+			const state = processState(holder, () => [...held].some((lock) => lock.holder.token === holder.token));
 			return { part, file, text, holder, state };
 		}
 		if (attempt >= 10) return { part, file, text, holder: undefined, reason: text === "" ? "empty" : "not a lock of this tool", state: "unreadable" };
@@ -125,7 +126,12 @@ export function activeLocks(locks: readonly FoundLock[], own?: PartLock): FoundL
 
 /** mkdir -p, returning the folders it created, deepest first. */
 function makeFolders(folder: string): string[] {
-	const first = fs.mkdirSync(folder, { recursive: true });
+	let first: string | undefined;
+	try {
+		first = fs.mkdirSync(folder, { recursive: true });
+	} catch (error) {
+		throw new Dt64ExportError("OUTPUT_INVALID", `cannot create the dataset folder ${folder}: ${systemErrorReason(error as Error)}`, { path: folder, cause: error });
+	}
 	const created: string[] = [];
 	if (first === undefined) return created;
 	for (let made = path.resolve(folder); ; made = path.dirname(made)) {
@@ -215,14 +221,14 @@ export class PartLock {
 		this.tookOver = tookOver;
 		this.#text = text;
 		this.#createdFolders = createdFolders;
-		held.set(path.resolve(file), this);
+		held.add(this);
 	}
 
 	/** Removes the lock file (if it is still this lock's), then the folders acquiring it created, if empty. */
 	release(): void {
 		if (this.#released) return;
 		this.#released = true;
-		held.delete(path.resolve(this.file));
+		held.delete(this);
 		try {
 			if (fs.readFileSync(this.file, "utf8") === this.#text) fs.rmSync(this.file, { force: true });
 		} catch {
