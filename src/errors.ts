@@ -68,7 +68,11 @@ export const ERROR_CODES = {
 	OUTPUT_INVALID: "io",
 	/** Writing the output failed (`path`: `stdout` or a file). */
 	WRITE_FAILED: "io",
-	/** A dataset folder cannot be committed: parts missing, a manifest unreadable or of another version (`path`). */
+	/**
+	 * A dataset folder cannot be committed (parts missing, a manifest unreadable or of another version, a part still
+	 * being written), or a part cannot be written now: its lock is held by another run (`path`: the folder or the lock
+	 * file; `value`: the lock's holder). Not OUTPUT_EXISTS: no overwriting makes it right, the other run must end first.
+	 */
 	DATASET_INVALID: "io",
 	/**
 	 * One of this package's own run-time files (its decoders' WebAssembly, its decode threads' module, parquet-wasm's

@@ -130,7 +130,7 @@ export interface ExportPlan {
 }
 
 /**
- * Every option an export takes (and `overwrite`, of the calls that write files): a name outside them is refused,
+ * Every option an export takes (and `overwrite`, of the calls that write files, and `breakLock`, of exportDataset): a name outside them is refused,
  * since a JavaScript caller's misspelt option (`unti: "s"`) would otherwise be ignored and its export made with the
  * default. The compiler checks that the list and ExportOptions agree.
  */
@@ -142,6 +142,7 @@ const EXPORT_OPTION_NAMES: readonly string[] = [
 		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
 	"overwrite",
+	"breakLock",
 ];
 
 /** Refuses an option name an export does not take, naming the closest one it does. */
@@ -190,6 +191,9 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	}
 	if (options.column !== undefined && columns !== undefined) throw new UsageError("column conflicts with `columns`: the columns of a table are named after their arrays", { option: "column" });
 	checkDatasetOptions(options, dataset);
+	if ((options as { breakLock?: unknown }).breakLock !== undefined && !dataset) {
+		throw new UsageError("breakLock applies to a part of a dataset folder (exportDataset), and this export writes one file or stream", { option: "breakLock" });
+	}
 	// Each store option by name: a new one is added here, as the other parts' are.
 	const { headers, retries, bufferPool, signRequests, env, forbiddenAsMissing } = options;
 	if (forbiddenAsMissing !== undefined && typeof forbiddenAsMissing !== "boolean") {

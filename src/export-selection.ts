@@ -15,11 +15,12 @@ import { createStagesAround, createWriter, runStages } from "./export.js";
 import { planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
 import { createTableReader, defaultConcurrency, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
-import { commitDataset, type CommitSummary } from "./output/commit.js";
-import { listDataset, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
+import { commitDatasetHolding, type CommitSummary } from "./output/commit.js";
+import { listDataset, LOCK_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
 import { checkPartitionKeysFree } from "./output/hive-partition.js";
 import { digestOptions } from "./output/manifest.js";
+import { acquirePartLock, activeLocks, describeLock, readPartLocks, type FoundLock, type PartLock } from "./output/part-lock.js";
 import type { Part } from "./select/part.js";
 import type { SelectPlan } from "./select/selection-options.js";
 import { TimeFilter } from "./select/time-filter.js";
@@ -119,11 +120,16 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
 	};
 }
 
-/** Clears a folder's dataset (data, temporary files, manifests, marker) before a whole export replaces it. */
+/**
+ * Clears a folder's dataset (data, temporary files, manifests, marker) before a whole export replaces it; the locks
+ * stay: the export's own, and those of part runs that ended without releasing theirs (their next run takes them over).
+ */
 function clearDataset(folder: string): void {
 	const listing = listDataset(folder);
 	for (const file of [...listing.dataFiles, ...listing.tempFiles]) fs.rmSync(path.join(folder, file), { force: true });
-	fs.rmSync(path.join(folder, PARTS_FOLDER), { recursive: true, force: true });
+	const partsFolder = path.join(folder, PARTS_FOLDER);
+	const entries = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder) : [];
+	for (const name of entries) if (!LOCK_NAME.test(name)) fs.rmSync(path.join(partsFolder, name), { recursive: true, force: true });
 	fs.rmSync(path.join(folder, SUCCESS_FILE), { force: true });
 }
 
@@ -132,52 +138,89 @@ export interface DatasetExportSummary extends DatasetSummary {
 	readonly selection: RowSelection;
 	/** The commit's summary, for an export without `part` (it commits itself). */
 	readonly committed: CommitSummary | undefined;
+	/** The lock of the part this run took over: left by a run of this host that ended without releasing it (killed), or with `breakLock`. */
+	readonly lockTakenOver: FoundLock | undefined;
+}
+
+/** What a dataset export takes beside its export options. */
+export interface DatasetRunOptions {
+	/** A whole export (no part) replaces the dataset in a folder that is not empty. */
+	readonly overwrite?: boolean;
+	/** Take over the part's lock held by another host's run (or unreadable), once sure that it has ended. */
+	readonly breakLock?: boolean;
 }
 
 /**
  * One call: this part of the store's table (all of it without `part`) written to the dataset folder `folder`.
  * Without `part`, the export is the whole dataset: it refuses a folder holding anything unless `overwrite`
- * (which replaces the dataset in it), and commits itself.
+ * (which replaces the dataset in it), and commits itself. The run holds the part's lock (see part-lock.ts) from
+ * before the store is opened until it ends, whichever way.
  */
-export async function exportDataset(store: string, folder: string, options: ExportOptions & { overwrite?: boolean }): Promise<DatasetExportSummary> {
+export async function exportDataset(store: string, folder: string, options: ExportOptions & DatasetRunOptions): Promise<DatasetExportSummary> {
 	// Rows are filtered and routed to many files: no chunk buffer goes back to a pool once written.
-	return exportPlannedDataset(store, folder, planExport({ ...options, bufferPool: undefined }, true), options.overwrite ?? false);
+	return exportPlannedDataset(store, folder, planExport({ ...options, bufferPool: undefined }, true), options);
 }
 
-/**
- * exportDataset with its options planned already (the CLI's way). `planned` is told the table and the schema of its
- * files once they are known, before anything is written.
- */
-export async function exportPlannedDataset(
-	store: string,
-	folder: string,
-	plan: ExportPlan,
-	overwrite: boolean,
-	planned?: (table: ZarrTable, schema: Schema) => void,
-): Promise<DatasetExportSummary> {
-	return abortable(plan.read.signal, () => writePlannedDataset(store, folder, plan, overwrite, planned));
+/** What the CLI is told as a dataset export goes. */
+export interface DatasetRunEvents {
+	/** The table and the schema of its files, once they are known, before anything is written. */
+	readonly planned?: (table: ZarrTable, schema: Schema) => void;
+	/** The part's lock was taken over from a run that ended without releasing it, before anything is read. */
+	readonly lockTakenOver?: (lock: FoundLock) => void;
 }
 
-async function writePlannedDataset(
-	store: string,
-	folder: string,
-	plan: ExportPlan,
-	overwrite: boolean,
-	planned: ((table: ZarrTable, schema: Schema) => void) | undefined,
-): Promise<DatasetExportSummary> {
+/** exportDataset with its options planned already (the CLI's way). */
+export async function exportPlannedDataset(store: string, folder: string, plan: ExportPlan, options: DatasetRunOptions, events: DatasetRunEvents = {}): Promise<DatasetExportSummary> {
+	return abortable(plan.read.signal, () => writePlannedDataset(store, folder, plan, options, events));
+}
+
+/** A whole export replaces every part: refused while a part's run may still write into the folder. */
+async function checkNoPartRunning(folder: string, own: PartLock): Promise<void> {
+	const active = activeLocks(await readPartLocks(folder), own);
+	if (active.length === 0) return;
+	const lock = active[0];
+	throw new Dt64ExportError("DATASET_INVALID", `${describeLock(lock, folder)} (lock ${lock.file}): a whole export would replace its files; wait for it to end, or remove the lock once sure that it has`, {
+		path: lock.file,
+		value: lock.holder,
+	});
+}
+
+async function writePlannedDataset(store: string, folder: string, plan: ExportPlan, options: DatasetRunOptions, events: DatasetRunEvents): Promise<DatasetExportSummary> {
 	const part = plan.select?.part ?? { index: 0, count: 1 };
 	const whole = plan.select?.part === undefined;
+	const overwrite = options.overwrite ?? false;
 	const existing = statOutput(folder);
 	checkOutputOutsideStore(store, folder);
 	if (existing !== undefined && !existing.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${folder} is a file: a dataset is written to a folder`, { path: folder });
 	if (whole && existing !== undefined && fs.readdirSync(folder).length > 0 && !overwrite) {
 		throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });
 	}
+	const lock = await acquirePartLock(folder, part, { breakLock: options.breakLock });
+	try {
+		if (lock.tookOver !== undefined) events.lockTakenOver?.(lock.tookOver);
+		if (whole) await checkNoPartRunning(folder, lock);
+		return await writeLockedDataset(store, folder, plan, part, whole && overwrite && existing !== undefined, lock, events.planned);
+	} finally {
+		lock.release();
+	}
+}
+
+/** The export proper, under the part's lock. `replace`: a whole export clears the folder's dataset first. */
+async function writeLockedDataset(
+	store: string,
+	folder: string,
+	plan: ExportPlan,
+	part: Part,
+	replace: boolean,
+	lock: PartLock,
+	planned: ((table: ZarrTable, schema: Schema) => void) | undefined,
+): Promise<DatasetExportSummary> {
+	const whole = plan.select?.part === undefined;
 	const table = await openPlannedTable(store, plan.open);
 	const stages = await createSelectedStages(table, plan);
 	if (plan.dataset?.partitionBy !== undefined) checkPartitionKeysFree(stages.batcher.schema.fields.map((field) => field.name), plan.dataset.partitionBy);
 	planned?.(table, stages.batcher.schema);
-	if (whole && overwrite && existing !== undefined) clearDataset(folder);
+	if (replace) clearDataset(folder);
 	const { options: stored, digest } = digestOptions(contentOptions(store, plan, part));
 	const writer = new DatasetWriter({
 		folder,
@@ -193,6 +236,6 @@ async function writePlannedDataset(
 		optionsDigest: digest,
 	});
 	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
-	const committed = whole ? await commitDataset(folder) : undefined;
-	return { ...writer.summary!, part, selection: stages.selection, committed };
+	const committed = whole ? await commitDatasetHolding(folder, lock) : undefined;
+	return { ...writer.summary!, part, selection: stages.selection, committed, lockTakenOver: lock.tookOver };
 }

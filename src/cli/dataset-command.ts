@@ -5,6 +5,7 @@ import { UsageError } from "../errors.js";
 import type { Schema } from "apache-arrow";
 import type { ExportPlan } from "../export-plan.js";
 import type { ZarrTable } from "../open-table.js";
+import type { FoundLock } from "../output/part-lock.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
 import { exitOnInterrupt } from "./interrupt.js";
@@ -15,21 +16,30 @@ export async function runDatasetExport(
 	store: string,
 	folder: string | undefined,
 	plan: ExportPlan,
-	options: { quiet: boolean; overwrite: boolean },
+	options: { quiet: boolean; overwrite: boolean; breakLock: boolean },
 	planned: (table: ZarrTable, schema: Schema) => void,
 ): Promise<void> {
 	if (folder === undefined || folder === "" || folder === "-") {
 		if (plan.dataset?.partitionBy !== undefined) throw new UsageError("--partition-by writes a dataset folder: name it with -o <folder>");
 		throw new UsageError("--part writes a dataset folder: name it with -o <folder>, or write the part's rows to stdout with -o -");
 	}
-	// A signal ends the export as a failure does: the files this run wrote, and the folders it created, are removed.
+	// A signal ends the export as a failure does: the files this run wrote, and the folders it created, are removed,
+	// and the part's lock released (at exit too, whatever ends the process: no `finally` runs past process.exit).
 	const { abandonUnfinishedDatasets } = await import("../output/dataset-writer.js");
+	const { releaseHeldPartLocks, describeHolder } = await import("../output/part-lock.js");
+	process.once("exit", releaseHeldPartLocks);
 	exitOnInterrupt(() => {
 		abandonUnfinishedDatasets();
 		removePendingTempFiles();
+		releaseHeldPartLocks();
 	});
 	const { exportPlannedDataset } = await import("../export-selection.js");
-	const summary = await exportPlannedDataset(store, folder, plan, options.overwrite, planned);
+	const lockTakenOver = (lock: FoundLock) => {
+		const holder = lock.holder === undefined ? `an unreadable lock (${lock.reason})` : `the lock of ${describeHolder(lock.holder)}`;
+		const why = lock.state === "ended" ? "which has ended" : "as --break-lock asks";
+		process.stderr.write(`dt64-export: warning: part ${lock.part}: took over ${holder}, ${why} (${lock.file})\n`);
+	};
+	const summary = await exportPlannedDataset(store, folder, plan, { overwrite: options.overwrite, breakLock: options.breakLock }, { planned, lockTakenOver });
 	if (options.quiet) return;
 	const { selection, part } = summary;
 	if (selection.unsortedReason !== undefined) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
@@ -44,4 +54,5 @@ export async function runCommit(folder: string, json: boolean): Promise<void> {
 	const summary = await commitDataset(folder);
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
 	else process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}\n`);
+	for (const lock of summary.staleLocks) process.stderr.write(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over\n`);
 }

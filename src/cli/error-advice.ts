@@ -29,6 +29,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	maxRowsPerFile: "--max-rows-per-file",
 	part: "--part",
 	parts: "--parts",
+	breakLock: "--break-lock",
 	start: "--start",
 	end: "--end",
 	allowTruncate: "--allow-truncate",

@@ -8,6 +8,8 @@ const INTERRUPTS = [
 	["SIGHUP", 129],
 ] as const;
 
+const ignore = () => undefined;
+
 /**
  * Until the returned function is called, each of the signals runs `undo` (what the step must not leave behind), says
  * so and exits with its status, at once: a store being opened, or its time searched, over a server that does not
@@ -16,8 +18,12 @@ const INTERRUPTS = [
 export function exitOnInterrupt(undo: () => void = () => undefined): () => void {
 	const handlers = INTERRUPTS.map(([signal, code]) => {
 		const handler = () => {
-			undo();
+			// Said first, and the signals caught (ignored) from now on: the undoing may take a while (a dataset of
+			// thousands of files), and a second Ctrl-C meanwhile, with no listener left, would end the process at
+			// once, leaving what the undoing had not removed yet.
+			for (const [other] of INTERRUPTS) process.on(other, ignore);
 			process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
+			undo();
 			process.exit(code);
 		};
 		process.once(signal, handler);

@@ -59,6 +59,7 @@ interface ExportArgs {
 	progress?: boolean;
 	quiet: boolean;
 	force: boolean;
+	breakLock: boolean;
 	rowGroupRows: number;
 	compression: ParquetCompression;
 	header: string[];
@@ -214,7 +215,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
 	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
-	const facts: RunFacts = { format, remote: isRemote(args.store), s3: isS3(args.store), selects, ranged: args.start !== undefined || args.end !== undefined };
+	const facts: RunFacts = { format, remote: isRemote(args.store), s3: isS3(args.store), selects, ranged: args.start !== undefined || args.end !== undefined, dataset };
 	const warned = warnInapplicable(command, facts);
 	if (!dataset && args.output !== undefined && !toStdout) warnOfStrayTemporaryFiles(args.output);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
@@ -264,7 +265,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		for (const pair of namesDifferingOnlyByCase(schema.fields.map((field) => field.name))) process.stderr.write(`dt64-export: ${caseOnlyNamesWarning(pair)}\n`);
 	};
 	if (plan.dataset !== undefined) {
-		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force }, planned);
+		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force, breakLock: args.breakLock }, planned);
 		return;
 	}
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);

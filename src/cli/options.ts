@@ -28,6 +28,8 @@ export interface RunFacts {
 	readonly selects?: boolean;
 	/** The export keeps a time range (--start, --end). */
 	readonly ranged?: boolean;
+	/** The export writes a dataset folder (--partition-by, or --part with -o <folder>). */
+	readonly dataset?: boolean;
 	/** A column of the output holds timestamps; undefined until the columns are planned. */
 	readonly timestamps?: boolean;
 }
@@ -214,6 +216,14 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o (or to stdout with -o -), or auto: K and N from the batch engine", commands: ["export"] },
 	{ name: "parts", kind: "number", min: 1, describe: "N for --part auto in a Kubernetes Indexed Job (its completions)", commands: ["export"] },
 	{ name: "max-rows-per-file", kind: "number", min: 1, defaultText: "no limit", describe: "rows per dataset file at most (then more files per partition)", commands: ["export"] },
+	{
+		name: "break-lock",
+		kind: "boolean",
+		default: false,
+		describe: "take over the part's lock in the dataset folder held by a run on another host (or unreadable), once sure that run has ended; never one of a run still going on this host",
+		commands: ["export"],
+		inapplicable: ({ dataset }) => (dataset === false ? "it applies to a dataset folder (--partition-by, or --part with -o <folder>)" : undefined),
+	},
 ];
 
 /** Options every command takes, handled by yargs itself. */

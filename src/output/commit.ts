@@ -10,6 +10,7 @@ import { footerRowCount } from "../stream/parquet/footer.js";
 import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { readManifest, writeJsonFile, type PartManifest } from "./manifest.js";
 import { checkLocalOutput } from "./output-path.js";
+import { activeLocks, describeHolder, describeLock, readPartLocks, type FoundLock, type PartLock } from "./part-lock.js";
 
 export interface CommitSummary {
 	readonly committed: true;
@@ -20,6 +21,11 @@ export interface CommitSummary {
 	readonly timeUnit: string;
 	readonly minTime: PartManifest["minTime"];
 	readonly maxTime: PartManifest["maxTime"];
+	/**
+	 * Locks left in `_parts/` by runs of a part that ended without releasing them (killed), whose part had finished
+	 * before: they change nothing a reader sees, and the part's next run takes them over. Not written to `_SUCCESS`.
+	 */
+	readonly staleLocks: readonly { readonly part: string; readonly file: string; readonly holder: string }[];
 }
 
 function refuse(folder: string, what: string): never {
@@ -63,8 +69,33 @@ function readManifests(folder: string): PartManifest[] {
 }
 
 export async function commitDataset(folder: string): Promise<CommitSummary> {
+	return commitDatasetHolding(folder, undefined);
+}
+
+/**
+ * commitDataset, by a run that holds a part's lock (`own`: a whole export commits itself); other parts' runs that
+ * may still write refuse the commit: it would mark complete a dataset that is changing.
+ */
+export async function commitDatasetHolding(folder: string, own: PartLock | undefined): Promise<CommitSummary> {
 	checkLocalOutput(folder);
 	if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Dt64ExportError("DATASET_INVALID", `cannot commit ${folder}: not a folder`, { path: folder });
+	const locks = await readPartLocks(folder);
+	const active = activeLocks(locks, own);
+	if (active.length > 0) {
+		const elsewhere = active.some((lock) => lock.state !== "running");
+		refuse(folder, `${active.map((lock) => `${describeLock(lock)} (lock ${lock.file})`).join("; ")}: wait for ${active.length === 1 ? "that export" : "those exports"} to end${elsewhere ? " (a lock that cannot be checked from here: remove it once sure that its export has ended)" : ""}, then commit`);
+	}
+	const stale = locks.filter((lock) => lock.state === "ended");
+	try {
+		return await commitChecked(folder, stale);
+	} catch (error) {
+		// A part killed leaves its lock: said with the refusal, since that part is likely the one to run again.
+		if (stale.length === 0 || !(error instanceof Dt64ExportError) || error.code !== "DATASET_INVALID") throw error;
+		throw new Dt64ExportError(error.code, `${error.message}; ${stale.map((lock) => describeLock(lock)).join("; ")}`, { path: error.path, cause: error.cause });
+	}
+}
+
+async function commitChecked(folder: string, stale: readonly FoundLock[]): Promise<CommitSummary> {
 	const manifests = readManifests(folder);
 	const count = manifests[0].parts;
 	const present = new Set(manifests.map((manifest) => manifest.part));
@@ -98,7 +129,7 @@ export async function commitDataset(folder: string): Promise<CommitSummary> {
 	const times = manifests.flatMap((manifest) => [manifest.minTime, manifest.maxTime]).filter((time) => time !== null);
 	const byValue = (a: { value: string }, b: { value: string }) => (BigInt(a.value) < BigInt(b.value) ? -1 : BigInt(a.value) > BigInt(b.value) ? 1 : 0);
 	times.sort(byValue);
-	const summary: CommitSummary = {
+	const summary: Omit<CommitSummary, "staleLocks"> = {
 		committed: true,
 		parts: count,
 		files: listed.size,
@@ -109,5 +140,5 @@ export async function commitDataset(folder: string): Promise<CommitSummary> {
 		maxTime: times[times.length - 1] ?? null,
 	};
 	await writeJsonFile(path.join(folder, SUCCESS_FILE), summary);
-	return summary;
+	return { ...summary, staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })) };
 }

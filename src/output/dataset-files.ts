@@ -27,7 +27,17 @@ export function manifestPath(part: Part): string {
 	return `${PARTS_FOLDER}/part-${part.index}-of-${part.count}.json`;
 }
 
+/**
+ * `_parts/part-K-of-N.lock`, relative to the dataset folder: held while a run of the part writes (see part-lock.ts).
+ * In `_parts/`, beside the manifests, which readers skip (Spark skips names starting with `_`; the `.parquet` glob
+ * of DuckDB and polars matches no `.lock`), and so do commit's checks of the data files.
+ */
+export function lockPath(part: Part): string {
+	return `${PARTS_FOLDER}/part-${part.index}-of-${part.count}.lock`;
+}
+
 export const MANIFEST_NAME = /^part-(\d+)-of-(\d+)\.json$/;
+export const LOCK_NAME = /^part-(\d+)-of-(\d+)\.lock$/;
 const DATA_FILE = /^part-\d{5}-of-\d{5}(?:-\d{5})?\.(?:parquet|arrow)$/;
 /** AtomicFileWriter's temporary files: `.<name>.<pid>.<random>.tmp`. */
 const TEMP_FILE = /^\.part-\d{5}-of-\d{5}.*\.tmp$/;
