@@ -161,7 +161,11 @@ describe("retries and commit", () => {
 		await Promise.all([0, 2].map((k) => runCliAsync([...common, "--part", `${k}/3`])));
 		const missing = await runCliAsync(["commit", folder]);
 		expect(missing.status).toBe(1);
-		expect(missing.stderr).toMatch(/^dt64-export: cannot commit .*: 1 of 3 parts have not finished: 1\/3/);
+		expect(missing.stderr).toMatch(/^dt64-export: cannot commit .*: 1 of 3 parts have not finished: 1\/3 \(no _parts\/part-1-of-3\.json\) \[DATASET_INVALID\]\n$/);
+		// --json says so on stdout too: a script parsing it gets a document.
+		const missingJson = await runCliAsync(["commit", folder, "--json"]);
+		expect(missingJson.status).toBe(1);
+		expect(JSON.parse(missingJson.stdout)).toMatchObject({ committed: false, error: { code: "DATASET_INVALID", message: expect.stringMatching(/1 of 3 parts have not finished/) } });
 		expect((await runCliAsync([...common, "--part", "1/3", "--end", "2021-02-03"])).status).toBe(0);
 		const other = await runCliAsync(["commit", folder]);
 		expect(other.status).toBe(1);
@@ -170,6 +174,16 @@ describe("retries and commit", () => {
 		expect((await runCliAsync([...common, "--part", "1/3"])).status).toBe(0);
 		expect((await runCliAsync(["commit", folder])).status).toBe(0);
 		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(true);
+		// A file readers would take for data that no part wrote (trial 16): refused, and the earlier _SUCCESS goes,
+		// which would otherwise still say complete what commit now refuses.
+		const partition = fs.readdirSync(folder).find((name) => name.startsWith("year="))!;
+		fs.writeFileSync(path.join(folder, partition, "extra.parquet"), "");
+		const stray = await runCliAsync(["commit", folder]);
+		expect(stray.status).toBe(1);
+		expect(stray.stderr).toMatch(new RegExp(`files that readers of the dataset .* would read as data, which no part wrote: ${partition}/extra\\.parquet \\(move them out of the folder\\); the _SUCCESS of an earlier commit was removed \\[DATASET_INVALID\\]\n$`));
+		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(false);
+		fs.rmSync(path.join(folder, partition, "extra.parquet"));
+		expect((await runCliAsync(["commit", folder])).status).toBe(0);
 	});
 
 	it("--part auto takes K and N from the batch engine, and refuses ambiguity", async () => {

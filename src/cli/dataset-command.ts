@@ -1,7 +1,7 @@
 /**
  * The CLI's dataset exports (`--partition-by`, `--part`: `-o` names a folder) and `dt64-export commit <folder>`.
  */
-import { UsageError } from "../errors.js";
+import { isDt64ExportError, UsageError } from "../errors.js";
 import type { Schema } from "apache-arrow";
 import type { ExportPlan } from "../export-plan.js";
 import type { ZarrTable } from "../open-table.js";
@@ -51,7 +51,14 @@ export async function runDatasetExport(
 
 export async function runCommit(folder: string, json: boolean): Promise<void> {
 	const { commitDataset } = await import("../output/commit.js");
-	const summary = await commitDataset(folder);
+	let summary: Awaited<ReturnType<typeof commitDataset>>;
+	try {
+		summary = await commitDataset(folder);
+	} catch (error) {
+		// A script reading --json gets a document either way: not committed, and why (stderr has the same line).
+		if (json && isDt64ExportError(error)) process.stdout.write(`${JSON.stringify({ committed: false, error: { code: error.code, message: error.message } }, null, "\t")}\n`);
+		throw error;
+	}
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
 	else process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}\n`);
 	for (const lock of summary.staleLocks) process.stderr.write(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over\n`);

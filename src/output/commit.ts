@@ -89,10 +89,22 @@ export async function commitDatasetHolding(folder: string, own: PartLock | undef
 	try {
 		return await commitChecked(folder, stale);
 	} catch (error) {
+		if (!(error instanceof Dt64ExportError) || error.code !== "DATASET_INVALID") throw error;
+		// An earlier commit's _SUCCESS would say complete what this one refuses: it goes, and the refusal says so.
+		const unmarked = removeSuccess(folder) ? `; the ${SUCCESS_FILE} of an earlier commit was removed` : "";
 		// A part killed leaves its lock: said with the refusal, since that part is likely the one to run again.
-		if (stale.length === 0 || !(error instanceof Dt64ExportError) || error.code !== "DATASET_INVALID") throw error;
-		throw new Dt64ExportError(error.code, `${error.message}; ${stale.map((lock) => describeLock(lock)).join("; ")}`, { path: error.path, cause: error.cause });
+		const locksLeft = stale.length === 0 ? "" : `; ${stale.map((lock) => describeLock(lock)).join("; ")}`;
+		if (unmarked === "" && locksLeft === "") throw error;
+		throw new Dt64ExportError(error.code, `${error.message}${unmarked}${locksLeft}`, { path: error.path, cause: error.cause });
 	}
+}
+
+/** Removes the folder's `_SUCCESS`; whether there was one. */
+function removeSuccess(folder: string): boolean {
+	const file = path.join(folder, SUCCESS_FILE);
+	if (!fs.existsSync(file)) return false;
+	fs.rmSync(file, { force: true });
+	return true;
 }
 
 async function commitChecked(folder: string, stale: readonly FoundLock[]): Promise<CommitSummary> {
@@ -100,7 +112,10 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 	const count = manifests[0].parts;
 	const present = new Set(manifests.map((manifest) => manifest.part));
 	const missing = Array.from({ length: count }, (_, k) => k).filter((k) => !present.has(k));
-	if (missing.length > 0) refuse(folder, `${missing.length} of ${count} parts have not finished: ${missing.map((k) => `${k}/${count}`).join(", ")} (no ${PARTS_FOLDER}/part-K-of-${count}.json)`);
+	if (missing.length > 0) {
+		const shown = missing.slice(0, 5).map((k) => `${PARTS_FOLDER}/part-${k}-of-${count}.json`).join(", ") + (missing.length > 5 ? `, and ${missing.length - 5} more` : "");
+		refuse(folder, `${missing.length} of ${count} parts have not finished: ${missing.map((k) => `${k}/${count}`).join(", ")} (no ${shown})`);
+	}
 	const digest = manifests[0].optionsDigest;
 	const other = manifests.filter((manifest) => manifest.optionsDigest !== digest);
 	if (other.length > 0) {
@@ -124,6 +139,10 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 	}
 	const listing = listDataset(folder);
 	if (listing.tempFiles.length > 0) refuse(folder, `a part is still writing, or was killed while writing: ${listing.tempFiles.join(", ")} (run that part again)`);
+	if (listing.otherDataFiles.length > 0) {
+		const shown = listing.otherDataFiles.slice(0, 5).join(", ") + (listing.otherDataFiles.length > 5 ? `, and ${listing.otherDataFiles.length - 5} more` : "");
+		refuse(folder, `files that readers of the dataset (DuckDB's and polars' **/*.parquet, Spark) would read as data, which no part wrote: ${shown} (move them out of the folder)`);
+	}
 	const stray = listing.dataFiles.filter((file) => !listed.has(file));
 	if (stray.length > 0) refuse(folder, `data files that no finished part lists (a run with other parts or options?): ${stray.slice(0, 5).join(", ")}${stray.length > 5 ? `, and ${stray.length - 5} more` : ""}`);
 	const times = manifests.flatMap((manifest) => [manifest.minTime, manifest.maxTime]).filter((time) => time !== null);

@@ -42,17 +42,23 @@ const DATA_FILE = /^part-\d{5}-of-\d{5}(?:-\d{5})?\.(?:parquet|arrow)$/;
 /** AtomicFileWriter's temporary files: `.<name>.<pid>.<random>.tmp`. */
 const TEMP_FILE = /^\.part-\d{5}-of-\d{5}.*\.tmp$/;
 
+/** Names a reader's glob of a dataset (all .parquet files below the folder, say) takes for data, whoever wrote them. */
+const READABLE_FILE = /\.(?:parquet|arrow|ipc|feather)$/i;
+
 export interface DatasetListing {
 	/** Data files written by some part, relative to the folder with `/` separators. */
 	readonly dataFiles: string[];
 	/** Temporary files of parts still writing, or killed while writing. */
 	readonly tempFiles: string[];
+	/** Other files of a data file's extension (not named as a part names its files): readers would read them too. */
+	readonly otherDataFiles: string[];
 }
 
 /** The data and temporary files under a dataset folder (its `_parts` folder aside). */
 export function listDataset(folder: string): DatasetListing {
 	const dataFiles: string[] = [];
 	const tempFiles: string[] = [];
+	const otherDataFiles: string[] = [];
 	const visit = (relative: string) => {
 		for (const entry of fs.readdirSync(path.join(folder, relative), { withFileTypes: true })) {
 			const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
@@ -60,10 +66,11 @@ export function listDataset(folder: string): DatasetListing {
 				if (child !== PARTS_FOLDER) visit(child);
 			} else if (DATA_FILE.test(entry.name)) dataFiles.push(child);
 			else if (TEMP_FILE.test(entry.name)) tempFiles.push(child);
+			else if (READABLE_FILE.test(entry.name)) otherDataFiles.push(child);
 		}
 	};
 	if (fs.existsSync(folder)) visit("");
-	return { dataFiles: dataFiles.sort(), tempFiles: tempFiles.sort() };
+	return { dataFiles: dataFiles.sort(), tempFiles: tempFiles.sort(), otherDataFiles: otherDataFiles.sort() };
 }
 
 /** Whether a dataset file (data or temporary) was written by `part`. */
