@@ -127,6 +127,19 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
 function clearDataset(folder: string): void {
 	const listing = listDataset(folder);
 	for (const file of [...listing.dataFiles, ...listing.tempFiles]) fs.rmSync(path.join(folder, file), { force: true });
+	// The partition folders those files were in, left empty, go too: a reader that lists the folders (Spark) would
+	// take each for a partition of the new dataset. A folder holding anything else (a user's file) stays.
+	const folders = new Set([...listing.dataFiles, ...listing.tempFiles].flatMap((file) => {
+		const parts = file.split("/").slice(0, -1);
+		return parts.map((_, depth) => parts.slice(0, depth + 1).join("/"));
+	}));
+	for (const relative of [...folders].sort((a, b) => b.split("/").length - a.split("/").length)) {
+		try {
+			fs.rmdirSync(path.join(folder, relative));
+		} catch {
+			// Not empty: it holds something this export does not own.
+		}
+	}
 	const partsFolder = path.join(folder, PARTS_FOLDER);
 	const entries = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder) : [];
 	for (const name of entries) if (!LOCK_NAME.test(name)) fs.rmSync(path.join(partsFolder, name), { recursive: true, force: true });

@@ -53,6 +53,20 @@ describe("exportDataset", () => {
 		await expect(exportDataset(store, shared, { partitionBy: "day", format: "parquet", part: "1/2", concurrency: 1 })).rejects.toMatchObject({ code: "CHUNK_CORRUPT" });
 		expect(folderState(shared)).toEqual(before);
 	});
+
+	it("overwriting a dataset with another partitioning leaves none of the old partition folders, and the user's files", async () => {
+		const store = await hourlyStore();
+		const folder = path.join(tempDir(), "out");
+		await exportDataset(store, folder, { partitionBy: "day", format: "parquet" });
+		fs.mkdirSync(path.join(folder, "notes"));
+		fs.writeFileSync(path.join(folder, "notes", "readme.txt"), "the user's own file");
+		fs.writeFileSync(path.join(folder, "year=2021", "keep.txt"), "the user's, in a partition folder");
+		await exportDataset(store, folder, { partitionBy: "year", format: "parquet", overwrite: true });
+		// Trial 16: the 8 day= and 2 month= folders stayed, empty, which Hive readers take for partitions.
+		const folders = (fs.readdirSync(folder, { recursive: true, encoding: "utf8" }) as string[]).filter((entry) => fs.statSync(path.join(folder, entry)).isDirectory()).sort();
+		expect(folders).toEqual(["_parts", "notes", "year=2021"]);
+		expect(fs.readFileSync(path.join(folder, "year=2021", "keep.txt"), "utf8")).toBe("the user's, in a partition folder");
+	});
 });
 
 describe("partition keys", () => {
