@@ -54,6 +54,17 @@ describe("exportDataset", () => {
 		expect(folderState(shared)).toEqual(before);
 	});
 
+	it("a part that reads no time column states no time unit in its manifest (it said ns)", async () => {
+		const store = await hourlyStore();
+		const folder = path.join(tempDir(), "parts");
+		await exportDataset(store, folder, { part: "0/1", format: "parquet" });
+		const manifest = JSON.parse(fs.readFileSync(path.join(folder, "_parts", "part-0-of-1.json"), "utf8"));
+		expect(manifest).toMatchObject({ rows: HOURS, timeUnit: null, minTime: null, maxTime: null });
+		const partitioned = path.join(tempDir(), "by-day");
+		await exportDataset(store, partitioned, { part: "0/1", partitionBy: "day", format: "parquet" });
+		expect(JSON.parse(fs.readFileSync(path.join(partitioned, "_parts", "part-0-of-1.json"), "utf8"))).toMatchObject({ timeUnit: "ms" });
+	});
+
 	it("overwriting a dataset with another partitioning leaves none of the old partition folders, and the user's files", async () => {
 		const store = await hourlyStore();
 		const folder = path.join(tempDir(), "out");

@@ -210,6 +210,7 @@ describe("dataset writer", () => {
 		expect(listDataset(folder)).toEqual({
 			dataFiles: ["year=2021/month=1/day=30/part-00000-of-00002.parquet", "year=2021/month=2/day=3/part-00001-of-00002.parquet"],
 			tempFiles: [],
+			otherDataFiles: [],
 		});
 		expect(await commitDataset(folder)).toMatchObject({ parts: 2, rows: 2, files: 2 });
 	});

@@ -18,7 +18,7 @@ export interface CommitSummary {
 	readonly files: number;
 	readonly rows: number;
 	readonly optionsDigest: string;
-	readonly timeUnit: string;
+	readonly timeUnit: string | null;
 	readonly minTime: PartManifest["minTime"];
 	readonly maxTime: PartManifest["maxTime"];
 	/**

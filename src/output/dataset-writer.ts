@@ -311,7 +311,8 @@ export class DatasetWriter extends Writable {
 			options: this.#options.options,
 			files,
 			rows: this.#rows,
-			timeUnit,
+			// No time column read (a part without a range or partitioning): no unit to state.
+			timeUnit: this.#options.timeColumn === undefined ? null : timeUnit,
 			minTime: time(this.#min),
 			maxTime: time(this.#max),
 		};

@@ -25,7 +25,7 @@ export interface PartManifest {
 	readonly files: readonly ManifestFile[];
 	readonly rows: number;
 	/** The time column's unit, and its smallest and largest values (int64 as decimal text, and as ISO 8601), if any. */
-	readonly timeUnit: string;
+	readonly timeUnit: string | null;
 	readonly minTime: { readonly value: string; readonly iso: string } | null;
 	readonly maxTime: { readonly value: string; readonly iso: string } | null;
 }
