@@ -10,6 +10,7 @@ import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf } from "./cf/packing.js";
+import type { Rounding } from "./convert/options.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
@@ -288,15 +289,15 @@ async function findEnd(
 /** The ISO 8601 text of a count, through the same conversion as an export with `--unit auto`. */
 function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string } {
 	const format = (value: bigint) => (type.kind === "timedelta64" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
-	const convert = (allowTruncate: boolean) =>
-		toArrowTimestamps(BigInt64Array.of(count), type, { unit, allowTruncate, onOverflow: "null", describePosition: () => `row ${row}` });
+	const convert = (rounding: Rounding) =>
+		toArrowTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow: "null", describePosition: () => `row ${row}` });
 	try {
-		const converted = convert(false);
+		const converted = convert("error");
 		if (converted.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
 		return { iso: format(converted.values[0]) };
 	} catch (error) {
 		if (!(error instanceof ConversionError) || type.unit === "generic") return { iso: null, note: (error as Error).message };
-		return { iso: format(convert(true).values[0]), note: `floored to ${unit}` };
+		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}` };
 	}
 }
 
@@ -322,15 +323,15 @@ async function endValue(
 function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDecoding, dataType: string, unit: TargetUnit): { iso: string | null; note?: string } {
 	const values = typeof count === "bigint" ? BigInt64Array.of(count) : Float64Array.of(count);
 	const format = (value: bigint) => (decoding.coding.kind === "duration" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
-	const decode = (allowTruncate: boolean) =>
-		decodeCfTimes(values, decoding.coding, decoding.markers, { unit, allowTruncate, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
+	const decode = (rounding: Rounding) =>
+		decodeCfTimes(values, decoding.coding, decoding.markers, { unit, rounding, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
 	try {
-		const decoded = decode(false);
+		const decoded = decode("error");
 		if (decoded.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
 		return { iso: format(decoded.values[0]) };
 	} catch (error) {
 		if (!(error instanceof CfDecodeError) || error.code !== "TRUNCATION") return { iso: null, note: (error as Error).message };
-		return { iso: format(decode(true).values[0]), note: `floored to ${unit}` };
+		return { iso: format(decode("floor").values[0]), note: `floored to ${unit}` };
 	}
 }
 
@@ -371,8 +372,10 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	}
 	// Unread float counts are shown in their base unit, said to be a lower bound.
 	const unsure = decoding.autoUnit === undefined;
-	const unit = unsure ? baseCfTargetUnit(decoding.coding) : cfTimeUnit(decoding, metadata, "auto");
-	const arrowType = `${decoding.coding.kind === "duration" ? "duration" : "timestamp"}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
+	const unit = unsure ? baseCfTargetUnit(decoding.coding) : cfTimeUnit(decoding, metadata, "auto", "error");
+	const nearest = unsure ? unit : cfTimeUnit(decoding, metadata, "auto", "nearest");
+	const typeName = decoding.coding.kind === "duration" ? "duration" : "timestamp";
+	const arrowType = `${typeName}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}${nearest !== unit ? ` (${typeName}[${nearest}] rounded to the nearest unit)` : ""}`;
 	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(decoding.markers, chunk[i]);
 	const format = (count: bigint | number, row: number) => formatCfCount(count, row, decoding, metadata.dataType.name, unit);
 	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, isAbsent, format);
