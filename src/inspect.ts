@@ -10,6 +10,7 @@ import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf } from "./cf/packing.js";
+import { isCfBoolean } from "./cf/boolean-coding.js";
 import type { Rounding } from "./convert/options.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
@@ -416,9 +417,15 @@ function companionType(metadata: PlainArrayMetadata): Pick<InspectNode, "arrowTy
 	if (!isMaskableType(type)) return { arrowType: stored };
 	const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
 	const packing = packingRuleOf(metadata.path, type, metadata.attributes);
-	if (mask === undefined && packing === undefined) return { arrowType: stored };
-	const steps = [...(mask === undefined ? [] : [`null where ${Object.keys(mask.applied).join(", ")}`]), ...(packing === undefined ? [] : [`unpacked by ${Object.keys(packing.applied).join(" and ")}`])];
-	return { arrowType: packing === undefined ? stored : plainArrowTypeName(packing.target), cfDecoding: `${steps.join(", then ")}; ${stored} as stored without CF decoding` };
+	const boolean = isCfBoolean(metadata.attributes);
+	if (mask === undefined && packing === undefined && !boolean) return { arrowType: stored };
+	const steps = [
+		...(mask === undefined ? [] : [`null where ${Object.keys(mask.applied).join(", ")}`]),
+		...(packing === undefined ? [] : [`unpacked by ${Object.keys(packing.applied).join(" and ")}`]),
+		...(boolean ? ['non-zero as true, xarray\'s dtype "bool"'] : []),
+	];
+	const arrowType = boolean ? plainArrowTypeName("bool") : packing === undefined ? stored : plainArrowTypeName(packing.target);
+	return { arrowType, cfDecoding: `${steps.join(", then ")}; ${stored} as stored without CF decoding` };
 }
 
 /** Whether an array of a plain data type can be a companion column: its metadata, codecs and CF attributes are checked as an export would. */
