@@ -104,6 +104,8 @@ export interface InspectNode {
 	readonly reasonOption?: string;
 	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`, or of a companion column, e.g. `double`. */
 	readonly arrowType?: string;
+	/** A float CF time array's Arrow type with `--unit auto` and rounding to the nearest, when it is another. */
+	readonly arrowTypeRounded?: string;
 	/** For arrays of other data types: whether they can be exported next to datetime64 arrays (`--columns`). */
 	readonly companion?: boolean;
 	/** Why an array of a plain data type cannot be a companion column. */
@@ -376,12 +378,13 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const unit = unsure ? baseCfTargetUnit(decoding.coding) : cfTimeUnit(decoding, metadata, "auto", "error");
 	const nearest = unsure ? unit : cfTimeUnit(decoding, metadata, "auto", "nearest");
 	const typeName = decoding.coding.kind === "duration" ? "duration" : "timestamp";
-	const arrowType = `${typeName}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}${nearest !== unit ? ` (${typeName}[${nearest}] rounded to the nearest unit)` : ""}`;
+	const arrowType = `${typeName}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
+	const rounded = nearest === unit ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
 	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(decoding.markers, chunk[i]);
 	const format = (count: bigint | number, row: number) => formatCfCount(count, row, decoding, metadata.dataType.name, unit);
 	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, isAbsent, format);
 	const last = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, -1, maxChunks, isAbsent, format);
-	return { ...described, cfTime, exportable: true, arrowType, first, last };
+	return { ...described, cfTime, exportable: true, arrowType, ...rounded, first, last };
 }
 
 /** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */
@@ -609,7 +612,8 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption) ?? "");
-		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}${advice}`);
+		const rounded = node.arrowTypeRounded === undefined ? "" : `; ${node.arrowTypeRounded} rounded to the nearest unit`;
+		field("exportable", node.exportable ? `yes, as ${node.arrowType}${rounded}` : `no: ${node.reason}${advice}`);
 		if (node.companion !== undefined) {
 			const decoding = node.cfDecoding === undefined ? "" : ` (${node.cfDecoding})`;
 			field("companion", node.companion ? `yes, as ${node.arrowType}${decoding}: a table column, broadcast by dimension names` : `no: ${node.companionReason}`);

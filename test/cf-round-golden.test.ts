@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import type { ExportOptions } from "../src/export-plan.js";
 import { exportSelection } from "../src/export-selection.js";
+import { inspectStore } from "../src/inspect.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 
@@ -91,6 +92,12 @@ describe.each(Object.entries(CASES))("float CF time written by xarray: %s", (nam
 describe("the trial's store through the CLI", () => {
 	const store = path.join(FIXTURES, "days-float-hourly.zarr");
 	const c = CASES["days-float-hourly"];
+
+	it("inspect shows the unit of auto with rounding beside the exact one", async () => {
+		const node = (await inspectStore(store)).nodes.find((n) => n.path === "time")!;
+		expect(node).toMatchObject({ exportable: true, arrowType: "timestamp[ns]", arrowTypeRounded: "timestamp[s]" });
+		expect(String(runCli(["inspect", store]).stdout)).toContain("  exportable  yes, as timestamp[ns]; timestamp[s] rounded to the nearest unit\n");
+	});
 
 	it("is refused without a rounding, the message saying why and naming both ways", () => {
 		const result = runCli([store, "--array", "time", "--unit", "s", "-o", fresh("refused.arrow")]);
