@@ -175,6 +175,11 @@ describe("CF time rounded to the nearest unit", () => {
 		expect(error.message).toBe(
 			"value 7362.041666666667 of float64 CF time (days since 2000-01-01, standard) at index 1 is not a whole number of s: the float64 holds 7362.04166666666696983156…, the binary fraction nearest to the decimal it prints as (it would be floored to 1582765200 s, or rounded to the nearest, 1582765200 s)",
 		);
+		// A double that is its decimal holds a real fraction: no word about binary fractions.
+		const seconds = parseCfTimeCoding({ units: "seconds since 2000-01-01" });
+		expect(thrown(() => decodeCfTimes(Float64Array.of(0.75), seconds, markers, { unit: "s", onOverflow: "error", dataType: "float64" })).message).toBe(
+			"value 0.75 of float64 CF time (seconds since 2000-01-01, standard) at index 0 is not a whole number of s (it would be floored to 946684800 s, or rounded to the nearest, 946684801 s)",
+		);
 	});
 
 	it("unit auto with rounding: the coarsest unit every float count is within one ulp of", () => {

@@ -102,7 +102,9 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 		if (!outcome.exact && rounding === "error") {
 			const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
 			const nearest = exactInstant(coding, target, "nearest")(numerator, shift);
-			const why = shift === 0n ? "" : `: the ${options.dataType} holds ${exactDecimal(numerator, shift)}, the binary fraction nearest to the decimal it prints as`;
+			const held = shift === 0n ? String(value) : exactDecimal(numerator, shift);
+			// A double that is its decimal (0.25) holds a real fraction of the unit; one that is not (1/24) says so.
+			const why = held === String(value) ? "" : `: the ${options.dataType} holds ${held}, the binary fraction nearest to the decimal it prints as`;
 			refuse(i, value, "TRUNCATION", `is not a whole number of ${options.unit}${why}${floorAndNearest(outcome, typeof nearest === "object" && "value" in nearest ? nearest : "overflow", options.unit)}`);
 		}
 		out[i] = outcome.value;
@@ -204,7 +206,10 @@ function exactInstant(coding: CfTimeCoding, target: bigint, rounding: Rounding):
 /** Significant digits of a binary fraction's decimal expansion shown in a message, before an ellipsis. */
 const SHOWN_DIGITS = 24;
 
-/** The exact decimal of numerator / 2^shift (shift > 0: it ends after shift digits), cut after SHOWN_DIGITS digits. */
+/**
+ * The exact decimal of numerator / 2^shift (shift > 0: it ends after shift digits), cut after SHOWN_DIGITS
+ * significant digits with an ellipsis.
+ */
 function exactDecimal(numerator: bigint, shift: bigint): string {
 	const negative = numerator < 0n;
 	const magnitude = negative ? -numerator : numerator;
