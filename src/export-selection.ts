@@ -57,7 +57,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar }) : undefined;
+	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, conversion: plan.columns.conversion }) : undefined;
 	const concurrency = plan.read.concurrency ?? defaultConcurrency(table.store);
 	const selection = await selectRows(table, { bounds: select.bounds, search: select.rangeSearch, time, part: select.part, concurrency, conversion: plan.columns.conversion, signal: plan.read.signal });
 	// In C order the filter checks that the rows read are sorted as they go by; in chunk order they come box by box,
@@ -69,7 +69,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };
 	const filter =
 		ranged && timeOut !== undefined
-			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.allowTruncate })
+			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.rounding === "floor" })
 			: undefined;
 	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }

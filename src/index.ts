@@ -19,7 +19,7 @@ export type { ParquetWriterOptions, ParquetCompression } from "./stream/parquet/
 export { toArrowTimestamps, ConversionError, type TimestampValues, type ConvertOptions } from "./convert/to-arrow-timestamps.js";
 export { parseDatetime64Type, formatDatetime64Type, type Datetime64Type, type TimeKind } from "./dtype/datetime64.js";
 export type { TargetUnit } from "./dtype/units.js";
-export type { ConversionOptions, TargetUnitOption, OverflowPolicy } from "./convert/options.js";
+export type { ConversionOptions, TargetUnitOption, OverflowPolicy, Rounding } from "./convert/options.js";
 export { parseCfTimeCoding, type CfTimeCoding } from "./cf/cf-time-coding.js";
 export { decodeCfTimes, CfDecodeError, type CfDecodeOptions } from "./cf/decode-cf-times.js";
 export { cfMissingValueMarkers, isMissingValue, type MissingValueMarkers } from "./cf/missing-value.js";

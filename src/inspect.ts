@@ -11,6 +11,8 @@ import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf } from "./cf/packing.js";
+import { isCfBoolean } from "./cf/boolean-coding.js";
+import type { Rounding } from "./convert/options.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
 import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
@@ -103,6 +105,8 @@ export interface InspectNode {
 	readonly reasonOption?: string;
 	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`, or of a companion column, e.g. `double`. */
 	readonly arrowType?: string;
+	/** A float CF time array's Arrow type with `--unit auto` and rounding to the nearest, when it is another. */
+	readonly arrowTypeRounded?: string;
 	/** For arrays of other data types: whether they can be exported next to datetime64 arrays (`--columns`). */
 	readonly companion?: boolean;
 	/** Why an array of a plain data type cannot be a companion column. */
@@ -290,15 +294,15 @@ async function findEnd(
 /** The ISO 8601 text of a count, through the same conversion as an export with `--unit auto`. */
 function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string } {
 	const format = (value: bigint) => (type.kind === "timedelta64" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
-	const convert = (allowTruncate: boolean) =>
-		toArrowTimestamps(BigInt64Array.of(count), type, { unit, allowTruncate, onOverflow: "null", describePosition: () => `row ${row}` });
+	const convert = (rounding: Rounding) =>
+		toArrowTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow: "null", describePosition: () => `row ${row}` });
 	try {
-		const converted = convert(false);
+		const converted = convert("error");
 		if (converted.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
 		return { iso: format(converted.values[0]) };
 	} catch (error) {
 		if (!(error instanceof ConversionError) || type.unit === "generic") return { iso: null, note: (error as Error).message };
-		return { iso: format(convert(true).values[0]), note: `floored to ${unit}` };
+		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}` };
 	}
 }
 
@@ -327,15 +331,15 @@ async function endValue(
 function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDecoding, dataType: string, unit: TargetUnit): { iso: string | null; note?: string } {
 	const values = typeof count === "bigint" ? BigInt64Array.of(count) : Float64Array.of(count);
 	const format = (value: bigint) => (decoding.coding.kind === "duration" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
-	const decode = (allowTruncate: boolean) =>
-		decodeCfTimes(values, decoding.coding, decoding.markers, { unit, allowTruncate, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
+	const decode = (rounding: Rounding) =>
+		decodeCfTimes(values, decoding.coding, decoding.markers, { unit, rounding, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
 	try {
-		const decoded = decode(false);
+		const decoded = decode("error");
 		if (decoded.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
 		return { iso: format(decoded.values[0]) };
 	} catch (error) {
 		if (!(error instanceof CfDecodeError) || error.code !== "TRUNCATION") return { iso: null, note: (error as Error).message };
-		return { iso: format(decode(true).values[0]), note: `floored to ${unit}` };
+		return { iso: format(decode("floor").values[0]), note: `floored to ${unit}` };
 	}
 }
 
@@ -377,13 +381,16 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	}
 	// Unread float counts are shown in their base unit, said to be a lower bound.
 	const unsure = decoding.autoUnit === undefined;
-	const unit = unsure ? baseCfTargetUnit(decoding.coding) : cfTimeUnit(decoding, metadata, "auto");
-	const arrowType = `${decoding.coding.kind === "duration" ? "duration" : "timestamp"}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
+	const unit = unsure ? baseCfTargetUnit(decoding.coding) : cfTimeUnit(decoding, metadata, "auto", "error");
+	const nearest = unsure ? unit : cfTimeUnit(decoding, metadata, "auto", "nearest");
+	const typeName = decoding.coding.kind === "duration" ? "duration" : "timestamp";
+	const arrowType = `${typeName}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
+	const rounded = nearest === unit ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
 	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(decoding.markers, chunk[i]);
 	const format = (count: bigint | number, row: number) => formatCfCount(count, row, decoding, metadata.dataType.name, unit);
 	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, opened.signal, isAbsent, format);
 	const last = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, -1, maxChunks, opened.signal, isAbsent, format);
-	return { ...described, cfTime, exportable: true, arrowType, first, last };
+	return { ...described, cfTime, exportable: true, arrowType, ...rounded, first, last };
 }
 
 /** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */
@@ -419,9 +426,15 @@ function companionType(metadata: PlainArrayMetadata): Pick<InspectNode, "arrowTy
 	if (!isMaskableType(type)) return { arrowType: stored };
 	const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
 	const packing = packingRuleOf(metadata.path, type, metadata.attributes);
-	if (mask === undefined && packing === undefined) return { arrowType: stored };
-	const steps = [...(mask === undefined ? [] : [`null where ${Object.keys(mask.applied).join(", ")}`]), ...(packing === undefined ? [] : [`unpacked by ${Object.keys(packing.applied).join(" and ")}`])];
-	return { arrowType: packing === undefined ? stored : plainArrowTypeName(packing.target), cfDecoding: `${steps.join(", then ")}; ${stored} as stored without CF decoding` };
+	const boolean = isCfBoolean(metadata.attributes);
+	if (mask === undefined && packing === undefined && !boolean) return { arrowType: stored };
+	const steps = [
+		...(mask === undefined ? [] : [`null where ${Object.keys(mask.applied).join(", ")}`]),
+		...(packing === undefined ? [] : [`unpacked by ${Object.keys(packing.applied).join(" and ")}`]),
+		...(boolean ? ['non-zero as true, xarray\'s dtype "bool"'] : []),
+	];
+	const arrowType = boolean ? plainArrowTypeName("bool") : packing === undefined ? stored : plainArrowTypeName(packing.target);
+	return { arrowType, cfDecoding: `${steps.join(", then ")}; ${stored} as stored without CF decoding` };
 }
 
 /** Whether an array of a plain data type can be a companion column: its metadata, codecs and CF attributes are checked as an export would. */
@@ -617,7 +630,8 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption) ?? "");
-		field("exportable", node.exportable ? `yes, as ${node.arrowType}` : `no: ${node.reason}${advice}`);
+		const rounded = node.arrowTypeRounded === undefined ? "" : `; ${node.arrowTypeRounded} rounded to the nearest unit`;
+		field("exportable", node.exportable ? `yes, as ${node.arrowType}${rounded}` : `no: ${node.reason}${advice}`);
 		if (node.companion !== undefined) {
 			const decoding = node.cfDecoding === undefined ? "" : ` (${node.cfDecoding})`;
 			field("companion", node.companion ? `yes, as ${node.arrowType}${decoding}: a table column, broadcast by dimension names` : `no: ${node.companionReason}`);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseCfCalendar } from "../src/cf/calendars.js";
-import { baseCfTargetUnit, refineTargetUnit } from "../src/cf/cf-target-unit.js";
+import { baseCfTargetUnit, refineTargetUnits } from "../src/cf/cf-target-unit.js";
 import { cfTimeKindOf, parseCfTimeCoding } from "../src/cf/cf-time-coding.js";
 import { CfDecodeError, decodeCfTimes } from "../src/cf/decode-cf-times.js";
 import { exactDyadic } from "../src/cf/exact-double.js";
@@ -202,7 +202,7 @@ describe("decoding", () => {
 		expect(base("hours since 2000-01-01 00:00:00.5")).toBe("ms");
 		expect(base("hours since 2000-01-01 00:00:00.000001")).toBe("us");
 		const coding = parseCfTimeCoding({ units: "hours since 2000-01-01" });
-		const refine = (...values: number[]) => refineTargetUnit(Float64Array.of(...values), coding, FLOAT_MARKERS, "s");
+		const refine = (...values: number[]) => refineTargetUnits(Float64Array.of(...values), coding, FLOAT_MARKERS, { exact: "s", nearest: "s" }).exact;
 		expect(refine(0, 1.5, NaN, 0.25)).toBe("s");
 		expect(refine(1 / 16)).toBe("s");
 		expect(refine(1 / 128)).toBe("ms");

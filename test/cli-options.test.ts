@@ -198,7 +198,8 @@ describe("--help is true to the code", () => {
 	it("the documented defaults are the library's", () => {
 		expect(documentedDefault("unit")).toBe(JSON.stringify(normalizeConversionOptions({}).unit));
 		expect(documentedDefault("on-overflow")).toBe(JSON.stringify(normalizeConversionOptions({}).onOverflow));
-		expect(documentedDefault("allow-truncate")).toBe(String(normalizeConversionOptions({}).allowTruncate));
+		expect(documentedDefault("allow-truncate")).toBe(String(normalizeConversionOptions({}).rounding === "floor"));
+		expect(documentedDefault("round")).toBe(String(normalizeConversionOptions({}).rounding === "nearest"));
 		expect(documentedDefault("to")).toMatch(new RegExp(`else ${planExport({}).output.format}$`));
 		expect(documentedDefault("compression")).toBe(JSON.stringify(normalizeParquetOptions({}).compression));
 		expect(documentedDefault("row-group-rows")).toBe(String(normalizeParquetOptions({}).rowGroupRows));

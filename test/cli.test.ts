@@ -226,7 +226,7 @@ describe("CLI contract", () => {
 		const outDir = tempDir();
 		const result = runCli([root, "-o", path.join(outDir, "t.arrow")]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe("dt64-export: value 1500 of datetime64[ps] at index 2 is not a whole number of ns (it would be floored to 1 ns); use --allow-truncate to floor [TRUNCATION]\n");
+		expect(result.stderr).toBe("dt64-export: value 1500 of datetime64[ps] at index 2 is not a whole number of ns (it would be floored to 1 ns, or rounded to the nearest, 2 ns); use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor [TRUNCATION]\n");
 		expect(fs.readdirSync(outDir)).toEqual([]);
 		expect(runCli([root, "-o", path.join(outDir, "t.arrow"), "--allow-truncate", "-q"]).status).toBe(0);
 	});

@@ -72,17 +72,17 @@ describe("toArrowTimestamps", () => {
 	it("refuses truncation, naming the value and its position, in the data's terms (no CLI flag)", () => {
 		const refused = thrown(() => toArrowTimestamps(BigInt64Array.of(0n, -1500n), dt("ps")));
 		expect(refused).toMatchObject({ code: "TRUNCATION", index: 1, value: -1500n, unit: "ns" });
-		expect(refused.message).toBe("value -1500 of datetime64[ps] at index 1 is not a whole number of ns (it would be floored to -2 ns)");
+		expect(refused.message).toBe("value -1500 of datetime64[ps] at index 1 is not a whole number of ns (it would be floored to -2 ns, or rounded to the nearest, -2 ns)");
 		expect(() =>
 			toArrowTimestamps(BigInt64Array.of(7n), dt("ms", 10), { unit: "s", describePosition: (i) => `row ${i + 100}` }),
-		).toThrow("value 7 of datetime64[10ms] at row 100 is not a whole number of s (it would be floored to 0 s)");
+		).toThrow("value 7 of datetime64[10ms] at row 100 is not a whole number of s (it would be floored to 0 s, or rounded to the nearest, 0 s)");
 	});
 
 	it("the CLI suggests a finer --unit only when there is one (ns is the finest)", () => {
 		for (const unit of ["s", "ms", "us"] as const) {
-			expect(describeForCli(thrown(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit })))).toMatch(/; use --allow-truncate to floor, or a finer --unit$/);
+			expect(describeForCli(thrown(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit })))).toMatch(/; use --round to round to the nearest \(as xarray decodes floats\), --allow-truncate to floor, or a finer --unit$/);
 		}
-		expect(describeForCli(thrown(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit: "ns" })))).toMatch(/; use --allow-truncate to floor$/);
+		expect(describeForCli(thrown(() => toArrowTimestamps(BigInt64Array.of(1n), dt("as"), { unit: "ns" })))).toMatch(/; use --round to round to the nearest \(as xarray decodes floats\), --allow-truncate to floor$/);
 	});
 
 	it("refuses overflow where numpy wraps: 10^15 days in ns", () => {
@@ -203,13 +203,13 @@ describe("property: converting in place equals converting into a new buffer", ()
 				fc.constantFrom(...UNITS),
 				scale,
 				fc.constantFrom(...TARGETS),
-				fc.boolean(),
+				fc.constantFrom("error" as const, "floor" as const, "nearest" as const),
 				fc.constantFrom("error" as const, "null" as const),
-				(counts, unit, k, target, allowTruncate, onOverflow) => {
+				(counts, unit, k, target, rounding, onOverflow) => {
 					const plan = planConversion(dt(unit, k), target);
 					const copy = BigInt64Array.from(counts);
-					const separate = outcome(() => convertWithPlan(BigInt64Array.from(counts), plan, { allowTruncate, onOverflow }));
-					const inPlace = outcome(() => convertWithPlan(copy, plan, { allowTruncate, onOverflow, inPlace: true }));
+					const separate = outcome(() => convertWithPlan(BigInt64Array.from(counts), plan, { rounding, onOverflow }));
+					const inPlace = outcome(() => convertWithPlan(copy, plan, { rounding, onOverflow, inPlace: true }));
 					expect(inPlace).toEqual(separate);
 				},
 			),
@@ -220,10 +220,10 @@ describe("property: converting in place equals converting into a new buffer", ()
 	it("writes over the input only when asked", () => {
 		const input = BigInt64Array.of(1n, NAT, 2n);
 		const plan = planConversion(dt("D"), "s");
-		const out = convertWithPlan(input, plan, { allowTruncate: false, onOverflow: "error" });
+		const out = convertWithPlan(input, plan, { rounding: "error", onOverflow: "error" });
 		expect(Array.from(input)).toEqual([1n, NAT, 2n]);
 		expect(out.values).not.toBe(input);
-		const inPlace = convertWithPlan(input, plan, { allowTruncate: false, onOverflow: "error", inPlace: true });
+		const inPlace = convertWithPlan(input, plan, { rounding: "error", onOverflow: "error", inPlace: true });
 		expect(inPlace.values).toBe(input);
 		expect([input[0], input[2]]).toEqual([86_400n, 172_800n]);
 	});

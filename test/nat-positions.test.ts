@@ -125,7 +125,7 @@ describe("the positions on decoded views", () => {
 
 	it("are what the conversion goes by: it checks the values there, and no others (so only the decoder may record them)", () => {
 		const plan = planConversion(parseDatetime64Type({ name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } }), "ns");
-		const convert = (values: BigInt64Array) => convertWithPlan(values, plan, { allowTruncate: false, onOverflow: "error" });
+		const convert = (values: BigInt64Array) => convertWithPlan(values, plan, { rounding: "error", onOverflow: "error" });
 		const scanned = counts(10, { 3: NAT, 7: NAT });
 		expect(convert(scanned)).toMatchObject({ nullCount: 2, validity: Uint8Array.of(0b01110111, 0b11) });
 		const told = counts(10, { 3: NAT, 7: NAT });

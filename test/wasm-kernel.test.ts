@@ -35,19 +35,19 @@ describe("WebAssembly linear kernel", () => {
 	});
 
 	it("takes one-multiply and one-divide plans only", () => {
-		expect(WasmLinearKernel.forPlan(planConversion(dt("D"), "s"), false)).not.toBeNull();
-		expect(WasmLinearKernel.forPlan(planConversion(dt("ps"), "ns"), false)).not.toBeNull();
-		expect(WasmLinearKernel.forPlan(planConversion(dt("ns", 3), "us"), false)).toBeNull(); // x3 then /1000
-		expect(WasmLinearKernel.forPlan(planConversion(dt("s"), "s"), false)).toBeNull(); // pass-through
-		expect(WasmLinearKernel.forPlan(planConversion(dt("M"), "s"), false)).toBeNull(); // calendar
-		expect(WasmLinearKernel.forPlan(planConversion(dt("W", 2 ** 31 - 1), "ns"), false)).toBeNull(); // p past int64
+		expect(WasmLinearKernel.forPlan(planConversion(dt("D"), "s"), "error")).not.toBeNull();
+		expect(WasmLinearKernel.forPlan(planConversion(dt("ps"), "ns"), "error")).not.toBeNull();
+		expect(WasmLinearKernel.forPlan(planConversion(dt("ns", 3), "us"), "error")).toBeNull(); // x3 then /1000
+		expect(WasmLinearKernel.forPlan(planConversion(dt("s"), "s"), "error")).toBeNull(); // pass-through
+		expect(WasmLinearKernel.forPlan(planConversion(dt("M"), "s"), "error")).toBeNull(); // calendar
+		expect(WasmLinearKernel.forPlan(planConversion(dt("W", 2 ** 31 - 1), "ns"), "error")).toBeNull(); // p past int64
 	});
 
 	const cases = [
-		{ name: "D -> ns (multiply, overflow as null)", type: dt("D"), target: "ns" as const, allowTruncate: false, onOverflow: "null" as const },
-		{ name: "10us -> us (multiply)", type: dt("us", 10), target: "us" as const, allowTruncate: false, onOverflow: "null" as const },
-		{ name: "ps -> ns (floor division)", type: dt("ps"), target: "ns" as const, allowTruncate: true, onOverflow: "error" as const },
-		{ name: "as -> s (division by 10^18)", type: dt("as"), target: "s" as const, allowTruncate: true, onOverflow: "error" as const },
+		{ name: "D -> ns (multiply, overflow as null)", type: dt("D"), target: "ns" as const, rounding: "error" as const, onOverflow: "null" as const },
+		{ name: "10us -> us (multiply)", type: dt("us", 10), target: "us" as const, rounding: "error" as const, onOverflow: "null" as const },
+		{ name: "ps -> ns (floor division)", type: dt("ps"), target: "ns" as const, rounding: "floor" as const, onOverflow: "error" as const },
+		{ name: "as -> s (division by 10^18)", type: dt("as"), target: "s" as const, rounding: "floor" as const, onOverflow: "error" as const },
 	];
 	for (const c of cases) {
 		for (const inPlace of [false, true]) {
@@ -55,7 +55,7 @@ describe("WebAssembly linear kernel", () => {
 				const special = [NAT, NAT + 1n, 2n ** 63n - 1n, -1n, 0n, 106_751n, -106_752n, -1500n];
 				const input = batch(2 * WASM_WINDOW_VALUES + 1234, special);
 				const original = input.slice();
-				const out = convertWithPlan(input, planConversion(c.type, c.target), { allowTruncate: c.allowTruncate, onOverflow: c.onOverflow, inPlace });
+				const out = convertWithPlan(input, planConversion(c.type, c.target), { rounding: c.rounding, onOverflow: c.onOverflow, inPlace });
 				expect(out.values === input).toBe(inPlace);
 				let nulls = 0;
 				for (let i = 0; i < original.length; i++) {
@@ -76,7 +76,7 @@ describe("WebAssembly linear kernel", () => {
 	it("stops at a refused truncation and names the value and its index, past the first window", () => {
 		const input = new BigInt64Array(WASM_WINDOW_VALUES + 10).fill(2000n);
 		input[WASM_WINDOW_VALUES + 3] = -1500n;
-		expect(() => convertWithPlan(input, planConversion(dt("ps"), "ns"), { allowTruncate: false, onOverflow: "error", inPlace: true })).toThrow(
+		expect(() => convertWithPlan(input, planConversion(dt("ps"), "ns"), { rounding: "error", onOverflow: "error", inPlace: true })).toThrow(
 			`value -1500 of datetime64[ps] at index ${WASM_WINDOW_VALUES + 3} is not a whole number of ns`,
 		);
 	});

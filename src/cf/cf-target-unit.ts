@@ -1,8 +1,14 @@
 /**
  * The Arrow unit `--unit auto` gives a CF time variable: the coarsest of s, ms, us, ns that holds the reference and
  * every value exactly, never coarser than the units (`days since` -> s, `milliseconds since` -> ms). Integer counts
- * need only the units and the reference; float counts may hold fractions, which `refineTargetUnit` reads.
+ * need only the units and the reference; float counts may hold fractions, which `refineTargetUnits` reads.
+ *
+ * When values are rounded to the nearest unit, auto asks less of a float count: that the nearest whole unit be
+ * within one ulp of the count (of its own float type), so that the float is that instant as its writer's division
+ * rounded it (hourly data as float `days since`: 7362.041666666667 days is 01:00 within 2^-40 days), never a unit
+ * that would move a value by more than its float's precision.
  */
+import { roundHalfEvenDiv } from "../convert/bigint-division.js";
 import type { TargetUnit } from "../dtype/units.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import type { CfTimeCoding } from "./cf-time-coding.js";
@@ -33,27 +39,47 @@ export function baseCfTargetUnit(coding: CfTimeCoding): TargetUnit {
 	return finerUnit(coarsestDividing(coding.unitNanoseconds), coarsestDividing(coding.referenceNanoseconds));
 }
 
+/** The units `--unit auto` gives: for exact values, and for values rounded to the nearest unit. */
+export interface AutoUnits {
+	readonly exact: TargetUnit;
+	readonly nearest: TargetUnit;
+}
+
 /**
- * The unit a batch of float counts needs, at least `unit`: a fractional count m/2^k of units of u ns is a whole
- * number of t ns when t·2^k divides m·u. A fraction finer than a nanosecond asks for ns (and is then truncated or
- * refused as any other value).
+ * The units a batch of float counts needs, at least `units`: a fractional count m/2^k of units of u ns is a whole
+ * number of t ns when t·2^k divides m·u, and within one ulp of one when the nearest multiple of t is. A fraction finer
+ * than a nanosecond asks for ns (and is then refused, floored or rounded as any other value).
  */
-export function refineTargetUnit(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, unit: TargetUnit): TargetUnit {
-	if (!(values instanceof Float64Array || values instanceof Float32Array) || unit === "ns") return unit;
-	let finest: TargetUnit = unit;
-	for (let i = 0; i < values.length; i++) {
+export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, units: AutoUnits): AutoUnits {
+	if (!(values instanceof Float64Array || values instanceof Float32Array)) return units;
+	// A float of p significant bits holding m/2^k with m of b bits has an ulp of 2^(b-p)/2^k.
+	const precision = values instanceof Float64Array ? 53 : 24;
+	let { exact, nearest } = units;
+	for (let i = 0; i < values.length && !(exact === "ns" && nearest === "ns"); i++) {
 		const value = values[i];
 		if (Number.isInteger(value) || !Number.isFinite(value) || isMissingValue(markers, value)) continue;
 		const { numerator, shift } = exactDyadic(value);
+		const scaled = (coding.referenceNanoseconds << shift) + numerator * coding.unitNanoseconds;
+		const magnitude = numerator < 0n ? -numerator : numerator;
+		const ulpShift = BigInt(Math.max(0, precision - magnitude.toString(2).length));
 		const fraction = numerator * coding.unitNanoseconds;
 		for (const [candidate, size] of NANOSECONDS_PER_TARGET) {
-			if (FINENESS[candidate] < FINENESS[finest]) continue;
+			if (FINENESS[candidate] < FINENESS[exact]) continue;
 			if (fraction % (size << shift) === 0n || candidate === "ns") {
-				finest = candidate;
+				exact = candidate;
 				break;
 			}
 		}
-		if (finest === "ns") break;
+		for (const [candidate, size] of NANOSECONDS_PER_TARGET) {
+			if (FINENESS[candidate] < FINENESS[nearest]) continue;
+			const divisor = size << shift;
+			const distance = scaled - roundHalfEvenDiv(scaled, divisor) * divisor;
+			// |distance| / 2^shift ns <= one ulp of the count in ns: 2^(b-p) / 2^k × u ns.
+			if (((distance < 0n ? -distance : distance) << ulpShift) <= coding.unitNanoseconds || candidate === "ns") {
+				nearest = candidate;
+				break;
+			}
+		}
 	}
-	return finest;
+	return { exact, nearest };
 }

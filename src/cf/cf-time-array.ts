@@ -4,7 +4,7 @@
  * index coordinate and inspect's first and last values all go through here and decode with decodeCfTimes: one set of
  * rules, one unit choice, and one field metadata (cf-time-field.ts).
  */
-import type { TargetUnitOption } from "../convert/options.js";
+import type { Rounding, TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, errorInContext, UsageError } from "../errors.js";
 import { inArrayDocument, v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
@@ -12,7 +12,7 @@ import type { ChunkSource } from "../zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
 import type { PlainTypeName } from "../zarr/plain-dtype.js";
-import { baseCfTargetUnit, refineTargetUnit } from "./cf-target-unit.js";
+import { baseCfTargetUnit, refineTargetUnits, type AutoUnits } from "./cf-target-unit.js";
 import { cfTimeKindOf, parseCfTimeCoding, type CfTimeCoding } from "./cf-time-coding.js";
 import { cfTimeMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./missing-value.js";
 
@@ -33,8 +33,11 @@ const CF_TIME_DATA_TYPES: ReadonlySet<string> = new Set(["int8", "int16", "int32
 export interface CfTimeDecoding {
 	readonly coding: CfTimeCoding;
 	readonly markers: MissingValueMarkers;
-	/** The unit of `--unit auto`; undefined for float counts whose values were not read (see openCfTimeDecoding). */
-	readonly autoUnit: TargetUnit | undefined;
+	/**
+	 * The units of `--unit auto`, for exact values and for values rounded to the nearest; undefined for float counts
+	 * whose values were not read (see openCfTimeDecoding).
+	 */
+	readonly autoUnit: AutoUnits | undefined;
 }
 
 export function attributesOf(node: NodeMetadata): Record<string, unknown> {
@@ -94,9 +97,9 @@ export function cfRefusal(context: string, error: unknown, metadata: PlainArrayM
 }
 
 /**
- * The unit `--unit auto` gives a CF time array. Integer counts need only their units and reference; float counts
- * may hold fractions, so with `readValues` every chunk is read once for the unit they need (stopping at ns), and
- * without it there is none yet (undefined). Those reads go under `signal` (the opening's).
+ * The units `--unit auto` gives a CF time array. Integer counts need only their units and reference; float counts
+ * may hold fractions, so with `readValues` every chunk is read once for the units they need (stopping at ns), and
+ * without it there are none yet (undefined). Those reads go under `signal` (the opening's).
  */
 export async function cfAutoUnit(
 	metadata: PlainArrayMetadata,
@@ -104,15 +107,16 @@ export async function cfAutoUnit(
 	{ coding, markers }: Omit<CfTimeDecoding, "autoUnit">,
 	readValues: boolean,
 	signal?: AbortSignal,
-): Promise<TargetUnit | undefined> {
-	let unit = baseCfTargetUnit(coding);
-	if (!isFloatType(metadata.dataType.name as PlainTypeName)) return unit;
+): Promise<AutoUnits | undefined> {
+	const base = baseCfTargetUnit(coding);
+	let units: AutoUnits = { exact: base, nearest: base };
+	if (!isFloatType(metadata.dataType.name as PlainTypeName)) return units;
 	if (!readValues) return undefined;
 	for (const coords of cOrderCoordinates(chunks.gridShape)) {
-		if (unit === "ns") break;
-		unit = refineTargetUnit((await chunks.read(coords, signal)) as NumericValues, coding, markers, unit);
+		if (units.exact === "ns" && units.nearest === "ns") break;
+		units = refineTargetUnits((await chunks.read(coords, signal)) as NumericValues, coding, markers, units);
 	}
-	return unit;
+	return units;
 }
 
 /** Opens a CF time array's decoding: its coding (refusals named as parseCfTimeDecoding names them) and auto unit. */
@@ -126,12 +130,12 @@ export async function openCfTimeDecoding(
 }
 
 /**
- * The Arrow unit of a CF time array: the one asked for, or `--unit auto`'s. Float counts opened without reading
+ * The Arrow unit of a CF time array: the one asked for, or `--unit auto`'s (for the rounding asked for). Float counts opened without reading
  * their values (a table opened with another unit than it is exported with) have no auto unit: refused, rather
  * than guessed.
  */
-export function cfTimeUnit(decoding: CfTimeDecoding, metadata: PlainArrayMetadata, asked: TargetUnitOption): TargetUnit {
+export function cfTimeUnit(decoding: CfTimeDecoding, metadata: PlainArrayMetadata, asked: TargetUnitOption, rounding: Rounding): TargetUnit {
 	if (asked !== "auto") return asked;
-	if (decoding.autoUnit !== undefined) return decoding.autoUnit;
+	if (decoding.autoUnit !== undefined) return rounding === "nearest" ? decoding.autoUnit.nearest : decoding.autoUnit.exact;
 	throw new UsageError(`${cfArrayContext(metadata.path)}: its float CF time counts were not read when it was opened, so unit auto cannot choose their unit: open the table with unit auto, or export with a unit`, { option: "unit", path: metadata.path });
 }

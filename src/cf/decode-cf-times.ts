@@ -1,16 +1,17 @@
 /**
  * The exact decoding of CF time counts into Arrow timestamp (or duration) values: each instant is the reference
  * plus count × unit, computed exactly (integer counts without a double past 2^53, float counts from the exact
- * dyadic value of the double), then floored to the target unit under the datetime64 rules: a value that is not a
- * whole number of target units is refused unless truncation is allowed, one outside int64 is refused unless
- * overflow makes null. Missing values (NaN, the missing-value markers) become null.
+ * dyadic value of the double), then put in the target unit under the datetime64 rules: a value that is not a
+ * whole number of target units is refused, floored or rounded to the nearest (ties to even) as `rounding` says,
+ * one outside int64 (after rounding) is refused unless overflow makes null. Missing values (NaN, the missing-value
+ * markers) become null.
  *
  * Model calendars (with --convert-calendar): the count gives a date label in that calendar, which is exported as
  * the same label of the proleptic Gregorian calendar; a label that does not exist there is refused.
  */
-import { floorDiv } from "../convert/bigint-division.js";
-import type { TimestampValues } from "../convert/to-arrow-timestamps.js";
-import type { OverflowPolicy } from "../convert/options.js";
+import { floorDiv, roundHalfEvenDiv } from "../convert/bigint-division.js";
+import { floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
+import { resolveRounding, type OverflowPolicy, type Rounding } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
@@ -21,7 +22,10 @@ import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 
 export interface CfDecodeOptions {
 	readonly unit: TargetUnit;
-	readonly allowTruncate: boolean;
+	/** A value between two units: `error` (default), `floor` or `nearest` (ties to even). */
+	readonly rounding?: Rounding;
+	/** `rounding: "floor"`, as the conversion options say it. */
+	readonly allowTruncate?: boolean;
 	readonly onOverflow: OverflowPolicy;
 	/** The data type's name (`float64`), for messages. */
 	readonly dataType: string;
@@ -61,7 +65,8 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 		nullCount++;
 	};
 	const target = NANOSECONDS_PER_TARGET[options.unit];
-	const instant = exactInstant(coding, target);
+	const rounding = resolveRounding(options);
+	const instant = exactInstant(coding, target, rounding);
 	const refuse: (i: number, value: number | bigint, code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", why: string) => never = (i, value, code, why) => {
 		const position = options.describePosition?.(i) ?? `index ${i}`;
 		throw new CfDecodeError(code, `value ${value} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value, options.unit);
@@ -94,8 +99,13 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			refuse(i, value, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
 		}
 		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`);
-		if (!outcome.exact && !options.allowTruncate) {
-			refuse(i, value, "TRUNCATION", `is not a whole number of ${options.unit} (it would be floored to ${outcome.value} ${options.unit})`);
+		if (!outcome.exact && rounding === "error") {
+			const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
+			const nearest = exactInstant(coding, target, "nearest")(numerator, shift);
+			const held = shift === 0n ? String(value) : exactDecimal(numerator, shift);
+			// A double that is its decimal (0.25) holds a real fraction of the unit; one that is not (1/24) says so.
+			const why = held === String(value) ? "" : `: the ${options.dataType} holds ${held}, the binary fraction nearest to the decimal it prints as`;
+			refuse(i, value, "TRUNCATION", `is not a whole number of ${options.unit}${why}${floorAndNearest(outcome, typeof nearest === "object" && "value" in nearest ? nearest : "overflow", options.unit)}`);
 		}
 		out[i] = outcome.value;
 	}
@@ -176,17 +186,38 @@ function scaledInstant(coding: CfTimeCoding): (numerator: bigint, shift: bigint)
 	};
 }
 
-/** The exact instant of numerator / 2^shift counts, floored to target units. */
-function exactInstant(coding: CfTimeCoding, target: bigint): (numerator: bigint, shift: bigint) => Outcome {
+/**
+ * The exact instant of numerator / 2^shift counts in target units: floored, or the nearest with `nearest` (ties to
+ * even); `exact` says whether it was a whole number of them.
+ */
+function exactInstant(coding: CfTimeCoding, target: bigint, rounding: Rounding): (numerator: bigint, shift: bigint) => Outcome {
 	const instant = scaledInstant(coding);
 	return (numerator, shift) => {
 		const scaled = instant(numerator, shift);
 		if (typeof scaled !== "bigint") return scaled;
 		const divisor = target << shift;
-		const value = floorDiv(scaled, divisor);
+		const floored = floorDiv(scaled, divisor);
+		const value = rounding === "nearest" ? roundHalfEvenDiv(scaled, divisor) : floored;
 		if (value < INT64_MIN || value > INT64_MAX) return "overflow";
-		return { value, exact: value * divisor === scaled };
+		return { value, exact: floored * divisor === scaled };
 	};
+}
+
+/** Significant digits of a binary fraction's decimal expansion shown in a message, before an ellipsis. */
+const SHOWN_DIGITS = 24;
+
+/**
+ * The exact decimal of numerator / 2^shift (shift > 0: it ends after shift digits), cut after SHOWN_DIGITS
+ * significant digits with an ellipsis.
+ */
+function exactDecimal(numerator: bigint, shift: bigint): string {
+	const negative = numerator < 0n;
+	const magnitude = negative ? -numerator : numerator;
+	const whole = magnitude >> shift;
+	const digits = ((magnitude - (whole << shift)) * 5n ** shift).toString().padStart(Number(shift), "0");
+	const room = Math.max(1, SHOWN_DIGITS - whole.toString().length);
+	const fraction = digits.length > room ? `${digits.slice(0, room)}…` : digits;
+	return `${negative ? "-" : ""}${whole}.${fraction}`;
 }
 
 const ATTOSECONDS_PER_NANOSECOND = 1_000_000_000n;
@@ -197,8 +228,9 @@ const ATTOSECONDS_PER_NANOSECOND = 1_000_000_000n;
  * what a time range is searched with. Null for a value no range holds: a missing one, and one no Arrow unit can
  * hold (infinite, or a model calendar date past every unit's range), which the decoding makes null or refuses.
  * A model calendar's label that does not exist in the proleptic Gregorian calendar is refused, as decodeCfTimes does.
+ * With `nearestIn`, the instant of the value exported when rounding to the nearest unit: the instant rounded to it.
  */
-export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, dataType: string): (value: number | bigint) => bigint | null {
+export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, dataType: string, nearestIn?: TargetUnit): (value: number | bigint) => bigint | null {
 	if (coding.kind !== "datetime") throw new Dt64ExportError("UNSUPPORTED", `CF time of units ${JSON.stringify(coding.units)} holds durations, not times: it cannot select a time range`);
 	const instant = scaledInstant(coding);
 	return (value) => {
@@ -209,6 +241,8 @@ export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, 
 		if (typeof scaled !== "bigint") {
 			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`, { value });
 		}
-		return floorDiv(scaled * ATTOSECONDS_PER_NANOSECOND, 1n << shift);
+		if (nearestIn === undefined) return floorDiv(scaled * ATTOSECONDS_PER_NANOSECOND, 1n << shift);
+		const size = NANOSECONDS_PER_TARGET[nearestIn];
+		return roundHalfEvenDiv(scaled, size << shift) * size * ATTOSECONDS_PER_NANOSECOND;
 	};
 }

@@ -33,6 +33,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	start: "--start",
 	end: "--end",
 	allowTruncate: "--allow-truncate",
+	rounding: "--round",
 	rename: "--rename",
 	nanAsNull: "--nan-as-null",
 	cf: "--cf",
@@ -42,8 +43,9 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
 const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	USAGE: (error) => (error.option === "maxRowsPerFile" ? " (a dataset folder is written with --partition-by, or --part with -o <folder>)" : ""),
-	// ns is the finest Arrow unit: there is no finer --unit to suggest.
-	TRUNCATION: (error) => `; use --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
+	// ns is the finest Arrow unit: there is no finer --unit to suggest. Flooring moves a float count that is a hair
+	// below a whole unit (01:59:59.999... for 02:00) one unit back: rounding is named first.
+	TRUNCATION: (error) => `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
 	// limit does not.
 	// A coarser unit first: it keeps the value, where null loses it (ns, what auto falls back to, ends in 2262).

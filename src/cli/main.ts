@@ -6,7 +6,7 @@ import type { Schema } from "apache-arrow";
 import { pipeline } from "node:stream/promises";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import type { OverflowPolicy, TargetUnitOption } from "../convert/options.js";
+import type { OverflowPolicy, Rounding, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, oneLine, UsageError, writeFailure } from "../errors.js";
 import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
@@ -47,6 +47,7 @@ interface ExportArgs {
 	unit: TargetUnitOption;
 	tz?: string;
 	allowTruncate: boolean;
+	round: boolean;
 	onOverflow: OverflowPolicy;
 	column?: string;
 	columns?: string;
@@ -203,6 +204,12 @@ function warnInapplicable(command: CommandLine, facts: RunFacts, warned = new Se
 	return warned;
 }
 
+/** `--round` rounds to the nearest unit, `--allow-truncate` floors: one or the other. */
+function roundingOf(args: Pick<ExportArgs, "allowTruncate" | "round">): Rounding {
+	if (args.round && args.allowTruncate) throw new UsageError("--round rounds to the nearest unit and --allow-truncate floors: give one of them");
+	return args.round ? "nearest" : args.allowTruncate ? "floor" : "error";
+}
+
 async function runExport(args: ExportArgs, command: CommandLine): Promise<void> {
 	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
@@ -231,7 +238,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		format,
 		unit: args.unit,
 		timezone: args.tz,
-		allowTruncate: args.allowTruncate,
+		rounding: roundingOf(args),
 		onOverflow: args.onOverflow,
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,

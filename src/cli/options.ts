@@ -86,7 +86,14 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{ name: "output", alias: "o", kind: "string", defaultText: "<column>.<ext>", describe: "output file, or - for stdout", commands: ["export"] },
 	{ name: "unit", kind: "string", choices: TARGET_UNIT_CHOICES, default: "auto", describe: "Arrow timestamp unit", commands: ["export"] },
 	{ name: "tz", kind: "string", defaultText: "none, naive like numpy", describe: "timezone of the timestamps", commands: ["export"], inapplicable: onlyTimestamps },
-	{ name: "allow-truncate", kind: "boolean", default: false, describe: "floor values finer than the unit instead of failing", commands: ["export"] },
+	{ name: "allow-truncate", kind: "boolean", default: false, describe: "floor values finer than the unit instead of failing (not with --round)", commands: ["export"] },
+	{
+		name: "round",
+		kind: "boolean",
+		default: false,
+		describe: "round values finer than the unit to the nearest one, ties to even, instead of failing (as xarray decodes float CF time); with --unit auto, float CF time gets the coarsest unit its values are within one float ulp of",
+		commands: ["export"],
+	},
 	{
 		name: "on-overflow",
 		kind: "string",

@@ -69,3 +69,21 @@ export function wordsToNumber(): number {
 export function wordsToBigInt(hi: number, lo: number): bigint {
 	return (BigInt(hi) << 32n) | BigInt(lo >>> 0);
 }
+
+/**
+ * words += hi * 2^32 + lo, for an addend in [0, 2^63) given as its words (hi an int32 >= 0, lo a uint32). Returns
+ * false, leaving the registers as they were, when the sum leaves int64.
+ */
+export function addWords(hi: number, lo: number): boolean {
+	let sumLo = words.lo + lo;
+	let carry = 0;
+	if (sumLo >= TWO_32) {
+		sumLo -= TWO_32;
+		carry = 1;
+	}
+	const sumHi = words.hi + hi + carry;
+	if (sumHi > INT32_MAX) return false;
+	words.hi = sumHi;
+	words.lo = sumLo;
+	return true;
+}

@@ -2,10 +2,10 @@ import { formatDatetime64Type, type Datetime64Type } from "../dtype/datetime64.j
 import { NAT } from "../dtype/fill-value.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
-import { floorDiv } from "./bigint-division.js";
+import { floorDiv, roundHalfEvenDiv } from "./bigint-division.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
-import { floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
-import { normalizeConversionOptions, type ConversionOptions } from "./options.js";
+import { addWords, floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
+import { normalizeConversionOptions, type ConversionOptions, type Rounding } from "./options.js";
 import { linearKernel } from "./linear-kernel.js";
 import { natPositionsOf } from "./nat-positions.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "./wasm/wasm-kernel.js";
@@ -47,8 +47,9 @@ const INT32_MIN = -2_147_483_648;
 type Outcome = "ok" | "truncated" | "overflow";
 
 /**
- * Converts int64 counts of a datetime64 type into Arrow timestamp values: NaT becomes null, each value the floor
- * of its instant in the target unit, exact for every int64 (see the conversion contract in DESIGN.md).
+ * Converts int64 counts of a datetime64 type into Arrow timestamp values: NaT becomes null, each value its instant
+ * in the target unit (a value between two units refused, floored or rounded to the nearest, ties to even, as
+ * `rounding` says), exact for every int64 (see the conversion contract in DESIGN.md).
  *
  * `counts` is what the codecs produce: a BigInt64Array or the raw little-endian bytes. When the source unit is
  * the target unit the values buffer is the input itself, only scanned for NaT.
@@ -75,7 +76,7 @@ function asBigInt64Array(counts: BigInt64Array | Uint8Array): BigInt64Array {
 }
 
 interface ResolvedOptions {
-	allowTruncate: boolean;
+	rounding: Rounding;
 	onOverflow: "error" | "null";
 	describePosition?: (index: number) => string;
 	/**
@@ -113,9 +114,10 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 		if (nulls.count !== length) refuse(firstValid(in32, length), "generic");
 		return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
 	}
-	const allowTruncate = options.allowTruncate;
+	const rounding = options.rounding;
+	const refuseInexact = rounding === "error";
 	const overflowToNull = options.onOverflow === "null";
-	const convert = valueConverter(plan);
+	const convert = valueConverter(plan, rounding);
 	/**
 	 * The general path for the value at index i, for what the kernels leave: NaT, a refusal, null for an overflow,
 	 * or the exact arithmetic (BigInt for the rare values whose intermediate product leaves int64). The result's
@@ -138,11 +140,11 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 			}
 			refuse(i, "overflow");
 		}
-		if (outcome === "truncated" && !allowTruncate) refuse(i, "truncated");
+		if (outcome === "truncated" && refuseInexact) refuse(i, "truncated");
 		target[2 * at] = words.lo | 0;
 		target[2 * at + 1] = words.hi;
 	};
-	const wasm = WasmLinearKernel.forPlan(plan, allowTruncate);
+	const wasm = WasmLinearKernel.forPlan(plan, rounding);
 	if (wasm !== null) {
 		// In place, a window's input is only overwritten when the window is copied out, after it is settled.
 		for (let start = 0; start < length; start += WASM_WINDOW_VALUES) {
@@ -153,7 +155,7 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 		}
 		return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
 	}
-	const kernel = plan.mode === "linear" ? linearKernel(plan, allowTruncate) : null;
+	const kernel = plan.mode === "linear" ? linearKernel(plan, rounding) : null;
 	const onNaT = (i: number) => nulls.set(i);
 	for (let i = 0; i < length; i++) {
 		// The kernel runs until a value it cannot settle alone; that value takes the general path.
@@ -214,8 +216,12 @@ function clearPaddingBits(validity: Uint8Array, length: number): void {
 	if (length & 7) validity[length >> 3] &= (1 << (length & 7)) - 1;
 }
 
-/** Returns the per-value step for a plan: it converts the value in `words` in place. */
-function valueConverter(plan: ConversionPlan): () => Outcome {
+/**
+ * Returns the per-value step for a plan: it converts the value in `words` in place. Rounding to the nearest adds
+ * half a divisor before the floor division (floor((x·p + h) / q), h = floor(q / 2)); a quotient that was exactly a
+ * tie (an even q, no remainder) is then odd one time in two and steps back to the even one.
+ */
+function valueConverter(plan: ConversionPlan, rounding: Rounding): () => Outcome {
 	const multiplyBy = plan.multiplyBy;
 	const divideBy = plan.divideBy;
 	const pApprox = Number(plan.p);
@@ -223,11 +229,24 @@ function valueConverter(plan: ConversionPlan): () => Outcome {
 		for (let k = 0; k < multiplyBy.length; k++) if (!multiplyWords(multiplyBy[k])) return false;
 		return true;
 	};
-	const divideAll = (): Outcome => {
+	const floorDivideAll = (): Outcome => {
 		let remainder = 0;
 		for (let k = 0; k < divideBy.length; k++) remainder += floorDivideWords(divideBy[k]);
 		return remainder === 0 ? "ok" : "truncated";
 	};
+	const half = plan.q / 2n;
+	const halfHi = Number(half >> 32n);
+	const halfLo = Number(half & 0xffffffffn);
+	const evenDivisor = plan.q % 2n === 0n;
+	const divideAll =
+		rounding !== "nearest"
+			? floorDivideAll
+			: (): Outcome => {
+					// x + h may leave int64 where the quotient does not: the exact path settles it.
+					if (!addWords(halfHi, halfLo)) return exactLinear(plan, rounding);
+					if (floorDivideAll() === "ok" && evenDivisor && words.lo % 2 === 1) words.lo -= 1;
+					return "ok";
+				};
 	if (plan.mode === "calendar") {
 		const monthsPerCount = plan.monthsPerCount;
 		return () => {
@@ -243,14 +262,14 @@ function valueConverter(plan: ConversionPlan): () => Outcome {
 	if (multiplyBy.length === 0) return divideAll;
 	return () => {
 		// The product may leave int64 even when the quotient does not: those rare values take the exact path.
-		if (Math.abs(wordsToNumber() * pApprox) >= TWO_62) return exactLinear(plan);
+		if (Math.abs(wordsToNumber() * pApprox) >= TWO_62) return exactLinear(plan, rounding);
 		multiplyAll();
 		return divideAll();
 	};
 }
 
-function exactLinear(plan: ConversionPlan): Outcome {
-	const result = convertCountExactly(wordsToBigInt(words.hi, words.lo), plan);
+function exactLinear(plan: ConversionPlan, rounding: Rounding): Outcome {
+	const result = convertCountExactly(wordsToBigInt(words.hi, words.lo), plan, rounding);
 	if (result === "overflow") return "overflow";
 	words.hi = Number(BigInt.asIntN(32, result.value >> 32n));
 	words.lo = Number(BigInt.asUintN(32, result.value));
@@ -262,9 +281,10 @@ const INT64_MAX = -NAT - 1n;
 
 /**
  * The conversion of one non-NaT count with BigInt arithmetic: the slow path for values the word arithmetic
- * cannot take, and the wording of messages.
+ * cannot take, and the wording of messages. `exact`: the instant is a whole number of target units; the value is
+ * its floor, or with `nearest` the nearest unit (ties to even). Overflow is that of the value given.
  */
-export function convertCountExactly(count: bigint, plan: ConversionPlan): { value: bigint; exact: boolean } | "overflow" {
+export function convertCountExactly(count: bigint, plan: ConversionPlan, rounding: Rounding = "floor"): { value: bigint; exact: boolean } | "overflow" {
 	let numerator: bigint;
 	const q = plan.q;
 	if (plan.mode === "calendar") {
@@ -272,9 +292,10 @@ export function convertCountExactly(count: bigint, plan: ConversionPlan): { valu
 	} else {
 		numerator = count * plan.p;
 	}
-	const value = floorDiv(numerator, q);
+	const floored = floorDiv(numerator, q);
+	const value = rounding === "nearest" ? roundHalfEvenDiv(numerator, q) : floored;
 	if (value < INT64_MIN_VALID || value > INT64_MAX) return "overflow";
-	return { value, exact: value * q === numerator };
+	return { value, exact: floored * q === numerator };
 }
 
 function describeRefusal(count: bigint, plan: ConversionPlan, outcome: "truncated" | "overflow" | "generic", position: string): string {
@@ -285,7 +306,14 @@ function describeRefusal(count: bigint, plan: ConversionPlan, outcome: "truncate
 	if (outcome === "overflow") {
 		return `${what} is outside the int64 range in unit ${plan.target}`;
 	}
-	const exact = convertCountExactly(count, plan);
-	const floored = exact === "overflow" ? "" : ` (it would be floored to ${exact.value} ${plan.target})`;
-	return `${what} is not a whole number of ${plan.target}${floored}`;
+	const floored = convertCountExactly(count, plan, "floor");
+	const nearest = convertCountExactly(count, plan, "nearest");
+	return `${what} is not a whole number of ${plan.target}${floorAndNearest(floored, nearest, plan.target)}`;
+}
+
+/** What flooring and rounding would make of a refused value, for its message: ` (it would be floored to 1 s, or rounded to the nearest, 2 s)`. */
+export function floorAndNearest(floored: { value: bigint } | "overflow", nearest: { value: bigint } | "overflow", unit: TargetUnit): string {
+	if (floored === "overflow") return "";
+	const rounded = nearest === "overflow" ? "outside int64" : `${nearest.value} ${unit}`;
+	return ` (it would be floored to ${floored.value} ${unit}, or rounded to the nearest, ${rounded})`;
 }

@@ -2,6 +2,7 @@
  * Exact instants (attoseconds since 1970-01-01T00:00:00, see time-bounds.ts) of stored time values, to compare
  * them with `--start` / `--end` whatever their unit, and of Arrow timestamp values, to filter converted batches.
  */
+import { roundHalfEvenDiv } from "../convert/bigint-division.js";
 import { daysFromMonthsBig } from "../convert/calendar.js";
 import type { Datetime64Type } from "../dtype/datetime64.js";
 import { NAT } from "../dtype/fill-value.js";
@@ -13,8 +14,21 @@ const ATTOSECONDS_PER_DAY = ATTOSECONDS_PER_UNIT.D;
 /** The instant of a stored value, or null for NaT (or a missing value), which no range holds. */
 export type InstantOf = (value: bigint) => bigint | null;
 
-/** Instants of a numpy.datetime64 (or v2 `M8`) array's int64 counts; `Y` and `M` are calendar units. */
-export function datetime64Instants(type: Datetime64Type): InstantOf {
+/**
+ * Instants of a numpy.datetime64 (or v2 `M8`) array's int64 counts; `Y` and `M` are calendar units. With
+ * `nearestIn`, each instant rounded to the nearest of that unit (ties to even), as an export that rounds writes it.
+ */
+export function datetime64Instants(type: Datetime64Type, nearestIn?: TargetUnit): InstantOf {
+	const exact = exactDatetime64Instants(type);
+	if (nearestIn === undefined) return exact;
+	const size = ATTOSECONDS_PER_UNIT[nearestIn];
+	return (count) => {
+		const instant = exact(count);
+		return instant === null ? null : roundHalfEvenDiv(instant, size) * size;
+	};
+}
+
+function exactDatetime64Instants(type: Datetime64Type): InstantOf {
 	if (type.kind !== "datetime64") throw new Dt64ExportError("UNSUPPORTED", `a ${type.kind} array holds durations, not times: it cannot select a time range`);
 	const scale = BigInt(type.scaleFactor);
 	switch (type.unit) {

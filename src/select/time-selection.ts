@@ -5,6 +5,9 @@
 import { cfRefusal } from "../cf/cf-time-array.js";
 import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
 import { cfInstantOf } from "../cf/decode-cf-times.js";
+import { cfTimeUnit, type CfTimeDecoding } from "../cf/cf-time-array.js";
+import { resolveTargetUnit } from "../convert/plan.js";
+import type { TargetUnit } from "../dtype/units.js";
 import { isMaskableType } from "../cf/masking.js";
 import { cfTimeMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
@@ -20,7 +23,7 @@ import type { TimeBounds } from "./time-bounds.js";
 import type { NormalizedConversionOptions } from "../convert/options.js";
 import type { Datetime64Type } from "../dtype/datetime64.js";
 import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
-import { datetime64Instants, type InstantOf } from "./time-instants.js";
+import { ATTOSECONDS_PER_TARGET_UNIT, datetime64Instants, type InstantOf } from "./time-instants.js";
 import { ceilDiv } from "../convert/bigint-division.js";
 import { searchTimeRange, unsortedWithin, type RowRange, type TimeBlock, type TimeBlocks } from "./time-search.js";
 
@@ -40,7 +43,12 @@ export interface RowSelection {
 
 /** How the instants of the time column's stored values are found: numpy datetime64 counts, or CF time counts. */
 type TimeCoding =
-	| { readonly kind: "datetime64"; readonly type: Datetime64Type }
+	| {
+			readonly kind: "datetime64";
+			readonly type: Datetime64Type;
+			/** Rounded to the nearest of this unit, coarser than the data's, when the export rounds (see timeCodingOf). */
+			readonly nearestIn?: TargetUnit;
+	  }
 	| { readonly kind: "cf"; readonly markers: MissingValueMarkers; readonly instantOf: (value: number | bigint) => bigint | null };
 
 /** The time column chosen, and where its values are among the output's fields (undefined: not exported). */
@@ -59,6 +67,11 @@ export interface TimeColumnOptions {
 	readonly name?: string;
 	readonly cf: boolean;
 	readonly convertCalendar: boolean;
+	/**
+	 * How the export converts times. When it rounds to the nearest unit, a range holds the rows whose exported
+	 * (rounded) time is in it, as the TimeFilter compares them: the search compares rounded instants too.
+	 */
+	readonly conversion?: NormalizedConversionOptions;
 }
 
 /**
@@ -67,16 +80,29 @@ export interface TimeColumnOptions {
  * without conversion) is refused here as the column's own decoding would refuse it.
  */
 function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCoding | undefined {
-	if (column.kind === "time") return column.metadata.dataType.kind === "datetime64" ? { kind: "datetime64", type: column.metadata.dataType } : undefined;
+	const nearest = options.conversion?.rounding === "nearest";
+	const asked = options.conversion?.unit ?? "auto";
+	if (column.kind === "time") {
+		const type = column.metadata.dataType;
+		if (type.kind !== "datetime64") return undefined;
+		const target = resolveTargetUnit(type, asked);
+		// Only a conversion that divides rounds: calendar units and coarser units land on whole target units.
+		const divides = nearest && type.unit !== "Y" && type.unit !== "M" && type.unit !== "generic" && (ATTOSECONDS_PER_UNIT[type.unit] * BigInt(type.scaleFactor)) % ATTOSECONDS_PER_TARGET_UNIT[target] !== 0n;
+		return divides ? { kind: "datetime64", type, nearestIn: target } : { kind: "datetime64", type };
+	}
 	const { metadata } = column;
 	if (!options.cf || !isMaskableType(metadata.dataType.name) || cfTimeKindOf(metadata.attributes) !== "datetime") return undefined;
+	let decoding: CfTimeDecoding;
 	try {
 		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
 		const markers = cfTimeMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
-		return { kind: "cf", markers, instantOf: cfInstantOf(coding, markers, metadata.dataType.name) };
+		decoding = { coding, markers, autoUnit: column.cfTime?.autoUnit };
 	} catch (error) {
 		throw cfRefusal(`array ${metadata.path}`, error, metadata);
 	}
+	// The unit the column is decoded in (cf-time-column.ts), whose nearest values the rows are then selected by.
+	const nearestIn = nearest ? cfTimeUnit(decoding, metadata, asked, "nearest") : undefined;
+	return { kind: "cf", markers: decoding.markers, instantOf: cfInstantOf(decoding.coding, decoding.markers, metadata.dataType.name, nearestIn) };
 }
 
 /**
@@ -129,8 +155,8 @@ function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal):
 	const blockOf: (values: ChunkValues) => TimeBlock =
 		coding.kind === "datetime64"
 			? (() => {
-					const instantOf = datetime64Instants(coding.type);
-					return (values) => datetime64Block(values as BigInt64Array, coding.type, instantOf);
+					const instantOf = datetime64Instants(coding.type, coding.nearestIn);
+					return (values) => datetime64Block(values as BigInt64Array, coding.type, instantOf, coding.nearestIn === undefined);
 				})()
 			: (values) => cfTimeBlock(values as NumericValues, coding.markers, coding.instantOf);
 	const chunks = column.chunks as ChunkSource<ChunkValues>;
@@ -157,10 +183,11 @@ const NAT_HIGH = -(2 ** 31);
  * a BigInt per value: measured 1.2 s for the probes of a 50M-value store, against milliseconds this way). Counts
  * order as their instants do, NaT (-2^63: high word -2^31, low word 0) aside.
  */
-function datetime64Block(values: BigInt64Array, type: Datetime64Type, instantOf: InstantOf): TimeBlock {
+function datetime64Block(values: BigInt64Array, type: Datetime64Type, instantOf: InstantOf, exactInstants: boolean): TimeBlock {
 	const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
 	const isNat = (i: number) => words[2 * i + 1] === NAT_HIGH && words[2 * i] === 0;
-	const size = type.unit === "Y" || type.unit === "M" || type.unit === "generic" ? undefined : ATTOSECONDS_PER_UNIT[type.unit] * BigInt(type.scaleFactor);
+	// A count's instant is count × size when exact; rounded instants are scanned through instantAt.
+	const size = type.unit === "Y" || type.unit === "M" || type.unit === "generic" || !exactInstants ? undefined : ATTOSECONDS_PER_UNIT[type.unit] * BigInt(type.scaleFactor);
 	return {
 		length: values.length,
 		instantAt: (i) => instantOf(values[i]),
@@ -181,7 +208,7 @@ function datetime64Block(values: BigInt64Array, type: Datetime64Type, instantOf:
 			}
 			return first < 0 ? null : { first: instantOf(values[first])!, last: instantOf(values[last])! };
 		},
-		// Calendar units have no fixed size: their blocks are scanned through instantAt.
+		// Calendar units have no fixed size, rounded instants no count bound: their blocks are scanned through instantAt.
 		firstAtOrAfter:
 			size === undefined
 				? undefined

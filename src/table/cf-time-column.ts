@@ -11,7 +11,8 @@ import type { ColumnContext, ColumnPlan } from "./column-plan.js";
 /** The decoding of a column opened without CF decoding (`cf: false`) and exported with it: its values unread. */
 function decodingAtPlan(column: Extract<TableColumn, { kind: "plain" }>, convertCalendar: boolean): CfTimeDecoding {
 	const { coding, markers } = parseCfTimeDecoding(column.metadata, { convertCalendar });
-	return { coding, markers, autoUnit: isFloatType(column.metadata.dataType.name) ? undefined : baseCfTargetUnit(coding) };
+	const base = baseCfTargetUnit(coding);
+	return { coding, markers, autoUnit: isFloatType(column.metadata.dataType.name) ? undefined : { exact: base, nearest: base } };
 }
 
 /**
@@ -25,10 +26,10 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 	const { metadata } = column;
 	const { plan } = context;
 	const { coding, markers, autoUnit } = column.cfTime ?? decodingAtPlan(column, plan.convertCalendar);
-	const unit = cfTimeUnit({ coding, markers, autoUnit }, metadata, plan.conversion.unit);
+	const unit = cfTimeUnit({ coding, markers, autoUnit }, metadata, plan.conversion.unit, plan.conversion.rounding);
 	const scaleAfter = plan.secondsAsMillis && unit === "s";
 	const field = cfTimeField(context.name, metadata, coding, scaleAfter ? "ms" : unit, plan.timezone);
-	const options = { unit, allowTruncate: plan.conversion.allowTruncate, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name };
+	const options = { unit, rounding: plan.conversion.rounding, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name };
 	return {
 		field,
 		decode(values, describePosition) {

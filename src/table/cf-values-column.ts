@@ -1,5 +1,6 @@
-import { Field, Float32, Float64 } from "apache-arrow";
+import { Bool, Field, Float32, Float64 } from "apache-arrow";
 import { ZARR_DATA_TYPE_KEY } from "../arrow/time-field.js";
+import { booleanBytes } from "../cf/boolean-coding.js";
 import { maskNaN, maskValues, type MaskRule } from "../cf/masking.js";
 import { unpackValues, type PackingRule } from "../cf/packing.js";
 import type { TableColumn } from "../open-table.js";
@@ -21,20 +22,24 @@ export interface CfValuesColumn {
 	readonly packing: PackingRule | undefined;
 	/** NaN becomes null too (`--nan-as-null`); only for float results. */
 	readonly nanAsNull: boolean;
+	/** The values are xarray's booleans (`dtype: "bool"`): non-zero is true, after masking and unpacking. */
+	readonly boolean: boolean;
 }
 
 /**
  * A CF-coded companion column: values equal to a marker or outside the valid range become null, then
  * `scale_factor` and `add_offset` are applied (Float32 or Float64, see cf/packing.ts); NaN stays NaN unless
- * `nanAsNull`. The field is nullable and its metadata keeps the CF attributes and says what was applied.
+ * `nanAsNull`; xarray's booleans then become Bool (cf/boolean-coding.ts). The field is nullable when values are
+ * masked (always, but for booleans without a mask), and its metadata keeps the CF attributes and says what was
+ * applied.
  */
-export function planCfValuesColumn({ column, storedField, mask, packing, nanAsNull }: CfValuesColumn): ColumnPlan {
+export function planCfValuesColumn({ column, storedField, mask, packing, nanAsNull, boolean }: CfValuesColumn): ColumnPlan {
 	const { attributes, rawDataType } = column.metadata;
 	const metadata = new Map<string, string>([[ZARR_DATA_TYPE_KEY, JSON.stringify(rawDataType)]]);
 	for (const key of KEPT_CF_ATTRIBUTES) if (typeof attributes[key] === "string") metadata.set(key, attributes[key] as string);
-	metadata.set(CF_APPLIED_KEY, JSON.stringify({ ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}) }));
-	const type = packing === undefined ? storedField.type : packing.target === "float32" ? new Float32() : new Float64();
-	const field = new Field(storedField.name, type, true, metadata);
+	metadata.set(CF_APPLIED_KEY, JSON.stringify({ ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}), ...(boolean ? { dtype: "bool" } : {}) }));
+	const type = boolean ? new Bool() : packing === undefined ? storedField.type : packing.target === "float32" ? new Float32() : new Float64();
+	const field = new Field(storedField.name, type, !boolean || mask !== undefined, metadata);
 	const isFloat = type instanceof Float32 || type instanceof Float64;
 	return {
 		field,
@@ -42,6 +47,7 @@ export function planCfValuesColumn({ column, storedField, mask, packing, nanAsNu
 			const stored = raw as NumericValues;
 			const validity = mask === undefined ? undefined : maskValues(stored, mask);
 			const values = packing === undefined ? stored : unpackValues(stored, packing);
+			if (boolean) return { values: booleanBytes(values), validity };
 			if (nanAsNull && isFloat) return { values, validity: maskNaN(values as Float32Array | Float64Array, validity) };
 			return { values, validity };
 		},

@@ -1,5 +1,6 @@
 import { Type, type Field } from "apache-arrow";
 import { plainArrowField } from "../arrow/column-types.js";
+import { isCfBoolean } from "../cf/boolean-coding.js";
 import { isMaskableType, maskRuleOf } from "../cf/masking.js";
 import { packingRuleOf } from "../cf/packing.js";
 import { isCfTimeMetadata } from "../cf/cf-time-array.js";
@@ -18,7 +19,8 @@ export function allocateEmpty(field: Field): ChunkValues {
 
 /**
  * A companion column (bool, integers, floats, strings): CF time when its attributes say so, masked and unpacked
- * when they hold CF markers or packing (see cf-values-column.ts), else its natural Arrow type, values as stored.
+ * when they hold CF markers or packing, Bool for xarray's booleans (`dtype: "bool"`; see cf-values-column.ts), else
+ * its natural Arrow type, values as stored.
  * `cf: false` (`--no-cf`) always gives the stored values.
  */
 export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
@@ -35,8 +37,9 @@ export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>,
 		} catch (error) {
 			throw inArrayDocument(error, metadata, "attributes");
 		}
-		const nanAsNull = context.plan.nanAsNull && (type === "float32" || type === "float64" || packing !== undefined);
-		if (mask !== undefined || packing !== undefined || nanAsNull) return planCfValuesColumn({ column, storedField, mask, packing, nanAsNull });
+		const boolean = isCfBoolean(metadata.attributes);
+		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float32" || type === "float64" || packing !== undefined);
+		if (mask !== undefined || packing !== undefined || nanAsNull || boolean) return planCfValuesColumn({ column, storedField, mask, packing, nanAsNull, boolean });
 	}
 	return { field: storedField, decode: (values) => ({ values }), empty: () => allocateEmpty(storedField) };
 }

@@ -50,7 +50,20 @@ export function referenceDaysFromMonths(months: bigint): bigint {
 
 export type ReferenceResult = { kind: "null" } | { kind: "overflow" } | { kind: "value"; value: bigint; exact: boolean } | { kind: "generic" };
 
-export function referenceConvert(count: bigint, unit: string, scale: number, target: "s" | "ms" | "us" | "ns"): ReferenceResult {
+/**
+ * The reference's rounding to the nearest with ties to even, written from its definition: the two candidates
+ * around the exact quotient, the nearer one, and of two equally near the even one.
+ */
+export function referenceNearest(a: bigint, b: bigint): bigint {
+	const below = floorDiv(a, b);
+	const above = below + 1n;
+	const fromBelow = a - below * b;
+	const toAbove = above * b - a;
+	if (fromBelow !== toAbove) return fromBelow < toAbove ? below : above;
+	return below % 2n === 0n ? below : above;
+}
+
+export function referenceConvert(count: bigint, unit: string, scale: number, target: "s" | "ms" | "us" | "ns", rounding: "floor" | "nearest" = "floor"): ReferenceResult {
 	if (count === NAT) return { kind: "null" };
 	if (unit === "generic") return { kind: "generic" };
 	let instant: bigint;
@@ -60,9 +73,10 @@ export function referenceConvert(count: bigint, unit: string, scale: number, tar
 	} else {
 		instant = count * BigInt(scale) * AS[unit];
 	}
-	const value = floorDiv(instant, AS[target]);
+	const floored = floorDiv(instant, AS[target]);
+	const value = rounding === "nearest" ? referenceNearest(instant, AS[target]) : floored;
 	if (value <= NAT || value > -NAT - 1n) return { kind: "overflow" };
-	return { kind: "value", value, exact: value * AS[target] === instant };
+	return { kind: "value", value, exact: floored * AS[target] === instant };
 }
 
 export function referenceAutoUnit(unit: string): "s" | "ms" | "us" | "ns" {

@@ -1,5 +1,5 @@
 ;; The two common linear conversions of int64 counts, in place in this module's memory (value i at byte 8 * i):
-;; multiply by one factor, or floor-divide by one divisor. Each loop stops at the first value it cannot settle
+;; multiply by one factor, or divide by one divisor (floor, or nearest with ties to even). Each loop stops at the first value it cannot settle
 ;; alone and returns its index (the caller handles that value and resumes after it); it returns `to` when done.
 ;; Compiled to linear-kernel.wasm.ts by scripts/build-wasm-kernel.mjs.
 (module
@@ -9,17 +9,18 @@
   (global $min (mut i64) (i64.const 0))
   (global $max (mut i64) (i64.const 0))
   (global $divisor (mut i64) (i64.const 1))
-  ;; 1: stop at a value that is not a whole number of divisors (truncation refused); 0: floor it.
-  (global $stopInexact (mut i32) (i32.const 1))
+  ;; A value that is not a whole number of divisors: 1 stops there (truncation refused), 0 floors it, 2 rounds it to
+  ;; the nearest quotient, a tie to the even one.
+  (global $inexact (mut i32) (i32.const 1))
 
   (func (export "setMultiply") (param $factor i64) (param $min i64) (param $max i64)
     (global.set $factor (local.get $factor))
     (global.set $min (local.get $min))
     (global.set $max (local.get $max)))
 
-  (func (export "setDivide") (param $divisor i64) (param $stopInexact i32)
+  (func (export "setDivide") (param $divisor i64) (param $inexact i32)
     (global.set $divisor (local.get $divisor))
-    (global.set $stopInexact (local.get $stopInexact)))
+    (global.set $inexact (local.get $inexact)))
 
   (func (export "multiply") (param $from i32) (param $to i32) (result i32)
     (local $i i32) (local $at i32) (local $v i64)
@@ -51,9 +52,21 @@
         (local.set $r (i64.sub (local.get $v) (i64.mul (local.get $q) (global.get $divisor))))
         (if (i64.ne (local.get $r) (i64.const 0))
           (then
-            (if (global.get $stopInexact) (then (return (local.get $i))))
+            (if (i32.eq (global.get $inexact) (i32.const 1)) (then (return (local.get $i))))
             (if (i64.lt_s (local.get $r) (i64.const 0))
-              (then (local.set $q (i64.sub (local.get $q) (i64.const 1)))))))
+              (then
+                (local.set $q (i64.sub (local.get $q) (i64.const 1)))
+                (local.set $r (i64.add (local.get $r) (global.get $divisor)))))
+            ;; Now 0 < r < divisor: up when past half way (r > divisor - r), or half way from an odd quotient. A
+            ;; quotient of a divisor > 1 is at most 2^62 in magnitude: one more never leaves int64.
+            (if (i32.eq (global.get $inexact) (i32.const 2))
+              (then
+                (if (i32.or
+                      (i64.gt_s (local.get $r) (i64.sub (global.get $divisor) (local.get $r)))
+                      (i32.and
+                        (i64.eq (local.get $r) (i64.sub (global.get $divisor) (local.get $r)))
+                        (i32.wrap_i64 (i64.and (local.get $q) (i64.const 1)))))
+                  (then (local.set $q (i64.add (local.get $q) (i64.const 1)))))))))
         (i64.store (local.get $at) (local.get $q))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))

@@ -1,3 +1,4 @@
+import type { Rounding } from "../options.js";
 import type { ConversionPlan } from "../plan.js";
 import { LINEAR_KERNEL_WASM_BASE64 } from "./linear-kernel-wasm.js";
 
@@ -11,7 +12,8 @@ const webAssembly = (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly
 interface KernelExports {
 	readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
 	setMultiply(factor: bigint, min: bigint, max: bigint): void;
-	setDivide(divisor: bigint, stopInexact: number): void;
+	/** `inexact`: 1 stops at a value that is not a whole number of divisors, 0 floors it, 2 rounds it to the nearest. */
+	setDivide(divisor: bigint, inexact: number): void;
 	multiply(from: number, to: number): number;
 	divide(from: number, to: number): number;
 }
@@ -20,6 +22,7 @@ interface KernelExports {
 export const WASM_WINDOW_VALUES = 1 << 20;
 const INT64_MAX = 2n ** 63n - 1n;
 const PAGE_BYTES = 65_536;
+const INEXACT_MODE: Readonly<Record<Rounding, number>> = { error: 1, floor: 0, nearest: 2 };
 
 let loaded: KernelExports | undefined;
 
@@ -45,7 +48,7 @@ export class WasmLinearKernel {
 		this.#run = run;
 	}
 
-	static forPlan(plan: ConversionPlan, allowTruncate: boolean): WasmLinearKernel | null {
+	static forPlan(plan: ConversionPlan, rounding: Rounding): WasmLinearKernel | null {
 		if (plan.mode !== "linear" || webAssembly === undefined) return null;
 		if (plan.q === 1n && plan.p > 1n && plan.p <= INT64_MAX) {
 			const exports = kernelExports();
@@ -55,7 +58,7 @@ export class WasmLinearKernel {
 		}
 		if (plan.p === 1n && plan.q > 1n && plan.q <= INT64_MAX) {
 			const exports = kernelExports();
-			exports.setDivide(plan.q, allowTruncate ? 0 : 1);
+			exports.setDivide(plan.q, INEXACT_MODE[rounding]);
 			return new WasmLinearKernel(exports, (from, to) => exports.divide(from, to));
 		}
 		return null;
