@@ -10,7 +10,7 @@ import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
 import { ShardIndexReader } from "./shard-index.js";
-import { decodesHere } from "./small-array.js";
+import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -156,8 +156,11 @@ function plainChunks<V extends ChunkValues>(
 	encodeKey: ChunkKeyEncoder,
 	options: ChunkSourceOptions,
 ): ChunkSource<V> {
-	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
+	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, meta.chunkShape));
 	const size = product(meta.chunkShape);
+	const { valueBytes } = elements.decodedAs;
+	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
+	const small = valueBytes !== "variable" && size * valueBytes <= SMALL_CHUNK_BYTES;
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
 		chunkShape: meta.chunkShape,
@@ -165,7 +168,7 @@ function plainChunks<V extends ChunkValues>(
 		describe,
 		async read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
-			const bytes = await store.get(key, { signal, room: decoder.inputRoom }).catch((error: unknown) => {
+			const bytes = await store.get(key, { signal, room: decoder.inputRoom, small }).catch((error: unknown) => {
 				if (!isRefusedKey(error)) throw error;
 				if (options.forbiddenAsMissing) return undefined;
 				throw refusedChunkError(error, `chunk ${describe(coords)}`);
@@ -217,7 +220,7 @@ function shardedChunks<V extends ChunkValues>(
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
 	const index = new ShardIndexReader(store, perShard, indexCodecs, location, options.forbiddenAsMissing);
-	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
+	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
 	const size = product(innerShape);
 	const gridShape = chunksPerAxis(meta.shape, innerShape);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));
