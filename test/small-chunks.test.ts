@@ -7,12 +7,14 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { type Table, tableFromIPC } from "apache-arrow";
+import { type RecordBatch, type Table, tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
-import { exportToFile } from "../src/export.js";
+import { createTableExportStages, exportToFile } from "../src/export.js";
 import { exportDataset, exportSelection } from "../src/export-selection.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
+import { openTimeArray } from "../src/open-array.js";
+import { tableOfTimeArray } from "../src/open-table.js";
 import { DirectoryStore } from "../src/store/directory-store.js";
 import { BATCH_ROWS, joinSmallBands } from "../src/stream/band-joiner.js";
 import type { TableBand } from "../src/stream/table-reader.js";
@@ -117,6 +119,11 @@ describe("batches of a sensible size whatever the chunking", () => {
 		expect(await query(`SELECT row_group_num_rows FROM parquet_metadata('${out}') ORDER BY row_group_id`)).toEqual([[30_000n], [30_000n], [30_000n], [10_000n]]);
 		const rows = await query(`SELECT epoch_ms(parquet) FROM '${out}'`);
 		expect(rows.map(([value]) => Number(value))).toEqual(Array.from(minutes(ROWS), millisOf));
+		// What the Parquet writer is given: two batches, not 2,500.
+		const { reader, batcher } = createTableExportStages(tableOfTimeArray(await openTimeArray(store)), { format: "parquet" });
+		const given: number[] = [];
+		for await (const batch of reader.pipe(batcher)) given.push((batch as RecordBatch).numRows);
+		expect(given.length).toBe(2);
 	});
 
 	it("a dataset partitioned by day: each day's file in one or two batches, not one per chunk", async () => {
