@@ -6,23 +6,29 @@ import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { createTableExportStages } from "../src/export.js";
 import { openTimeArray } from "../src/open-array.js";
 import { tableOfTimeArray } from "../src/open-table.js";
+import { BATCH_ROWS } from "../src/stream/band-joiner.js";
 import { TableReader } from "../src/stream/table-reader.js";
 import type { ChunkSource } from "../src/zarr/chunk-source.js";
 import { tempDir } from "./support/cli.js";
 
 const work = tempDir("dt64-reader-");
 
-/** A 1-D source of `chunks` chunks of 4 values that records which chunks were read. */
-function countingSource(chunks: number): ChunkSource & { reads: number[] } {
+/**
+ * A 1-D source of `chunks` chunks of `size` values that records which chunks were read. By default each chunk is a
+ * band of its own, as large as a batch (smaller ones are gathered into one batch, see band-joiner.ts).
+ */
+function countingSource(chunks: number, size = BATCH_ROWS): ChunkSource & { reads: number[] } {
 	const reads: number[] = [];
 	return {
 		reads,
-		chunkShape: [4],
+		chunkShape: [size],
 		gridShape: [chunks],
 		describe: (coords) => `c/${coords[0]}`,
 		async read(coords) {
 			reads.push(coords[0]);
-			return BigInt64Array.from({ length: 4 }, (_, i) => BigInt(coords[0] * 4 + i));
+			const values = new BigInt64Array(size);
+			for (let i = 0; i < size; i++) values[i] = BigInt(coords[0] * size + i);
+			return values;
 		},
 	};
 }
@@ -53,14 +59,18 @@ async function untilStill(measure: () => number): Promise<void> {
 	}
 }
 
+/** Chunks of the store of exportCountingReads. */
+const COUNTED_CHUNKS = 24;
+
 /**
- * The export stages (Arrow IPC, concurrency 4) of a 400,000-value store in 40 chunks written as `name`, and the
- * chunks it reads, in the order it launches them.
+ * The export stages (Arrow IPC, concurrency 4) of a store of COUNTED_CHUNKS chunks written as `name`, each as large
+ * as a batch (smaller ones are gathered, see band-joiner.ts), and the chunks it reads, in the order it launches them.
  */
 async function exportCountingReads(name: string) {
 	const root = path.join(work, name);
-	const values = BigInt64Array.from({ length: 400_000 }, (_, i) => BigInt(i));
-	await writeArray(root, "", { shape: [values.length], chunks: [10_000], values, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
+	const values = new BigInt64Array(COUNTED_CHUNKS * BATCH_ROWS);
+	for (let i = 0; i < values.length; i++) values[i] = BigInt(i);
+	await writeArray(root, "", { shape: [values.length], chunks: [BATCH_ROWS], values, codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
 	const array = await openTimeArray(root);
 	const reads: number[] = [];
 	const counted = { ...array, chunks: { ...array.chunks, read: (coords: readonly number[], signal?: AbortSignal) => (reads.push(coords[0]), array.chunks.read(coords, signal)) } };
@@ -71,7 +81,7 @@ describe("TableReader of one array: reading ahead", () => {
 	for (const concurrency of [1, 2, 4]) {
 		it(`behind an output that stopped, holds the chunk being written and ${concurrency} read ahead, no more (concurrency ${concurrency})`, async () => {
 			const source = countingSource(50);
-			const reader = new TableReader([source], [200], { concurrency });
+			const reader = new TableReader([source], [50 * BATCH_ROWS], { concurrency });
 			// An output that never finishes its first write: a disk that stalls.
 			const stalled = new Writable({ objectMode: true, highWaterMark: 1, write: () => undefined });
 			reader.pipe(stalled);
@@ -84,7 +94,7 @@ describe("TableReader of one array: reading ahead", () => {
 
 	it("holdReadAheadWhile: while the condition holds, only the chunk waited for is read", async () => {
 		const source = countingSource(50);
-		const reader = new TableReader([source], [200], { concurrency: 4 });
+		const reader = new TableReader([source], [50 * BATCH_ROWS], { concurrency: 4 });
 		let hold = true;
 		reader.holdReadAheadWhile(() => hold);
 		const taken: unknown[] = [];
@@ -114,7 +124,7 @@ describe("TableReader of one array: reading ahead", () => {
 	});
 
 	it("reads every chunk once, in order, whatever finishes first", async () => {
-		const source = countingSource(30);
+		const source = countingSource(30, 4);
 		const slow: ChunkSource = {
 			...source,
 			async read(coords, signal) {
@@ -161,6 +171,6 @@ describe("an export reading ahead behind a slow destination", () => {
 			await settle();
 		}
 		await ended;
-		expect([...reads].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+		expect([...reads].sort((a, b) => a - b)).toEqual(Array.from({ length: COUNTED_CHUNKS }, (_, i) => i));
 	});
 });

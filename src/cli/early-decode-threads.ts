@@ -10,7 +10,7 @@
  * decides again when it opens its arrays (codecs/bounded-wasm.ts), and a guess either way costs no more than the
  * thread's start. So it only starts threads for what it can see for sure: a local folder holding a Zarr array (or a
  * group with the arrays named by --array or --columns) whose codecs include zstd, lz4 or blosc and which is not a
- * small array (decoded on the calling thread, see small-array.ts). Any doubt (a URL, a zip file, metadata it cannot
+ * small array nor one of small chunks (decoded on the calling thread, see small-array.ts). Any doubt (a URL, a zip file, metadata it cannot
  * read, a data type it does not know, another command, --help) starts nothing. This module imports no more than
  * the decode threads need, so that the bin script loads it in a few milliseconds.
  */
@@ -119,8 +119,19 @@ export function decodesOnThreads(metadata: Record<string, unknown>): boolean {
 	const shape = metadata.shape;
 	if (!Array.isArray(shape) || !shape.every((size) => Number.isSafeInteger(size) && size >= 0)) return false;
 	const valueBytes = valueBytesOf(metadata.data_type ?? metadata.dtype);
-	if (valueBytes === undefined || decodesHere(shape as number[], valueBytes)) return false;
+	if (valueBytes === undefined || decodesHere(shape as number[], valueBytes, readChunkShape(metadata))) return false;
 	return namesCodec(metadata.codecs) || namesCodec(metadata.compressor) || namesCodec(metadata.filters);
+}
+
+/**
+ * The shape of the chunks an array is read in (v2 `chunks`, v3 `chunk_grid`, a shard's inner chunks), or undefined
+ * when the metadata does not say it plainly.
+ */
+function readChunkShape(metadata: Record<string, unknown>): number[] | undefined {
+	const grid = metadata.chunk_grid as { configuration?: { chunk_shape?: unknown } } | undefined;
+	const sharding = Array.isArray(metadata.codecs) ? (metadata.codecs as { name?: unknown; configuration?: { chunk_shape?: unknown } }[]).find((codec) => codec?.name === "sharding_indexed") : undefined;
+	const shape = sharding?.configuration?.chunk_shape ?? grid?.configuration?.chunk_shape ?? metadata.chunks;
+	return Array.isArray(shape) && shape.every((size) => Number.isSafeInteger(size) && size > 0) ? (shape as number[]) : undefined;
 }
 
 /** Whether a codec list or codec (sharding's inner codecs included) names one of THREAD_CODEC_NAMES. */

@@ -23,6 +23,12 @@ export interface GetOptions {
 	 * it dead once used (see BufferPool), so that it comes back after its last part.
 	 */
 	pooled?: boolean;
+	/**
+	 * The value is expected to be small (a chunk of at most SMALL_CHUNK_BYTES decoded, see zarr/small-array.ts): a
+	 * local store may read it on the calling thread, at once, instead of in several round trips through a thread
+	 * pool. A hint: stores that cannot, ignore it.
+	 */
+	small?: boolean;
 }
 
 /** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */

@@ -7,6 +7,7 @@ import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, cStrides, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
+import { joinSmallBands } from "./band-joiner.js";
 import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
@@ -96,6 +97,8 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
 		const mayReadAhead = () => !this.#holdReadAhead();
+		// Small bands (small chunks) are gathered into batches of a sensible size; see joinSmallBands.
+		const alongRows = broadcast.map((column) => shape.length > 0 && column.axes[0] === 0);
 		if ((options.order ?? "c") === "chunk") {
 			const spanning = broadcast.filter((column) => spansTable(column, shape));
 			if (spanning.length === 0) {
@@ -107,10 +110,10 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape);
-			this.pullFrom(chunkOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows));
+			this.pullFrom(joinSmallBands(chunkOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows), alongRows, options.bufferPool));
 		} else {
 			for (const column of broadcast) checkHeldColumn(column, shape);
-			this.pullFrom(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows, options.bufferPool));
+			this.pullFrom(joinSmallBands(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows, options.bufferPool), alongRows, options.bufferPool));
 		}
 	}
 

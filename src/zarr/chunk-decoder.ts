@@ -36,7 +36,7 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 	/**
 	 * `bufferPool`: decompressors take their output buffers from it, and the encoded bytes given to `decode` are
 	 * handed back to it once decoded into other memory (the decoder is then their last user; see BufferPool).
-	 * `decodeHere`: the chunks belong to a small array, decoded on the calling thread (see ChunkSpec.decodeHere).
+	 * `decodeHere`: the chunks belong to a small array, or are small, decoded on the calling thread (see ChunkSpec.decodeHere).
 	 */
 	constructor(
 		readonly chunkShape: number[],

@@ -11,7 +11,7 @@ import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
 import { ShardIndexReader } from "./shard-index.js";
-import { decodesHere } from "./small-array.js";
+import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -177,8 +177,11 @@ function plainChunks<V extends ChunkValues>(
 	encodeKey: ChunkKeyEncoder,
 	options: ChunkSourceOptions,
 ): ChunkSource<V> {
-	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
+	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, meta.chunkShape));
 	const size = product(meta.chunkShape);
+	const { valueBytes } = elements.decodedAs;
+	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
+	const small = valueBytes !== "variable" && size * valueBytes <= SMALL_CHUNK_BYTES;
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
 		chunkShape: meta.chunkShape,
@@ -187,7 +190,7 @@ function plainChunks<V extends ChunkValues>(
 		read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
 			return readingChunk(meta.path, key.slice(1), async () => {
-				const bytes = await store.get(key, { signal, room: decoder.inputRoom }).catch((error: unknown) => {
+				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small }).catch((error: unknown) => {
 					if (!isRefusedKey(error)) throw storeReadFailure(`chunk ${describe(coords)}`, error, key.slice(1), signal);
 					if (options.forbiddenAsMissing) return undefined;
 					throw refusedChunkError(error, `chunk ${describe(coords)}`);
@@ -240,7 +243,7 @@ function shardedChunks<V extends ChunkValues>(
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
 	const index = new ShardIndexReader(store, perShard, indexCodecs, location, options.forbiddenAsMissing);
-	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes));
+	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
 	const size = product(innerShape);
 	const gridShape = chunksPerAxis(meta.shape, innerShape);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));

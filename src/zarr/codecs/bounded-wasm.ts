@@ -48,7 +48,7 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
 
 /**
  * The codec is made when its array is opened: the threads start then, while the rest of the export is set up; a
- * small array's chunks decode on the calling thread, and start none (ChunkSpec.decodeHere).
+ * small array's chunks, and small chunks, decode on the calling thread, and start none (ChunkSpec.decodeHere).
  */
 function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFactory {
 	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => {

@@ -17,7 +17,7 @@ export interface ChunkSpec {
 	/** The values are datetime64/timedelta64 counts: decoders that can, say where NaT may be (nat-positions.ts). */
 	readonly scanNaT?: boolean;
 	/**
-	 * The whole array is small (see SMALL_ARRAY_BYTES in small-array.ts): decoders that would run on the decode
+	 * The whole array is small, or each of its chunks is (see small-array.ts): decoders that would run on the decode
 	 * threads decode on the calling thread instead, and no thread is started for it.
 	 */
 	readonly decodeHere?: boolean;

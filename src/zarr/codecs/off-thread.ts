@@ -109,6 +109,14 @@ export function decodeThreadsRunning(): number {
 	return shared?.running ?? 0;
 }
 
+/** Chunks this process has decoded on the calling thread and on the decode threads (see decodeWasmCodec). */
+const decodedChunks = { here: 0, onThreads: 0 };
+
+/** How many zstd, lz4 and blosc chunks this process has decoded on the calling thread and on the decode threads. */
+export function chunksDecoded(): { readonly here: number; readonly onThreads: number } {
+	return { ...decodedChunks };
+}
+
 /** Whether an array opened in this process decodes its chunks on the decode threads (see arrayOpened). */
 let arraysOnThreads = false;
 
@@ -160,7 +168,8 @@ export function arrayOpened(smallArray: boolean): void {
  * bytes.
  *
  * With `scanNaT` (datetime64 counts), the decoder also finds where NaT may be among the values, and the view
- * returned carries it (see nat-positions.ts). With `here` (a small array's chunk), it decodes on the calling thread.
+ * returned carries it (see nat-positions.ts). With `here` (a chunk of a small array, or a small chunk: see
+ * small-array.ts), it decodes on the calling thread.
  */
 export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool, scanNaT = false, here = false): Promise<Uint8Array> {
 	const inputLength = input.byteLength;
@@ -168,6 +177,7 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 	const pool = onThreads(here) ? sharedPool() : null;
 	let decoded: { buffer: ArrayBufferLike; length: number; natPositions: Int32Array | null };
 	if (pool === null) {
+		decodedChunks.here++;
 		onThisThread ??= loadDecodersHere();
 		const decoders = await onThisThread;
 		if (inPlace) {
@@ -182,6 +192,7 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 			sent = bufferPool?.acquire(inputLength, capacity) ?? Buffer.allocUnsafeSlow(Math.max(inputLength, capacity));
 			sent.set(input);
 		}
+		decodedChunks.onThreads++;
 		decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity, scanNaT);
 	}
 	const bytes = new Uint8Array(decoded.buffer, 0, decoded.length);
