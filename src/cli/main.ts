@@ -289,7 +289,9 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
 	// Opened without signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
-	// must end that wait (a handler would not run while the open blocks).
+	// must end that wait (a handler would not run while the open blocks). A signal that came since the last read is
+	// handled first (a turn of the event loop): taken by a handler then removed, it would be lost, and the open wait.
+	await new Promise((resolve) => setImmediate(resolve));
 	stopExitingWhileOpening();
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, format);
 	let destination: Writable | undefined;
