@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Progress } from "../src/cli/progress.js";
 import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import { writeStoredZip } from "./support/zip.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
@@ -185,6 +186,27 @@ describe("CLI contract", () => {
 		expect(result.status).toBe(0);
 		expect(result.stderr).toBe(`dt64-export: warning: ${stray} (1,234 bytes) is the temporary file of an export of ${path.join(dir, "out.arrow")} that was killed while writing: remove it\n`);
 		expect(fs.existsSync(stray)).toBe(true);
+	});
+
+	it("a zip file is read by its first bytes whatever its name (store.bin, a link); another file says it is no zip either", async () => {
+		const dir = scratch();
+		const zip = path.join(dir, "store.bin");
+		writeStoredZip(path.join(REPO, "data/weather-station.zarr"), zip);
+		fs.symlinkSync(zip, path.join(dir, "linkzip"));
+		for (const name of ["store.bin", "linkzip"]) {
+			const result = runCli([path.join(dir, name), "-q", "-o", path.join(dir, `${name}.arrow`)]);
+			expect([name, result.status, result.stderr]).toEqual([name, 0, ""]);
+			expect(readArrow(path.join(dir, `${name}.arrow`)).numRows).toBe(17520);
+		}
+		// A zip of no entries is its end record alone: a zip, holding no store.
+		fs.writeFileSync(path.join(dir, "empty.bin"), Buffer.concat([Buffer.from("PK\x05\x06", "latin1"), Buffer.alloc(18)]));
+		expect(runCli([path.join(dir, "empty.bin")]).stderr).not.toMatch(/not a zip/);
+		fs.writeFileSync(path.join(dir, "notes.txt"), "PK is not enough\n");
+		const text = runCli([path.join(dir, "notes.txt"), "-o", path.join(dir, "n.arrow")]);
+		expect([text.status, text.stderr]).toEqual([
+			1,
+			`dt64-export: not a Zarr store: ${path.join(dir, "notes.txt")} is a file that is not a zip file either (expected a folder, a zip file or an http(s):// URL) [STORE_INVALID]\n`,
+		]);
 	});
 
 	it("an empty store location, or - (standard input), is a usage error, exit 2", () => {
