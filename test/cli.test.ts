@@ -120,6 +120,30 @@ describe("CLI contract", () => {
 		expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("kept\n");
 	});
 
+	it("a missing output folder is OUTPUT_INVALID however the path spells it (sub/../x, x/), before the export runs", async () => {
+		const cwd = scratch();
+		const store = path.join(REPO, "data/weather-station.zarr");
+		for (const [output, message] of [
+			["nodir/x.arrow", `output folder does not exist: ${path.join(cwd, "nodir")}`],
+			// The system needs sub to go up from it: path.resolve's cwd/x.arrow was written to at the end (ENOENT).
+			["sub/../x.arrow", `output folder does not exist: ${path.join(cwd, "sub")} (in sub/../x.arrow)`],
+			["new.arrow/", `output folder does not exist: ${path.join(cwd, "new.arrow")} (new.arrow/ ends in /: it names a folder, not a file)`],
+		]) {
+			const result = runCli([store, "-o", output], { cwd });
+			expect([output, result.status, result.stderr]).toEqual([output, 1, `dt64-export: ${message} [OUTPUT_INVALID]\n`]);
+		}
+		const { exportToFile } = await import("../src/index.js");
+		await expect(exportToFile(store, `${cwd}/sub/../y.arrow`)).rejects.toMatchObject({ code: "OUTPUT_INVALID", path: path.join(cwd, "sub") });
+		expect(fs.readdirSync(cwd)).toEqual([]);
+		// Through a link, `..` is the parent of the folder linked to, as the system reads it: the file goes there.
+		fs.mkdirSync(path.join(cwd, "real/deep"), { recursive: true });
+		fs.symlinkSync(path.join(cwd, "real/deep"), path.join(cwd, "link"));
+		expect(runCli([store, "-q", "-o", "link/../via-link.arrow"], { cwd }).status).toBe(0);
+		expect(fs.readdirSync(path.join(cwd, "real")).sort()).toEqual(["deep", "via-link.arrow"]);
+		expect(readArrow(path.join(cwd, "real/via-link.arrow")).numRows).toBe(17520);
+		expect(fs.readdirSync(cwd).sort()).toEqual(["link", "real"]);
+	});
+
 	it("--progress into a pipe writes plain lines, without the terminal's control characters", () => {
 		const cwd = scratch();
 		const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--progress"], { cwd });
