@@ -73,7 +73,14 @@ describe("CLI contract", () => {
 			[["x", "--to"], /^dt64-export: --to needs a value/],
 			[["inspect", "x", "--retries"], /^dt64-export: --retries needs a value/],
 			[["x", "-o", ""], /^dt64-export: -o: empty file name \(use -o <file>, or -o - for stdout\) \[USAGE\]\n$/],
-			[["x", "--concurrency", "four"], /--concurrency must be an integer >= 1, got something that is not a number/],
+			[["x", "--concurrency", "four"], /--concurrency must be an integer >= 1, got "four"/],
+			// Read from the digits as written: the value and the real bound, in the flag's name (it was "Parquet
+			// rowGroupRows must be a positive integer, got 9007199254740992", and 1e18 "must be an integer >= 1").
+			[["x", "--row-group-rows", "9007199254740993"], /^dt64-export: --row-group-rows must be at most 9007199254740991 \(2\^53 - 1, the largest integer held exactly\), got 9007199254740993 \[USAGE\]\n$/],
+			[["x", "--row-group-rows=18446744073709551616"], /--row-group-rows must be at most 9007199254740991 .*, got 18446744073709551616 \[USAGE\]/],
+			[["x", "--max-rows-per-file", "1e18", "--partition-by", "year", "-o", "dsq"], /^dt64-export: --max-rows-per-file must be at most 9007199254740991 \(2\^53 - 1, the largest integer held exactly\), got 1e18 \[USAGE\]\n$/],
+			[["x", "--part", "auto", "--parts", "100000"], /^dt64-export: --parts must be at most 99999, got 100000 \[USAGE\]\n$/],
+			[["x", "--concurrency", "1.0e-3"], /--concurrency must be an integer >= 1, got 1.0e-3/],
 			[["x", "--retries", "-1"], /--retries must be an integer >= 0, got -1/],
 			[["inspect", "x", "--retries", "1.5"], /--retries must be an integer >= 0, got 1.5/],
 			[["x", "--tz", "+25:00"], /--tz "\+25:00": an offset is \+HH:MM or -HH:MM with HH at most 23 and MM at most 59/],
