@@ -12,7 +12,7 @@ import type { TargetUnit } from "./dtype/units.js";
 import { abortable } from "./abort.js";
 import { Dt64ExportError } from "./errors.js";
 import { createStagesAround, createWriter, runStages } from "./export.js";
-import { planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
+import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
 import { createTableReader, defaultConcurrency, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
 import { commitDatasetHolding, type CommitSummary } from "./output/commit.js";
@@ -29,6 +29,7 @@ import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { checkOutputOutsideStore, statOutput } from "./output/output-path.js";
 import { intoCallerDestination } from "./output/caller-destination.js";
+import { LIBRARY_SPELLING, resolveDatasetFormat } from "./output/output-format.js";
 
 const TARGET_UNIT_OF: Readonly<Record<TimeUnit, TargetUnit>> = {
 	[TimeUnit.SECOND]: "s",
@@ -170,8 +171,10 @@ export interface DatasetRunOptions {
  * before the store is opened until it ends, whichever way.
  */
 export async function exportDataset(store: string, folder: string, options: ExportOptions & DatasetRunOptions): Promise<DatasetExportSummary> {
+	// The folder's extension names its files' format, as a file's does (checked by planExport when it is no format).
+	const format = options.format === undefined || OUTPUT_FORMATS.includes(options.format) ? resolveDatasetFormat(options.format, folder, LIBRARY_SPELLING) : options.format;
 	// Rows are filtered and routed to many files: no chunk buffer goes back to a pool once written.
-	return exportPlannedDataset(store, folder, planExport({ ...options, bufferPool: undefined }, true), options);
+	return exportPlannedDataset(store, folder, planExport({ ...options, format, bufferPool: undefined }, true), options);
 }
 
 /** What the CLI is told as a dataset export goes. */

@@ -53,6 +53,12 @@ export interface ZarrTable {
 	readonly index: readonly TableIndex[];
 	/** Arrays `--columns all` left out, each described with the reason: `time_bnds(time=48, bnds=2): dimension bnds is not among...`. */
 	readonly leftOut: readonly string[];
+	/**
+	 * The dimension coordinates (`time`, `lat`, `lon`) of the table's dimensions that `columns: "all"` did not export:
+	 * they are the index, and its index here is positions (`indexSource: "positions"`, which exporting without index
+	 * columns implies). Absent when there are none.
+	 */
+	readonly coordinatesLeftOut?: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
 	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
@@ -222,8 +228,8 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 	const at: GroupAt = { path: group, format: groupDocument.node.zarrFormat };
 	let opening: Omit<TableColumn, "axes">[] = [];
 	let leftOut: string[] = [];
+	const candidates: Omit<TableColumn, "axes">[] = [];
 	if (options.columns === "all") {
-		const candidates: Omit<TableColumn, "axes">[] = [];
 		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, at, name, options));
 		const selection = selectWholeDataset(candidates.map(variableOf));
 		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
@@ -233,7 +239,12 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 		readAhead(opened, at, options.columns);
 		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));
 	}
-	return layOutColumns(opened, opening, { group: at, indexSource, leftOut, name: columnNameFor(location, group), options });
+	const table = await layOutColumns(opened, opening, { group: at, indexSource, leftOut, name: columnNameFor(location, group), options });
+	// `all` takes the dimension coordinates as the index: with positions for an index, they are in no column.
+	const coordinatesLeftOut = table.index.flatMap((entry) =>
+		entry.kind === "positions" && candidates.some((column) => isCoordinateOf(variableOf(column), entry.name, table.shape[entry.axis])) ? [entry.name] : [],
+	);
+	return coordinatesLeftOut.length === 0 ? table : { ...table, coordinatesLeftOut };
 }
 
 function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {

@@ -8,7 +8,8 @@ import { completeWords } from "../src/cli/completion.js";
 import { closest } from "../src/did-you-mean.js";
 import { optionsFromEnvironment } from "../src/cli/environment.js";
 import { environmentName, OPTIONS, optionsOf, OUTPUT_FLAGS } from "../src/cli/options.js";
-import { resolveOutputFormat } from "../src/output/output-format.js";
+import { resolveDatasetFormat, resolveOutputFormat } from "../src/output/output-format.js";
+import { exportDataset } from "../src/export-selection.js";
 import { normalizeConversionOptions } from "../src/convert/options.js";
 import { planExport } from "../src/export-plan.js";
 import { defaultConcurrency } from "../src/export-source.js";
@@ -52,6 +53,31 @@ describe("--to and -o's extension", () => {
 		expect(conflict.status).toBe(2);
 		expect(conflict.stderr).toMatch(/names arrow output but --to is parquet/);
 		expect(fs.readdirSync(dir).sort()).toEqual(["w.arrows", "w.parquet"]);
+	});
+
+	it("a dataset folder's extension names its files' format as a file's does; a folder named for none is Parquet", async () => {
+		expect(resolveDatasetFormat(undefined, "ds.arrow", OUTPUT_FLAGS)).toBe("arrow");
+		expect(resolveDatasetFormat(undefined, "ds.PQ/", OUTPUT_FLAGS)).toBe("parquet");
+		expect(resolveDatasetFormat(undefined, "march/", OUTPUT_FLAGS)).toBe("parquet");
+		expect(resolveDatasetFormat(undefined, undefined, OUTPUT_FLAGS)).toBe("parquet");
+		expect(resolveDatasetFormat("arrow", "out.v1", OUTPUT_FLAGS)).toBe("arrow");
+		expect(() => resolveDatasetFormat("arrow", "ds.parquet", OUTPUT_FLAGS)).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(/^-o ds\.parquet names parquet output but --to is arrow/) }));
+		const dir = fs.mkdtempSync(path.join(work, "dataset-ext-"));
+		const filesOf = (folder: string) => fs.readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((name) => /(^|\/)part-\d{5}-of-\d{5}\./.test(name)).map((name) => path.join(folder, name));
+		expect(runCli([STORE, "-q", "--partition-by", "year", "-o", path.join(dir, "ds.arrow")]).status).toBe(0);
+		expect(filesOf(path.join(dir, "ds.arrow")).length).toBeGreaterThan(0);
+		for (const file of filesOf(path.join(dir, "ds.arrow"))) expect([path.extname(file), fileStart(file)]).toEqual([".arrow", "ARROW1"]);
+		expect(runCli([STORE, "-q", "--partition-by", "year", "-o", path.join(dir, "plain")]).status).toBe(0);
+		for (const file of filesOf(path.join(dir, "plain"))) expect([path.extname(file), fileStart(file).slice(0, 4)]).toEqual([".parquet", "PAR1"]);
+		const conflict = runCli([STORE, "-q", "--partition-by", "year", "-o", path.join(dir, "ds.parquet"), "--to", "arrow"]);
+		expect([conflict.status, conflict.stderr]).toEqual([2, `dt64-export: -o ${path.join(dir, "ds.parquet")} names parquet output but --to is arrow: change the extension or --to [USAGE]\n`]);
+		const part = runCli([STORE, "-q", "--part", "0/2", "-o", path.join(dir, "part.parquet"), "--to", "arrow"]);
+		expect(part.status).toBe(2);
+		expect(fs.readdirSync(dir).sort()).toEqual(["ds.arrow", "plain"]);
+		// The library's exportDataset follows the same rule, in its own names.
+		await exportDataset(STORE, path.join(dir, "lib.feather"), { partitionBy: "year" });
+		for (const file of filesOf(path.join(dir, "lib.feather"))) expect(fileStart(file)).toBe("ARROW1");
+		await expect(exportDataset(STORE, path.join(dir, "lib.parquet"), { partitionBy: "year", format: "arrow" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/^path .*lib\.parquet names parquet output but format is arrow/) });
 	});
 });
 
@@ -114,6 +140,28 @@ describe("options that do nothing", () => {
 		expect(runCli([STORE, "-q", "-f", "-o", path.join(dir, "w.arrow")]).stderr).toBe("");
 	});
 
+	it("--parts without --part, --convert-calendar without a model calendar, --nan-as-null without floats, --progress with --quiet", () => {
+		const dir = fs.mkdtempSync(path.join(work, "idle-"));
+		const idle = runCli([STORE, "-o", path.join(dir, "w.arrow"), "--parts", "4", "--convert-calendar", "--nan-as-null", "--progress", "--quiet"]);
+		expect(idle.status).toBe(0);
+		expect(idle.stderr.trimEnd().split("\n")).toEqual([
+			"dt64-export: warning: --progress does nothing here: --quiet shows no progress",
+			"dt64-export: warning: --parts does nothing here: it applies with --part auto",
+			"dt64-export: warning: --nan-as-null does nothing here: no column holds floats",
+			"dt64-export: warning: --convert-calendar does nothing here: no column is CF time of a model calendar (noleap, 365_day, all_leap, 366_day, 360_day)",
+		]);
+		// Where they apply, nothing is said: a float column, a noleap time, a part of the engine's.
+		const observations = path.join(REPO, "data/observations.zarr");
+		expect(runCli([observations, "--columns", "time,temperature", "--nan-as-null", "-q", "-o", path.join(dir, "o.arrow")]).stderr).toBe("");
+		const noleap = path.join(REPO, "test/fixtures/cf/noleap.zarr");
+		expect(runCli([noleap, "--array", "time", "--convert-calendar", "-q", "-o", path.join(dir, "n.arrow")]).stderr).toBe("");
+		const part = runCli([STORE, "--part", "auto", "--parts", "2", "-q", "-o", path.join(dir, "k8s")], { env: { JOB_COMPLETION_INDEX: "1" } });
+		expect([part.status, part.stderr]).toEqual([0, ""]);
+		// A dataset export prints no progress line: --progress is named there too.
+		const dataset = runCli([STORE, "--partition-by", "year", "--progress", "-o", path.join(dir, "ds")]);
+		expect(dataset.stderr).toMatch(/^dt64-export: warning: --progress does nothing here: an export to a dataset folder shows no progress\n/);
+	});
+
 	it("--tz on an export without timestamps (a timedelta64 array: a Duration) is named in a warning", async () => {
 		const store = path.join(fs.mkdtempSync(path.join(work, "lag-")), "lag.zarr");
 		await writeArray(store, "", { shape: [4], chunks: [2], dataType: { name: "numpy.timedelta64", configuration: { unit: "s", scale_factor: 1 } }, values: BigInt64Array.of(1n, 2n, -(2n ** 63n), 4n) });
@@ -146,6 +194,8 @@ describe("options from the environment", () => {
 		// A value the option does not take is refused by the variable's name, unless the command line gives the option.
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" })).toThrow('DT64_EXPORT_TO "csv": choose arrow, arrow-stream, parquet');
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "x" })).toThrow('DT64_EXPORT_CONCURRENCY must be an integer >= 1, got "x"');
+		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_ROW_GROUP_ROWS: "9007199254740993" })).toThrow(/^DT64_EXPORT_ROW_GROUP_ROWS must be at most 9007199254740991 .*, got 9007199254740993$/);
+		expect(optionsFromEnvironment("export", { DT64_EXPORT_ROW_GROUP_ROWS: "9007199254740991" }).values).toEqual({ "row-group-rows": "9007199254740991" });
 		expect(optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" }, new Set(["to"])).values).toEqual({});
 		expect(optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "", DT64_EXPORT_TO: " " }).values).toEqual({});
 	});
@@ -168,10 +218,32 @@ describe("shell completion", () => {
 		expect(script.stdout.toString()).toMatch(/complete .* dt64-export/);
 		const answer = runCli(["--get-yargs-completions", "dt64-export", STORE, "--to", ""]);
 		expect(answer.stdout.toString().trim().split("\n")).toEqual(["arrow", "arrow-stream", "parquet"]);
-		expect(completeWords(["--"])).toEqual(optionsOf("export").map((option) => `--${option.name}`));
+		expect(completeWords(["--"])).toHaveLength(new Set(completeWords(["--"])).size);
 		expect(completeWords(["inspect", "s", "--"])).toContain("--json");
 		expect(completeWords(["ins"])).toEqual(["inspect", "commit", "completion"]);
 		expect(completeWords([STORE, "-o", ""])).toEqual([]);
+	});
+
+	it("offers each option once, as it is typed: --no-cf, not the default --cf", () => {
+		const offered = completeWords(["--"]);
+		expect(offered.filter((word) => word === "--no-cf")).toHaveLength(1);
+		for (const negated of ["--no-cf", "--no-progress", "--no-sign-request", "--no-range-search"]) expect(offered).toContain(negated);
+		// Switches on by default are typed off; those off by default on; --progress (default: a terminal) both ways.
+		for (const onByDefault of ["--cf", "--sign-request", "--range-search"]) expect(offered).not.toContain(onByDefault);
+		for (const offByDefault of ["--force", "--quiet", "--progress", "--allow-truncate", "--help", "--version", "--to"]) expect(offered).toContain(offByDefault);
+		expect(offered).not.toContain("--no-force");
+		expect(offered).not.toContain("--no-help");
+		// Every option of the command is offered in some spelling.
+		for (const option of optionsOf("export")) expect(offered.some((word) => word === `--${option.name}` || word === `--no-${option.name}`), option.name).toBe(true);
+		expect(completeWords(["inspect", "s", "--"])).toContain("--no-sign-request");
+	});
+
+	it("completion --help prints the help of the command, not the script", () => {
+		const help = runCli(["completion", "--help"]);
+		expect(help.status).toBe(0);
+		expect(help.stdout.toString()).toMatch(/completion script/);
+		expect(help.stdout.toString()).not.toMatch(/complete .* dt64-export|###-begin/);
+		expect(runCli(["completion"]).stdout.toString()).toMatch(/###-begin-dt64-export-completions-###/);
 	});
 });
 
@@ -185,6 +257,11 @@ describe("--help is true to the code", () => {
 		return (match as RegExpExecArray)[0].replace(/\s+/g, " ");
 	};
 	const documentedDefault = (name: string, help = helps.export) => /\[default: (.*?)\](?: |$)/.exec(blockOf(name, help))?.[1];
+
+	it("names every kind of store README names, and the exit codes", () => {
+		for (const scheme of ["http(s)://", "s3://", "gs://", "az://", "abfs[s]://"]) expect(helps.export.replace(/\s+/g, " ")).toContain(scheme);
+		expect(helps.export.replace(/\s+/g, " ")).toMatch(/Exit codes: 0 success, 2 usage error, 1 any other error; 130, 143, 129 when interrupted by SIGINT, SIGTERM, SIGHUP/);
+	});
 
 	it("documents every option of every command with the default the parser fills in", () => {
 		for (const command of ["export", "inspect", "commit"] as const) {

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Progress } from "../src/cli/progress.js";
 import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import { writeStoredZip } from "./support/zip.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
@@ -72,7 +73,14 @@ describe("CLI contract", () => {
 			[["x", "--to"], /^dt64-export: --to needs a value/],
 			[["inspect", "x", "--retries"], /^dt64-export: --retries needs a value/],
 			[["x", "-o", ""], /^dt64-export: -o: empty file name \(use -o <file>, or -o - for stdout\) \[USAGE\]\n$/],
-			[["x", "--concurrency", "four"], /--concurrency must be an integer >= 1, got something that is not a number/],
+			[["x", "--concurrency", "four"], /--concurrency must be an integer >= 1, got "four"/],
+			// Read from the digits as written: the value and the real bound, in the flag's name (it was "Parquet
+			// rowGroupRows must be a positive integer, got 9007199254740992", and 1e18 "must be an integer >= 1").
+			[["x", "--row-group-rows", "9007199254740993"], /^dt64-export: --row-group-rows must be at most 9007199254740991 \(2\^53 - 1, the largest integer held exactly\), got 9007199254740993 \[USAGE\]\n$/],
+			[["x", "--row-group-rows=18446744073709551616"], /--row-group-rows must be at most 9007199254740991 .*, got 18446744073709551616 \[USAGE\]/],
+			[["x", "--max-rows-per-file", "1e18", "--partition-by", "year", "-o", "dsq"], /^dt64-export: --max-rows-per-file must be at most 9007199254740991 \(2\^53 - 1, the largest integer held exactly\), got 1e18 \[USAGE\]\n$/],
+			[["x", "--part", "auto", "--parts", "100000"], /^dt64-export: --parts must be at most 99999, got 100000 \[USAGE\]\n$/],
+			[["x", "--concurrency", "1.0e-3"], /--concurrency must be an integer >= 1, got 1.0e-3/],
 			[["x", "--retries", "-1"], /--retries must be an integer >= 0, got -1/],
 			[["inspect", "x", "--retries", "1.5"], /--retries must be an integer >= 0, got 1.5/],
 			[["x", "--tz", "+25:00"], /--tz "\+25:00": an offset is \+HH:MM or -HH:MM with HH at most 23 and MM at most 59/],
@@ -117,6 +125,30 @@ describe("CLI contract", () => {
 		await expect(exportDataset(store, path.join(dir, "notes.txt/ds"), { columns: ["time", "temperature"], index: true, partitionBy: "day" })).rejects.toMatchObject({ name: "Dt64ExportError", code: "OUTPUT_INVALID" });
 		expect(fs.readdirSync(dir)).toEqual(["notes.txt"]);
 		expect(fs.readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("kept\n");
+	});
+
+	it("a missing output folder is OUTPUT_INVALID however the path spells it (sub/../x, x/), before the export runs", async () => {
+		const cwd = scratch();
+		const store = path.join(REPO, "data/weather-station.zarr");
+		for (const [output, message] of [
+			["nodir/x.arrow", `output folder does not exist: ${path.join(cwd, "nodir")}`],
+			// The system needs sub to go up from it: path.resolve's cwd/x.arrow was written to at the end (ENOENT).
+			["sub/../x.arrow", `output folder does not exist: ${path.join(cwd, "sub")} (in sub/../x.arrow)`],
+			["new.arrow/", `output folder does not exist: ${path.join(cwd, "new.arrow")} (new.arrow/ ends in /: it names a folder, not a file)`],
+		]) {
+			const result = runCli([store, "-o", output], { cwd });
+			expect([output, result.status, result.stderr]).toEqual([output, 1, `dt64-export: ${message} [OUTPUT_INVALID]\n`]);
+		}
+		const { exportToFile } = await import("../src/index.js");
+		await expect(exportToFile(store, `${cwd}/sub/../y.arrow`)).rejects.toMatchObject({ code: "OUTPUT_INVALID", path: path.join(cwd, "sub") });
+		expect(fs.readdirSync(cwd)).toEqual([]);
+		// Through a link, `..` is the parent of the folder linked to, as the system reads it: the file goes there.
+		fs.mkdirSync(path.join(cwd, "real/deep"), { recursive: true });
+		fs.symlinkSync(path.join(cwd, "real/deep"), path.join(cwd, "link"));
+		expect(runCli([store, "-q", "-o", "link/../via-link.arrow"], { cwd }).status).toBe(0);
+		expect(fs.readdirSync(path.join(cwd, "real")).sort()).toEqual(["deep", "via-link.arrow"]);
+		expect(readArrow(path.join(cwd, "real/via-link.arrow")).numRows).toBe(17520);
+		expect(fs.readdirSync(cwd).sort()).toEqual(["link", "real"]);
 	});
 
 	it("--progress into a pipe writes plain lines, without the terminal's control characters", () => {
@@ -185,6 +217,27 @@ describe("CLI contract", () => {
 		expect(result.status).toBe(0);
 		expect(result.stderr).toBe(`dt64-export: warning: ${stray} (1,234 bytes) is the temporary file of an export of ${path.join(dir, "out.arrow")} that was killed while writing: remove it\n`);
 		expect(fs.existsSync(stray)).toBe(true);
+	});
+
+	it("a zip file is read by its first bytes whatever its name (store.bin, a link); another file says it is no zip either", async () => {
+		const dir = scratch();
+		const zip = path.join(dir, "store.bin");
+		writeStoredZip(path.join(REPO, "data/weather-station.zarr"), zip);
+		fs.symlinkSync(zip, path.join(dir, "linkzip"));
+		for (const name of ["store.bin", "linkzip"]) {
+			const result = runCli([path.join(dir, name), "-q", "-o", path.join(dir, `${name}.arrow`)]);
+			expect([name, result.status, result.stderr]).toEqual([name, 0, ""]);
+			expect(readArrow(path.join(dir, `${name}.arrow`)).numRows).toBe(17520);
+		}
+		// A zip of no entries is its end record alone: a zip, holding no store.
+		fs.writeFileSync(path.join(dir, "empty.bin"), Buffer.concat([Buffer.from("PK\x05\x06", "latin1"), Buffer.alloc(18)]));
+		expect(runCli([path.join(dir, "empty.bin")]).stderr).not.toMatch(/not a zip/);
+		fs.writeFileSync(path.join(dir, "notes.txt"), "PK is not enough\n");
+		const text = runCli([path.join(dir, "notes.txt"), "-o", path.join(dir, "n.arrow")]);
+		expect([text.status, text.stderr]).toEqual([
+			1,
+			`dt64-export: not a Zarr store: ${path.join(dir, "notes.txt")} is a file that is not a zip file either (expected a folder, a zip file or an http(s):// URL) [STORE_INVALID]\n`,
+		]);
 	});
 
 	it("an empty store location, or - (standard input), is a usage error, exit 2", () => {

@@ -508,6 +508,15 @@ describe("HTTP stores and consolidated metadata", () => {
 describe("inspect on stores xarray wrote (test/fixtures/tables, test/fixtures/cf)", () => {
 	const REPO_FIXTURES = path.resolve(__dirname, "fixtures");
 
+	it("--json fillValue is the string README's Inspect section says: NaT or a count for time arrays, the fill_value's JSON text otherwise", () => {
+		const fillValues = (store: string) =>
+			Object.fromEntries((JSON.parse(runCli(["inspect", store, "--json"]).stdout.toString()).nodes as InspectNode[]).filter((node) => node.fillValue !== undefined).map((node) => [node.path, node.fillValue]));
+		expect(fillValues(path.resolve(REPO_FIXTURES, "../../data/observations.zarr"))).toEqual({ station: '""', temperature: '"NaN"', time: "NaT" });
+		// A CF time count (int64) is a plain array: its fill_value as JSON text; a v2 null is "null" (none).
+		expect(fillValues(path.join(REPO_FIXTURES, "cf/fill-value.zarr"))).toMatchObject({ time: "-1" });
+		expect(fillValues(path.join(REPO_FIXTURES, "tables/grid.zarr"))).toMatchObject({ time: "null", rh: "-128", t2m: '"NaN"' });
+	});
+
 	it("a packed or masked companion says the Arrow type it is exported as, and how", async () => {
 		const report = await inspectStore(path.join(REPO_FIXTURES, "tables/grid.zarr"));
 		const node = (name: string) => report.nodes.find((n) => n.path === name)!;

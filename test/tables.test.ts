@@ -12,6 +12,7 @@ import { Timestamp } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import { openTable } from "../src/open-table.js";
 import { useDuckDB } from "./support/duckdb.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/tables");
@@ -157,6 +158,26 @@ describe("tables: field metadata, options and refusals", () => {
 		const names = readArrow(file).schema.fields.map((field) => field.name);
 		expect(names.slice(0, 3)).toEqual(["time", "lat", "lon"]);
 		expect([...names.slice(3)].sort()).toEqual([...EXPECTED.all.columns_option].sort());
+	});
+
+	it("--columns all without --index names the coordinates it leaves out (the time among them); --start then searches the columns only", async () => {
+		const file = fresh("all-no-index.arrow");
+		const result = runCli([grid, "--columns", "all", "-o", file]);
+		expect(result.status).toBe(0);
+		expect(result.stderr.split("\n")[0]).toBe("dt64-export: columns all left out the coordinates time, lat, lon: the dimensions' index, exported as columns with --index");
+		const names = readArrow(file).schema.fields.map((field) => field.name);
+		expect(names).not.toContain("time");
+		expect(runCli([grid, "--columns", "all", "-o", fresh("all-quiet.arrow"), "-q"]).stderr).toBe("");
+		// Asked for: --index gives them, --index positions gives positions instead; nothing to say either way.
+		for (const index of [["--index"], ["--index", "positions"]]) expect(runCli([grid, "--columns", "all", ...index, "-o", fresh(`all-${index.length}.arrow`)]).stderr).not.toMatch(/left out the coordinates/);
+		expect((await openTable(grid, { columns: "all", indexSource: "positions" })).coordinatesLeftOut).toEqual(["time", "lat", "lon"]);
+		expect((await openTable(grid, { columns: "all" })).coordinatesLeftOut).toBeUndefined();
+		// The time is not a column without --index: the columns searched are the exported ones.
+		const start = runCli([grid, "--columns", "all", "--start", "2021-01-02", "-o", fresh("all-start.arrow")]);
+		expect([start.status, start.stderr]).toEqual([
+			2,
+			`dt64-export: no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")} (a dimension's time coordinate is one with index columns: --index) [USAGE]\n`,
+		]);
 	});
 
 	it("--columns all takes a 0-d variable as a constant column (ds.to_dataframe()) and names what it leaves out, with the reason", () => {

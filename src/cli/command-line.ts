@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import { UsageError } from "../errors.js";
 import { checkStoreLocation } from "../store/store-location.js";
 import { BOOLEAN_WORDS, booleanWord } from "./boolean-word.js";
+import { parseIntegerOption } from "./check-integer.js";
 import { didYouMean } from "../did-you-mean.js";
 import { COMMANDS, flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
 
@@ -102,6 +103,9 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 				if (value === undefined) throw new UsageError(`${flag(body)}=${inline}: a switch takes no value, or one of ${BOOLEAN_WORDS} (see --help)`);
 				forYargs[forYargs.length - 1] = value !== found.negated ? `--${found.option.name}` : `--no-${found.option.name}`;
 			}
+			// A number is read from its text here, exactly, and handed on as the number it is (see parseIntegerOption).
+			const integer = (text: string) => String(parseIntegerOption(flag(found.option.name), text, found.option.min ?? Number.MIN_SAFE_INTEGER, found.option.max));
+			if (found.option.kind === "number" && inline !== undefined) forYargs[forYargs.length - 1] = `--${found.option.name}=${integer(inline)}`;
 			if (found.option.kind === "boolean" || inline !== undefined) continue;
 			const { optionalValues } = found.option;
 			if (optionalValues !== undefined) {
@@ -113,7 +117,7 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 			if (k < names.length - 1) break;
 			const next = argv[i + 1];
 			if (next === undefined || !isValue(next)) throw new UsageError(`${flag(name)} needs a value (see --help)`);
-			forYargs.push(argv[++i]);
+			forYargs.push(found.option.kind === "number" ? integer(argv[++i]) : argv[++i]);
 		}
 	}
 	const command = commandOf(positionals[0]);

@@ -1,10 +1,9 @@
 import type { Argv, Options } from "yargs";
 import { checkChoice } from "./check-choice.js";
-import { checkInteger } from "./check-integer.js";
 import { flag, optionsOf, type CommandName, type OptionSpec } from "./options.js";
 
 function yargsOption(option: OptionSpec, command: CommandName): Options {
-	const { choices, min } = option;
+	const { choices } = option;
 	return {
 		alias: option.alias,
 		type: option.kind === "strings" ? "string" : option.kind,
@@ -15,15 +14,9 @@ function yargsOption(option: OptionSpec, command: CommandName): Options {
 		defaultDescription: option.defaultText,
 		describe: typeof option.describe === "string" ? option.describe : option.describe[command],
 		// yargs hands a coerce failure to `fail` as a YError with this message: a usage error, exit 2.
-		coerce:
-			choices !== undefined
-				? (value: unknown) => (value === undefined ? value : checkChoice(flag(option.name), choices, value))
-				: min !== undefined
-					? (value: number | undefined) => {
-							if (value !== undefined) checkInteger(flag(option.name), value, min);
-							return value;
-						}
-					: undefined,
+		// A number's text is checked before yargs reads it (checkCommandLine, optionsFromEnvironment): as a double,
+		// its digits past 2^53 are lost.
+		coerce: choices !== undefined ? (value: unknown) => (value === undefined ? value : checkChoice(flag(option.name), choices, value)) : undefined,
 	};
 }
 

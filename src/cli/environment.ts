@@ -8,7 +8,7 @@
 import { UsageError } from "../errors.js";
 import { BOOLEAN_WORDS, booleanWord } from "./boolean-word.js";
 import { checkChoice } from "./check-choice.js";
-import { checkInteger } from "./check-integer.js";
+import { parseIntegerOption } from "./check-integer.js";
 import { didYouMean } from "../did-you-mean.js";
 import { environmentName, optionsOf, OPTIONS, type CommandName } from "./options.js";
 
@@ -43,7 +43,7 @@ export function optionsFromEnvironment(command: CommandName, env: NodeJS.Process
 			values[option.name] = text.split("\n").filter((line) => line.trim() !== "");
 		} else if (text.trim() !== "") {
 			if (option.choices !== undefined) checkChoice(variable, option.choices, text);
-			if (option.kind === "number") checkInteger(variable, Number(text), option.min ?? Number.MIN_SAFE_INTEGER, text);
+			if (option.kind === "number") parseIntegerOption(variable, text, option.min ?? Number.MIN_SAFE_INTEGER, option.max);
 			values[option.name] = text;
 		}
 	}

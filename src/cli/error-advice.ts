@@ -42,7 +42,8 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
 const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
-	USAGE: (error) => (error.option === "maxRowsPerFile" ? " (a dataset folder is written with --partition-by, or --part with -o <folder>)" : ""),
+	// Only for its refusal outside a dataset export, which has no value: a value out of range is another matter.
+	USAGE: (error) => (error.option === "maxRowsPerFile" && error.value === undefined ? " (a dataset folder is written with --partition-by, or --part with -o <folder>)" : ""),
 	// ns is the finest Arrow unit: there is no finer --unit to suggest. Flooring moves a float count that is a hair
 	// below a whole unit (01:59:59.999... for 02:00) one unit back: rounding is named first.
 	TRUNCATION: (error) => `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
@@ -63,7 +64,8 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	TIME_NOT_SORTED: () => "; export without --start/--end, or sort the store",
 	// An unsigned request was refused, or no credentials were found: say how the choice is made on the command line.
 	ACCESS_DENIED: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),
-	CREDENTIALS_MISSING: (error) => (error.option === "signRequests" ? "; a public bucket is read without them with --no-sign-request" : ""),
+	// The library's message says already that a public bucket needs none when requests are sent unsigned: the flag alone.
+	CREDENTIALS_MISSING: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),
 	COLUMNS_INCOMPATIBLE: (error) =>
 		// A name clash (index or value column) is solved by --rename, for a table as for a single array.
 		error.option === "order"

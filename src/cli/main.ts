@@ -4,7 +4,7 @@ import { isatty } from "node:tty";
 import type { Writable } from "node:stream";
 import type { Schema } from "apache-arrow";
 import { pipeline } from "node:stream/promises";
-import yargs from "yargs";
+import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, Rounding, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, oneLine, UsageError, writeFailure } from "../errors.js";
@@ -12,6 +12,8 @@ import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ExportPlan, type
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { firstChunkSent } from "../zarr/codecs/off-thread.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
+import { parseCfCalendar } from "../cf/calendars.js";
+import { CF_DECODED_KEY } from "../cf/cf-time-field.js";
 import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
 import { parseRenameList } from "./rename-list.js";
@@ -28,7 +30,7 @@ import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { exitOnInterrupt } from "./interrupt.js";
 import { flag, OUTPUT_FLAGS, optionsOf, type RunFacts } from "./options.js";
-import { resolveOutputFormat } from "../output/output-format.js";
+import { resolveDatasetFormat, resolveOutputFormat } from "../output/output-format.js";
 import { rewriteYargsMessage } from "./yargs-messages.js";
 import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
@@ -183,6 +185,13 @@ function warnOfDatetime64CfAttributes(table: ZarrTable): void {
 const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
 const isS3 = (store: string) => /^s3:\/\//i.test(store);
 
+/** What the planned columns say of the options that apply to some columns only. */
+function columnFacts(schema: Schema): Pick<RunFacts, "timestamps" | "floats" | "modelCalendar"> {
+	const types = schema.fields.map((field) => String(field.type));
+	const modelCalendar = schema.fields.some((field) => field.metadata.get(CF_DECODED_KEY) === "true" && parseCfCalendar(field.metadata.get("calendar")).kind === "model");
+	return { timestamps: types.some((type) => type.startsWith("Timestamp")), floats: types.some((type) => type.startsWith("Float")), modelCalendar };
+}
+
 /**
  * One warning line per option given on the command line that does nothing in this run. Called again once more facts
  * are known (the planned columns), with the options `warned` already: each is named once.
@@ -215,14 +224,25 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const toStdout = args.output === "-";
 	const existing = args.output === undefined || toStdout ? undefined : statOutput(args.output);
 	if (args.output !== undefined && !toStdout) checkOutputOutsideStore(args.store, args.output);
-	// A dataset's -o is a folder, whose name says nothing about the format: Parquet unless --to says otherwise.
-	// A part to stdout is the part's rows as one stream.
+	// A dataset's -o is a folder, whose extension names its files' format as a file's does (Parquet when it names
+	// none). A part to stdout is the part's rows as one stream.
 	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);
 	// Before the output's name is read for a format: -o names a folder when the user meant a dataset.
 	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
-	const format = dataset ? (args.to ?? "parquet") : resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
+	const format = dataset
+		? resolveDatasetFormat(args.to, args.output, OUTPUT_FLAGS)
+		: resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
-	const facts: RunFacts = { format, remote: isRemote(args.store), s3: isS3(args.store), selects, ranged: args.start !== undefined || args.end !== undefined, dataset };
+	const facts: RunFacts = {
+		format,
+		remote: isRemote(args.store),
+		s3: isS3(args.store),
+		selects,
+		ranged: args.start !== undefined || args.end !== undefined,
+		dataset,
+		parted: args.part !== undefined,
+		quiet: args.quiet,
+	};
 	const warned = warnInapplicable(command, facts);
 	if (!dataset && args.output !== undefined && !toStdout) warnOfStrayTemporaryFiles(args.output);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
@@ -231,6 +251,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// decoded buffer back once written (see BufferPool), for the next chunks.
 	// (Not when rows are selected: a filtered batch is written in part, so its chunk buffers cannot come back whole.)
 	const bufferPool = selects || args.part !== undefined ? undefined : new BufferPool();
+	const index = parseIndexOption(args.index);
 	const plan = planExport({
 		array: args.array,
 		columns: args.columns === undefined ? undefined : args.columns.trim() === "all" ? "all" : parseColumnList(args.columns),
@@ -243,7 +264,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		concurrency: args.concurrency,
 		rowGroupRows: args.rowGroupRows,
 		compression: args.compression,
-		index: parseIndexOption(args.index),
+		index,
 		order: args.order,
 		rename: args.rename === undefined ? undefined : parseRenameList(args.rename),
 		cf: args.cf,
@@ -268,7 +289,13 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const planned = (table: ZarrTable, schema: Schema) => {
 		warnOfDatetime64CfAttributes(table);
 		if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
-		warnInapplicable(command, { ...facts, timestamps: schema.fields.some((field) => String(field.type).startsWith("Timestamp")) }, warned);
+		// Without --index; --index positions asked for positions instead of them.
+		const coordinates = table.coordinatesLeftOut ?? [];
+		if (coordinates.length > 0 && index === false && !args.quiet) {
+			const which = `${coordinates.length === 1 ? "coordinate" : "coordinates"} ${coordinates.join(", ")}`;
+			process.stderr.write(`dt64-export: columns all left out the ${which}: the dimensions' index, exported as columns with --index\n`);
+		}
+		warnInapplicable(command, { ...facts, ...columnFacts(schema) }, warned);
 		for (const pair of namesDifferingOnlyByCase(schema.fields.map((field) => field.name))) process.stderr.write(`dt64-export: ${caseOnlyNamesWarning(pair)}\n`);
 	};
 	if (plan.dataset !== undefined) {
@@ -318,7 +345,21 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	}
 }
 
-const STORE_HELP = "a folder, a .zip file, an http(s):// URL, or s3://bucket/path, gs://bucket/path, az://container/path";
+const STORE_HELP =
+	"a folder, a .zip file, an http(s):// URL, or s3://bucket/path, gs://bucket/path, az://container/path, abfs[s]://container@account.dfs.core.windows.net/path";
+
+const COMPLETION_HELP = "print a bash/zsh completion script (dt64-export completion >> ~/.bashrc)";
+
+/**
+ * The `completion` subcommand. yargs prints its script whenever the word is on the command line, `--help` or not:
+ * asked for help, it is declared as a plain command instead, whose help yargs prints as the other commands'.
+ */
+function declareCompletion<T>(y: Argv<T>, commandLine: CommandLine, argv: string[]): Argv<T> {
+	if (commandLine.command === "completion" && commandLine.given.has("help")) {
+		return y.command("completion", COMPLETION_HELP, (c) => c.example("$0 completion >> ~/.bashrc", "completes subcommands, options and their choices (zsh: ~/.zshrc)"));
+	}
+	return y.completion("completion", COMPLETION_HELP, (_current: string, _argv: unknown) => completeWords(argv.slice(argv.indexOf("--get-yargs-completions") + 2)));
+}
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
 	process.on("uncaughtException", fail);
@@ -328,7 +369,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
 	const environment = optionsFromEnvironment(commandLine.command, process.env, commandLine.given);
 	for (const warning of environment.warnings) process.stderr.write(`dt64-export: warning: ${warning}\n`);
-	await yargs(commandLine.argv ?? argv)
+	const parser = yargs(commandLine.argv ?? argv)
 		.scriptName("dt64-export")
 		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
 		.command<InspectArgs>(
@@ -366,14 +407,13 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.example("$0 era5.zarr --columns all --index -o era5.parquet", "a dataset xarray wrote, as ds.to_dataframe().reset_index() gives it")
 					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
 			(args) => runExport(args, commandLine),
-		)
-		.completion("completion", "print a bash/zsh completion script (dt64-export completion >> ~/.bashrc)", (_current: string, _argv: unknown) =>
-			completeWords(argv.slice(argv.indexOf("--get-yargs-completions") + 2)),
-		)
+		);
+	await declareCompletion(parser, commandLine, argv)
 		.config(environment.values)
 		.epilogue(
 			"The data/ stores of the examples are the sample stores of the repository (run them from a clone, or name your own store). " +
-				"Every option can also be set in the environment as DT64_EXPORT_<OPTION> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_ALLOW_TRUNCATE=true); the command line wins.",
+				"Every option can also be set in the environment as DT64_EXPORT_<OPTION> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_ALLOW_TRUNCATE=true); the command line wins. " +
+				"Exit codes: 0 success, 2 usage error, 1 any other error; 130, 143, 129 when interrupted by SIGINT, SIGTERM, SIGHUP (nothing half-written is left).",
 		)
 		.version(version)
 		.describe("version", "show the version")

@@ -10,6 +10,7 @@ import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../st
 import { DEFAULT_RETRIES } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
+import { MAX_PARTS } from "../select/part.js";
 import { FORMAT_OF_EXTENSION, type FormatSpelling } from "../output/output-format.js";
 
 /** The subcommands; `export` is the default one (`dt64-export <store>`). */
@@ -32,6 +33,14 @@ export interface RunFacts {
 	readonly dataset?: boolean;
 	/** A column of the output holds timestamps; undefined until the columns are planned. */
 	readonly timestamps?: boolean;
+	/** A column of the output holds floats (stored or unpacked); undefined until the columns are planned. */
+	readonly floats?: boolean;
+	/** A column of the output is CF time of a model calendar (noleap...); undefined until the columns are planned. */
+	readonly modelCalendar?: boolean;
+	/** --part is given (K/N or auto). */
+	readonly parted?: boolean;
+	/** --quiet is given. */
+	readonly quiet?: boolean;
 }
 
 export interface OptionSpec {
@@ -46,6 +55,8 @@ export interface OptionSpec {
 	readonly choices?: readonly string[];
 	/** The smallest value of a `number` option, which must be an integer. */
 	readonly min?: number;
+	/** The largest value of a `number` option; 2^53 - 1 (the largest integer a number holds exactly) unless given. */
+	readonly max?: number;
 	/** The default the parser fills in. */
 	readonly default?: string | number | boolean | readonly string[];
 	/** The help's `[default: ...]` of an option without `default`, whose default the program works out at run time. */
@@ -65,6 +76,14 @@ const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies t
 const onlyS3 = ({ s3 }: RunFacts) => (s3 === false ? "it applies to s3:// stores (other stores answer 404 for a missing chunk)" : undefined);
 const onlyTimestamps = ({ timestamps }: RunFacts) =>
 	timestamps === false ? "no column holds timestamps (a timedelta64 array is a Duration, which has no zone)" : undefined;
+const onlyFloats = ({ floats }: RunFacts) => (floats === false ? "no column holds floats" : undefined);
+const onlyModelCalendars = ({ modelCalendar }: RunFacts) =>
+	modelCalendar === false ? "no column is CF time of a model calendar (noleap, 365_day, all_leap, 366_day, 360_day)" : undefined;
+// With --part K/N it is refused (the library's check): only its absence is a mere warning.
+const onlyPartAuto = ({ parted }: RunFacts) => (parted === false ? "it applies with --part auto" : undefined);
+// A dataset's export writes many files and prints no progress line.
+const progressShown = ({ quiet, dataset }: RunFacts) =>
+	quiet === true ? "--quiet shows no progress" : dataset === true ? "an export to a dataset folder shows no progress" : undefined;
 
 /** `--order`'s values: the library's row orders, every one of them (the record's keys are checked against the type). */
 const ROW_ORDERS = Object.keys({ c: true, chunk: true } satisfies Record<RowOrder, true>);
@@ -121,16 +140,17 @@ export const OPTIONS: readonly OptionSpec[] = [
 		name: "cf",
 		kind: "boolean",
 		default: true,
-		describe: "CF decoding of companion columns: _FillValue, missing_value and the valid range to null, then scale_factor/add_offset; --no-cf: the stored values",
+		describe:
+			"CF decoding: time arrays (numbers with units '<unit> since <date>', as xarray writes time) to timestamps; in companion columns _FillValue, missing_value and the valid range to null, then scale_factor/add_offset; --no-cf: the stored numbers",
 		commands: ["export"],
 	},
-	{ name: "nan-as-null", kind: "boolean", default: false, describe: "NaN in float columns becomes null (it stays NaN by default)", commands: ["export"] },
 	{
-		name: "cf",
+		name: "nan-as-null",
 		kind: "boolean",
-		default: true,
-		describe: "decode CF time arrays (numbers with units '<unit> since <date>', as xarray writes time); --no-cf exports their numbers as they are",
+		default: false,
+		describe: "NaN in float columns becomes null (it stays NaN by default)",
 		commands: ["export"],
+		inapplicable: onlyFloats,
 	},
 	{
 		name: "convert-calendar",
@@ -138,6 +158,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		default: false,
 		describe: "export the dates of a CF model calendar (noleap, all_leap, 360_day) as the same dates of the proleptic Gregorian calendar",
 		commands: ["export"],
+		inapplicable: onlyModelCalendars,
 	},
 	{
 		name: "order",
@@ -192,7 +213,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export", "inspect"],
 		inapplicable: onlyS3,
 	},
-	{ name: "progress", kind: "boolean", defaultText: "when stderr is a terminal", describe: "show progress on stderr", commands: ["export"] },
+	{ name: "progress", kind: "boolean", defaultText: "when stderr is a terminal", describe: "show progress on stderr", commands: ["export"], inapplicable: progressShown },
 	{ name: "quiet", alias: "q", kind: "boolean", default: false, describe: "no progress and no summary", commands: ["export"] },
 	{ name: "force", alias: "f", kind: "boolean", default: false, describe: "overwrite an existing output file (or the dataset in an output folder)", commands: ["export"] },
 	{ name: "start", kind: "string", describe: "keep rows whose time is at or after this ISO 8601 instant (2021-03-01, 2021-03-01T06:00+02:00)", commands: ["export"] },
@@ -221,7 +242,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export"],
 	},
 	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o (or to stdout with -o -), or auto: K and N from the batch engine", commands: ["export"] },
-	{ name: "parts", kind: "number", min: 1, describe: "N for --part auto in a Kubernetes Indexed Job (its completions)", commands: ["export"] },
+	{ name: "parts", kind: "number", min: 1, max: MAX_PARTS, describe: "N for --part auto in a Kubernetes Indexed Job (its completions)", commands: ["export"], inapplicable: onlyPartAuto },
 	{ name: "max-rows-per-file", kind: "number", min: 1, defaultText: "no limit", describe: "rows per dataset file at most (then more files per partition)", commands: ["export"] },
 	{
 		name: "break-lock",

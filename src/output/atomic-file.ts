@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
-import { danglingLinkTarget, statOutput } from "./output-path.js";
+import { danglingLinkTarget, outputFolder, statOutput } from "./output-path.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
 const pending = new Set<string>();
@@ -136,7 +136,6 @@ export class AtomicFileWriter extends Writable {
 		super({ highWaterMark: 1 << 20 });
 		this.#bufferPool = options.bufferPool;
 		this.#overwrite = options.overwrite ?? false;
-		const directory = path.dirname(path.resolve(target));
 		// Checked here too, not only when the file is moved: an export that cannot be written fails before it starts.
 		const existing = statOutput(target);
 		// A folder is never replaced, overwrite or not: refused before the export reads anything, not after it ran.
@@ -147,7 +146,8 @@ export class AtomicFileWriter extends Writable {
 			throw new Dt64ExportError("OUTPUT_INVALID", `${target} is not a regular file (a device, a pipe or a socket), which a file written all or nothing would replace: write to it as a stream (exportTable with fs.createWriteStream)`, { path: target });
 		}
 		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
-		if (!fs.existsSync(directory)) throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${directory}`, { path: directory });
+		// The folder as the system resolves the path: the temporary file goes there, beside the file it becomes.
+		let folder = outputFolder(target);
 		// A symbolic link to a file that does not exist: as through any link, the file written is the one it points
 		// to, which is created, and only when overwriting is asked for (the link's name is taken: cp refuses too).
 		const linkedTo = existing === undefined ? danglingLinkTarget(target) : undefined;
@@ -158,10 +158,10 @@ export class AtomicFileWriter extends Writable {
 			const linkedFolder = path.dirname(linkedTo);
 			if (!fs.existsSync(linkedFolder)) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a symbolic link into a folder that does not exist: ${linkedFolder}`, { path: target });
 		}
-		this.#replaced = existing ? fs.realpathSync(target) : (linkedTo ?? target);
+		this.#replaced = existing ? fs.realpathSync.native(target) : (linkedTo ?? target);
+		if (existing || linkedTo !== undefined) folder = path.dirname(this.#replaced);
 		// A name no file has: "wx" creates it or fails (a symbolic link of that name included), and another name is
 		// tried then. Math.random, not node:crypto, which the CLI would load for this alone (about 5 ms at start).
-		const folder = path.dirname(path.resolve(this.#replaced));
 		for (let attempt = 1; ; attempt++) {
 			const suffix = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, "0");
 			this.tempPath = path.join(folder, `.${path.basename(this.#replaced)}.${process.pid}.${suffix}.tmp`);

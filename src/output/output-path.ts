@@ -36,6 +36,40 @@ export function statOutput(target: string): fs.Stats | undefined {
 	}
 }
 
+/**
+ * The folder a new output file at `target` is created in, as the system resolves the path (its links followed),
+ * or OUTPUT_INVALID when it does not exist. The path is read as the system reads it, not as path.resolve does:
+ * `sub/../x.arrow` needs `sub` (resolved away, it seemed to name the current folder, and the export ran to fail at
+ * the end), and `new.arrow/` names a folder, not a file in the current one.
+ */
+export function outputFolder(target: string): string {
+	if (/[\\/]$/.test(target)) {
+		throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${path.resolve(target)} (${target} ends in ${target.at(-1)}: it names a folder, not a file)`, { path: target });
+	}
+	const folder = path.dirname(target);
+	try {
+		return fs.realpathSync.native(folder);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new Dt64ExportError("OUTPUT_INVALID", `no output can be created at ${target}: ${systemErrorReason(error as Error)}`, { path: target, cause: error });
+		const missing = firstMissing(folder);
+		return missingFolder(missing, missing === path.resolve(folder) ? undefined : target);
+	}
+}
+
+/** The first folder of `folder`'s path, from its start, that does not exist (absolute). */
+function firstMissing(folder: string): string {
+	const names = folder.split(/[\\/]+/);
+	for (let count = 1; count <= names.length; count++) {
+		const prefix = names.slice(0, count).join(path.sep) || path.sep;
+		if (!fs.existsSync(prefix)) return path.resolve(prefix);
+	}
+	return path.resolve(folder);
+}
+
+function missingFolder(folder: string, within: string | undefined): never {
+	throw new Dt64ExportError("OUTPUT_INVALID", `output folder does not exist: ${folder}${within === undefined ? "" : ` (in ${within})`}`, { path: folder });
+}
+
 /** How many symbolic links are followed from an output path before the chain is said to be a loop (Linux's 40). */
 const MAX_LINK_HOPS = 40;
 

@@ -54,7 +54,7 @@ export interface DatasetPlan {
 }
 
 function checkCount(option: string, value: number | undefined): void {
-	if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new UsageError(`invalid ${option} ${value}: must be an integer >= 1`, { option, value });
+	if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new UsageError(`invalid ${option} ${value}: must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (2^53 - 1)`, { option, value });
 }
 
 /** Whether the options select rows or write a dataset (a plain export needs none of this). */

@@ -122,7 +122,8 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 		...table.index.flatMap((entry) => (entry.kind === "coordinate" && wanted(entry.name, entry.column) ? source(entry.column, index ? entry.axis : undefined, entry.name) : [])),
 		...table.columns.flatMap((column, k) => (wanted(column.name, column) ? source(column, indexFields + k, column.name) : [])),
 	];
-	const names = [...new Set([...table.index.map((entry) => entry.name), ...table.columns.map((column) => column.name)])];
+	// The columns of the output: the dimensions are columns only with index columns.
+	const names = [...new Set([...(index ? table.index.map((entry) => entry.name) : []), ...table.columns.map((column) => column.name)])];
 	let chosen: TimeSource | undefined;
 	if (name !== undefined) {
 		chosen = candidates[0];

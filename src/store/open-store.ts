@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
 import { throwIfAborted } from "../abort.js";
-import { Dt64ExportError, UsageError } from "../errors.js";
+import { Dt64ExportError, systemErrorReason, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
 import { checkStoreLocation } from "./store-location.js";
@@ -14,6 +14,7 @@ import { openGcsStore } from "./gcs-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
 import { MetadataDocuments } from "./metadata-documents.js";
+import { startsAsZip } from "./zip-signature.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
 
@@ -142,11 +143,22 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		const store = new DirectoryStore(location, options.bufferPool);
 		return { store, kind: "directory", remote: false, directory: location, location, signal, documents: new MetadataDocuments(store, signal) };
 	}
-	if (stat.isFile() && /\.zip$/i.test(location)) {
+	// A zip is known by its name, or by its first bytes (a zip named store.bin, a link without the extension).
+	if (stat.isFile() && (/\.zip$/i.test(location) || (await sniffZip(location)))) {
 		const blob = await fs.openAsBlob(location);
 		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false, signal);
 	}
-	throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} (expected a folder, a .zip file or an http(s):// URL)`, { path: location });
+	const what = stat.isFile() ? "a file that is not a zip file either" : "neither a folder nor a file";
+	throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} is ${what} (expected a folder, a zip file or an http(s):// URL)`, { path: location });
+}
+
+/** Whether a file not named .zip is one; a file that cannot be read is READ_FAILED, saying why (permission denied). */
+async function sniffZip(file: string): Promise<boolean> {
+	try {
+		return await startsAsZip(file);
+	} catch (error) {
+		throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: file, cause: error });
+	}
 }
 
 /** The documents that make a folder a Zarr node (v3, v2 array, v2 group) or a store with consolidated metadata. */

@@ -6,6 +6,8 @@ import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
 import { isV2TimeArray, v2ArrayAsV3 } from "./v2-metadata.js";
+import { ARRAY_TO_BYTES_CODECS, KNOWN_CODECS } from "./codecs/codec-names.js";
+import { parseDimensionList } from "./dimension-list.js";
 
 export interface CodecMetadata {
 	name: string;
@@ -91,6 +93,8 @@ export function inArrayDocument(error: unknown, array: ArrayDocuments, about: "a
 export interface V3ArrayForm extends ArrayDocuments {
 	readonly path: string;
 	readonly json: Record<string, unknown>;
+	/** A v3 zarr.json's exact text, whose integers JSON.parse may have rounded (a v2 array's are checked as v2). */
+	readonly text?: string;
 	readonly fillValueText: string | undefined;
 	readonly rawDataType: unknown;
 }
@@ -115,12 +119,6 @@ export function parseNodeJson(text: string, path: string, where: string, documen
 	throw new Dt64ExportError("METADATA_INVALID", `${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`, { path: document, field: "node_type" });
 }
 
-function positiveIntegers(value: unknown, field: string, where: string, allowZero: boolean): number[] {
-	if (!Array.isArray(value) || !value.every((n) => Number.isSafeInteger(n) && (allowZero ? n >= 0 : n > 0))) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of ${allowZero ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`, { field });
-	}
-	return value as number[];
-}
 
 export function isTimeArray(node: NodeMetadata): boolean {
 	if (node.kind !== "array") return false;
@@ -131,7 +129,7 @@ export function isTimeArray(node: NodeMetadata): boolean {
 export function v3FormOf(node: ArrayNode, where: string): V3ArrayForm {
 	if (node.zarrFormat === 2) return v2ArrayAsV3(node, where);
 	const { path, zarrFormat, document, attributesDocument } = node;
-	return { path, zarrFormat, document, attributesDocument, json: node.json, fillValueText: rawMemberText(node.text, "fill_value"), rawDataType: node.json.data_type };
+	return { path, zarrFormat, document, attributesDocument, json: node.json, text: node.text, fillValueText: rawMemberText(node.text, "fill_value"), rawDataType: node.json.data_type };
 }
 
 /** Validates an array node as an exportable datetime64 array, before any chunk is read. */
@@ -209,23 +207,61 @@ function checkExtensionMembers(json: Record<string, unknown>, where: string): vo
 	}
 }
 
+/** The exact text of a member nested in a JSON document's text (`["chunk_grid", "configuration", "chunk_shape"]`). */
+function memberText(text: string | undefined, names: readonly string[]): string | undefined {
+	try {
+		return names.reduce<string | undefined>((inner, name) => (inner === undefined ? undefined : rawMemberText(inner, name)), text);
+	} catch {
+		// A member on the way is no object: its own check says what is wrong with it.
+		return undefined;
+	}
+}
+
+/**
+ * The v3 spec requires exactly one array -> bytes codec in an array's codecs (bytes, sharding_indexed, vlen-utf8);
+ * a list of none (`[]`, only compressors) is refused rather than read as if `bytes` were there. A codec this reader
+ * does not know may be one (an extension's): the list is then left to the codec pipeline, which names it.
+ */
+function checkArrayToBytesCodec(codecs: readonly CodecMetadata[], where: string): void {
+	if (codecs.some((codec) => ARRAY_TO_BYTES_CODECS.has(codec.name) || !KNOWN_CODECS.has(codec.name))) return;
+	throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs ${JSON.stringify(codecs.map((codec) => codec.name))} has no array -> bytes codec (bytes, sharding_indexed...), which the spec requires exactly one of`, { field: "codecs" });
+}
+
+/**
+ * v3 `dimension_names`, when present: one string or null per dimension of the shape, as the spec requires (a list of
+ * another length named the index columns dim_0... silently). `null` is taken for absent, as zarr-python reads it.
+ */
+function checkDimensionNames(json: Record<string, unknown>, shape: readonly number[], where: string): void {
+	const names = json.dimension_names;
+	if (names === undefined || names === null) return;
+	const valid = Array.isArray(names) && names.length === shape.length && names.every((name) => name === null || typeof name === "string");
+	if (valid) return;
+	const why = Array.isArray(names) && names.length !== shape.length ? `has ${names.length} ${names.length === 1 ? "name" : "names"} for the ${shape.length} dimensions of shape ${JSON.stringify(shape)}` : "must be a list of strings or nulls, one per dimension";
+	throw new Dt64ExportError("METADATA_INVALID", `${where}: dimension_names ${JSON.stringify(names)} ${why}`, { field: "dimension_names" });
+}
+
 /** Shape, chunk grid, codecs and names of an array in the v3 form, checked. */
 function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 	const { json } = form;
-	const shape = positiveIntegers(json.shape, "shape", where, true);
+	const shape = parseDimensionList(json.shape, memberText(form.text, ["shape"]), "shape", 0, `${where}: `);
 	if (shape.reduce((a, b) => a * b, 1) > Number.MAX_SAFE_INTEGER) {
 		throw new Dt64ExportError("TOO_LARGE", `${where}: shape ${JSON.stringify(shape)} holds more than 2^53 values`);
 	}
 	const grid = json.chunk_grid as { name?: unknown; configuration?: { chunk_shape?: unknown } } | undefined;
 	if (grid?.name !== "regular") throw new Dt64ExportError("UNSUPPORTED", `${where}: chunk_grid ${JSON.stringify(grid?.name)} is not supported (only "regular")`);
-	const chunkShape = positiveIntegers(grid.configuration?.chunk_shape, "chunk_grid.configuration.chunk_shape", where, false);
+	const chunkShapeText = memberText(form.text, ["chunk_grid", "configuration", "chunk_shape"]);
+	const chunkShape = parseDimensionList(grid.configuration?.chunk_shape, chunkShapeText, "chunk_grid.configuration.chunk_shape", 1, `${where}: `);
 	if (chunkShape.length !== shape.length) {
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: chunk_shape ${JSON.stringify(chunkShape)} does not match the rank of shape ${JSON.stringify(shape)}`, { field: "chunk_grid.configuration.chunk_shape" });
 	}
 	if (!Array.isArray(json.codecs) || json.codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs must be a list of {"name": ...} objects`, { field: "codecs" });
 	}
-	if (form.zarrFormat === 3) checkExtensionMembers(json, where);
+	if (form.zarrFormat === 3) {
+		checkExtensionMembers(json, where);
+		checkArrayToBytesCodec(json.codecs as CodecMetadata[], where);
+		checkDimensionNames(json, shape, where);
+	}
 	const transformers = json.storage_transformers;
 	if (Array.isArray(transformers) && transformers.length > 0) {
 		throw new Dt64ExportError("UNSUPPORTED", `${where}: storage_transformers are not supported`);

@@ -5,6 +5,7 @@
  * order, the numcodecs filters and compressor as v3 codecs, chunk key encoding `v2`), so that chunk reading, its
  * checks and the conversion are the same code for both formats. Pure: the caller reads the files.
  */
+import { parseDimensionList } from "./dimension-list.js";
 import { describeNumpyDtype, isNumpyTimeDtype, parseNumpyTimeDtype } from "../dtype/numpy-dtype-string.js";
 import { parseNumpyPlainDtype } from "../dtype/numpy-plain-dtype.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
@@ -36,13 +37,6 @@ export function parseV2NodeJson(kind: "array" | "group", text: string, attribute
 /** True when a v2 array's dtype claims numpy times: such an array is a candidate for export. */
 export function isV2TimeArray(json: Record<string, unknown>): boolean {
 	return isNumpyTimeDtype(json.dtype);
-}
-
-function integers(value: unknown, field: string, min: number): number[] {
-	if (!Array.isArray(value) || !value.every((n) => Number.isSafeInteger(n) && n >= min)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${field} must be a list of ${min === 0 ? "non-negative" : "positive"} integers, got ${JSON.stringify(value)}`, { field });
-	}
-	return value as number[];
 }
 
 /**
@@ -134,8 +128,8 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 	const { json } = node;
 	try {
 		const values = v2ValuesOf(json, rawMemberText(node.text, "fill_value")?.trim() ?? "null");
-		const shape = integers(json.shape, "shape", 0);
-		const chunks = integers(json.chunks, "chunks", 1);
+		const shape = parseDimensionList(json.shape, rawMemberText(node.text, "shape"), "shape", 0);
+		const chunks = parseDimensionList(json.chunks, rawMemberText(node.text, "chunks"), "chunks", 1);
 		if (chunks.length !== shape.length) throw new Dt64ExportError("METADATA_INVALID", `chunks ${JSON.stringify(chunks)} does not match the rank of shape ${JSON.stringify(shape)}`, { field: "chunks" });
 		const separator = json.dimension_separator ?? ".";
 		if (separator !== "." && separator !== "/") throw new Dt64ExportError("METADATA_INVALID", `dimension_separator must be "." or "/", got ${JSON.stringify(separator)}`, { field: "dimension_separator" });

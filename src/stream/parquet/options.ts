@@ -30,7 +30,7 @@ export function normalizeOptions(options: ParquetWriterOptions): ParquetSettings
 	}
 	const rowGroupRows = options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
 	if (!Number.isSafeInteger(rowGroupRows) || rowGroupRows < 1) {
-		throw new UsageError(`Parquet rowGroupRows must be a positive integer, got ${String(rowGroupRows)}`, { option: "rowGroupRows", value: rowGroupRows });
+		throw new UsageError(`invalid rowGroupRows ${String(rowGroupRows)}: must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (2^53 - 1)`, { option: "rowGroupRows", value: rowGroupRows });
 	}
 	return { compression, rowGroupRows };
 }
