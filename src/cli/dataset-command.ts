@@ -49,7 +49,7 @@ export async function runDatasetExport(
 	if (summary.committed !== undefined) process.stderr.write(`committed ${folder} (_SUCCESS)\n`);
 }
 
-export async function runCommit(folder: string, json: boolean): Promise<void> {
+export async function runCommit(folder: string, json: boolean, quiet = false): Promise<void> {
 	const { commitDataset } = await import("../output/commit.js");
 	let summary: Awaited<ReturnType<typeof commitDataset>>;
 	try {
@@ -60,6 +60,6 @@ export async function runCommit(folder: string, json: boolean): Promise<void> {
 		throw error;
 	}
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
-	else process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}\n`);
+	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}\n`);
 	for (const lock of summary.staleLocks) process.stderr.write(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over\n`);
 }

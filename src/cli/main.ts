@@ -385,7 +385,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 				return runInspect(args);
 			},
 		)
-		.command<{ folder: string; json: boolean }>(
+		.command<{ folder: string; json: boolean; quiet: boolean }>(
 			"commit <folder>",
 			"check that every part of a dataset folder has finished and agrees, then write its _SUCCESS",
 			(y) =>
@@ -393,7 +393,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					"$0 commit out/",
 					"after every --part K/N task has finished",
 				),
-			(args) => runCommit(args.folder, args.json),
+			(args) => runCommit(args.folder, args.json, args.quiet),
 		)
 		.command<ExportArgs>(
 			"$0 <store>",
