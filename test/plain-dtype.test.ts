@@ -20,7 +20,9 @@ let counter = 0;
 const fresh = (name: string) => path.join(work, `${counter++}-${name}`);
 
 const fillOf = (type: string, text: string) => parsePlainFillValue(text, parsePlainDataType(type));
-const bitsOf = (values: Float32Array | Float64Array) => Array.from(values instanceof Float32Array ? new Uint32Array(values.buffer) : new BigUint64Array(values.buffer));
+/** The bits of each value: of the view's own values, which may be a part of a larger buffer (a column read from IPC bytes). */
+const bitsOf = (values: Float32Array | Float64Array) =>
+	Array.from(values instanceof Float32Array ? new Uint32Array(values.buffer, values.byteOffset, values.length) : new BigUint64Array(values.buffer, values.byteOffset, values.length));
 
 describe("fill values", () => {
 	it("reads 64-bit integers exactly, from the JSON text", () => {

@@ -337,7 +337,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	} catch (error) {
 		throw inPlace === undefined ? error : nameInPlaceFailure(error, toStdout ? "stdout" : target);
 	}
-	progress?.done();
+	progress?.finish(stages.reader.totalChunks);
 	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
 	if (!args.quiet && !toStdout) {
 		const written = stages.filter?.rowsOut ?? rows;

@@ -10,6 +10,8 @@ export class Progress {
 	#lastDraw = 0;
 	/** A redrawn line is on the screen without its newline yet. */
 	#lineOpen = false;
+	/** The line of the last chunk has been written. */
+	#lastShown = false;
 
 	constructor(
 		private readonly stream: NodeJS.WritableStream & { isTTY?: boolean },
@@ -22,6 +24,7 @@ export class Progress {
 		const now = Date.now();
 		if (now - this.#lastDraw < (this.#redraw ? 200 : 2000) && chunk < totalChunks) return;
 		this.#lastDraw = now;
+		this.#lastShown = chunk >= totalChunks;
 		const seconds = Math.max((now - this.#started) / 1000, 1e-3);
 		const rows = Math.round((this.totalValues * chunk) / totalChunks);
 		const rate = rows / seconds;
@@ -33,6 +36,15 @@ export class Progress {
 		} else {
 			this.stream.write(`${line}\n`);
 		}
+	}
+
+	/**
+	 * The export is over: the line of its last chunk is written if no update wrote it (the CLI starts reading before
+	 * this exists, and the first batch of a store of small chunks may gather every chunk), then the line is ended.
+	 */
+	finish(totalChunks: number): void {
+		if (!this.#lastShown) this.update(totalChunks, totalChunks);
+		this.done();
 	}
 
 	/** Ends the progress line, if one is showing, so that what follows starts on a line of its own. */

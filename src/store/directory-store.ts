@@ -28,7 +28,6 @@ export class DirectoryStore implements AsyncReadable {
 
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
 		if (options.small === true && !this.#syncReadsSlow) {
-			options.signal?.throwIfAborted();
 			const bytes = this.#readSmall(key, options.room);
 			if (bytes !== LARGE) return bytes;
 		}

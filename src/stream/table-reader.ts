@@ -77,7 +77,8 @@ const spansTable = (column: BroadcastSource, shape: readonly number[]) => column
  * (a static field, a coordinate of another axis) is read once, whole, and given with every band: it holds no more
  * values than one row of the table along the first axis. The batcher broadcasts each column over the band. In
  * chunk order the bands are the boxes of the chunks of the columns over every axis (which must share one chunk
- * shape), read chunk by chunk; a column over fewer axes is held as in C order and cut to each box.
+ * shape), read chunk by chunk; a column over fewer axes is held as in C order and cut to each box. Either way,
+ * consecutive small bands (small chunks) are gathered into bands of up to BATCH_ROWS rows (see joinSmallBands).
  */
 export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
