@@ -31,7 +31,7 @@ describe("CLI contract", () => {
 		// The examples name the sample stores, so that they can be run from a clone as they are (and say so).
 		const stores = Array.from(help.stdout.toString().matchAll(/dt64-export (?:inspect )?(data\/\S+\.zarr)/g), (match) => match[1]);
 		expect(stores.length).toBeGreaterThanOrEqual(4);
-		expect(help.stdout.toString()).toMatch(/data\/ stores of the examples are the sample stores of the repository/);
+		expect(help.stdout.toString()).toMatch(/data\/ stores of the examples are the sample stores the package ships/);
 		for (const store of stores) expect(fs.existsSync(path.join(REPO, store))).toBe(true);
 		expect(runCli(["--version"]).stdout.toString().trim()).toBe(JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version);
 	});

@@ -411,7 +411,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	await declareCompletion(parser, commandLine, argv)
 		.config(environment.values)
 		.epilogue(
-			"The data/ stores of the examples are the sample stores of the repository (run them from a clone, or name your own store). " +
+			"The data/ stores of the examples are the sample stores the package ships (in $(npm root -g)/dt64-export/data after npm i -g, or a clone's data/), or name your own store. " +
 				"Every option can also be set in the environment as DT64_EXPORT_<OPTION> (DT64_EXPORT_CONCURRENCY=2, DT64_EXPORT_ALLOW_TRUNCATE=true); the command line wins. " +
 				"Exit codes: 0 success, 2 usage error, 1 any other error; 130, 143, 129 when interrupted by SIGINT, SIGTERM, SIGHUP (nothing half-written is left).",
 		)
