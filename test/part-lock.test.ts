@@ -78,7 +78,7 @@ describe("two runs of the same part", () => {
 		expect(results[1 - loser].stderr).toBe("");
 		expect(fs.existsSync(lockOf(folder, 0, 2))).toBe(false);
 		const manifest = JSON.parse(fs.readFileSync(path.join(folder, "_parts/part-0-of-2.json"), "utf8")) as { files: { path: string }[] };
-		expect(listDataset(folder)).toEqual({ dataFiles: manifest.files.map((file) => file.path).sort(), tempFiles: [] });
+		expect(listDataset(folder)).toEqual({ dataFiles: manifest.files.map((file) => file.path).sort(), tempFiles: [], otherDataFiles: [] });
 		expect((await runCliAsync([...COMMON, "--part", "1/2", "-o", folder])).status).toBe(0);
 		const commit = await runCliAsync(["commit", folder]);
 		expect(commit.stderr).toMatch(/^committed .*: 2 parts, /);
