@@ -352,7 +352,7 @@ function nodesInside(opened: OpenedStore, nodePath: string): string {
 	} catch {
 		return "";
 	}
-	const nodes = names.filter((name) => ["zarr.json", ".zarray", ".zgroup"].some((document) => existsSync(path.join(folder, name, document))));
+	const nodes = names.filter((name) => ["zarr.json", ZARRAY, ZGROUP].some((document) => existsSync(path.join(folder, name, document))));
 	if (nodes.length === 0) return "";
 	const shown = nodes.slice(0, 3).map((name) => JSON.stringify(name)).join(", ") + (nodes.length > 3 ? ` and ${nodes.length - 3} more` : "");
 	return `; it holds the Zarr node${nodes.length === 1 ? "" : "s"} ${shown}: name ${nodes.length === 1 ? "that" : "one"} as the store (${path.join(folder, nodes[0])}), or as the array inside this one (${nodePath ? `${nodePath}/` : ""}${nodes[0]})`;

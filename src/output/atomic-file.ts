@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
 import { danglingLinkTarget, outputFolder, statOutput } from "./output-path.js";
+import { pidExists } from "./process-identity.js";
 
 /** Temporary files not yet renamed, removed on a signal or an uncaught failure by `removePendingTempFiles`. */
 const pending = new Set<string>();
@@ -57,7 +58,7 @@ export function strayTemporaryFiles(target: string): { path: string; bytes: numb
 	const stray: { path: string; bytes: number }[] = [];
 	for (const name of names.sort()) {
 		const pid = pattern.exec(name)?.[1];
-		if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+		if (pid === undefined || Number(pid) === process.pid || pidExists(Number(pid))) continue;
 		const file = path.join(folder, name);
 		const stat = fs.statSync(file, { throwIfNoEntry: false });
 		if (stat?.isFile()) stray.push({ path: file, bytes: stat.size });
@@ -66,16 +67,6 @@ export function strayTemporaryFiles(target: string): { path: string; bytes: numb
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** Whether a process of that pid runs on this machine (one of another user's counts: EPERM). */
-function isRunning(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
-	}
-}
 
 /** Temporary names tried before a folder is said not writable: each is taken only if no file has it. */
 const TEMP_NAME_ATTEMPTS = 8;

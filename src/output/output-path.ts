@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
+import { checkStoreLocation, localStorePath } from "../store/store-location.js";
 
 /**
  * Refuses an output (or dataset folder) named by a URL: stores are read from s3://, gs://, http(s)://..., but output
@@ -112,9 +112,10 @@ function realLocation(location: string): string {
  * be read as part of the store by the next export. Remote stores and stdout cannot be such outputs.
  */
 export function checkOutputOutsideStore(store: string, output: string): void {
-	if (/^[a-z][a-z0-9+.-]*:\/\//i.test(store) && !/^file:\/\//i.test(store)) return;
-	const storeLocation = /^file:\/\//i.test(store) ? fileURLToPath(store) : store;
-	if (storeLocation === "" || storeLocation === "-" || output === "" || output === "-") return;
+	// The store's own refusals first (an empty store, -, a bad file: URL), as opening it would make them.
+	checkStoreLocation(store);
+	const storeLocation = localStorePath(store);
+	if (storeLocation === undefined || output === "" || output === "-") return;
 	const from = realLocation(storeLocation);
 	const to = realLocation(output);
 	if (to === from || to.startsWith(from + path.sep)) {

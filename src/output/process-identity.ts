@@ -63,11 +63,16 @@ export function processState(holder: ProcessIdentity, holdsHere: () => boolean):
 	if (holder.host !== self.host || differ(holder.pidNamespace, self.pidNamespace)) return "elsewhere";
 	if (differ(holder.bootId, self.bootId)) return "ended";
 	if (holder.pid === self.pid) return holdsHere() ? "running" : "ended";
-	try {
-		process.kill(holder.pid, 0);
-	} catch (error) {
-		// EPERM: the pid exists, owned by another user.
-		if ((error as NodeJS.ErrnoException).code !== "EPERM") return "ended";
-	}
+	if (!pidExists(holder.pid)) return "ended";
 	return differ(holder.processStart, processStart(holder.pid)) ? "ended" : "running";
+}
+
+/** Whether a process of that pid runs on this host (one of another user's counts: EPERM). */
+export function pidExists(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
 }

@@ -1,12 +1,11 @@
 import * as fs from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, systemErrorReason, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
-import { checkStoreLocation } from "./store-location.js";
+import { checkStoreLocation, localStorePath } from "./store-location.js";
 import type { BucketStore } from "./bucket-store.js";
 import { parseBucketUrl, type BucketUrl } from "./bucket-url.js";
 import { openAzureStore, parseAbfsUrl } from "./azure-store.js";
@@ -92,22 +91,13 @@ function objectStoreOf(scheme: string, location: string): { url: BucketUrl; open
 	return open === undefined ? undefined : { url: parseBucketUrl(location), open };
 }
 
-function localPathOf(url: string): string {
-	try {
-		return fileURLToPath(url);
-	} catch (error) {
-		throw new UsageError(`${url}: not a local file URL (${(error as Error).message})`, { cause: error });
-	}
-}
-
 /** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3://, gs://, az:// or abfs:// URL. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
 	checkStoreLocation(location);
 	const { signal } = options;
 	if (signal !== undefined && !(signal instanceof AbortSignal)) throw new UsageError("invalid signal: an AbortSignal", { option: "signal" });
 	throwIfAborted(signal);
-	// A file: URL (what pathToFileURL and import.meta.url give) names a local folder or zip.
-	if (/^file:\/\//i.test(location)) location = localPathOf(location);
+	location = localStorePath(location) ?? location;
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			const reader = httpZipReader(location, options);
