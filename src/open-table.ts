@@ -14,7 +14,7 @@ import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { listStoreTree, noNodeError, readNodeDocument, type ZarrFormat } from "./store-tree.js";
 import { nodeNotFound } from "./store/refused-probes.js";
-import { isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { attributesOf, isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
@@ -131,8 +131,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
 	try {
 		// The fill value is checked with the rest of the array below ("null" reads as none here).
-		if (node.zarrFormat === 2) v2ValuesOf(node.json, "null");
-		else parsePlainDataType(node.json.data_type);
+		parsePlainDataType(node.zarrFormat === 2 ? v2ValuesOf(node.json, "null").dataType : node.json.data_type, attributesOf(node));
 	} catch (error) {
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
@@ -230,11 +229,23 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 	let leftOut: string[] = [];
 	const candidates: Omit<TableColumn, "axes">[] = [];
 	if (options.columns === "all") {
-		for (const name of await groupArrayNames(opened, group)) candidates.push(await openColumn(opened, at, name, options));
+		// An array of a type no column can hold is left out, with why, as a misfit is: `all` is every array that can be.
+		const unsupported: string[] = [];
+		for (const name of await groupArrayNames(opened, group)) {
+			try {
+				candidates.push(await openColumn(opened, at, name, options));
+			} catch (error) {
+				if (!(error instanceof Dt64ExportError && error.code === "COLUMN_UNSUPPORTED")) throw error;
+				unsupported.push(`${name}: ${error.cause instanceof Error ? error.cause.message : error.message}`);
+			}
+		}
 		const selection = selectWholeDataset(candidates.map(variableOf));
-		if (selection.chosen.length === 0) throw new Dt64ExportError("COLUMN_NOT_FOUND", "columns all: the group holds no data variable (only dimension coordinates, or no array)", { option: "columns", value: "all", path: group });
+		if (selection.chosen.length === 0) {
+			const why = unsupported.length === 0 ? "the group holds no data variable (only dimension coordinates, or no array)" : `no data variable of the group can be a column (${unsupported.join("; ")})`;
+			throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns all: ${why}`, { option: "columns", value: "all", path: group });
+		}
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
-		leftOut = selection.leftOut.map((variable) => `${describeVariable(variable)}: ${variable.reason}`);
+		leftOut = [...selection.leftOut.map((variable) => `${describeVariable(variable)}: ${variable.reason}`), ...unsupported];
 	} else {
 		readAhead(opened, at, options.columns);
 		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));

@@ -183,7 +183,7 @@ describe("v2 dtypes a column cannot have: usage errors naming the .zarray and th
 	const cases: [string, string][] = [
 		["half", 'dtype "<f2" cannot be exported as a column (half floats are read by neither DuckDB nor polars; store the array as float32)'],
 		["complex", 'dtype "<c8" cannot be exported as a column (Arrow has no complex type)'],
-		["raw", 'dtype "|S4" cannot be exported as a column (fixed-width byte strings are raw bytes, not text; store text as <U or as object strings with the vlen-utf8 filter)'],
+		["raw", 'data type null_terminated_bytes (numpy "|S4") cannot be exported as a column (fixed-width byte strings are raw bytes, not text, unless an _Encoding attribute names their encoding (xarray writes _Encoding: "utf-8"); store text as <U or as object strings with the vlen-utf8 filter)'],
 		["blobs", 'dtype "|O" (object) cannot be exported as a column (object codec "vlen-bytes": raw bytes, not text; only strings with the vlen-utf8 filter are read)'],
 		["pickled", 'dtype "|O" (object) cannot be exported as a column (object codec "pickle"; only strings with the vlen-utf8 filter are read)'],
 		["native", 'dtype "=i4" cannot be exported as a column (native byte order "=" is not portable: expected "<", ">" or "|")'],

@@ -7,7 +7,7 @@
 import type { Rounding, TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, errorInContext, UsageError } from "../errors.js";
-import { inArrayDocument, v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
+import { attributesOf, inArrayDocument, v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
@@ -40,11 +40,7 @@ export interface CfTimeDecoding {
 	readonly autoUnit: AutoUnits | undefined;
 }
 
-export function attributesOf(node: NodeMetadata): Record<string, unknown> {
-	if (node.zarrFormat === 2) return node.attributes;
-	const attributes = node.json.attributes;
-	return typeof attributes === "object" && attributes !== null && !Array.isArray(attributes) ? (attributes as Record<string, unknown>) : {};
-}
+export { attributesOf };
 
 /** The numeric data type name of an array node, or undefined for any other data type (or a broken v2 dtype). */
 function numericTypeOf(node: NodeMetadata): string | undefined {

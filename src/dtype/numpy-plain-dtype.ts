@@ -4,11 +4,12 @@ import { describeNumpyDtype } from "./numpy-dtype-string.js";
 /**
  * A Zarr v2 `dtype` of a plain type, as numpy's `dtype.str` spells it (`<f8`, `>u8`, `|b1`, `<U8`), read as the
  * v3 data type the companion-column code already understands, and the byte order of the stored values. Fixed-width
- * unicode `<U n` becomes zarr-python 3's `fixed_length_utf32` with `length_bytes` 4n.
+ * unicode `<U n` becomes zarr-python 3's `fixed_length_utf32` with `length_bytes` 4n, and byte strings `|S n` its
+ * `null_terminated_bytes` with `length_bytes` n (text only with xarray's `_Encoding` attribute: plain-dtype.ts).
  */
 export interface NumpyPlainDtype {
 	/** The v3 `data_type`: `"int32"`, `"float64"`... or `{"name": "fixed_length_utf32", "configuration": {"length_bytes": 32}}`. */
-	readonly dataType: string | { name: "fixed_length_utf32"; configuration: { length_bytes: number } };
+	readonly dataType: string | { name: "fixed_length_utf32" | "null_terminated_bytes"; configuration: { length_bytes: number } };
 	/** `<` and `|` little-endian (`|` is what numpy writes where byte order does not apply), `>` big-endian. */
 	readonly endian: "little" | "big";
 	/** Bytes per stored value: blosc's `typesize`. */
@@ -33,7 +34,6 @@ const NUMERIC: ReadonlyMap<string, string> = new Map([
 const WHY_NOT: Readonly<Record<string, string>> = {
 	f2: "half floats are read by neither DuckDB nor polars; store the array as float32",
 	c: "Arrow has no complex type",
-	S: "fixed-width byte strings are raw bytes, not text; store text as <U or as object strings with the vlen-utf8 filter",
 	V: "raw void bytes have no column type",
 };
 
@@ -53,6 +53,10 @@ export function parseNumpyPlainDtype(dtype: unknown, field = "dtype"): NumpyPlai
 	if (kind === "U") {
 		if (!Number.isSafeInteger(width) || width < 1) return refuse("a unicode dtype needs at least one character");
 		return { dataType: { name: "fixed_length_utf32", configuration: { length_bytes: 4 * width } }, endian, itemBytes: 4 * width };
+	}
+	if (kind === "S") {
+		if (!Number.isSafeInteger(width) || width < 1) return refuse("a byte string dtype needs at least one byte");
+		return { dataType: { name: "null_terminated_bytes", configuration: { length_bytes: width } }, endian: "little", itemBytes: width };
 	}
 	const name = NUMERIC.get(`${kind}${digits}`);
 	if (name !== undefined) return { dataType: name, endian, itemBytes: width };

@@ -167,6 +167,13 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	return { ...parseArrayLayout(form, where), dataType, fillValue };
 }
 
+/** A node's attributes: a v2 node's `.zattrs`, a v3 node's `attributes` member (none when it is no object). */
+export function attributesOf(node: NodeMetadata): Record<string, unknown> {
+	if (node.zarrFormat === 2) return node.attributes;
+	const attributes = node.json.attributes;
+	return typeof attributes === "object" && attributes !== null && !Array.isArray(attributes) ? (attributes as Record<string, unknown>) : {};
+}
+
 /** Validates an array node of a plain data type, before any chunk is read. */
 export function parsePlainArrayMetadata(node: NodeMetadata, where: string): PlainArrayMetadata {
 	if (node.kind !== "array") throw new Dt64ExportError("ARRAY_NOT_FOUND", `${where}: is a group, not an array`, { path: node.path });
@@ -175,7 +182,7 @@ export function parsePlainArrayMetadata(node: NodeMetadata, where: string): Plai
 		let dataType: PlainDataType;
 		let fillValue: PlainFill | null;
 		try {
-			dataType = parsePlainDataType(form.json.data_type);
+			dataType = parsePlainDataType(form.json.data_type, attributesOf(node));
 		} catch (error) {
 			throw errorInContext(where, error, "METADATA_INVALID", { field: node.zarrFormat === 2 ? "dtype" : "data_type" });
 		}

@@ -6,6 +6,7 @@
  */
 import { Dt64ExportError } from "../errors.js";
 import type { ChunkValues } from "./chunk-values.js";
+import { decodeEncodedBytesText, isUtf8EncodingName } from "./encoded-bytes-text.js";
 import { decodeFixedUtf32 } from "./fixed-utf32.js";
 
 export type PlainTypeName = "bool" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float32" | "float64" | "string";
@@ -17,6 +18,8 @@ export interface PlainDataType {
 	readonly zarritaType: string;
 	/** Bytes per value in a decoded chunk; undefined for variable-length strings. */
 	readonly itemBytes: number | undefined;
+	/** Text stored as byte strings (numpy's `|S n` with xarray's `_Encoding`): its fill value is refused. */
+	readonly encodedBytes?: true;
 	/** Turns what zarrita decoded into this package's values, where they differ (its fixed-width string arrays). */
 	readonly valuesOf?: (decoded: unknown) => ChunkValues;
 	/** A chunk of `size` values all equal to the fill value, bit for bit. */
@@ -102,6 +105,44 @@ function fixedUtf32Type(chars: number): PlainDataType {
 	};
 }
 
+const NULL_TERMINATED_BYTES = "null_terminated_bytes";
+
+/** numpy's `|S n` holding text in the encoding of xarray's `_Encoding` attribute (see encoded-bytes-text.ts). */
+function encodedBytesTextType(width: number): PlainDataType {
+	return {
+		name: "string",
+		zarritaType: `v2:S${width}`,
+		itemBytes: width,
+		encodedBytes: true,
+		valuesOf(decoded) {
+			const { buffer, byteOffset, byteLength } = decoded as { buffer: ArrayBufferLike; byteOffset: number; byteLength: number };
+			return decodeEncodedBytesText(new Uint8Array(buffer, byteOffset, byteLength), width);
+		},
+		fillChunk: (size, fill) => new Array<string>(size).fill((fill as { value: string }).value),
+	};
+}
+
+/** The `length_bytes` of a `null_terminated_bytes` data type, or undefined when it is not one. */
+function nullTerminatedBytesWidth(dataType: unknown): number | undefined {
+	if (typeof dataType !== "object" || dataType === null || (dataType as { name?: unknown }).name !== NULL_TERMINATED_BYTES) return undefined;
+	const bytes = (dataType as { configuration?: { length_bytes?: unknown } }).configuration?.length_bytes;
+	if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0) {
+		throw new Dt64ExportError("METADATA_INVALID", `data type ${NULL_TERMINATED_BYTES}: configuration.length_bytes must be a positive integer, got ${JSON.stringify(bytes)}`, { field: "data_type" });
+	}
+	return bytes;
+}
+
+/** Text stored as byte strings is read only as UTF-8 named by xarray's `_Encoding`; why not otherwise. */
+function encodedBytesTextOf(width: number, attributes: Readonly<Record<string, unknown>>): PlainDataType {
+	const encoding = attributes._Encoding;
+	if (isUtf8EncodingName(encoding)) return encodedBytesTextType(width);
+	const why =
+		encoding === undefined
+			? 'fixed-width byte strings are raw bytes, not text, unless an _Encoding attribute names their encoding (xarray writes _Encoding: "utf-8"); store text as <U or as object strings with the vlen-utf8 filter'
+			: `byte strings in the encoding ${JSON.stringify(encoding)} of their _Encoding attribute: only UTF-8 is read`;
+	throw new Dt64ExportError("UNSUPPORTED", `data type ${NULL_TERMINATED_BYTES} (numpy "|S${width}") cannot be exported as a column (${why})`);
+}
+
 /** The `length_bytes` of a `fixed_length_utf32` data type, or undefined when it is not one. */
 function fixedUtf32Chars(dataType: unknown): number | undefined {
 	if (typeof dataType !== "object" || dataType === null || (dataType as { name?: unknown }).name !== FIXED_LENGTH_UTF32) return undefined;
@@ -129,10 +170,15 @@ const WHY_NOT: Readonly<Record<string, string>> = {
 	complex128: "Arrow has no complex type",
 };
 
-/** The plain data type of a `data_type` member, or a one-line reason it cannot be a column. */
-export function parsePlainDataType(dataType: unknown): PlainDataType {
+/**
+ * The plain data type of a `data_type` member, or a one-line reason it cannot be a column. The array's attributes
+ * say whether byte strings are text (xarray's `_Encoding`).
+ */
+export function parsePlainDataType(dataType: unknown, attributes: Readonly<Record<string, unknown>> = {}): PlainDataType {
 	const chars = fixedUtf32Chars(dataType);
 	if (chars !== undefined) return fixedUtf32Type(chars);
+	const width = nullTerminatedBytesWidth(dataType);
+	if (width !== undefined) return encodedBytesTextOf(width, attributes);
 	const type = typeof dataType === "string" ? PLAIN_TYPES.get(dataType) : undefined;
 	if (type !== undefined) return type;
 	const name = typeof dataType === "string" ? dataType : JSON.stringify(dataType);
@@ -141,7 +187,8 @@ export function parsePlainDataType(dataType: unknown): PlainDataType {
 }
 
 export function isPlainDataType(dataType: unknown): boolean {
-	return (typeof dataType === "string" && PLAIN_TYPES.has(dataType)) || (typeof dataType === "object" && (dataType as { name?: unknown } | null)?.name === FIXED_LENGTH_UTF32);
+	const name = typeof dataType === "object" ? (dataType as { name?: unknown } | null)?.name : undefined;
+	return (typeof dataType === "string" && PLAIN_TYPES.has(dataType)) || name === FIXED_LENGTH_UTF32 || name === NULL_TERMINATED_BYTES;
 }
 
 const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
@@ -172,6 +219,11 @@ export function parsePlainFillValue(rawText: string | undefined, type: PlainData
 		if (text === "true") return { kind: "integer", value: 1n };
 		if (text === "false") return { kind: "integer", value: 0n };
 		return refuse("true or false");
+	}
+	if (type.encodedBytes) {
+		// A byte string's fill value is base64 text, and xarray masks every value equal to it: rather than read half
+		// of that convention, such an array is refused (xarray writes null for its text variables).
+		throw new Dt64ExportError("UNSUPPORTED", `fill_value: ${text} on text stored as byte strings is not read (xarray writes null there)`, { field: "fill_value" });
 	}
 	if (type.name === "string") {
 		const value: unknown = text.startsWith('"') ? JSON.parse(text) : undefined;

@@ -22,9 +22,12 @@ const VALUE_LAYOUTS: ReadonlyMap<string, ValuesConstructor> = new Map<string, Va
 
 /** numpy's `<U n` (v3 `fixed_length_utf32`): n UTF-32 code units per value, read as uint32 code units. */
 const FIXED_UTF32 = /^v2:U[0-9]+$/;
+/** numpy's `|S n` (v3 `null_terminated_bytes`): n bytes per value, read as bytes. */
+const FIXED_BYTES = /^v2:S[0-9]+$/;
 
 function layoutOf(dataType: string): ValuesConstructor | undefined {
-	return FIXED_UTF32.test(dataType) ? Uint32Array : VALUE_LAYOUTS.get(dataType);
+	if (FIXED_UTF32.test(dataType)) return Uint32Array;
+	return FIXED_BYTES.test(dataType) ? Uint8Array : VALUE_LAYOUTS.get(dataType);
 }
 
 /** Whether the `bytes` codec can make values of this data type. */
