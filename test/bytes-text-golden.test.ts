@@ -8,7 +8,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import pl from "nodejs-polars";
 import { describe, expect, it } from "vitest";
-import { Dt64ExportError } from "../src/errors.js";
 import { inspectStore } from "../src/inspect.js";
 import { openTable } from "../src/open-table.js";
 import { decodeEncodedBytesText, isUtf8EncodingName } from "../src/zarr/encoded-bytes-text.js";
@@ -99,11 +98,7 @@ describe("decoding byte strings as text", () => {
 
 	it("refuses bytes that are no UTF-8 rather than replacing them", () => {
 		expect(() => decodeEncodedBytesText(bytes([0x61, 0x62], [0xff, 0x61]), 2)).toThrow(/value 1 of the chunk is not UTF-8 text.*ff 61/);
-		try {
-			decodeEncodedBytesText(bytes([0xc3, 0x28]), 2);
-		} catch (error) {
-			expect((error as Dt64ExportError).code).toBe("CHUNK_CORRUPT");
-		}
+		expect(() => decodeEncodedBytesText(bytes([0xc3, 0x28]), 2)).toThrow(expect.objectContaining({ code: "CHUNK_CORRUPT" }));
 	});
 
 	it("reads Python's spellings of UTF-8 and refuses other encodings", () => {
