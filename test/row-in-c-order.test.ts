@@ -33,11 +33,12 @@ const dividedShapes = fc
 describe("a row of chunks rearranged into C order", () => {
 	it("holds the row's values in C order, chunk after chunk, for any shape the chunks divide", () => {
 		fc.assert(
-			fc.property(dividedShapes, ({ shape, chunkShape }) => {
+			fc.property(dividedShapes, fc.boolean(), ({ shape, chunkShape }, pooled) => {
 				const grid = chunksPerAxis(shape, chunkShape);
 				const coords = [...cOrderCoordinates([1, ...grid.slice(1)])];
 				const chunks = coords.map((c) => indexChunk(shape, chunkShape, c));
-				expect(arrangeRowInCOrder(chunks, coords, chunkShape, shape, chunkShape[0])).toBe(true);
+				// Scratch from a pool that spoils what it hands out and takes back.
+				expect(arrangeRowInCOrder(chunks, coords, chunkShape, shape, chunkShape[0], pooled ? new PoisoningPool() : undefined)).toBe(true);
 				const rowValues = chunkShape[0] * product(shape.slice(1));
 				expect(chunks.flatMap((chunk) => [...chunk])).toEqual(Array.from({ length: rowValues }, (_, i) => i + 1));
 			}),

@@ -225,7 +225,7 @@ export async function* readBands<V extends ChunkValues>(
 			yield { values: sliceValues(row[0].data, from - firstRow, to - firstRow), offset: from, firstRow: from };
 			continue;
 		}
-		if (arrangeable && arrangeRowInCOrder(row.map(({ data }) => data), row.map(({ coords }) => coords), chunkShape, shape, rowsHere)) {
+		if (arrangeable && arrangeRowInCOrder(row.map(({ data }) => data), row.map(({ coords }) => coords), chunkShape, shape, rowsHere, bufferPool)) {
 			yield* bandsOfArrangedRow(row.map(({ data }) => data), firstRow, from, to, step, rowSize, bufferPool!, (data) => {
 				handBack(data);
 				handedBack++;

@@ -6,6 +6,7 @@
  * until the row's last band (each band takes a slice of every chunk). The export hands each chunk back as the bands
  * pass it, and the next row's chunks are read into them (see readBands).
  */
+import type { BufferPool } from "../memory/buffer-pool.js";
 import type { ChunkValues, NumericValues } from "./chunk-values.js";
 import { cStrides, product } from "./grid.js";
 
@@ -29,9 +30,16 @@ function fitsInPlace(chunks: readonly ChunkValues[], chunkShape: readonly number
  *
  * The values move by runs: the axes after the last one the chunks cut, with that axis' extent in one chunk, are one
  * contiguous run in both layouts. Each run is moved once, along the cycles of the permutation, through one run of
- * scratch memory.
+ * scratch memory, taken from `pool` when given (a run can be half a chunk: it is then the same buffer every row).
  */
-export function arrangeRowInCOrder(chunks: readonly ChunkValues[], coords: readonly (readonly number[])[], chunkShape: readonly number[], shape: readonly number[], rowsHere: number): boolean {
+export function arrangeRowInCOrder(
+	chunks: readonly ChunkValues[],
+	coords: readonly (readonly number[])[],
+	chunkShape: readonly number[],
+	shape: readonly number[],
+	rowsHere: number,
+	pool?: BufferPool,
+): boolean {
 	if (!fitsInPlace(chunks, chunkShape, shape, rowsHere)) return false;
 	const rank = shape.length;
 	let cutAxis = rank - 1;
@@ -55,10 +63,14 @@ export function arrangeRowInCOrder(chunks: readonly ChunkValues[], coords: reado
 	const runs = chunks as readonly NumericValues[];
 	const at = (run: number) => (run % runsPerChunk) * runLength;
 	const chunkOf = (run: number) => runs[Math.floor(run / runsPerChunk)];
-	const scratch = new (runs[0].constructor as new (length: number) => NumericValues)(runLength);
+	const Values = runs[0].constructor as new (buffer: ArrayBuffer, offset: number, length: number) => NumericValues;
+	const scratchBytes = runLength * runs[0].BYTES_PER_ELEMENT;
+	// Made at the first cycle: a row already in C order (chunks of one row along the axes before the cut) needs none.
+	let scratch: NumericValues | undefined;
 	const moved = new Uint8Array(sourceOf.length);
 	for (let start = 0; start < sourceOf.length; start++) {
 		if (moved[start] === 1 || sourceOf[start] === start) continue;
+		scratch ??= new Values(pool === undefined ? new ArrayBuffer(scratchBytes) : (pool.acquire(scratchBytes).buffer as ArrayBuffer), 0, runLength);
 		scratch.set(chunkOf(start).subarray(at(start), at(start) + runLength) as never);
 		let target = start;
 		for (;;) {
@@ -72,5 +84,6 @@ export function arrangeRowInCOrder(chunks: readonly ChunkValues[], coords: reado
 			target = source;
 		}
 	}
+	if (scratch !== undefined) pool?.release(new Uint8Array(scratch.buffer, 0, scratch.byteLength));
 	return true;
 }
