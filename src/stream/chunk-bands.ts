@@ -7,7 +7,8 @@ import { Dt64ExportError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { chunkRowsBox } from "../zarr/chunk-box.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
-import { allocateLike, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
+import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
+import { arrangeRowInCOrder } from "../zarr/row-in-c-order.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
 
@@ -57,9 +58,21 @@ function* coordinatesWithin(grid: readonly number[], chunks?: { start: number; e
 }
 
 /**
+ * Lets the consumer of a source's chunks hold back reads ahead and start them later (see readChunksInOrder):
+ * `allows` is asked before each read ahead, with the grid coordinates of the chunk, and the read starts if it says
+ * so; `resume`, set by readChunksInOrder, starts the reads ahead allowed since, while the consumer has not asked
+ * for its next chunk.
+ */
+export interface ReadAheadControl {
+	allows(coords: readonly number[]): boolean;
+	resume?: () => void;
+}
+
+/**
  * The chunks of a source in C order of its grid (only those along the first axis in `chunks`, when given), `concurrency` of them fetched and decoded at once; each is
  * yielded in its turn, whichever finishes first. Reads past the chunk the consumer waits for are read-ahead:
- * `mayReadAhead` can hold them back; the chunk waited for is always read, so the export goes on.
+ * `mayReadAhead` can hold them back, and `control` too (its `resume` starts them once allowed); the chunk waited
+ * for is always read, so the export goes on.
  */
 export async function* readChunksInOrder<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -67,32 +80,47 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	signal: AbortSignal,
 	mayReadAhead: () => boolean = () => true,
 	chunks?: { start: number; end: number },
+	control?: ReadAheadControl,
 ): AsyncGenerator<{ coords: number[]; data: V }> {
 	const coordinates = coordinatesWithin(source.gridShape, chunks);
 	// Told with each read: a sharded source then reads at once only the inner chunks of this pass.
 	const box = chunks === undefined ? undefined : chunkRowsBox(source.gridShape, chunks);
 	const inFlight: { coords: number[]; data: Promise<V> }[] = [];
-	const launch = (): boolean => {
-		const next = coordinates.next();
+	// The next chunk, when `control` held its read back.
+	let heldBack: IteratorResult<number[]> | undefined;
+	const launch = (ahead = false): boolean => {
+		const next = heldBack ?? coordinates.next();
+		heldBack = undefined;
 		if (next.done) return false;
+		if (ahead && control !== undefined && !control.allows(next.value)) {
+			heldBack = next;
+			return false;
+		}
 		const data = source.read(next.value, signal, box);
 		// Rejections are observed when the chunk's turn comes; this keeps an early one from being unhandled.
 		data.catch(() => undefined);
 		inFlight.push({ coords: next.value, data });
 		return true;
 	};
+	let closed = false;
 	const readAhead = () => {
-		while (inFlight.length < concurrency && mayReadAhead() && launch());
+		while (!closed && inFlight.length < concurrency && mayReadAhead() && launch(true));
 	};
-	if (launch()) readAhead();
-	while (inFlight.length > 0) {
-		const { coords, data } = inFlight.shift()!;
-		const decoded = await data;
-		// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
-		readAhead();
-		yield { coords, data: decoded };
-		// The consumer asks for the next chunk: it is read, held back or not.
-		if (inFlight.length === 0) launch();
+	if (control !== undefined) control.resume = readAhead;
+	try {
+		if (launch()) readAhead();
+		while (inFlight.length > 0) {
+			const { coords, data } = inFlight.shift()!;
+			const decoded = await data;
+			// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
+			readAhead();
+			yield { coords, data: decoded };
+			// The consumer asks for the next chunk: it is read, held back or not.
+			if (inFlight.length === 0) launch();
+		}
+	} finally {
+		// A read started once the consumer has gone would never be taken.
+		closed = true;
 	}
 }
 
@@ -124,6 +152,12 @@ export interface BandAssembly {
  * the runs contiguous in both). With `rows`, only the chunks holding those rows are read, and the first and last
  * bands are cut to them. Cut bands hold less memory than a whole row of chunks copied at once: a band written and
  * handed back to the pool is the memory of the next, while the row's chunks are copied.
+ *
+ * With a pool, a row of several whole chunks is first rearranged in place into C order (arrangeRowInCOrder): each
+ * chunk then goes back to the pool once the bands have passed it, instead of all of them after the row's last band,
+ * and the next row's chunks are read into them as they come back. A row and the next then hold a row of chunks, where
+ * they held a row and the chunks read ahead (the bench's 3-D zstd store, five chunks of 8 MB a row, two read ahead:
+ * 140 -> 125 MiB peak RSS, same CPU).
  */
 export async function* readBands<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -146,12 +180,32 @@ export async function* readBands<V extends ChunkValues>(
 	const bandRange = rows === undefined ? { start: 0, end: grid[0] } : chunkRowsOf(chunkRows, rows);
 	const total = (bandRange.end - bandRange.start) * product(grid.slice(1));
 	if (total === 0 || product(shape) === 0) return;
-	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange);
+	const { bufferPool } = assembly;
 	const rowSize = product(shape.slice(1));
 	const chunkRowSize = product(chunkShape.slice(1));
 	const chunksPerRow = product(grid.slice(1));
+	// A row of several chunks, whole and within the array, is rearranged in place when there is a pool to hand its
+	// chunks back to (see arrangeRowInCOrder). The next row's chunks are then read into the chunks handed back, no
+	// sooner: while such a row is read and its bands copied, reads ahead of later rows start only as its chunks come
+	// back (`later` of them started, at most `handedBack`); other rows read ahead as far as the reads ahead allow.
+	const mayArrange = bufferPool !== undefined && chunksPerRow > 1 && shape.slice(1).every((length, k) => length % chunkShape[k + 1] === 0);
+	let currentRow = bandRange.start;
+	let handedBack = Number.POSITIVE_INFINITY;
+	let later = 0;
+	const control: ReadAheadControl = {
+		allows: (coords) => {
+			if (coords[0] <= currentRow) return true;
+			if (later >= handedBack) return false;
+			later++;
+			return true;
+		},
+	};
+	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control);
 	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
-	const { bufferPool } = assembly;
+	const handBack = (data: V) => {
+		const copied = bytesOf(data);
+		if (copied !== undefined) bufferPool!.release(copied);
+	};
 	let decoded = 0;
 	for (let chunkRow = bandRange.start; chunkRow < bandRange.end; chunkRow++) {
 		const firstRow = chunkRow * chunkRows;
@@ -159,6 +213,10 @@ export async function* readBands<V extends ChunkValues>(
 		const from = rows === undefined ? firstRow : Math.max(firstRow, rows.start);
 		const to = rows === undefined ? firstRow + rowsHere : Math.min(firstRow + rowsHere, rows.end);
 		const row: { coords: number[]; data: V }[] = [];
+		const arrangeable = mayArrange && rowsHere === chunkRows;
+		currentRow = chunkRow;
+		later = 0;
+		handedBack = arrangeable ? 0 : Number.POSITIVE_INFINITY;
 		for (let k = 0; k < chunksPerRow; k++) {
 			row.push((await chunks.next()).value as { coords: number[]; data: V });
 			onChunk?.(++decoded, total);
@@ -166,6 +224,19 @@ export async function* readBands<V extends ChunkValues>(
 		if (shape.length === 1) {
 			yield { values: sliceValues(row[0].data, from - firstRow, to - firstRow), offset: from, firstRow: from };
 			continue;
+		}
+		if (arrangeable && arrangeRowInCOrder(row.map(({ data }) => data), row.map(({ coords }) => coords), chunkShape, shape, rowsHere, bufferPool)) {
+			yield* bandsOfArrangedRow(row.map(({ data }) => data), firstRow, from, to, step, rowSize, bufferPool!, (data) => {
+				handBack(data);
+				handedBack++;
+				control.resume?.();
+			});
+			continue;
+		}
+		// Not rearranged (strings, a partial row): its chunks come back after its last band, and the next row reads ahead.
+		if (handedBack === 0) {
+			handedBack = Number.POSITIVE_INFINITY;
+			control.resume?.();
 		}
 		for (let start = from; start < to; start += step) {
 			const end = Math.min(to, start + step);
@@ -176,13 +247,42 @@ export async function* readBands<V extends ChunkValues>(
 			for (const { coords, data } of row) {
 				copyChunkIntoBand(sliceValues(data, a * chunkRowSize, b * chunkRowSize), [b - a, ...chunkShape.slice(1)], [0, ...coords.slice(1)], band, bandShape, bandShape);
 			}
-			if (end === to && bufferPool !== undefined) {
-				for (const { data } of row) {
-					const copied = bytesOf(data);
-					if (copied !== undefined) bufferPool.release(copied);
-				}
-			}
+			if (end === to && bufferPool !== undefined) for (const { data } of row) handBack(data);
 			yield { values: band, offset: start * rowSize, firstRow: start };
 		}
 	}
+}
+
+/**
+ * The bands of rows [from, to) of a row of chunks rearranged in C order (arrangeRowInCOrder), the row starting at
+ * array row `firstRow`: each band copied from the chunks it spans, and each chunk given to `handBack` as soon as
+ * the bands have passed it (all that remain after the last band).
+ */
+function* bandsOfArrangedRow<V extends ChunkValues>(
+	chunks: readonly V[],
+	firstRow: number,
+	from: number,
+	to: number,
+	step: number,
+	rowSize: number,
+	bufferPool: BufferPool,
+	handBack: (data: V) => void,
+): Generator<ValueBand<V>> {
+	const chunkValues = chunks[0].length;
+	let next = 0;
+	for (let start = from; start < to; start += step) {
+		const end = Math.min(to, start + step);
+		const band = allocateBand(chunks[0], (end - start) * rowSize, bufferPool);
+		const [first, last] = [(start - firstRow) * rowSize, (end - firstRow) * rowSize];
+		for (let at = first; at < last; ) {
+			const k = Math.floor(at / chunkValues);
+			const upTo = Math.min(last, (k + 1) * chunkValues);
+			copyValues(chunks[k], at - k * chunkValues, upTo - k * chunkValues, band, at - first);
+			at = upTo;
+		}
+		const passed = end === to ? chunks.length : Math.floor(last / chunkValues);
+		for (; next < passed; next++) handBack(chunks[next]);
+		yield { values: band, offset: start * rowSize, firstRow: start };
+	}
+	for (; next < chunks.length; next++) handBack(chunks[next]);
 }
