@@ -7,6 +7,7 @@
 import { Transform, type TransformCallback } from "node:stream";
 import type { RecordBatch } from "apache-arrow";
 import { CopiedRows } from "../arrow/copied-rows.js";
+import { OverflowNullCounter } from "../convert/overflow-nulls.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
@@ -22,6 +23,8 @@ export interface TimeFilterOptions {
 	readonly checkSorted: boolean;
 	/** Values were floored to the unit (--allow-truncate): only bounds that are whole units compare exactly. */
 	readonly truncated: boolean;
+	/** Count the values of the rows kept written as null because they overflowed, in `overflowNulls`. */
+	readonly countOverflowNulls?: boolean;
 }
 
 /** The bounds in `unit`: a value v (exact) is in range when low <= v < high. */
@@ -65,10 +68,13 @@ export class TimeFilter extends Transform {
 	#timeIndex = -1;
 	rowsIn = 0;
 	rowsOut = 0;
+	/** The overflowed nulls of the rows kept so far, when asked to count them. */
+	readonly overflowNulls: OverflowNullCounter | undefined;
 
 	constructor(options: TimeFilterOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
+		this.overflowNulls = options.countOverflowNulls === true ? new OverflowNullCounter() : undefined;
 		({ low: this.#low, high: this.#high } = boundsInUnit(options.bounds, options.unit, options.truncated));
 	}
 
@@ -119,6 +125,7 @@ export class TimeFilter extends Transform {
 		}
 		if (kept !== undefined) {
 			this.rowsOut += kept.numRows;
+			this.overflowNulls?.add(kept);
 			this.push(kept);
 		}
 		// The first batch carries the schema to a writer that takes it from there, even when no row of it is kept.
