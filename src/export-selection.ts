@@ -106,7 +106,11 @@ export async function exportSelection(store: string, destination: Writable, opti
 	});
 }
 
-/** The plan's parts that decide a dataset's content, for the manifests' digest: the parts of one dataset must agree on them. */
+/**
+ * The plan's parts that decide a dataset's content, for the manifests' digest: the parts of one dataset must agree on
+ * them. They are the plan's, defaults filled in (planExport), so a part the CLI wrote and one the library wrote with
+ * the same options agree, whichever defaults each spelt out.
+ */
 function contentOptions(store: string, plan: ExportPlan, part: Part): Record<string, unknown> {
 	return {
 		// Where the store is mounted or which token signs its URL may differ between tasks; which store it is may not.
@@ -119,6 +123,12 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
 		timezone: plan.columns.timezone,
 		column: plan.columns.column,
 		index: plan.columns.index,
+		// Coordinates or positions as index columns.
+		indexSource: plan.columns.index ? plan.open.indexSource : undefined,
+		rename: Object.fromEntries(plan.columns.rename),
+		cf: plan.columns.cf,
+		nanAsNull: plan.columns.nanAsNull,
+		convertCalendar: plan.columns.convertCalendar,
 		output: plan.output,
 		start: plan.select?.bounds.start,
 		end: plan.select?.bounds.end,

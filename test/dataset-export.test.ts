@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { describeForCli } from "../src/cli/error-advice.js";
 import { planExport } from "../src/export-plan.js";
-import { createTableExportStages, type Dt64ExportError, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
+import { commitDataset, createTableExportStages, type Dt64ExportError, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
 import { partFromEnvironment } from "../src/select/part.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
@@ -77,6 +77,31 @@ describe("exportDataset", () => {
 		const folders = (fs.readdirSync(folder, { recursive: true, encoding: "utf8" }) as string[]).filter((entry) => fs.statSync(path.join(folder, entry)).isDirectory()).sort();
 		expect(folders).toEqual(["_parts", "notes", "year=2021"]);
 		expect(fs.readFileSync(path.join(folder, "year=2021", "keep.txt"), "utf8")).toBe("the user's, in a partition folder");
+	});
+});
+
+describe("parts written by the CLI and by the library", () => {
+	it("commit together when they ran the same export, whichever defaults each spelt out; a real difference still refuses", async () => {
+		const store = await hourlyStore();
+		const folder = path.join(tempDir(), "mixed.parquet");
+		// The CLI passes its defaults (compression zstd, row groups of 2^20 rows, unit auto, order c); the library none.
+		const cli = runCli([store, "--partition-by", "day", "--part", "0/2", "-o", folder]);
+		expect([cli.status, cli.stderr]).toMatchObject([0, expect.stringContaining("part 0/2")]);
+		await exportDataset(store, folder, { partitionBy: "day", part: "1/2" });
+		const manifests = [0, 1].map((k) => JSON.parse(fs.readFileSync(path.join(folder, "_parts", `part-${k}-of-2.json`), "utf8")));
+		expect(manifests[1].options).toEqual(manifests[0].options);
+		expect(manifests[0].options.output).toEqual({ format: "parquet", compression: "zstd", rowGroupRows: 1 << 20 });
+		expect((await commitDataset(folder)).rows).toBe(HOURS);
+
+		const other = path.join(tempDir(), "other.parquet");
+		expect(runCli([store, "--partition-by", "day", "--part", "0/2", "-o", other]).status).toBe(0);
+		await exportDataset(store, other, { partitionBy: "day", part: "1/2", compression: "snappy" });
+		await expect(commitDataset(other)).rejects.toMatchObject({ code: "DATASET_INVALID", message: expect.stringContaining("parts ran different exports: 1/2") });
+		// Options an Arrow dataset does not use say nothing of its content.
+		const arrow = path.join(tempDir(), "mixed.arrow");
+		expect(runCli([store, "--partition-by", "day", "--part", "0/2", "-o", arrow]).status).toBe(0);
+		await exportDataset(store, arrow, { partitionBy: "day", part: "1/2", compression: "snappy" });
+		expect((await commitDataset(arrow)).rows).toBe(HOURS);
 	});
 });
 
