@@ -487,7 +487,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 		form = v3FormOf(node, where);
 	} catch (error) {
 		// Only a v2 array can fail here (its dtype, order or codecs): it is shown as written.
-		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), fillValue: rawFillValue(node.text, node.json), exportable: false, reason: reasonOf(error, where) };
+		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), fillValue: rawFillValue(node.text, node.json), exportable: false, ...refusalOf(error, where) };
 	}
 	let type: Datetime64Type | undefined;
 	try {
