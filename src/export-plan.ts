@@ -10,7 +10,7 @@ import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./errors.js";
 import { planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
-import type { ParquetCompression } from "./stream/parquet/options.js";
+import { normalizeOptions as normalizeParquetOptions, type ParquetCompression } from "./stream/parquet/options.js";
 import type { RowOrder } from "./stream/table-reader.js";
 import type { IndexSource } from "./open-table.js";
 
@@ -112,10 +112,20 @@ export interface ColumnsPlan {
 	readonly secondsAsMillis: boolean;
 }
 
+/**
+ * The output's settings as they take effect: Parquet's with their defaults filled in, none for Arrow IPC (which
+ * has neither). The same export planned by the CLI (which passes its defaults) and by the library (which leaves
+ * them out) then has the same plan, and its dataset parts the same options digest.
+ */
 export interface OutputPlan {
 	readonly format: OutputFormat;
 	readonly compression: ParquetCompression | undefined;
 	readonly rowGroupRows: number | undefined;
+}
+
+function planOutput(options: Pick<ExportOptions, "compression" | "rowGroupRows">, format: OutputFormat): OutputPlan {
+	if (format !== "parquet") return { format, compression: undefined, rowGroupRows: undefined };
+	return { format, ...normalizeParquetOptions(options) };
 }
 
 export interface ExportPlan {
@@ -219,7 +229,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 			convertCalendar: options.convertCalendar ?? false,
 			secondsAsMillis: format === "parquet",
 		},
-		output: { format, compression: options.compression, rowGroupRows: options.rowGroupRows },
+		output: planOutput(options, format),
 		select: selectsRows(options) ? planSelection(options) : undefined,
 		dataset: dataset ? planDataset(options, format) : undefined,
 	};

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Writable } from "node:stream";
 import { TimeUnit, type Schema, type Timestamp } from "apache-arrow";
+import type { OverflowNulls } from "./convert/overflow-nulls.js";
 import type { TargetUnit } from "./dtype/units.js";
 import { abortable } from "./abort.js";
 import { Dt64ExportError } from "./errors.js";
@@ -51,6 +52,11 @@ export interface SelectedStages {
 	readonly table: ZarrTable;
 }
 
+/** The values the rows written hold as null because they overflowed (`onOverflow: "null"`), per column. */
+export function overflowNullsWritten(stages: Pick<SelectedStages, "batcher" | "filter">): OverflowNulls {
+	return (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {};
+}
+
 const ALL_ROWS: SelectPlan = { bounds: {}, rangeSearch: true };
 
 /** Finds the rows (binary search over the time column when sorted), then builds the stages reading only those. */
@@ -70,7 +76,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };
 	const filter =
 		ranged && timeOut !== undefined
-			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.rounding === "floor" })
+			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.rounding === "floor", countOverflowNulls: plan.columns.conversion.onOverflow === "null" })
 			: undefined;
 	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }
@@ -78,6 +84,8 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 /** What an export of selected rows to one file or stream did. */
 export interface SelectionSummary {
 	readonly rows: number;
+	/** Per column, the values written as null because they were outside int64 in its unit (`onOverflow: "null"`). */
+	readonly overflowNulls: OverflowNulls;
 	readonly selection: RowSelection;
 	readonly table: ZarrTable;
 }
@@ -93,12 +101,16 @@ export async function exportSelection(store: string, destination: Writable, opti
 			const table = await openPlannedTable(store, plan.open);
 			const stages = await createSelectedStages(table, plan);
 			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], plan.read.signal);
-			return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, selection: stages.selection, table };
+			return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, overflowNulls: overflowNullsWritten(stages), selection: stages.selection, table };
 		});
 	});
 }
 
-/** The plan's parts that decide a dataset's content, for the manifests' digest: the parts of one dataset must agree on them. */
+/**
+ * The plan's parts that decide a dataset's content, for the manifests' digest: the parts of one dataset must agree on
+ * them. They are the plan's, defaults filled in (planExport), so a part the CLI wrote and one the library wrote with
+ * the same options agree, whichever defaults each spelt out.
+ */
 function contentOptions(store: string, plan: ExportPlan, part: Part): Record<string, unknown> {
 	return {
 		// Where the store is mounted or which token signs its URL may differ between tasks; which store it is may not.
@@ -111,6 +123,12 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
 		timezone: plan.columns.timezone,
 		column: plan.columns.column,
 		index: plan.columns.index,
+		// Coordinates or positions as index columns.
+		indexSource: plan.columns.index ? plan.open.indexSource : undefined,
+		rename: Object.fromEntries(plan.columns.rename),
+		cf: plan.columns.cf,
+		nanAsNull: plan.columns.nanAsNull,
+		convertCalendar: plan.columns.convertCalendar,
 		output: plan.output,
 		start: plan.select?.bounds.start,
 		end: plan.select?.bounds.end,
@@ -250,6 +268,8 @@ async function writeLockedDataset(
 		maxOpenFiles: plan.dataset?.maxOpenFiles,
 		options: stored,
 		optionsDigest: digest,
+		// Read once every row is written: the stages before the writer have counted them all.
+		overflowNulls: () => overflowNullsWritten(stages),
 	});
 	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
 	const committed = whole ? await commitDatasetHolding(folder, lock) : undefined;

@@ -54,6 +54,7 @@ export function createStagesAround(table: ZarrTable, reader: TableReader, plan: 
 		}),
 		// Position index columns too, written whole (N-d batches: a megabyte-sized column per dimension per batch).
 		allocateIndex: pool === undefined ? undefined : (length) => (length * 8 >= SMALL_PIECE_BYTES ? new BigInt64Array(pool.acquire(length * 8).buffer, 0, length) : new BigInt64Array(length)),
+		countOverflowNulls: plan.columns.conversion.onOverflow === "null",
 	});
 	const writer = createWriter(plan.output, batcher.schema, pool);
 	// Encoded bytes waiting in the writer mean the destination is behind: a chunk read ahead now would only wait too

@@ -9,7 +9,7 @@ import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
-import { isMissingValue } from "./cf/missing-value.js";
+import { isFloatType, isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf } from "./cf/packing.js";
 import { isCfBoolean } from "./cf/boolean-coding.js";
 import type { Rounding } from "./convert/options.js";
@@ -105,8 +105,18 @@ export interface InspectNode {
 	readonly reasonOption?: string;
 	/** The Arrow type of an export with `--unit auto`, e.g. `timestamp[ms]`, or of a companion column, e.g. `double`. */
 	readonly arrowType?: string;
-	/** A float CF time array's Arrow type with `--unit auto` and rounding to the nearest, when it is another. */
+	/**
+	 * A float CF time array's Arrow type with `--unit auto` and rounding to the nearest, when it is another, or when
+	 * the array is exportable only with rounding (a count that is not a whole number of ns).
+	 */
 	readonly arrowTypeRounded?: string;
+	/**
+	 * A float CF time array: whether inspect read its counts (at most `maxChunks` chunks), so that `arrowType` is the
+	 * unit `--unit auto` gives and `exportable` says whether every count is a whole number of ns; false: none was
+	 * read, `arrowType` is the coarsest the units allow and a count between two ns, which an exact export refuses,
+	 * would not be seen.
+	 */
+	readonly floatCountsRead?: boolean;
 	/** For arrays of other data types: whether they can be exported next to datetime64 arrays (`--columns`). */
 	readonly companion?: boolean;
 	/** Why an array of a plain data type cannot be a companion column. */
@@ -371,7 +381,9 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		chunks = createPlainChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing });
 		// Float counts may need a finer unit than their units: every value is read for it, when that is few chunks.
 		scanned = product(chunks.gridShape) <= maxChunks;
-		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned, signal: opened.signal });
+		// Read as the export reads them for `--unit auto`, and on until a count that is not a whole number of ns: an
+		// exact export refuses it, whatever the unit.
+		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned, signal: opened.signal, findInexact: true });
 	} catch (error) {
 		throwIfAborted(opened.signal);
 		const refusal = refusalOf(error, where);
@@ -385,12 +397,19 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const nearest = unsure ? unit : cfTimeUnit(decoding, metadata, "auto", "nearest");
 	const typeName = decoding.coding.kind === "duration" ? "duration" : "timestamp";
 	const arrowType = `${typeName}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
-	const rounded = nearest === unit ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
+	const inexact = decoding.autoUnit?.inexact;
+	const rounded = nearest === unit && inexact === undefined ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
 	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(decoding.markers, chunk[i]);
 	const format = (count: bigint | number, row: number) => formatCfCount(count, row, decoding, metadata.dataType.name, unit);
 	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, opened.signal, isAbsent, format);
 	const last = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, -1, maxChunks, opened.signal, isAbsent, format);
-	return { ...described, cfTime, exportable: true, arrowType, ...rounded, first, last };
+	const floatCountsRead = isFloatType(metadata.dataType.name) ? { floatCountsRead: !unsure } : {};
+	// A count between two nanoseconds is refused by an exact export in every unit: rounding (or flooring) exports it.
+	const exportable =
+		inexact === undefined
+			? { exportable: true }
+			: { exportable: false, reason: `${metadata.dataType.name} count ${inexact} is not a whole number of ns, which an exact export refuses`, reasonCode: "TRUNCATION" as const, reasonOption: "rounding" };
+	return { ...described, cfTime, ...exportable, arrowType, ...rounded, ...floatCountsRead, first, last };
 }
 
 /** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */
@@ -487,7 +506,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 		form = v3FormOf(node, where);
 	} catch (error) {
 		// Only a v2 array can fail here (its dtype, order or codecs): it is shown as written.
-		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), fillValue: rawFillValue(node.text, node.json), exportable: false, reason: reasonOf(error, where) };
+		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), fillValue: rawFillValue(node.text, node.json), exportable: false, ...refusalOf(error, where) };
 	}
 	let type: Datetime64Type | undefined;
 	try {
@@ -631,7 +650,8 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption) ?? "");
 		const rounded = node.arrowTypeRounded === undefined ? "" : `; ${node.arrowTypeRounded} rounded to the nearest unit`;
-		field("exportable", node.exportable ? `yes, as ${node.arrowType}${rounded}` : `no: ${node.reason}${advice}`);
+		const unread = node.floatCountsRead === false ? " (float counts not read: whether each is a whole number of ns is not known)" : "";
+		field("exportable", node.exportable ? `yes, as ${node.arrowType}${rounded}${unread}` : `no: ${node.reason}${rounded}${advice}`);
 		if (node.companion !== undefined) {
 			const decoding = node.cfDecoding === undefined ? "" : ` (${node.cfDecoding})`;
 			field("companion", node.companion ? `yes, as ${node.arrowType}${decoding}: a table column, broadcast by dimension names` : `no: ${node.companionReason}`);

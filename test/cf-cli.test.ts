@@ -231,7 +231,8 @@ describe("Zarr v3 CF time arrays written by hand", () => {
 		expect(out).toMatch(/minutes[\s\S]*exportable {2}yes, as timestamp\[s\][\s\S]*first {7}2000-01-01T00:00:00, row 0[\s\S]*last {8}2000-01-01T01:30:00, row 4/);
 		const json = JSON.parse(runCli(["inspect", root, "--json"]).stdout.toString());
 		const hours = json.nodes.find((node: { path: string }) => node.path === "hours");
-		expect(hours).toMatchObject({ cfTime: "hours since 2000-01-01 00:00:00 +01:00, standard", exportable: true, arrowType: "timestamp[ns]", attributes: { units: "hours since 2000-01-01 00:00:00 +01:00" } });
+		// Its 0.1 hours is not a whole number of ns: an exact export refuses it (line 194), and inspect says so (it said yes).
+		expect(hours).toMatchObject({ cfTime: "hours since 2000-01-01 00:00:00 +01:00, standard", exportable: false, reasonCode: "TRUNCATION", arrowType: "timestamp[ns]", attributes: { units: "hours since 2000-01-01 00:00:00 +01:00" } });
 		expect(hours.first).toMatchObject({ status: "found", row: 0, iso: "1999-12-31T23:30:00" });
 		expect(hours.last).toMatchObject({ status: "found", row: 3, iso: null });
 		const lag = json.nodes.find((node: { path: string }) => node.path === "lag");

@@ -93,10 +93,22 @@ describe("the trial's store through the CLI", () => {
 	const store = path.join(FIXTURES, "days-float-hourly.zarr");
 	const c = CASES["days-float-hourly"];
 
-	it("inspect shows the unit of auto with rounding beside the exact one", async () => {
+	it("inspect says an exact export refuses its counts (not whole ns), and the unit of auto with rounding", async () => {
 		const node = (await inspectStore(store)).nodes.find((n) => n.path === "time")!;
-		expect(node).toMatchObject({ exportable: true, arrowType: "timestamp[ns]", arrowTypeRounded: "timestamp[s]" });
-		expect(String(runCli(["inspect", store]).stdout)).toContain("  exportable  yes, as timestamp[ns]; timestamp[s] rounded to the nearest unit\n");
+		// It said "exportable yes, as timestamp[ns]", which the export then refused (TRUNCATION).
+		expect(node).toMatchObject({
+			exportable: false,
+			reason: "float64 count 7362.041666666667 is not a whole number of ns, which an exact export refuses",
+			reasonCode: "TRUNCATION",
+			reasonOption: "rounding",
+			arrowType: "timestamp[ns]",
+			arrowTypeRounded: "timestamp[s]",
+			floatCountsRead: true,
+		});
+		expect(String(runCli(["inspect", store]).stdout)).toContain(
+			"  exportable  no: float64 count 7362.041666666667 is not a whole number of ns, which an exact export refuses; timestamp[s] rounded to the nearest unit; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor\n",
+		);
+		expect(runCli([store, "--array", "time", "-o", fresh("auto.arrow")]).stderr).toMatch(/is not a whole number of ns.*\[TRUNCATION\]\n$/);
 	});
 
 	it("is refused without a rounding, the message saying why and naming both ways", () => {

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { describeForCli } from "../src/cli/error-advice.js";
 import { planExport } from "../src/export-plan.js";
-import { createTableExportStages, type Dt64ExportError, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
+import { commitDataset, createTableExportStages, type Dt64ExportError, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
 import { partFromEnvironment } from "../src/select/part.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
@@ -80,6 +80,31 @@ describe("exportDataset", () => {
 	});
 });
 
+describe("parts written by the CLI and by the library", () => {
+	it("commit together when they ran the same export, whichever defaults each spelt out; a real difference still refuses", async () => {
+		const store = await hourlyStore();
+		const folder = path.join(tempDir(), "mixed.parquet");
+		// The CLI passes its defaults (compression zstd, row groups of 2^20 rows, unit auto, order c); the library none.
+		const cli = runCli([store, "--partition-by", "day", "--part", "0/2", "-o", folder]);
+		expect([cli.status, cli.stderr]).toMatchObject([0, expect.stringContaining("part 0/2")]);
+		await exportDataset(store, folder, { partitionBy: "day", part: "1/2" });
+		const manifests = [0, 1].map((k) => JSON.parse(fs.readFileSync(path.join(folder, "_parts", `part-${k}-of-2.json`), "utf8")));
+		expect(manifests[1].options).toEqual(manifests[0].options);
+		expect(manifests[0].options.output).toEqual({ format: "parquet", compression: "zstd", rowGroupRows: 1 << 20 });
+		expect((await commitDataset(folder)).rows).toBe(HOURS);
+
+		const other = path.join(tempDir(), "other.parquet");
+		expect(runCli([store, "--partition-by", "day", "--part", "0/2", "-o", other]).status).toBe(0);
+		await exportDataset(store, other, { partitionBy: "day", part: "1/2", compression: "snappy" });
+		await expect(commitDataset(other)).rejects.toMatchObject({ code: "DATASET_INVALID", message: expect.stringContaining("parts ran different exports: 1/2") });
+		// Options an Arrow dataset does not use say nothing of its content.
+		const arrow = path.join(tempDir(), "mixed.arrow");
+		expect(runCli([store, "--partition-by", "day", "--part", "0/2", "-o", arrow]).status).toBe(0);
+		await exportDataset(store, arrow, { partitionBy: "day", part: "1/2", compression: "snappy" });
+		expect((await commitDataset(arrow)).rows).toBe(HOURS);
+	});
+});
+
 describe("partition keys", () => {
 	it("a column named as a Hive key of the partitioning (any case) is refused: Hive readers would read the folders' values in its place", async () => {
 		const store = path.join(tempDir(), "days.zarr");
@@ -114,16 +139,25 @@ function seededRandom(seed: number): () => number {
 	};
 }
 
+/**
+ * 20,000 times at random over 60 days (as observations written in arrival order are), with their row number;
+ * `firstTimes` replace the first ones.
+ */
+async function unsortedStore(firstTimes: readonly bigint[] = []): Promise<{ store: string; rows: number; times: BigInt64Array }> {
+	const rows = 20_000;
+	const random = seededRandom(14);
+	const times = BigInt64Array.from({ length: rows }, () => T0 + BigInt(Math.floor(random() * 60 * 86_400)));
+	times.set(firstTimes);
+	const store = path.join(tempDir(), "unsorted.zarr");
+	await writeGroup(store, "");
+	await writeArray(store, "time", { shape: [rows], chunks: [1000], values: times });
+	await writeArray(store, "row", { shape: [rows], chunks: [1000], dataType: "int32", fillValue: 0, values: Int32Array.from({ length: rows }, (_, i) => i) });
+	return { store, rows, times };
+}
+
 describe("exportDataset of unsorted time", () => {
 	it("writes one file per day, holding exactly that day's rows in their order", async () => {
-		// 20,000 times at random over 60 days (as observations written in arrival order are), with their row number.
-		const rows = 20_000;
-		const random = seededRandom(14);
-		const times = BigInt64Array.from({ length: rows }, () => T0 + BigInt(Math.floor(random() * 60 * 86_400)));
-		const store = path.join(tempDir(), "unsorted.zarr");
-		await writeGroup(store, "");
-		await writeArray(store, "time", { shape: [rows], chunks: [1000], values: times });
-		await writeArray(store, "row", { shape: [rows], chunks: [1000], dataType: "int32", fillValue: 0, values: Int32Array.from({ length: rows }, (_, i) => i) });
+		const { store, rows, times } = await unsortedStore();
 		const expected = new Map<string, number[]>();
 		times.forEach((time, row) => {
 			const date = new Date(Number(time) * 1000);
@@ -141,6 +175,32 @@ describe("exportDataset of unsorted time", () => {
 			FROM read_parquet('${folder}/**/*.parquet', hive_partitioning = true, file_row_number = true) GROUP BY ALL`,
 		);
 		expect(new Map(read.map(([day, list, misplaced]) => [day, [(list as { items: number[] }).items, Number(misplaced)]]))).toEqual(new Map([...expected].map(([day, list]) => [day, [list, 0]])));
+	});
+
+	it("with a time range, still one file per day (trial 16: the first day seen was written as two files)", async () => {
+		// The rows in range start with day 10, then day 20 alone (between rows out of range), in order so far: day 10 was
+		// written to a file, closed when day 20 passed it, and its later rows went to a second file.
+		const { store, times } = await unsortedStore([T0 + 10n * 86_400n + 3600n, T0 + 55n * 86_400n, T0 + 20n * 86_400n + 3600n, T0 + 55n * 86_400n]);
+		// Days 10 to 40 of the 60: the range keeps rows scattered over every batch, each cut out as a run of its own.
+		const start = T0 + 10n * 86_400n;
+		const end = T0 + 40n * 86_400n;
+		const expected = new Map<string, number>();
+		for (const time of times) {
+			if (time < start || time >= end) continue;
+			const day = new Date(Number(time) * 1000).toISOString().slice(0, 10);
+			expected.set(day, (expected.get(day) ?? 0) + 1);
+		}
+		const iso = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();
+		const folder = path.join(tempDir(), "out");
+		const summary = await exportDataset(store, folder, { columns: ["time", "row"], partitionBy: "day", format: "parquet", start: iso(start), end: iso(end) });
+		expect(expected.size).toBe(30);
+		expect(new Set(summary.files.map((file) => path.dirname(file.path))).size).toBe(30);
+		expect(summary.files.length).toBe(30);
+		const read = await query(
+			`SELECT strftime(min(time), '%Y-%m-%d'), count(*), count(DISTINCT filename), count(*) FILTER (WHERE day(time) <> day)
+			FROM read_parquet('${folder}/**/*.parquet', hive_partitioning = true, filename = true) GROUP BY year, month, day`,
+		);
+		expect(new Map(read.map(([day, count, files, misplaced]) => [day, [Number(count), Number(files), Number(misplaced)]]))).toEqual(new Map([...expected].map(([day, count]) => [day, [count, 1, 0]])));
 	});
 });
 

@@ -538,3 +538,43 @@ describe("inspect on stores xarray wrote (test/fixtures/tables, test/fixtures/cf
 		);
 	});
 });
+
+describe("float CF time: whether an export takes the counts as they are", () => {
+	const hours = { units: "hours since 2000-01-01", calendar: "proleptic_gregorian" };
+	async function floatHours(values: number[], chunk: number): Promise<string> {
+		const root = fresh("float.zarr");
+		await writeArray(root, "", { shape: [values.length], chunks: [chunk], dataType: "float64", fillValue: "NaN", attributes: hours, values: Float64Array.from(values) });
+		return root;
+	}
+
+	it("a count between two ns read: not exportable as it is, with --round (it said yes, as timestamp[ns])", async () => {
+		const root = await floatHours([0, 1, 2, 0.1, 3, Number.NaN], 3);
+		const [node] = (await inspectStore(root)).nodes;
+		expect(node).toMatchObject({ exportable: false, reasonCode: "TRUNCATION", reasonOption: "rounding", arrowType: "timestamp[ns]", arrowTypeRounded: "timestamp[s]", floatCountsRead: true });
+		expect(node.reason).toBe("float64 count 0.1 is not a whole number of ns, which an exact export refuses");
+		const text = String(runCli(["inspect", root]).stdout);
+		expect(text).toContain("  exportable  no: float64 count 0.1 is not a whole number of ns, which an exact export refuses; timestamp[s] rounded to the nearest unit; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor\n");
+		expect(JSON.parse(String(runCli(["inspect", root, "--json"]).stdout)).nodes[0]).toMatchObject({ exportable: false, reasonCode: "TRUNCATION", floatCountsRead: true });
+		// What it says is what the export does.
+		expect(runCli([root, "-o", path.join(work, `${counter++}.arrow`)]).stderr).toMatch(/\[TRUNCATION\]\n$/);
+		expect(runCli([root, "--round", "-o", path.join(work, `${counter++}.arrow`)]).status).toBe(0);
+	});
+
+	it("whole counts of a finer unit: exportable in it; more chunks than inspect reads: said to be unknown, not guessed", async () => {
+		const half = await floatHours([0, 0.5, 1, 1.5], 2);
+		expect((await inspectStore(half)).nodes[0]).toMatchObject({ exportable: true, arrowType: "timestamp[s]", floatCountsRead: true });
+		expect((await inspectStore(half)).nodes[0].arrowTypeRounded).toBeUndefined();
+		// 0.1 in the last of 80 chunks: inspect reads none of them (64 at most), as the export would read all.
+		const many = await floatHours([...Array.from({ length: 159 }, (_, i) => i), 0.1], 2);
+		const [node] = (await inspectStore(many)).nodes;
+		expect(node).toMatchObject({ exportable: true, arrowType: "timestamp[s] or a finer unit if a float count needs one", floatCountsRead: false });
+		expect(formatInspectReport({ ...(await inspectStore(many)), nodes: [node] })).toContain(
+			"  exportable  yes, as timestamp[s] or a finer unit if a float count needs one (float counts not read: whether each is a whole number of ns is not known)\n",
+		);
+		expect((await inspectStore(many, { maxChunks: 100 })).nodes[0]).toMatchObject({ exportable: false, reasonCode: "TRUNCATION", floatCountsRead: true });
+		// Integer counts are whole by nature: no such field.
+		const ints = fresh("int.zarr");
+		await writeArray(ints, "", { shape: [2], chunks: [2], dataType: "int64", fillValue: 0, attributes: hours, values: BigInt64Array.of(0n, 1n) });
+		expect((await inspectStore(ints)).nodes[0].floatCountsRead).toBeUndefined();
+	});
+});

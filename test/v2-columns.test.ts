@@ -179,6 +179,36 @@ describe("2-D Zarr v2 arrays with --index", () => {
 	});
 });
 
+describe("_ARRAY_DIMENSIONS of the wrong length", () => {
+	/** grid.zarr with `temp`'s _ARRAY_DIMENSIONS one name short, and `time`'s one too many (xarray opens neither). */
+	function badDimensions(): string {
+		const root = fresh("bad-dims.zarr");
+		fs.cpSync(GRID, root, { recursive: true });
+		fs.writeFileSync(path.join(root, "temp", ".zattrs"), JSON.stringify({ _ARRAY_DIMENSIONS: ["y"] }));
+		return root;
+	}
+
+	it("is METADATA_INVALID naming .zattrs and the attribute, wherever the names are read (it was dropped: no names)", async () => {
+		const root = badDimensions();
+		const refusal = `_ARRAY_DIMENSIONS ["y"] of temp/.zattrs has 1 name for the 2 dimensions of shape [5,7]`;
+		for (const args of [["--columns", "time,temp", "--index"], ["--columns", "all"], ["--columns", "temp"]]) {
+			const result = runCli([root, ...args, "-o", fresh("out.arrow")]);
+			expect([result.status, result.stderr]).toEqual([1, `dt64-export: ${root}/temp/.zarray: ${refusal} [METADATA_INVALID]\n`]);
+		}
+		const { openTable } = await import("../src/index.js");
+		await expect(openTable(root, { columns: "all" })).rejects.toMatchObject({ code: "METADATA_INVALID", path: "temp/.zattrs", field: "_ARRAY_DIMENSIONS" });
+		// An export that reads only the other arrays is not concerned.
+		exportOk([root, "--columns", "time,code", "--index", "-o", fresh("fine.arrow")]);
+		fs.writeFileSync(path.join(root, "time", ".zattrs"), JSON.stringify({ _ARRAY_DIMENSIONS: ["y", "x", "z"] }));
+		const time = runCli([root, "--array", "time", "--index", "-o", fresh("time.arrow")]);
+		expect([time.status, time.stderr]).toEqual([1, `dt64-export: ${root}/time/.zarray: _ARRAY_DIMENSIONS ["y","x","z"] of time/.zattrs has 3 names for the 2 dimensions of shape [5,7] [METADATA_INVALID]\n`]);
+		const report = await inspectStore(root);
+		const node = (name: string) => report.nodes.find((entry) => entry.path === name)!;
+		expect(node("time")).toMatchObject({ exportable: false, reason: expect.stringContaining("_ARRAY_DIMENSIONS"), reasonCode: "METADATA_INVALID" });
+		expect(node("temp")).toMatchObject({ companion: false, companionReason: refusal });
+	});
+});
+
 describe("v2 dtypes a column cannot have: usage errors naming the .zarray and the dtype (exit 2)", () => {
 	const cases: [string, string][] = [
 		["half", 'dtype "<f2" cannot be exported as a column (half floats are read by neither DuckDB nor polars; store the array as float32)'],

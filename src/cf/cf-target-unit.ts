@@ -43,19 +43,25 @@ export function baseCfTargetUnit(coding: CfTimeCoding): TargetUnit {
 export interface AutoUnits {
 	readonly exact: TargetUnit;
 	readonly nearest: TargetUnit;
+	/**
+	 * A float count found that is not a whole number of ns, when one was looked for (see refineTargetUnits): exact
+	 * decoding refuses it in any unit (TRUNCATION), rounding or flooring takes it.
+	 */
+	readonly inexact?: number;
 }
 
 /**
  * The units a batch of float counts needs, at least `units`: a fractional count m/2^k of units of u ns is a whole
  * number of t ns when t·2^k divides m·u, and within one ulp of one when the nearest multiple of t is. A fraction finer
- * than a nanosecond asks for ns (and is then refused, floored or rounded as any other value).
+ * than a nanosecond asks for ns (and is then refused, floored or rounded as any other value); the first such count is
+ * `inexact`. Values are read until both units are ns, and with `findInexact` until such a count is found too.
  */
-export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, units: AutoUnits): AutoUnits {
+export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, units: AutoUnits, findInexact = false): AutoUnits {
 	if (!(values instanceof Float64Array || values instanceof Float32Array)) return units;
 	// A float of p significant bits holding m/2^k with m of b bits has an ulp of 2^(b-p)/2^k.
 	const precision = values instanceof Float64Array ? 53 : 24;
-	let { exact, nearest } = units;
-	for (let i = 0; i < values.length && !(exact === "ns" && nearest === "ns"); i++) {
+	let { exact, nearest, inexact } = units;
+	for (let i = 0; i < values.length && !(exact === "ns" && nearest === "ns" && (!findInexact || inexact !== undefined)); i++) {
 		const value = values[i];
 		if (Number.isInteger(value) || !Number.isFinite(value) || isMissingValue(markers, value)) continue;
 		const { numerator, shift } = exactDyadic(value);
@@ -67,6 +73,7 @@ export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, m
 			if (FINENESS[candidate] < FINENESS[exact]) continue;
 			if (fraction % (size << shift) === 0n || candidate === "ns") {
 				exact = candidate;
+				if (candidate === "ns" && inexact === undefined && fraction % (size << shift) !== 0n) inexact = value;
 				break;
 			}
 		}
@@ -81,5 +88,5 @@ export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, m
 			}
 		}
 	}
-	return { exact, nearest };
+	return { exact, nearest, ...(inexact === undefined ? {} : { inexact }) };
 }

@@ -94,8 +94,9 @@ export function cfRefusal(context: string, error: unknown, metadata: PlainArrayM
 
 /**
  * The units `--unit auto` gives a CF time array. Integer counts need only their units and reference; float counts
- * may hold fractions, so with `readValues` every chunk is read once for the units they need (stopping at ns), and
- * without it there are none yet (undefined). Those reads go under `signal` (the opening's).
+ * may hold fractions, so with `readValues` every chunk is read once for the units they need (stopping at ns; with
+ * `findInexact`, at a count that is not a whole number of ns: see AutoUnits), and without it there are none yet
+ * (undefined). Those reads go under `signal` (the opening's).
  */
 export async function cfAutoUnit(
 	metadata: PlainArrayMetadata,
@@ -103,14 +104,15 @@ export async function cfAutoUnit(
 	{ coding, markers }: Omit<CfTimeDecoding, "autoUnit">,
 	readValues: boolean,
 	signal?: AbortSignal,
+	findInexact = false,
 ): Promise<AutoUnits | undefined> {
 	const base = baseCfTargetUnit(coding);
 	let units: AutoUnits = { exact: base, nearest: base };
 	if (!isFloatType(metadata.dataType.name as PlainTypeName)) return units;
 	if (!readValues) return undefined;
 	for (const coords of cOrderCoordinates(chunks.gridShape)) {
-		if (units.exact === "ns" && units.nearest === "ns") break;
-		units = refineTargetUnits((await chunks.read(coords, signal)) as NumericValues, coding, markers, units);
+		if (units.exact === "ns" && units.nearest === "ns" && (!findInexact || units.inexact !== undefined)) break;
+		units = refineTargetUnits((await chunks.read(coords, signal)) as NumericValues, coding, markers, units, findInexact);
 	}
 	return units;
 }
@@ -119,10 +121,10 @@ export async function cfAutoUnit(
 export async function openCfTimeDecoding(
 	metadata: PlainArrayMetadata,
 	chunks: ChunkSource<ChunkValues>,
-	options: Pick<CfOptions, "convertCalendar"> & { readValues: boolean; signal?: AbortSignal },
+	options: Pick<CfOptions, "convertCalendar"> & { readValues: boolean; signal?: AbortSignal; findInexact?: boolean },
 ): Promise<CfTimeDecoding> {
 	const parsed = parseCfTimeDecoding(metadata, options);
-	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal) };
+	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal, options.findInexact) };
 }
 
 /**

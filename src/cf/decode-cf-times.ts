@@ -59,6 +59,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	const out = new BigInt64Array(length);
 	let validity: Uint8Array | null = null;
 	let nullCount = 0;
+	const overflowed: number[] = [];
 	const setNull = (i: number) => {
 		if (validity === null) validity = (options.allocateBitmap?.((length + 7) >> 3) ?? new Uint8Array((length + 7) >> 3)).fill(0xff);
 		validity[i >> 3] &= ~(1 << (i & 7));
@@ -94,6 +95,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 		if (outcome === "overflow") {
 			if (options.onOverflow === "null") {
 				setNull(i);
+				overflowed.push(i);
 				continue;
 			}
 			refuse(i, value, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
@@ -112,7 +114,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	// Arrow requires nothing of the bits past the end, but clean zeros make the output byte-reproducible.
 	const bitmap = validity as Uint8Array | null;
 	if (bitmap !== null && length & 7) bitmap[length >> 3] &= (1 << (length & 7)) - 1;
-	return { unit: options.unit, values: out, validity: bitmap, nullCount };
+	return { unit: options.unit, values: out, validity: bitmap, nullCount, ...(overflowed.length > 0 && { overflowed }) };
 }
 
 /** Veltkamp's splitter for doubles: 2^27 + 1. */

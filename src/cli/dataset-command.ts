@@ -9,6 +9,7 @@ import type { FoundLock } from "../output/part-lock.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
 import { exitOnInterrupt } from "./interrupt.js";
+import { overflowNullsText } from "./overflow-notice.js";
 
 const plural = (count: number, word: string) => `${countText(count)} ${word}${count === 1 ? "" : "s"}`;
 
@@ -39,13 +40,18 @@ export async function runDatasetExport(
 		const why = lock.state === "ended" ? "which has ended" : "as --break-lock asks";
 		process.stderr.write(`dt64-export: warning: part ${lock.part}: took over ${holder}, ${why} (${lock.file})\n`);
 	};
-	const summary = await exportPlannedDataset(store, folder, plan, { overwrite: options.overwrite, breakLock: options.breakLock }, { planned, lockTakenOver });
+	let schema: Schema | undefined;
+	const plannedWithSchema = (table: ZarrTable, written: Schema) => {
+		schema = written;
+		planned(table, written);
+	};
+	const summary = await exportPlannedDataset(store, folder, plan, { overwrite: options.overwrite, breakLock: options.breakLock }, { planned: plannedWithSchema, lockTakenOver });
 	if (options.quiet) return;
 	const { selection, part } = summary;
 	if (selection.unsortedReason !== undefined) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
 	const partitions = new Set(summary.files.map((file) => file.path.slice(0, file.path.lastIndexOf("/") + 1))).size;
 	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitions, "partition")}`;
-	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})\n`);
+	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})${overflowNullsText(summary.overflowNulls, schema)}\n`);
 	if (summary.committed !== undefined) process.stderr.write(`committed ${folder} (_SUCCESS)\n`);
 }
 
@@ -60,6 +66,6 @@ export async function runCommit(folder: string, json: boolean, quiet = false): P
 		throw error;
 	}
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
-	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}\n`);
+	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}\n`);
 	for (const lock of summary.staleLocks) process.stderr.write(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over\n`);
 }

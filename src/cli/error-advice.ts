@@ -46,7 +46,7 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	USAGE: (error) => (error.option === "maxRowsPerFile" && error.value === undefined ? " (a dataset folder is written with --partition-by, or --part with -o <folder>)" : ""),
 	// ns is the finest Arrow unit: there is no finer --unit to suggest. Flooring moves a float count that is a hair
 	// below a whole unit (01:59:59.999... for 02:00) one unit back: rounding is named first.
-	TRUNCATION: (error) => `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === "ns" ? "" : ", or a finer --unit"}`,
+	TRUNCATION: (error) => `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === undefined || error.unit === "ns" ? "" : ", or a finer --unit"}`,
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
 	// limit does not.
 	// A coarser unit first: it keeps the value, where null loses it (ns, what auto falls back to, ends in 2262).

@@ -36,6 +36,7 @@ import { Progress } from "./progress.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
+import { overflowNullsText } from "./overflow-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 
@@ -339,10 +340,11 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	}
 	progress?.finish(stages.reader.totalChunks);
 	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
+	const overflow = overflowNullsText((stages.filter ?? stages.batcher).overflowNulls?.counts ?? {}, stages.batcher.schema);
 	if (!args.quiet && !toStdout) {
 		const written = stages.filter?.rowsOut ?? rows;
-		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}\n`);
-	}
+		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}\n`);
+	} else if (!args.quiet && overflow !== "") process.stderr.write(`dt64-export: ${overflow.slice(2)}\n`);
 }
 
 const STORE_HELP =

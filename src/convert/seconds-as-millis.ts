@@ -51,6 +51,7 @@ export function secondsAsMillis(converted: TimestampValues, options: SecondsAsMi
 	const length = values.length;
 	let validity = converted.validity;
 	let nullCount = converted.nullCount;
+	const overflowed = [...(converted.overflowed ?? [])];
 	for (let i = multiplySecondsToMillis(values, values, 0, validity); i < length; i = multiplySecondsToMillis(values, values, i + 1, validity)) {
 		if (options.onOverflow === "error") {
 			const seconds = values[i];
@@ -68,6 +69,9 @@ export function secondsAsMillis(converted: TimestampValues, options: SecondsAsMi
 		}
 		validity[i >> 3] &= ~(1 << (i & 7));
 		nullCount++;
+		overflowed.push(i);
 	}
-	return { unit: "ms", values, validity, nullCount };
+	// In order of position, as the conversion's own.
+	if (overflowed.length > (converted.overflowed?.length ?? 0)) overflowed.sort((a, b) => a - b);
+	return { unit: "ms", values, validity, nullCount, ...(overflowed.length > 0 && { overflowed }) };
 }

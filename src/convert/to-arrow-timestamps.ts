@@ -17,6 +17,8 @@ export interface TimestampValues {
 	readonly values: BigInt64Array;
 	readonly validity: Uint8Array | null;
 	readonly nullCount: number;
+	/** The positions made null because they overflowed (`onOverflow: "null"`), in order; absent when none did. */
+	readonly overflowed?: readonly number[];
 }
 
 export interface ConvertOptions extends ConversionOptions {
@@ -117,6 +119,7 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 	const rounding = options.rounding;
 	const refuseInexact = rounding === "error";
 	const overflowToNull = options.onOverflow === "null";
+	const overflowed: number[] = [];
 	const convert = valueConverter(plan, rounding);
 	/**
 	 * The general path for the value at index i, for what the kernels leave: NaT, a refusal, null for an overflow,
@@ -136,6 +139,7 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 		if (outcome === "overflow") {
 			if (overflowToNull) {
 				nulls.set(i);
+				overflowed.push(i);
 				return;
 			}
 			refuse(i, "overflow");
@@ -153,7 +157,7 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 			for (let i = wasm.run(0, end - start); i < end - start; i = wasm.run(i + 1, end - start)) settle(start + i, window, i);
 			out32.set(window, 2 * start);
 		}
-		return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
+		return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count, ...(overflowed.length > 0 && { overflowed }) };
 	}
 	const kernel = plan.mode === "linear" ? linearKernel(plan, rounding) : null;
 	const onNaT = (i: number) => nulls.set(i);
@@ -165,7 +169,7 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 		}
 		settle(i, out32, i);
 	}
-	return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count };
+	return { unit: plan.target, values, validity: nulls.bitmap(), nullCount: nulls.count, ...(overflowed.length > 0 && { overflowed }) };
 }
 
 /** The Arrow validity bitmap of a batch, allocated at its first null (LSB first, padding bits zero). */

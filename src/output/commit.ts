@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { sumOverflowNulls, type OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
 import { footerRowCount } from "../stream/parquet/footer.js";
 import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
@@ -17,6 +18,8 @@ export interface CommitSummary {
 	readonly parts: number;
 	readonly files: number;
 	readonly rows: number;
+	/** Per column, the values the parts wrote as null because they overflowed (`onOverflow: "null"`), summed. */
+	readonly overflowNulls: OverflowNulls;
 	readonly optionsDigest: string;
 	readonly timeUnit: string | null;
 	readonly minTime: PartManifest["minTime"];
@@ -153,6 +156,7 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 		parts: count,
 		files: listed.size,
 		rows: manifests.reduce((sum, manifest) => sum + manifest.rows, 0),
+		overflowNulls: sumOverflowNulls(manifests.map((manifest) => manifest.overflowNulls)),
 		optionsDigest: digest,
 		timeUnit: manifests[0].timeUnit,
 		minTime: times[0] ?? null,

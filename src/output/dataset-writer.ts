@@ -17,6 +17,7 @@ import { Writable, type Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { RecordBatch, Schema } from "apache-arrow";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
+import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
@@ -57,6 +58,8 @@ export interface DatasetWriterOptions {
 	/** What the manifest records as this part's options, and their digest (see digestOptions). */
 	readonly options: Record<string, unknown>;
 	readonly optionsDigest: string;
+	/** The values of the rows written that are null because they overflowed, per column; read when the part ends. */
+	readonly overflowNulls?: () => OverflowNulls;
 }
 
 /** Rows [from, to) of a batch, all of one partition. */
@@ -89,6 +92,8 @@ export function abandonUnfinishedDatasets(): void {
 export interface DatasetSummary {
 	readonly files: readonly ManifestFile[];
 	readonly rows: number;
+	/** Per column, the values written as null because they were outside int64 in its unit (`onOverflow: "null"`). */
+	readonly overflowNulls: OverflowNulls;
 	readonly manifest: string;
 }
 
@@ -303,6 +308,7 @@ export class DatasetWriter extends Writable {
 		}
 		const time = (value: bigint | undefined) => (value === undefined ? null : { value: value.toString(), iso: formatIsoTimestamp(value, timeUnit) });
 		const files = [...this.#written].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+		const overflowNulls = this.#options.overflowNulls?.() ?? {};
 		const manifest: PartManifest = {
 			version: MANIFEST_VERSION,
 			part: part.index,
@@ -311,6 +317,7 @@ export class DatasetWriter extends Writable {
 			options: this.#options.options,
 			files,
 			rows: this.#rows,
+			overflowNulls,
 			// No time column read (a part without a range or partitioning): no unit to state.
 			timeUnit: this.#options.timeColumn === undefined ? null : timeUnit,
 			minTime: time(this.#min),
@@ -320,7 +327,7 @@ export class DatasetWriter extends Writable {
 		await writeJsonFile(path.join(folder, manifestPath(part)), manifest);
 		this.#finished = true;
 		unfinished.delete(this);
-		this.summary = { files, rows: this.#rows, manifest: manifestPath(part) };
+		this.summary = { files, rows: this.#rows, overflowNulls, manifest: manifestPath(part) };
 	}
 
 	/**

@@ -4,6 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 
@@ -24,6 +25,11 @@ export interface PartManifest {
 	readonly options: Record<string, unknown>;
 	readonly files: readonly ManifestFile[];
 	readonly rows: number;
+	/**
+	 * Per column, the values written as null because they were outside int64 in its unit (`onOverflow: "null"`);
+	 * only columns with some. Absent from the manifests of earlier versions of this package: none counted.
+	 */
+	readonly overflowNulls?: OverflowNulls;
 	/** The time column's unit, and its smallest and largest values (int64 as decimal text, and as ISO 8601), if any. */
 	readonly timeUnit: string | null;
 	readonly minTime: { readonly value: string; readonly iso: string } | null;
@@ -74,7 +80,8 @@ export function readManifest(file: string): PartManifest {
 		Number.isSafeInteger(manifest.parts) &&
 		typeof manifest.optionsDigest === "string" &&
 		Array.isArray(manifest.files) &&
-		manifest.files.every((entry) => typeof entry?.path === "string" && Number.isSafeInteger(entry.rows));
+		manifest.files.every((entry) => typeof entry?.path === "string" && Number.isSafeInteger(entry.rows)) &&
+		(manifest.overflowNulls === undefined || (typeof manifest.overflowNulls === "object" && manifest.overflowNulls !== null && Object.values(manifest.overflowNulls).every(Number.isSafeInteger)));
 	if (!valid) throw new Dt64ExportError("DATASET_INVALID", `${file}: not a part manifest of version ${MANIFEST_VERSION}`, { path: file });
 	return manifest;
 }

@@ -6,6 +6,8 @@
  */
 import { Transform, type TransformCallback } from "node:stream";
 import type { RecordBatch } from "apache-arrow";
+import { CopiedRows } from "../arrow/copied-rows.js";
+import { OverflowNullCounter } from "../convert/overflow-nulls.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
@@ -21,6 +23,8 @@ export interface TimeFilterOptions {
 	readonly checkSorted: boolean;
 	/** Values were floored to the unit (--allow-truncate): only bounds that are whole units compare exactly. */
 	readonly truncated: boolean;
+	/** Count the values of the rows kept written as null because they overflowed, in `overflowNulls`. */
+	readonly countOverflowNulls?: boolean;
 }
 
 /** The bounds in `unit`: a value v (exact) is in range when low <= v < high. */
@@ -38,6 +42,24 @@ export function boundsInUnit(bounds: TimeBounds, unit: TargetUnit, truncated: bo
 	};
 }
 
+/**
+ * The rows of `runs` ([from, to) of `batch`, in order) as one batch: a slice for one run, a copy for several. One
+ * batch in, at most one out: a dataset writer judges whether the time is sorted a batch at a time, and rows of
+ * unsorted time cut into runs of a row or two would look sorted for a run or two, long enough for the writer to
+ * write the first partition seen to a file and close it once the time passed it, its later rows going to a second
+ * file (trial 16).
+ */
+function keptRows(batch: RecordBatch, runs: readonly (readonly [number, number])[]): RecordBatch | undefined {
+	if (runs.length === 0) return undefined;
+	if (runs.length === 1) {
+		const [from, to] = runs[0];
+		return from === 0 && to === batch.numRows ? batch : batch.slice(from, to);
+	}
+	const rows = new CopiedRows(batch.schema);
+	for (const [from, to] of runs) rows.append(batch, from, to);
+	return rows.toBatch();
+}
+
 export class TimeFilter extends Transform {
 	readonly #options: TimeFilterOptions;
 	readonly #low: bigint | undefined;
@@ -46,10 +68,13 @@ export class TimeFilter extends Transform {
 	#timeIndex = -1;
 	rowsIn = 0;
 	rowsOut = 0;
+	/** The overflowed nulls of the rows kept so far, when asked to count them. */
+	readonly overflowNulls: OverflowNullCounter | undefined;
 
 	constructor(options: TimeFilterOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
+		this.overflowNulls = options.countOverflowNulls === true ? new OverflowNullCounter() : undefined;
 		({ low: this.#low, high: this.#high } = boundsInUnit(options.bounds, options.unit, options.truncated));
 	}
 
@@ -57,7 +82,7 @@ export class TimeFilter extends Transform {
 		return (this.#low === undefined || value >= this.#low) && (this.#high === undefined || value < this.#high);
 	}
 
-	#filter(batch: RecordBatch): RecordBatch[] {
+	#filter(batch: RecordBatch): RecordBatch | undefined {
 		if (this.#timeIndex < 0) {
 			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
 			if (this.#timeIndex < 0) throw new Dt64ExportError("INTERNAL", `the time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
@@ -65,7 +90,7 @@ export class TimeFilter extends Transform {
 		const data = batch.getChildAt(this.#timeIndex)!.data[0];
 		const values = data.values as BigInt64Array;
 		const checkSorted = this.#options.checkSorted;
-		const kept: RecordBatch[] = [];
+		const runs: [number, number][] = [];
 		let runStart = -1;
 		for (let row = 0; row < batch.numRows; row++) {
 			const valid = data.nullCount === 0 || data.getValid(row);
@@ -81,29 +106,30 @@ export class TimeFilter extends Transform {
 			const keep = valid && this.#inRange(value);
 			if (keep && runStart < 0) runStart = row;
 			if (!keep && runStart >= 0) {
-				kept.push(batch.slice(runStart, row));
+				runs.push([runStart, row]);
 				runStart = -1;
 			}
 		}
-		if (runStart >= 0) kept.push(runStart === 0 ? batch : batch.slice(runStart, batch.numRows));
+		if (runStart >= 0) runs.push([runStart, batch.numRows]);
 		this.rowsIn += batch.numRows;
-		return kept;
+		return keptRows(batch, runs);
 	}
 
 	override _transform(batch: RecordBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
-		let kept: RecordBatch[];
+		let kept: RecordBatch | undefined;
 		try {
 			kept = this.#filter(batch);
 		} catch (error) {
 			callback(error as Error);
 			return;
 		}
-		for (const slice of kept) {
-			this.rowsOut += slice.numRows;
-			this.push(slice);
+		if (kept !== undefined) {
+			this.rowsOut += kept.numRows;
+			this.overflowNulls?.add(kept);
+			this.push(kept);
 		}
 		// The first batch carries the schema to a writer that takes it from there, even when no row of it is kept.
-		if (kept.length === 0 && this.rowsIn === batch.numRows) this.push(batch.slice(0, 0));
+		else if (this.rowsIn === batch.numRows) this.push(batch.slice(0, 0));
 		callback();
 	}
 }

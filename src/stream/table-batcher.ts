@@ -2,6 +2,7 @@ import { Transform, type TransformCallback } from "node:stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
 import type { Validity } from "../cf/masking.js";
 import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
+import { OverflowNullCounter } from "../convert/overflow-nulls.js";
 import { arrowDataOf, type ColumnPlan, type DecodedValues } from "../table/column-plan.js";
 import { BandIndexColumns, type AllocateInt64, type RowRegion } from "../table/row-index.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
@@ -28,6 +29,8 @@ export interface TableBatcherOptions {
 	 * band (see BandIndexColumns) is never taken from it.
 	 */
 	allocateIndex?: AllocateInt64;
+	/** Count the values written as null because they overflowed (`onOverflow: "null"`), in `overflowNulls`. */
+	countOverflowNulls?: boolean;
 }
 
 const fieldOf = (column: TableColumnPlan) => (column.kind === "positions" ? column.field : column.plan.field);
@@ -71,10 +74,13 @@ export class TableBatcher extends Transform {
 	readonly #indexColumns: BandIndexColumns;
 	#rows = 0;
 	#batches = 0;
+	/** The overflowed nulls of the batches made so far, when asked to count them. */
+	readonly overflowNulls: OverflowNullCounter | undefined;
 
 	constructor(options: TableBatcherOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
+		this.overflowNulls = options.countOverflowNulls === true ? new OverflowNullCounter() : undefined;
 		this.schema = new Schema(options.columns.map(fieldOf));
 		this.#strides = cStrides(options.shape);
 		this.#decoded = options.columns.map(() => undefined);
@@ -139,6 +145,7 @@ export class TableBatcher extends Transform {
 		}
 		this.#rows += band.length;
 		this.#batches++;
+		this.overflowNulls?.add(batch);
 		callback(null, batch);
 	}
 

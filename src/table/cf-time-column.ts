@@ -3,6 +3,7 @@ import { cfTimeField } from "../cf/cf-time-field.js";
 import { baseCfTargetUnit } from "../cf/cf-target-unit.js";
 import { decodeCfTimes } from "../cf/decode-cf-times.js";
 import { isFloatType } from "../cf/missing-value.js";
+import { markOverflowNulls } from "../convert/overflow-nulls.js";
 import { secondsAsMillis } from "../convert/seconds-as-millis.js";
 import type { TableColumn } from "../open-table.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
@@ -35,6 +36,7 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 		decode(values, describePosition) {
 			let decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
 			if (scaleAfter) decoded = secondsAsMillis(decoded, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
+			markOverflowNulls(decoded);
 			return { values: decoded.values, validity: decoded.validity === null ? undefined : { bitmap: decoded.validity, nullCount: decoded.nullCount } };
 		},
 		empty: () => new BigInt64Array(0),

@@ -1,4 +1,5 @@
 import { arrowTimeField } from "../arrow/time-field.js";
+import { markOverflowNulls } from "../convert/overflow-nulls.js";
 import { planConversion } from "../convert/plan.js";
 import { secondsAsMillis } from "../convert/seconds-as-millis.js";
 import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
@@ -29,6 +30,7 @@ export function planTimeColumn(column: Extract<TableColumn, { kind: "time" }>, c
 			const options = { ...conversion, describePosition, allocateBitmap: context.allocateBitmap };
 			let converted = convertWithPlan(values as BigInt64Array, conversionPlan, { ...options, inPlace: context.convertInPlace });
 			if (scaleAfter) converted = secondsAsMillis(converted, options);
+			markOverflowNulls(converted);
 			return { values: converted.values, validity: converted.validity === null ? undefined : { bitmap: converted.validity, nullCount: converted.nullCount } };
 		},
 		empty: () => new BigInt64Array(0),

@@ -120,6 +120,23 @@ function v2Codecs(json: Record<string, unknown>, rank: number, values: V2Values)
 }
 
 /**
+ * xarray's `_ARRAY_DIMENSIONS` (in `.zattrs`), when present: one name per dimension of the shape. A list of another
+ * length, or not of strings, is refused naming the attribute, as v3 `dimension_names` is (and as xarray refuses to
+ * open the dataset: "dimensions ... must have the same length as the number of data dimensions"); it was dropped,
+ * and the array read as one without names.
+ */
+function arrayDimensions(node: Extract<ArrayNode, { zarrFormat: 2 }>, shape: readonly number[]): string[] | undefined {
+	const names = node.attributes._ARRAY_DIMENSIONS;
+	if (names === undefined) return undefined;
+	if (Array.isArray(names) && names.length === shape.length && names.every((name) => typeof name === "string")) return names;
+	const why =
+		Array.isArray(names) && names.length !== shape.length
+			? `has ${names.length} ${names.length === 1 ? "name" : "names"} for the ${shape.length} dimensions of shape ${JSON.stringify(shape)}`
+			: "must be a list of strings, one per dimension";
+	throw new Dt64ExportError("METADATA_INVALID", `_ARRAY_DIMENSIONS ${JSON.stringify(names)} of ${node.attributesDocument} ${why}`, { path: node.attributesDocument, field: "_ARRAY_DIMENSIONS" });
+}
+
+/**
  * The v3 form of a v2 array; every field v2 spells differently is checked here, with messages naming the
  * `.zarray` field. The fill value is the exact JSON text of `fill_value` (`null` included: v2 allows "no fill
  * value").
@@ -133,7 +150,7 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 		if (chunks.length !== shape.length) throw new Dt64ExportError("METADATA_INVALID", `chunks ${JSON.stringify(chunks)} does not match the rank of shape ${JSON.stringify(shape)}`, { field: "chunks" });
 		const separator = json.dimension_separator ?? ".";
 		if (separator !== "." && separator !== "/") throw new Dt64ExportError("METADATA_INVALID", `dimension_separator must be "." or "/", got ${JSON.stringify(separator)}`, { field: "dimension_separator" });
-		const dimensionNames = node.attributes._ARRAY_DIMENSIONS;
+		const dimensionNames = arrayDimensions(node, shape);
 		return {
 			path: node.path,
 			zarrFormat: 2,
@@ -147,7 +164,7 @@ export function v2ArrayAsV3(node: Extract<ArrayNode, { zarrFormat: 2 }>, where: 
 				chunk_grid: { name: "regular", configuration: { chunk_shape: chunks } },
 				chunk_key_encoding: { name: "v2", configuration: { separator } },
 				codecs: v2Codecs(json, shape.length, values),
-				...(Array.isArray(dimensionNames) && dimensionNames.length === shape.length ? { dimension_names: dimensionNames } : {}),
+				...(dimensionNames === undefined ? {} : { dimension_names: dimensionNames }),
 				attributes: node.attributes,
 			},
 		};
