@@ -16,7 +16,7 @@ import { deferUnicodeTables, isStringWidth } from "../scripts/lib/lazy-unicode-t
 import { tempDir } from "./support/cli.js";
 
 const REPO = path.resolve(import.meta.dirname, "..");
-const BUNDLE = path.join(REPO, "dist", "bundle", "dt64-export.js");
+const BUNDLE = path.join(REPO, "dist", "bundle", "dt64-export.cjs");
 
 /** Every copy of string-width that yargs, cliui and wrap-ansi import. */
 function stringWidthCopies(): string[] {
@@ -90,7 +90,7 @@ describe("the CLI bundle's start-up", () => {
 	});
 });
 
-/** The bundle's files that `entry` imports statically, itself included, transitively. */
+/** The bundle's files that `entry` requires when it loads (a top-level require), itself included, transitively. */
 function staticImports(entry: string): string[] {
 	const seen = new Set<string>();
 	const pending = [entry];
@@ -99,7 +99,7 @@ function staticImports(entry: string): string[] {
 		if (seen.has(file)) continue;
 		seen.add(file);
 		const text = fs.readFileSync(path.join(path.dirname(BUNDLE), file), "utf8");
-		for (const match of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+"\.\/([^"]+)"|^import\s+"\.\/([^"]+)"/gm)) pending.push(match[1] ?? match[2]);
+		for (const match of text.matchAll(/^(?:const|let|var) [\w$]+ = require\("\.\/([^"]+)"\);$|^require\("\.\/([^"]+)"\);$/gm)) pending.push(match[1] ?? match[2]);
 	}
 	return [...seen];
 }
@@ -111,31 +111,31 @@ describe("the CLI bundle's modules", () => {
 		expect(atStart.length).toBeGreaterThan(3);
 		expect(atStart.filter(holdsArrow)).toEqual([]);
 		// The marker is apache-arrow's: some file of the bundle holds it.
-		expect(fs.readdirSync(path.dirname(BUNDLE)).filter((file) => file.endsWith(".js")).some(holdsArrow)).toBe(true);
+		expect(fs.readdirSync(path.dirname(BUNDLE)).filter((file) => file.endsWith(".cjs")).some(holdsArrow)).toBe(true);
 	});
 });
 
 describe("what the CLI loads at start", () => {
 	const bundleFile = (file: string) => fs.readFileSync(path.join(path.dirname(BUNDLE), file), "utf8");
-	const atStart = [...new Set([...staticImports("early-decode-threads.js"), ...staticImports(path.basename(BUNDLE))])];
+	const atStart = [...new Set([...staticImports("early-decode-threads.cjs"), ...staticImports(path.basename(BUNDLE))])];
 
 	it("imports neither node:http, node:crypto nor node:zlib: each is loaded where it is first needed", () => {
-		const builtins = new Set(atStart.flatMap((file) => [...bundleFile(file).matchAll(/^import\s[^;]*?\sfrom\s+"(node:[^"]+)"/gm)].map((match) => match[1])));
+		const builtins = new Set(atStart.flatMap((file) => [...bundleFile(file).matchAll(/^(?:const|let|var) [\w$]+ = require\("(node:[^"]+)"\);$/gm)].map((match) => match[1])));
 		expect(builtins).toContain("node:worker_threads");
 		for (const late of ["node:http", "node:https", "node:crypto", "node:zlib"]) expect(builtins).not.toContain(late);
 	});
 
 	it("starts the decode threads from a module of their own, whose threads are the CLI's", () => {
 		const bin = fs.readFileSync(path.join(REPO, "bin", "dt64-export.js"), "utf8");
-		expect(bin.indexOf('import("../dist/bundle/early-decode-threads.js")')).toBeGreaterThan(0);
-		expect(bin.indexOf('import("../dist/bundle/early-decode-threads.js")')).toBeLessThan(bin.indexOf('import("../dist/bundle/dt64-export.js")'));
+		expect(bin.indexOf('bundle.require("early-decode-threads.cjs")')).toBeGreaterThan(0);
+		expect(bin.indexOf('bundle.require("early-decode-threads.cjs")')).toBeLessThan(bin.indexOf('bundle.require("dt64-export.cjs")'));
 		// One DecoderPool in the whole bundle, in a chunk both entries import: one pool of threads per process.
-		const pools = fs.readdirSync(path.dirname(BUNDLE)).filter((file) => file.endsWith(".js") && /\bDecoderPool = class\b/.test(bundleFile(file)));
+		const pools = fs.readdirSync(path.dirname(BUNDLE)).filter((file) => /\.c?js$/.test(file) && /\bDecoderPool = class\b/.test(bundleFile(file)));
 		expect(pools).toHaveLength(1);
-		expect(staticImports("early-decode-threads.js")).toContain(pools[0]);
+		expect(staticImports("early-decode-threads.cjs")).toContain(pools[0]);
 		expect(staticImports(path.basename(BUNDLE))).toContain(pools[0]);
 		// Small: neither yargs nor the export's modules come with it.
-		const early = staticImports("early-decode-threads.js");
+		const early = staticImports("early-decode-threads.cjs");
 		expect(early.reduce((bytes, file) => bytes + bundleFile(file).length, 0)).toBeLessThan(64 * 1024);
 		expect(early).not.toContain(path.basename(BUNDLE));
 	});
@@ -143,7 +143,7 @@ describe("what the CLI loads at start", () => {
 
 describe("the bundle's text", () => {
 	it("is ASCII only, every file: Node then reads each as a one-byte string", () => {
-		const files = fs.readdirSync(path.dirname(BUNDLE)).filter((file) => file.endsWith(".js"));
+		const files = fs.readdirSync(path.dirname(BUNDLE)).filter((file) => /\.c?js$/.test(file));
 		expect(files.length).toBeGreaterThan(5);
 		for (const file of files) expect([file, /[^\x00-\x7f]/.test(fs.readFileSync(path.join(path.dirname(BUNDLE), file), "utf8"))]).toEqual([file, false]);
 	});
