@@ -6,6 +6,7 @@
  * starts with: the export's stages load it while the first chunks are read and decoded (35 ms of module evaluation
  * that was on the way to the first chunk when a CF module imported an Arrow field type).
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
@@ -37,6 +38,7 @@ function stringWidthCopies(): string[] {
 const SAMPLES = [
 	"",
 	"plain ASCII text",
+	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~ #0 *9",
 	"\u001b[31mred\u001b[39m and \u001b[1mbold\u001b[22m",
 	"古池や蛙飛び込む水の音",
 	"ｈａｌｆ／ｆｕｌｌ ﾊﾝｶｸ",
@@ -60,6 +62,17 @@ describe("the CLI bundle's start-up", () => {
 		const segmenters = bundle.match(/.{0,20}new Intl\.Segmenter\(\)/g) ?? [];
 		expect(segmenters.length).toBeGreaterThan(0);
 		for (const built of segmenters) expect(built).toMatch(/\?\?= new Intl\.Segmenter\(\)$/);
+	});
+
+	it("builds no Intl.Segmenter for --help, whose text is ASCII (string-width 7 segmented every text)", () => {
+		const work = tempDir("dt64-help-segmenter-");
+		const watch = path.join(work, "watch-segmenter.mjs");
+		fs.writeFileSync(watch, 'const Built = Intl.Segmenter;\nIntl.Segmenter = class extends Built { constructor(...args) { super(...args); process.stderr.write("Intl.Segmenter built\\n"); } };\n');
+		for (const args of [["--help"], ["inspect", "--help"], ["commit", "--help"], ["--no-such-option"]]) {
+			const run = spawnSync(process.execPath, ["--import", pathToFileURL(watch).href, path.join(REPO, "bin", "dt64-export.js"), ...args], { encoding: "utf8" });
+			expect([args, run.stdout.length + run.stderr.length]).not.toEqual([args, 0]);
+			expect([args, run.stderr]).not.toEqual([args, expect.stringContaining("Intl.Segmenter built")]);
+		}
 	});
 
 	it("finds every copy of string-width as the bundler names it", () => {
