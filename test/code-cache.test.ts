@@ -162,8 +162,9 @@ describe("the CLI with its code caches", () => {
 		fs.rmSync(path.join(bundle, `${chunkOf(installed, "iso8601-")}.v8cache`));
 		const rewritten = [...Object.keys(damaged), chunkOf(installed, "iso8601-")];
 
-		const first = run(installed, "version");
-		expect(seen(first)).toEqual(seen(expected.version));
+		// An export: it loads every chunk damaged here (--version no longer loads apache-arrow's).
+		const first = run(installed, "arrow");
+		expect(seen(first)).toEqual(seen(expected.arrow));
 		for (const chunk of rewritten) expect([chunk, first.chunks[chunk]]).toEqual([chunk, chunk.startsWith("iso8601-") ? "missing+written" : "invalid+written"]);
 		for (const [chunk, status] of Object.entries(first.chunks)) if (!rewritten.includes(chunk)) expect([chunk, status]).toEqual([chunk, "used"]);
 		// Written again: the next runs take every cache, and give what the pristine copy gives.
