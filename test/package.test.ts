@@ -45,7 +45,7 @@ describe("the packed package, installed", () => {
 		for (const script of ["preinstall", "install", "postinstall", "prepare"]) expect(manifest.scripts[script], script).toBeUndefined();
 		expect(install.stderr).not.toMatch(/install.scripts|allowScripts/i);
 		expect(fs.readFileSync(path.join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License/);
-		expect(fs.existsSync(path.join(installed, "dist/bundle/dt64-export.js"))).toBe(true);
+		expect(fs.existsSync(path.join(installed, "dist/bundle/dt64-export.cjs"))).toBe(true);
 		// The README's quick start after `npm i -g` exports the sample stores it ships; its Scaling out names the
 		// job templates of examples/.
 		for (const sample of ["data/weather-station.zarr/zarr.json", "data/sharded-2d.zarr/zarr.json", "data/observations.zarr/zarr.json", "examples/slurm-array.sh", "examples/kubernetes-indexed-job.json", "examples/aws-batch-job-definition.json"]) {
@@ -58,14 +58,14 @@ describe("the packed package, installed", () => {
 	});
 
 	it("every source map resolves: each source's text is in the map (src/ is not shipped), the bundle's included", () => {
-		const maps = (fs.readdirSync(path.join(installed, "dist"), { recursive: true }) as string[]).filter((file) => file.endsWith(".js.map"));
-		expect(maps).toContain(path.join("bundle", "dt64-export.js.map"));
+		const maps = (fs.readdirSync(path.join(installed, "dist"), { recursive: true }) as string[]).filter((file) => /\.c?js\.map$/.test(file));
+		expect(maps).toContain(path.join("bundle", "dt64-export.cjs.map"));
 		for (const file of maps) {
 			const map = JSON.parse(fs.readFileSync(path.join(installed, "dist", file), "utf8")) as { sources: string[]; sourcesContent?: (string | null)[] };
 			expect(map.sources.length, file).toBeGreaterThan(0);
 			map.sources.forEach((source, i) => expect(typeof map.sourcesContent?.[i], `${file}: ${source}`).toBe("string"));
 		}
-		const bundleMap = JSON.parse(fs.readFileSync(path.join(installed, "dist/bundle/dt64-export.js.map"), "utf8")) as { sources: string[] };
+		const bundleMap = JSON.parse(fs.readFileSync(path.join(installed, "dist/bundle/dt64-export.cjs.map"), "utf8")) as { sources: string[] };
 		expect(bundleMap.sources).toContain("../../src/cli/main.ts");
 	});
 

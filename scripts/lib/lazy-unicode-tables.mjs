@@ -13,7 +13,8 @@
 
 /**
  * What string-width's module evaluates at load, its lazy replacement, and how many times a copy may hold it: the
- * segmenter once in every version, the expression once or not at all (string-width 7 has none).
+ * segmenter once in every version, the expression once or not at all (string-width 7 has none); and version 7's
+ * width loop, which gets version 8's fast path for printable ASCII (version 8 has it already).
  */
 const DEFERRED = [
 	{
@@ -25,6 +26,15 @@ const DEFERRED = [
 		occurs: [0, 1],
 		text: "const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;",
 		lazy: 'let rgiEmojiBuilt; const rgiEmojiRegex = { test: (text) => (rgiEmojiBuilt ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(text) };',
+	},
+	{
+		// string-width 7 segments every text, ASCII too, so that the segmenter was built (and ICU's break rules
+		// loaded) by every --help: 30-40 ms. Version 8 returns the length of printable ASCII first (its own
+		// "Fast path"), which is exact for version 7 as well: after stripAnsi, each character of U+0020-U+007E is a
+		// grapheme of its own, neither control, zero-width, mark, emoji (a keycap needs U+20E3) nor wide: width 1.
+		occurs: [0, 1],
+		text: "\tlet width = 0;\n\tconst eastAsianWidthOptions = {ambiguousAsWide: !ambiguousIsNarrow};\n\n\tfor (const {segment: character} of segmenter.segment(string)) {",
+		lazy: "\tif (/^[\\u0020-\\u007E]*$/.test(string)) return string.length; let width = 0;\n\tconst eastAsianWidthOptions = {ambiguousAsWide: !ambiguousIsNarrow};\n\n\tfor (const {segment: character} of segmenter.segment(string)) {",
 	},
 ];
 

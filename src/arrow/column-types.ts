@@ -7,7 +7,7 @@ import { Bool, type Data, type DataType, Field, Float32, Float64, Int8, Int16, I
 import { Dt64ExportError } from "../errors.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import type { PlainTypeName } from "../zarr/plain-dtype.js";
-import { ZARR_DATA_TYPE_KEY } from "./time-field.js";
+import { ZARR_DATA_TYPE_KEY } from "./field-metadata-keys.js";
 
 const ARROW_TYPES: Readonly<Record<PlainTypeName, () => DataType>> = {
 	bool: () => new Bool(),

@@ -2,9 +2,7 @@ import { Duration, Field, makeData, type Data, type DataType, TimeUnit, Timestam
 import type { TimeKind } from "../dtype/datetime64.js";
 import type { TargetUnit } from "../dtype/units.js";
 import type { TimestampValues } from "../convert/to-arrow-timestamps.js";
-
-/** Field metadata key holding the original Zarr `data_type` JSON, so a reader can get the numpy type back. */
-export const ZARR_DATA_TYPE_KEY = "zarr.data_type";
+import { ZARR_DATA_TYPE_KEY } from "./field-metadata-keys.js";
 
 const ARROW_TIME_UNIT: Readonly<Record<TargetUnit, TimeUnit>> = {
 	s: TimeUnit.SECOND,

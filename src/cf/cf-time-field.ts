@@ -4,13 +4,11 @@
  * and decoded (test/cli-bundle.test.ts checks that no module the CLI starts with imports it).
  */
 import type { Field } from "apache-arrow";
+import { CF_DECODED_KEY } from "../arrow/field-metadata-keys.js";
 import { arrowTimeField } from "../arrow/time-field.js";
 import type { TargetUnit } from "../dtype/units.js";
 import type { PlainArrayMetadata } from "../zarr/array-metadata.js";
 import type { CfTimeCoding } from "./cf-time-coding.js";
-
-/** Field metadata key marking a column decoded from CF time counts ("true"). */
-export const CF_DECODED_KEY = "zarr.cf_decoded";
 
 /** The attributes a decoded CF time field keeps, as written: what a reader needs to tell what was decoded. */
 const KEPT_TIME_ATTRIBUTES = ["units", "calendar", "dtype", "long_name", "standard_name"] as const;

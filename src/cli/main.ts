@@ -13,7 +13,7 @@ import { createTableReader, openPlannedTable } from "../export-source.js";
 import { firstChunkSent } from "../zarr/codecs/off-thread.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
 import { parseCfCalendar } from "../cf/calendars.js";
-import { CF_DECODED_KEY } from "../cf/cf-time-field.js";
+import { CF_DECODED_KEY } from "../arrow/field-metadata-keys.js";
 import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
 import { parseRenameList } from "./rename-list.js";

@@ -1,5 +1,5 @@
 import { Bool, Field, Float32, Float64 } from "apache-arrow";
-import { ZARR_DATA_TYPE_KEY } from "../arrow/time-field.js";
+import { ZARR_DATA_TYPE_KEY } from "../arrow/field-metadata-keys.js";
 import { booleanBytes } from "../cf/boolean-coding.js";
 import { maskNaN, maskValues, type MaskRule } from "../cf/masking.js";
 import { unpackValues, type PackingRule } from "../cf/packing.js";

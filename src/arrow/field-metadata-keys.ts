@@ -1,0 +1,10 @@
+/**
+ * The keys of the metadata this package writes on Arrow fields. Apart from the modules that build the fields, so
+ * that reading a key (the CLI does, at start) does not load apache-arrow.
+ */
+
+/** Field metadata key holding the original Zarr `data_type` JSON, so a reader can get the numpy type back. */
+export const ZARR_DATA_TYPE_KEY = "zarr.data_type";
+
+/** Field metadata key marking a column decoded from CF time counts ("true"). */
+export const CF_DECODED_KEY = "zarr.cf_decoded";
