@@ -1,5 +1,3 @@
-import { promisify } from "node:util";
-import { inflateRaw, inflateRawSync } from "node:zlib";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError } from "../errors.js";
 import { CoalescedReads } from "./coalesced-reads.js";
@@ -28,7 +26,12 @@ const LOCAL_HEADER_BYTES = 30;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 /** Entries inflated on the calling thread at most this large: a trip through the thread pool costs more. */
 const SYNC_INFLATE_MAX_BYTES = 64 * 2 ** 10;
-const inflateRawAsync = promisify(inflateRaw);
+/** node:zlib, loaded by the first deflated entry: the CLI does not load it at start (see inflate-into.ts). */
+const zlib = () => process.getBuiltinModule("node:zlib");
+
+function inflateRawAsync(data: Uint8Array, options: { maxOutputLength: number }): Promise<Uint8Array> {
+	return new Promise((resolve, reject) => zlib().inflateRaw(data, options, (error, result) => (error === null ? resolve(result) : reject(error))));
+}
 
 /**
  * A zip file as a Zarr store, its entries read by ranges of the file through one source of bytes: the central
@@ -115,7 +118,7 @@ export class ZipStore implements AsyncReadable {
 		let inflated: Uint8Array;
 		try {
 			const options = { maxOutputLength: entry.size };
-			inflated = entry.size <= SYNC_INFLATE_MAX_BYTES ? inflateRawSync(data, options) : await inflateRawAsync(data, options);
+			inflated = entry.size <= SYNC_INFLATE_MAX_BYTES ? zlib().inflateRawSync(data, options) : await inflateRawAsync(data, options);
 		} catch (error) {
 			throw this.#corrupt(entry, `cannot inflate it (${(error as Error).message})`);
 		}
