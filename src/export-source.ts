@@ -13,13 +13,35 @@ import { TableReader } from "./stream/table-reader.js";
 import type { RowRange } from "./select/time-search.js";
 
 /**
- * Chunks read and decoded at once when `concurrency` is not given: remote reads wait on latency, so 8; local ones
- * (a folder or a zip file) on the inflate threads of libuv's pool, so one per core, 2 to 4 (the pool's 4 threads).
- * More chunks in flight than cores inflate no faster and hold a chunk of memory each (measured on 2 cores,
- * 50M gzip values: 4 in flight 0.84 s at 133 MiB peak, 2 in flight 0.85 s at 97 MiB).
+ * Chunks read and decoded at once, per column, when `concurrency` is not given. Local ones (a folder or a zip file)
+ * wait on the inflate threads of libuv's pool: one per core, 2 to 4 (the pool's 4 threads). More chunks in flight
+ * than cores inflate no faster and hold a chunk of memory each (measured on 2 cores, 50M gzip values: 4 in flight
+ * 0.84 s at 133 MiB peak, 2 in flight 0.85 s at 97 MiB).
+ *
+ * Remote reads wait on latency: REMOTE_REQUESTS requests in flight for the table, shared by the columns read
+ * (`chunkShapes`, one per column), each column at least REMOTE_MIN_PER_COLUMN, and fewer when their chunks are large,
+ * so that the chunks in flight hold about REMOTE_READ_BYTES (values counted at 8 bytes). Small chunks are what the
+ * latency costs most: 10,000 chunks of 100 values at 20 ms a request took 32 s with 8 in flight, 32 in flight reach
+ * the same end four times sooner (bench/remote-chunks.mjs); chunks of 8 MiB stay at 8 in flight, as before.
  */
-export function defaultConcurrency(store: Pick<OpenedStore, "remote">): number {
-	return store.remote ? 8 : Math.min(4, Math.max(2, os.availableParallelism()));
+export function defaultConcurrency(store: Pick<OpenedStore, "remote">, chunkShapes: readonly (readonly number[])[] = []): number {
+	if (!store.remote) return Math.min(4, Math.max(2, os.availableParallelism()));
+	const columns = Math.max(1, chunkShapes.length);
+	const largest = Math.max(0, ...chunkShapes.map((shape) => shape.reduce((values, length) => values * length, 8)));
+	const byBytes = largest === 0 ? REMOTE_REQUESTS : Math.floor(REMOTE_READ_BYTES / (largest * columns));
+	return Math.max(REMOTE_MIN_PER_COLUMN, Math.min(Math.floor(REMOTE_REQUESTS / columns), byBytes));
+}
+
+/** Requests in flight for a table read from a remote store, shared by its columns (see defaultConcurrency). */
+export const REMOTE_REQUESTS = 32;
+/** Requests in flight for each column of a remote table at least: what every column had before REMOTE_REQUESTS. */
+export const REMOTE_MIN_PER_COLUMN = 8;
+/** Decoded bytes the chunks in flight of a remote table hold at most, beyond REMOTE_MIN_PER_COLUMN chunks a column. */
+export const REMOTE_READ_BYTES = 64 * 2 ** 20;
+
+/** The chunk shape each column of a table export reads in (its inner chunks', when sharded). */
+export function readChunkShapes(table: ZarrTable, index: boolean): number[][] {
+	return readColumns(table, index).map((column) => column.chunks.chunkShape);
 }
 
 /**
@@ -65,6 +87,6 @@ export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRa
 	return new TableReader(
 		columns.map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes })),
 		table.shape,
-		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store), onChunk: plan.onChunk, rows, bufferPool: table.bufferPool },
+		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store, readChunkShapes(table, plan.index)), onChunk: plan.onChunk, rows, bufferPool: table.bufferPool },
 	);
 }

@@ -200,7 +200,8 @@ function refusalOf(error: unknown, where: string): Pick<InspectNode, "reason" | 
 function v3Layout(json: Record<string, unknown>): Partial<InspectNode> {
 	const grid = isObject(json.chunk_grid) && isObject(json.chunk_grid.configuration) ? json.chunk_grid.configuration.chunk_shape : undefined;
 	const codecs = codecList(json.codecs);
-	const sharding = codecs.length === 1 && codecs[0].name === "sharding_indexed" ? (codecs[0].configuration ?? {}) : undefined;
+	// Sharding last, after array -> array codecs (transposes) or alone: those are listed before its inner codecs.
+	const sharding = codecs.at(-1)?.name === "sharding_indexed" ? (codecs.at(-1)!.configuration ?? {}) : undefined;
 	if (sharding === undefined) return { shape: integerList(json.shape), chunkShape: integerList(grid), codecs: codecs.map(formatCodec) };
 	const inner = codecList(sharding.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }]);
 	const index = codecList(sharding.index_codecs ?? [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }]);
@@ -210,7 +211,7 @@ function v3Layout(json: Record<string, unknown>): Partial<InspectNode> {
 		chunkShape: integerList(sharding.chunk_shape),
 		indexLocation: scalarText(sharding.index_location ?? "end"),
 		indexCodecs: index.map(formatCodec),
-		codecs: inner.map(formatCodec),
+		codecs: [...codecs.slice(0, -1), ...inner].map(formatCodec),
 	};
 }
 

@@ -224,14 +224,14 @@ describe("zip stores over HTTP", () => {
 		});
 	}
 
-	it("a zip read over HTTP is remote (default concurrency 8); the same zip or its folder read locally is not (one per core, 2 to 4)", async () => {
+	it("a zip read over HTTP is remote (default concurrency 32); the same zip or its folder read locally is not (one per core, 2 to 4)", async () => {
 		const { url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));
 		const localZip = path.join(served, zipPath);
 		const localConcurrency = Math.min(4, Math.max(2, os.availableParallelism()));
 		const stores = await Promise.all([openStore(url), openStore(`${server.url}/${path.basename(zipPath, ".zip")}`), openStore(localZip), openStore(localZip.slice(0, -".zip".length))]);
 		expect(stores.map((store) => [store.kind, store.remote, defaultConcurrency(store)])).toEqual([
-			["zip", true, 8],
-			["http", true, 8],
+			["zip", true, 32],
+			["http", true, 32],
 			["zip", false, localConcurrency],
 			["directory", false, localConcurrency],
 		]);

@@ -173,7 +173,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		kind: "number",
 		min: 1,
 		// The code's own (defaultConcurrency): a test holds the two together.
-		defaultText: "one per core, 2 to 4, for a local folder or zip; 8 over the network",
+		defaultText: "one per core, 2 to 4, for a local folder or zip; 32 over the network, shared by the columns (8 each at least, fewer for chunks over 2 MiB)",
 		describe: "chunks read and decoded at once",
 		commands: ["export"],
 	},

@@ -238,22 +238,25 @@ function abortError(signal: AbortSignal): unknown {
 	return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
-/** Waits for the backoff delay, or rejects as soon as the caller aborts. */
+/**
+ * Waits for the backoff delay, or rejects as soon as the caller aborts. Through the caller signal's one listener
+ * (onCallerAbort), as attempts are: 32 chunks in flight may all wait to retry at once (a listener each made Node warn
+ * past ten, MaxListenersExceededWarning on stderr).
+ */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) {
 			reject(abortError(signal));
 			return;
 		}
-		const onAbort = () => {
+		const stopWaiting = signal === undefined ? undefined : onCallerAbort(signal, () => {
 			clearTimeout(timer);
-			reject(abortError(signal as AbortSignal));
-		};
+			reject(abortError(signal));
+		});
 		const timer = setTimeout(() => {
-			signal?.removeEventListener("abort", onAbort);
+			stopWaiting?.();
 			resolve();
 		}, ms);
-		signal?.addEventListener("abort", onAbort, { once: true });
 	});
 }
 

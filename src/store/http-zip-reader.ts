@@ -15,8 +15,9 @@ export class HttpZipReader {
 	#whole: Uint8Array | undefined;
 
 	/**
-	 * `folder` holds the file `key`; `shownAs` names the file in messages (redacted). unzipit asks for bytes without
-	 * a signal, so every read goes under `signal` (the store's opening's, OpenStoreOptions.signal), if any.
+	 * `folder` holds the file `key`; `shownAs` names the file in messages (redacted). unzipit asks for the central
+	 * directory without a signal: a read without one of its own goes under `signal` (the store's opening's,
+	 * OpenStoreOptions.signal), if any.
 	 */
 	constructor(
 		readonly folder: HttpStore,
@@ -30,10 +31,11 @@ export class HttpZipReader {
 		return this.#length;
 	}
 
-	async read(offset: number, length: number): Promise<Uint8Array<ArrayBuffer>> {
+	/** `signal`: the read's own (a chunk read's), in place of the opening's. */
+	async read(offset: number, length: number, signal = this.signal): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
 		if (this.#whole !== undefined) return this.#fromWhole(offset, length);
-		const answer = await this.folder.readRange(this.key, offset, length, { signal: this.signal });
+		const answer = await this.folder.readRange(this.key, offset, length, { signal });
 		if (answer === undefined) throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: not found (HTTP 404)`, { path: this.shownAs });
 		if (answer.whole !== undefined) {
 			this.#keep(answer.whole);

@@ -14,6 +14,8 @@ import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
 import { MetadataDocuments } from "./metadata-documents.js";
 import { startsAsZip } from "./zip-signature.js";
+import { ZipFileBytes } from "./zip-file-bytes.js";
+import { entryLayouts, ZipStore, type ZipBytes } from "./zip-store.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
 
@@ -101,7 +103,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			const reader = httpZipReader(location, options);
-			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true, signal);
+			return openZip(reader, reader.shownAs, true, signal);
 		}
 		const store = new HttpStore(location, { headers: options.headers, retries: options.retries });
 		return { store, kind: "http", remote: true, location: redactUrl(location), signal, documents: new MetadataDocuments(store, signal) };
@@ -117,7 +119,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			const name = url.prefix.split("/").pop()!;
 			const folder = await open({ ...url, prefix: url.prefix.slice(0, -name.length).replace(/\/$/, "") }, storeOptions);
 			const reader = new HttpZipReader(folder.store, `/${name}` as AbsolutePath, `${folder.location}/${name}`, signal);
-			return openZip((transformEntries) => new ZipFileStore(reader, { transformEntries }), reader.shownAs, true, signal);
+			return openZip(reader, reader.shownAs, true, signal);
 		}
 		const bucket = await open(url, storeOptions);
 		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true;
@@ -135,8 +137,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	}
 	// A zip is known by its name, or by its first bytes (a zip named store.bin, a link without the extension).
 	if (stat.isFile() && (/\.zip$/i.test(location) || (await sniffZip(location)))) {
-		const blob = await fs.openAsBlob(location);
-		return openZip((transformEntries) => ZipFileStore.fromBlob(blob, { transformEntries }), location, false, signal);
+		return openZip(new ZipFileBytes(location), location, false, signal);
 	}
 	const what = stat.isFile() ? "a file that is not a zip file either" : "neither a folder nor a file";
 	throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} is ${what} (expected a folder, a zip file or an http(s):// URL)`, { path: location });
@@ -190,21 +191,28 @@ function httpZipReader(location: string, options: OpenStoreOptions): HttpZipRead
 	return new HttpZipReader(store, `/${decodeURIComponent(name)}` as AbsolutePath, redactUrl(url), options.signal);
 }
 
-async function openZip(create: (transformEntries: (entries: ZipEntries) => ZipEntries) => ZipFileStore, location: string, remote: boolean, signal: AbortSignal | undefined): Promise<OpenedStore> {
-	let names: string[] = [];
-	const zip = create((entries) => {
-		const stripped = stripTopFolder(entries);
-		names = Object.keys(stripped).filter((name) => !name.endsWith("/"));
-		return stripped;
-	});
+/**
+ * Opens a zip store: its central directory read now (by unzipit), so that a file that is not a zip fails here with
+ * one clear line, then its entries read by this package's ZipStore (one read per entry, reads coalesced).
+ */
+async function openZip(bytes: ZipBytes, location: string, remote: boolean, signal: AbortSignal | undefined): Promise<OpenedStore> {
+	let entries: ZipEntries | undefined;
+	let store: ZipStore;
 	try {
-		// Reads the central directory now, so that a file that is not a zip fails here with one clear line.
+		const zip = new ZipFileStore(bytes, {
+			transformEntries: (all) => {
+				entries = stripTopFolder(all);
+				return entries;
+			},
+		});
 		await zip.has("/zarr.json");
+		store = new ZipStore(bytes, entryLayouts(entries ?? {}), location, await bytes.getLength());
 	} catch (error) {
 		// Cut short, the central directory says nothing about the file.
 		throwIfAborted(signal);
 		if (error instanceof Dt64ExportError) throw error;
 		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
 	}
-	return { store: zip as AsyncReadable, kind: "zip", remote, entries: names, location, signal, documents: new MetadataDocuments(zip as AsyncReadable, signal) };
+	const names = [...store.entries.keys()].filter((name) => !name.endsWith("/"));
+	return { store, kind: "zip", remote, entries: names, location, signal, documents: new MetadataDocuments(store, signal) };
 }

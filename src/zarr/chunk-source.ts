@@ -12,6 +12,7 @@ import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
 import { ShardIndexReader } from "./shard-index.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
+import { permutationOf } from "./codecs/transpose.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -156,15 +157,22 @@ function chunkSourceOf<V extends ChunkValues>(
 	try {
 		checkCodecs(meta.codecs, "codecs", meta.shape.length, where);
 		const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding, where);
-		const sharding = meta.codecs.find((codec) => codec.name === SHARDING);
-		if (sharding === undefined) {
+		const at = meta.codecs.findIndex((codec) => codec.name === SHARDING);
+		if (at === -1) {
 			checkChunkSize(meta.chunkShape, "chunk_shape", where);
 			return plainChunks(store, meta, elements, encodeKey, options);
 		}
-		if (meta.codecs.length !== 1) {
-			throw new Dt64ExportError("UNSUPPORTED", `${where}: ${SHARDING} must be the only codec of the array (found ${meta.codecs.map((c) => c.name).join(", ")})`);
+		const chain = JSON.stringify(meta.codecs.map((codec) => codec.name));
+		if (at !== meta.codecs.length - 1) {
+			// Bytes -> bytes codecs over a whole shard: its index could only be read once the whole shard is decoded.
+			throw new Dt64ExportError("UNSUPPORTED", `${where}: codecs after ${SHARDING} are not supported (codecs ${chain}): the shard's index must be readable by ranges of the stored shard`, { field: SHARDING });
 		}
-		return shardedChunks(store, meta, elements, encodeKey, sharding, where, options);
+		const before = meta.codecs.slice(0, at);
+		const misplaced = before.find((codec) => codec.name !== "transpose");
+		if (misplaced !== undefined) {
+			throw new Dt64ExportError("METADATA_INVALID", `${where}: codec ${JSON.stringify(misplaced.name)} cannot come before ${SHARDING}, only array -> array codecs (transpose) can (codecs ${chain})`, { field: misplaced.name });
+		}
+		return shardedChunks(store, meta, elements, encodeKey, meta.codecs[at], before, where, options);
 	} catch (error) {
 		throw inArrayDocument(error, meta);
 	}
@@ -214,24 +222,52 @@ function innerBox(box: ChunkBox, coords: readonly number[], perShard: readonly n
 	return start.every((s, axis) => s === 0 && end[axis] === perShard[axis]) ? undefined : { start, end };
 }
 
+/**
+ * Where each axis of a shard went through the array -> array codecs before `sharding_indexed` (transposes): axis i
+ * of the shard as the sharding codec receives it, and as its `chunk_shape` and index are laid out, is the array's
+ * axis `stored[i]`.
+ */
+function storedAxes(before: readonly CodecMetadata[], rank: number): number[] {
+	let stored = Array.from({ length: rank }, (_, axis) => axis);
+	for (const codec of before) {
+		const order = permutationOf(codec.configuration?.order, rank);
+		stored = order.map((axis) => stored[axis]);
+	}
+	return stored;
+}
+
+/**
+ * The inner chunks of `sharding_indexed` shards, by inner chunk coordinates of the array. Transposes before the
+ * sharding codec (`before`) transpose the whole shard before it is cut: its `chunk_shape`, its index and its inner
+ * chunks are in the transposed axes (the spec's codec chain: sharding receives the array the transposes encoded).
+ * So an inner chunk of the array is found at its coordinates transposed, and decodes through the transposes, then
+ * the inner codecs, as if they were one chain (the inner codecs may transpose again).
+ */
 function shardedChunks<V extends ChunkValues>(
 	store: AsyncReadable,
 	meta: ArrayLayout,
 	elements: ChunkElements<V>,
 	encodeKey: ChunkKeyEncoder,
 	sharding: CodecMetadata,
+	before: readonly CodecMetadata[],
 	where: string,
 	options: ChunkSourceOptions,
 ): ChunkSource<V> {
 	const configuration = sharding.configuration ?? {};
-	const innerShape = configuration.chunk_shape as number[];
-	if (!Array.isArray(innerShape) || innerShape.length !== meta.shape.length || innerShape.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.chunk_shape must be ${meta.shape.length} positive integers, got ${JSON.stringify(innerShape)}`, { field: SHARDING });
-	}
-	if (innerShape.some((n, axis) => meta.chunkShape[axis] % n !== 0)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: shard shape ${JSON.stringify(meta.chunkShape)} is not a multiple of the inner chunk shape ${JSON.stringify(innerShape)}`, { field: SHARDING });
-	}
 	const rank = meta.shape.length;
+	const stored = storedAxes(before, rank);
+	const storedShard = stored.map((axis) => meta.chunkShape[axis]);
+	const storedInner = configuration.chunk_shape as number[];
+	if (!Array.isArray(storedInner) || storedInner.length !== rank || storedInner.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.chunk_shape must be ${rank} positive integers, got ${JSON.stringify(storedInner)}`, { field: SHARDING });
+	}
+	if (storedInner.some((n, axis) => storedShard[axis] % n !== 0)) {
+		const transposed = before.length === 0 ? "" : ` (${JSON.stringify(meta.chunkShape)} transposed by the codecs before ${SHARDING})`;
+		throw new Dt64ExportError("METADATA_INVALID", `${where}: shard shape ${JSON.stringify(storedShard)}${transposed} is not a multiple of the inner chunk shape ${JSON.stringify(storedInner)}`, { field: SHARDING });
+	}
+	// The inner chunk shape in the array's axes.
+	const innerShape = new Array<number>(rank);
+	stored.forEach((axis, i) => (innerShape[axis] = storedInner[i]));
 	const innerCodecs = checkCodecs(configuration.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }], `${SHARDING}.codecs`, rank, where);
 	const indexCodecs = checkCodecs(configuration.index_codecs ?? [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }], `${SHARDING}.index_codecs`, rank + 1, where);
 	if (innerCodecs.some((codec) => codec.name === SHARDING)) throw new Dt64ExportError("UNSUPPORTED", `${where}: nested sharding is not supported`);
@@ -240,14 +276,17 @@ function shardedChunks<V extends ChunkValues>(
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.index_location must be "start" or "end", got ${JSON.stringify(location)}`, { field: SHARDING });
 	}
 	const perShard = meta.chunkShape.map((n, axis) => n / innerShape[axis]);
+	const storedPerShard = stored.map((axis) => perShard[axis]);
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
-	const index = new ShardIndexReader(store, perShard, indexCodecs, location, options.forbiddenAsMissing);
-	const decoder = new ChunkDecoder<V>(innerShape, innerCodecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
+	const index = new ShardIndexReader(store, storedPerShard, indexCodecs, location, options.forbiddenAsMissing);
+	const decoder = new ChunkDecoder<V>(innerShape, [...before, ...innerCodecs], elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
 	const size = product(innerShape);
 	const gridShape = chunksPerAxis(meta.shape, innerShape);
+	// Coordinates of the array's axes in the order the shard stores them.
+	const toStored = (coords: readonly number[]) => stored.map((axis) => coords[axis]);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));
-	const describe = (coords: readonly number[]) => `${shardKey(coords).slice(1)} (inner chunk ${JSON.stringify(coords.map((c, axis) => c % perShard[axis]))})`;
+	const describe = (coords: readonly number[]) => `${shardKey(coords).slice(1)} (inner chunk ${JSON.stringify(toStored(coords.map((c, axis) => c % perShard[axis])))})`;
 	return {
 		chunkShape: innerShape,
 		gridShape,
@@ -255,8 +294,10 @@ function shardedChunks<V extends ChunkValues>(
 		read(coords, signal, within) {
 			const key = shardKey(coords);
 			return readingChunk(meta.path, key.slice(1), async () => {
-				const inner = coords.map((c, axis) => c % perShard[axis]);
-				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, within === undefined ? undefined : innerBox(within, coords, perShard, gridShape));
+				const inner = toStored(coords.map((c, axis) => c % perShard[axis]));
+				const box = within === undefined ? undefined : innerBox(within, coords, perShard, gridShape);
+				const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
+				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 				return decoder.decode(bytes, describe(coords));
 			});

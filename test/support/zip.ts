@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as zlib from "node:zlib";
 
 export const HAS_ZIP_PROGRAM = spawnSync("zip", ["-v"], { stdio: "ignore" }).status === 0;
 
@@ -36,34 +37,37 @@ function crc32(bytes: Uint8Array): number {
 }
 
 /**
- * Writes the files of `folder` into `zipFile` as STORED entries, named relative to the folder (the store at the
- * top, as zarr-python's ZipStore writes it), or under `prefix/` when given.
+ * Writes the files of `folder` into `zipFile` as STORED entries (DEFLATED with `deflate`), named relative to the
+ * folder (the store at the top, as zarr-python's ZipStore writes it), or under `prefix/` when given.
  */
-export function writeStoredZip(folder: string, zipFile: string, options: { prefix?: string } = {}): void {
+export function writeStoredZip(folder: string, zipFile: string, options: { prefix?: string; deflate?: boolean } = {}): void {
 	const locals: Buffer[] = [];
 	const centrals: Buffer[] = [];
 	let offset = 0;
 	for (const relative of filesBelow(folder)) {
 		const name = Buffer.from(options.prefix ? `${options.prefix}/${relative}` : relative, "utf8");
-		const data = fs.readFileSync(path.join(folder, relative));
-		const crc = crc32(data);
+		const raw = fs.readFileSync(path.join(folder, relative));
+		const crc = crc32(raw);
+		const data = options.deflate ? zlib.deflateRawSync(raw) : raw;
+		const method = options.deflate ? 8 : 0;
 		const local = Buffer.alloc(30);
 		local.writeUInt32LE(0x04034b50, 0);
 		local.writeUInt16LE(20, 4); // version needed
 		local.writeUInt16LE(0x0800, 6); // UTF-8 names
-		local.writeUInt16LE(0, 8); // STORED
+		local.writeUInt16LE(method, 8);
 		local.writeUInt32LE(crc, 14);
 		local.writeUInt32LE(data.length, 18);
-		local.writeUInt32LE(data.length, 22);
+		local.writeUInt32LE(raw.length, 22);
 		local.writeUInt16LE(name.length, 26);
 		const central = Buffer.alloc(46);
 		central.writeUInt32LE(0x02014b50, 0);
 		central.writeUInt16LE(20, 4); // version made by
 		central.writeUInt16LE(20, 6);
 		central.writeUInt16LE(0x0800, 8);
+		central.writeUInt16LE(method, 10);
 		central.writeUInt32LE(crc, 16);
 		central.writeUInt32LE(data.length, 20);
-		central.writeUInt32LE(data.length, 24);
+		central.writeUInt32LE(raw.length, 24);
 		central.writeUInt16LE(name.length, 28);
 		central.writeUInt32LE(offset, 42);
 		locals.push(local, name, data);

@@ -1,7 +1,7 @@
 import type { ArrayToArrayCodec, CodecFactory } from "./codec.js";
 
 /** The permutation a `transpose` configuration names ("C", "F" or a list), already checked to be one. */
-function permutationOf(order: unknown, rank: number): number[] {
+export function permutationOf(order: unknown, rank: number): number[] {
 	if (order === "F") return Array.from({ length: rank }, (_, i) => rank - 1 - i);
 	if (Array.isArray(order)) return order as number[];
 	return Array.from({ length: rank }, (_, i) => i);

@@ -1,0 +1,168 @@
+import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
+import { Dt64ExportError } from "../errors.js";
+import { CoalescedReads } from "./coalesced-reads.js";
+
+/** The bytes of a zip file by ranges: a local file (ZipFileBytes) or an object over HTTP (HttpZipReader). */
+export interface ZipBytes {
+	getLength(): Promise<number>;
+	read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array<ArrayBuffer>>;
+}
+
+/** Where an entry's data lies and how it is stored, from the zip's central directory. */
+export interface ZipEntryLayout {
+	readonly name: string;
+	/** Offset of its local file header. */
+	readonly localHeader: number;
+	/** The local header's length as the central directory suggests it (30 + name + extra field); usually exact. */
+	readonly headerGuess: number;
+	readonly compressedSize: number;
+	readonly size: number;
+	/** 0 stored, 8 deflated. */
+	readonly method: number;
+	readonly encrypted: boolean;
+}
+
+const LOCAL_HEADER_BYTES = 30;
+const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+/** Entries inflated on the calling thread at most this large: a trip through the thread pool costs more. */
+const SYNC_INFLATE_MAX_BYTES = 64 * 2 ** 10;
+/** node:zlib, loaded by the first deflated entry: the CLI does not load it at start (see inflate-into.ts). */
+const zlib = () => process.getBuiltinModule("node:zlib");
+
+function inflateRawAsync(data: Uint8Array, options: { maxOutputLength: number }): Promise<Uint8Array> {
+	return new Promise((resolve, reject) => zlib().inflateRaw(data, options, (error, result) => (error === null ? resolve(result) : reject(error))));
+}
+
+/**
+ * A zip file as a Zarr store, its entries read by ranges of the file through one source of bytes: the central
+ * directory once (read by unzipit when the store is opened), then each entry with one read spanning its local header
+ * and its data (the header's length is known from the central directory but for a different extra field, which
+ * costs a second read), entries asked for together coalesced into one read (see CoalescedReads), deflated entries
+ * inflated with Node's zlib, bounded by the size the directory gives. unzipit's own entry reading costs two reads
+ * per entry (the local header, then the data), one after the other, each a request over HTTP.
+ */
+export class ZipStore implements AsyncReadable {
+	readonly #reads: CoalescedReads;
+	/** Where an entry's data starts, once its local header was read: later ranges of it need only the data. */
+	readonly #dataStarts = new Map<string, number>();
+
+	/** `shownAs` names the zip in messages; `length` is its size in bytes. */
+	constructor(
+		readonly bytes: ZipBytes,
+		readonly entries: ReadonlyMap<string, ZipEntryLayout>,
+		readonly shownAs: string,
+		readonly length: number,
+	) {
+		this.#reads = new CoalescedReads((offset, count, signal) => bytes.read(offset, count, signal));
+	}
+
+	async has(key: AbsolutePath): Promise<boolean> {
+		return this.entries.has(key.slice(1));
+	}
+
+	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
+		const entry = this.entries.get(key.slice(1));
+		if (entry === undefined) return undefined;
+		return this.#inflated(entry, await this.#data(entry, options.signal));
+	}
+
+	async getRange(key: AbsolutePath, range: RangeQuery, options: GetOptions = {}): Promise<Uint8Array | undefined> {
+		const entry = this.entries.get(key.slice(1));
+		if (entry === undefined) return undefined;
+		this.#check(entry);
+		const size = entry.size;
+		const offset = "suffixLength" in range ? size - range.suffixLength : range.offset;
+		const length = "suffixLength" in range ? range.suffixLength : range.length;
+		if (offset < 0 || length < 0 || offset + length > size) {
+			throw new Dt64ExportError("CHUNK_CORRUPT", `${this.shownAs}: byte range ${offset}..${offset + length} is outside entry ${entry.name} (${size} bytes)`, { key: entry.name });
+		}
+		if (entry.method !== 0) return (await this.get(key, options))?.subarray(offset, offset + length);
+		const start = this.#dataStarts.get(entry.name) ?? (await this.#localHeader(entry, options.signal)).dataStart;
+		return this.#reads.read(start + offset, length, options.signal);
+	}
+
+	/** The entry's stored bytes: one read of its local header and data, a second only if the header is longer than guessed. */
+	async #data(entry: ZipEntryLayout, signal: AbortSignal | undefined): Promise<Uint8Array> {
+		this.#check(entry);
+		const known = this.#dataStarts.get(entry.name);
+		if (known !== undefined) return this.#reads.read(known, entry.compressedSize, signal);
+		const span = Math.min(entry.headerGuess + entry.compressedSize, this.length - entry.localHeader);
+		const { bytes, dataStart } = await this.#localHeader(entry, signal, span);
+		const at = dataStart - entry.localHeader;
+		if (at + entry.compressedSize <= bytes.length) return bytes.subarray(at, at + entry.compressedSize);
+		return this.#reads.read(dataStart, entry.compressedSize, signal);
+	}
+
+	/** Reads `span` bytes from the entry's local header (at least the header), checks it, and says where its data starts. */
+	async #localHeader(entry: ZipEntryLayout, signal: AbortSignal | undefined, span = entry.headerGuess): Promise<{ bytes: Uint8Array; dataStart: number }> {
+		if (entry.localHeader + LOCAL_HEADER_BYTES > this.length) throw this.#corrupt(entry, `its local header at offset ${entry.localHeader} is past the end of the file (${this.length} bytes)`);
+		const bytes = await this.#reads.read(entry.localHeader, Math.max(span, LOCAL_HEADER_BYTES), signal);
+		const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+		if (view.getUint32(0, true) !== LOCAL_HEADER_SIGNATURE) throw this.#corrupt(entry, `no local file header at offset ${entry.localHeader}`);
+		const dataStart = entry.localHeader + LOCAL_HEADER_BYTES + view.getUint16(26, true) + view.getUint16(28, true);
+		if (dataStart + entry.compressedSize > this.length) {
+			throw this.#corrupt(entry, `its data (${entry.compressedSize} bytes at offset ${dataStart}) runs past the end of the file (${this.length} bytes)`);
+		}
+		this.#dataStarts.set(entry.name, dataStart);
+		return { bytes, dataStart };
+	}
+
+	#check(entry: ZipEntryLayout): void {
+		if (entry.encrypted) throw this.#corrupt(entry, "it is encrypted");
+		if (entry.method !== 0 && entry.method !== 8) throw this.#corrupt(entry, `compression method ${entry.method} (only stored and deflated entries are read)`);
+	}
+
+	async #inflated(entry: ZipEntryLayout, data: Uint8Array): Promise<Uint8Array> {
+		if (entry.method === 0) return data;
+		if (entry.size === 0) return new Uint8Array(0);
+		let inflated: Uint8Array;
+		try {
+			const options = { maxOutputLength: entry.size };
+			inflated = entry.size <= SYNC_INFLATE_MAX_BYTES ? zlib().inflateRawSync(data, options) : await inflateRawAsync(data, options);
+		} catch (error) {
+			throw this.#corrupt(entry, `cannot inflate it (${(error as Error).message})`);
+		}
+		if (inflated.length !== entry.size) throw this.#corrupt(entry, `it inflates to ${inflated.length} bytes, the zip says ${entry.size}`);
+		return inflated;
+	}
+
+	#corrupt(entry: ZipEntryLayout, why: string): Dt64ExportError {
+		return new Dt64ExportError("READ_FAILED", `${this.shownAs}: cannot read entry ${entry.name}: ${why}`, { path: this.shownAs, key: entry.name });
+	}
+}
+
+/** What this store needs of an unzipit entry: its public fields and the raw central directory record under them. */
+interface UnzipitEntry {
+	readonly size: number;
+	readonly compressedSize: number;
+	readonly compressionMethod: number;
+	readonly encrypted: boolean;
+	readonly _rawEntry?: { relativeOffsetOfLocalHeader?: unknown; fileNameLength?: unknown; extraFieldLength?: unknown };
+}
+
+/**
+ * The layout of each entry of the central directory as unzipit parsed it (zip64 sizes and offsets included), by the
+ * names given (a top folder may have been stripped). unzipit keeps the local header's offset on a field it does not
+ * document; @zarrita/storage reads it the same way for its range reads.
+ */
+export function entryLayouts(entries: Readonly<Record<string, unknown>>): Map<string, ZipEntryLayout> {
+	const layouts = new Map<string, ZipEntryLayout>();
+	for (const [name, value] of Object.entries(entries)) {
+		const entry = value as UnzipitEntry;
+		const raw = entry._rawEntry;
+		const offset = raw?.relativeOffsetOfLocalHeader;
+		if (typeof offset !== "number" || typeof raw?.fileNameLength !== "number" || typeof raw.extraFieldLength !== "number") {
+			throw new Dt64ExportError("INTERNAL", "the zip reader (unzipit) no longer gives the offsets of its entries");
+		}
+		layouts.set(name, {
+			name,
+			localHeader: offset,
+			headerGuess: LOCAL_HEADER_BYTES + raw.fileNameLength + raw.extraFieldLength,
+			compressedSize: entry.compressedSize,
+			size: entry.size,
+			method: entry.compressionMethod,
+			encrypted: entry.encrypted,
+		});
+	}
+	return layouts;
+}

@@ -1,0 +1,159 @@
+/**
+ * Chunk reads of remote stores and zip files: enough requests in flight for stores of many small chunks, bounded,
+ * rows in order whatever order the answers come in, one failing chunk named, an abort that stops what is in flight;
+ * zip entries read in one read each (coalesced when side by side), local or over HTTP.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { readRawInt64, tempDir } from "./support/cli.js";
+import { startServer, type Fault, type FaultRequest, type TestServer } from "./support/http-server.js";
+import { writeStoredZip } from "./support/zip.js";
+import { rejection } from "./support/thrown.js";
+import { defaultConcurrency, REMOTE_REQUESTS } from "../src/export-source.js";
+import { exportToFile } from "../src/export.js";
+import { openStore } from "../src/store/open-store.js";
+
+const NAT = -(2n ** 63n);
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const CHUNK = 10;
+
+const served = tempDir("dt64-remote-reads-served-");
+const work = tempDir("dt64-remote-reads-out-");
+let server: TestServer;
+let fault: ((request: FaultRequest) => Fault | undefined) | undefined;
+
+beforeAll(async () => {
+	server = await startServer(served, { faults: (request) => fault?.(request) });
+});
+afterAll(async () => {
+	await server.close();
+});
+afterEach(() => {
+	fault = undefined;
+	server.reset();
+});
+
+const times = (n: number) => BigInt64Array.from({ length: n }, (_, i) => (i % 17 === 3 ? NAT : 1_600_000_000n + BigInt(i) * 60n));
+
+let counter = 0;
+/** A 1-D store of `chunks` chunks of CHUNK values under the served folder, and a stored zip of it beside it. */
+async function smallChunks(chunks: number): Promise<{ input: BigInt64Array; name: string; folder: string; zip: string }> {
+	const name = `t${counter++}`;
+	const folder = path.join(served, `${name}.zarr`);
+	const input = times(chunks * CHUNK);
+	await writeArray(folder, "", { shape: [input.length], chunks: [CHUNK], values: input, codecs: [LE] });
+	const zip = path.join(served, `${name}.zip`);
+	writeStoredZip(folder, zip);
+	return { input, name, folder, zip };
+}
+
+const chunkIndex = (request: { path: string }) => Number(/\/c\/(\d+)$/.exec(request.path)?.[1] ?? Number.NaN);
+
+async function exported(store: string, options: Parameters<typeof exportToFile>[2] = {}): Promise<bigint[]> {
+	const out = path.join(work, `out${counter++}.arrow`);
+	await exportToFile(store, out, options);
+	return readRawInt64(out).map((value) => value ?? NAT);
+}
+
+describe("remote chunk reads", () => {
+	it("keep REMOTE_REQUESTS chunks in flight, never more, and rows in order when answers come out of order", async () => {
+		const { input, name } = await smallChunks(200);
+		// Later chunks of each group of seven answer first.
+		fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 5 + (6 - (chunkIndex(request) % 7)) * 12 });
+		expect(await exported(`${server.url}/${name}.zarr`)).toEqual(Array.from(input));
+		const chunks = server.requests.filter((request) => !Number.isNaN(chunkIndex(request)));
+		expect(chunks).toHaveLength(200);
+		expect(chunks.some((request, i) => i > 0 && (request.end ?? 0) < (chunks[i - 1].end ?? 0))).toBe(true);
+		expect(server.maxInFlight).toBeGreaterThan(REMOTE_REQUESTS / 2);
+		expect(server.maxInFlight).toBeLessThanOrEqual(REMOTE_REQUESTS);
+	});
+
+	it("share the requests among the columns and hold fewer large chunks, never under 8 a column", () => {
+		const remote = { remote: true };
+		expect(defaultConcurrency(remote, [[10]])).toBe(32);
+		expect(defaultConcurrency(remote, [[10], [10]])).toBe(16);
+		expect(defaultConcurrency(remote, [[10], [10], [10], [10], [10]])).toBe(8);
+		expect(defaultConcurrency(remote, [[2 ** 18]])).toBe(32);
+		expect(defaultConcurrency(remote, [[2 ** 19]])).toBe(16);
+		expect(defaultConcurrency(remote, [[2 ** 24]])).toBe(8);
+	});
+
+	it("a chunk that fails ends the export with its key, and no chunk is asked for once it has", async () => {
+		const { name } = await smallChunks(200);
+		fault = (request) => (chunkIndex(request) === 57 ? { status: 500, delayMs: 30 } : { delayMs: 10 });
+		const out = path.join(work, `fail${counter++}.arrow`);
+		const error = await rejection(exportToFile(`${server.url}/${name}.zarr`, out, { retries: 0 }));
+		expect(error).toMatchObject({ code: "READ_FAILED", key: "c/57" });
+		expect(fs.existsSync(out)).toBe(false);
+		const failed = server.requests.find((request) => chunkIndex(request) === 57)!;
+		// What was asked for after the failure came back: at most the reads the chunks then answering freed.
+		expect(server.requests.filter((request) => request.start > failed.end! + 5).length).toBeLessThanOrEqual(REMOTE_REQUESTS);
+		expect(Math.max(...server.requests.map(chunkIndex).filter((index) => !Number.isNaN(index)))).toBeLessThan(57 + 2 * REMOTE_REQUESTS);
+	});
+
+	it("an abort cancels every request in flight and asks for no more", async () => {
+		const { name } = await smallChunks(200);
+		fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 20_000 });
+		const controller = new AbortController();
+		const export_ = exportToFile(`${server.url}/${name}.zarr`, path.join(work, `abort${counter++}.arrow`), { signal: controller.signal });
+		export_.catch(() => undefined);
+		while (server.inFlight < REMOTE_REQUESTS) await new Promise((resolve) => setTimeout(resolve, 10));
+		const asked = server.requests.length;
+		controller.abort();
+		await expect(export_).rejects.toMatchObject({ name: "AbortError" });
+		for (let waited = 0; server.inFlight > 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(server.inFlight).toBe(0);
+		expect(server.requests.length).toBe(asked);
+	});
+});
+
+describe("zip entries", () => {
+	it("over HTTP: one read per entry at most, side by side entries coalesced, rows in order", async () => {
+		const { input, name } = await smallChunks(200);
+		const zipPath = `/${name}.zip`;
+		fault = (request) => (request.path === zipPath ? { delayMs: 5 + Math.floor(Math.random() * 20) } : undefined);
+		expect(await exported(`${server.url}${zipPath}`)).toEqual(Array.from(input));
+		const reads = server.requests.filter((request) => request.path === zipPath);
+		// unzipit read each entry's local header, then its data: two requests per chunk, one after the other.
+		expect(reads.length).toBeLessThan(200 / 4);
+		expect(reads.every((request) => request.status === 206)).toBe(true);
+	});
+
+	it("over HTTP: an abort cancels the range reads in flight", async () => {
+		const { name } = await smallChunks(200);
+		const zipPath = `/${name}.zip`;
+		const opened = await openStore(`${server.url}${zipPath}`);
+		const asked = server.requests.length;
+		fault = () => ({ delayMs: 20_000 });
+		const controller = new AbortController();
+		const read = opened.store.get("/c/5", { signal: controller.signal });
+		read.catch(() => undefined);
+		while (server.inFlight < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+		controller.abort();
+		await expect(read).rejects.toMatchObject({ name: "AbortError" });
+		for (let waited = 0; server.inFlight > 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(server.inFlight).toBe(0);
+		expect(server.requests.length).toBe(asked + 1);
+	});
+
+	it("an entry whose local header is damaged fails with its key, as READ_FAILED", async () => {
+		const { zip } = await smallChunks(100);
+		const bytes = fs.readFileSync(zip);
+		const at = bytes.indexOf(Buffer.from("c/57"));
+		// The local header's signature, 30 bytes before its name.
+		bytes.writeUInt32LE(0, at - 30);
+		fs.writeFileSync(zip, bytes);
+		const error = await rejection(exportToFile(zip, path.join(work, `bad${counter++}.arrow`)));
+		expect(error).toMatchObject({ code: "READ_FAILED", key: "c/57" });
+		expect(error.message).toContain("c/57");
+	});
+
+	it("deflated entries are inflated, exactly", async () => {
+		const { input, folder } = await smallChunks(50);
+		const zip = path.join(served, `deflated${counter++}.zip`);
+		writeStoredZip(folder, zip, { deflate: true });
+		expect(await exported(zip)).toEqual(Array.from(input));
+	});
+});
