@@ -2,8 +2,8 @@
  * The CF missing-value markers of a variable, as xarray's `decode_cf` reads them from Zarr: for Zarr v2 the
  * array's `fill_value` (xarray turns it into `_FillValue`; a `_FillValue` attribute counts only when the array has
  * none), for Zarr v3 the `_FillValue` attribute (xarray does not treat the v3 `fill_value` as missing), and in both
- * `missing_value`, a number or a list of numbers. A value equal to a marker is missing; so is every NaN of a float
- * array. Shared by CF time decoding and the masking of companion columns.
+ * `missing_value`, a number or a list of numbers; in an int64 array numpy's NaT too. A value equal to a marker is
+ * missing; so is every NaN of a float array. What every CF time export decodes with, and the CF core's.
  */
 import { Dt64ExportError } from "../errors.js";
 import type { PlainFill, PlainTypeName } from "../zarr/plain-dtype.js";
@@ -80,7 +80,17 @@ export function isFloatType(dataType: PlainTypeName): boolean {
 	return dataType === "float32" || dataType === "float64";
 }
 
-/** The missing-value markers of a variable (see above). */
+/**
+ * numpy's NaT as an int64 count (-2^63): what xarray writes for NaT when it encodes times or durations to int64
+ * without a `_FillValue` (xarray 2023.01 reads it back as NaT in nanoseconds, and as its reference date in coarser
+ * units, where -2^63 of them overflows).
+ */
+const NUMPY_NAT_COUNT = -(2n ** 63n);
+
+/**
+ * The missing-value markers of a CF time variable (see above), as every export decodes it, and in an int64 array
+ * numpy's NaT, which no time or duration count can otherwise be (-2^63 seconds is 292 billion years).
+ */
 export function cfMissingValueMarkers(source: MissingValueSource): MissingValueMarkers {
 	const { zarrFormat, dataType, attributes, fillValue } = source;
 	const float = isFloatType(dataType);
@@ -103,25 +113,8 @@ export function cfMissingValueMarkers(source: MissingValueSource): MissingValueM
 		const [signed, width] = bits;
 		if ((signed ? BigInt.asIntN(width, value) : BigInt.asUintN(width, value)) === value) integers.add(value);
 	}
+	if (dataType === "int64") integers.add(NUMPY_NAT_COUNT);
 	return { integers, smallIntegers: new Set([...integers].map(Number)), floats, nanIsMissing: float };
-}
-
-/**
- * numpy's NaT as an int64 count (-2^63): what xarray writes for NaT when it encodes times or durations to int64
- * without a `_FillValue` (xarray 2023.01 reads it back as NaT in nanoseconds, and as its reference date in coarser
- * units, where -2^63 of them overflows).
- */
-export const NUMPY_NAT_COUNT = -(2n ** 63n);
-
-/**
- * The missing-value markers of a CF time variable: its own (cfMissingValueMarkers), and in an int64 array numpy's
- * NaT, which no time or duration count can otherwise be (-2^63 seconds is 292 billion years).
- */
-export function cfTimeMissingValueMarkers(source: MissingValueSource): MissingValueMarkers {
-	const markers = cfMissingValueMarkers(source);
-	if (source.dataType !== "int64" || markers.integers.has(NUMPY_NAT_COUNT)) return markers;
-	const integers = new Set(markers.integers).add(NUMPY_NAT_COUNT);
-	return { ...markers, integers, smallIntegers: new Set([...integers].map(Number)) };
 }
 
 /** True when a variable has a marker, or is a float array (NaN): only then can a value be missing. */
