@@ -39,7 +39,16 @@ export type TableColumn =
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
-export type TableIndex = { readonly kind: "positions"; readonly name: string; readonly axis: number } | { readonly kind: "coordinate"; readonly name: string; readonly axis: number; readonly column: TableColumn };
+export type TableIndex =
+	| { readonly kind: "positions"; readonly name: string; readonly axis: number }
+	| {
+			readonly kind: "coordinate";
+			readonly name: string;
+			readonly axis: number;
+			readonly column: TableColumn;
+			/** Its place among the columns asked for, when `columns` named it: the value column it is without the index. */
+			readonly named?: number;
+	  };
 
 /** Arrays of one group, read side by side and broadcast as the columns of one table. */
 export interface ZarrTable {
@@ -273,10 +282,11 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	const columns = opening.map((column, k) => inTableOrder(column, layout.axes[k]));
 	const index: TableIndex[] = [];
 	for (const [axis, dimension] of layout.dimensions.entries()) {
-		const named = columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
+		const at = columns.findIndex((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
+		const named = at === -1 ? undefined : columns[at];
 		const coordinate = indexSource === "coordinates" ? (named ?? (group === undefined ? undefined : await findCoordinate(opened, group, dimension, options))) : undefined;
 		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
-		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn });
+		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn, ...(named === undefined ? {} : { named: at }) });
 	}
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
