@@ -27,6 +27,19 @@ export interface MissingValueSource {
 	readonly fillValue: PlainFill | null;
 }
 
+/**
+ * Where a variable's `_FillValue` is, as xarray reads it from Zarr: for v2 the array's `fill_value` (its zarr backend
+ * sets the attribute from it), or the `_FillValue` attribute when the array has none (`fill_value: null`); for v3
+ * the attribute. One rule for CF time and for the masking of companion columns (masking.ts).
+ */
+export type CfFillValue = { readonly kind: "fill"; readonly fill: PlainFill } | { readonly kind: "attribute"; readonly value: unknown } | undefined;
+
+export function cfFillValueOf(source: Pick<MissingValueSource, "zarrFormat" | "attributes" | "fillValue">): CfFillValue {
+	if (source.zarrFormat === 2 && source.fillValue !== null) return { kind: "fill", fill: source.fillValue };
+	const value = source.attributes._FillValue;
+	return value === undefined || value === null ? undefined : { kind: "attribute", value };
+}
+
 const FLOAT_WORDS: Readonly<Record<string, number>> = { NaN: NaN, nan: NaN, Infinity: Infinity, inf: Infinity, "-Infinity": -Infinity, "-inf": -Infinity };
 
 function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
@@ -96,8 +109,9 @@ export function cfMissingValueMarkers(source: MissingValueSource): MissingValueM
 	const float = isFloatType(dataType);
 	const bits = INTEGER_BITS[dataType];
 	const markers: (number | bigint)[] = attributeMarkers(attributes, "missing_value", bits !== undefined);
-	if (zarrFormat === 2 && fillValue !== null) markers.push(fillMarker(fillValue, dataType));
-	else markers.push(...attributeMarkers(attributes, "_FillValue", bits !== undefined));
+	const fill = cfFillValueOf({ zarrFormat, attributes, fillValue });
+	if (fill?.kind === "fill") markers.push(fillMarker(fill.fill, dataType));
+	else if (fill?.kind === "attribute") markers.push(...attributeMarkers(attributes, "_FillValue", bits !== undefined));
 	const integers = new Set<bigint>();
 	const floats = new Set<number>();
 	for (const marker of markers) {
