@@ -21,6 +21,7 @@ import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { inTableOrder } from "./table/transposed-variable.js";
+import { withUnsignedCoding } from "./cf/unsigned-coding.js";
 
 /**
  * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
@@ -145,7 +146,9 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	} catch (error) {
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
-	const metadata = parsePlainArrayMetadata(node, where);
+	// `_Unsigned` is CF's first step: the bytes are read as the type it says, for masking, unpacking and CF time alike.
+	const stored = parsePlainArrayMetadata(node, where);
+	const metadata = options.cf === false ? stored : withUnsignedCoding(stored);
 	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
 	const plain = { kind: "plain", name: columnName, metadata, chunks } as const;
 	if (options.cf === false || !isCfTimeMetadata(metadata)) return plain;

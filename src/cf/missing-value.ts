@@ -58,6 +58,8 @@ function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
  */
 function attributeMarker(value: unknown, name: string, integerArray: boolean): number | bigint {
 	if (typeof value === "string" && value in FLOAT_WORDS) return FLOAT_WORDS[value];
+	// A 64-bit _FillValue `_Unsigned` converted (unsigned-coding.ts), exact.
+	if (typeof value === "bigint") return integerArray ? value : Number(value);
 	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `attribute ${name} ${JSON.stringify(value)} is not a number`, { field: name });
 	if (!integerArray || !Number.isInteger(value)) return value;
 	if (!Number.isSafeInteger(value)) {
