@@ -13,6 +13,7 @@ import type { OpenStoreOptions } from "./store/open-store.js";
 import { normalizeOptions as normalizeParquetOptions, type ParquetCompression } from "./stream/parquet/options.js";
 import type { RowOrder } from "./stream/table-reader.js";
 import type { IndexSource } from "./open-table.js";
+import { indexSourceForExport } from "./table/index-source.js";
 
 export type OutputFormat = "arrow" | "arrow-stream" | "parquet";
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ["arrow", "arrow-stream", "parquet"];
@@ -215,7 +216,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
-			indexSource: index === true ? "coordinates" : "positions",
+			indexSource: indexSourceForExport(index),
 		},
 		read: { order, concurrency, onChunk: options.onChunk, index: index !== false, signal: options.signal },
 		columns: {

@@ -3,7 +3,6 @@
  * reading and decoding chunks with these while the Arrow stages (export.ts) are still being loaded.
  */
 import * as os from "node:os";
-import { UsageError } from "./errors.js";
 import type { OpenPlan, ReadPlan } from "./export-plan.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
 import { locateTimeArray, openLocatedTimeArray } from "./open-array.js";
@@ -76,14 +75,6 @@ export function readColumns(table: ZarrTable, index: boolean): TableColumn[] {
  */
 export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRange): TableReader {
 	const columns = readColumns(table, plan.index);
-	if (columns.length === 0) {
-		// openTable makes a coordinate asked for as a column its dimension's index: without the index, nothing is left.
-		const names = table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column.name] : [])).join(", ");
-		throw new UsageError(
-			`the table's only columns (${names}) are its index coordinates, which index false leaves out: nothing to write; write the index, or open the table with indexSource "positions" to read them as columns`,
-			{ option: "index", value: false },
-		);
-	}
 	return new TableReader(
 		columns.map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes })),
 		table.shape,

@@ -19,6 +19,7 @@ import { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { selectsRows } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
+import { withIndexSource } from "./table/index-source.js";
 import { LIBRARY_SPELLING, resolveOutputFormat } from "./output/output-format.js";
 import { checkOutputOutsideStore, statOutput } from "./output/output-path.js";
 import { checkDestinationOpen, destinationFailure, intoCallerDestination } from "./output/caller-destination.js";
@@ -86,7 +87,9 @@ export function createTableExportStages(table: ZarrTable, options: ExportOptions
 		const option = options.start !== undefined ? "start" : options.end !== undefined ? "end" : "part";
 		throw new UsageError(`${option} selects rows, found by reading the time column first: exportSelection writes them`, { option });
 	}
-	return createStagesAround(table, createTableReader(table, plan.read), plan);
+	// The columns the one call writes with these options: without the index, a coordinate named in columns is one.
+	const exported = withIndexSource(table, plan.open.indexSource);
+	return createStagesAround(exported, createTableReader(exported, plan.read), plan);
 }
 
 /**

@@ -9,6 +9,7 @@ import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
+import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
 import { isFloatType, isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf } from "./cf/packing.js";
 import { isCfBoolean } from "./cf/boolean-coding.js";
@@ -377,8 +378,11 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	let chunks: ChunkSource<ChunkValues>;
 	let decoding: CfTimeDecoding;
 	let scanned: boolean;
+	let unsigned: UnsignedCoding | undefined;
 	try {
-		metadata = parsePlainArrayMetadata(node, where);
+		const stored = parsePlainArrayMetadata(node, where);
+		unsigned = unsignedCodingOf(stored);
+		metadata = withUnsignedCoding(stored);
 		chunks = createPlainChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing });
 		// Float counts may need a finer unit than their units: every value is read for it, when that is few chunks.
 		scanned = product(chunks.gridShape) <= maxChunks;
@@ -410,7 +414,8 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		inexact === undefined
 			? { exportable: true }
 			: { exportable: false, reason: `${metadata.dataType.name} count ${inexact} is not a whole number of ns, which an exact export refuses`, reasonCode: "TRUNCATION" as const, reasonOption: "rounding" };
-	return { ...described, cfTime, ...exportable, arrowType, ...rounded, ...floatCountsRead, first, last };
+	const read = unsigned === undefined ? "" : `, counts read as ${unsigned.read} by _Unsigned "${unsigned.unsigned}"`;
+	return { ...described, cfTime: `${cfTime}${read}`, ...exportable, arrowType, ...rounded, ...floatCountsRead, first, last };
 }
 
 /** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */
@@ -440,20 +445,23 @@ function timeFillValue(form: V3ArrayForm): string {
  * The Arrow type a companion column gets, as the export plans it (table/plain-column.ts): its stored type, or after
  * CF masking (null) and unpacking (Float32/Float64), said in `cfDecoding`.
  */
-function companionType(metadata: PlainArrayMetadata): Pick<InspectNode, "arrowType" | "cfDecoding"> {
+function companionType(storedMetadata: PlainArrayMetadata): Pick<InspectNode, "arrowType" | "cfDecoding"> {
+	const stored = plainArrowTypeName(storedMetadata.dataType.name);
+	const unsigned = unsignedCodingOf(storedMetadata);
+	const metadata = withUnsignedCoding(storedMetadata);
 	const type = metadata.dataType.name;
-	const stored = plainArrowTypeName(type);
 	if (!isMaskableType(type)) return { arrowType: stored };
 	const mask = maskRuleOf({ name: metadata.path, type, zarrFormat: metadata.zarrFormat, attributes: metadata.attributes, fillValue: metadata.fillValue });
 	const packing = packingRuleOf(metadata.path, type, metadata.attributes);
 	const boolean = isCfBoolean(metadata.attributes);
-	if (mask === undefined && packing === undefined && !boolean) return { arrowType: stored };
+	if (mask === undefined && packing === undefined && !boolean && unsigned === undefined) return { arrowType: stored };
 	const steps = [
+		...(unsigned === undefined ? [] : [`read as ${unsigned.read} by _Unsigned "${unsigned.unsigned}"`]),
 		...(mask === undefined ? [] : [`null where ${Object.keys(mask.applied).join(", ")}`]),
 		...(packing === undefined ? [] : [`unpacked by ${Object.keys(packing.applied).join(" and ")}`]),
 		...(boolean ? ['non-zero as true, xarray\'s dtype "bool"'] : []),
 	];
-	const arrowType = boolean ? plainArrowTypeName("bool") : packing === undefined ? stored : plainArrowTypeName(packing.target);
+	const arrowType = plainArrowTypeName(boolean ? "bool" : packing === undefined ? type : packing.target);
 	return { arrowType, cfDecoding: `${steps.join(", then ")}; ${stored} as stored without CF decoding` };
 }
 

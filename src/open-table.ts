@@ -21,6 +21,7 @@ import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { inTableOrder } from "./table/transposed-variable.js";
+import { withUnsignedCoding } from "./cf/unsigned-coding.js";
 
 /**
  * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
@@ -39,7 +40,16 @@ export type TableColumn =
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
-export type TableIndex = { readonly kind: "positions"; readonly name: string; readonly axis: number } | { readonly kind: "coordinate"; readonly name: string; readonly axis: number; readonly column: TableColumn };
+export type TableIndex =
+	| { readonly kind: "positions"; readonly name: string; readonly axis: number }
+	| {
+			readonly kind: "coordinate";
+			readonly name: string;
+			readonly axis: number;
+			readonly column: TableColumn;
+			/** Its place among the columns asked for, when `columns` named it: the value column it is without the index. */
+			readonly named?: number;
+	  };
 
 /** Arrays of one group, read side by side and broadcast as the columns of one table. */
 export interface ZarrTable {
@@ -135,7 +145,9 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	} catch (error) {
 		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
 	}
-	const metadata = parsePlainArrayMetadata(node, where);
+	// `_Unsigned` is CF's first step: the bytes are read as the type it says, for masking, unpacking and CF time alike.
+	const stored = parsePlainArrayMetadata(node, where);
+	const metadata = options.cf === false ? stored : withUnsignedCoding(stored);
 	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
 	const plain = { kind: "plain", name: columnName, metadata, chunks } as const;
 	if (options.cf === false || !isCfTimeMetadata(metadata)) return plain;
@@ -284,10 +296,11 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	const columns = opening.map((column, k) => inTableOrder(column, layout.axes[k]));
 	const index: TableIndex[] = [];
 	for (const [axis, dimension] of layout.dimensions.entries()) {
-		const named = columns.find((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
+		const at = columns.findIndex((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
+		const named = at === -1 ? undefined : columns[at];
 		const coordinate = indexSource === "coordinates" ? (named ?? (group === undefined ? undefined : await findCoordinate(opened, group, dimension, options))) : undefined;
 		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
-		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn });
+		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn, ...(named === undefined ? {} : { named: at }) });
 	}
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));

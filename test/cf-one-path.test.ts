@@ -124,12 +124,13 @@ describe("a CF time array decodes the same alone, as the store root, as a column
 		expect(createTableExportStages(table, { unit: "ns" }).batcher.schema.fields[0].type.toString()).toBe("Timestamp<NANOSECOND>");
 	});
 
-	it("a table whose only column is its index coordinate, exported without the index: a usage error naming both ways out", async () => {
+	it("a table whose only column is its index coordinate, exported without the index: that column, as the one call writes it", async () => {
 		const table = await openTable(v3, { columns: ["time"], unit: "ms" });
 		expect(table.columns).toEqual([]);
-		expect(() => createTableExportStages(table, { unit: "ms", index: false })).toThrow(
-			expect.objectContaining({ code: "USAGE", option: "index", message: expect.stringMatching(/^the table's only columns \(time\) are its index coordinates.*indexSource "positions"/) }),
-		);
+		const stages = createTableExportStages(table, { unit: "ms", index: false });
+		expect(stages.batcher.schema.fields.map((field) => field.name)).toEqual(["time"]);
+		expect(stages.table.columns.map((column) => column.name)).toEqual(["time"]);
+		stages.reader.destroy();
 		expect(createTableExportStages(table, { unit: "ms", index: true }).batcher.schema.fields.map((field) => field.name)).toEqual(["time"]);
 	});
 });

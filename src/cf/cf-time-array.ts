@@ -14,7 +14,7 @@ import { cOrderCoordinates } from "../zarr/grid.js";
 import type { PlainTypeName } from "../zarr/plain-dtype.js";
 import { baseCfTargetUnit, refineTargetUnits, type AutoUnits } from "./cf-target-unit.js";
 import { cfTimeKindOf, parseCfTimeCoding, type CfTimeCoding } from "./cf-time-coding.js";
-import { cfTimeMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./missing-value.js";
+import { cfMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./missing-value.js";
 
 /** How CF time arrays are opened. */
 export interface CfOptions {
@@ -76,7 +76,7 @@ export function cfArrayContext(path: string): string {
 export function parseCfTimeDecoding(metadata: PlainArrayMetadata, options: Pick<CfOptions, "convertCalendar">): { coding: CfTimeCoding; markers: MissingValueMarkers } {
 	try {
 		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
-		const markers = cfTimeMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
+		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		return { coding, markers };
 	} catch (error) {
 		throw cfRefusal(cfArrayContext(metadata.path), error, metadata);

@@ -10,7 +10,7 @@
  * the same label of the proleptic Gregorian calendar; a label that does not exist there is refused.
  */
 import { floorDiv, roundHalfEvenDiv } from "../convert/bigint-division.js";
-import { floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
+import { ConversionError, floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
 import { resolveRounding, type OverflowPolicy, type Rounding } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
@@ -35,13 +35,15 @@ export interface CfDecodeOptions {
 	readonly allocateBitmap?: (bytes: number) => Uint8Array;
 }
 
-/** A value the decoding refuses (TRUNCATION, OVERFLOW, VALUE_INVALID): the message names the value and its position. */
-export class CfDecodeError extends Dt64ExportError {
-	declare readonly index: number;
+/**
+ * A value the decoding refuses (TRUNCATION, OVERFLOW, VALUE_INVALID): the message names the value and its position.
+ * A ConversionError, as the same refusal of a datetime64 value is; `value` (and `count`) is the count as stored.
+ */
+export class CfDecodeError extends ConversionError {
 	declare readonly value: number | bigint;
 
 	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, value: number | bigint, unit: TargetUnit) {
-		super(code, message, { index, value, unit });
+		super(code, message, index, value, unit);
 		this.name = "CfDecodeError";
 	}
 }

@@ -8,6 +8,7 @@
 import { Dt64ExportError } from "../errors.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import { formatPlainFill, type PlainFill, type PlainTypeName } from "../zarr/plain-dtype.js";
+import { cfFillValueOf } from "./missing-value.js";
 
 export type MaskableType = Exclude<PlainTypeName, "bool" | "string">;
 
@@ -69,14 +70,15 @@ export interface MaskSource {
 	readonly type: MaskableType;
 	readonly zarrFormat: 2 | 3;
 	readonly attributes: Readonly<Record<string, unknown>>;
-	/** The array's own fill value (null: none); for Zarr v2 it is the `_FillValue` (xarray's mapping). */
+	/** The array's own fill value (null: none); for Zarr v2 it is the `_FillValue` (xarray's mapping), see cfFillValueOf. */
 	readonly fillValue: PlainFill | null;
 }
 
 /**
- * The mask of an array, or undefined when nothing can be missing. Zarr v2: the array's `fill_value` is the
- * `_FillValue`, as xarray maps it; Zarr v3: the `_FillValue` attribute (the v3 `fill_value` only fills missing
- * chunks, xarray does not mask it).
+ * The mask of an array, or undefined when nothing can be missing. Its `_FillValue` is where CF time finds it
+ * (cfFillValueOf): Zarr v2: the array's `fill_value`, as xarray maps it, or the `_FillValue` attribute (a number or
+ * a one-element list, as netCDF converters copy it) when `fill_value` is null; Zarr v3: the `_FillValue` attribute
+ * (the v3 `fill_value` only fills missing chunks, xarray does not mask it).
  */
 export function maskRuleOf(source: MaskSource): MaskRule | undefined {
 	const { attributes, type, name } = source;
@@ -89,14 +91,13 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
 		}
 		applied[key] = value;
 	};
-	if (source.zarrFormat === 2) {
-		if (source.fillValue !== null) {
-			const fill = fillNumber(source.fillValue, type);
-			if (!(typeof fill === "number" && Number.isNaN(fill))) markers.push(fill);
-			applied._FillValue = formatPlainFill(source.fillValue);
-		}
-	} else if (attributes._FillValue !== undefined && attributes._FillValue !== null) {
-		add(attributes._FillValue, "_FillValue");
+	const fillValue = cfFillValueOf(source);
+	if (fillValue?.kind === "fill") {
+		const fill = fillNumber(fillValue.fill, type);
+		if (!(typeof fill === "number" && Number.isNaN(fill))) markers.push(fill);
+		applied._FillValue = formatPlainFill(fillValue.fill);
+	} else if (fillValue?.kind === "attribute") {
+		add(fillValue.value, "_FillValue");
 	}
 	if (attributes.missing_value !== undefined && attributes.missing_value !== null) add(attributes.missing_value, "missing_value");
 	const bound = (value: unknown, key: string, round: (n: number) => number) => boundOf(value, type, round, `array ${name}: ${key}`, key);

@@ -2,8 +2,8 @@
  * The CF missing-value markers of a variable, as xarray's `decode_cf` reads them from Zarr: for Zarr v2 the
  * array's `fill_value` (xarray turns it into `_FillValue`; a `_FillValue` attribute counts only when the array has
  * none), for Zarr v3 the `_FillValue` attribute (xarray does not treat the v3 `fill_value` as missing), and in both
- * `missing_value`, a number or a list of numbers. A value equal to a marker is missing; so is every NaN of a float
- * array. Shared by CF time decoding and the masking of companion columns.
+ * `missing_value`, a number or a list of numbers; in an int64 array numpy's NaT too. A value equal to a marker is
+ * missing; so is every NaN of a float array. What every CF time export decodes with, and the CF core's.
  */
 import { Dt64ExportError } from "../errors.js";
 import type { PlainFill, PlainTypeName } from "../zarr/plain-dtype.js";
@@ -27,6 +27,19 @@ export interface MissingValueSource {
 	readonly fillValue: PlainFill | null;
 }
 
+/**
+ * Where a variable's `_FillValue` is, as xarray reads it from Zarr: for v2 the array's `fill_value` (its zarr backend
+ * sets the attribute from it), or the `_FillValue` attribute when the array has none (`fill_value: null`); for v3
+ * the attribute. One rule for CF time and for the masking of companion columns (masking.ts).
+ */
+export type CfFillValue = { readonly kind: "fill"; readonly fill: PlainFill } | { readonly kind: "attribute"; readonly value: unknown } | undefined;
+
+export function cfFillValueOf(source: Pick<MissingValueSource, "zarrFormat" | "attributes" | "fillValue">): CfFillValue {
+	if (source.zarrFormat === 2 && source.fillValue !== null) return { kind: "fill", fill: source.fillValue };
+	const value = source.attributes._FillValue;
+	return value === undefined || value === null ? undefined : { kind: "attribute", value };
+}
+
 const FLOAT_WORDS: Readonly<Record<string, number>> = { NaN: NaN, nan: NaN, Infinity: Infinity, inf: Infinity, "-Infinity": -Infinity, "-inf": -Infinity };
 
 function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
@@ -45,6 +58,8 @@ function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
  */
 function attributeMarker(value: unknown, name: string, integerArray: boolean): number | bigint {
 	if (typeof value === "string" && value in FLOAT_WORDS) return FLOAT_WORDS[value];
+	// A 64-bit _FillValue `_Unsigned` converted (unsigned-coding.ts), exact.
+	if (typeof value === "bigint") return integerArray ? value : Number(value);
 	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `attribute ${name} ${JSON.stringify(value)} is not a number`, { field: name });
 	if (!integerArray || !Number.isInteger(value)) return value;
 	if (!Number.isSafeInteger(value)) {
@@ -80,14 +95,25 @@ export function isFloatType(dataType: PlainTypeName): boolean {
 	return dataType === "float32" || dataType === "float64";
 }
 
-/** The missing-value markers of a variable (see above). */
+/**
+ * numpy's NaT as an int64 count (-2^63): what xarray writes for NaT when it encodes times or durations to int64
+ * without a `_FillValue` (xarray 2023.01 reads it back as NaT in nanoseconds, and as its reference date in coarser
+ * units, where -2^63 of them overflows).
+ */
+const NUMPY_NAT_COUNT = -(2n ** 63n);
+
+/**
+ * The missing-value markers of a CF time variable (see above), as every export decodes it, and in an int64 array
+ * numpy's NaT, which no time or duration count can otherwise be (-2^63 seconds is 292 billion years).
+ */
 export function cfMissingValueMarkers(source: MissingValueSource): MissingValueMarkers {
 	const { zarrFormat, dataType, attributes, fillValue } = source;
 	const float = isFloatType(dataType);
 	const bits = INTEGER_BITS[dataType];
 	const markers: (number | bigint)[] = attributeMarkers(attributes, "missing_value", bits !== undefined);
-	if (zarrFormat === 2 && fillValue !== null) markers.push(fillMarker(fillValue, dataType));
-	else markers.push(...attributeMarkers(attributes, "_FillValue", bits !== undefined));
+	const fill = cfFillValueOf({ zarrFormat, attributes, fillValue });
+	if (fill?.kind === "fill") markers.push(fillMarker(fill.fill, dataType));
+	else if (fill?.kind === "attribute") markers.push(...attributeMarkers(attributes, "_FillValue", bits !== undefined));
 	const integers = new Set<bigint>();
 	const floats = new Set<number>();
 	for (const marker of markers) {
@@ -103,25 +129,8 @@ export function cfMissingValueMarkers(source: MissingValueSource): MissingValueM
 		const [signed, width] = bits;
 		if ((signed ? BigInt.asIntN(width, value) : BigInt.asUintN(width, value)) === value) integers.add(value);
 	}
+	if (dataType === "int64") integers.add(NUMPY_NAT_COUNT);
 	return { integers, smallIntegers: new Set([...integers].map(Number)), floats, nanIsMissing: float };
-}
-
-/**
- * numpy's NaT as an int64 count (-2^63): what xarray writes for NaT when it encodes times or durations to int64
- * without a `_FillValue` (xarray 2023.01 reads it back as NaT in nanoseconds, and as its reference date in coarser
- * units, where -2^63 of them overflows).
- */
-export const NUMPY_NAT_COUNT = -(2n ** 63n);
-
-/**
- * The missing-value markers of a CF time variable: its own (cfMissingValueMarkers), and in an int64 array numpy's
- * NaT, which no time or duration count can otherwise be (-2^63 seconds is 292 billion years).
- */
-export function cfTimeMissingValueMarkers(source: MissingValueSource): MissingValueMarkers {
-	const markers = cfMissingValueMarkers(source);
-	if (source.dataType !== "int64" || markers.integers.has(NUMPY_NAT_COUNT)) return markers;
-	const integers = new Set(markers.integers).add(NUMPY_NAT_COUNT);
-	return { ...markers, integers, smallIntegers: new Set([...integers].map(Number)) };
 }
 
 /** True when a variable has a marker, or is a float array (NaN): only then can a value be missing. */

@@ -6,8 +6,7 @@
  */
 import type { OverflowPolicy } from "./options.js";
 import { multiplyWords, words } from "./int64-words.js";
-import { Dt64ExportError } from "../errors.js";
-import type { TimestampValues } from "./to-arrow-timestamps.js";
+import { ConversionError, type TimestampValues } from "./to-arrow-timestamps.js";
 
 const MILLIS_PER_SECOND = 1000;
 
@@ -56,11 +55,7 @@ export function secondsAsMillis(converted: TimestampValues, options: SecondsAsMi
 		if (options.onOverflow === "error") {
 			const seconds = values[i];
 			const position = options.describePosition?.(i) ?? `index ${i}`;
-			throw new Dt64ExportError("OVERFLOW", `value ${seconds} s at ${position} is outside the int64 range in unit ms (Parquet has no seconds unit: seconds are written as milliseconds)`, {
-				index: i,
-				value: seconds,
-				unit: "ms",
-			});
+			throw new ConversionError("OVERFLOW", `value ${seconds} s at ${position} is outside the int64 range in unit ms (Parquet has no seconds unit: seconds are written as milliseconds)`, i, seconds, "ms");
 		}
 		if (validity === null) {
 			validity = (options.allocateBitmap?.((length + 7) >> 3) ?? new Uint8Array((length + 7) >> 3)).fill(0xff);

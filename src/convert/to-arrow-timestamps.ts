@@ -27,14 +27,16 @@ export interface ConvertOptions extends ConversionOptions {
 }
 
 /**
- * A value the conversion refuses (code TRUNCATION, OVERFLOW or VALUE_INVALID): the message names the value and its
- * position; `index` is its position in the batch, `count` (also `value`) the int64 count, `unit` the target unit.
+ * A value a conversion refuses (code TRUNCATION, OVERFLOW or VALUE_INVALID): the message names the value and its
+ * position; `index` is its position in the batch, `count` (also `value`) the stored count (a datetime64's int64, a
+ * bigint; a CF time count as stored, see CfDecodeError), `unit` the target unit. Every refusal of a value, of
+ * datetime64 and CF time alike, is one, so that one `instanceof` catches them all.
  */
 export class ConversionError extends Dt64ExportError {
 	declare readonly index: number;
-	readonly count: bigint;
+	readonly count: bigint | number;
 
-	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, count: bigint, unit: TargetUnit) {
+	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, count: bigint | number, unit: TargetUnit) {
 		super(code, message, { index, value: count, unit });
 		this.name = "ConversionError";
 		this.count = count;

@@ -9,7 +9,7 @@ import { cfTimeUnit, type CfTimeDecoding } from "../cf/cf-time-array.js";
 import { resolveTargetUnit } from "../convert/plan.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { isMaskableType } from "../cf/masking.js";
-import { cfTimeMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
+import { cfMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
 import { readBands } from "../stream/chunk-bands.js";
@@ -95,7 +95,7 @@ function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCodi
 	let decoding: CfTimeDecoding;
 	try {
 		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
-		const markers = cfTimeMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
+		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		decoding = { coding, markers, autoUnit: column.cfTime?.autoUnit };
 	} catch (error) {
 		throw cfRefusal(`array ${metadata.path}`, error, metadata);

@@ -1,6 +1,6 @@
 import { makeData, Timestamp, TimeUnit, Duration, type Data } from "apache-arrow";
 import { multiplySecondsToMillis } from "../../convert/seconds-as-millis.js";
-import { Dt64ExportError } from "../../errors.js";
+import { ConversionError } from "../../convert/to-arrow-timestamps.js";
 import type { TimeType } from "./schema.js";
 
 /**
@@ -16,10 +16,12 @@ export function secondsToMillis(data: Data<TimeType>, column: string, firstRow: 
 	const overflow = multiplySecondsToMillis(values.subarray(0, length), result, 0, data.nullCount > 0 ? nullBitmap : null, offset);
 	if (overflow < length) {
 		const seconds = values[overflow];
-		throw new Dt64ExportError(
+		throw new ConversionError(
 			"OVERFLOW",
 			`column "${column}": ${seconds} s at row ${firstRow + overflow} overflows int64 in milliseconds (${data.type instanceof Timestamp ? "Parquet TIMESTAMP(MILLIS)" : "Parquet durations are written in ms"}, Parquet has no seconds unit)`,
-			{ index: firstRow + overflow, value: seconds, unit: "ms" },
+			firstRow + overflow,
+			seconds,
+			"ms",
 		);
 	}
 	const props = { offset, length, nullCount: data.nullCount, nullBitmap, data: result };
