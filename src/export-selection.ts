@@ -87,12 +87,12 @@ export interface SelectionSummary {
  * part K holds), of the store's table, written to `destination` as one file or stream.
  */
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
-	return intoCallerDestination(destination, options, async () => {
-		const plan = planExport({ ...options, bufferPool: undefined }, false);
+	return intoCallerDestination(destination, options, async (held) => {
+		const plan = planExport({ ...options, bufferPool: undefined, signal: held.signal }, false);
 		return abortable(plan.read.signal, async () => {
 			const table = await openPlannedTable(store, plan.open);
 			const stages = await createSelectedStages(table, plan);
-			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], plan.read.signal);
+			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, held.take()], plan.read.signal);
 			return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, selection: stages.selection, table };
 		});
 	});

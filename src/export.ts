@@ -140,7 +140,9 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  */
 export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<ZarrTable> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
-	return intoCallerDestination(destination, options, () => exportPlanned(store, planExport(selectsRows(options) ? { ...options, bufferPool: undefined } : options, false), () => destination));
+	return intoCallerDestination(destination, options, (held) =>
+		exportPlanned(store, planExport({ ...options, ...(selectsRows(options) ? { bufferPool: undefined } : {}), signal: held.signal }, false), held.take),
+	);
 }
 
 /**

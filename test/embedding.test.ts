@@ -24,6 +24,24 @@ describe("the caller's destination, from the moment the export is called", () =>
 		expect(await rejection(exportSelection(weather, selected, { start: "2023-01-02" }))).toMatchObject({ code: "WRITE_FAILED" });
 	});
 
+	it("an error it emits without being destroyed, before the stages take it, rejects the call: nothing is written to it (the call used to resolve, the whole table written)", async () => {
+		for (const call of [(destination: Writable) => exportTable(weather, destination), (destination: Writable) => exportSelection(weather, destination, { start: "2023-01-02" })]) {
+			let bytes = 0;
+			const destination = new Writable({
+				write: (chunk: Buffer, _encoding, done) => {
+					bytes += chunk.length;
+					done();
+				},
+			});
+			const broken = new Error("upload refused: no such bucket");
+			const settled = rejection(call(destination));
+			destination.emit("error", broken);
+			expect(await settled).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: upload refused: no such bucket", cause: broken });
+			expect(bytes).toBe(0);
+			expect(destination.destroyed).toBe(true);
+		}
+	});
+
 	it("an export that fails before writing destroys it, as a pipeline would: no file descriptor is left open", async () => {
 		const dir = tempDir();
 		const before = openDescriptors();
