@@ -73,6 +73,8 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	const box = chunks === undefined ? undefined : chunkRowsBox(source.gridShape, chunks);
 	const inFlight: { coords: number[]; data: Promise<V> }[] = [];
 	const launch = (): boolean => {
+		// Aborted (the reader destroyed): no chunk is read from now on, not even one the consumer was waiting for.
+		if (signal.aborted) return false;
 		const next = coordinates.next();
 		if (next.done) return false;
 		const data = source.read(next.value, signal, box);
@@ -88,6 +90,8 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	while (inFlight.length > 0) {
 		const { coords, data } = inFlight.shift()!;
 		const decoded = await data;
+		// A read that ended after the abort (a local file's, which does not heed the signal) starts no other.
+		if (signal.aborted) return;
 		// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
 		readAhead();
 		yield { coords, data: decoded };
