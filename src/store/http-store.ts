@@ -238,22 +238,28 @@ function abortError(signal: AbortSignal): unknown {
 	return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
-/** Waits for the backoff delay, or rejects as soon as the caller aborts. */
+/**
+ * Waits for the backoff delay, or rejects as soon as the caller aborts. The wait is told of the abort by the
+ * signal's one listener (onCallerAbort), as an attempt is: a listener per waiting request made Node warn of a leak
+ * when more than ten retried at once (two columns of eight chunks in flight, through a brief outage).
+ */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) {
 			reject(abortError(signal));
 			return;
 		}
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(abortError(signal as AbortSignal));
-		};
+		const stopWaiting =
+			signal === undefined
+				? undefined
+				: onCallerAbort(signal, () => {
+						clearTimeout(timer);
+						reject(abortError(signal));
+					});
 		const timer = setTimeout(() => {
-			signal?.removeEventListener("abort", onAbort);
+			stopWaiting?.();
 			resolve();
 		}, ms);
-		signal?.addEventListener("abort", onAbort, { once: true });
 	});
 }
 
