@@ -75,11 +75,18 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }
 
-/** What an export of selected rows to one file or stream did. */
+/**
+ * What an export of selected rows to one file or stream did. JSON-safe, as a service logs or answers it: `table` (the
+ * table opened, with its store) is not enumerable, so `JSON.stringify` writes `{ rows, selection }`.
+ */
 export interface SelectionSummary {
 	readonly rows: number;
 	readonly selection: RowSelection;
 	readonly table: ZarrTable;
+}
+
+function selectionSummary(rows: number, selection: RowSelection, table: ZarrTable): SelectionSummary {
+	return Object.defineProperty({ rows, selection }, "table", { value: table, enumerable: false }) as SelectionSummary;
 }
 
 /**
@@ -93,7 +100,7 @@ export async function exportSelection(store: string, destination: Writable, opti
 			const table = await openPlannedTable(store, plan.open);
 			const stages = await createSelectedStages(table, plan);
 			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, held.take()], plan.read.signal);
-			return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, selection: stages.selection, table };
+			return selectionSummary(stages.filter?.rowsOut ?? stages.reader.totalRows, stages.selection, table);
 		});
 	});
 }
