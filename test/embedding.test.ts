@@ -2,6 +2,7 @@
  * The library as a long-running service embeds it: what each export call does with the caller's destination, its
  * signal and its resources, whenever it fails or is aborted (findings of the embedding trial).
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PassThrough, Writable } from "node:stream";
@@ -128,6 +129,21 @@ describe("what an export resolves to, as a service logs it", () => {
 		expect(json).toEqual({ rows: summary.rows, selection: { ...summary.selection, rows: { ...summary.selection.rows } } });
 		expect(Object.keys(json)).toEqual(["rows", "selection"]);
 		expect(summary.table.name).toBe("weather-station");
+	});
+});
+
+describe("temporary files an export killed outright left (a service OOM-killed and restarted)", () => {
+	it("exportToFile names them in its result, a dead process's and one of this pid from an earlier process, and leaves them", async () => {
+		const dir = tempDir();
+		const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+		const left = [path.join(dir, `.t.arrow.${dead}.0123abcd.tmp`), path.join(dir, `.t.arrow.${process.pid}.89abcdef.tmp`)].sort();
+		for (const file of left) fs.writeFileSync(file, "partial");
+		const result = await exportToFile(weather, path.join(dir, "t.arrow"));
+		expect(result.strayTemporaryFiles).toEqual(left.map((file) => ({ path: file, bytes: 7 })));
+		expect(result.name).toBe("weather-station");
+		for (const file of left) expect(fs.existsSync(file)).toBe(true);
+		// None beside another file.
+		expect((await exportToFile(weather, path.join(dir, "u.arrow"))).strayTemporaryFiles).toEqual([]);
 	});
 });
 
