@@ -3,6 +3,8 @@
  * embedding hosts), a one-line message for people that describes the data (never a CLI flag: the CLI adds its
  * advice from the code), and the structured fields the code names (path, index, value...).
  */
+import { jsonSafe } from "./json/json-safe.js";
+
 export type ErrorKind = "usage" | "data" | "io";
 
 /**
@@ -126,6 +128,22 @@ export class Dt64ExportError extends Error {
 		this.kind = ERROR_CODES[code];
 		Object.assign(this, fields);
 	}
+
+	/**
+	 * What `JSON.stringify(error)` writes (a structured logger): name, code, kind, message, the fields it carries
+	 * (an int64 `value` as its decimal string: a bigint would make JSON.stringify throw), and its cause the same way
+	 * (another error as its name, code and message).
+	 */
+	toJSON(): Record<string, unknown> {
+		return { name: this.name, code: this.code, kind: this.kind, message: this.message, ...(jsonSafe(errorFieldsOf(this)) as object), ...(this.cause === undefined ? {} : { cause: causeAsJson(this.cause) }) };
+	}
+}
+
+/** An error's cause in JSON: this package's error as itself, another error as its name, code and message. */
+function causeAsJson(cause: unknown): unknown {
+	if (cause instanceof Dt64ExportError || !(cause instanceof Error)) return jsonSafe(cause);
+	const { code } = cause as NodeJS.ErrnoException;
+	return { name: cause.name, ...(code === undefined ? {} : { code: jsonSafe(code) }), message: cause.message };
 }
 
 /** A `USAGE` error: an option's value or a combination of options is invalid. */

@@ -81,7 +81,10 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }
 
-/** What an export of selected rows to one file or stream did. */
+/**
+ * What an export of selected rows to one file or stream did. JSON-safe, as a service logs or answers it: `table` (the
+ * table opened, with its store) is not enumerable, so `JSON.stringify` writes `{ rows, selection }`.
+ */
 export interface SelectionSummary {
 	readonly rows: number;
 	/** Per column, the values written as null because they were outside int64 in its unit (`onOverflow: "null"`). */
@@ -90,18 +93,22 @@ export interface SelectionSummary {
 	readonly table: ZarrTable;
 }
 
+function selectionSummary(rows: number, overflowNulls: SelectionSummary["overflowNulls"], selection: RowSelection, table: ZarrTable): SelectionSummary {
+	return Object.defineProperty({ rows, overflowNulls, selection }, "table", { value: table, enumerable: false }) as SelectionSummary;
+}
+
 /**
  * One call: the rows of a time range, or of a part (`part: "3/16"`: this process's share of them, as a dataset's
  * part K holds), of the store's table, written to `destination` as one file or stream.
  */
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
-	return intoCallerDestination(destination, options, async () => {
-		const plan = planExport({ ...options, bufferPool: undefined }, false);
+	return intoCallerDestination(destination, options, async (held) => {
+		const plan = planExport({ ...options, bufferPool: undefined, signal: held.signal }, false);
 		return abortable(plan.read.signal, async () => {
 			const table = await openPlannedTable(store, plan.open);
 			const stages = await createSelectedStages(table, plan);
-			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, destination], plan.read.signal);
-			return { rows: stages.filter?.rowsOut ?? stages.reader.totalRows, overflowNulls: overflowNullsWritten(stages), selection: stages.selection, table };
+			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, held.take()], plan.read.signal);
+			return selectionSummary(stages.filter?.rowsOut ?? stages.reader.totalRows, overflowNullsWritten(stages), stages.selection, table);
 		});
 	});
 }

@@ -11,7 +11,7 @@ import { UsageError, withErrorFields } from "./errors.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
-import { AtomicFileWriter } from "./output/atomic-file.js";
+import { AtomicFileWriter, strayTemporaryFiles, type StrayTemporaryFile } from "./output/atomic-file.js";
 import { BufferPool } from "./memory/buffer-pool.js";
 import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet/parquet-writer.js";
@@ -144,15 +144,27 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  */
 export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<ZarrTable> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
-	return intoCallerDestination(destination, options, () => exportPlanned(store, planExport(selectsRows(options) ? { ...options, bufferPool: undefined } : options, false), () => destination));
+	return intoCallerDestination(destination, options, (held) =>
+		exportPlanned(store, planExport({ ...options, ...(selectsRows(options) ? { bufferPool: undefined } : {}), signal: held.signal }, false), held.take),
+	);
 }
+
+/** What exportToFile resolves to: the table it wrote, and what it found beside the file. */
+export type FileExport = ZarrTable & {
+	/**
+	 * Temporary files of earlier exports to the same path that were killed outright (SIGKILL, the OOM killer), found
+	 * when this one started: named for the caller to remove (or log), never removed (see strayTemporaryFiles); the
+	 * CLI prints them as warnings. Empty when there are none.
+	 */
+	readonly strayTemporaryFiles: readonly StrayTemporaryFile[];
+};
 
 /**
  * One call to a file, written all or nothing: a temporary file beside `path`, renamed over it once complete (see
  * AtomicFileWriter); an existing file is an OUTPUT_EXISTS error unless `overwrite`. The chunks' buffers go back
  * for the next chunks once written, as the CLI's do.
  */
-export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<ZarrTable> {
+export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<FileExport> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
 	const bufferPool = selectsRows(options) ? undefined : (options.bufferPool ?? new BufferPool());
 	// The format the file's name says, as -o's does; `format` may only agree. A device or a pipe says none (and a
@@ -162,8 +174,11 @@ export async function exportToFile(store: string, path: string, options: ExportO
 	const known = options.format === undefined || OUTPUT_FORMATS.includes(options.format);
 	const format = known ? resolveOutputFormat(options.format, path, existing !== undefined && !existing.isFile(), LIBRARY_SPELLING) : options.format;
 	const plan = planExport({ ...options, format, bufferPool }, false);
+	// Looked for before this export's own temporary file exists.
+	const stray = strayTemporaryFiles(path);
 	try {
-		return await exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
+		const table = await exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
+		return Object.assign(table, { strayTemporaryFiles: stray });
 	} catch (error) {
 		// A stage that writes bytes without knowing where to (the Parquet encoder) is named by the file it wrote to.
 		throw withErrorFields(error, ["WRITE_FAILED"], { path });

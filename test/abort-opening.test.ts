@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportDataset, exportSelection, exportTable, exportToFile, inspectStore, openTable, openTimeArray } from "../src/index.js";
 import { BIN, REPO, tempDir } from "./support/cli.js";
@@ -165,6 +165,51 @@ describe("an abort while the store is opened rejects at once with the AbortError
 	it("inspect's reads of an array's first and last chunks", async () => {
 		const chunk = (request: FaultRequest) => /\/weather\.zarr\/c\/\d+$/.test(request.path);
 		await abortWhileHeld({ matches: chunk }, (signal) => inspectStore(`${server.url}/weather.zarr`, { signal }));
+	});
+});
+
+describe("the caller's destination failing while the store is opened", () => {
+	/** A destination that reports its failure by emitting `error` (not destroyed), or by `destroy(error)`, once `fail` is called. */
+	function failingDestination(how: "emit" | "destroy") {
+		let bytes = 0;
+		const destination = new Writable({
+			write: (chunk: Buffer, _encoding, done) => {
+				bytes += chunk.length;
+				done();
+			},
+		});
+		const broken = new Error("socket reset early");
+		const fail = () => (how === "emit" ? destination.emit("error", broken) : destination.destroy(broken));
+		return { destination, broken, fail, written: () => bytes };
+	}
+
+	it.each(["emit", "destroy"] as const)("%s: rejects at once as WRITE_FAILED (the error its cause), the opening's request cancelled, nothing written", async (how) => {
+		for (const call of [
+			(destination: Writable) => exportTable(`${server.url}/weather.zarr`, destination),
+			(destination: Writable) => exportSelection(`${server.url}/weather.zarr`, destination, { start: "2023-06-01" }),
+		]) {
+			server.reset();
+			holding = { matches: named("zarr.json"), trickle: false };
+			try {
+				const { destination, broken, fail, written } = failingDestination(how);
+				const settled = call(destination).then(
+					() => ({ error: undefined as unknown }),
+					(error: unknown) => ({ error }),
+				);
+				let request: RequestRecord | undefined;
+				await until(() => (request = server.requests.find((record) => named("zarr.json")({ ...record }))) !== undefined, "the held request");
+				const failedAt = performance.now();
+				fail();
+				const outcome = await Promise.race([settled, sleep(ABORT_WITHIN_MS).then(() => "still pending" as const)]);
+				expect(outcome, "the call settles within 2 s of the failure (it resolved, or waited for the opening)").not.toBe("still pending");
+				expect((outcome as { error: unknown }).error).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: socket reset early", cause: broken });
+				await until(() => request!.end !== undefined && server.inFlight === 0, "the held request's socket to close", 1000);
+				expect(server.requests.filter((record) => record.start > failedAt)).toEqual([]);
+				expect(written()).toBe(0);
+			} finally {
+				holding = undefined;
+			}
+		}
 	});
 });
 

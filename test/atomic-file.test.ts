@@ -18,12 +18,11 @@ function piece(index: number): Buffer {
 }
 
 describe("strayTemporaryFiles: what an export killed outright left beside its target", () => {
-	it("names the temporary files of processes that no longer run, never this process's, a running one's or another name's", () => {
+	it("names the temporary files of processes that no longer run, never a running one's or another name's", () => {
 		const dir = tempDir("dt64-atomic-");
 		const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
 		const names = {
 			dead: `.out.arrow.${dead}.0123abcd.tmp`,
-			mine: `.out.arrow.${process.pid}.0123abcd.tmp`,
 			running: `.out.arrow.${process.ppid}.0123abcd.tmp`,
 			otherTarget: `.other.arrow.${dead}.0123abcd.tmp`,
 			notOurs: `.out.arrow.${dead}.tmp`,
@@ -35,7 +34,22 @@ describe("strayTemporaryFiles: what an export killed outright left beside its ta
 		fs.symlinkSync(path.join(dir, "out.arrow"), path.join(elsewhere, "link.arrow"));
 		fs.writeFileSync(path.join(dir, "out.arrow"), "");
 		expect(strayTemporaryFiles(path.join(elsewhere, "link.arrow"))).toEqual([{ path: path.join(dir, names.dead), bytes: 5 }]);
-		expect(fs.readdirSync(dir).length).toBe(6);
+		expect(fs.readdirSync(dir).length).toBe(5);
+	});
+
+	it("one of this process's pid is its own only while one of its writers holds it: else an earlier process had the pid (a container's pid 1 after a restart)", () => {
+		const dir = tempDir("dt64-atomic-");
+		const earlier = path.join(dir, `.out.arrow.${process.pid}.0123abcd.tmp`);
+		fs.writeFileSync(earlier, "1234567");
+		const writer = new AtomicFileWriter(path.join(dir, "out.arrow"), { overwrite: false });
+		try {
+			expect(path.basename(writer.tempPath)).toMatch(new RegExp(`^\\.out\\.arrow\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`));
+			// Through a relative path as through an absolute one.
+			const relative = path.relative(process.cwd(), path.join(dir, "out.arrow"));
+			for (const target of [path.join(dir, "out.arrow"), relative]) expect(strayTemporaryFiles(target)).toEqual([{ path: earlier, bytes: 7 }]);
+		} finally {
+			writer.destroy();
+		}
 	});
 });
 

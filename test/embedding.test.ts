@@ -2,6 +2,7 @@
  * The library as a long-running service embeds it: what each export call does with the caller's destination, its
  * signal and its resources, whenever it fails or is aborted (findings of the embedding trial).
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PassThrough, Writable } from "node:stream";
@@ -22,6 +23,24 @@ describe("the caller's destination, from the moment the export is called", () =>
 		expect(error).toMatchObject({ code: "WRITE_FAILED", message: expect.stringMatching(/^cannot write to the output stream: .*ENOENT/), cause: { code: "ENOENT" } });
 		const selected = fs.createWriteStream(path.join(tempDir(), "no-such-folder", "s.arrow"));
 		expect(await rejection(exportSelection(weather, selected, { start: "2023-01-02" }))).toMatchObject({ code: "WRITE_FAILED" });
+	});
+
+	it("an error it emits without being destroyed, before the stages take it, rejects the call: nothing is written to it (the call used to resolve, the whole table written)", async () => {
+		for (const call of [(destination: Writable) => exportTable(weather, destination), (destination: Writable) => exportSelection(weather, destination, { start: "2023-01-02" })]) {
+			let bytes = 0;
+			const destination = new Writable({
+				write: (chunk: Buffer, _encoding, done) => {
+					bytes += chunk.length;
+					done();
+				},
+			});
+			const broken = new Error("upload refused: no such bucket");
+			const settled = rejection(call(destination));
+			destination.emit("error", broken);
+			expect(await settled).toMatchObject({ code: "WRITE_FAILED", message: "cannot write to the output stream: upload refused: no such bucket", cause: broken });
+			expect(bytes).toBe(0);
+			expect(destination.destroyed).toBe(true);
+		}
 	});
 
 	it("an export that fails before writing destroys it, as a pipeline would: no file descriptor is left open", async () => {
@@ -100,6 +119,31 @@ describe("options that would do nothing are refused", () => {
 				expect.objectContaining({ code: "USAGE", option, message: `${option} applies when a store is opened (openTable, or the exports that open one), not to the stages of a table open already` }),
 			);
 		}
+	});
+});
+
+describe("what an export resolves to, as a service logs it", () => {
+	it("exportSelection's summary is JSON-safe: { rows, selection }, the opened table still there to read but not serialized", async () => {
+		const summary = await exportSelection(weather, new PassThrough().resume(), { start: "2023-01-02" });
+		const json = JSON.parse(JSON.stringify(summary));
+		expect(json).toEqual({ rows: summary.rows, selection: { ...summary.selection, rows: { ...summary.selection.rows } } });
+		expect(Object.keys(json)).toEqual(["rows", "selection"]);
+		expect(summary.table.name).toBe("weather-station");
+	});
+});
+
+describe("temporary files an export killed outright left (a service OOM-killed and restarted)", () => {
+	it("exportToFile names them in its result, a dead process's and one of this pid from an earlier process, and leaves them", async () => {
+		const dir = tempDir();
+		const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+		const left = [path.join(dir, `.t.arrow.${dead}.0123abcd.tmp`), path.join(dir, `.t.arrow.${process.pid}.89abcdef.tmp`)].sort();
+		for (const file of left) fs.writeFileSync(file, "partial");
+		const result = await exportToFile(weather, path.join(dir, "t.arrow"));
+		expect(result.strayTemporaryFiles).toEqual(left.map((file) => ({ path: file, bytes: 7 })));
+		expect(result.name).toBe("weather-station");
+		for (const file of left) expect(fs.existsSync(file)).toBe(true);
+		// None beside another file.
+		expect((await exportToFile(weather, path.join(dir, "u.arrow"))).strayTemporaryFiles).toEqual([]);
 	});
 });
 

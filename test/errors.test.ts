@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { describeForCli } from "../src/cli/error-advice.js";
 import { Dt64ExportError, ERROR_CODES, errorInContext, UsageError } from "../src/errors.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
+import { toArrowTimestamps } from "../src/convert/to-arrow-timestamps.js";
+import { parseDatetime64Type } from "../src/dtype/datetime64.js";
 import { REPO, tempDir } from "./support/cli.js";
 import { thrown } from "./support/thrown.js";
 
@@ -41,5 +43,30 @@ describe("error codes", () => {
 		expect(describeForCli(new UsageError('invalid onOverflow "x": choose one of error, null', { option: "onOverflow" }))).toBe('invalid --on-overflow "x": choose one of error, null');
 		const ambiguous = new Dt64ExportError("ARRAY_AMBIGUOUS", "s.zarr: the group holds several datetime64 arrays: a, b", { option: "array", candidates: ["a", "b"] });
 		expect(describeForCli(ambiguous)).toBe("s.zarr: the group holds several datetime64 arrays: a, b; choose one with --array");
+	});
+});
+
+describe("errors as JSON (a service's structured log)", () => {
+	it("JSON.stringify(error) gives code, kind, message, its fields (int64 values as decimal strings) and its cause", () => {
+		const cause = Object.assign(new Error("disk gone"), { code: "EIO" });
+		const error = new Dt64ExportError("OVERFLOW", "value 1000000000000000 of datetime64[D] at index 3 is outside the int64 range in unit ns", { index: 3, value: 10n ** 15n, unit: "ns", cause });
+		expect(JSON.parse(JSON.stringify(error))).toEqual({
+			name: "Dt64ExportError",
+			code: "OVERFLOW",
+			kind: "data",
+			message: error.message,
+			index: 3,
+			value: "1000000000000000",
+			unit: "ns",
+			cause: { name: "Error", code: "EIO", message: "disk gone" },
+		});
+		const wrapped = new Dt64ExportError("WRITE_FAILED", "cannot write", { value: { holder: { pid: 7n } }, cause: error });
+		expect(JSON.parse(JSON.stringify({ error: wrapped }))).toMatchObject({ error: { code: "WRITE_FAILED", value: { holder: { pid: "7" } }, cause: { code: "OVERFLOW", value: "1000000000000000" } } });
+	});
+
+	it("a conversion refused by the core (an int64 count) serializes too", () => {
+		const error = thrown(() => toArrowTimestamps(BigInt64Array.of(10n ** 15n), parseDatetime64Type({ name: "numpy.datetime64", configuration: { unit: "D", scale_factor: 1 } }), { unit: "ns" }));
+		expect(error).toMatchObject({ code: "OVERFLOW", value: 10n ** 15n });
+		expect(JSON.parse(JSON.stringify(error))).toMatchObject({ name: "ConversionError", code: "OVERFLOW", value: "1000000000000000", unit: "ns" });
 	});
 });

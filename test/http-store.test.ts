@@ -373,6 +373,38 @@ describe("parseHeaderOption", () => {
 });
 
 describe("HttpStore under one caller signal", () => {
+	it("many requests waiting to retry under one signal (a brief outage) add one listener to it: no MaxListenersExceededWarning", async () => {
+		// Each key answered 503 three times, then served: every request waits to retry, at about the same time.
+		let outage = true;
+		const own = await startServer(root, { faults: (request) => (outage || request.attempt <= 3 ? { status: 503 } : undefined) });
+		const warnings: string[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning.name);
+		process.on("warning", onWarning);
+		try {
+			const controller = new AbortController();
+			// Keys of their own (requests for one key are one request).
+			await mkdir(path.join(root, "many"), { recursive: true });
+			for (let i = 0; i < 24; i++) await writeFile(path.join(root, "many", String(i)), CHUNK);
+			const s = store({ backoffMs: 100, retries: 6 }, `${own.url}/many`);
+			outage = false;
+			const all = await Promise.all(Array.from({ length: 24 }, (_, i) => s.get(`/${i}`, { signal: controller.signal })));
+			expect(all.every((bytes) => bytes !== undefined && bytes.length === CHUNK.length)).toBe(true);
+			expect(own.requests.filter((request) => request.status === 503).length).toBe(72);
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(warnings).not.toContain("MaxListenersExceededWarning");
+			// The waits stop at the abort all the same.
+			outage = true;
+			const pending = Array.from({ length: 24 }, (_, i) => s.get(`/${i}`, { signal: controller.signal }).then(() => "done", (error: unknown) => (error as Error).name));
+			setTimeout(() => controller.abort(), 120);
+			expect((await Promise.all(pending)).every((outcome) => outcome !== "done")).toBe(true);
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(warnings).not.toContain("MaxListenersExceededWarning");
+		} finally {
+			process.off("warning", onWarning);
+			await own.close();
+		}
+	});
+
 	it("many requests in flight under one signal add one listener to it: no MaxListenersExceededWarning; an abort still stops them all", async () => {
 		// A server of its own: the requests aborted here must not reach the other tests' server.
 		let slow = false;

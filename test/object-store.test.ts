@@ -7,13 +7,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
-import { exportToFile } from "../src/export.js";
+import { PassThrough } from "node:stream";
+import { exportTable, exportToFile } from "../src/export.js";
 import { inspectStore } from "../src/inspect.js";
 import { openTimeArray } from "../src/open-array.js";
 import { collectHeaders } from "../src/cli/header-options.js";
 import { parseAbfsUrl } from "../src/store/azure-store.js";
 import { openStore } from "../src/store/open-store.js";
 import { readRawInt64, tempDir } from "./support/cli.js";
+import { rejection } from "./support/thrown.js";
 import { startAzureServer, type AzureServer } from "./support/azure-server.js";
 import { startGcsServer, type GcsServer } from "./support/gcs-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
@@ -181,6 +183,14 @@ describe("s3:// with Signature V4", () => {
 		expectNoSecret(result.stderr, result.stdout);
 	});
 
+	it("credentials passed in the env option (per call): a refusal says they came from the env option, not from the environment", async () => {
+		const refused = await rejection(exportTable("s3://private/plain.zarr", new PassThrough(), { env: signedEnv({ AWS_SECRET_ACCESS_KEY: `${SECRET}x` }) }));
+		expect(refused).toMatchObject({ code: "ACCESS_DENIED", path: "s3://private", message: expect.stringMatching(/refused a request signed with credentials from the env option \(AWS_ACCESS_KEY_ID\)$/) });
+		expectNoSecret(refused.message);
+		const array = await openTimeArray("s3://private/plain.zarr", { env: signedEnv() });
+		expect(array.metadata.shape).toEqual([1000]);
+	});
+
 	it("an expired session token: one line, exit 1", async () => {
 		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ AWS_ACCESS_KEY_ID: EXPIRED_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) });
 		expect(result.status).toBe(1);
@@ -209,7 +219,7 @@ describe("s3:// with Signature V4", () => {
 	});
 
 	it("no credentials anywhere is one line that says what to set", async () => {
-		await expect(openStore("s3://private/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "CREDENTIALS_MISSING", message: expect.stringMatching(/^no AWS credentials found: set AWS_ACCESS_KEY_ID/) });
+		await expect(openStore("s3://private/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "CREDENTIALS_MISSING", message: expect.stringMatching(/^no AWS credentials found in the env option or the AWS files: set AWS_ACCESS_KEY_ID/) });
 		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv() });
 		expect(result.status).toBe(1);
 		// Said once: the library's words, then the flag (it said the same thing twice in two ways).

@@ -34,13 +34,22 @@ function outputExists(target: string): Dt64ExportError {
 	return new Dt64ExportError("OUTPUT_EXISTS", `${target} already exists`, { path: target });
 }
 
+/** A temporary file an export killed outright left beside its target (see strayTemporaryFiles). */
+export interface StrayTemporaryFile {
+	readonly path: string;
+	readonly bytes: number;
+}
+
 /**
  * The temporary files beside `target` that an export of it killed outright (SIGKILL, the OOM killer: nothing could
  * remove them) left: named as AtomicFileWriter names them, by a process that no longer runs on this machine. They
  * are only named, never removed: a process of another machine writing to a shared folder has a pid this one cannot
- * see.
+ * see. A file named with this process's pid is its own only while one of its writers has it open: otherwise an
+ * earlier process had the pid, as a container's exporter, pid 1 after every restart, does (the part locks tell such a
+ * process by the same rule, process-identity.ts; a temporary file's name has no room for the PID namespace, boot and
+ * start time a lock records).
  */
-export function strayTemporaryFiles(target: string): { path: string; bytes: number }[] {
+export function strayTemporaryFiles(target: string): StrayTemporaryFile[] {
 	let replaced: string;
 	try {
 		replaced = fs.realpathSync(target);
@@ -55,15 +64,25 @@ export function strayTemporaryFiles(target: string): { path: string; bytes: numb
 	} catch {
 		return [];
 	}
-	const stray: { path: string; bytes: number }[] = [];
+	const stray: StrayTemporaryFile[] = [];
+	// This process's own, as the folder is named here (its writers may have been given a relative or linked path).
+	const ours = new Set([...pending].map(realPathOf));
 	for (const name of names.sort()) {
 		const pid = pattern.exec(name)?.[1];
-		if (pid === undefined || Number(pid) === process.pid || pidExists(Number(pid))) continue;
 		const file = path.join(folder, name);
+		if (pid === undefined || ours.has(realPathOf(file)) || (Number(pid) !== process.pid && pidExists(Number(pid)))) continue;
 		const stat = fs.statSync(file, { throwIfNoEntry: false });
 		if (stat?.isFile()) stray.push({ path: file, bytes: stat.size });
 	}
 	return stray;
+}
+
+function realPathOf(file: string): string {
+	try {
+		return fs.realpathSync(file);
+	} catch {
+		return path.resolve(file);
+	}
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -31,36 +31,76 @@ export function destinationFailure(error: unknown, fromDestination: boolean): un
 	return new Dt64ExportError("WRITE_FAILED", `cannot write to the output stream: ${reason}`, { cause: error });
 }
 
+/** The caller's destination as an export holds it: the signal its opening runs under, and the hand-over to the stages. */
+export interface HeldDestination {
+	/**
+	 * The signal the export runs under: the caller's `signal` (an abort of it is forwarded, reason and all), and the
+	 * destination's own failure while it is held (before the stages take it), which aborts the opening at once.
+	 */
+	readonly signal: AbortSignal | undefined;
+	/** The destination, handed to the stages: from now on its failures are theirs to report (runStages). */
+	take(): Writable;
+}
+
 /**
  * Runs an export into the caller's `destination`, held from the call on:
- * - its errors are listened to at once: one emitted while the store is opened, before the stages are piped to it
- *   (a file stream that cannot open its path), would otherwise have no listener and end the process; the export
- *   then rejects with it, as WRITE_FAILED;
+ * - its errors are listened to at once: one emitted (or a `destroy(error)`, or a `destroy()`) while the store is
+ *   opened, before the stages are piped to it, aborts the opening (the requests in flight cancelled, nothing read or
+ *   written after it) and rejects the call as WRITE_FAILED, its error the cause. Without the listener an emitted
+ *   error would end the process; with one that only recorded it, a stream that reported its failure by emitting
+ *   `error` without being destroyed was written to in full and the call resolved;
  * - an export that fails before its stages run destroys it, as a pipeline destroys its streams when it fails (a file
  *   stream's descriptor is closed).
  * The listener stays: an error the destination emits after a failure is the export's doing, never the process's end.
  */
-export async function intoCallerDestination<T>(destination: Writable, options: object, run: () => Promise<T>): Promise<T> {
+export async function intoCallerDestination<T>(destination: Writable, options: { readonly signal?: unknown }, run: (held: HeldDestination) => Promise<T>): Promise<T> {
 	if ((options as { overwrite?: unknown }).overwrite !== undefined) {
 		throw new UsageError("overwrite applies to the exports that write a path (exportToFile, exportDataset): this one writes to the stream it is given", { option: "overwrite" });
 	}
-	let own: unknown;
-	let failed = false;
-	const onError = (error: unknown) => {
-		own ??= error;
+	const callerSignal = options.signal;
+	const holding = new AbortController();
+	let taken = false;
+	let broken: Dt64ExportError | undefined;
+	const release = (failure: Dt64ExportError) => {
+		if (taken || broken !== undefined || holding.signal.aborted) return;
+		broken = failure;
+		holding.abort(failure);
 	};
+	const onError = (error: unknown) => {
+		const failure = destinationFailure(error, true);
+		if (isDt64ExportError(failure)) release(failure);
+	};
+	const onClose = () => release(new Dt64ExportError("WRITE_FAILED", "cannot write to the output stream: it was destroyed before the export started"));
+	const forwardAbort = () => holding.abort((callerSignal as AbortSignal).reason);
 	destination.on("error", onError);
+	destination.on("close", onClose);
+	// An invalid signal is passed on as it is, for the plan to refuse (USAGE).
+	const valid = callerSignal instanceof AbortSignal;
+	if (valid) {
+		if (callerSignal.aborted) forwardAbort();
+		else callerSignal.addEventListener("abort", forwardAbort, { once: true });
+	}
+	const held: HeldDestination = {
+		signal: callerSignal === undefined || valid ? holding.signal : (callerSignal as AbortSignal),
+		take: () => {
+			taken = true;
+			return destination;
+		},
+	};
+	let failed = false;
 	try {
-		return await run();
+		const result = await run(held);
+		if (broken !== undefined) throw broken;
+		return result;
 	} catch (error) {
 		failed = true;
 		if (!destination.destroyed) destination.destroy();
-		// The destination's own error, from before its stages ran: the export then failed on the stream it had broken.
-		// (One the pipeline gave it is the same error as the export's, and a failure of its own while the stages ran
-		// is WRITE_FAILED already: runStages.)
-		if (own !== undefined && own !== error && !isDt64ExportError(error) && (error as Error)?.name !== "AbortError") throw destinationFailure(own, true);
+		// The destination failed while it was held: the opening was aborted for it (whatever the abort made of it).
+		if (broken !== undefined) throw broken;
 		throw error;
 	} finally {
+		if (valid) callerSignal.removeEventListener("abort", forwardAbort);
+		destination.off("close", onClose);
 		if (!failed) destination.off("error", onError);
 	}
 }

@@ -8,6 +8,7 @@
  * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (or the profile's ignore_configured_endpoint_urls) is true. Programs that hand out credentials (role_arn, SSO,
  * credential_process, instance metadata) are not run: such a profile is refused with what to do instead.
  */
+import type { EnvOrigin } from "./env-origin.js";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -29,6 +30,8 @@ export interface AwsSettingsOptions {
 	/** False reads public buckets without credentials, as the AWS CLI's `--no-sign-request`. */
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
+	/** Where `env` came from, for messages (default: the environment). */
+	readonly envOrigin?: EnvOrigin;
 }
 
 /** Keys of a profile that name a way of getting credentials this tool does not run. */
@@ -109,6 +112,7 @@ function resolveEndpoint({ env, profile, inConfig, configIni, configFile }: Endp
 /** Resolves the credentials, region and endpoint for s3:// stores. */
 export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<AwsSettings> {
 	const { env } = options;
+	const origin = options.envOrigin ?? "the environment";
 	const home = nonEmpty(env.HOME) ?? os.homedir();
 	const explicitProfile = nonEmpty(env.AWS_PROFILE) ?? nonEmpty(env.AWS_DEFAULT_PROFILE);
 	const profile = explicitProfile ?? "default";
@@ -133,7 +137,7 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 			throw new Dt64ExportError("CREDENTIALS_MISSING", `${set} is set but ${unset} is not: set both, or neither to use a profile`);
 		}
 		const sessionToken = nonEmpty(env.AWS_SESSION_TOKEN);
-		const source = `the environment (AWS_ACCESS_KEY_ID${sessionToken === undefined ? "" : " with AWS_SESSION_TOKEN"})`;
+		const source = `${origin} (AWS_ACCESS_KEY_ID${sessionToken === undefined ? "" : " with AWS_SESSION_TOKEN"})`;
 		return { ...settings, credentials: { accessKeyId: keyId, secretAccessKey: secret, ...(sessionToken === undefined ? {} : { sessionToken }) }, credentialSource: source };
 	}
 
@@ -170,7 +174,7 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 	}
 	throw new Dt64ExportError(
 		"CREDENTIALS_MISSING",
-		"no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (~/.aws/credentials); a public bucket needs none when requests are sent unsigned",
+		`no AWS credentials found in ${origin} or the AWS files: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (~/.aws/credentials); a public bucket needs none when requests are sent unsigned`,
 		{ option: "signRequests" },
 	);
 }

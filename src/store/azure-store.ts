@@ -6,6 +6,7 @@
  * sovereign cloud). Account keys (Shared Key signing) and Microsoft Entra tokens are not used: a SAS token is the
  * credential that needs no signing code and no token service.
  */
+import type { EnvOrigin } from "./env-origin.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
@@ -17,6 +18,8 @@ import { xmlElements, xmlFirst } from "./xml-elements.js";
 export interface AzureStoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
+	/** Where `env` came from, for messages (default: the environment). */
+	readonly envOrigin?: EnvOrigin;
 }
 
 /** The REST API version asked for: one that takes a plain Range header and lists with delimiters. */
@@ -66,8 +69,9 @@ function azureSettings(account: string | undefined, options: AzureStoreOptions):
 		endpoint = accountEndpoint(name, connection?.get("endpointsuffix"), connection?.get("defaultendpointsprotocol"));
 	}
 	if (!options.signRequests) return { endpoint, sas: undefined, source: "no credentials (anonymous requests)" };
-	if (tokenFromEnv !== undefined) return { endpoint, sas: tokenFromEnv, source: "AZURE_STORAGE_SAS_TOKEN" };
-	if (tokenFromConnection !== undefined) return { endpoint, sas: tokenFromConnection, source: "AZURE_STORAGE_CONNECTION_STRING (SharedAccessSignature)" };
+	const inOption = options.envOrigin === "the env option" ? " in the env option" : "";
+	if (tokenFromEnv !== undefined) return { endpoint, sas: tokenFromEnv, source: `AZURE_STORAGE_SAS_TOKEN${inOption}` };
+	if (tokenFromConnection !== undefined) return { endpoint, sas: tokenFromConnection, source: `AZURE_STORAGE_CONNECTION_STRING (SharedAccessSignature)${inOption}` };
 	if (connection?.has("accountkey")) {
 		throw new Dt64ExportError(
 			"CREDENTIALS_MISSING",

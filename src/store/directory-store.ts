@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
+import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
@@ -27,11 +28,13 @@ export class DirectoryStore implements AsyncReadable {
 	}
 
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
+		// A local read cannot be cancelled once started: after an abort, none starts.
+		throwIfAborted(options.signal);
 		if (options.small === true && !this.#syncReadsSlow) {
 			const bytes = this.#readSmall(key, options.room);
 			if (bytes !== LARGE) return bytes;
 		}
-		return this.#withFile(key, (handle) => readWhole(handle, this.bufferPool, options.room));
+		return this.#withFile(key, options.signal, (handle) => readWhole(handle, this.bufferPool, options.room));
 	}
 
 	/**
@@ -79,7 +82,7 @@ export class DirectoryStore implements AsyncReadable {
 	}
 
 	async getRange(key: AbsolutePath, range: RangeQuery, options: GetOptions = {}): Promise<Uint8Array | undefined> {
-		return this.#withFile(key, async (handle, file) => {
+		return this.#withFile(key, options.signal, async (handle, file) => {
 			const size = (await handle.stat()).size;
 			const [offset, length] = "suffixLength" in range ? [size - range.suffixLength, range.suffixLength] : [range.offset, range.length];
 			checkWithin(file, key, offset, length, size);
@@ -92,7 +95,7 @@ export class DirectoryStore implements AsyncReadable {
 
 	/** The ranges in one readv from the first to the end of the last, the bytes between them read into scratch. */
 	async getRanges(key: AbsolutePath, ranges: readonly { offset: number; length: number }[], options: GetOptions = {}): Promise<Uint8Array[] | undefined> {
-		return this.#withFile(key, async (handle, file) => {
+		return this.#withFile(key, options.signal, async (handle, file) => {
 			if (ranges.length === 0) return [];
 			const size = (await handle.stat()).size;
 			const pieces: Uint8Array[] = [];
@@ -118,15 +121,18 @@ export class DirectoryStore implements AsyncReadable {
 	 * of the file system is READ_FAILED naming the file (`path`: the store, `key`: the key); this package's own errors
 	 * pass as they are.
 	 */
-	async #withFile<T>(key: AbsolutePath, read: (handle: fs.FileHandle, file: string) => Promise<T>): Promise<T | undefined> {
+	async #withFile<T>(key: AbsolutePath, signal: AbortSignal | undefined, read: (handle: fs.FileHandle, file: string) => Promise<T>): Promise<T | undefined> {
 		let handle: fs.FileHandle | undefined;
 		const file = this.resolve(key);
 		try {
+			throwIfAborted(signal);
 			handle = await fs.open(file, "r");
+			// Opened while the export was being aborted: its bytes would be read for nobody.
+			throwIfAborted(signal);
 			return await read(handle, file);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
-			if (error instanceof Dt64ExportError) throw error;
+			if (error instanceof Dt64ExportError || signal?.aborted === true) throw error;
 			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
 		} finally {
 			await handle?.close();

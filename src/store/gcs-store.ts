@@ -5,6 +5,7 @@
  * sent when one is found: GOOGLE_OAUTH_ACCESS_TOKEN, else the metadata server of a Google Cloud machine if it
  * answers within a short time; else requests are anonymous.
  */
+import type { EnvOrigin } from "./env-origin.js";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
@@ -17,6 +18,8 @@ import { xmlFirst } from "./xml-elements.js";
 export interface GcsStoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
+	/** Where `env` came from, for messages (default: the environment). */
+	readonly envOrigin?: EnvOrigin;
 	/** Cuts short the metadata server's answer for a token (OpenStoreOptions.signal). */
 	readonly signal?: AbortSignal;
 }
@@ -70,7 +73,7 @@ async function metadataToken(host: string, fetchImpl: typeof fetch, signal: Abor
 async function findToken(options: GcsStoreOptions, emulated: boolean): Promise<GcsToken> {
 	if (!options.signRequests) return { token: undefined, source: "no credentials (anonymous requests)", unsigned: true };
 	const fromEnv = options.env.GOOGLE_OAUTH_ACCESS_TOKEN?.trim();
-	if (fromEnv) return { token: fromEnv, source: "GOOGLE_OAUTH_ACCESS_TOKEN" };
+	if (fromEnv) return { token: fromEnv, source: options.envOrigin === "the env option" ? "GOOGLE_OAUTH_ACCESS_TOKEN in the env option" : "GOOGLE_OAUTH_ACCESS_TOKEN" };
 	// An emulator needs no token: the metadata server is asked there only when GCE_METADATA_HOST names one.
 	const host = options.env.GCE_METADATA_HOST?.trim() || (emulated ? undefined : "metadata.google.internal");
 	const token = host === undefined ? undefined : await metadataToken(host, options.fetch ?? fetch, options.signal);

@@ -1,3 +1,4 @@
+import { envOriginOf } from "./env-origin.js";
 import * as fs from "node:fs";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
@@ -60,7 +61,10 @@ export interface OpenStoreOptions {
 	 * Default true: credentials from the environment, as each cloud's own tools find them.
 	 */
 	signRequests?: boolean;
-	/** Where credentials, regions and endpoints are looked up; default `process.env`. */
+	/**
+	 * Where credentials, regions and endpoints are looked up, as variables of these names (`AWS_ACCESS_KEY_ID`...):
+	 * per-call credentials; default `process.env`. Messages then say the credentials came from the env option.
+	 */
 	env?: NodeJS.ProcessEnv;
 	/**
 	 * s3:// only: a chunk answered 403 AccessDenied is a missing chunk (the fill value), as a 404 is. S3 answers so for
@@ -113,7 +117,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		const objectStore = objectStoreOf(scheme, location);
 		if (objectStore === undefined) throw new UsageError(`unsupported store URL scheme "${scheme}://": expected s3://, gs://, az://, abfs://, http:// or https://`);
 		const { url, open } = objectStore;
-		const storeOptions = { headers: options.headers, retries: options.retries, signRequests: options.signRequests ?? true, env: options.env ?? process.env, signal };
+		const storeOptions = { headers: options.headers, retries: options.retries, signRequests: options.signRequests ?? true, env: options.env ?? process.env, envOrigin: envOriginOf(options.env), signal };
 		if (/\.zip$/i.test(url.prefix)) {
 			// A zip object is read by ranges from the store of its folder.
 			const name = url.prefix.split("/").pop()!;

@@ -4,6 +4,7 @@
  * (`bucket.s3.<region>.amazonaws.com`, path-style for bucket names with dots, which TLS certificates do not
  * cover); an S3-compatible endpoint (AWS_ENDPOINT_URL) path-style, as MinIO, Ceph and R2 expect.
  */
+import type { EnvOrigin } from "./env-origin.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import { resolveAwsSettings, type AwsSettings } from "./aws-settings.js";
 import type { BucketStore } from "./bucket-store.js";
@@ -16,6 +17,8 @@ import { xmlElements, xmlFirst } from "./xml-elements.js";
 export interface S3StoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
+	/** Where `env` came from, for messages (default: the environment). */
+	readonly envOrigin?: EnvOrigin;
 }
 
 /** What S3's error codes mean for the one who typed the command. */
@@ -98,7 +101,7 @@ function parseListPage(xml: string): ListingPage {
 
 export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Promise<BucketStore> {
 	const location = formatBucketUrl(url);
-	const settings = await resolveAwsSettings({ signRequests: options.signRequests, env: options.env });
+	const settings = await resolveAwsSettings({ signRequests: options.signRequests, env: options.env, envOrigin: options.envOrigin });
 	if (!(settings.endpoint === undefined ? DNS_BUCKET.test(url.bucket) || PATH_BUCKET.test(url.bucket) : PATH_BUCKET.test(url.bucket))) {
 		throw new UsageError(`${location}: ${JSON.stringify(url.bucket)} is not a valid bucket name`);
 	}

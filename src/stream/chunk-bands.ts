@@ -89,6 +89,8 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	// The next chunk, when `control` held its read back.
 	let heldBack: IteratorResult<number[]> | undefined;
 	const launch = (ahead = false): boolean => {
+		// Aborted (the reader destroyed): no chunk is read from now on, not even one the consumer was waiting for.
+		if (signal.aborted) return false;
 		const next = heldBack ?? coordinates.next();
 		heldBack = undefined;
 		if (next.done) return false;
@@ -112,6 +114,8 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 		while (inFlight.length > 0) {
 			const { coords, data } = inFlight.shift()!;
 			const decoded = await data;
+			// A read that ended after the abort (a local file's, which does not heed the signal) starts no other.
+			if (signal.aborted) return;
 			// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
 			readAhead();
 			yield { coords, data: decoded };

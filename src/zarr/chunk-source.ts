@@ -1,5 +1,6 @@
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { CODECS } from "./codecs/codec-map.js";
+import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, withErrorFields } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { storeReadFailure } from "../store/read-failure.js";
@@ -198,11 +199,14 @@ function plainChunks<V extends ChunkValues>(
 		read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
 			return readingChunk(meta.path, key.slice(1), async () => {
+				throwIfAborted(signal);
 				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small }).catch((error: unknown) => {
 					if (!isRefusedKey(error)) throw storeReadFailure(`chunk ${describe(coords)}`, error, key.slice(1), signal);
 					if (options.forbiddenAsMissing) return undefined;
 					throw refusedChunkError(error, `chunk ${describe(coords)}`);
 				});
+				// Read before the abort, decoded after it would be work nobody waits for (a local read ignores the signal).
+				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 				return decoder.decode(bytes, describe(coords));
 			});
@@ -294,10 +298,12 @@ function shardedChunks<V extends ChunkValues>(
 		read(coords, signal, within) {
 			const key = shardKey(coords);
 			return readingChunk(meta.path, key.slice(1), async () => {
+				throwIfAborted(signal);
 				const inner = toStored(coords.map((c, axis) => c % perShard[axis]));
 				const box = within === undefined ? undefined : innerBox(within, coords, perShard, gridShape);
 				const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
 				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox);
+				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 				return decoder.decode(bytes, describe(coords));
 			});
