@@ -123,11 +123,11 @@ describe("options that would do nothing are refused", () => {
 });
 
 describe("what an export resolves to, as a service logs it", () => {
-	it("exportSelection's summary is JSON-safe: { rows, selection }, the opened table still there to read but not serialized", async () => {
+	it("exportSelection's summary is JSON-safe: { rows, overflowNulls, selection }, the opened table still there to read but not serialized", async () => {
 		const summary = await exportSelection(weather, new PassThrough().resume(), { start: "2023-01-02" });
 		const json = JSON.parse(JSON.stringify(summary));
-		expect(json).toEqual({ rows: summary.rows, selection: { ...summary.selection, rows: { ...summary.selection.rows } } });
-		expect(Object.keys(json)).toEqual(["rows", "selection"]);
+		expect(json).toEqual({ rows: summary.rows, overflowNulls: {}, selection: { ...summary.selection, rows: { ...summary.selection.rows } } });
+		expect(Object.keys(json)).toEqual(["rows", "overflowNulls", "selection"]);
 		expect(summary.table.name).toBe("weather-station");
 	});
 });
