@@ -2,16 +2,21 @@
  * What the summary line adds when `--on-overflow null` wrote values as null: how many, per column, so that
  * following the OVERFLOW error's advice shows what it cost. No count, no words.
  */
-import { DataType, type Schema, TimeUnit } from "apache-arrow";
+import type { Schema } from "apache-arrow";
 import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import { countText } from "./count-text.js";
 
-const UNIT_NAMES: Readonly<Record<TimeUnit, string>> = { [TimeUnit.SECOND]: "s", [TimeUnit.MILLISECOND]: "ms", [TimeUnit.MICROSECOND]: "us", [TimeUnit.NANOSECOND]: "ns" };
+const UNIT_NAMES: Readonly<Record<string, string>> = { SECOND: "s", MILLISECOND: "ms", MICROSECOND: "us", NANOSECOND: "ns" };
 
-/** The unit a column was written in, when the schema says (a commit reads none). */
+/**
+ * The unit a column was written in, when the schema says (a commit reads none). Read from the type's text
+ * (`Timestamp<NANOSECOND, "UTC">`, `Duration<MICROSECOND>`), as the CLI's other schema checks are: the CLI loads
+ * apache-arrow only with an export's stages, and this module is loaded at start.
+ */
 function unitOf(schema: Schema | undefined, column: string): string | undefined {
 	const type = schema?.fields.find((field) => field.name === column)?.type;
-	return type !== undefined && (DataType.isTimestamp(type) || DataType.isDuration(type)) ? UNIT_NAMES[type.unit] : undefined;
+	const unit = type === undefined ? undefined : /^(?:Timestamp|Duration)<([A-Z]+)/.exec(String(type))?.[1];
+	return unit === undefined ? undefined : UNIT_NAMES[unit];
 }
 
 /** `; 9,655 values of time outside int64 in ns written as null`, or "" when none. */
