@@ -3,10 +3,9 @@
  * int64 count of -2^63 (numpy's NaT, which xarray writes for NaT without a `_FillValue`) is null, as in every export.
  */
 import * as path from "node:path";
-import { PassThrough } from "node:stream";
-import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { cfMissingValueMarkers, decodeCfTimes, exportTable, isMissingValue, parseCfTimeCoding } from "../src/index.js";
+import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO } from "./support/cli.js";
 
 const NAT = -(2n ** 63n);
@@ -29,11 +28,8 @@ describe("the CF core's missing values are the exports'", () => {
 
 	it("the export of xarray's int64 store with NaT gives the same nulls", async () => {
 		const store = path.join(REPO, "test/fixtures/cf/nat-int64-hours.zarr");
-		const sink = new PassThrough();
-		const parts: Buffer[] = [];
-		sink.on("data", (chunk: Buffer) => parts.push(chunk));
-		await exportTable(store, sink, { array: "time", format: "arrow", unit: "s" });
-		const exported = [...tableFromIPC(Buffer.concat(parts)).getChildAt(0)!].map((value) => (value === null ? null : BigInt(value as number)));
+		const table = await exportedArrow((sink) => exportTable(store, sink, { array: "time", format: "arrow", unit: "s" }));
+		const exported = [...table.getChildAt(0)!].map((value) => (value === null ? null : BigInt(value as number)));
 		// The store's counts, decoded by the core alone: xarray wrote 2020-01-01, NaT, 2020-01-03T06:00.
 		const counts = new BigInt64Array([(1577836800n - 978307200n) / 3600n, NAT, (1578031200n - 978307200n) / 3600n]);
 		const coding = parseCfTimeCoding({ units: "hours since 2001-01-01", calendar: "proleptic_gregorian" }, {});

@@ -6,11 +6,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PassThrough } from "node:stream";
-import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { exportTable, inspectStore } from "../src/index.js";
+import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO } from "./support/cli.js";
+import { exportedValues, xarrayValues, type XarrayColumn } from "./support/xarray-columns.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/fill-attribute");
 
@@ -18,31 +18,17 @@ interface Expected {
 	store: string;
 	columns_option: string[];
 	rows: number;
-	columns: { name: string; dtype: string; values: string[] }[];
+	columns: XarrayColumn[];
 }
 
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Expected;
 const STORE = path.join(FIXTURES, EXPECTED.store);
 
-/** xarray's values as this export gives them: NaN and NaT (masked) as null, times as ISO text to the millisecond. */
-function expectedOf(column: Expected["columns"][number]): (number | string | null)[] {
-	if (column.dtype.startsWith("datetime64")) return column.values.map((value) => (value === "NaT" ? null : `${value.slice(0, 23)}Z`));
-	return column.values.map((value) => (value === "nan" ? null : Number(value)));
-}
-
 describe("v2 fill_value null with a _FillValue attribute, as xarray reads it", () => {
 	it("every column masked as xarray masks it: companion columns (scalar and listed attribute) and CF time alike", async () => {
-		const sink = new PassThrough();
-		const parts: Buffer[] = [];
-		sink.on("data", (chunk: Buffer) => parts.push(chunk));
-		await exportTable(STORE, sink, { columns: EXPECTED.columns_option, index: true, format: "arrow", unit: "ms" });
-		const table = tableFromIPC(Buffer.concat(parts));
+		const table = await exportedArrow((sink) => exportTable(STORE, sink, { columns: EXPECTED.columns_option, index: true, format: "arrow", unit: "ms" }));
 		expect(table.schema.fields.map((field) => field.name)).toEqual(EXPECTED.columns.map((column) => column.name));
-		for (const [k, column] of EXPECTED.columns.entries()) {
-			const time = column.dtype.startsWith("datetime64");
-			const values = [...table.getChildAt(k)!].map((value) => (value === null ? null : time ? new Date(Number(value)).toISOString() : Number(value)));
-			expect(values, column.name).toEqual(expectedOf(column));
-		}
+		for (const [k, column] of EXPECTED.columns.entries()) expect(exportedValues(table, k, column), column.name).toEqual(xarrayValues(column));
 		const types = Object.fromEntries(table.schema.fields.map((field) => [field.name, String(field.type)]));
 		// Masked and unpacked: CF's Float32 for 16-bit data and a float32 scale factor; masked integers keep their type.
 		expect(types).toMatchObject({ scalar: "Float32", listed: "Float32", counts: "Int16", both: "Int16" });

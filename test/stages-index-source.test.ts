@@ -5,29 +5,21 @@
  * store is xarray's (test/fixtures/tables/grid.zarr, test/golden/make_table_fixtures.py).
  */
 import * as path from "node:path";
-import { PassThrough, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { tableFromIPC, type Table } from "apache-arrow";
+import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { createTableExportStages, exportTable, openTable, type ExportOptions } from "../src/index.js";
+import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO } from "./support/cli.js";
 
 const GRID = path.join(REPO, "test/fixtures/tables/grid.zarr");
 
-async function viaExportTable(columns: string[], options: ExportOptions): Promise<Table> {
-	const sink = new PassThrough();
-	const parts: Buffer[] = [];
-	sink.on("data", (chunk: Buffer) => parts.push(chunk));
-	await exportTable(GRID, sink, { columns, format: "arrow", ...options });
-	return tableFromIPC(Buffer.concat(parts));
-}
+const viaExportTable = (columns: string[], options: ExportOptions): Promise<Table> => exportedArrow((sink) => exportTable(GRID, sink, { columns, format: "arrow", ...options }));
 
 async function viaStages(columns: string[], options: ExportOptions): Promise<Table> {
 	const table = await openTable(GRID, { columns });
 	const stages = createTableExportStages(table, { format: "arrow", ...options });
-	const parts: Buffer[] = [];
-	await pipeline(stages.reader, stages.batcher, stages.writer, new Writable({ write: (chunk: Buffer, _encoding, done) => (parts.push(chunk), done()) }));
-	return tableFromIPC(Buffer.concat(parts));
+	return exportedArrow((sink) => pipeline(stages.reader, stages.batcher, stages.writer, sink));
 }
 
 const contents = (table: Table) => Object.fromEntries(table.schema.fields.map((field, k) => [field.name, [...table.getChildAt(k)!].map(String)]));

@@ -6,11 +6,12 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PassThrough } from "node:stream";
-import { tableFromIPC, type Table } from "apache-arrow";
+import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { exportTable, inspectStore, type ExportOptions } from "../src/index.js";
+import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO } from "./support/cli.js";
+import { exportedValues, xarrayValues, type XarrayColumn } from "./support/xarray-columns.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/unsigned");
 
@@ -18,35 +19,20 @@ interface Expected {
 	store: string;
 	columns_option: string[];
 	stored: Record<string, string>;
-	columns: { name: string; dtype: string; values: string[] }[];
+	columns: XarrayColumn[];
 }
 
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Expected;
 const STORE = path.join(FIXTURES, EXPECTED.store);
 
-async function exported(options: ExportOptions): Promise<Table> {
-	const sink = new PassThrough();
-	const parts: Buffer[] = [];
-	sink.on("data", (chunk: Buffer) => parts.push(chunk));
-	await exportTable(STORE, sink, { columns: EXPECTED.columns_option, index: true, format: "arrow", unit: "ms", ...options });
-	return tableFromIPC(Buffer.concat(parts));
-}
-
-/** xarray's values as this export gives them: NaN (masked) as null, times as ISO text to the millisecond. */
-function expectedOf(column: Expected["columns"][number]): (number | string | null)[] {
-	if (column.dtype.startsWith("datetime64")) return column.values.map((value) => (value === "NaT" ? null : `${value.slice(0, 23)}Z`));
-	return column.values.map((value) => (value === "nan" ? null : Number(value)));
-}
+const exported = (options: ExportOptions): Promise<Table> =>
+	exportedArrow((sink) => exportTable(STORE, sink, { columns: EXPECTED.columns_option, index: true, format: "arrow", unit: "ms", ...options }));
 
 describe("_Unsigned, as xarray decodes it", () => {
 	it("every column has xarray's values; the integers are of the type _Unsigned says", async () => {
 		const table = await exported({});
 		expect(table.schema.fields.map((field) => field.name)).toEqual(EXPECTED.columns.map((column) => column.name));
-		for (const [k, column] of EXPECTED.columns.entries()) {
-			const time = column.dtype.startsWith("datetime64");
-			const values = [...table.getChildAt(k)!].map((value) => (value === null ? null : time ? new Date(Number(value)).toISOString() : Number(value)));
-			expect(values, column.name).toEqual(expectedOf(column));
-		}
+		for (const [k, column] of EXPECTED.columns.entries()) expect(exportedValues(table, k, column), column.name).toEqual(xarrayValues(column));
 		const types = Object.fromEntries(table.schema.fields.map((field) => [field.name, String(field.type)]));
 		// A masked integer keeps its (unsigned) type; the packed int8 is unpacked from its unsigned values.
 		expect(types).toMatchObject({ q: "Uint8", w: "Uint16", s: "Int16", p: "Float32", stamp: "Timestamp<MILLISECOND>" });
