@@ -17,7 +17,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import * as zlib from "node:zlib";
+import { writeStoredZip } from "../scripts/lib/stored-zip.mjs";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 
 const { values } = parseArgs({
@@ -40,53 +40,6 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), "dt64-remote-chunks-bench-"))
 const served = path.join(root, "served");
 const folder = path.join(served, "times.zarr");
 const zipFile = path.join(served, "times.zip");
-
-/** Every file below `dir`, as `/`-separated names, sorted. */
-function filesBelow(dir, prefix = "") {
-	return fs
-		.readdirSync(path.join(dir, prefix), { withFileTypes: true })
-		.sort((a, b) => (a.name < b.name ? -1 : 1))
-		.flatMap((entry) => (entry.isDirectory() ? filesBelow(dir, `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]));
-}
-
-/** The files of `dir` as a zip of STORED entries, the store at the top (zarr-python's ZipStore). */
-function writeStoredZip(dir, file) {
-	const parts = [];
-	const central = [];
-	let offset = 0;
-	for (const name of filesBelow(dir)) {
-		const nameBytes = Buffer.from(name);
-		const data = fs.readFileSync(path.join(dir, name));
-		const crc = zlib.crc32(data);
-		const local = Buffer.alloc(30);
-		local.writeUInt32LE(0x04034b50, 0);
-		local.writeUInt16LE(20, 4);
-		local.writeUInt32LE(crc, 14);
-		local.writeUInt32LE(data.length, 18);
-		local.writeUInt32LE(data.length, 22);
-		local.writeUInt16LE(nameBytes.length, 26);
-		const entry = Buffer.alloc(46);
-		entry.writeUInt32LE(0x02014b50, 0);
-		entry.writeUInt16LE(20, 4);
-		entry.writeUInt16LE(20, 6);
-		entry.writeUInt32LE(crc, 16);
-		entry.writeUInt32LE(data.length, 20);
-		entry.writeUInt32LE(data.length, 24);
-		entry.writeUInt16LE(nameBytes.length, 28);
-		entry.writeUInt32LE(offset, 42);
-		parts.push(local, nameBytes, data);
-		central.push(entry, nameBytes);
-		offset += 30 + nameBytes.length + data.length;
-	}
-	const directory = Buffer.concat(central);
-	const end = Buffer.alloc(22);
-	end.writeUInt32LE(0x06054b50, 0);
-	end.writeUInt16LE(central.length / 2, 8);
-	end.writeUInt16LE(central.length / 2, 10);
-	end.writeUInt32LE(directory.length, 12);
-	end.writeUInt32LE(offset, 16);
-	fs.writeFileSync(file, Buffer.concat([...parts, directory, end]));
-}
 
 /** Serves `served` with single byte ranges, each answer after LATENCY ms; counts requests and the most in flight. */
 function startServer() {
