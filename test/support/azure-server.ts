@@ -4,10 +4,12 @@
  * delimiter, small pages with NextMarker). A private container wants a SAS token whose `sig` it knows and whose
  * `se` (expiry) is in the future; requests must name an API version (x-ms-version), as the service wants.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readdir, readFile, stat } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { bucketKeys, listEntries } from "./bucket-folder.js";
+import { objectRead } from "./byte-range.js";
+import { serveOnLoopback } from "./loopback-server.js";
 
 export interface AzureServerOptions {
 	readonly root: string;
@@ -29,15 +31,6 @@ export interface AzureServer {
 	readonly endpoint: string;
 	readonly requests: AzureRequest[];
 	close(): Promise<void>;
-}
-
-async function allBlobs(folder: string, prefix = ""): Promise<string[]> {
-	const names: string[] = [];
-	for (const entry of await readdir(folder, { withFileTypes: true })) {
-		if (entry.isDirectory()) names.push(...(await allBlobs(path.join(folder, entry.name), `${prefix}${entry.name}/`)));
-		else names.push(`${prefix}${entry.name}`);
-	}
-	return names.sort();
 }
 
 const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -70,17 +63,11 @@ export async function startAzureServer(options: AzureServerOptions): Promise<Azu
 		if (url.searchParams.get("restype") === "container" && url.searchParams.get("comp") === "list") {
 			const prefix = url.searchParams.get("prefix") ?? "";
 			const delimiter = url.searchParams.get("delimiter") ?? "";
-			const entries: [string, boolean][] = [];
-			for (const name of await allBlobs(folder)) {
-				if (!name.startsWith(prefix)) continue;
-				const cut = delimiter === "" ? -1 : name.indexOf(delimiter, prefix.length);
-				const shown = cut === -1 ? name : name.slice(0, cut + 1);
-				if (!entries.some(([seen]) => seen === shown)) entries.push([shown, cut !== -1]);
-			}
+			const entries = listEntries(await bucketKeys(folder), prefix, delimiter);
 			const start = Number(url.searchParams.get("marker") || "0");
 			const page = entries.slice(start, start + pageSize);
 			const next = start + pageSize < entries.length ? String(start + pageSize) : "";
-			const blobs = page.map(([name, isPrefix]) =>
+			const blobs = page.map(({ name, isPrefix }) =>
 				isPrefix ? `<BlobPrefix><Name>${escapeXml(name)}</Name></BlobPrefix>` : `<Blob><Name>${escapeXml(name)}</Name><Properties><Content-Length>0</Content-Length></Properties></Blob>`,
 			);
 			const body = `<?xml version="1.0" encoding="utf-8"?><EnumerationResults ContainerName="${container}"><Prefix>${escapeXml(prefix)}</Prefix><Delimiter>${delimiter}</Delimiter><Blobs>${blobs.join("")}</Blobs><NextMarker>${next}</NextMarker></EnumerationResults>`;
@@ -90,28 +77,10 @@ export async function startAzureServer(options: AzureServerOptions): Promise<Azu
 		if (rest.length === 0 || rest.some((part) => part === "" || part === "." || part === "..") || !(await stat(file).catch(() => undefined))?.isFile()) {
 			return error(404, "BlobNotFound");
 		}
-		const bytes = await readFile(file);
-		const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
-		if (range === null) return answer(200, bytes);
-		const [first, last] = range[1] === "" ? [Math.max(0, bytes.length - Number(range[2])), bytes.length - 1] : [Number(range[1]), range[2] === "" ? bytes.length - 1 : Math.min(Number(range[2]), bytes.length - 1)];
-		return answer(206, bytes.subarray(first, last + 1), { "Content-Range": `bytes ${first}-${last}/${bytes.length}` });
+		const read = objectRead(await readFile(file), request.headers.range);
+		return read.status === 416 ? error(416, "InvalidRange") : answer(read.status, read.body, read.headers);
 	}
 
-	const server = createServer((request, response) => {
-		void handle(request, response).catch((failure: Error) => {
-			response.statusCode = 500;
-			response.end(failure.message);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		endpoint: `http://127.0.0.1:${port}/${options.account}`,
-		requests,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	};
+	const server = await serveOnLoopback(handle);
+	return { endpoint: `http://127.0.0.1:${server.port}/${options.account}`, requests, close: server.close };
 }

@@ -4,10 +4,12 @@
  * listed by the JSON API (`/storage/v1/b/<bucket>/o`, small pages); a private bucket wants `Bearer <token>`. It
  * also answers as a metadata server (`/computeMetadata/v1/...`) for GCE_METADATA_HOST when given a token to hand out.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readdir, readFile, stat } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { bucketKeys, listEntries } from "./bucket-folder.js";
+import { objectRead } from "./byte-range.js";
+import { serveOnLoopback } from "./loopback-server.js";
 
 export interface GcsServerOptions {
 	readonly root: string;
@@ -32,15 +34,6 @@ export interface GcsServer {
 	readonly host: string;
 	readonly requests: GcsRequest[];
 	close(): Promise<void>;
-}
-
-async function allKeys(folder: string, prefix = ""): Promise<string[]> {
-	const keys: string[] = [];
-	for (const entry of await readdir(folder, { withFileTypes: true })) {
-		if (entry.isDirectory()) keys.push(...(await allKeys(path.join(folder, entry.name), `${prefix}${entry.name}/`)));
-		else keys.push(`${prefix}${entry.name}`);
-	}
-	return keys.sort();
 }
 
 export async function startGcsServer(options: GcsServerOptions): Promise<GcsServer> {
@@ -73,18 +66,12 @@ export async function startGcsServer(options: GcsServerOptions): Promise<GcsServ
 			const prefix = url.searchParams.get("prefix") ?? "";
 			const delimiter = url.searchParams.get("delimiter") ?? "";
 			const start = Number(url.searchParams.get("pageToken") ?? "0");
-			const entries: [string, boolean][] = [];
-			for (const key of await allKeys(folder)) {
-				if (!key.startsWith(prefix)) continue;
-				const cut = delimiter === "" ? -1 : key.indexOf(delimiter, prefix.length);
-				const name = cut === -1 ? key : key.slice(0, cut + 1);
-				if (!entries.some(([seen]) => seen === name)) entries.push([name, cut !== -1]);
-			}
+			const entries = listEntries(await bucketKeys(folder), prefix, delimiter);
 			const page = entries.slice(start, start + pageSize);
 			const body = {
 				kind: "storage#objects",
-				prefixes: page.filter(([, isPrefix]) => isPrefix).map(([name]) => name),
-				items: page.filter(([, isPrefix]) => !isPrefix).map(([name]) => ({ kind: "storage#object", name, bucket })),
+				prefixes: page.filter((entry) => entry.isPrefix).map((entry) => entry.name),
+				items: page.filter((entry) => !entry.isPrefix).map(({ name }) => ({ kind: "storage#object", name, bucket })),
 				...(start + pageSize < entries.length ? { nextPageToken: String(start + pageSize) } : {}),
 			};
 			return answer(200, JSON.stringify(body), { "Content-Type": "application/json" });
@@ -93,28 +80,11 @@ export async function startGcsServer(options: GcsServerOptions): Promise<GcsServ
 		if (rest.length === 0 || rest.some((part) => part === "." || part === ".." || part === "") || !(await stat(file).catch(() => undefined))?.isFile()) {
 			return answer(404, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code></Error>");
 		}
-		const bytes = await readFile(file);
-		const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
-		if (range === null) return answer(200, bytes);
-		const [first, last] = range[1] === "" ? [Math.max(0, bytes.length - Number(range[2])), bytes.length - 1] : [Number(range[1]), range[2] === "" ? bytes.length - 1 : Math.min(Number(range[2]), bytes.length - 1)];
-		return answer(206, bytes.subarray(first, last + 1), { "Content-Range": `bytes ${first}-${last}/${bytes.length}` });
+		const read = objectRead(await readFile(file), request.headers.range);
+		if (read.status === 416) return answer(416, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>InvalidRange</Code></Error>");
+		return answer(read.status, read.body, read.headers);
 	}
 
-	const server = createServer((request, response) => {
-		void handle(request, response).catch((failure: Error) => {
-			response.statusCode = 500;
-			response.end(failure.message);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		host: `127.0.0.1:${port}`,
-		requests,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	};
+	const server = await serveOnLoopback(handle);
+	return { host: `127.0.0.1:${server.port}`, requests, close: server.close };
 }

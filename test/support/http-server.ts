@@ -8,6 +8,7 @@ import { readFile, stat } from "node:fs/promises";
 import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import path from "node:path";
+import { parseByteRange } from "./byte-range.js";
 
 /** What the fault hook sees of a request. */
 export interface FaultRequest {
@@ -39,13 +40,7 @@ export interface Fault {
 	trickleMs?: number;
 }
 
-export interface RequestRecord {
-	method: string;
-	path: string;
-	query: string;
-	range: string | undefined;
-	headers: IncomingHttpHeaders;
-	attempt: number;
+export interface RequestRecord extends FaultRequest {
 	/** `performance.now()` when the request arrived and when its response ended or its connection closed. */
 	start: number;
 	end: number | undefined;
@@ -67,27 +62,6 @@ export interface TestServer {
 	/** Forget the request log, attempt counts and the in-flight maximum. */
 	reset(): void;
 	close(): Promise<void>;
-}
-
-type ParsedRange = { start: number; end: number } | "unsatisfiable" | undefined;
-
-/** A single `bytes=` range against a file of `size` bytes; undefined means "serve the whole file". */
-function parseRange(header: string | undefined, size: number): ParsedRange {
-	if (header === undefined) return undefined;
-	const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-	// Multiple ranges or other units: a server may ignore the header and send everything.
-	if (match === null) return undefined;
-	const [, first, last] = match;
-	if (first === "" && last === "") return "unsatisfiable";
-	if (first === "") {
-		const suffix = Number(last);
-		if (suffix === 0 || size === 0) return "unsatisfiable";
-		return { start: Math.max(0, size - suffix), end: size - 1 };
-	}
-	const start = Number(first);
-	const end = last === "" ? size - 1 : Math.min(Number(last), size - 1);
-	if (start >= size || (last !== "" && Number(last) < start)) return "unsatisfiable";
-	return { start, end };
 }
 
 async function readServedFile(root: string, urlPath: string): Promise<Buffer | undefined> {
@@ -152,7 +126,7 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
 			return;
 		}
 		res.setHeader("Accept-Ranges", "bytes");
-		const range = fault?.ignoreRange ? undefined : parseRange(record.range, body.length);
+		const range = fault?.ignoreRange ? undefined : parseByteRange(record.range, body.length);
 		if (range === "unsatisfiable") {
 			record.status = 416;
 			res.writeHead(416, { "Content-Range": `bytes */${body.length}` }).end();

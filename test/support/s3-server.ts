@@ -6,10 +6,12 @@
  * buckets only. Listing pages are small on purpose (`pageSize`), so that pagination is exercised.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readdir, readFile, stat } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { bucketKeys, listEntries } from "./bucket-folder.js";
+import { objectRead } from "./byte-range.js";
+import { serveOnLoopback } from "./loopback-server.js";
 
 export interface S3User {
 	readonly secret: string;
@@ -122,34 +124,18 @@ function verify(request: IncomingMessage, rawPath: string, rawQuery: string, use
 	return { user: keyId };
 }
 
-async function allKeys(folder: string, prefix = ""): Promise<string[]> {
-	const keys: string[] = [];
-	for (const entry of await readdir(folder, { withFileTypes: true })) {
-		if (entry.isDirectory()) keys.push(...(await allKeys(path.join(folder, entry.name), `${prefix}${entry.name}/`)));
-		else keys.push(`${prefix}${entry.name}`);
-	}
-	return keys;
-}
-
 async function listObjects(bucketFolder: string, query: URLSearchParams, pageSize: number): Promise<string> {
 	const prefix = query.get("prefix") ?? "";
 	const delimiter = query.get("delimiter") ?? "";
 	const after = query.has("continuation-token") ? Buffer.from(query.get("continuation-token")!, "base64").toString("utf8") : "";
-	const entries = new Map<string, "key" | "prefix">();
-	for (const key of (await allKeys(bucketFolder)).sort()) {
-		if (!key.startsWith(prefix)) continue;
-		const cut = delimiter === "" ? -1 : key.indexOf(delimiter, prefix.length);
-		if (cut === -1) entries.set(key, "key");
-		else entries.set(key.slice(0, cut + delimiter.length), "prefix");
-	}
-	const ordered = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).filter(([name]) => name > after);
+	const ordered = listEntries(await bucketKeys(bucketFolder), prefix, delimiter).filter(({ name }) => name > after);
 	const page = ordered.slice(0, pageSize);
 	const truncated = ordered.length > pageSize;
 	const body = [
 		`<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`,
 		`<Prefix>${escapeXml(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${pageSize}</MaxKeys><IsTruncated>${truncated}</IsTruncated>`,
-		...page.map(([name, kind]) => (kind === "key" ? `<Contents><Key>${escapeXml(name)}</Key></Contents>` : `<CommonPrefixes><Prefix>${escapeXml(name)}</Prefix></CommonPrefixes>`)),
-		truncated ? `<NextContinuationToken>${Buffer.from(page[page.length - 1][0]).toString("base64")}</NextContinuationToken>` : "",
+		...page.map(({ name, isPrefix }) => (isPrefix ? `<CommonPrefixes><Prefix>${escapeXml(name)}</Prefix></CommonPrefixes>` : `<Contents><Key>${escapeXml(name)}</Key></Contents>`)),
+		truncated ? `<NextContinuationToken>${Buffer.from(page[page.length - 1].name).toString("base64")}</NextContinuationToken>` : "",
 		"</ListBucketResult>",
 	];
 	return body.join("");
@@ -159,13 +145,6 @@ export async function startS3Server(options: S3ServerOptions): Promise<S3Server>
 	const region = options.region ?? "us-east-1";
 	const requests: S3Request[] = [];
 	const attempts = new Map<string, number>();
-	const server = createServer((request, response) => {
-		void handle(request, response).catch((error: Error) => {
-			response.statusCode = 500;
-			response.end(errorXml("InternalError", error.message));
-		});
-	});
-
 	async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
 		const raw = request.url ?? "/";
 		const question = raw.indexOf("?");
@@ -206,23 +185,10 @@ export async function startS3Server(options: S3ServerOptions): Promise<S3Server>
 		if (key === "" || key.split("/").some((part) => part === ".." || part === ".") || !(await stat(file).catch(() => undefined))?.isFile()) {
 			return unlistable ? fail(403, "AccessDenied") : fail(404, "NoSuchKey");
 		}
-		const bytes = await readFile(file);
-		const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
-		if (range === null) return answer(200, bytes);
-		const [start, end] = range[1] === "" ? [Math.max(0, bytes.length - Number(range[2])), bytes.length - 1] : [Number(range[1]), range[2] === "" ? bytes.length - 1 : Math.min(Number(range[2]), bytes.length - 1)];
-		if (start >= bytes.length) return fail(416, "InvalidRange");
-		return answer(206, bytes.subarray(start, end + 1), { "Content-Range": `bytes ${start}-${end}/${bytes.length}` });
+		const read = objectRead(await readFile(file), request.headers.range);
+		return read.status === 416 ? fail(416, "InvalidRange") : answer(read.status, read.body, read.headers);
 	}
 
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		requests,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	};
+	const server = await serveOnLoopback(handle, (error) => errorXml("InternalError", error.message));
+	return { url: `http://127.0.0.1:${server.port}`, requests, close: server.close };
 }
