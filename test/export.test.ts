@@ -14,6 +14,7 @@ import { openTimeArray } from "../src/open-array.js";
 import { openTable, tableOfTimeArray } from "../src/open-table.js";
 import { FIXTURES, readArrow, readRawInt64, REPO, runCli, tempDir, TIMEDELTA_FIXTURE_CASES, TIMEDELTA_FIXTURE_NS, TIMEDELTA_PS_FIRST_NS } from "./support/cli.js";
 import { thrown } from "./support/thrown.js";
+import { sampleCounts } from "./support/sample-counts.js";
 
 const NAT = -(2n ** 63n);
 const work = tempDir();
@@ -26,13 +27,7 @@ async function store(spec: Parameters<typeof writeArray>[2], arrayPath = ""): Pr
 }
 
 function values(n: number, seed = 1): BigInt64Array {
-	const out = new BigInt64Array(n);
-	let x = BigInt(seed);
-	for (let i = 0; i < n; i++) {
-		x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
-		out[i] = i % 17 === 3 ? NAT : BigInt.asIntN(64, x) >> 30n;
-	}
-	return out;
+	return sampleCounts(n, seed, { every: 17, at: 3 });
 }
 
 const rawValues = (file: string): bigint[] => readRawInt64(file).map((value) => value ?? NAT);

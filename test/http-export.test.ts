@@ -5,12 +5,14 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { readArrow, readRawInt64, tempDir } from "./support/cli.js";
-import { startServer, type Fault, type FaultRequest, type RequestRecord, type TestServer } from "./support/http-server.js";
+import type { RequestRecord } from "./support/http-server.js";
+import { serveFolder } from "./support/served-folder.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
+import { sampleCounts } from "./support/sample-counts.js";
 import { defaultConcurrency } from "../src/export-source.js";
 import { openStore } from "../src/store/open-store.js";
 
@@ -21,28 +23,10 @@ const SECRET = "Bearer SECRET-TOKEN-4711";
 
 const served = tempDir("dt64-http-served-");
 const work = tempDir("dt64-http-out-");
-let server: TestServer;
-let fault: ((request: FaultRequest) => Fault | undefined) | undefined;
-
-beforeAll(async () => {
-	server = await startServer(served, { faults: (request) => fault?.(request) });
-});
-afterAll(async () => {
-	await server.close();
-});
-afterEach(() => {
-	fault = undefined;
-	server.reset();
-});
+const http = serveFolder(served);
 
 function values(n: number, seed = 7): BigInt64Array {
-	const out = new BigInt64Array(n);
-	let x = BigInt(seed);
-	for (let i = 0; i < n; i++) {
-		x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
-		out[i] = i % 13 === 5 ? NAT : BigInt.asIntN(64, x) >> 30n;
-	}
-	return out;
+	return sampleCounts(n, seed, { every: 13, at: 5 });
 }
 
 let counter = 0;
@@ -51,7 +35,7 @@ async function served_store(spec: Parameters<typeof writeArray>[2], arrayPath = 
 	const name = `s${counter++}.zarr`;
 	const root = path.join(served, name);
 	await writeArray(root, arrayPath, spec);
-	return { url: `${server.url}/${name}`, root, name };
+	return { url: `${http.server.url}/${name}`, root, name };
 }
 
 const rawValues = (file: string): bigint[] => readRawInt64(file).map((value) => value ?? NAT);
@@ -71,16 +55,16 @@ describe("HTTP export through the CLI", () => {
 	it("retries a 503 on every chunk's first request and exports the exact values", async () => {
 		const input = values(1000);
 		const { url, name } = await served_store({ shape: [1000], chunks: [100], dataType: seconds, values: input, codecs: [LE, { name: "zstd", configuration: { level: 1 } }] });
-		fault = (request) => (isChunk(request) && request.attempt === 1 ? { status: 503 } : undefined);
+		http.fault = (request) => (isChunk(request) && request.attempt === 1 ? { status: 503 } : undefined);
 		expect(await exportOk(url)).toEqual(Array.from(input));
 		for (let chunk = 0; chunk < 10; chunk++) {
-			expect(server.requests.filter((r) => r.path === `/${name}/c/${chunk}`).map((r) => r.status)).toEqual([503, 200]);
+			expect(http.server.requests.filter((r) => r.path === `/${name}/c/${chunk}`).map((r) => r.status)).toEqual([503, 200]);
 		}
 	});
 
 	it("a chunk that always fails: one line naming its key, exit 1, no output file", async () => {
 		const { url, name } = await served_store({ shape: [500], chunks: [100], dataType: seconds, values: values(500), codecs: [LE] });
-		fault = (request) => (request.path === `/${name}/c/3` ? { status: 500 } : undefined);
+		http.fault = (request) => (request.path === `/${name}/c/3` ? { status: 500 } : undefined);
 		const out = path.join(work, `fail${counter++}`);
 		fs.mkdirSync(out);
 		const result = await runCliAsync([url, "-o", path.join(out, "t.arrow"), "--retries", "1", "--header", `Authorization: ${SECRET}`]);
@@ -88,19 +72,19 @@ describe("HTTP export through the CLI", () => {
 		expect(result.stderr).toBe(`dt64-export: GET ${url}/c/3 failed after 2 attempts: HTTP 500 Internal Server Error [READ_FAILED]\n`);
 		expect(result.stderr).not.toContain("SECRET");
 		expect(fs.readdirSync(out)).toEqual([]);
-		expect(server.requests.filter((r) => r.path === `/${name}/c/3`)).toHaveLength(2);
+		expect(http.server.requests.filter((r) => r.path === `/${name}/c/3`)).toHaveLength(2);
 	});
 
 	it("slow responses overlap up to --concurrency 4", async () => {
 		const input = values(1600);
 		const { url } = await served_store({ shape: [1600], chunks: [100], dataType: seconds, values: input, codecs: [LE] });
-		fault = (request) => (isChunk(request) ? { delayMs: 150 } : undefined);
+		http.fault = (request) => (isChunk(request) ? { delayMs: 150 } : undefined);
 		expect(await exportOk(url, ["--concurrency", "4"])).toEqual(Array.from(input));
-		const chunks = server.requests.filter(isChunk);
+		const chunks = http.server.requests.filter(isChunk);
 		expect(chunks).toHaveLength(16);
-		expect(server.maxInFlight).toBeGreaterThan(1);
+		expect(http.server.maxInFlight).toBeGreaterThan(1);
 		// Never more than asked for (the reader once started the next chunk before its slot was free: 5 of 4).
-		expect(server.maxInFlight).toBeLessThanOrEqual(4);
+		expect(http.server.maxInFlight).toBeLessThanOrEqual(4);
 		expect(chunks.some((a, i) => chunks.some((b, j) => i !== j && overlaps(a, b)))).toBe(true);
 	});
 
@@ -108,7 +92,7 @@ describe("HTTP export through the CLI", () => {
 		const fill = 2n ** 53n + 1n;
 		const input = values(300);
 		const { url, name } = await served_store({ shape: [300], chunks: [100], dataType: seconds, values: input, fillValue: fill, codecs: [LE] });
-		fault = (request) => (request.path === `/${name}/c/1` ? { status: 404 } : undefined);
+		http.fault = (request) => (request.path === `/${name}/c/1` ? { status: 404 } : undefined);
 		const out = await exportOk(url);
 		expect(out.slice(0, 100)).toEqual(Array.from(input.subarray(0, 100)));
 		expect(out.slice(100, 200)).toEqual(new Array(100).fill(fill));
@@ -121,7 +105,7 @@ describe("HTTP export through the CLI", () => {
 			const sharding = { name: "sharding_indexed", configuration: { chunk_shape: [100], codecs: [LE, { name: "gzip", configuration: { level: 1 } }], index_codecs: [LE, { name: "crc32c" }], index_location: location } };
 			const { url, name } = await served_store({ shape: [2000], chunks: [500], dataType: seconds, values: input, codecs: [sharding] });
 			expect(await exportOk(url)).toEqual(Array.from(input));
-			const shardRequests = server.requests.filter((r) => r.path.startsWith(`/${name}/c/`));
+			const shardRequests = http.server.requests.filter((r) => r.path.startsWith(`/${name}/c/`));
 			expect(shardRequests.length).toBeGreaterThan(4);
 			expect(shardRequests.every((r) => r.range !== undefined && r.status === 206)).toBe(true);
 			expect(new Set(shardRequests.map((r) => r.path))).toEqual(new Set([0, 1, 2, 3].map((c) => `/${name}/c/${c}`)));
@@ -132,10 +116,10 @@ describe("HTTP export through the CLI", () => {
 		const input = values(400);
 		const { url, name } = await served_store({ shape: [400], chunks: [100], dataType: seconds, values: input, codecs: [LE] });
 		expect(await exportOk(url, ["--header", `Authorization: ${SECRET}`, "--header", "X-Api-Key: k-123"])).toEqual(Array.from(input));
-		expect(server.requests.length).toBeGreaterThan(4);
-		expect(server.requests.every((r) => r.headers.authorization === SECRET && r.headers["x-api-key"] === "k-123")).toBe(true);
-		server.reset();
-		fault = (request) => (request.path === `/${name}/zarr.json` ? { status: 403 } : undefined);
+		expect(http.server.requests.length).toBeGreaterThan(4);
+		expect(http.server.requests.every((r) => r.headers.authorization === SECRET && r.headers["x-api-key"] === "k-123")).toBe(true);
+		http.server.reset();
+		http.fault = (request) => (request.path === `/${name}/zarr.json` ? { status: 403 } : undefined);
 		const denied = await runCliAsync([`${url}?sig=QUERYSECRET`, "-o", path.join(work, "denied.arrow"), "--header", `Authorization: ${SECRET}`]);
 		expect(denied.status).toBe(1);
 		expect(denied.stderr).toMatch(/^dt64-export: .*HTTP 403 Forbidden \(access denied.*\) \[ACCESS_DENIED\]\n$/);
@@ -175,9 +159,9 @@ describe("companion columns over HTTP", () => {
 		await writeArray(root, "time", { shape: [300], chunks: [70], dataType: seconds, values: times, codecs: [LE, { name: "gzip", configuration: { level: 1 } }] });
 		await writeArray(root, "temperature", { shape: [300], chunks: [128], dataType: "float64", fillValue: "NaN", values: temperature, codecs: [LE] });
 		await writeArray(root, "station", { shape: [300], chunks: [300], dataType: "int32", fillValue: 0, values: station, codecs: [LE] });
-		fault = (request) => (isChunk(request) && request.attempt === 1 ? { status: 503 } : undefined);
+		http.fault = (request) => (isChunk(request) && request.attempt === 1 ? { status: 503 } : undefined);
 		const out = path.join(work, `columns${counter++}.arrow`);
-		const result = await runCliAsync([`${server.url}/${name}`, "--columns", "time,temperature,station", "-o", out, "-q"]);
+		const result = await runCliAsync([`${http.server.url}/${name}`, "--columns", "time,temperature,station", "-o", out, "-q"]);
 		expect(result.stderr).toBe("");
 		expect(result.status).toBe(0);
 		const table = readArrow(out);
@@ -186,7 +170,7 @@ describe("companion columns over HTTP", () => {
 		expect(Float64Array.from(table.getChild("temperature")!)).toEqual(temperature);
 		expect(Int32Array.from(table.getChild("station")!)).toEqual(station);
 		for (const [array, chunks] of [["time", 5], ["temperature", 3], ["station", 1]] as const) {
-			const requests = server.requests.filter((r) => r.path.startsWith(`/${name}/${array}/c/`));
+			const requests = http.server.requests.filter((r) => r.path.startsWith(`/${name}/${array}/c/`));
 			expect(requests.filter((r) => r.status === 503)).toHaveLength(chunks);
 			expect(requests.filter((r) => r.status === 200)).toHaveLength(chunks);
 		}
@@ -200,7 +184,7 @@ describe("zip stores over HTTP", () => {
 		const { root, name } = await served_store({ shape: [700], chunks: [200], dataType: seconds, values: input, codecs: [sharding] }, "grid/time");
 		const zip = `${root}.zip`;
 		make(root, zip);
-		return { input, url: `${server.url}/${name}.zip`, zipPath: `/${name}.zip` };
+		return { input, url: `${http.server.url}/${name}.zip`, zipPath: `/${name}.zip` };
 	}
 	const makers: [string, boolean, (folder: string, zip: string) => void][] = [
 		["STORED (own writer)", true, (f, z) => writeStoredZip(f, z)],
@@ -211,10 +195,10 @@ describe("zip stores over HTTP", () => {
 		it.skipIf(!available)(`${name}: export and inspect by HTTP ranges, with --header on every request`, async () => {
 			const { input, url, zipPath } = await zipStore(make);
 			expect(await exportOk(url, ["--header", `Authorization: ${SECRET}`])).toEqual(Array.from(input));
-			const requests = server.requests.filter((r) => r.path === zipPath);
+			const requests = http.server.requests.filter((r) => r.path === zipPath);
 			expect(requests[0].range).toBe("bytes=0-0");
 			expect(requests.every((r) => r.method === "GET" && r.range !== undefined && r.status === 206)).toBe(true);
-			expect(server.requests.every((r) => r.headers.authorization === SECRET)).toBe(true);
+			expect(http.server.requests.every((r) => r.headers.authorization === SECRET)).toBe(true);
 			const inspected = await runCliAsync(["inspect", url, "--json", "--header", `Authorization: ${SECRET}`]);
 			expect(inspected.stderr).toBe("");
 			const report = JSON.parse(inspected.stdout.toString());
@@ -228,7 +212,7 @@ describe("zip stores over HTTP", () => {
 		const { url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));
 		const localZip = path.join(served, zipPath);
 		const localConcurrency = Math.min(4, Math.max(2, os.availableParallelism()));
-		const stores = await Promise.all([openStore(url), openStore(`${server.url}/${path.basename(zipPath, ".zip")}`), openStore(localZip), openStore(localZip.slice(0, -".zip".length))]);
+		const stores = await Promise.all([openStore(url), openStore(`${http.server.url}/${path.basename(zipPath, ".zip")}`), openStore(localZip), openStore(localZip.slice(0, -".zip".length))]);
 		expect(stores.map((store) => [store.kind, store.remote, defaultConcurrency(store)])).toEqual([
 			["zip", true, 32],
 			["http", true, 32],
@@ -239,28 +223,28 @@ describe("zip stores over HTTP", () => {
 
 	it("retries a 503 on the zip and redacts its query string in errors", async () => {
 		const { input, url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));
-		fault = (request) => (request.attempt <= 2 ? { status: 503 } : undefined);
+		http.fault = (request) => (request.attempt <= 2 ? { status: 503 } : undefined);
 		expect(await exportOk(url)).toEqual(Array.from(input));
-		expect(server.requests.filter((r) => r.path === zipPath && r.status === 503)).toHaveLength(2);
-		server.reset();
-		fault = () => ({ status: 500 });
+		expect(http.server.requests.filter((r) => r.path === zipPath && r.status === 503)).toHaveLength(2);
+		http.server.reset();
+		http.fault = () => ({ status: 500 });
 		const failed = await runCliAsync([`${url}?token=QUERYSECRET`, "-o", path.join(work, "never.arrow"), "--retries", "0"]);
 		expect(failed.status).toBe(1);
 		expect(failed.stderr).toBe(`dt64-export: GET ${url}?… (bytes=0-0) failed after 1 attempt: HTTP 500 Internal Server Error [READ_FAILED]\n`);
-		expect(server.requests.map((r) => r.query)).toEqual(["?token=QUERYSECRET"]);
+		expect(http.server.requests.map((r) => r.query)).toEqual(["?token=QUERYSECRET"]);
 	});
 
 	it("a server that ignores Range (200 and the whole zip for each range): the zip is downloaded once and kept, not once per read", async () => {
 		const { input, url, zipPath } = await zipStore((f, z) => writeStoredZip(f, z));
-		fault = (request) => (request.path === zipPath ? { ignoreRange: true } : undefined);
+		http.fault = (request) => (request.path === zipPath ? { ignoreRange: true } : undefined);
 		expect(await exportOk(url)).toEqual(Array.from(input));
-		const requests = server.requests.filter((r) => r.path === zipPath);
+		const requests = http.server.requests.filter((r) => r.path === zipPath);
 		expect(requests.map((r) => [r.range, r.status])).toEqual([["bytes=0-0", 200]]);
 	});
 
 	it("a missing zip is one line", async () => {
-		const result = await runCliAsync([`${server.url}/nope.zip`, "-o", path.join(work, "never.arrow")]);
+		const result = await runCliAsync([`${http.server.url}/nope.zip`, "-o", path.join(work, "never.arrow")]);
 		expect(result.status).toBe(1);
-		expect(result.stderr).toBe(`dt64-export: store not found: ${server.url}/nope.zip (HTTP 404) [STORE_NOT_FOUND]\n`);
+		expect(result.stderr).toBe(`dt64-export: store not found: ${http.server.url}/nope.zip (HTTP 404) [STORE_NOT_FOUND]\n`);
 	});
 });

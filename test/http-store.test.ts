@@ -1,19 +1,18 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
 import { parseHeaderOption } from "../src/cli/header-options.js";
 import { HttpStore, redactUrl, type HttpStoreOptions, type RetryInfo } from "../src/store/http-store.js";
-import { startServer, type Fault, type FaultRequest, type TestServer } from "./support/http-server.js";
+import { startServer } from "./support/http-server.js";
+import { serveFolder } from "./support/served-folder.js";
 
 const SECRET = "Bearer SECRET123";
 const CHUNK = Uint8Array.from({ length: 256 }, (_, i) => i);
 const FAST: HttpStoreOptions = { backoffMs: 1, timeoutMs: 2000 };
 
 let root: string;
-let server: TestServer;
-let fault: ((request: FaultRequest) => Fault | undefined) | undefined;
 
 beforeAll(async () => {
 	root = await mkdtemp(path.join(tmpdir(), "dt64-http-"));
@@ -23,20 +22,14 @@ beforeAll(async () => {
 	await writeFile(path.join(root, "data.zarr", "c", "0"), CHUNK);
 	await writeFile(path.join(root, "data.zarr", "odd name", "ü#?.bin"), "odd");
 	await writeFile(path.join(root, "secret.txt"), "outside the store");
-	server = await startServer(root, { faults: (request) => fault?.(request) });
 });
+const http = serveFolder(() => root);
 
 afterAll(async () => {
-	await server.close();
 	await rm(root, { recursive: true, force: true });
 });
 
-afterEach(() => {
-	fault = undefined;
-	server.reset();
-});
-
-function store(options: HttpStoreOptions = {}, base = `${server.url}/data.zarr`): HttpStore {
+function store(options: HttpStoreOptions = {}, base = `${http.server.url}/data.zarr`): HttpStore {
 	return new HttpStore(base, { ...FAST, ...options });
 }
 
@@ -53,43 +46,43 @@ describe("HttpStore reads", () => {
 	it("gets an existing key under the base path", async () => {
 		const bytes = await store().get("/c/0");
 		expect(bytes).toEqual(CHUNK);
-		expect(server.requests.map((r) => [r.method, r.path, r.range])).toEqual([["GET", "/data.zarr/c/0", undefined]]);
+		expect(http.server.requests.map((r) => [r.method, r.path, r.range])).toEqual([["GET", "/data.zarr/c/0", undefined]]);
 	});
 
 	it("joins the same way with a trailing slash on the base", async () => {
-		expect(await store({}, `${server.url}/data.zarr/`).get("/zarr.json")).toEqual(
+		expect(await store({}, `${http.server.url}/data.zarr/`).get("/zarr.json")).toEqual(
 			new TextEncoder().encode('{"zarr_format":3}'),
 		);
-		expect(server.requests[0].path).toBe("/data.zarr/zarr.json");
+		expect(http.server.requests[0].path).toBe("/data.zarr/zarr.json");
 	});
 
 	it("returns undefined for a 404 without retrying", async () => {
 		const retries: RetryInfo[] = [];
 		expect(await store({ onRetry: (info) => retries.push(info) }).get("/c/9")).toBeUndefined();
-		expect(server.requests).toHaveLength(1);
+		expect(http.server.requests).toHaveLength(1);
 		expect(retries).toEqual([]);
 	});
 
 	it("percent-encodes each key segment", async () => {
 		expect(new TextDecoder().decode(await store().get("/odd name/ü#?.bin"))).toBe("odd");
-		expect(server.requests[0].path).toBe("/data.zarr/odd name/ü#?.bin");
+		expect(http.server.requests[0].path).toBe("/data.zarr/odd name/ü#?.bin");
 	});
 
 	it("refuses keys that would leave the store", async () => {
 		await expect(store().get("/../secret.txt")).rejects.toBeInstanceOf(UsageError);
 		await expect(store().get("/c/./0")).rejects.toBeInstanceOf(UsageError);
-		expect(server.requests).toHaveLength(0);
+		expect(http.server.requests).toHaveLength(0);
 	});
 
 	it("reads a byte range by offset and length", async () => {
 		expect(await store().getRange("/c/0", { offset: 10, length: 5 })).toEqual(CHUNK.subarray(10, 15));
-		expect(server.requests[0].range).toBe("bytes=10-14");
-		expect(server.requests[0].status).toBe(206);
+		expect(http.server.requests[0].range).toBe("bytes=10-14");
+		expect(http.server.requests[0].status).toBe(206);
 	});
 
 	it("reads a suffix", async () => {
 		expect(await store().getRange("/c/0", { suffixLength: 16 })).toEqual(CHUNK.subarray(240));
-		expect(server.requests[0].range).toBe("bytes=-16");
+		expect(http.server.requests[0].range).toBe("bytes=-16");
 	});
 
 	it("returns undefined for a range of a missing key", async () => {
@@ -98,10 +91,10 @@ describe("HttpStore reads", () => {
 	});
 
 	it("cuts the range out of a 200 from a server that ignores Range", async () => {
-		fault = () => ({ ignoreRange: true });
+		http.fault = () => ({ ignoreRange: true });
 		expect(await store().getRange("/c/0", { offset: 100, length: 3 })).toEqual(Uint8Array.of(100, 101, 102));
 		expect(await store().getRange("/c/0", { suffixLength: 2 })).toEqual(Uint8Array.of(254, 255));
-		expect(server.requests.map((r) => r.status)).toEqual([200, 200]);
+		expect(http.server.requests.map((r) => r.status)).toEqual([200, 200]);
 	});
 
 	it("cuts the range out of a 206 that covers more than asked, and refuses one that starts later", async () => {
@@ -124,9 +117,9 @@ describe("HttpStore reads", () => {
 	});
 
 	it("falls back to a full GET when a suffix longer than the object gets 416", async () => {
-		fault = (request) => (request.range?.startsWith("bytes=-") ? { status: 416 } : undefined);
+		http.fault = (request) => (request.range?.startsWith("bytes=-") ? { status: 416 } : undefined);
 		expect(await store().getRange("/c/0", { suffixLength: 1000 })).toEqual(CHUNK);
-		expect(server.requests.map((r) => [r.range, r.status])).toEqual([
+		expect(http.server.requests.map((r) => [r.range, r.status])).toEqual([
 			["bytes=-1000", 416],
 			[undefined, 200],
 		]);
@@ -136,82 +129,82 @@ describe("HttpStore reads", () => {
 		const s = store({ headers: { Authorization: SECRET, "X-Api-Key": "k" } });
 		await s.get("/c/0");
 		await s.getRange("/c/0", { offset: 0, length: 1 });
-		for (const { headers } of server.requests) {
+		for (const { headers } of http.server.requests) {
 			expect(headers.authorization).toBe(SECRET);
 			expect(headers["x-api-key"]).toBe("k");
 			expect(headers["accept-encoding"]).toBe("identity");
 		}
-		expect(server.requests).toHaveLength(2);
+		expect(http.server.requests).toHaveLength(2);
 	});
 
 	it("keeps the base URL's query string on every request and redacts it in errors", async () => {
-		const base = `${server.url}/data.zarr?sig=TOKEN42&se=2030`;
+		const base = `${http.server.url}/data.zarr?sig=TOKEN42&se=2030`;
 		const s = store({ retries: 0 }, base);
 		await s.get("/zarr.json");
 		await s.getRange("/c/0", { offset: 1, length: 1 });
-		expect(server.requests.map((r) => r.query)).toEqual(["?sig=TOKEN42&se=2030", "?sig=TOKEN42&se=2030"]);
+		expect(http.server.requests.map((r) => r.query)).toEqual(["?sig=TOKEN42&se=2030", "?sig=TOKEN42&se=2030"]);
 
-		fault = () => ({ status: 500 });
+		http.fault = () => ({ status: 500 });
 		const error = await failure(s.get("/c/0"));
-		expect(error.message).toBe(`GET ${server.url}/data.zarr/c/0?… failed after 1 attempt: HTTP 500 Internal Server Error`);
-		expect(redactUrl(base)).toBe(`${server.url}/data.zarr?…`);
+		expect(error.message).toBe(`GET ${http.server.url}/data.zarr/c/0?… failed after 1 attempt: HTTP 500 Internal Server Error`);
+		expect(redactUrl(base)).toBe(`${http.server.url}/data.zarr?…`);
 	});
 
 	it("sends URL credentials as Basic auth instead of in the URL", async () => {
-		const base = new URL(`${server.url}/data.zarr`);
+		const base = new URL(`${http.server.url}/data.zarr`);
 		base.username = "user";
 		base.password = "p@ss";
 		const s = store({}, base.href);
-		expect(s.url).toBe(`${server.url}/data.zarr`);
+		expect(s.url).toBe(`${http.server.url}/data.zarr`);
 		await s.get("/zarr.json");
-		expect(server.requests[0].headers.authorization).toBe(`Basic ${Buffer.from("user:p@ss").toString("base64")}`);
+		expect(http.server.requests[0].headers.authorization).toBe(`Basic ${Buffer.from("user:p@ss").toString("base64")}`);
 	});
 });
 
 describe("HttpStore retries", () => {
 	it("retries a 503 and then succeeds, reporting the retry", async () => {
-		fault = (request) => (request.attempt === 1 ? { status: 503 } : undefined);
+		http.fault = (request) => (request.attempt === 1 ? { status: 503 } : undefined);
 		const retries: RetryInfo[] = [];
 		expect(await store({ onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
-		expect(server.requests.map((r) => r.status)).toEqual([503, 200]);
+		expect(http.server.requests.map((r) => r.status)).toEqual([503, 200]);
 		expect(retries).toHaveLength(1);
 		expect(retries[0]).toMatchObject({ key: "/c/0", attempt: 1, reason: "HTTP 503 Service Unavailable" });
 		expect(retries[0].delayMs).toBeGreaterThanOrEqual(0);
 	});
 
 	it("retries 429 and honours a short Retry-After", async () => {
-		fault = (request) => (request.attempt === 1 ? { status: 429, headers: { "Retry-After": "0" } } : undefined);
+		http.fault = (request) => (request.attempt === 1 ? { status: 429, headers: { "Retry-After": "0" } } : undefined);
 		expect(await store().get("/c/0")).toEqual(CHUNK);
-		expect(server.requests.map((r) => r.status)).toEqual([429, 200]);
+		expect(http.server.requests.map((r) => r.status)).toEqual([429, 200]);
 	});
 
 	it("fails after retries + 1 attempts with one line naming the key and no header value", async () => {
-		fault = () => ({ status: 500 });
+		http.fault = () => ({ status: 500 });
 		const retries: RetryInfo[] = [];
 		const s = store({ retries: 3, headers: { Authorization: SECRET }, onRetry: (info) => retries.push(info) });
 		const error = await failure(s.get("/c/3"));
 		expect(error.kind).toBe("io");
-		expect(error.message).toBe(`GET ${server.url}/data.zarr/c/3 failed after 4 attempts: HTTP 500 Internal Server Error`);
+		expect(error.message).toBe(`GET ${http.server.url}/data.zarr/c/3 failed after 4 attempts: HTTP 500 Internal Server Error`);
 		expect(error.message).not.toContain("SECRET123");
 		expect(error.message).not.toContain("\n");
 		expect(JSON.stringify(retries)).not.toContain("SECRET123");
 		expect(retries.map((r) => r.attempt)).toEqual([1, 2, 3]);
-		expect(server.requests).toHaveLength(4);
-		expect(server.requests.every((r) => r.headers.authorization === SECRET)).toBe(true);
+		expect(http.server.requests).toHaveLength(4);
+		expect(http.server.requests.every((r) => r.headers.authorization === SECRET)).toBe(true);
 	});
 
 	it("names the range in the error of a range read", async () => {
-		fault = () => ({ status: 502 });
+		http.fault = () => ({ status: 502 });
 		const error = await failure(store({ retries: 1 }).getRange("/c/0", { offset: 8, length: 8 }));
-		expect(error.message).toBe(`GET ${server.url}/data.zarr/c/0 (bytes=8-15) failed after 2 attempts: HTTP 502 Bad Gateway`);
+		expect(error.message).toBe(`GET ${http.server.url}/data.zarr/c/0 (bytes=8-15) failed after 2 attempts: HTTP 502 Bad Gateway`);
 	});
 
 	it("does not retry 403 and does not take it for a missing key", async () => {
-		fault = () => ({ status: 403 });
+		http.fault = () => ({ status: 403 });
 		const error = await failure(store({ headers: { Authorization: SECRET } }).get("/c/0"));
 		expect(error.message).toMatch(/^GET \S+\/data\.zarr\/c\/0 failed: HTTP 403 Forbidden \(access denied/);
 		expect(error.message).not.toContain("SECRET123");
-		expect(server.requests).toHaveLength(1);
+		expect(http.server.requests).toHaveLength(1);
 	});
 
 	it("a host that does not resolve (ENOTFOUND) fails at once, naming the host, without a retry", async () => {
@@ -238,34 +231,34 @@ describe("HttpStore retries", () => {
 	});
 
 	it("retries a reset connection", async () => {
-		fault = (request) => (request.attempt === 1 ? { resetConnection: true } : undefined);
+		http.fault = (request) => (request.attempt === 1 ? { resetConnection: true } : undefined);
 		const retries: RetryInfo[] = [];
 		expect(await store({ onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
-		expect(server.requests).toHaveLength(2);
+		expect(http.server.requests).toHaveLength(2);
 		expect(retries[0].reason).toMatch(/ECONNRESET|closed/);
 	});
 
 	it("gives up on connections that keep resetting with a one-line error", async () => {
-		fault = () => ({ resetConnection: true });
+		http.fault = () => ({ resetConnection: true });
 		const error = await failure(store({ retries: 2 }).get("/c/0"));
 		expect(error.message).toMatch(/^GET \S+\/data\.zarr\/c\/0 failed after 3 attempts: \S.*$/);
-		expect(server.requests).toHaveLength(3);
+		expect(http.server.requests).toHaveLength(3);
 	});
 
 	it("retries an attempt that times out", async () => {
-		fault = (request) => (request.attempt === 1 ? { delayMs: 2000 } : undefined);
+		http.fault = (request) => (request.attempt === 1 ? { delayMs: 2000 } : undefined);
 		const retries: RetryInfo[] = [];
 		const s = store({ timeoutMs: 100, onRetry: (info) => retries.push(info) });
 		expect(await s.get("/c/0")).toEqual(CHUNK);
 		expect(retries.map((r) => r.reason)).toEqual(["timed out after 100 ms"]);
-		expect(server.requests).toHaveLength(2);
+		expect(http.server.requests).toHaveLength(2);
 	});
 
 	it("retries a body cut short by the server", async () => {
-		fault = (request) => (request.attempt === 1 ? { truncateBody: true } : undefined);
+		http.fault = (request) => (request.attempt === 1 ? { truncateBody: true } : undefined);
 		const retries: RetryInfo[] = [];
 		expect(await store({ onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
-		expect(server.requests).toHaveLength(2);
+		expect(http.server.requests).toHaveLength(2);
 		expect(retries[0].reason).toMatch(/^body truncated/);
 	});
 
@@ -283,51 +276,51 @@ describe("HttpStore retries", () => {
 	});
 
 	it("stops at once when the caller aborts, without retrying", async () => {
-		fault = () => ({ delayMs: 10_000 });
+		http.fault = () => ({ delayMs: 10_000 });
 		const controller = new AbortController();
 		const retries: RetryInfo[] = [];
 		const pending = store({ onRetry: (info) => retries.push(info) }).get("/c/0", { signal: controller.signal });
-		await expect.poll(() => server.requests.length).toBe(1);
+		await expect.poll(() => http.server.requests.length).toBe(1);
 		controller.abort();
 		await expect(pending).rejects.toMatchObject({ name: "AbortError" });
 		expect(retries).toEqual([]);
-		expect(server.requests).toHaveLength(1);
+		expect(http.server.requests).toHaveLength(1);
 	});
 
 	it("stops during the backoff when the caller aborts", async () => {
-		fault = () => ({ status: 503 });
+		http.fault = () => ({ status: 503 });
 		const controller = new AbortController();
 		const s = store({
 			backoffMs: 60_000,
 			onRetry: () => queueMicrotask(() => controller.abort()),
 		});
 		await expect(s.get("/c/0", { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
-		expect(server.requests).toHaveLength(1);
+		expect(http.server.requests).toHaveLength(1);
 	});
 
 	it("does not start when the signal is already aborted", async () => {
 		await expect(store().get("/c/0", { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
-		expect(server.requests).toHaveLength(0);
+		expect(http.server.requests).toHaveLength(0);
 	});
 });
 
 describe("test server", () => {
 	it("serves requests concurrently and counts the overlap", async () => {
-		fault = () => ({ delayMs: 50 });
+		http.fault = () => ({ delayMs: 50 });
 		const s = store();
 		await Promise.all([s.get("/c/0"), s.get("/zarr.json"), s.getRange("/c/0", { suffixLength: 1 })]);
-		expect(server.maxInFlight).toBe(3);
-		expect(server.inFlight).toBe(0);
-		const [a, b] = server.requests;
+		expect(http.server.maxInFlight).toBe(3);
+		expect(http.server.inFlight).toBe(0);
+		const [a, b] = http.server.requests;
 		expect(a.start).toBeLessThan(b.end as number);
 		expect(b.start).toBeLessThan(a.end as number);
 	});
 
 	it("answers HEAD and unsatisfiable ranges", async () => {
-		const head = await fetch(`${server.url}/data.zarr/c/0`, { method: "HEAD" });
+		const head = await fetch(`${http.server.url}/data.zarr/c/0`, { method: "HEAD" });
 		expect(head.status).toBe(200);
 		expect(head.headers.get("content-length")).toBe("256");
-		const beyond = await fetch(`${server.url}/data.zarr/c/0`, { headers: { Range: "bytes=300-310" } });
+		const beyond = await fetch(`${http.server.url}/data.zarr/c/0`, { headers: { Range: "bytes=300-310" } });
 		expect(beyond.status).toBe(416);
 		await beyond.body?.cancel();
 	});
@@ -406,7 +399,7 @@ describe("HttpStore under one caller signal", () => {
 	});
 
 	it("many requests in flight under one signal add one listener to it: no MaxListenersExceededWarning; an abort still stops them all", async () => {
-		// A server of its own: the requests aborted here must not reach the other tests' server.
+		// A server of its own: the requests aborted here must not reach the other tests' http.server.
 		let slow = false;
 		const own = await startServer(root, { faults: () => (slow ? { delayMs: 2000 } : undefined) });
 		const warnings: string[] = [];

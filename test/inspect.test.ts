@@ -1,11 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { formatIsoDuration, formatIsoTimestamp } from "../src/convert/iso8601.js";
 import { formatInspectReport, inspectStore, type EndValue, type InspectNode } from "../src/inspect.js";
 import { FIXTURES, readRawInt64, runCli, tempDir } from "./support/cli.js";
-import { startServer, type TestServer } from "./support/http-server.js";
+import { serveFolder } from "./support/served-folder.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { HAS_ZIP_PROGRAM, writeStoredZip, zipWithProgram } from "./support/zip.js";
 
@@ -13,13 +13,7 @@ const NAT = -(2n ** 63n);
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
 const work = tempDir("dt64-inspect-");
-let server: TestServer;
-beforeAll(async () => {
-	server = await startServer(work);
-});
-afterAll(async () => {
-	await server.close();
-});
+const http = serveFolder(work);
 
 let counter = 0;
 const fresh = (name = "store.zarr") => path.join(work, `${counter++}`, name);
@@ -437,7 +431,7 @@ function consolidate(root: string): void {
 }
 
 describe("HTTP stores and consolidated metadata", () => {
-	const url = (folder: string) => `${server.url}/${path.relative(work, folder).split(path.sep).map(encodeURIComponent).join("/")}`;
+	const url = (folder: string) => `${http.server.url}/${path.relative(work, folder).split(path.sep).map(encodeURIComponent).join("/")}`;
 
 	it("lists the nodes of v3 consolidated metadata, with exact fill values", async () => {
 		const root = fresh("remote.zarr");

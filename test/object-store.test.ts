@@ -20,6 +20,7 @@ import { startAzureServer, type AzureServer } from "./support/azure-server.js";
 import { startGcsServer, type GcsServer } from "./support/gcs-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { startS3Server, type S3Server } from "./support/s3-server.js";
+import { sampleCounts } from "./support/sample-counts.js";
 
 const NAT = -(2n ** 63n);
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -48,13 +49,7 @@ let azure: AzureServer;
 let slowDown: ((request: { method: string; key: string; attempt: number }) => number | undefined) | undefined;
 
 function values(n: number, seed = 11): BigInt64Array {
-	const out = new BigInt64Array(n);
-	let x = BigInt(seed);
-	for (let i = 0; i < n; i++) {
-		x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
-		out[i] = i % 11 === 3 ? NAT : BigInt.asIntN(64, x) >> 30n;
-	}
-	return out;
+	return sampleCounts(n, seed, { every: 11, at: 3 });
 }
 
 const INPUT = values(1000);

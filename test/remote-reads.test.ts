@@ -5,10 +5,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { readRawInt64, tempDir } from "./support/cli.js";
-import { startServer, type Fault, type FaultRequest, type TestServer } from "./support/http-server.js";
+import { serveFolder } from "./support/served-folder.js";
 import { writeStoredZip } from "./support/zip.js";
 import { rejection } from "./support/thrown.js";
 import { defaultConcurrency, REMOTE_REQUESTS } from "../src/export-source.js";
@@ -21,19 +21,7 @@ const CHUNK = 10;
 
 const served = tempDir("dt64-remote-reads-served-");
 const work = tempDir("dt64-remote-reads-out-");
-let server: TestServer;
-let fault: ((request: FaultRequest) => Fault | undefined) | undefined;
-
-beforeAll(async () => {
-	server = await startServer(served, { faults: (request) => fault?.(request) });
-});
-afterAll(async () => {
-	await server.close();
-});
-afterEach(() => {
-	fault = undefined;
-	server.reset();
-});
+const http = serveFolder(served);
 
 const times = (n: number) => BigInt64Array.from({ length: n }, (_, i) => (i % 17 === 3 ? NAT : 1_600_000_000n + BigInt(i) * 60n));
 
@@ -61,13 +49,13 @@ describe("remote chunk reads", () => {
 	it("keep REMOTE_REQUESTS chunks in flight, never more, and rows in order when answers come out of order", async () => {
 		const { input, name } = await smallChunks(200);
 		// Later chunks of each group of seven answer first.
-		fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 5 + (6 - (chunkIndex(request) % 7)) * 12 });
-		expect(await exported(`${server.url}/${name}.zarr`)).toEqual(Array.from(input));
-		const chunks = server.requests.filter((request) => !Number.isNaN(chunkIndex(request)));
+		http.fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 5 + (6 - (chunkIndex(request) % 7)) * 12 });
+		expect(await exported(`${http.server.url}/${name}.zarr`)).toEqual(Array.from(input));
+		const chunks = http.server.requests.filter((request) => !Number.isNaN(chunkIndex(request)));
 		expect(chunks).toHaveLength(200);
 		expect(chunks.some((request, i) => i > 0 && (request.end ?? 0) < (chunks[i - 1].end ?? 0))).toBe(true);
-		expect(server.maxInFlight).toBeGreaterThan(REMOTE_REQUESTS / 2);
-		expect(server.maxInFlight).toBeLessThanOrEqual(REMOTE_REQUESTS);
+		expect(http.server.maxInFlight).toBeGreaterThan(REMOTE_REQUESTS / 2);
+		expect(http.server.maxInFlight).toBeLessThanOrEqual(REMOTE_REQUESTS);
 	});
 
 	it("share the requests among the columns and hold fewer large chunks, never under 8 a column", () => {
@@ -82,30 +70,30 @@ describe("remote chunk reads", () => {
 
 	it("a chunk that fails ends the export with its key, and no chunk is asked for once it has", async () => {
 		const { name } = await smallChunks(200);
-		fault = (request) => (chunkIndex(request) === 57 ? { status: 500, delayMs: 30 } : { delayMs: 10 });
+		http.fault = (request) => (chunkIndex(request) === 57 ? { status: 500, delayMs: 30 } : { delayMs: 10 });
 		const out = path.join(work, `fail${counter++}.arrow`);
-		const error = await rejection(exportToFile(`${server.url}/${name}.zarr`, out, { retries: 0 }));
+		const error = await rejection(exportToFile(`${http.server.url}/${name}.zarr`, out, { retries: 0 }));
 		expect(error).toMatchObject({ code: "READ_FAILED", key: "c/57" });
 		expect(fs.existsSync(out)).toBe(false);
-		const failed = server.requests.find((request) => chunkIndex(request) === 57)!;
+		const failed = http.server.requests.find((request) => chunkIndex(request) === 57)!;
 		// What was asked for after the failure came back: at most the reads the chunks then answering freed.
-		expect(server.requests.filter((request) => request.start > failed.end! + 5).length).toBeLessThanOrEqual(REMOTE_REQUESTS);
-		expect(Math.max(...server.requests.map(chunkIndex).filter((index) => !Number.isNaN(index)))).toBeLessThan(57 + 2 * REMOTE_REQUESTS);
+		expect(http.server.requests.filter((request) => request.start > failed.end! + 5).length).toBeLessThanOrEqual(REMOTE_REQUESTS);
+		expect(Math.max(...http.server.requests.map(chunkIndex).filter((index) => !Number.isNaN(index)))).toBeLessThan(57 + 2 * REMOTE_REQUESTS);
 	});
 
 	it("an abort cancels every request in flight and asks for no more", async () => {
 		const { name } = await smallChunks(200);
-		fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 20_000 });
+		http.fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 20_000 });
 		const controller = new AbortController();
-		const export_ = exportToFile(`${server.url}/${name}.zarr`, path.join(work, `abort${counter++}.arrow`), { signal: controller.signal });
+		const export_ = exportToFile(`${http.server.url}/${name}.zarr`, path.join(work, `abort${counter++}.arrow`), { signal: controller.signal });
 		export_.catch(() => undefined);
-		while (server.inFlight < REMOTE_REQUESTS) await new Promise((resolve) => setTimeout(resolve, 10));
-		const asked = server.requests.length;
+		while (http.server.inFlight < REMOTE_REQUESTS) await new Promise((resolve) => setTimeout(resolve, 10));
+		const asked = http.server.requests.length;
 		controller.abort();
 		await expect(export_).rejects.toMatchObject({ name: "AbortError" });
-		for (let waited = 0; server.inFlight > 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-		expect(server.inFlight).toBe(0);
-		expect(server.requests.length).toBe(asked);
+		for (let waited = 0; http.server.inFlight > 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(http.server.inFlight).toBe(0);
+		expect(http.server.requests.length).toBe(asked);
 	});
 });
 
@@ -113,9 +101,9 @@ describe("zip entries", () => {
 	it("over HTTP: one read per entry at most, side by side entries coalesced, rows in order", async () => {
 		const { input, name } = await smallChunks(200);
 		const zipPath = `/${name}.zip`;
-		fault = (request) => (request.path === zipPath ? { delayMs: 5 + Math.floor(Math.random() * 20) } : undefined);
-		expect(await exported(`${server.url}${zipPath}`)).toEqual(Array.from(input));
-		const reads = server.requests.filter((request) => request.path === zipPath);
+		http.fault = (request) => (request.path === zipPath ? { delayMs: 5 + Math.floor(Math.random() * 20) } : undefined);
+		expect(await exported(`${http.server.url}${zipPath}`)).toEqual(Array.from(input));
+		const reads = http.server.requests.filter((request) => request.path === zipPath);
 		// unzipit read each entry's local header, then its data: two requests per chunk, one after the other.
 		expect(reads.length).toBeLessThan(200 / 4);
 		expect(reads.every((request) => request.status === 206)).toBe(true);
@@ -124,18 +112,18 @@ describe("zip entries", () => {
 	it("over HTTP: an abort cancels the range reads in flight", async () => {
 		const { name } = await smallChunks(200);
 		const zipPath = `/${name}.zip`;
-		const opened = await openStore(`${server.url}${zipPath}`);
-		const asked = server.requests.length;
-		fault = () => ({ delayMs: 20_000 });
+		const opened = await openStore(`${http.server.url}${zipPath}`);
+		const asked = http.server.requests.length;
+		http.fault = () => ({ delayMs: 20_000 });
 		const controller = new AbortController();
 		const read = opened.store.get("/c/5", { signal: controller.signal });
 		read.catch(() => undefined);
-		while (server.inFlight < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+		while (http.server.inFlight < 1) await new Promise((resolve) => setTimeout(resolve, 10));
 		controller.abort();
 		await expect(read).rejects.toMatchObject({ name: "AbortError" });
-		for (let waited = 0; server.inFlight > 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-		expect(server.inFlight).toBe(0);
-		expect(server.requests.length).toBe(asked + 1);
+		for (let waited = 0; http.server.inFlight > 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(http.server.inFlight).toBe(0);
+		expect(http.server.requests.length).toBe(asked + 1);
 	});
 
 	it("an entry whose local header is damaged fails with its key, as READ_FAILED", async () => {

@@ -11,7 +11,7 @@ import { FileSystemStore } from "@zarrita/storage";
 import { tableFromIPC, type Table } from "apache-arrow";
 import { readParquet } from "parquet-wasm/node";
 import * as zarr from "zarrita";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { crc32c, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import type { Dt64ExportError } from "../src/errors.js";
 import { inspectStore } from "../src/inspect.js";
@@ -19,7 +19,7 @@ import { rawMemberText } from "../src/json/raw-member.js";
 import { openTimeArray } from "../src/open-array.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess, tempFilesIn } from "./support/export-in-process.js";
-import { startServer, type TestServer } from "./support/http-server.js";
+import { serveFolder } from "./support/served-folder.js";
 import { writeStoredZip } from "./support/zip.js";
 
 const V2 = path.join(REPO, "test/fixtures/v2");
@@ -35,13 +35,7 @@ const EXPECTED = JSON.parse(fs.readFileSync(path.join(V2, "expected.json"), "utf
 const ARROW_UNIT = { s: "SECOND", ms: "MILLISECOND", us: "MICROSECOND", ns: "NANOSECOND" } as const;
 
 const work = tempDir("dt64-v2-");
-let server: TestServer;
-beforeAll(async () => {
-	server = await startServer(work);
-});
-afterAll(async () => {
-	await server.close();
-});
+const http = serveFolder(work);
 
 let counter = 0;
 const outFile = (ext: string) => path.join(work, `out${counter++}.${ext}`);
@@ -163,9 +157,9 @@ describe("v2 groups: discovery and --array", () => {
 	it("over HTTP, through .zmetadata (an HTTP store cannot be listed)", async () => {
 		const root = path.join(work, `http${counter++}.zarr`);
 		fs.cpSync(path.join(V2, "group.zarr"), root, { recursive: true });
-		const url = `${server.url}/${path.basename(root)}`;
+		const url = `${http.server.url}/${path.basename(root)}`;
 		expect(int64Strings(readArrow(await exportOk(url, "arrow")))).toEqual(time.values);
-		server.reset();
+		http.server.reset();
 		// Without consolidated metadata the group cannot be searched: --array is asked for.
 		fs.rmSync(path.join(root, ".zmetadata"));
 		const outcome = await exportInProcess(url, outFile("arrow"));
@@ -179,7 +173,7 @@ describe("v2 groups: discovery and --array", () => {
 		fs.cpSync(path.join(V2, "group.zarr"), root, { recursive: true });
 		fs.rmSync(path.join(root, ".zgroup"));
 		fs.rmSync(path.join(root, "obs", ".zgroup"));
-		expect(int64Strings(readArrow(await exportOk(`${server.url}/${path.basename(root)}`, "arrow")))).toEqual(time.values);
+		expect(int64Strings(readArrow(await exportOk(`${http.server.url}/${path.basename(root)}`, "arrow")))).toEqual(time.values);
 	});
 
 	it(".zmetadata over HTTP keeps an int64 fill value past 2^53 exact", async () => {
@@ -190,7 +184,7 @@ describe("v2 groups: discovery and --array", () => {
 		fs.writeFileSync(path.join(root, ".zmetadata"), `{"metadata": {".zgroup": {"zarr_format": 2}, "t/.zarray": ${zarrayText}}, "zarr_consolidated_format": 1}`);
 		// The array's own .zarray is not what is read: the consolidated copy is, and its fill value must stay exact.
 		fs.rmSync(path.join(root, "t", ".zarray"));
-		const report = await inspectStore(`${server.url}/${path.basename(root)}`);
+		const report = await inspectStore(`${http.server.url}/${path.basename(root)}`);
 		expect(report.discovery).toBe("consolidated-v2");
 		expect(report.nodes[1]).toMatchObject({ path: "t", zarrFormat: 2, fillValue: "9007199254740993", exportable: true });
 	});
