@@ -18,6 +18,9 @@ import numpy as np
 import numcodecs
 from numcodecs import LZ4, Blosc, GZip, Zstd
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
+from crc32c import crc32c  # noqa: E402  (scripts/lib is on the path only from here)
+
 CHUNK = 1_000_000
 NAT = np.iinfo(np.int64).min
 
@@ -27,15 +30,6 @@ def values(n, seed=1):
     counts = 1_700_000_000_000_000_000 + np.arange(n, dtype=np.int64) * 1_000_000_000 + rng.integers(-400_000_000, 400_000_000, n)
     counts[rng.random(n) < 0.01] = NAT
     return counts
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
 
 
 def zarr_json(shape, chunks, codecs, dims=None):

@@ -28,6 +28,8 @@ import numpy as np
 import xarray as xr
 import zarr
 
+from golden_columns import frame_columns
+
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "bool"
 STORE = OUT / "bool.zarr"
@@ -36,12 +38,13 @@ warnings.simplefilter("ignore")
 
 
 def spelled(values) -> list:
+    """Bools as JSON's true and false, everything else as text."""
     return [bool(v) if isinstance(v, (bool, np.bool_)) else str(v) for v in values]
 
 
 def table(ds: xr.Dataset, names: list, dims: list) -> dict:
     frame = ds[names].to_dataframe(dim_order=dims).reset_index()
-    return {"columns_option": names, "dims": dims, "rows": len(frame), "columns": [{"name": c, "dtype": str(frame[c].dtype), "values": spelled(frame[c].values)} for c in frame.columns]}
+    return {"columns_option": names, "dims": dims, "rows": len(frame), "columns": frame_columns(frame, spelled)}
 
 
 def main() -> None:

@@ -32,18 +32,14 @@ import numpy as np
 import xarray as xr
 import zarr
 
+from golden_columns import frame_columns
+
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "fill-attribute"
 STORE = OUT / "fill-attribute.zarr"
 NAMES = ["scalar", "listed", "counts", "both", "stamp"]
 
 warnings.simplefilter("ignore")
-
-
-def spelled(values) -> list:
-    if np.issubdtype(values.dtype, np.datetime64):
-        return [str(v) for v in values.astype("datetime64[ns]")]
-    return [str(v) for v in values.tolist()]
 
 
 def main() -> None:
@@ -69,7 +65,7 @@ def main() -> None:
         "store": STORE.name,
         "columns_option": NAMES,
         "rows": len(frame),
-        "columns": [{"name": c, "dtype": str(frame[c].dtype), "values": spelled(frame[c].values)} for c in frame.columns],
+        "columns": frame_columns(frame),
     }
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
 

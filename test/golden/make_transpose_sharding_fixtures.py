@@ -21,22 +21,17 @@ import json
 import os
 import shutil
 import struct
+import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "lib"))
+from crc32c import crc32c  # noqa: E402  (scripts/lib is on the path only from here)
+
 OUT = os.path.join(HERE, "..", "fixtures", "transpose-sharding")
 NAT = np.iinfo(np.int64).min
 ABSENT = 2**64 - 1
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
 
 
 def encode_inner(chunk, codecs):

@@ -33,18 +33,14 @@ import pandas as pd
 import xarray as xr
 import zarr
 
+from golden_columns import frame_columns
+
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "unsigned"
 STORE = OUT / "unsigned.zarr"
 NAMES = ["q", "p", "w", "s", "stamp"]
 
 warnings.simplefilter("ignore")
-
-
-def spelled(values) -> list:
-    if np.issubdtype(values.dtype, np.datetime64):
-        return [str(v) for v in values.astype("datetime64[ns]")]
-    return [str(v) for v in values.tolist()]
 
 
 def main() -> None:
@@ -80,7 +76,7 @@ def main() -> None:
         "rows": len(frame),
         "stored": {name: str(raw[name].dtype) for name in NAMES},
         "attributes": {name: dict(raw[name].attrs) for name in NAMES},
-        "columns": [{"name": c, "dtype": str(frame[c].dtype), "values": spelled(frame[c].values)} for c in frame.columns],
+        "columns": frame_columns(frame),
     }
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
 

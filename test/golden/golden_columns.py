@@ -1,0 +1,18 @@
+"""The golden spelling of a data frame's columns, for the fixture scripts beside this file that write what
+`ds[names].to_dataframe().reset_index()` gives (test/support/xarray-columns.ts reads it). Each script imports it as
+a sibling: Python puts a script's folder on sys.path.
+"""
+
+import numpy as np
+
+
+def spelled(values) -> list:
+    """Values as text: numbers as Python spells them (`nan` for NaN), times at nanoseconds in ISO text (`NaT`)."""
+    if np.issubdtype(values.dtype, np.datetime64):
+        return [str(v) for v in values.astype("datetime64[ns]")]
+    return [str(v) for v in values.tolist()]
+
+
+def frame_columns(frame, spell=spelled) -> list:
+    """Each column of `frame`: its name, its pandas dtype and its values as `spell` spells them."""
+    return [{"name": c, "dtype": str(frame[c].dtype), "values": spell(frame[c].values)} for c in frame.columns]
