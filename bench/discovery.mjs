@@ -8,7 +8,6 @@
  *
  *     npm run build && node bench/discovery.mjs [--arrays 200] [--latency 30] [--runs 3] [--target ../other]
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import { createServer } from "node:http";
 import * as os from "node:os";
@@ -16,6 +15,8 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { median } from "./lib/median.mjs";
+import { timeInChild } from "./lib/timed-child.mjs";
 
 const { values } = parseArgs({
 	options: { arrays: { type: "string", default: "200" }, latency: { type: "string", default: "30" }, runs: { type: "string", default: "3" }, target: { type: "string", multiple: true, default: [] } },
@@ -120,44 +121,21 @@ const cases = ["v2", "v3"].flatMap((format) => [
 	[`export ${format} --columns`, format, "columns"],
 ]);
 
-/**
- * The child's script: imports a checkout's built library and times one case `runs` times in the same process
- * (after one run to load the modules), so that Node's start and module loading, which a loaded machine makes
- * slow and uneven, are left out.
- */
-const CHILD = `
-const [dist, store, kind, out, runs] = process.argv.slice(1);
-const api = await import(dist);
+/** One case in the child: inspect the store, or export the array found in it, or a table of it. */
+const RUN_CASE = `
+const [store, kind, out] = args;
 const options = { signRequests: false, env: process.env };
 const run = () => kind === "inspect" ? api.inspectStore(store, { ...options, maxChunks: 1 })
 	: api.exportToFile(store, out, { ...options, overwrite: true, ...(kind === "columns" ? { columns: ["var010", "var100", "var150"], index: true } : {}) });
-await run();
-const times = [];
-for (let i = 0; i < Number(runs); i++) {
-	const started = performance.now();
-	await run();
-	times.push(performance.now() - started);
-}
-console.log(JSON.stringify(times));
 `;
 
 /** Runs one case in a child process (this one serves its requests meanwhile): its times, and requests per run. */
-function timeCase(checkout, format, kind) {
-	return new Promise((resolve, reject) => {
-		const before = count();
-		const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, path.join(checkout, "dist/index.js"), storeUrl(format), kind, out, String(RUNS)], { env, stdio: ["ignore", "pipe", "pipe"] });
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (data) => (stdout += data));
-		child.stderr.on("data", (data) => (stderr += data));
-		child.on("close", (status) => {
-			if (status !== 0) reject(new Error(`${checkout} ${format} ${kind}: exit ${status}: ${stderr}`));
-			else resolve({ times: JSON.parse(stdout), requests: (count() - before) / (RUNS + 1) });
-		});
-	});
+async function timeCase(checkout, format, kind) {
+	const before = count();
+	const { times } = await timeInChild(checkout, RUN_CASE, [storeUrl(format), kind, out], { runs: RUNS, env });
+	return { times, requests: (count() - before) / (RUNS + 1) };
 }
 
-const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const checkouts = [HERE, ...values.target.map((target) => path.resolve(target))];
 console.log(`${ARRAYS} arrays per group, ${LATENCY} ms per request, median of ${RUNS} runs in one process each; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
 console.log(`${"case".padEnd(26)}${checkouts.map((checkout) => `${path.basename(checkout).padStart(24)}`).join("")}`);

@@ -14,13 +14,14 @@ writes there its peak RSS in KiB, user and system CPU seconds (as `/usr/bin/time
 import collections
 import json
 import os
-import resource
 import struct
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import numcodecs
+
+from report_rss import report_rss
 
 NAT = np.iinfo(np.int64).min
 IN_FLIGHT = 4
@@ -182,11 +183,7 @@ def main(argv):
                 (one_d if len(store.shape) == 1 else lambda s, o, p: n_d(s, o, p, order))(store, out, pool)
         out.flush()
         os.fsync(out.fileno())
-    rss_file = os.environ.get("BENCH_RSS_FILE")
-    if rss_file:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        with open(rss_file, "w") as f:
-            f.write(f"{usage.ru_maxrss} {usage.ru_utime} {usage.ru_stime}")
+    report_rss()
 
 
 if __name__ == "__main__":

@@ -11,11 +11,12 @@ dt64-export does before its rename. With BENCH_RSS_FILE set, writes there its pe
 
 import json
 import os
-import resource
 import sys
 import zlib
 
 import numpy as np
+
+from report_rss import report_rss
 
 AUTO_TARGET = {"Y": "s", "M": "s", "W": "s", "D": "s", "h": "s", "m": "s", "s": "s", "ms": "ms", "us": "us", "μs": "us",
                "ns": "ns", "ps": "ns", "fs": "ns", "as": "ns"}
@@ -64,11 +65,7 @@ def main(argv):
         out.flush()
         if fsync:
             os.fsync(out.fileno())
-    rss_file = os.environ.get("BENCH_RSS_FILE")
-    if rss_file:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        with open(rss_file, "w") as f:
-            f.write(f"{usage.ru_maxrss} {usage.ru_utime} {usage.ru_stime}")
+    report_rss()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@
  *
  *     npm run build && node bench/remote-chunks.mjs [--chunks 10000] [--values 100] [--latency 20] [--runs 1] [--target ../other]
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import { createServer } from "node:http";
 import * as os from "node:os";
@@ -19,6 +18,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeStoredZip } from "../scripts/lib/stored-zip.mjs";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { median } from "./lib/median.mjs";
+import { timeInChild } from "./lib/timed-child.mjs";
 
 const { values } = parseArgs({
 	options: {
@@ -81,36 +82,16 @@ function startServer() {
 	);
 }
 
-const CHILD = `
-const [dist, store, out, runs] = process.argv.slice(1);
-const api = await import(dist);
+const EXPORT = `
+const [store, out] = args;
 const run = () => api.exportToFile(store, out, { overwrite: true });
-await run();
-const times = [];
-for (let i = 0; i < Number(runs); i++) {
-	const started = performance.now();
-	await run();
-	times.push(performance.now() - started);
-}
-console.log(JSON.stringify({ times, maxRssKiB: process.resourceUsage().maxRSS }));
 `;
 
-function timeCase(checkout, store, counter) {
-	return new Promise((resolve, reject) => {
-		const before = counter.count();
-		counter.takeMaxInFlight();
-		const out = path.join(root, "out.arrow");
-		const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, path.join(checkout, "dist/index.js"), store, out, String(RUNS)], { stdio: ["ignore", "pipe", "pipe"] });
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (data) => (stdout += data));
-		child.stderr.on("data", (data) => (stderr += data));
-		child.on("close", (status) => {
-			if (status !== 0) return reject(new Error(`${checkout} ${store}: exit ${status}: ${stderr}`));
-			const { times, maxRssKiB } = JSON.parse(stdout);
-			resolve({ times, maxRssKiB, requests: (counter.count() - before) / (RUNS + 1), maxInFlight: counter.takeMaxInFlight() });
-		});
-	});
+async function timeCase(checkout, store, counter) {
+	const before = counter.count();
+	counter.takeMaxInFlight();
+	const { times, maxRssKiB } = await timeInChild(checkout, EXPORT, [store, path.join(root, "out.arrow")], { runs: RUNS });
+	return { times, maxRssKiB, requests: (counter.count() - before) / (RUNS + 1), maxInFlight: counter.takeMaxInFlight() };
 }
 
 const times = BigInt64Array.from({ length: CHUNKS * PER_CHUNK }, (_, i) => 1_600_000_000n + BigInt(i) * 60n);
@@ -122,7 +103,6 @@ const cases = [
 	["http zip", `${counter.url}/times.zip`],
 	["local zip", zipFile],
 ].filter(([label]) => values.only === undefined || values.only.split(",").includes(label.replace(" ", "-")));
-const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const checkouts = [HERE, ...values.target.map((target) => path.resolve(target))];
 console.log(`${CHUNKS} chunks of ${PER_CHUNK} values, ${LATENCY} ms per request, median of ${RUNS} runs; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores`);
 for (const [label, store] of cases) {

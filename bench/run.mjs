@@ -19,6 +19,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CODEC_CASES, CODEC_RSS_CASES, codecPythonVersions, ensureCodecStore, referenceCommand, RSS_LIMIT_MIB as CODEC_RSS_LIMIT_MIB, TARGET_VS_C, TARGET_VS_ZARR_PYTHON, zarrPythonCommand } from "./codec-bench.mjs";
+import { median } from "./lib/median.mjs";
 import { ensureStore, SERIES } from "./lib/synthetic.mjs";
 import { scaleBench } from "./scale.mjs";
 import { tablesBench } from "./tables.mjs";
@@ -78,11 +79,6 @@ const RSS_STORES = [
 const RSS_LIMIT_MIB = 200;
 const RSS_GROWTH_LIMIT = 1.25;
 
-const median = (xs) => {
-	const s = [...xs].sort((a, b) => a - b);
-	const m = s.length >> 1;
-	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 /** The medians of a set of runs: wall, CPU (user + system) and user seconds. */
 const mediansOf = (runs) => ({ seconds: median(runs.map((m) => m.seconds)), cpuSeconds: median(runs.map((m) => m.cpuSeconds)), userSeconds: median(runs.map((m) => m.userSeconds)) });
 const fmt = (x, digits = 2) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(digits));

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./lib/median.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = { runs: 15, targets: [], only: null, big: path.join(root, ".bench-cache", "codecs-v1-20000000", "v2-blosc-lz4.zarr"), bigRuns: 5 };
@@ -50,12 +51,6 @@ function run(target, argv) {
 	if (result.status !== 0 || status !== 0) throw new Error(`${target}: ${argv.join(" ")} failed: ${result.stderr}`);
 	return { wall, cpu: user + sys, rss: rss / 1024 };
 }
-
-const median = (values) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = sorted.length >> 1;
-	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 console.log(`node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 for (const [name, argv] of Object.entries(commands)) {
