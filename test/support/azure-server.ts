@@ -9,7 +9,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { bucketKeys, listEntries } from "./bucket-folder.js";
 import { objectRead } from "./byte-range.js";
-import { serveOnLoopback } from "./loopback-server.js";
+import { sendAnswer, serveOnLoopback } from "./loopback-server.js";
 
 export interface AzureServerOptions {
 	readonly root: string;
@@ -43,8 +43,7 @@ export async function startAzureServer(options: AzureServerOptions): Promise<Azu
 		const url = new URL(request.url ?? "/", "http://localhost");
 		const answer = (status: number, body: string | Buffer, headers: Record<string, string> = {}) => {
 			requests.push({ path: url.pathname, query: url.searchParams, range: request.headers.range, status });
-			response.writeHead(status, { "Content-Length": String(Buffer.byteLength(body)), ...headers });
-			response.end(request.method === "HEAD" ? undefined : body);
+			sendAnswer(request, response, status, body, headers);
 		};
 		const error = (status: number, code: string) => answer(status, `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`, { "Content-Type": "application/xml" });
 

@@ -9,7 +9,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { bucketKeys, listEntries } from "./bucket-folder.js";
 import { objectRead } from "./byte-range.js";
-import { serveOnLoopback } from "./loopback-server.js";
+import { sendAnswer, serveOnLoopback } from "./loopback-server.js";
 
 export interface GcsServerOptions {
 	readonly root: string;
@@ -44,8 +44,7 @@ export async function startGcsServer(options: GcsServerOptions): Promise<GcsServ
 		const url = new URL(request.url ?? "/", "http://localhost");
 		const answer = (status: number, body: string | Buffer, headers: Record<string, string> = {}) => {
 			requests.push({ method: request.method!, path: url.pathname, query: url.searchParams, authorization: request.headers.authorization, range: request.headers.range, status });
-			response.writeHead(status, { "Content-Length": String(Buffer.byteLength(body)), ...headers });
-			response.end(request.method === "HEAD" ? undefined : body);
+			sendAnswer(request, response, status, body, headers);
 		};
 		const error = (status: number, reason: string) => answer(status, JSON.stringify({ error: { code: status, message: reason, errors: [{ reason }] } }), { "Content-Type": "application/json" });
 

@@ -7,6 +7,12 @@ export interface LoopbackServer {
 	close(): Promise<void>;
 }
 
+/** Answers `request` with `status`, `body` (left out for HEAD, but counted in Content-Length) and `headers`. */
+export function sendAnswer(request: IncomingMessage, response: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
+	response.writeHead(status, { "Content-Length": String(Buffer.byteLength(body)), ...headers });
+	response.end(request.method === "HEAD" ? undefined : body);
+}
+
 /** Serves `handle`; a request it fails is answered 500 with `failureBody` of the error (its message by default). */
 export async function serveOnLoopback(
 	handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,

@@ -11,7 +11,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { bucketKeys, listEntries } from "./bucket-folder.js";
 import { objectRead } from "./byte-range.js";
-import { serveOnLoopback } from "./loopback-server.js";
+import { sendAnswer, serveOnLoopback } from "./loopback-server.js";
 
 export interface S3User {
 	readonly secret: string;
@@ -159,8 +159,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<S3Server>
 		let user: string | undefined;
 		const answer = (status: number, body: string | Buffer, headers: Record<string, string> = {}) => {
 			requests.push({ method: request.method!, bucket, key, query, range: request.headers.range, user, status, attempt });
-			response.writeHead(status, { "Content-Length": String(Buffer.byteLength(body)), ...headers });
-			response.end(request.method === "HEAD" ? undefined : body);
+			sendAnswer(request, response, status, body, headers);
 		};
 		const fail = (status: number, code: string) => answer(status, request.method === "HEAD" ? "" : errorXml(code, code), { "Content-Type": "application/xml" });
 
