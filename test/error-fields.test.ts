@@ -9,11 +9,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { crc32c as crc32cOf, writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { exportTable, exportToFile, inspectStore, type ExportOptions } from "../src/index.js";
 import { tempDir } from "./support/cli.js";
 import { rejection } from "./support/thrown.js";
 import { writeStoredZip } from "./support/zip.js";
+import { withIndexEntry } from "./support/shard-index.js";
 
 // Small arrays decode on the calling thread unless a count is asked for: these decode on two threads, except where a
 // case asks for the calling thread (0).
@@ -67,17 +68,11 @@ function v2Store(root: string, arrayPath: string, changes: Record<string, unknow
 	return root;
 }
 
-/** Rewrites a shard's index entry `slot` (index at its end, with its crc32c) and fixes the checksum: only the entry is wrong. */
-const withIndexEntry =
+/** Every shard with its index entry `slot` rewritten (see withIndexEntry). */
+const withEntry =
 	(slot: number, offset: bigint, length: bigint): Corrupt =>
-	(_coords, bytes) => {
-		const out = Buffer.from(bytes);
-		const indexStart = out.length - (4 * 16 + 4);
-		out.writeBigUInt64LE(offset, indexStart + slot * 16);
-		out.writeBigUInt64LE(length, indexStart + slot * 16 + 8);
-		out.writeUInt32LE(crc32cOf(out.subarray(indexStart, out.length - 4)), out.length - 4);
-		return out;
-	};
+	(_coords, bytes) =>
+		withIndexEntry(bytes, slot, offset, length);
 
 /**
  * The store in a zip of STORED entries, entry `broken` made one the zip library fails to read: its local header
@@ -313,13 +308,13 @@ const chunkCases: Case[] = [
 	},
 	{
 		name: "a shard index entry pointing past the shard",
-		store: () => tempStore({ ...SHARDED(), corrupt: withIndexEntry(1, 100_000n, 512n) }),
+		store: () => tempStore({ ...SHARDED(), corrupt: withEntry(1, 100_000n, 512n) }),
 		call: exporting(),
 		expected: () => ({ code: "CHUNK_CORRUPT", path: "temp", key: "temp/c/1" }),
 	},
 	{
 		name: "a shard index entry with an absurd offset",
-		store: () => tempStore({ ...SHARDED(), corrupt: withIndexEntry(2, 2n ** 62n, 16n) }),
+		store: () => tempStore({ ...SHARDED(), corrupt: withEntry(2, 2n ** 62n, 16n) }),
 		call: exporting(),
 		expected: () => ({ code: "CHUNK_CORRUPT", path: "temp", key: "temp/c/1" }),
 	},

@@ -9,10 +9,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crc32c as crc32cOf, writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BIN, readArrow, REPO, tempDir } from "./support/cli.js";
 import { contractViolation, exportInProcess } from "./support/export-in-process.js";
 import { startServer, type TestServer } from "./support/http-server.js";
+import { withIndexEntry } from "./support/shard-index.js";
 import { describeForCli } from "../src/cli/error-advice.js";
 import type { Dt64ExportError } from "../src/errors.js";
 
@@ -240,21 +241,13 @@ describe("malformed stores are refused with one line naming what and where", () 
 		chunks: [8],
 		codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: [2], codecs: innerCodecs, index_codecs: [LE, { name: "crc32c" }], index_location: location } }],
 	});
-	/** Rewrites entry `slot` of a shard's index (at its end) and fixes the checksum, so only the entry is wrong. */
-	const withIndexEntry = (slot: number, offset: bigint, length: bigint) => (c: number[], b: Uint8Array) => {
-		if (c[0] !== 0) return b;
-		const out = Buffer.from(b);
-		const indexStart = out.length - (4 * 16 + 4);
-		out.writeBigUInt64LE(offset, indexStart + slot * 16);
-		out.writeBigUInt64LE(length, indexStart + slot * 16 + 8);
-		out.writeUInt32LE(crc32cOf(out.subarray(indexStart, out.length - 4)), out.length - 4);
-		return out;
-	};
+	/** Shard c/0 with its index entry `slot` rewritten (see withIndexEntry). */
+	const withEntry = (slot: number, offset: bigint, length: bigint) => (c: number[], b: Uint8Array) => (c[0] === 0 ? withIndexEntry(b, slot, offset, length) : b);
 	cases.push(
-		["a shard index entry pointing past the shard", () => makeStore("shardpast.zarr", { ...shard("end"), corruptChunk: withIndexEntry(1, 10_000n, 16n) }), (r) => new RegExp(`shard c/0: index entry 1 points outside the shard \\(${esc(r)}/c/0: byte range 10000\\.\\.10016 is outside the file`)],
-		["a shard index entry with an absurd offset", () => makeStore("shardabsurd.zarr", { ...shard("end"), corruptChunk: withIndexEntry(2, 2n ** 62n, 16n) }), () => /shard c\/0: corrupt index entry 2/],
-		["a shard index entry half empty", () => makeStore("shardhalf.zarr", { ...shard("end"), corruptChunk: withIndexEntry(0, 2n ** 64n - 1n, 16n) }), () => /shard c\/0: corrupt index entry 0/],
-		["a shard index entry of the wrong chunk length", () => makeStore("shardlen.zarr", { ...shard("end"), corruptChunk: withIndexEntry(0, 0n, 8n) }), () => /chunk c\/0 \(inner chunk \[0\]\): decoded to 1 values, expected 2/],
+		["a shard index entry pointing past the shard", () => makeStore("shardpast.zarr", { ...shard("end"), corruptChunk: withEntry(1, 10_000n, 16n) }), (r) => new RegExp(`shard c/0: index entry 1 points outside the shard \\(${esc(r)}/c/0: byte range 10000\\.\\.10016 is outside the file`)],
+		["a shard index entry with an absurd offset", () => makeStore("shardabsurd.zarr", { ...shard("end"), corruptChunk: withEntry(2, 2n ** 62n, 16n) }), () => /shard c\/0: corrupt index entry 2/],
+		["a shard index entry half empty", () => makeStore("shardhalf.zarr", { ...shard("end"), corruptChunk: withEntry(0, 2n ** 64n - 1n, 16n) }), () => /shard c\/0: corrupt index entry 0/],
+		["a shard index entry of the wrong chunk length", () => makeStore("shardlen.zarr", { ...shard("end"), corruptChunk: withEntry(0, 0n, 8n) }), () => /chunk c\/0 \(inner chunk \[0\]\): decoded to 1 values, expected 2/],
 		["a shard index failing its checksum", () => makeStore("shardcrc.zarr", { ...shard("end"), corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 0 ? b.map((x, i) => (i === b.length - 10 ? x ^ 0xff : x)) : b) }), () => /shard c\/0: index checksum mismatch \(crc32c\)/],
 		["a shard index at the start failing its checksum", () => makeStore("shardcrcstart.zarr", { ...shard("start"), corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 1 ? b.map((x, i) => (i === 5 ? x ^ 0xff : x)) : b) }), () => /shard c\/1: index checksum mismatch \(crc32c\)/],
 		["a shard shorter than its index", () => makeStore("shardshort.zarr", { ...shard("end"), corruptChunk: (c: number[], b: Uint8Array) => (c[0] === 0 ? b.subarray(0, 30) : b) }), (r) => new RegExp(`${esc(r)}/c/0: byte range .* is outside the file \\(30 bytes\\)`)],
