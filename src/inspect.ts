@@ -264,19 +264,23 @@ function scanChunk(chunk: NumericValues, chunkShape: readonly number[], coords: 
 	return undefined;
 }
 
+/** What inspect reads for an array's first and last values, and how it spells them. */
+interface EndSearch {
+	readonly source: ChunkSource<NumericValues>;
+	readonly shape: number[];
+	/** The most chunks read from each end; past it, the answer is "unknown". */
+	readonly maxChunks: number;
+	readonly signal: AbortSignal | undefined;
+	readonly isAbsent: IsAbsent;
+	readonly format: (count: bigint | number, row: number) => { iso: string | null; note?: string };
+}
+
 /**
  * Reads chunks from one end until a value is found. In N-d arrays the first value in C order can be in any
  * chunk of the first row of chunks that has one, so whole rows of chunks are read; past `maxChunks` the answer
  * is "unknown".
  */
-async function findEnd(
-	source: ChunkSource<NumericValues>,
-	shape: number[],
-	direction: 1 | -1,
-	maxChunks: number,
-	signal: AbortSignal | undefined,
-	isAbsent: IsAbsent,
-): Promise<{ row: number; count: bigint | number } | "none" | number> {
+async function findEnd({ source, shape, maxChunks, signal, isAbsent }: EndSearch, direction: 1 | -1): Promise<{ row: number; count: bigint | number } | "none" | number> {
 	if (shape.length === 0) {
 		const chunk = await source.read([], signal);
 		return isAbsent(chunk, 0) ? "none" : { row: 0, count: chunk[0] };
@@ -318,23 +322,15 @@ function formatCount(count: bigint, row: number, type: Datetime64Type, unit: Tar
 	}
 }
 
-async function endValue(
-	source: ChunkSource<NumericValues>,
-	shape: number[],
-	direction: 1 | -1,
-	maxChunks: number,
-	signal: AbortSignal | undefined,
-	isAbsent: IsAbsent,
-	format: (count: bigint | number, row: number) => { iso: string | null; note?: string },
-): Promise<EndValue> {
+async function endValue(search: EndSearch, direction: 1 | -1): Promise<EndValue> {
 	try {
-		const found = await findEnd(source, shape, direction, maxChunks, signal, isAbsent);
+		const found = await findEnd(search, direction);
 		if (found === "none") return { status: "none" };
 		if (typeof found === "number") return { status: "unknown", chunksRead: found };
-		return { status: "found", row: found.row, count: found.count, ...format(found.count, found.row) };
+		return { status: "found", row: found.row, count: found.count, ...search.format(found.count, found.row) };
 	} catch (error) {
 		// Cut short, the read says nothing of the array: inspect stops.
-		throwIfAborted(signal);
+		throwIfAborted(search.signal);
 		return { status: "error", message: (error as Error).message.replace(/\s*\n\s*/g, " ") };
 	}
 }
@@ -404,10 +400,16 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const arrowType = `${typeName}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
 	const inexact = decoding.autoUnit?.inexact;
 	const rounded = nearest === unit && inexact === undefined ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
-	const isAbsent: IsAbsent = (chunk, i) => isMissingValue(decoding.markers, chunk[i]);
-	const format = (count: bigint | number, row: number) => formatCfCount(count, row, decoding, metadata.dataType.name, unit);
-	const first = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, 1, maxChunks, opened.signal, isAbsent, format);
-	const last = await endValue(chunks as ChunkSource<NumericValues>, metadata.shape, -1, maxChunks, opened.signal, isAbsent, format);
+	const search: EndSearch = {
+		source: chunks as ChunkSource<NumericValues>,
+		shape: metadata.shape,
+		maxChunks,
+		signal: opened.signal,
+		isAbsent: (chunk, i) => isMissingValue(decoding.markers, chunk[i]),
+		format: (count, row) => formatCfCount(count, row, decoding, metadata.dataType.name, unit),
+	};
+	const first = await endValue(search, 1);
+	const last = await endValue(search, -1);
 	const floatCountsRead = isFloatType(metadata.dataType.name) ? { floatCountsRead: !unsure } : {};
 	// A count between two nanoseconds is refused by an exact export in every unit: rounding (or flooring) exports it.
 	const exportable =
@@ -541,9 +543,9 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	}
 	const unit = resolveTargetUnit(metadata.dataType, "auto");
 	const arrowType = `${metadata.dataType.kind === "timedelta64" ? "duration" : "timestamp"}[${unit}]`;
-	const format = (count: bigint | number, row: number) => formatCount(count as bigint, row, metadata.dataType, unit);
-	const first = await endValue(source, metadata.shape, 1, maxChunks, opened.signal, isNaTValue, format);
-	const last = await endValue(source, metadata.shape, -1, maxChunks, opened.signal, isNaTValue, format);
+	const search: EndSearch = { source, shape: metadata.shape, maxChunks, signal: opened.signal, isAbsent: isNaTValue, format: (count, row) => formatCount(count as bigint, row, metadata.dataType, unit) };
+	const first = await endValue(search, 1);
+	const last = await endValue(search, -1);
 	return { ...described, exportable: true, arrowType, first, last };
 }
 

@@ -100,6 +100,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		const mayReadAhead = () => !this.#holdReadAhead();
 		// Small bands (small chunks) are gathered into batches of a sensible size; see joinSmallBands.
 		const alongRows = broadcast.map((column) => shape.length > 0 && column.axes[0] === 0);
+		const read: TableRead = { columns: broadcast, shape, concurrency, signal: this.signal, mayReadAhead, onChunk, rows };
 		if ((options.order ?? "c") === "chunk") {
 			const spanning = broadcast.filter((column) => spansTable(column, shape));
 			if (spanning.length === 0) {
@@ -111,10 +112,10 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape);
-			this.pullFrom(joinSmallBands(chunkOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows), alongRows, options.bufferPool));
+			this.pullFrom(joinSmallBands(chunkOrderBands(read), alongRows, options.bufferPool));
 		} else {
 			for (const column of broadcast) checkHeldColumn(column, shape);
-			this.pullFrom(joinSmallBands(cOrderBands(broadcast, shape, concurrency, this.signal, mayReadAhead, onChunk, rows, options.bufferPool), alongRows, options.bufferPool));
+			this.pullFrom(joinSmallBands(cOrderBands(read, options.bufferPool), alongRows, options.bufferPool));
 		}
 	}
 
@@ -152,16 +153,21 @@ async function readWhole(column: BroadcastSource, concurrency: number, signal: A
 	return whole ?? [];
 }
 
-async function* cOrderBands(
-	columns: readonly BroadcastSource[],
-	shape: readonly number[],
-	concurrency: number,
-	signal: AbortSignal,
-	mayReadAhead: () => boolean,
-	onChunk?: () => void,
-	rows?: RowRange,
-	bufferPool?: BufferPool,
-): AsyncGenerator<TableBand> {
+/** What a table's bands are read from, in either order: its columns over its shape, the rows asked for, and how. */
+interface TableRead {
+	readonly columns: readonly BroadcastSource[];
+	readonly shape: readonly number[];
+	readonly concurrency: number;
+	readonly signal: AbortSignal;
+	/** Whether the chunk reads may go on ahead of the bands taken (see holdReadAheadWhile). */
+	readonly mayReadAhead: () => boolean;
+	readonly onChunk?: () => void;
+	readonly rows?: RowRange;
+}
+
+/** C order: bands of whole rows along the first axis, assembled in buffers from `bufferPool` when there is one. */
+async function* cOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
+	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows } = read;
 	if (product(shape) === 0) return;
 	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
 	if (shape.length === 0) {
@@ -252,15 +258,8 @@ function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonl
  * Each box's values of a column over fewer axes come from what it holds as in C order (a window of its bands if it
  * has the first axis, else all of it), cut to the box.
  */
-async function* chunkOrderBands(
-	columns: readonly BroadcastSource[],
-	shape: readonly number[],
-	concurrency: number,
-	signal: AbortSignal,
-	mayReadAhead: () => boolean,
-	onChunk?: () => void,
-	rows?: RowRange,
-): AsyncGenerator<TableBand> {
+async function* chunkOrderBands(read: TableRead): AsyncGenerator<TableBand> {
+	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows } = read;
 	if (product(shape) === 0) return;
 	const spans = columns.map((column) => spansTable(column, shape));
 	const { chunkShape, gridShape } = columns[spans.indexOf(true)].source;
