@@ -3,22 +3,12 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { mulberry32 as random } from "./lib/mulberry32.mjs";
 import { NAT, writeArray } from "./lib/zarr-writer.mjs";
 
 const DATA = fileURLToPath(new URL("../data/", import.meta.url));
 const LE = { name: "bytes", configuration: { endian: "little" } };
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). @param {number} seed */
-function random(seed) {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /** @param {string} name @param {Record<string, Parameters<typeof writeArray>[2]>} arrays by path ("" for the root) */
 async function writeStore(name, arrays) {

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { Writable } from "node:stream";
 import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../scripts/lib/mulberry32.mjs";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { describeForCli } from "../src/cli/error-advice.js";
 import { planExport } from "../src/export-plan.js";
@@ -129,23 +130,14 @@ describe("partition keys", () => {
 	});
 });
 
-/** Uniform numbers in [0, 1) from a seed (mulberry32): the same "random" rows on every run. */
-function seededRandom(seed: number): () => number {
-	return () => {
-		seed = (seed + 0x6d2b79f5) | 0;
-		let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 /**
  * 20,000 times at random over 60 days (as observations written in arrival order are), with their row number;
  * `firstTimes` replace the first ones.
  */
 async function unsortedStore(firstTimes: readonly bigint[] = []): Promise<{ store: string; rows: number; times: BigInt64Array }> {
 	const rows = 20_000;
-	const random = seededRandom(14);
+	// Uniform numbers in [0, 1) from a seed: the same "random" rows on every run.
+	const random = mulberry32(14);
 	const times = BigInt64Array.from({ length: rows }, () => T0 + BigInt(Math.floor(random() * 60 * 86_400)));
 	times.set(firstTimes);
 	const store = path.join(tempDir(), "unsorted.zarr");

@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { mulberry32 } from "../scripts/lib/mulberry32.mjs";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import type { OutputFormat } from "../src/export-plan.js";
 import { BIN, tempDir } from "./support/cli.js";
@@ -32,16 +33,9 @@ const ZSTD = { name: "zstd", configuration: { level: 3, checksum: false } };
 const BLOSC = { name: "blosc", configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle", typesize: 8, blocksize: 0 } };
 const datetime = (unit: string, scale_factor = 1) => ({ name: "numpy.datetime64", configuration: { unit, scale_factor } });
 
-/** mulberry32: a small, fast, seedable PRNG; `next()` is uniform in [0, 1). */
+/** A seeded generator (mulberry32): `next()` is uniform in [0, 1), `int(n)` in 0..n-1, `pick` one of `items`. */
 function prng(seed: number) {
-	let state = seed >>> 0;
-	const next = () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
+	const next = mulberry32(seed);
 	const int = (n: number) => Math.floor(next() * n);
 	return { next, int, pick: <T>(items: readonly T[]): T => items[int(items.length)] };
 }

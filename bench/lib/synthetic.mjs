@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import * as zlib from "node:zlib";
+import { mulberry32 } from "../../scripts/lib/mulberry32.mjs";
 
 const gzip = promisify(zlib.gzip);
 const TWO_32 = 4_294_967_296;
@@ -12,17 +13,6 @@ const INT32_MIN = -2_147_483_648;
 /** Bump when the data or layout changes, so that cached stores are rebuilt. */
 export const STORE_FORMAT_VERSION = 1;
 
-/** mulberry32: small, fast and deterministic, so every machine benchmarks the same bytes. */
-function random(seed) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / TWO_32;
-	};
-}
 
 /**
  * Increasing counts with jitter and about `natRate` NaT: count(i) = (start + floor(i * step) + jitter) * multiplier, where
@@ -32,7 +22,7 @@ function random(seed) {
 export function makeCounts({ length, start, step, jitter, multiplier = 1, natRate = 0.01, seed = 1 }) {
 	const values = new BigInt64Array(length);
 	const words = new Int32Array(values.buffer);
-	const next = random(seed);
+	const next = mulberry32(seed);
 	for (let i = 0; i < length; i++) {
 		if (next() < natRate) {
 			words[2 * i] = 0;
