@@ -38,7 +38,7 @@ export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>,
 			throw inArrayDocument(error, metadata, "attributes");
 		}
 		const boolean = isCfBoolean(metadata.attributes);
-		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float32" || type === "float64" || packing !== undefined);
+		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float16" || type === "float32" || type === "float64" || packing !== undefined);
 		if (mask !== undefined || packing !== undefined || nanAsNull || boolean) return planCfValuesColumn({ column, storedField, mask, packing, nanAsNull, boolean });
 	}
 	return { field: storedField, decode: (values) => ({ values }), empty: () => allocateEmpty(storedField) };
