@@ -21,7 +21,7 @@ import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { inTableOrder } from "./table/transposed-variable.js";
-import { withUnsignedCoding } from "./cf/unsigned-coding.js";
+import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
 
 /**
  * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
@@ -37,6 +37,8 @@ export type TableColumn =
 			readonly axes: readonly number[];
 			/** A CF time array opened with CF decoding: how it decodes (cf/cf-time-array.ts). */
 			readonly cfTime?: CfTimeDecoding;
+			/** `_Unsigned` applied (CF decoding on): `metadata` holds the type it reads the stored integers as. */
+			readonly unsigned?: UnsignedCoding;
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
@@ -147,9 +149,10 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	}
 	// `_Unsigned` is CF's first step: the bytes are read as the type it says, for masking, unpacking and CF time alike.
 	const stored = parsePlainArrayMetadata(node, where);
-	const metadata = options.cf === false ? stored : withUnsignedCoding(stored);
+	const unsigned = options.cf === false ? undefined : unsignedCodingOf(stored);
+	const metadata = unsigned === undefined ? stored : withUnsignedCoding(stored);
 	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
-	const plain = { kind: "plain", name: columnName, metadata, chunks } as const;
+	const plain = { kind: "plain", name: columnName, metadata, chunks, ...(unsigned === undefined ? {} : { unsigned }) } as const;
 	if (options.cf === false || !isCfTimeMetadata(metadata)) return plain;
 	let parsed: Omit<CfTimeDecoding, "autoUnit">;
 	try {
