@@ -20,6 +20,7 @@ import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./z
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
+import { withCoordinatesLeftOut } from "./table/index-source.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
 
@@ -71,6 +72,12 @@ export interface ZarrTable {
 	 * columns implies). Absent when there are none.
 	 */
 	readonly coordinatesLeftOut?: readonly string[];
+	/**
+	 * `columns: "all"` only: the dimensions whose coordinate array the group holds, which `all` takes as the index
+	 * rather than as columns. Those whose index is positions are `coordinatesLeftOut`, here and in the stages of the
+	 * table exported without index columns (table/index-source.ts).
+	 */
+	readonly indexCoordinates?: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
 	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
@@ -266,11 +273,10 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));
 	}
 	const table = await layOutColumns(opened, opening, { group: at, indexSource, leftOut, name: columnNameFor(location, group), options });
+	if (options.columns !== "all") return table;
 	// `all` takes the dimension coordinates as the index: with positions for an index, they are in no column.
-	const coordinatesLeftOut = table.index.flatMap((entry) =>
-		entry.kind === "positions" && candidates.some((column) => isCoordinateOf(variableOf(column), entry.name, table.shape[entry.axis])) ? [entry.name] : [],
-	);
-	return coordinatesLeftOut.length === 0 ? table : { ...table, coordinatesLeftOut };
+	const indexCoordinates = table.dimensions.flatMap((dimension) => (candidates.some((column) => isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ? [dimension.name] : []));
+	return withCoordinatesLeftOut({ ...table, indexCoordinates });
 }
 
 function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {
