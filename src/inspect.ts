@@ -127,6 +127,8 @@ export interface InspectNode {
 	 * _FillValue, then unpacked by scale_factor; int16 as stored without CF decoding`; absent when they do not apply.
 	 */
 	readonly cfDecoding?: string;
+	/** A half float array: how its values become the column's, `float16 widened exactly to float32` (Arrow has no half floats DuckDB or polars read). */
+	readonly widening?: string;
 	/** The CF attributes a reader needs to understand the numbers (units, calendar, markers, packing, names), as written. */
 	readonly attributes?: Record<string, unknown>;
 	/** A CF time array: its units and calendar, e.g. `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
@@ -416,7 +418,7 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		inexact === undefined
 			? { exportable: true }
 			: { exportable: false, reason: `${metadata.dataType.name} count ${inexact} is not a whole number of ns, which an exact export refuses`, reasonCode: "TRUNCATION" as const, reasonOption: "rounding" };
-	const read = unsigned === undefined ? "" : `, counts read as ${unsigned.read} by _Unsigned "${unsigned.unsigned}"`;
+	const read = unsigned === undefined ? (metadata.dataType.name === "float16" ? `, counts ${HALF_WIDENING}` : "") : `, counts read as ${unsigned.read} by _Unsigned "${unsigned.unsigned}"`;
 	return { ...described, cfTime: `${cfTime}${read}`, ...exportable, arrowType, ...rounded, ...floatCountsRead, first, last };
 }
 
@@ -447,7 +449,13 @@ function timeFillValue(form: V3ArrayForm): string {
  * The Arrow type a companion column gets, as the export plans it (table/plain-column.ts): its stored type, or after
  * CF masking (null) and unpacking (Float32/Float64), said in `cfDecoding`.
  */
-function companionType(storedMetadata: PlainArrayMetadata): Pick<InspectNode, "arrowType" | "cfDecoding"> {
+function companionType(storedMetadata: PlainArrayMetadata): Pick<InspectNode, "arrowType" | "cfDecoding" | "widening"> {
+	return { ...cfCompanionType(storedMetadata), ...(storedMetadata.dataType.name === "float16" ? { widening: HALF_WIDENING } : {}) };
+}
+
+const HALF_WIDENING = "float16 widened exactly to float32";
+
+function cfCompanionType(storedMetadata: PlainArrayMetadata): Pick<InspectNode, "arrowType" | "cfDecoding"> {
 	const stored = plainArrowTypeName(storedMetadata.dataType.name);
 	const unsigned = unsignedCodingOf(storedMetadata);
 	const metadata = withUnsignedCoding(storedMetadata);
@@ -664,7 +672,8 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		const unread = node.floatCountsRead === false ? " (float counts not read: whether each is a whole number of ns is not known)" : "";
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}${rounded}${unread}` : `no: ${node.reason}${rounded}${advice}`);
 		if (node.companion !== undefined) {
-			const decoding = node.cfDecoding === undefined ? "" : ` (${node.cfDecoding})`;
+			const notes = [node.widening, node.cfDecoding].filter((note) => note !== undefined);
+			const decoding = notes.length === 0 ? "" : ` (${notes.join("; ")})`;
 			field("companion", node.companion ? `yes, as ${node.arrowType}${decoding}: a table column, broadcast by dimension names` : `no: ${node.companionReason}`);
 		}
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));

@@ -20,8 +20,9 @@ import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./z
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
+import { withCoordinatesLeftOut } from "./table/index-source.js";
 import { inTableOrder } from "./table/transposed-variable.js";
-import { withUnsignedCoding } from "./cf/unsigned-coding.js";
+import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
 
 /**
  * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
@@ -37,6 +38,8 @@ export type TableColumn =
 			readonly axes: readonly number[];
 			/** A CF time array opened with CF decoding: how it decodes (cf/cf-time-array.ts). */
 			readonly cfTime?: CfTimeDecoding;
+			/** `_Unsigned` applied (CF decoding on): `metadata` holds the type it reads the stored integers as. */
+			readonly unsigned?: UnsignedCoding;
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
@@ -69,6 +72,12 @@ export interface ZarrTable {
 	 * columns implies). Absent when there are none.
 	 */
 	readonly coordinatesLeftOut?: readonly string[];
+	/**
+	 * `columns: "all"` only: the dimensions whose coordinate array the group holds, which `all` takes as the index
+	 * rather than as columns. Those whose index is positions are `coordinatesLeftOut`, here and in the stages of the
+	 * table exported without index columns (table/index-source.ts).
+	 */
+	readonly indexCoordinates?: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
 	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
@@ -147,9 +156,10 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	}
 	// `_Unsigned` is CF's first step: the bytes are read as the type it says, for masking, unpacking and CF time alike.
 	const stored = parsePlainArrayMetadata(node, where);
-	const metadata = options.cf === false ? stored : withUnsignedCoding(stored);
+	const unsigned = options.cf === false ? undefined : unsignedCodingOf(stored);
+	const metadata = unsigned === undefined ? stored : withUnsignedCoding(stored);
 	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
-	const plain = { kind: "plain", name: columnName, metadata, chunks } as const;
+	const plain = { kind: "plain", name: columnName, metadata, chunks, ...(unsigned === undefined ? {} : { unsigned }) } as const;
 	if (options.cf === false || !isCfTimeMetadata(metadata)) return plain;
 	let parsed: Omit<CfTimeDecoding, "autoUnit">;
 	try {
@@ -263,11 +273,10 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));
 	}
 	const table = await layOutColumns(opened, opening, { group: at, indexSource, leftOut, name: columnNameFor(location, group), options });
+	if (options.columns !== "all") return table;
 	// `all` takes the dimension coordinates as the index: with positions for an index, they are in no column.
-	const coordinatesLeftOut = table.index.flatMap((entry) =>
-		entry.kind === "positions" && candidates.some((column) => isCoordinateOf(variableOf(column), entry.name, table.shape[entry.axis])) ? [entry.name] : [],
-	);
-	return coordinatesLeftOut.length === 0 ? table : { ...table, coordinatesLeftOut };
+	const indexCoordinates = table.dimensions.flatMap((dimension) => (candidates.some((column) => isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ? [dimension.name] : []));
+	return withCoordinatesLeftOut({ ...table, indexCoordinates });
 }
 
 function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {

@@ -1,8 +1,9 @@
 /**
  * Text xarray stores as byte strings (`|S n` with `_Encoding: "utf-8"`; test/fixtures/bytes-text, made by
  * test/golden/make_bytes_text_fixtures.py): exported as Utf8 columns with the strings xarray reads back (polars for
- * IPC, DuckDB for Parquet); byte strings without `_Encoding` and float16 refused by name, and left out of
- * `--columns all` with the reason instead of failing it.
+ * IPC, DuckDB for Parquet), a fill value included (it fills missing chunks and masks nothing, as in xarray 2023.01);
+ * byte strings without `_Encoding` refused by name, and left out of `--columns all` with the reason instead of
+ * failing it.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -20,6 +21,8 @@ const FIXTURES = path.join(REPO, "test/fixtures/bytes-text");
 interface Expected {
 	store: string;
 	dtypes: Record<string, string>;
+	fill_values: Record<string, string | null>;
+	coded: (string | null)[];
 	attributes: Record<string, Record<string, unknown>>;
 	label_x: { time: string[]; label: string[]; x: string[] };
 	all: string[];
@@ -33,7 +36,9 @@ const NULL_TERMINATED = (width: number) => ({ name: "null_terminated_bytes", con
 
 describe("text stored as byte strings, as xarray writes it", () => {
 	it("the fixture is what the test is about", () => {
-		expect(EXPECTED.dtypes).toEqual({ label: "|S9", x: "<f8", raw: "|S2", h: "<f2" });
+		expect(EXPECTED.dtypes).toEqual({ label: "|S9", x: "<f8", raw: "|S2", h: "<f2", coded: "|S6" });
+		expect(EXPECTED.fill_values).toEqual({ label: null, coded: "YWI=" });
+		expect(fs.existsSync(path.join(STORE, "coded", "2"))).toBe(false);
 		expect(EXPECTED.attributes.label._Encoding).toBe("utf-8");
 		expect(EXPECTED.attributes.raw._Encoding).toBeUndefined();
 	});
@@ -65,16 +70,30 @@ describe("text stored as byte strings, as xarray writes it", () => {
 		expect(result.stderr).toMatch(/raw bytes, not text, unless an _Encoding attribute names their encoding/);
 	});
 
+	it("a fill value: its text fills the missing chunk and masks nothing, as xarray 2023.01 reads it", async () => {
+		const file = path.join(work, "coded.arrow");
+		const result = runCli([STORE, "--columns", "coded", "-o", file, "-q"]);
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		const table = readArrow(file);
+		expect(String(table.schema.fields[0].type)).toBe("Utf8");
+		expect(table.getChild("coded")!.nullCount).toBe(0);
+		expect(pl.readIPC(fs.readFileSync(file)).getColumn("coded").toArray()).toEqual(EXPECTED.coded);
+		const parquet = path.join(work, "coded.parquet");
+		expect(runCli([STORE, "--columns", "coded,label", "--index", "-o", parquet, "-q"]).status).toBe(0);
+		const rows = await query(`SELECT coded FROM read_parquet('${parquet}') ORDER BY time`);
+		expect(rows.map((row) => row[0])).toEqual(EXPECTED.coded);
+	});
+
 	it("--columns all leaves out what no column can hold, with why, and exports the rest", async () => {
 		const table = await openTable(STORE, { columns: "all" });
-		expect(table.columns.map((column) => column.name).sort()).toEqual(["label", "x"]);
-		expect(table.leftOut).toHaveLength(2);
-		expect(table.leftOut.find((entry) => entry.startsWith("h:"))).toMatch(/dtype "<f2" cannot be exported as a column \(half floats/);
+		expect(table.columns.map((column) => column.name).sort()).toEqual(["coded", "h", "label", "x"]);
+		expect(table.leftOut).toHaveLength(1);
 		expect(table.leftOut.find((entry) => entry.startsWith("raw:"))).toMatch(/raw bytes, not text/);
 		const file = path.join(work, "all.parquet");
 		const result = runCli([STORE, "--columns", "all", "--index", "-o", file]);
 		expect(result.status).toBe(0);
-		expect(result.stderr).toMatch(/columns all left out .*h: dtype "<f2"/);
+		expect(result.stderr).toMatch(/columns all left out raw: /);
 		const rows = await query(`SELECT label FROM read_parquet('${file}') ORDER BY time`);
 		expect(rows.map((row) => row[0])).toEqual(EXPECTED.label_x.label);
 	});
@@ -110,8 +129,15 @@ describe("decoding byte strings as text", () => {
 		expect(() => parsePlainDataType({ name: "null_terminated_bytes", configuration: { length_bytes: 0 } }, { _Encoding: "utf-8" })).toThrow(/length_bytes must be a positive integer/);
 	});
 
-	it("refuses a fill value on text stored as bytes (xarray would mask every value equal to it)", () => {
+	it("reads a fill value of text stored as bytes: base64 of its bytes, trailing NULs dropped, UTF-8", () => {
 		const type = parsePlainDataType(NULL_TERMINATED(3), { _Encoding: "utf-8" });
-		expect(() => parsePlainFillValue('"YWI="', type)).toThrow(/fill_value: "YWI=" on text stored as byte strings is not read/);
+		expect(parsePlainFillValue('"YWI="', type)).toEqual({ kind: "string", value: "ab" });
+		expect(parsePlainFillValue('""', type)).toEqual({ kind: "string", value: "" });
+		expect(parsePlainFillValue('"YQBi"', type)).toEqual({ kind: "string", value: "a\0b" });
+		expect(parsePlainFillValue('"w6kA"', type)).toEqual({ kind: "string", value: "é" });
+		expect(() => parsePlainFillValue('"YWJjZA=="', type)).toThrow(/holds 4 bytes, more than the 3 of the data type/);
+		expect(() => parsePlainFillValue('"/w=="', type)).toThrow(/is not UTF-8 text.*bytes ff/);
+		expect(() => parsePlainFillValue("0", type)).toThrow(expect.objectContaining({ code: "METADATA_INVALID", message: expect.stringMatching(/expected the base64 text/) }));
+		expect(() => parsePlainFillValue('"YW?="', type)).toThrow(/expected the base64 text/);
 	});
 });

@@ -292,7 +292,13 @@ describe("usage errors (exit 2)", () => {
 		usage([group, "--columns", "time,short"], /^dt64-export: short \[59\] \(no dimension names\) cannot be matched to the table's dimensions \(dim_0\) by name, and its shape differs: time \[60\] \(no dimension names\), short \[59\] \(no dimension names\); export them separately, or choose --columns whose dimensions agree \[COLUMNS_INCOMPATIBLE\]$/m));
 	it("an unknown column, listing what the group holds", () =>
 		usage([group, "--columns", "time,nope"], /^dt64-export: --columns: no array "nope" in the store root; it holds big \(uint64\), count \(int64\), name \(string\), ok \(bool\), other\/half \(float16\), short \(float32\), station \(int32\), temperature \(float64\), time \(numpy.datetime64\) \[COLUMN_NOT_FOUND\]\n/));
-	it("an unsupported data type, naming the array", () => usage([group, "--columns", "time,other/half"], /^dt64-export: --columns: array other\/half: data type float16 cannot be exported as a column \(half floats/));
+	it("a half float array is no longer refused: a Float32 column", () => {
+		const file = fresh("half.arrow");
+		exportOk([group, "--columns", "time,other/half", "-o", file]);
+		const table = readArrow(file);
+		expect(String(table.schema.fields[1].type)).toBe("Float32");
+		expect([...table.getChild("half")!].every((value) => value === 0)).toBe(true);
+	});
 	it("--order chunk with columns of different chunk shapes", () => usage([group, "--columns", "time,count", "--index", "--order", "chunk"], /^dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got \[16\], \[10\]/));
 	it("an index column named like a value column", async () => {
 		const root = fresh("clash.zarr");

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { createTableExportStages, exportTable, openTable, type ExportOptions } from "../src/index.js";
+import { createTableExportStages, exportTable, openTable, type ExportOptions, type ZarrTable } from "../src/index.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO } from "./support/cli.js";
 
@@ -36,6 +36,25 @@ describe("the stages of an opened table write the one call's columns", () => {
 		expect(one.schema.fields.map((field) => field.name)).toEqual(names);
 		expect(staged.schema.fields.map((field) => String(field.type))).toEqual(one.schema.fields.map((field) => String(field.type)));
 		expect(contents(staged)).toEqual(contents(one));
+	});
+
+	it.each([
+		[{}, ["time", "lat", "lon"]],
+		[{ index: "positions" }, ["time", "lat", "lon"]],
+		[{ index: true }, undefined],
+	] as [ExportOptions, string[] | undefined][])("columns all with %j: the staged table names the coordinates it leaves out, as exportTable's does", async (options, leftOut) => {
+		let one: ZarrTable | undefined;
+		const written = await exportedArrow(async (sink) => {
+			one = await exportTable(GRID, sink, { columns: "all", format: "arrow", ...options });
+		});
+		const opened = await openTable(GRID, { columns: "all" });
+		// Opened with the coordinates as its index: none is left out yet.
+		expect(opened.coordinatesLeftOut).toBeUndefined();
+		const stages = createTableExportStages(opened, { format: "arrow", ...options });
+		const staged = await exportedArrow((sink) => pipeline(stages.reader, stages.batcher, stages.writer, sink));
+		expect(one!.coordinatesLeftOut).toEqual(leftOut);
+		expect(stages.table.coordinatesLeftOut).toEqual(leftOut);
+		expect(contents(staged)).toEqual(contents(written));
 	});
 
 	it("positions for the index and a coordinate named as a column: both refuse the one name given twice", async () => {

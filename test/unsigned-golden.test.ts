@@ -40,6 +40,22 @@ describe("_Unsigned, as xarray decodes it", () => {
 		expect(table.schema.fields.find((field) => field.name === "q")!.metadata.get("zarr.data_type")).toBe('"|i1"');
 	});
 
+	it("zarr.cf_applied lists _Unsigned first, as the other attributes applied are listed", async () => {
+		const table = await exported({});
+		const field = (name: string) => table.schema.fields.find((f) => f.name === name)!;
+		const applied = (name: string) => JSON.parse(field(name).metadata.get("zarr.cf_applied") ?? "null") as Record<string, unknown> | null;
+		expect(applied("q")).toEqual({ _Unsigned: "true" });
+		expect(applied("s")).toEqual({ _Unsigned: "false" });
+		expect(applied("w")).toEqual({ _Unsigned: "true", _FillValue: "65535" });
+		expect(applied("p")).toEqual({ _Unsigned: "true", _FillValue: "255", scale_factor: 1 });
+		expect(Object.keys(applied("p")!)[0]).toBe("_Unsigned");
+		// Read as unsigned alone, nothing can be null: the field stays as it was.
+		expect([field("q").nullable, field("s").nullable, field("w").nullable]).toEqual([false, false, true]);
+		// Without CF decoding nothing is applied, _Unsigned included.
+		const stored = await exported({ cf: false });
+		expect(stored.schema.fields.find((f) => f.name === "q")!.metadata.get("zarr.cf_applied")).toBeUndefined();
+	});
+
 	it("without CF decoding, the stored integers", async () => {
 		const table = await exported({ cf: false });
 		const q = table.schema.fields.findIndex((field) => field.name === "q");

@@ -211,7 +211,6 @@ describe("_ARRAY_DIMENSIONS of the wrong length", () => {
 
 describe("v2 dtypes a column cannot have: usage errors naming the .zarray and the dtype (exit 2)", () => {
 	const cases: [string, string][] = [
-		["half", 'dtype "<f2" cannot be exported as a column (half floats are read by neither DuckDB nor polars; store the array as float32)'],
 		["complex", 'dtype "<c8" cannot be exported as a column (Arrow has no complex type)'],
 		["raw", 'data type null_terminated_bytes (numpy "|S4") cannot be exported as a column (fixed-width byte strings are raw bytes, not text, unless an _Encoding attribute names their encoding (xarray writes _Encoding: "utf-8"); store text as <U or as object strings with the vlen-utf8 filter)'],
 		["blobs", 'dtype "|O" (object) cannot be exported as a column (object codec "vlen-bytes": raw bytes, not text; only strings with the vlen-utf8 filter are read)'],
@@ -241,7 +240,7 @@ describe("inspect and the pure cores", () => {
 		expect(node("count")).toMatchObject({ zarrFormat: 2, dtype: ">u8", dataType: "uint64", codecs: ["bytes(big)"], fillValue: "18446744073709551615", exportable: false, companion: true, arrowType: "uint64", dimensionNames: ["obs"] });
 		expect(node("label")).toMatchObject({ dtype: "|O", dataType: "string", codecs: ["vlen-utf8", "zlib(level=1)"], companion: true, arrowType: "string" });
 		expect(node("name")).toMatchObject({ dtype: "<U7", dataType: "fixed_length_utf32", codecs: ["bytes(little)"], companion: true });
-		expect(node("half")).toMatchObject({ dtype: "<f2", companion: false, companionReason: expect.stringMatching(/^dtype "<f2" cannot be exported as a column \(half floats/) });
+		expect(node("half")).toMatchObject({ dtype: "<f2", dataType: "float16", companion: true, arrowType: "float", widening: "float16 widened exactly to float32" });
 		const text = runCli(["inspect", GRID]).stdout.toString();
 		expect(text).toContain("  codecs      transpose(order=[1,0]) vlen-utf8\n");
 		expect(text).toContain("  companion   yes, as string: a table column, broadcast by dimension names\n");

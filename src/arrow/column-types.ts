@@ -19,6 +19,8 @@ const ARROW_TYPES: Readonly<Record<PlainTypeName, () => DataType>> = {
 	uint16: () => new Uint16(),
 	uint32: () => new Uint32(),
 	uint64: () => new Uint64(),
+	// Half floats, which neither DuckDB nor polars reads, are widened (exactly) to float32 as they are decoded.
+	float16: () => new Float32(),
 	float32: () => new Float32(),
 	float64: () => new Float64(),
 	string: () => new Utf8(),

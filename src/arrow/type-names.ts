@@ -5,5 +5,6 @@ import type { PlainTypeName } from "../zarr/plain-dtype.js";
  * column-types.ts, which builds the types themselves, so that reports need not load apache-arrow.
  */
 export function plainArrowTypeName(type: PlainTypeName): string {
-	return type === "float32" ? "float" : type === "float64" ? "double" : type;
+	// Half floats are exported widened to float32 (see zarr/half-float.ts).
+	return type === "float32" || type === "float16" ? "float" : type === "float64" ? "double" : type;
 }

@@ -56,10 +56,11 @@ export interface AutoUnits {
  * than a nanosecond asks for ns (and is then refused, floored or rounded as any other value); the first such count is
  * `inexact`. Values are read until both units are ns, and with `findInexact` until such a count is found too.
  */
-export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, units: AutoUnits, findInexact = false): AutoUnits {
+export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, units: AutoUnits, findInexact = false, significandBits?: number): AutoUnits {
 	if (!(values instanceof Float64Array || values instanceof Float32Array)) return units;
-	// A float of p significant bits holding m/2^k with m of b bits has an ulp of 2^(b-p)/2^k.
-	const precision = values instanceof Float64Array ? 53 : 24;
+	// A float of p significant bits holding m/2^k with m of b bits has an ulp of 2^(b-p)/2^k; half floats are held
+	// as float32 values, of the stored precision `significandBits`.
+	const precision = significandBits ?? (values instanceof Float64Array ? 53 : 24);
 	let { exact, nearest, inexact } = units;
 	for (let i = 0; i < values.length && !(exact === "ns" && nearest === "ns" && (!findInexact || inexact !== undefined)); i++) {
 		const value = values[i];

@@ -27,7 +27,10 @@ export interface CfOptions {
 }
 
 /** The numeric data types a CF time array may have. */
-const CF_TIME_DATA_TYPES: ReadonlySet<string> = new Set(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]);
+const CF_TIME_DATA_TYPES: ReadonlySet<string> = new Set(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]);
+
+/** The precision of float counts as stored: half floats are read widened to float32, but were rounded as halves. */
+const SIGNIFICAND_BITS: Readonly<Record<string, number>> = { float16: 11, float32: 24, float64: 53 };
 
 /** How a CF time array decodes: worked out once, when it is opened. */
 export interface CfTimeDecoding {
@@ -112,7 +115,7 @@ export async function cfAutoUnit(
 	if (!readValues) return undefined;
 	for (const coords of cOrderCoordinates(chunks.gridShape)) {
 		if (units.exact === "ns" && units.nearest === "ns" && (!findInexact || units.inexact !== undefined)) break;
-		units = refineTargetUnits((await chunks.read(coords, signal)) as NumericValues, coding, markers, units, findInexact);
+		units = refineTargetUnits((await chunks.read(coords, signal)) as NumericValues, coding, markers, units, findInexact, SIGNIFICAND_BITS[metadata.dataType.name]);
 	}
 	return units;
 }

@@ -3,10 +3,12 @@
  * equal to a missing-value marker (`_FillValue`, `missing_value`) or outside the valid range (`valid_min`,
  * `valid_max`, `valid_range`) become null. Comparisons are made on the stored values, exactly: 64-bit integers
  * as BigInt, float32 data against markers rounded to float32 (numpy's comparison of a float32 array with a
- * Python float). NaN is never a marker: NaN data stays NaN (see `--nan-as-null`).
+ * Python float), half floats (held widened to float32) in half precision as numpy 1.x compares them with a Python
+ * float (see halfComparand). NaN is never a marker: NaN data stays NaN (see `--nan-as-null`).
  */
 import { Dt64ExportError } from "../errors.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
+import { halfComparand, halfValue } from "../zarr/half-float.js";
 import { formatPlainFill, type PlainFill, type PlainTypeName } from "../zarr/plain-dtype.js";
 import { cfFillValueOf } from "./missing-value.js";
 
@@ -28,7 +30,12 @@ export interface Validity {
 }
 
 const is64Bit = (type: MaskableType) => type === "int64" || type === "uint64";
-const isFloat = (type: MaskableType) => type === "float32" || type === "float64";
+const isFloat = (type: MaskableType) => type === "float16" || type === "float32" || type === "float64";
+
+/** A number of an attribute as numpy compares stored floats with it: float32 data with it rounded to float32, half floats as halfComparand says, float64 data with it as it is. */
+function asComparedWith(value: number, type: MaskableType): number {
+	return type === "float16" ? halfComparand(value) : type === "float32" ? Math.fround(value) : value;
+}
 
 export function isMaskableType(type: PlainTypeName): type is MaskableType {
 	return type !== "bool" && type !== "string";
@@ -38,6 +45,8 @@ export function isMaskableType(type: PlainTypeName): type is MaskableType {
 function fillNumber(fill: PlainFill, type: MaskableType): number | bigint {
 	if (fill.kind === "integer") return is64Bit(type) ? fill.value : Number(fill.value);
 	if (fill.kind !== "float") throw new Dt64ExportError("METADATA_INVALID", `fill value ${JSON.stringify(fill)} is not a number`, { field: "fill_value" });
+	// The array's own fill value is a half itself (xarray's `_FillValue` is then a numpy float16): compared exactly.
+	if (type === "float16") return halfValue(Number(fill.bits));
 	const buffer = new ArrayBuffer(8);
 	if (type === "float32") {
 		new Uint32Array(buffer)[0] = Number(fill.bits);
@@ -57,7 +66,7 @@ function attributeNumber(value: unknown, type: MaskableType, what: string, field
 	if (typeof value === "string" && ["NaN", "Infinity", "-Infinity"].includes(value)) value = Number(value);
 	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number or a list of numbers, got ${JSON.stringify(value)}`, { field });
 	if (Number.isNaN(value)) return undefined;
-	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
+	if (isFloat(type)) return asComparedWith(value, type);
 	if (!Number.isInteger(value)) return undefined;
 	if (!Number.isSafeInteger(value)) return refuseUnsafe(what, value, type);
 	return is64Bit(type) ? BigInt(value) : value;
@@ -129,7 +138,7 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
  */
 function boundOf(value: unknown, type: MaskableType, round: (n: number) => number, what: string, field: string): number | bigint | undefined {
 	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number, got ${JSON.stringify(value)}`, { field });
-	if (isFloat(type)) return type === "float32" ? Math.fround(value) : value;
+	if (isFloat(type)) return asComparedWith(value, type);
 	const integer = round(value);
 	// Infinity compares with a bigint as with a number; a finite 64-bit bound must be exact.
 	if (!is64Bit(type) || !Number.isFinite(integer)) return integer;

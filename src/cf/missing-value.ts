@@ -6,6 +6,7 @@
  * missing; so is every NaN of a float array. What every CF time export decodes with, and the CF core's.
  */
 import { Dt64ExportError } from "../errors.js";
+import { halfComparand, halfValue } from "../zarr/half-float.js";
 import type { PlainFill, PlainTypeName } from "../zarr/plain-dtype.js";
 
 export interface MissingValueMarkers {
@@ -13,7 +14,10 @@ export interface MissingValueMarkers {
 	readonly integers: ReadonlySet<bigint>;
 	/** The same markers as numbers, for arrays of up to 32-bit integers (read as numbers). */
 	readonly smallIntegers: ReadonlySet<number>;
-	/** Markers of a float array, as values of its data type (float32 markers rounded as numpy compares them). */
+	/**
+	 * Markers of a float array, as values of its data type (float32 markers rounded as numpy compares them, half
+	 * float ones as halfComparand says: half floats are held widened to float32).
+	 */
 	readonly floats: ReadonlySet<number>;
 	/** NaN is missing in every float array. */
 	readonly nanIsMissing: boolean;
@@ -43,6 +47,7 @@ export function cfFillValueOf(source: Pick<MissingValueSource, "zarrFormat" | "a
 const FLOAT_WORDS: Readonly<Record<string, number>> = { NaN: NaN, nan: NaN, Infinity: Infinity, inf: Infinity, "-Infinity": -Infinity, "-inf": -Infinity };
 
 function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
+	if (dataType === "float16") return halfValue(Number(bits));
 	const buffer = new ArrayBuffer(8);
 	if (dataType === "float32") {
 		new Uint32Array(buffer)[0] = Number(bits);
@@ -92,7 +97,7 @@ const INTEGER_BITS: Readonly<Partial<Record<PlainTypeName, [boolean, number]>>> 
 };
 
 export function isFloatType(dataType: PlainTypeName): boolean {
-	return dataType === "float32" || dataType === "float64";
+	return dataType === "float16" || dataType === "float32" || dataType === "float64";
 }
 
 /**
@@ -119,7 +124,8 @@ export function cfMissingValueMarkers(source: MissingValueSource): MissingValueM
 	for (const marker of markers) {
 		if (float) {
 			const value = Number(marker);
-			floats.add(dataType === "float32" ? Math.fround(value) : value);
+			// The fill value is of the data type already: each rounding leaves it as it is.
+			floats.add(dataType === "float16" ? halfComparand(value) : dataType === "float32" ? Math.fround(value) : value);
 			continue;
 		}
 		if (bits === undefined) continue;

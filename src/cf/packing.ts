@@ -4,7 +4,11 @@
  * number is exactly a float32, as zarr writes a numpy float32 attribute), computed as numpy's float32 multiply
  * (the exact product rounded once to float32); Float64 otherwise, computed as numpy does in float64 (multiply,
  * then add: two roundings). This is CF's rule, which xarray follows from 2024; xarray 2023.01 makes Float32 of
- * 8/16-bit data without an offset whatever the attribute's type, and of any masked 8/16-bit data.
+ * 8/16-bit data without an offset whatever the attribute's type, and of any masked 8/16-bit data. Half floats
+ * (held widened to float32) unpack to Float32 whatever the attributes, as xarray 2023.01 does (its
+ * `_choose_float_dtype` upcasts float16 to float32 and no further), computed as its numpy does: float32 multiply
+ * and add, each attribute taken as a float32 (numpy 1.x's value-based casting of a Python float, which stays a
+ * double past float32's range).
  */
 import { Dt64ExportError } from "../errors.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
@@ -14,6 +18,8 @@ export interface PackingRule {
 	readonly scaleFactor: number;
 	readonly addOffset: number;
 	readonly target: "float32" | "float64";
+	/** For a Float32 result: the factors as numpy's float32 arithmetic takes them (see float32Operand). */
+	readonly float32Operands?: { readonly scale: number; readonly offset: number };
 	/** The attributes applied, as read, for the field metadata. */
 	readonly applied: Readonly<Record<string, unknown>>;
 }
@@ -37,8 +43,17 @@ export function packingRuleOf(name: string, type: MaskableType, attributes: Read
 	const applied: Record<string, unknown> = {};
 	if (hasScale) applied.scale_factor = attributes.scale_factor;
 	if (hasOffset) applied.add_offset = attributes.add_offset;
+	if (type === "float16") return { scaleFactor, addOffset, target: "float32", float32Operands: { scale: float32Operand(scaleFactor), offset: float32Operand(addOffset) }, applied };
 	const target = SMALL_INTEGERS.includes(type) && !hasOffset && Math.fround(scaleFactor) === scaleFactor ? "float32" : "float64";
 	return { scaleFactor, addOffset, target, applied };
+}
+
+/**
+ * A Python float in numpy 1.x's arithmetic with a float32 array: cast to float32 when float32 holds its magnitude
+ * (value-based casting), else kept a double, the operation then made in float64 and rounded to float32 when stored.
+ */
+function float32Operand(value: number): number {
+	return value > -3.4e38 && value < 3.4e38 ? Math.fround(value) : value;
 }
 
 /**
@@ -51,8 +66,12 @@ export function unpackValues(values: NumericValues, rule: PackingRule): Float32A
 	if (rule.target === "float32") {
 		const out = new Float32Array(length);
 		const data = values as ArrayLike<number>;
+		const scale = rule.float32Operands?.scale ?? scaleFactor;
 		// Both factors are float32 values with 24-bit significands: their double product is exact, one rounding.
-		for (let i = 0; i < length; i++) out[i] = data[i] * scaleFactor;
+		for (let i = 0; i < length; i++) out[i] = data[i] * scale;
+		// numpy's in-place add of a float32 array: the double sum of two float32 values, rounded once to float32 as
+		// stored, is the float32 sum (53 >= 2 × 24 + 2 bits: the double rounding is innocuous).
+		if (rule.float32Operands !== undefined && rule.applied.add_offset !== undefined) for (let i = 0; i < length; i++) out[i] += rule.float32Operands.offset;
 		return out;
 	}
 	const out = new Float64Array(length);

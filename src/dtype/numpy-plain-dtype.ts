@@ -26,13 +26,13 @@ const NUMERIC: ReadonlyMap<string, string> = new Map([
 	["u2", "uint16"],
 	["u4", "uint32"],
 	["u8", "uint64"],
+	["f2", "float16"],
 	["f4", "float32"],
 	["f8", "float64"],
 ]);
 
-/** Why the dtypes numpy has and companion columns do not are refused: by dtype (`f2`), else by kind letter (`c`). */
+/** Why the dtypes numpy has and companion columns do not are refused: by kind letter (`c`). */
 const WHY_NOT: Readonly<Record<string, string>> = {
-	f2: "half floats are read by neither DuckDB nor polars; store the array as float32",
 	c: "Arrow has no complex type",
 	V: "raw void bytes have no column type",
 };

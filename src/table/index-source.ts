@@ -13,8 +13,9 @@ export function indexSourceForExport(index: boolean | "positions"): IndexSource 
 
 /**
  * The table as `source` lays it out: with positions, each coordinate index is its dimension's positions, and a
- * coordinate that `columns` named is back among the value columns, at its place there. A table opened with
- * positions stays as it is (its coordinates were not looked up).
+ * coordinate that `columns` named is back among the value columns, at its place there; a `columns: "all"` table
+ * then names the coordinates it leaves out (withCoordinatesLeftOut). A table opened with positions stays as it is
+ * (its coordinates were not looked up).
  */
 export function withIndexSource(table: ZarrTable, source: IndexSource): ZarrTable {
 	if (source === "coordinates" || table.index.every((entry) => entry.kind === "positions")) return table;
@@ -23,5 +24,17 @@ export function withIndexSource(table: ZarrTable, source: IndexSource): ZarrTabl
 	// In the order named: each goes back where it was, the ones before it in place already.
 	for (const { at, column } of named.sort((a, b) => a.at - b.at)) columns.splice(at, 0, column);
 	const index: TableIndex[] = table.index.map((entry) => ({ kind: "positions", name: entry.name, axis: entry.axis }));
-	return { ...table, columns, index };
+	return withCoordinatesLeftOut({ ...table, columns, index });
+}
+
+/**
+ * The table with its `coordinatesLeftOut`, the one rule of every export: of the dimension coordinates a
+ * `columns: "all"` table takes as its index (`indexCoordinates`), those whose index is positions, which no column
+ * holds. Absent when there are none (and for a table of named columns, which names its coordinates itself).
+ */
+export function withCoordinatesLeftOut(table: ZarrTable): ZarrTable {
+	const { coordinatesLeftOut: _before, ...rest } = table;
+	const coordinates = table.indexCoordinates ?? [];
+	const leftOut = table.index.flatMap((entry) => (entry.kind === "positions" && coordinates.includes(entry.name) ? [entry.name] : []));
+	return leftOut.length === 0 ? rest : { ...rest, coordinatesLeftOut: leftOut };
 }

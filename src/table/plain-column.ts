@@ -19,8 +19,9 @@ export function allocateEmpty(field: Field): ChunkValues {
 
 /**
  * A companion column (bool, integers, floats, strings): CF time when its attributes say so, masked and unpacked
- * when they hold CF markers or packing, Bool for xarray's booleans (`dtype: "bool"`; see cf-values-column.ts), else
- * its natural Arrow type, values as stored.
+ * when they hold CF markers or packing, Bool for xarray's booleans (`dtype: "bool"`; see cf-values-column.ts), read
+ * as `_Unsigned` says (done as the chunks are read; said in the field metadata), else its natural Arrow type,
+ * values as stored.
  * `cf: false` (`--no-cf`) always gives the stored values.
  */
 export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
@@ -38,8 +39,9 @@ export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>,
 			throw inArrayDocument(error, metadata, "attributes");
 		}
 		const boolean = isCfBoolean(metadata.attributes);
-		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float32" || type === "float64" || packing !== undefined);
-		if (mask !== undefined || packing !== undefined || nanAsNull || boolean) return planCfValuesColumn({ column, storedField, mask, packing, nanAsNull, boolean });
+		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float16" || type === "float32" || type === "float64" || packing !== undefined);
+		const { unsigned } = column;
+		if (mask !== undefined || packing !== undefined || nanAsNull || boolean || unsigned !== undefined) return planCfValuesColumn({ column, storedField, unsigned, mask, packing, nanAsNull, boolean });
 	}
 	return { field: storedField, decode: (values) => ({ values }), empty: () => allocateEmpty(storedField) };
 }

@@ -1,24 +1,25 @@
 /**
  * The Zarr v3 core data types exported as companion columns next to datetime64 ones: booleans, integers,
- * floats, variable-length strings and fixed-width unicode (`fixed_length_utf32`, numpy's `<U n`), with their fill
- * values read exactly (int64 and uint64 from the JSON text, floats including "NaN", "Infinity", "-Infinity" and
- * the hex bit patterns of the v3 spec).
+ * floats (half floats widened to float32, see half-float.ts), variable-length strings and fixed-width unicode
+ * (`fixed_length_utf32`, numpy's `<U n`), with their fill values read exactly (int64 and uint64 from the JSON text,
+ * floats including "NaN", "Infinity", "-Infinity" and the hex bit patterns of the v3 spec).
  */
 import { Dt64ExportError } from "../errors.js";
 import type { ChunkValues } from "./chunk-values.js";
-import { decodeEncodedBytesText, isUtf8EncodingName } from "./encoded-bytes-text.js";
+import { decodeEncodedBytesText, encodedBytesFillText, isUtf8EncodingName } from "./encoded-bytes-text.js";
 import { decodeFixedUtf32 } from "./fixed-utf32.js";
+import { float32BitsOfHalf, halfBitsOf, widenHalfFloats } from "./half-float.js";
 
-export type PlainTypeName = "bool" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float32" | "float64" | "string";
+export type PlainTypeName = "bool" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float16" | "float32" | "float64" | "string";
 
 /** How chunks of one data type are held in memory and how zarrita is asked to decode them. */
 export interface PlainDataType {
 	readonly name: PlainTypeName;
 	/** The data type zarrita decodes the chunk bytes as: bool is read as uint8, its on-disk layout. */
 	readonly zarritaType: string;
-	/** Bytes per value in a decoded chunk; undefined for variable-length strings. */
+	/** Bytes per stored value (what the codecs decode); undefined for variable-length strings. */
 	readonly itemBytes: number | undefined;
-	/** Text stored as byte strings (numpy's `|S n` with xarray's `_Encoding`): its fill value is refused. */
+	/** Text stored as byte strings (numpy's `|S n` with xarray's `_Encoding`): its fill value is base64 of its bytes. */
 	readonly encodedBytes?: true;
 	/** Turns what zarrita decoded into this package's values, where they differ (its fixed-width string arrays). */
 	readonly valuesOf?: (decoded: unknown) => ChunkValues;
@@ -66,6 +67,23 @@ function floatType(name: "float32" | "float64"): PlainDataType {
 	};
 }
 
+/**
+ * Half floats: the chunks' bytes are read as their 16-bit patterns and widened to float32 bit for bit, the values
+ * every later step (masking, unpacking, CF time, Arrow) sees; the fill value's bits are widened the same way.
+ */
+const HALF_FLOAT: PlainDataType = {
+	name: "float16",
+	zarritaType: "uint16",
+	itemBytes: 2,
+	valuesOf: (decoded) => widenHalfFloats(decoded as Uint16Array),
+	fillChunk(size, fill) {
+		const out = new Float32Array(size);
+		const { bits } = fill as { bits: bigint };
+		if (bits !== 0n) new Uint32Array(out.buffer).fill(float32BitsOfHalf(Number(bits)));
+		return out;
+	},
+};
+
 const PLAIN_TYPES: ReadonlyMap<string, PlainDataType> = new Map<string, PlainDataType>([
 	["bool", integerType("bool", Uint8Array, 1)],
 	["int8", integerType("int8", Int8Array, 1)],
@@ -76,6 +94,7 @@ const PLAIN_TYPES: ReadonlyMap<string, PlainDataType> = new Map<string, PlainDat
 	["uint16", integerType("uint16", Uint16Array, 2)],
 	["uint32", integerType("uint32", Uint32Array, 4)],
 	["uint64", integerType("uint64", BigUint64Array, 8)],
+	["float16", HALF_FLOAT],
 	["float32", floatType("float32")],
 	["float64", floatType("float64")],
 	[
@@ -165,7 +184,6 @@ const INTEGER_RANGES: Readonly<Partial<Record<PlainTypeName, readonly [bigint, b
 };
 
 const WHY_NOT: Readonly<Record<string, string>> = {
-	float16: "half floats are read by neither DuckDB nor polars; store the array as float32",
 	complex64: "Arrow has no complex type",
 	complex128: "Arrow has no complex type",
 };
@@ -194,7 +212,8 @@ export function isPlainDataType(dataType: unknown): boolean {
 const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
 const FLOAT_SPECIALS: Readonly<Record<string, number>> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
 
-function floatBits(value: number, bytes: 4 | 8): bigint {
+function floatBits(value: number, bytes: 2 | 4 | 8): bigint {
+	if (bytes === 2) return BigInt(halfBitsOf(value));
 	const buffer = new ArrayBuffer(8);
 	if (bytes === 4) {
 		new Float32Array(buffer)[0] = value;
@@ -220,11 +239,7 @@ export function parsePlainFillValue(rawText: string | undefined, type: PlainData
 		if (text === "false") return { kind: "integer", value: 0n };
 		return refuse("true or false");
 	}
-	if (type.encodedBytes) {
-		// A byte string's fill value is base64 text, and xarray masks every value equal to it: rather than read half
-		// of that convention, such an array is refused (xarray writes null for its text variables).
-		throw new Dt64ExportError("UNSUPPORTED", `fill_value: ${text} on text stored as byte strings is not read (xarray writes null there)`, { field: "fill_value" });
-	}
+	if (type.encodedBytes) return { kind: "string", value: encodedBytesFillText(text, type.itemBytes as number) };
 	if (type.name === "string") {
 		const value: unknown = text.startsWith('"') ? JSON.parse(text) : undefined;
 		if (typeof value !== "string") return refuse("a JSON string");
@@ -241,7 +256,7 @@ export function parsePlainFillValue(rawText: string | undefined, type: PlainData
 		if (value < range[0] || value > range[1]) throw new Dt64ExportError("METADATA_INVALID", `fill_value: ${text} is outside the ${type.name} range [${range[0]}, ${range[1]}]`, { field: "fill_value" });
 		return { kind: "integer", value };
 	}
-	const bytes = type.itemBytes as 4 | 8;
+	const bytes = type.itemBytes as 2 | 4 | 8;
 	if (text.startsWith('"')) {
 		const value: unknown = JSON.parse(text);
 		if (typeof value === "string" && value in FLOAT_SPECIALS) return { kind: "float", bits: floatBits(FLOAT_SPECIALS[value], bytes), text: value };
