@@ -19,7 +19,7 @@ import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
-import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
+import { describeVariable, dimensionNamesOf, isCoordinateOf, isDimensionCoordinate, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { withCoordinatesLeftOut } from "./table/index-source.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
@@ -44,7 +44,13 @@ export type TableColumn =
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
 export type TableIndex =
-	| { readonly kind: "positions"; readonly name: string; readonly axis: number }
+	| {
+			readonly kind: "positions";
+			readonly name: string;
+			readonly axis: number;
+			/** Positions by choice (`indexSource: "positions"`); otherwise the dimension has no coordinate array. */
+			readonly chosen?: boolean;
+	  }
 	| {
 			readonly kind: "coordinate";
 			readonly name: string;
@@ -189,14 +195,25 @@ async function groupArrayNames(opened: OpenedStore, group: string): Promise<stri
 }
 
 /** The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. */
-async function findCoordinate(opened: OpenedStore, group: GroupAt, dimension: TableDimension, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
+async function findCoordinate(opened: OpenedStore, group: GroupAt, dimension: TableDimension, sizedBy: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
 	const path = group.path === "" ? dimension.name : `${group.path}/${dimension.name}`;
 	if (dimension.name.includes("/") || normalizeArrayPath(dimension.name, "dimension name") !== dimension.name) return undefined;
 	// Read once: openColumn below finds the document this read kept (metadata-documents.ts).
 	const document = await readNodeDocument(opened, path, group.format);
 	if (document === undefined || document.node.kind !== "array") return undefined;
 	const column = await openColumn(opened, group, dimension.name, options);
-	return isCoordinateOf(variableOf(column), dimension.name, dimension.length) ? column : undefined;
+	const variable = variableOf(column);
+	// An array over a dimension of its own name is that dimension's coordinate: of another length (what an append
+	// interrupted between the variables and their coordinate leaves), xarray refuses the dataset ("conflicting
+	// sizes"); its positions in a column of the coordinate's name would pass for its values.
+	if (isDimensionCoordinate(variable) && variable.shape[0] !== dimension.length) {
+		throw new Dt64ExportError(
+			"COLUMNS_INCOMPATIBLE",
+			`dimension ${JSON.stringify(dimension.name)} has length ${dimension.length} in ${sizedBy} and ${variable.shape[0]} in its coordinate array ${path}, so they cannot share a table (xarray refuses the dataset: conflicting sizes; an append interrupted between the variables and their coordinate leaves this): write the coordinate again, or take positions for the index (\`index\` positions)`,
+			{ option: "columns", path, value: dimension.name },
+		);
+	}
+	return isCoordinateOf(variable, dimension.name, dimension.length) ? column : undefined;
 }
 
 /**
@@ -307,8 +324,9 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	for (const [axis, dimension] of layout.dimensions.entries()) {
 		const at = columns.findIndex((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
 		const named = at === -1 ? undefined : columns[at];
-		const coordinate = indexSource === "coordinates" ? (named ?? (group === undefined ? undefined : await findCoordinate(opened, group, dimension, options))) : undefined;
-		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
+		const sizedBy = columns.find((column) => column.axes.includes(axis))?.name ?? "the table";
+		const coordinate = indexSource === "coordinates" ? (named ?? (group === undefined ? undefined : await findCoordinate(opened, group, dimension, sizedBy, options))) : undefined;
+		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis, ...(indexSource === "positions" ? { chosen: true } : {}) });
 		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn, ...(named === undefined ? {} : { named: at }) });
 	}
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.

@@ -130,12 +130,16 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a column of times (datetime64 or CF time)" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
 	} else {
 		if (candidates.length === 0) {
-			const positions = table.index.filter((entry) => entry.kind === "positions").map((entry) => entry.name);
+			const positions = table.index.flatMap((entry) => (entry.kind === "positions" ? [entry] : []));
+			const chosen = positions.filter((entry) => entry.chosen === true).map((entry) => entry.name);
+			const without = positions.filter((entry) => entry.chosen !== true).map((entry) => entry.name);
 			const hint = !index
 				? " (a dimension's time coordinate is one with index columns: `index`)"
-				: positions.length > 0
-					? ` (${positions.join(", ")} ${positions.length === 1 ? "is a position index" : "are position indexes"}, which hold no time: a dimension's time coordinate is one with coordinate index columns, \`index\` without positions)`
-					: "";
+				: chosen.length > 0
+					? ` (${chosen.join(", ")} ${chosen.length === 1 ? "is a position index" : "are position indexes"}, which hold no time: a dimension's time coordinate is one with coordinate index columns, \`index\` without positions)`
+					: without.length > 0
+						? ` (${without.join(", ")} ${without.length === 1 ? "has" : "have"} no coordinate array in the group: ${without.length === 1 ? "its index is its positions" : "their indexes are positions"}, which hold no time)`
+						: "";
 			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
 		}
 		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });

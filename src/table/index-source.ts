@@ -23,7 +23,7 @@ export function withIndexSource(table: ZarrTable, source: IndexSource): ZarrTabl
 	const named = table.index.flatMap((entry) => (entry.kind === "coordinate" && entry.named !== undefined ? [{ at: entry.named, column: entry.column }] : []));
 	// In the order named: each goes back where it was, the ones before it in place already.
 	for (const { at, column } of named.sort((a, b) => a.at - b.at)) columns.splice(at, 0, column);
-	const index: TableIndex[] = table.index.map((entry) => ({ kind: "positions", name: entry.name, axis: entry.axis }));
+	const index: TableIndex[] = table.index.map((entry) => ({ kind: "positions", name: entry.name, axis: entry.axis, chosen: true }));
 	return withCoordinatesLeftOut({ ...table, columns, index });
 }
 
