@@ -9,7 +9,8 @@ import { sumOverflowNulls, type OverflowNulls } from "../convert/overflow-nulls.
 import { Dt64ExportError } from "../errors.js";
 import { footerRowCount } from "../stream/parquet/footer.js";
 import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
-import { readManifest, writeJsonFile, type PartManifest } from "./manifest.js";
+import { readManifest, writeJsonFile, type PartManifest, type SlicedTable } from "./manifest.js";
+import { describeSplit, splitsIn } from "./other-splits.js";
 import { checkLocalOutput } from "./output-path.js";
 import { activeLocks, describeHolder, describeLock, readPartLocks, type FoundLock, type PartLock } from "./part-lock.js";
 
@@ -66,8 +67,11 @@ function readManifests(folder: string): PartManifest[] {
 		if (manifest.part !== Number(index) || manifest.parts !== Number(count)) refuse(folder, `${PARTS_FOLDER}/${name} describes part ${manifest.part} of ${manifest.parts}`);
 		return manifest;
 	});
-	const counts = [...new Set(manifests.map((manifest) => manifest.parts))].sort((a, b) => a - b);
-	if (counts.length > 1) refuse(folder, `the parts were run with different N (${counts.join(", ")}): remove the manifests of the runs to drop from ${PARTS_FOLDER}/ and their files, or run every part again`);
+	const counts = new Set(manifests.map((manifest) => manifest.parts));
+	if (counts.size > 1) {
+		const splits = splitsIn(folder).filter((split) => counts.has(split.count));
+		refuse(folder, `the parts were run with different N: ${splits.map(describeSplit).join("; ")}: remove the manifests and data files of the run to drop (running its parts again does not), then commit`);
+	}
 	return manifests.sort((a, b) => a.part - b.part);
 }
 
@@ -110,6 +114,45 @@ function removeSuccess(folder: string): boolean {
 	return true;
 }
 
+/** `time 1560 × x 4`. */
+function describeTable(table: SlicedTable): string {
+	return table.dimensions.length === 0 ? "a 0-d array" : table.dimensions.map((name, axis) => `${name} ${table.shape[axis]}`).join(" × ");
+}
+
+/** `parts 0/4, 1/4`. */
+function describeParts(manifests: readonly PartManifest[]): string {
+	return `part${manifests.length === 1 ? "" : "s"} ${manifests.map((manifest) => `${manifest.part}/${manifest.parts}`).join(", ")}`;
+}
+
+/**
+ * The parts cut their slices from one table, one after the other: a part run after the store grew (an append along
+ * time) or changed (its sorted time rewritten) cut its slice from another table, and the slices would leave rows out
+ * or hold them twice. Manifests of earlier versions, which record neither, are not checked.
+ */
+function checkSlicesFit(folder: string, manifests: readonly PartManifest[]): void {
+	const recorded = manifests.filter((manifest) => manifest.table !== undefined && manifest.rowRange !== undefined);
+	if (recorded.length < 2) return;
+	const byTable = new Map<string, PartManifest[]>();
+	for (const manifest of recorded) {
+		const key = JSON.stringify(manifest.table);
+		byTable.set(key, [...(byTable.get(key) ?? []), manifest]);
+	}
+	if (byTable.size > 1) {
+		const seen = [...byTable.values()].map((group) => `${describeParts(group)} read ${describeTable(group[0].table!)}`).join("; ");
+		refuse(folder, `the store changed between the parts' runs (${seen}): their slices do not fit together; run every part again on the store as it is now`);
+	}
+	for (let k = 1; k < recorded.length; k++) {
+		const before = recorded[k - 1];
+		const after = recorded[k];
+		if (after.part !== before.part + 1 || after.rowRange!.start === before.rowRange!.end) continue;
+		const axis = before.table!.dimensions[0] ?? "axis 0";
+		refuse(
+			folder,
+			`part ${before.part}/${before.parts} read rows ${before.rowRange!.start} to ${before.rowRange!.end} of ${axis} and part ${after.part}/${after.parts} from ${after.rowRange!.start}: their slices do not fit together (the store's time values changed between their runs?); run every part again on the store as it is now`,
+		);
+	}
+}
+
 async function commitChecked(folder: string, stale: readonly FoundLock[]): Promise<CommitSummary> {
 	const manifests = readManifests(folder);
 	const count = manifests[0].parts;
@@ -124,6 +167,7 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 	if (other.length > 0) {
 		refuse(folder, `parts ran different exports: ${other.map((m) => `${m.part}/${count}`).join(", ")} used other options than part 0/${count} (see "options" in their manifests); run them again with the same command`);
 	}
+	checkSlicesFit(folder, manifests);
 	const listed = new Set<string>();
 	for (const manifest of manifests) {
 		for (const file of manifest.files) {
