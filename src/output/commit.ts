@@ -47,7 +47,7 @@ async function rowsOf(file: string): Promise<number> {
 			const footer = tail.length === 8 ? tail.readUInt32LE(0) : 0;
 			const bytes = Buffer.alloc(Math.min(size, footer + 8));
 			fs.readSync(handle, bytes, 0, bytes.length, size - bytes.length);
-			return footerRowCount(bytes);
+			return footerRowCount(bytes, "found");
 		}
 		const { tableFromIPC } = await import("apache-arrow");
 		return tableFromIPC(fs.readFileSync(file)).numRows;
@@ -94,7 +94,7 @@ export async function commitDatasetHolding(folder: string, own: PartLock | undef
 	}
 	const stale = locks.filter((lock) => lock.state === "ended");
 	try {
-		return await commitChecked(folder, stale);
+		return await commitChecked(folder, stale, own);
 	} catch (error) {
 		if (!(error instanceof Dt64ExportError) || error.code !== "DATASET_INVALID") throw error;
 		// An earlier commit's _SUCCESS would say complete what this one refuses: it goes, and the refusal says so.
@@ -153,7 +153,30 @@ function checkSlicesFit(folder: string, manifests: readonly PartManifest[]): voi
 	}
 }
 
-async function commitChecked(folder: string, stale: readonly FoundLock[]): Promise<CommitSummary> {
+/** The manifests' files as they are now: name and content, to tell whether a part's run changed them meanwhile. */
+function manifestTexts(folder: string): string {
+	const partsFolder = path.join(folder, PARTS_FOLDER);
+	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder).filter((name) => MANIFEST_NAME.test(name)).sort() : [];
+	return JSON.stringify(names.map((name) => [name, fs.readFileSync(path.join(partsFolder, name), "utf8")]));
+}
+
+/**
+ * After `_SUCCESS` is written: a part's run that started while the folder was being checked (a retry, a speculative
+ * copy) took its lock and removed `_SUCCESS` and its manifest before this wrote it; the marker would then say
+ * complete over a part being written. The locks and manifests are read again, and `_SUCCESS` goes if either changed.
+ * A run that starts after this finds the marker and removes it itself (it takes its lock first).
+ */
+async function checkUnchanged(folder: string, manifestsRead: string, own: PartLock | undefined): Promise<void> {
+	const active = activeLocks(await readPartLocks(folder), own);
+	const changed = manifestTexts(folder) !== manifestsRead;
+	if (active.length === 0 && !changed) return;
+	removeSuccess(folder);
+	const what = active.length > 0 ? `${active.map((lock) => describeLock(lock)).join("; ")} started while the folder was being committed` : "a part's manifest changed while the folder was being committed";
+	refuse(folder, `${what}: wait for the part's run to end, then commit again`);
+}
+
+async function commitChecked(folder: string, stale: readonly FoundLock[], own: PartLock | undefined): Promise<CommitSummary> {
+	const manifestsRead = manifestTexts(folder);
 	const manifests = readManifests(folder);
 	const count = manifests[0].parts;
 	const present = new Set(manifests.map((manifest) => manifest.part));
@@ -178,7 +201,7 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 			try {
 				rows = await rowsOf(resolved);
 			} catch (error) {
-				refuse(folder, `${file.path} is not a readable data file (${(error as Error).message})`);
+				refuse(folder, `${file.path} is not a readable data file (${(error as Error).message}): run part ${manifest.part}/${count} again`);
 			}
 			if (rows !== file.rows) refuse(folder, `${file.path} holds ${rows} rows, its part ${manifest.part}/${count} says ${file.rows}`);
 			listed.add(file.path);
@@ -207,5 +230,6 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 		maxTime: times[times.length - 1] ?? null,
 	};
 	await writeJsonFile(path.join(folder, SUCCESS_FILE), summary);
+	await checkUnchanged(folder, manifestsRead, own);
 	return { ...summary, staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })) };
 }
