@@ -21,6 +21,7 @@ import { listDataset, LOCK_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./output/dat
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
 import { checkPartitionKeysFree } from "./output/hive-partition.js";
 import { digestOptions } from "./output/manifest.js";
+import { splitsIn, describeSplit } from "./output/other-splits.js";
 import { acquirePartLock, activeLocks, describeLock, readPartLocks, type FoundLock, type PartLock } from "./output/part-lock.js";
 import type { Part } from "./select/part.js";
 import type { SelectPlan } from "./select/selection-options.js";
@@ -215,6 +216,20 @@ export async function exportPlannedDataset(store: string, folder: string, plan: 
 	return abortable(plan.read.signal, () => writePlannedDataset(store, folder, plan, options, events));
 }
 
+/**
+ * A part joins the parts of its own split only: a folder holding manifests or data files of parts of another N (an
+ * earlier job split otherwise) could never be committed with it, and readers would meanwhile read both.
+ */
+function checkOneSplit(folder: string, part: Part): void {
+	const others = splitsIn(folder).filter((split) => split.count !== part.count);
+	if (others.length === 0) return;
+	throw new Dt64ExportError(
+		"DATASET_INVALID",
+		`${folder} holds a dataset split in ${others.map(describeSplit).join("; ")}: part ${part.index}/${part.count} cannot be committed with it; remove those files, or write to another folder`,
+		{ path: folder },
+	);
+}
+
 /** A whole export replaces every part: refused while a part's run may still write into the folder. */
 async function checkNoPartRunning(folder: string, own: PartLock): Promise<void> {
 	const active = activeLocks(await readPartLocks(folder), own);
@@ -236,6 +251,7 @@ async function writePlannedDataset(store: string, folder: string, plan: ExportPl
 	if (whole && existing !== undefined && fs.readdirSync(folder).length > 0 && !overwrite) {
 		throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });
 	}
+	if (!whole && existing !== undefined) checkOneSplit(folder, part);
 	const lock = await acquirePartLock(folder, part, { breakLock: options.breakLock });
 	try {
 		if (lock.tookOver !== undefined) events.lockTakenOver?.(lock.tookOver);
@@ -277,6 +293,7 @@ async function writeLockedDataset(
 		optionsDigest: digest,
 		// Read once every row is written: the stages before the writer have counted them all.
 		overflowNulls: () => overflowNullsWritten(stages),
+		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
 	});
 	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
 	const committed = whole ? await commitDatasetHolding(folder, lock) : undefined;

@@ -335,8 +335,19 @@ function sorted(rootEntry: TreeEntry, descendants: TreeEntry[], discovery: TreeD
  */
 export function noNodeError(opened: OpenedStore, nodePath: string): Dt64ExportError {
 	return nodeNotFound(opened, opened.location, nodePath, () =>
-		new Dt64ExportError("ARRAY_NOT_FOUND", `${opened.location}${nodePath ? `/${nodePath}` : ""}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)${nodesInside(opened, nodePath)}`, { path: nodePath }),
+		new Dt64ExportError("ARRAY_NOT_FOUND", `${opened.location}${nodePath ? `/${nodePath}` : ""}: no zarr.json, .zarray or .zgroup (not a Zarr array or group)${inZipFolder(opened, nodePath) ?? nodesInside(opened, nodePath)}`, { path: nodePath }),
 	);
+}
+
+/**
+ * A path that starts with the folder a zip holds its store in (`zip -r store.zip store.zarr`): that folder is the
+ * store's root, so paths start inside it; said rather than guessed.
+ */
+function inZipFolder(opened: OpenedStore, nodePath: string): string | undefined {
+	const folder = opened.zipFolder;
+	if (folder === undefined || (nodePath !== folder && !nodePath.startsWith(`${folder}/`))) return undefined;
+	const inside = nodePath.slice(folder.length + 1);
+	return ` (the zip holds the store in its folder ${folder}/, which is the store's root: ${inside === "" ? `name no path for the root` : `the path is ${inside}`})`;
 }
 
 /**

@@ -194,6 +194,24 @@ describe("parts", () => {
 		expect(() => partFromEnvironment({ SLURM_ARRAY_TASK_ID: "3", SLURM_ARRAY_TASK_COUNT: "2", SLURM_ARRAY_TASK_MIN: "1", SLURM_ARRAY_TASK_STEP: "2" })).toThrow(/step/);
 	});
 
+	it("name an engine's variable that is not set or not a whole number (trial 19: it said `got NaN`)", () => {
+		const refusal = (env: NodeJS.ProcessEnv, parts?: number) => {
+			try {
+				partFromEnvironment(env, parts);
+			} catch (error) {
+				return (error as Error).message;
+			}
+			return "accepted";
+		};
+		expect(refusal({ AWS_BATCH_JOB_ARRAY_INDEX: "0" })).toBe(
+			"part auto (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE): AWS_BATCH_JOB_ARRAY_SIZE is not set (not run as an array job? give `part` as K/N)",
+		);
+		expect(refusal({ CLOUD_RUN_TASK_INDEX: "1", CLOUD_RUN_TASK_COUNT: "four" })).toBe('part auto (CLOUD_RUN_TASK_INDEX, CLOUD_RUN_TASK_COUNT): CLOUD_RUN_TASK_COUNT is "four", not a whole number');
+		expect(refusal({ SLURM_ARRAY_TASK_ID: "1" })).toMatch(/SLURM_ARRAY_TASK_COUNT is not set/);
+		expect(refusal({ JOB_COMPLETION_INDEX: "x" }, 4)).toMatch(/JOB_COMPLETION_INDEX is "x", not a whole number/);
+		for (const env of [{ AWS_BATCH_JOB_ARRAY_INDEX: "0" }, { CLOUD_RUN_TASK_INDEX: "0", CLOUD_RUN_TASK_COUNT: "" }, { SLURM_ARRAY_TASK_ID: "0" }]) expect(refusal(env)).not.toMatch(/NaN/);
+	});
+
 	it("are disjoint, chunk-aligned and balanced, and cover the rows", () => {
 		fc.assert(
 			fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 97 }), fc.integer({ min: 1, max: 40 }), (a, b, chunkRows, count) => {

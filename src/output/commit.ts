@@ -9,7 +9,8 @@ import { sumOverflowNulls, type OverflowNulls } from "../convert/overflow-nulls.
 import { Dt64ExportError } from "../errors.js";
 import { footerRowCount } from "../stream/parquet/footer.js";
 import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
-import { readManifest, writeJsonFile, type PartManifest } from "./manifest.js";
+import { readManifest, writeJsonFile, type PartManifest, type SlicedTable } from "./manifest.js";
+import { describeSplit, splitsIn } from "./other-splits.js";
 import { checkLocalOutput } from "./output-path.js";
 import { activeLocks, describeHolder, describeLock, readPartLocks, type FoundLock, type PartLock } from "./part-lock.js";
 
@@ -46,7 +47,7 @@ async function rowsOf(file: string): Promise<number> {
 			const footer = tail.length === 8 ? tail.readUInt32LE(0) : 0;
 			const bytes = Buffer.alloc(Math.min(size, footer + 8));
 			fs.readSync(handle, bytes, 0, bytes.length, size - bytes.length);
-			return footerRowCount(bytes);
+			return footerRowCount(bytes, "found");
 		}
 		const { tableFromIPC } = await import("apache-arrow");
 		return tableFromIPC(fs.readFileSync(file)).numRows;
@@ -66,8 +67,11 @@ function readManifests(folder: string): PartManifest[] {
 		if (manifest.part !== Number(index) || manifest.parts !== Number(count)) refuse(folder, `${PARTS_FOLDER}/${name} describes part ${manifest.part} of ${manifest.parts}`);
 		return manifest;
 	});
-	const counts = [...new Set(manifests.map((manifest) => manifest.parts))].sort((a, b) => a - b);
-	if (counts.length > 1) refuse(folder, `the parts were run with different N (${counts.join(", ")}): remove the manifests of the runs to drop from ${PARTS_FOLDER}/ and their files, or run every part again`);
+	const counts = new Set(manifests.map((manifest) => manifest.parts));
+	if (counts.size > 1) {
+		const splits = splitsIn(folder).filter((split) => counts.has(split.count));
+		refuse(folder, `the parts were run with different N: ${splits.map(describeSplit).join("; ")}: remove the manifests and data files of the run to drop (running its parts again does not), then commit`);
+	}
 	return manifests.sort((a, b) => a.part - b.part);
 }
 
@@ -90,7 +94,7 @@ export async function commitDatasetHolding(folder: string, own: PartLock | undef
 	}
 	const stale = locks.filter((lock) => lock.state === "ended");
 	try {
-		return await commitChecked(folder, stale);
+		return await commitChecked(folder, stale, own);
 	} catch (error) {
 		if (!(error instanceof Dt64ExportError) || error.code !== "DATASET_INVALID") throw error;
 		// An earlier commit's _SUCCESS would say complete what this one refuses: it goes, and the refusal says so.
@@ -110,7 +114,69 @@ function removeSuccess(folder: string): boolean {
 	return true;
 }
 
-async function commitChecked(folder: string, stale: readonly FoundLock[]): Promise<CommitSummary> {
+/** `time 1560 × x 4`. */
+function describeTable(table: SlicedTable): string {
+	return table.dimensions.length === 0 ? "a 0-d array" : table.dimensions.map((name, axis) => `${name} ${table.shape[axis]}`).join(" × ");
+}
+
+/** `parts 0/4, 1/4`. */
+function describeParts(manifests: readonly PartManifest[]): string {
+	return `part${manifests.length === 1 ? "" : "s"} ${manifests.map((manifest) => `${manifest.part}/${manifest.parts}`).join(", ")}`;
+}
+
+/**
+ * The parts cut their slices from one table, one after the other: a part run after the store grew (an append along
+ * time) or changed (its sorted time rewritten) cut its slice from another table, and the slices would leave rows out
+ * or hold them twice. Manifests of earlier versions, which record neither, are not checked.
+ */
+function checkSlicesFit(folder: string, manifests: readonly PartManifest[]): void {
+	const recorded = manifests.filter((manifest) => manifest.table !== undefined && manifest.rowRange !== undefined);
+	if (recorded.length < 2) return;
+	const byTable = new Map<string, PartManifest[]>();
+	for (const manifest of recorded) {
+		const key = JSON.stringify(manifest.table);
+		byTable.set(key, [...(byTable.get(key) ?? []), manifest]);
+	}
+	if (byTable.size > 1) {
+		const seen = [...byTable.values()].map((group) => `${describeParts(group)} read ${describeTable(group[0].table!)}`).join("; ");
+		refuse(folder, `the store changed between the parts' runs (${seen}): their slices do not fit together; run every part again on the store as it is now`);
+	}
+	for (let k = 1; k < recorded.length; k++) {
+		const before = recorded[k - 1];
+		const after = recorded[k];
+		if (after.part !== before.part + 1 || after.rowRange!.start === before.rowRange!.end) continue;
+		const axis = before.table!.dimensions[0] ?? "axis 0";
+		refuse(
+			folder,
+			`part ${before.part}/${before.parts} read rows ${before.rowRange!.start} to ${before.rowRange!.end} of ${axis} and part ${after.part}/${after.parts} from ${after.rowRange!.start}: their slices do not fit together (the store's time values changed between their runs?); run every part again on the store as it is now`,
+		);
+	}
+}
+
+/** The manifests' files as they are now: name and content, to tell whether a part's run changed them meanwhile. */
+function manifestTexts(folder: string): string {
+	const partsFolder = path.join(folder, PARTS_FOLDER);
+	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder).filter((name) => MANIFEST_NAME.test(name)).sort() : [];
+	return JSON.stringify(names.map((name) => [name, fs.readFileSync(path.join(partsFolder, name), "utf8")]));
+}
+
+/**
+ * After `_SUCCESS` is written: a part's run that started while the folder was being checked (a retry, a speculative
+ * copy) took its lock and removed `_SUCCESS` and its manifest before this wrote it; the marker would then say
+ * complete over a part being written. The locks and manifests are read again, and `_SUCCESS` goes if either changed.
+ * A run that starts after this finds the marker and removes it itself (it takes its lock first).
+ */
+async function checkUnchanged(folder: string, manifestsRead: string, own: PartLock | undefined): Promise<void> {
+	const active = activeLocks(await readPartLocks(folder), own);
+	const changed = manifestTexts(folder) !== manifestsRead;
+	if (active.length === 0 && !changed) return;
+	removeSuccess(folder);
+	const what = active.length > 0 ? `${active.map((lock) => describeLock(lock)).join("; ")} started while the folder was being committed` : "a part's manifest changed while the folder was being committed";
+	refuse(folder, `${what}: wait for the part's run to end, then commit again`);
+}
+
+async function commitChecked(folder: string, stale: readonly FoundLock[], own: PartLock | undefined): Promise<CommitSummary> {
+	const manifestsRead = manifestTexts(folder);
 	const manifests = readManifests(folder);
 	const count = manifests[0].parts;
 	const present = new Set(manifests.map((manifest) => manifest.part));
@@ -124,6 +190,7 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 	if (other.length > 0) {
 		refuse(folder, `parts ran different exports: ${other.map((m) => `${m.part}/${count}`).join(", ")} used other options than part 0/${count} (see "options" in their manifests); run them again with the same command`);
 	}
+	checkSlicesFit(folder, manifests);
 	const listed = new Set<string>();
 	for (const manifest of manifests) {
 		for (const file of manifest.files) {
@@ -134,7 +201,7 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 			try {
 				rows = await rowsOf(resolved);
 			} catch (error) {
-				refuse(folder, `${file.path} is not a readable data file (${(error as Error).message})`);
+				refuse(folder, `${file.path} is not a readable data file (${(error as Error).message}): run part ${manifest.part}/${count} again`);
 			}
 			if (rows !== file.rows) refuse(folder, `${file.path} holds ${rows} rows, its part ${manifest.part}/${count} says ${file.rows}`);
 			listed.add(file.path);
@@ -163,5 +230,6 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 		maxTime: times[times.length - 1] ?? null,
 	};
 	await writeJsonFile(path.join(folder, SUCCESS_FILE), summary);
+	await checkUnchanged(folder, manifestsRead, own);
 	return { ...summary, staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })) };
 }

@@ -21,10 +21,11 @@ import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
+import type { RowRange } from "../select/time-search.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
-import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest } from "./manifest.js";
+import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest, type SlicedTable } from "./manifest.js";
 import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } from "./open-partitions.js";
 import { DEFAULT_BUFFER_BYTES, PartitionBuffers } from "./partition-buffers.js";
 
@@ -60,6 +61,8 @@ export interface DatasetWriterOptions {
 	readonly optionsDigest: string;
 	/** The values of the rows written that are null because they overflowed, per column; read when the part ends. */
 	readonly overflowNulls?: () => OverflowNulls;
+	/** The table the part's rows were cut from, and the rows along its first axis the part read (see PartManifest). */
+	readonly slice?: { readonly table: SlicedTable; readonly rows: RowRange };
 }
 
 /** Rows [from, to) of a batch, all of one partition. */
@@ -322,6 +325,8 @@ export class DatasetWriter extends Writable {
 			timeUnit: this.#options.timeColumn === undefined ? null : timeUnit,
 			minTime: time(this.#min),
 			maxTime: time(this.#max),
+			table: this.#options.slice?.table,
+			rowRange: this.#options.slice === undefined ? undefined : { start: this.#options.slice.rows.start, end: this.#options.slice.rows.end },
 		};
 		this.#makeFolder(path.join(folder, PARTS_FOLDER));
 		await writeJsonFile(path.join(folder, manifestPath(part)), manifest);

@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
+import type { RowRange } from "../select/time-search.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 
 export const MANIFEST_VERSION = 1;
@@ -14,6 +15,12 @@ export interface ManifestFile {
 	/** Relative to the dataset folder, `/` separators. */
 	readonly path: string;
 	readonly rows: number;
+}
+
+/** The table a part's slice was cut from, as the part opened it: its dimensions' names and lengths. */
+export interface SlicedTable {
+	readonly dimensions: readonly string[];
+	readonly shape: readonly number[];
 }
 
 export interface PartManifest {
@@ -34,6 +41,13 @@ export interface PartManifest {
 	readonly timeUnit: string | null;
 	readonly minTime: { readonly value: string; readonly iso: string } | null;
 	readonly maxTime: { readonly value: string; readonly iso: string } | null;
+	/**
+	 * The table as this part saw it, and the rows along its first axis the part read: the parts of one dataset cut
+	 * their slices from the same table, one after the other (commit checks both). Absent from the manifests of
+	 * earlier versions of this package: not checked.
+	 */
+	readonly table?: SlicedTable;
+	readonly rowRange?: RowRange;
 }
 
 function canonical(value: unknown): unknown {
@@ -81,6 +95,20 @@ export function readManifest(file: string): PartManifest {
 		typeof manifest.optionsDigest === "string" &&
 		Array.isArray(manifest.files) &&
 		manifest.files.every((entry) => typeof entry?.path === "string" && Number.isSafeInteger(entry.rows)) &&
+		(manifest.table === undefined ||
+			(typeof manifest.table === "object" &&
+				manifest.table !== null &&
+				Array.isArray(manifest.table.dimensions) &&
+				manifest.table.dimensions.every((name) => typeof name === "string") &&
+				Array.isArray(manifest.table.shape) &&
+				manifest.table.shape.length === manifest.table.dimensions.length &&
+				manifest.table.shape.every((length) => Number.isSafeInteger(length) && length >= 0))) &&
+		(manifest.rowRange === undefined ||
+			(typeof manifest.rowRange === "object" &&
+				manifest.rowRange !== null &&
+				Number.isSafeInteger(manifest.rowRange.start) &&
+				Number.isSafeInteger(manifest.rowRange.end) &&
+				manifest.rowRange.start <= manifest.rowRange.end)) &&
 		(manifest.overflowNulls === undefined || (typeof manifest.overflowNulls === "object" && manifest.overflowNulls !== null && Object.values(manifest.overflowNulls).every(Number.isSafeInteger)));
 	if (!valid) throw new Dt64ExportError("DATASET_INVALID", `${file}: not a part manifest of version ${MANIFEST_VERSION}`, { path: file });
 	return manifest;

@@ -37,6 +37,8 @@ export interface OpenedStore {
 	readonly directory?: string;
 	/** The file names of a zip store (local or remote), the other kind that can be listed. */
 	readonly entries?: readonly string[];
+	/** The zip's single top folder that holds the store (`zip -r store.zip store.zarr`): paths start inside it. */
+	readonly zipFolder?: string;
 	readonly location: string;
 	/** Chunks of this store answered 403 AccessDenied are read as missing (OpenStoreOptions.forbiddenAsMissing, s3:// only). */
 	readonly forbiddenAsMissing?: boolean;
@@ -164,19 +166,19 @@ const NODE_DOCUMENTS = ["zarr.json", ".zarray", ".zgroup", ".zmetadata"];
  * the store at the top. Both are read: a single top folder holding a node's document (with none at the top) is
  * removed.
  */
-function stripTopFolder(entries: ZipEntries): ZipEntries {
-	if (NODE_DOCUMENTS.some((name) => name in entries)) return entries;
+function stripTopFolder(entries: ZipEntries): { entries: ZipEntries; folder?: string } {
+	if (NODE_DOCUMENTS.some((name) => name in entries)) return { entries };
 	const names = Object.keys(entries);
 	const top = names[0]?.split("/")[0];
 	if (top === undefined || !names.every((name) => name.startsWith(`${top}/`)) || !NODE_DOCUMENTS.some((name) => `${top}/${name}` in entries)) {
-		return entries;
+		return { entries };
 	}
 	const stripped: ZipEntries = {};
 	for (const name of names) {
 		const inner = name.slice(top.length + 1);
 		if (inner !== "") stripped[inner] = entries[name];
 	}
-	return stripped;
+	return { entries: stripped, folder: top };
 }
 
 /** A zip file at an http(s) URL, read by ranges through the HTTP store of its folder (query string kept). */
@@ -201,11 +203,12 @@ function httpZipReader(location: string, options: OpenStoreOptions): HttpZipRead
  */
 async function openZip(bytes: ZipBytes, location: string, remote: boolean, signal: AbortSignal | undefined): Promise<OpenedStore> {
 	let entries: ZipEntries | undefined;
+	let zipFolder: string | undefined;
 	let store: ZipStore;
 	try {
 		const zip = new ZipFileStore(bytes, {
 			transformEntries: (all) => {
-				entries = stripTopFolder(all);
+				({ entries, folder: zipFolder } = stripTopFolder(all));
 				return entries;
 			},
 		});
@@ -218,5 +221,5 @@ async function openZip(bytes: ZipBytes, location: string, remote: boolean, signa
 		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
 	}
 	const names = [...store.entries.keys()].filter((name) => !name.endsWith("/"));
-	return { store, kind: "zip", remote, entries: names, location, signal, documents: new MetadataDocuments(store, signal) };
+	return { store, kind: "zip", remote, entries: names, ...(zipFolder === undefined ? {} : { zipFolder }), location, signal, documents: new MetadataDocuments(store, signal) };
 }

@@ -5,8 +5,10 @@ import { Dt64ExportError } from "../../errors.js";
  * Only what is needed to skip fields 1-2 is implemented; values are read as JS numbers, exact for any count
  * below 2^53 and only skipped otherwise.
  */
-export function footerRowCount(file: Buffer): number {
-	const invalid = (what: string) => new Dt64ExportError("INTERNAL", `parquet-wasm produced an invalid Parquet file (${what})`);
+export function footerRowCount(file: Buffer, read: "written" | "found" = "written"): number {
+	// Our writer's output checked as it ends is parquet-wasm's fault; a file found in a folder may have been cut short.
+	const invalid = (what: string) =>
+		read === "written" ? new Dt64ExportError("INTERNAL", `parquet-wasm produced an invalid Parquet file (${what})`) : new Dt64ExportError("DATASET_INVALID", `not a whole Parquet file (${what}: cut short, or not written by a part?)`);
 	if (file.length < 12 || file.toString("latin1", file.length - 4) !== "PAR1") throw invalid("no footer");
 	const footerLength = file.readUInt32LE(file.length - 8);
 	if (footerLength + 8 > file.length) throw invalid("truncated footer");
