@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { commitDataset, exportDataset, exportToFile } from "../src/index.js";
 import { listDataset } from "../src/output/dataset-files.js";
-import { acquirePartLock } from "../src/output/part-lock.js";
+import { acquirePartLock, LOCK_LEASE_MS, LOCK_RENEWAL_MS } from "../src/output/part-lock.js";
 import { BIN, REPO, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 import { runCliAsync } from "./support/run-cli-async.js";
@@ -154,6 +154,43 @@ describe("a lock left behind", () => {
 		expect(running.stderr).toMatch(new RegExp(`^dt64-export: part 1/2 of .* is being exported by pid ${process.pid}@`));
 		// Nor does an export to one file take the option.
 		await expect(exportToFile(WEATHER, path.join(tempDir(), "t.arrow"), { breakLock: true } as never)).rejects.toMatchObject({ code: "USAGE", option: "breakLock" });
+	});
+});
+
+describe("a lock's lease (trial 19: a pod killed outright left a lock every retry on another node refused)", () => {
+	it("another host's lock not renewed for 10 minutes is taken over with a warning; renewed, it is refused", async () => {
+		const folder = path.join(tempDir(), "leased");
+		const lock = lockOf(folder, 0, 2);
+		writeLock(lock, { pid: 4242, host: "killed-pod.invalid" });
+		const renewed = new Date(Date.now() - LOCK_LEASE_MS + 60_000);
+		fs.utimesSync(lock, renewed, renewed);
+		const refused = await runCliAsync([...COMMON, "--part", "0/2", "-o", folder]);
+		expect([refused.status, refused.stderr]).toEqual([1, expect.stringContaining("which cannot be checked from")]);
+		const expired = new Date(Date.now() - LOCK_LEASE_MS - 60_000);
+		fs.utimesSync(lock, expired, expired);
+		const taken = await runCliAsync([...COMMON, "--part", "0/2", "-o", folder]);
+		expect(taken.status).toBe(0);
+		expect(taken.stderr).toMatch(/^dt64-export: warning: part 0\/2: took over the lock of pid 4242@killed-pod\.invalid since .*, which has not renewed it for 11 minutes \(/);
+		expect(fs.existsSync(lock)).toBe(false);
+		// Commit names such a lock as stale, as a lock of a run of this host that ended, and commits.
+		expect((await runCliAsync([...COMMON, "--part", "1/2", "-o", folder])).status).toBe(0);
+		writeLock(lockOf(folder, 1, 2), { part: "1/2", pid: 4243, host: "killed-pod.invalid" });
+		fs.utimesSync(lockOf(folder, 1, 2), expired, expired);
+		const summary = await commitDataset(folder);
+		expect(summary.staleLocks).toEqual([expect.objectContaining({ part: "1/2", holder: expect.stringContaining("pid 4243@killed-pod.invalid") })]);
+	});
+
+	it("a run renews the lock it holds, and stops once it has released it", async () => {
+		const folder = path.join(tempDir(), "renewed");
+		const held = await acquirePartLock(folder, { index: 0, count: 1 });
+		const file = lockOf(folder, 0, 1);
+		const old = new Date(Date.now() - 3_600_000);
+		fs.utimesSync(file, old, old);
+		held.renew();
+		expect(Date.now() - fs.statSync(file).mtimeMs).toBeLessThan(60_000);
+		held.release();
+		expect(fs.existsSync(file)).toBe(false);
+		expect(LOCK_RENEWAL_MS * 20).toBe(LOCK_LEASE_MS);
 	});
 });
 

@@ -37,7 +37,7 @@ export async function runDatasetExport(
 	const { exportPlannedDataset } = await import("../export-selection.js");
 	const lockTakenOver = (lock: FoundLock) => {
 		const holder = lock.holder === undefined ? `an unreadable lock (${lock.reason})` : `the lock of ${describeHolder(lock.holder)}`;
-		const why = lock.state === "ended" ? "which has ended" : "as --break-lock asks";
+		const why = lock.state === "ended" ? "which has ended" : lock.state === "expired" ? `which has not renewed it for ${Math.round((lock.age ?? 0) / 60_000)} minutes` : "as --break-lock asks";
 		process.stderr.write(`dt64-export: warning: part ${lock.part}: took over ${holder}, ${why} (${lock.file})\n`);
 	};
 	let schema: Schema | undefined;

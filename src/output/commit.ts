@@ -12,7 +12,7 @@ import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./datase
 import { readManifest, writeJsonFile, type PartManifest, type SlicedTable } from "./manifest.js";
 import { describeSplit, splitsIn } from "./other-splits.js";
 import { checkLocalOutput } from "./output-path.js";
-import { activeLocks, describeHolder, describeLock, readPartLocks, type FoundLock, type PartLock } from "./part-lock.js";
+import { activeLocks, describeHolder, describeLock, hasEnded, readPartLocks, type FoundLock, type PartLock } from "./part-lock.js";
 
 export interface CommitSummary {
 	readonly committed: true;
@@ -92,7 +92,7 @@ export async function commitDatasetHolding(folder: string, own: PartLock | undef
 		const elsewhere = active.some((lock) => lock.state !== "running");
 		refuse(folder, `${active.map((lock) => `${describeLock(lock)} (lock ${lock.file})`).join("; ")}: wait for ${active.length === 1 ? "that export" : "those exports"} to end${elsewhere ? " (a lock that cannot be checked from here: remove it once sure that its export has ended)" : ""}, then commit`);
 	}
-	const stale = locks.filter((lock) => lock.state === "ended");
+	const stale = locks.filter(hasEnded);
 	try {
 		return await commitChecked(folder, stale, own);
 	} catch (error) {

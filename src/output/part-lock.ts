@@ -32,9 +32,21 @@ export interface FoundLock {
 	readonly text: string;
 	/** Undefined when the file cannot be read as a lock (`reason` says why). */
 	readonly holder: LockHolder | undefined;
+	/** How long ago the lock was last renewed, in ms (its file's modification time). */
+	readonly age?: number;
 	readonly reason?: string;
-	readonly state: ProcessState | "unreadable";
+	/** `expired`: a lock of a run that cannot be checked from here ("elsewhere") not renewed within LOCK_LEASE_MS. */
+	readonly state: ProcessState | "unreadable" | "expired";
 }
+
+/** A run renews its lock (the file's modification time) this often while it holds it. */
+export const LOCK_RENEWAL_MS = 30_000;
+/**
+ * A lock of another host (or PID namespace) not renewed for this long is taken as ended: its run was killed outright
+ * (an OOM kill, a lost node), and a retry on another node takes it over instead of refusing until `breakLock`.
+ * Twenty renewals: a run whose writes stall on a slow file system still renews (the timer does not wait for them).
+ */
+export const LOCK_LEASE_MS = 10 * 60_000;
 
 /** The locks this process holds: a lock of our pid is ours only if it is here, with its token. */
 const held = new Set<PartLock>();
@@ -62,6 +74,8 @@ export function describeLock(lock: FoundLock, folder?: string): string {
 			return `${part} was being exported by ${holder}, which has ended without releasing its lock`;
 		case "elsewhere":
 			return `${part} is locked by ${holder}, which cannot be checked from ${thisProcess().host}`;
+		case "expired":
+			return `${part} was locked by ${holder}, which has not renewed its lock for ${Math.round((lock.age ?? 0) / 60_000)} minutes (a run renews it every ${LOCK_RENEWAL_MS / 1000} s), so it has ended`;
 		case "unreadable":
 			return `${part} has a lock that cannot be read (${lock.reason})`;
 	}
@@ -78,6 +92,15 @@ function isLockHolder(value: unknown): value is LockHolder {
 		typeof holder.startedAt === "string" &&
 		typeof holder.token === "string"
 	);
+}
+
+/** How long ago a lock file was last renewed (modified), in ms; undefined if it cannot be told. */
+function lockAge(file: string): number | undefined {
+	try {
+		return Math.max(0, Date.now() - fs.statSync(file).mtimeMs);
+	} catch {
+		return undefined;
+	}
 }
 
 /** Reads a lock file; undefined once it is gone. A file just created is empty until written: it is read again. */
@@ -99,7 +122,9 @@ async function readLock(file: string, part: string): Promise<FoundLock | undefin
 		if (isLockHolder(holder)) {
 			// By token, not by path: the same folder may be named through a symbolic link.
 			const state = processState(holder, () => [...held].some((lock) => lock.holder.token === holder.token));
-			return { part, file, text, holder, state };
+			if (state !== "elsewhere") return { part, file, text, holder, state };
+			const age = lockAge(file);
+			return { part, file, text, holder, age, state: age !== undefined && age > LOCK_LEASE_MS ? "expired" : state };
 		}
 		if (attempt >= 10) return { part, file, text, holder: undefined, reason: text === "" ? "empty" : "not a lock of this tool", state: "unreadable" };
 		await sleep(20);
@@ -121,7 +146,12 @@ export async function readPartLocks(folder: string): Promise<FoundLock[]> {
 
 /** The locks of `locks` whose runs may still write: running, of another host, or unreadable; `own` left out. */
 export function activeLocks(locks: readonly FoundLock[], own?: PartLock): FoundLock[] {
-	return locks.filter((lock) => lock.state !== "ended" && (own === undefined || path.resolve(lock.file) !== path.resolve(own.file)));
+	return locks.filter((lock) => !hasEnded(lock) && (own === undefined || path.resolve(lock.file) !== path.resolve(own.file)));
+}
+
+/** Whether a lock's run is known to have ended: checked on this host, or its lease expired. */
+export function hasEnded(lock: FoundLock): boolean {
+	return lock.state === "ended" || lock.state === "expired";
 }
 
 /** mkdir -p, returning the folders it created, deepest first. */
@@ -214,6 +244,8 @@ export class PartLock {
 	/** The folders acquiring the lock created, to remove once empty when it is released (a run that wrote nothing). */
 	readonly #createdFolders: readonly string[];
 	#released = false;
+	/** Renews the lock while it is held (see LOCK_LEASE_MS); never keeps the process alive. */
+	readonly #renewal: NodeJS.Timeout;
 
 	constructor(file: string, holder: LockHolder, text: string, tookOver: FoundLock | undefined, createdFolders: readonly string[]) {
 		this.file = file;
@@ -222,12 +254,25 @@ export class PartLock {
 		this.#text = text;
 		this.#createdFolders = createdFolders;
 		held.add(this);
+		this.#renewal = setInterval(() => this.renew(), LOCK_RENEWAL_MS).unref();
+	}
+
+	/** Sets the lock file's modification time to now, if it is still this lock's (another run may have taken it over). */
+	renew(): void {
+		try {
+			if (fs.readFileSync(this.file, "utf8") !== this.#text) return;
+			const now = new Date();
+			fs.utimesSync(this.file, now, now);
+		} catch {
+			// Gone (the folder removed by hand), or the file system refuses for a moment: the next renewal tries again.
+		}
 	}
 
 	/** Removes the lock file (if it is still this lock's), then the folders acquiring it created, if empty. */
 	release(): void {
 		if (this.#released) return;
 		this.#released = true;
+		clearInterval(this.#renewal);
 		held.delete(this);
 		try {
 			if (fs.readFileSync(this.file, "utf8") === this.#text) fs.rmSync(this.file, { force: true });
