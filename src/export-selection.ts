@@ -279,6 +279,7 @@ async function writeLockedDataset(
 	planned?.(table, stages.batcher.schema);
 	if (replace) clearDataset(folder);
 	const { options: stored, digest } = digestOptions(contentOptions(store, plan, part));
+	let committed: CommitSummary | undefined;
 	const writer = new DatasetWriter({
 		folder,
 		part,
@@ -294,8 +295,13 @@ async function writeLockedDataset(
 		// Read once every row is written: the stages before the writer have counted them all.
 		overflowNulls: () => overflowNullsWritten(stages),
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
+		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
+		commit: whole
+			? async () => {
+					committed = await commitDatasetHolding(folder, lock);
+				}
+			: undefined,
 	});
 	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
-	const committed = whole ? await commitDatasetHolding(folder, lock) : undefined;
 	return { ...writer.summary!, part, selection: stages.selection, committed, lockTakenOver: lock.tookOver };
 }

@@ -63,6 +63,12 @@ export interface DatasetWriterOptions {
 	readonly overflowNulls?: () => OverflowNulls;
 	/** The table the part's rows were cut from, and the rows along its first axis the part read (see PartManifest). */
 	readonly slice?: { readonly table: SlicedTable; readonly rows: RowRange };
+	/**
+	 * Run once the manifest is written, as the last step of the part: a whole export commits the dataset here, so that
+	 * a commit that fails (a `_SUCCESS` the disk has no room for) fails the run, which is then undone as any failed run
+	 * is, its manifest included: nothing of it is left to pass for finished.
+	 */
+	readonly commit?: () => Promise<void>;
 }
 
 /** Rows [from, to) of a batch, all of one partition. */
@@ -329,7 +335,16 @@ export class DatasetWriter extends Writable {
 			rowRange: this.#options.slice === undefined ? undefined : { start: this.#options.slice.rows.start, end: this.#options.slice.rows.end },
 		};
 		this.#makeFolder(path.join(folder, PARTS_FOLDER));
-		await writeJsonFile(path.join(folder, manifestPath(part)), manifest);
+		const manifestFile = path.join(folder, manifestPath(part));
+		await writeJsonFile(manifestFile, manifest);
+		if (this.#options.commit !== undefined) {
+			try {
+				await this.#options.commit();
+			} catch (error) {
+				fs.rmSync(manifestFile, { force: true });
+				throw error;
+			}
+		}
 		this.#finished = true;
 		unfinished.delete(this);
 		this.summary = { files, rows: this.#rows, overflowNulls, manifest: manifestPath(part) };
