@@ -21,6 +21,7 @@ import { listDataset, LOCK_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./output/dat
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
 import { checkPartitionKeysFree } from "./output/hive-partition.js";
 import { digestOptions } from "./output/manifest.js";
+import { checkSameExport } from "./output/other-export.js";
 import { splitsIn, describeSplit } from "./output/other-splits.js";
 import { acquirePartLock, activeLocks, describeLock, readPartLocks, type FoundLock, type PartLock } from "./output/part-lock.js";
 import type { Part } from "./select/part.js";
@@ -252,11 +253,14 @@ async function writePlannedDataset(store: string, folder: string, plan: ExportPl
 		throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });
 	}
 	if (!whole && existing !== undefined) checkOneSplit(folder, part);
+	const digested = digestOptions(contentOptions(store, plan, part));
 	const lock = await acquirePartLock(folder, part, { breakLock: options.breakLock });
 	try {
 		if (lock.tookOver !== undefined) events.lockTakenOver?.(lock.tookOver);
 		if (whole) await checkNoPartRunning(folder, lock);
-		return await writeLockedDataset(store, folder, plan, part, whole && overwrite && existing !== undefined, lock, events.planned);
+		// Under the lock: no other run of the part changes its manifest meanwhile.
+		else if (!overwrite) checkSameExport(folder, part, digested.options, digested.digest);
+		return await writeLockedDataset(store, folder, plan, part, whole && overwrite && existing !== undefined, lock, digested, events.planned);
 	} finally {
 		lock.release();
 	}
@@ -270,6 +274,7 @@ async function writeLockedDataset(
 	part: Part,
 	replace: boolean,
 	lock: PartLock,
+	{ options: stored, digest }: { options: Record<string, unknown>; digest: string },
 	planned: ((table: ZarrTable, schema: Schema) => void) | undefined,
 ): Promise<DatasetExportSummary> {
 	const whole = plan.select?.part === undefined;
@@ -278,7 +283,6 @@ async function writeLockedDataset(
 	if (plan.dataset?.partitionBy !== undefined) checkPartitionKeysFree(stages.batcher.schema.fields.map((field) => field.name), plan.dataset.partitionBy);
 	planned?.(table, stages.batcher.schema);
 	if (replace) clearDataset(folder);
-	const { options: stored, digest } = digestOptions(contentOptions(store, plan, part));
 	let committed: CommitSummary | undefined;
 	const writer = new DatasetWriter({
 		folder,
