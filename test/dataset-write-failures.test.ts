@@ -13,8 +13,10 @@ import { commitDataset, exportDataset } from "../src/index.js";
 import { listDataset } from "../src/output/dataset-files.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 import { failWritesTo } from "./support/full-disk.mjs";
+import { makeReadOnly } from "./support/read-only-folder.mjs";
 
 const FULL_DISK = pathToFileURL(path.join(REPO, "test/support/full-disk.mjs")).href;
+const READ_ONLY = pathToFileURL(path.join(REPO, "test/support/read-only-folder.mjs")).href;
 const MANIFEST = String.raw`^\.part-0-of-1\.json\.`;
 const SUCCESS = String.raw`^\._SUCCESS\.`;
 
@@ -123,5 +125,33 @@ describe("a part's manifest or _SUCCESS on a full disk (CLI)", () => {
 		expect(run.stderr).toBe(`dt64-export: cannot write to ${path.join(folder, "_SUCCESS")}: ENOSPC: no space left on device [WRITE_FAILED]\n`);
 		expect(run.status).toBe(1);
 		expect(contents(folder)).toEqual([]);
+	});
+});
+
+describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
+	it("says EROFS, not ENOENT, for a folder that exists and for one to create (library)", async () => {
+		const store = await hourlyStore();
+		const mount = tempDir();
+		fs.mkdirSync(path.join(mount, "x.parquet"));
+		undo = makeReadOnly(mount);
+		for (const [folder, options] of [
+			[path.join(mount, "x.parquet"), { partitionBy: "day" }],
+			[path.join(mount, "y.parquet"), { partitionBy: "day", part: "0/2" }],
+		] as const) {
+			await expect(exportDataset(store, folder, options)).rejects.toMatchObject({
+				code: "OUTPUT_INVALID",
+				message: `cannot create the dataset folder ${path.join(folder, "_parts")}: EROFS: read-only file system`,
+			});
+		}
+	});
+
+	it("CLI: one line with EROFS", async () => {
+		const store = await hourlyStore();
+		const mount = tempDir();
+		fs.mkdirSync(path.join(mount, "x.parquet"));
+		const folder = path.join(mount, "x.parquet");
+		const run = runCli([store, "--partition-by", "day", "-o", folder], { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount } });
+		expect(run.stderr).toBe(`dt64-export: cannot create the dataset folder ${path.join(folder, "_parts")}: EROFS: read-only file system [OUTPUT_INVALID]\n`);
+		expect(run.status).toBe(1);
 	});
 });

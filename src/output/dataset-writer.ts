@@ -24,6 +24,7 @@ import type { Part } from "../select/part.js";
 import type { RowRange } from "../select/time-search.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
+import { makeFolder } from "./make-folder.js";
 import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest, type SlicedTable } from "./manifest.js";
 import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } from "./open-partitions.js";
@@ -156,7 +157,7 @@ export class DatasetWriter extends Writable {
 
 	/** mkdir -p, noting the folders it created. */
 	#makeFolder(folder: string): void {
-		const first = fs.mkdirSync(folder, { recursive: true });
+		const first = makeFolder(folder);
 		if (first === undefined) return;
 		for (let created = path.resolve(folder); ; created = path.dirname(created)) {
 			this.#createdFolders.push(created);

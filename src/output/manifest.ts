@@ -8,6 +8,7 @@ import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
 import type { RowRange } from "../select/time-search.js";
 import { AtomicFileWriter } from "./atomic-file.js";
+import { makeFolder } from "./make-folder.js";
 
 export const MANIFEST_VERSION = 1;
 
@@ -74,7 +75,7 @@ export function digestOptions(options: Record<string, unknown>): { options: Reco
  * written (a full disk) must fail its run, not pass for written.
  */
 export async function writeJsonFile(target: string, value: unknown): Promise<void> {
-	fs.mkdirSync(path.dirname(target), { recursive: true });
+	makeFolder(path.dirname(target));
 	const file = new AtomicFileWriter(target, { overwrite: true });
 	await new Promise<void>((resolve, reject) => {
 		file.on("error", reject);
