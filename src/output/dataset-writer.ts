@@ -129,6 +129,8 @@ export class DatasetWriter extends Writable {
 	readonly #nullPath: string;
 	#timeIndex = -1;
 	#rows = 0;
+	/** A batch of no rows, while the part has written none (see #writeEmptyFile). */
+	#emptyBatch: RecordBatch | undefined;
 	#min: bigint | undefined;
 	#max: bigint | undefined;
 	summary: DatasetSummary | undefined;
@@ -279,7 +281,12 @@ export class DatasetWriter extends Writable {
 			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
 			if (this.#timeIndex < 0 && this.#options.timeColumn !== undefined) throw new Dt64ExportError("INTERNAL", `the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
 		}
-		if (batch.numRows === 0) return;
+		if (batch.numRows === 0) {
+			// Kept while no row came: the batch a part of no rows writes its empty file with (a Parquet file needs one).
+			if (this.#rows === 0) this.#emptyBatch ??= batch;
+			return;
+		}
+		this.#emptyBatch = undefined;
 		if (this.#timeIndex < 0) {
 			await this.#route(batch, 0, batch.numRows, "", undefined);
 			this.#rows += batch.numRows;
@@ -309,6 +316,7 @@ export class DatasetWriter extends Writable {
 		const held = this.#buffers?.partitions() ?? [];
 		for (const partition of [...held.filter((p) => this.#partitions.isOpen(p)), ...held.filter((p) => !this.#partitions.isOpen(p))]) await this.#writeHeld(partition);
 		await this.#partitions.closeAll();
+		await this.#writeEmptyFile();
 		this.#checkNotAbandoned();
 		const { folder, part, timeUnit } = this.#options;
 		const kept = new Set(this.#written.map((file) => file.path));
@@ -349,6 +357,21 @@ export class DatasetWriter extends Writable {
 		this.#finished = true;
 		unfinished.delete(this);
 		this.summary = { files, rows: this.#rows, overflowNulls, manifest: manifestPath(part) };
+	}
+
+	/**
+	 * A part that wrote no row writes one file of no rows with the schema, as Spark writes one for an empty DataFrame:
+	 * a dataset whose parts all selected nothing is then a table of 0 rows to DuckDB and polars, not a folder without
+	 * files, which they refuse ("No files found"). Partitioned, the file goes in the null partition's folder
+	 * (`year=__HIVE_DEFAULT_PARTITION__/...`), at the depth of every other file: DuckDB's `hive_partitioning` refuses
+	 * files at different depths, and a file of no rows puts no row in that partition.
+	 */
+	async #writeEmptyFile(): Promise<void> {
+		const batch = this.#emptyBatch;
+		if (batch === undefined || this.#written.length > 0 || this.#files.size > 0) return;
+		const file = this.#open(this.#nullPath, 0);
+		await this.#append(file, batch);
+		await this.#close(file);
 	}
 
 	/**
