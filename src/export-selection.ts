@@ -153,6 +153,8 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
  * stay: the export's own, and those of part runs that ended without releasing theirs (their next run takes them over).
  */
 function clearDataset(folder: string): void {
+	// First: the dataset is no longer the one committed from now on.
+	fs.rmSync(path.join(folder, SUCCESS_FILE), { force: true });
 	const listing = listDataset(folder);
 	for (const file of [...listing.dataFiles, ...listing.tempFiles]) fs.rmSync(path.join(folder, file), { force: true });
 	// The partition folders those files were in, left empty, go too: a reader that lists the folders (Spark) would

@@ -5,6 +5,8 @@
  * and in the CLI's process; no file system is mounted.
  */
 import * as fs from "node:fs";
+import nodeFs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -153,5 +155,29 @@ describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
 		const run = runCli([store, "--partition-by", "day", "-o", folder], { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount } });
 		expect(run.stderr).toBe(`dt64-export: cannot create the dataset folder ${path.join(folder, "_parts")}: EROFS: read-only file system [OUTPUT_INVALID]\n`);
 		expect(run.status).toBe(1);
+	});
+});
+
+describe("a part's run that starts while commit writes _SUCCESS (trial 19: 12)", () => {
+	it("commit refuses and leaves no _SUCCESS over the part being replaced", async () => {
+		const store = await hourlyStore();
+		const folder = path.join(tempDir(), "race.parquet");
+		for (const k of [0, 1]) await exportDataset(store, folder, { partitionBy: "day", part: `${k}/2` });
+		// The moment commit opens its _SUCCESS, after its checks: part 0/2 starts again, as a run does (its manifest goes).
+		const { openSync } = nodeFs;
+		nodeFs.openSync = function openSyncRacing(file: fs.PathLike, ...rest: unknown[]) {
+			if (path.basename(String(file)).startsWith("._SUCCESS.")) fs.rmSync(path.join(folder, "_parts", "part-0-of-2.json"), { force: true });
+			return (openSync as (...args: unknown[]) => number).call(nodeFs, file, ...rest);
+		} as typeof fs.openSync;
+		syncBuiltinESMExports();
+		undo = () => {
+			nodeFs.openSync = openSync;
+			syncBuiltinESMExports();
+		};
+		await expect(commitDataset(folder)).rejects.toMatchObject({
+			code: "DATASET_INVALID",
+			message: `cannot commit ${folder}: part 0/2 was run again while committing (_parts/part-0-of-2.json removed); commit again once it has finished`,
+		});
+		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(false);
 	});
 });

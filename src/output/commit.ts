@@ -94,7 +94,7 @@ export async function commitDatasetHolding(folder: string, own: PartLock | undef
 	}
 	const stale = locks.filter((lock) => lock.state === "ended");
 	try {
-		return await commitChecked(folder, stale);
+		return await commitChecked(folder, stale, own);
 	} catch (error) {
 		// An earlier commit's _SUCCESS would say complete what this one refuses, or failed to write (a full disk: a
 		// commit that exits 1 leaves no _SUCCESS): it goes, and a refusal says so.
@@ -155,7 +155,36 @@ function checkSlicesFit(folder: string, manifests: readonly PartManifest[]): voi
 	}
 }
 
-async function commitChecked(folder: string, stale: readonly FoundLock[]): Promise<CommitSummary> {
+/**
+ * After `_SUCCESS` is written: no part's run started since the checks. A run that starts removes `_SUCCESS`, then its
+ * manifest, after taking its lock; one that did so between the checks and the write would have its removal undone by
+ * the write, and `_SUCCESS` would stand over a part being replaced (trial 19: 12). So the locks and manifests are read
+ * again: a run that started before this sees them changed, and one that starts after it removes `_SUCCESS` itself
+ * before it changes any file. The `_SUCCESS` just written goes with a refusal.
+ */
+async function checkNoRunStarted(folder: string, manifests: readonly PartManifest[], own: PartLock | undefined): Promise<void> {
+	const refuseUnmarked = (what: string): never => {
+		removeSuccess(folder);
+		refuse(folder, what);
+	};
+	const started = activeLocks(await readPartLocks(folder), own);
+	if (started.length > 0) refuseUnmarked(`${started.map((lock) => describeLock(lock)).join("; ")}: a run started while committing; commit again once it has ended`);
+	const partsFolder = path.join(folder, PARTS_FOLDER);
+	for (const manifest of manifests) {
+		const name = `part-${manifest.part}-of-${manifest.parts}.json`;
+		let now: PartManifest | undefined;
+		try {
+			now = readManifest(path.join(partsFolder, name));
+		} catch {
+			now = undefined;
+		}
+		if (now === undefined || JSON.stringify(now) !== JSON.stringify(manifest)) {
+			refuseUnmarked(`part ${manifest.part}/${manifest.parts} was run again while committing (${PARTS_FOLDER}/${name} ${now === undefined ? "removed" : "changed"}); commit again once it has finished`);
+		}
+	}
+}
+
+async function commitChecked(folder: string, stale: readonly FoundLock[], own: PartLock | undefined): Promise<CommitSummary> {
 	const manifests = readManifests(folder);
 	const count = manifests[0].parts;
 	const present = new Set(manifests.map((manifest) => manifest.part));
@@ -209,5 +238,6 @@ async function commitChecked(folder: string, stale: readonly FoundLock[]): Promi
 		maxTime: times[times.length - 1] ?? null,
 	};
 	await writeJsonFile(path.join(folder, SUCCESS_FILE), summary);
+	await checkNoRunStarted(folder, manifests, own);
 	return { ...summary, staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })) };
 }
