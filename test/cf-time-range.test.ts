@@ -226,6 +226,17 @@ describe("the library's refusals of a selection describe the data, never a CLI f
 		}
 	});
 
+	it("part auto: an array job's variable that is not set, or not a number, is named, never read as NaN (trial 19: 10)", () => {
+		expect(() => partFromEnvironment({ AWS_BATCH_JOB_ARRAY_INDEX: "0" })).toThrow(
+			"part auto: AWS_BATCH_JOB_ARRAY_SIZE is not set (a job run outside an array job, or an environment that drops it); use `part` K/N",
+		);
+		expect(() => partFromEnvironment({ CLOUD_RUN_TASK_INDEX: "1", CLOUD_RUN_TASK_COUNT: "four" })).toThrow('part auto: CLOUD_RUN_TASK_COUNT="four" is not a whole number');
+		expect(() => partFromEnvironment({ SLURM_ARRAY_TASK_ID: "x", SLURM_ARRAY_TASK_COUNT: "2" })).toThrow('part auto: SLURM_ARRAY_TASK_ID="x" is not a whole number');
+		const out = path.join(tempDir(), "x.parquet");
+		const run = runCli([path.join(SCALE, "hourly-grid.zarr"), "--columns", "t2m", "--index", "--part", "auto", "-o", out], { env: { AWS_BATCH_JOB_ARRAY_INDEX: "0" } });
+		expect(run.stderr).toBe("dt64-export: --part auto: AWS_BATCH_JOB_ARRAY_SIZE is not set (a job run outside an array job, or an environment that drops it); use --part K/N [USAGE]\n");
+	});
+
 	it("the CLI adds the flags", () => {
 		const out = path.join(tempDir(), "x.arrow");
 		const store = path.join(SCALE, "hourly-grid.zarr");

@@ -25,6 +25,18 @@ function integer(text: string | undefined): number {
 	return text !== undefined && /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
 }
 
+/**
+ * An array job's variable as a whole number: one that is not set (a job run outside an array, or a container that
+ * drops it) or not a number is said so by name, not as the `NaN` it would read as.
+ */
+function variable(env: NodeJS.ProcessEnv, name: string, where: string): number {
+	const text = env[name];
+	if (text === undefined || text.trim() === "") throw new UsageError(`${where}: ${name} is not set (a job run outside an array job, or an environment that drops it); use \`part\` K/N`, { option: "part" });
+	const value = integer(text);
+	if (Number.isNaN(value)) throw new UsageError(`${where}: ${name}=${JSON.stringify(text)} is not a whole number`, { option: "part", value: text });
+	return value;
+}
+
 /** `K/N` as written on the command line. */
 export function parsePart(text: string): Part {
 	const match = /^(\d+)\/(\d+)$/.exec(text.trim());
@@ -42,18 +54,18 @@ const ENGINES: readonly { name: string; index: string; detect: (env: NodeJS.Proc
 			if (parts === undefined) {
 				throw new UsageError("part auto: JOB_COMPLETION_INDEX is set (Kubernetes Indexed Job) but Kubernetes does not export the count: give it as `parts` (the Job's completions)", { option: "part" });
 			}
-			return checkPart(integer(env.JOB_COMPLETION_INDEX), parts, "part auto (JOB_COMPLETION_INDEX, `parts`)");
+			return checkPart(variable(env, "JOB_COMPLETION_INDEX", "part auto"), parts, "part auto (JOB_COMPLETION_INDEX, `parts`)");
 		},
 	},
 	{
 		name: "AWS Batch array job",
 		index: "AWS_BATCH_JOB_ARRAY_INDEX",
-		detect: (env) => checkPart(integer(env.AWS_BATCH_JOB_ARRAY_INDEX), integer(env.AWS_BATCH_JOB_ARRAY_SIZE), "part auto (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE)"),
+		detect: (env) => checkPart(variable(env, "AWS_BATCH_JOB_ARRAY_INDEX", "part auto"), variable(env, "AWS_BATCH_JOB_ARRAY_SIZE", "part auto"), "part auto (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE)"),
 	},
 	{
 		name: "Cloud Run job",
 		index: "CLOUD_RUN_TASK_INDEX",
-		detect: (env) => checkPart(integer(env.CLOUD_RUN_TASK_INDEX), integer(env.CLOUD_RUN_TASK_COUNT), "part auto (CLOUD_RUN_TASK_INDEX, CLOUD_RUN_TASK_COUNT)"),
+		detect: (env) => checkPart(variable(env, "CLOUD_RUN_TASK_INDEX", "part auto"), variable(env, "CLOUD_RUN_TASK_COUNT", "part auto"), "part auto (CLOUD_RUN_TASK_INDEX, CLOUD_RUN_TASK_COUNT)"),
 	},
 	{
 		name: "Slurm job array",
@@ -61,12 +73,12 @@ const ENGINES: readonly { name: string; index: string; detect: (env: NodeJS.Proc
 		detect: (env) => {
 			// Task ids run from SLURM_ARRAY_TASK_MIN (`--array=1-8` starts at 1); ids with gaps or steps (`1-9:2`) are not
 			// K = 0..N-1 once shifted, which the range check below refuses.
-			const min = env.SLURM_ARRAY_TASK_MIN === undefined ? 0 : integer(env.SLURM_ARRAY_TASK_MIN);
+			const min = env.SLURM_ARRAY_TASK_MIN === undefined ? 0 : variable(env, "SLURM_ARRAY_TASK_MIN", "part auto");
 			const where = "part auto (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN)";
 			if (env.SLURM_ARRAY_TASK_STEP !== undefined && integer(env.SLURM_ARRAY_TASK_STEP) !== 1) {
 				throw new UsageError(`${where}: a job array with a step (SLURM_ARRAY_TASK_STEP=${env.SLURM_ARRAY_TASK_STEP}) has gaps between task ids; use a contiguous range (sbatch --array=0-7) or \`part\` K/N`, { option: "part" });
 			}
-			return checkPart(integer(env.SLURM_ARRAY_TASK_ID) - min, integer(env.SLURM_ARRAY_TASK_COUNT), where);
+			return checkPart(variable(env, "SLURM_ARRAY_TASK_ID", "part auto") - min, variable(env, "SLURM_ARRAY_TASK_COUNT", "part auto"), where);
 		},
 	},
 ];
