@@ -65,7 +65,8 @@ describe("fan-out over N processes", () => {
 				runCliAsync([...common.filter((_arg, i) => !isDatasetOption(common, i)), "-o", single]),
 				...Array.from({ length: parts }, (_, k) => runCliAsync([...common, "--part", `${k}/${parts}`, "-o", folder])),
 			]);
-			for (const run of runs) expect(run.stderr).toBe("");
+			// A part with no chunk of rows (N above the chunks) says so, even with -q (trial 19: 06); nothing else is said.
+			for (const run of runs) expect(run.stderr.replace(/^dt64-export: warning: part \d+\/\d+ of \S+ selected no rows: .*\n/gm, "")).toBe("");
 			expect(runs.map((run) => run.status)).toEqual(runs.map(() => 0));
 			const commit = await runCliAsync(["commit", folder, "--json"]);
 			expect(commit.status, commit.stderr).toBe(0);
