@@ -21,6 +21,7 @@ import { listDataset, LOCK_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./output/dat
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
 import { checkPartitionKeysFree } from "./output/hive-partition.js";
 import { digestOptions } from "./output/manifest.js";
+import { checkSameExport } from "./output/other-export.js";
 import { splitsIn, describeSplit } from "./output/other-splits.js";
 import { acquirePartLock, activeLocks, describeLock, readPartLocks, type FoundLock, type PartLock } from "./output/part-lock.js";
 import type { Part } from "./select/part.js";
@@ -152,6 +153,8 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
  * stay: the export's own, and those of part runs that ended without releasing theirs (their next run takes them over).
  */
 function clearDataset(folder: string): void {
+	// First: the dataset is no longer the one committed from now on.
+	fs.rmSync(path.join(folder, SUCCESS_FILE), { force: true });
 	const listing = listDataset(folder);
 	for (const file of [...listing.dataFiles, ...listing.tempFiles]) fs.rmSync(path.join(folder, file), { force: true });
 	// The partition folders those files were in, left empty, go too: a reader that lists the folders (Spark) would
@@ -252,11 +255,14 @@ async function writePlannedDataset(store: string, folder: string, plan: ExportPl
 		throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });
 	}
 	if (!whole && existing !== undefined) checkOneSplit(folder, part);
+	const digested = digestOptions(contentOptions(store, plan, part));
 	const lock = await acquirePartLock(folder, part, { breakLock: options.breakLock });
 	try {
 		if (lock.tookOver !== undefined) events.lockTakenOver?.(lock.tookOver);
 		if (whole) await checkNoPartRunning(folder, lock);
-		return await writeLockedDataset(store, folder, plan, part, whole && overwrite && existing !== undefined, lock, events.planned);
+		// Under the lock: no other run of the part changes its manifest meanwhile.
+		else if (!overwrite) checkSameExport(folder, part, digested.options, digested.digest);
+		return await writeLockedDataset(store, folder, plan, part, whole && overwrite && existing !== undefined, lock, digested, events.planned);
 	} finally {
 		lock.release();
 	}
@@ -270,6 +276,7 @@ async function writeLockedDataset(
 	part: Part,
 	replace: boolean,
 	lock: PartLock,
+	{ options: stored, digest }: { options: Record<string, unknown>; digest: string },
 	planned: ((table: ZarrTable, schema: Schema) => void) | undefined,
 ): Promise<DatasetExportSummary> {
 	const whole = plan.select?.part === undefined;
@@ -278,7 +285,7 @@ async function writeLockedDataset(
 	if (plan.dataset?.partitionBy !== undefined) checkPartitionKeysFree(stages.batcher.schema.fields.map((field) => field.name), plan.dataset.partitionBy);
 	planned?.(table, stages.batcher.schema);
 	if (replace) clearDataset(folder);
-	const { options: stored, digest } = digestOptions(contentOptions(store, plan, part));
+	let committed: CommitSummary | undefined;
 	const writer = new DatasetWriter({
 		folder,
 		part,
@@ -294,8 +301,13 @@ async function writeLockedDataset(
 		// Read once every row is written: the stages before the writer have counted them all.
 		overflowNulls: () => overflowNullsWritten(stages),
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
+		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
+		commit: whole
+			? async () => {
+					committed = await commitDatasetHolding(folder, lock);
+				}
+			: undefined,
 	});
 	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
-	const committed = whole ? await commitDatasetHolding(folder, lock) : undefined;
 	return { ...writer.summary!, part, selection: stages.selection, committed, lockTakenOver: lock.tookOver };
 }

@@ -250,8 +250,19 @@ describe("HttpStore retries", () => {
 		const retries: RetryInfo[] = [];
 		const s = store({ timeoutMs: 100, onRetry: (info) => retries.push(info) });
 		expect(await s.get("/c/0")).toEqual(CHUNK);
-		expect(retries.map((r) => r.reason)).toEqual(["timed out after 100 ms"]);
+		expect(retries.map((r) => r.reason)).toEqual(["timed out: nothing received for 100 ms"]);
 		expect(http.server.requests).toHaveLength(2);
+	});
+
+	it("the timeout is of an attempt without progress: a body that keeps coming is read however long it takes (trial 19: 07)", async () => {
+		// 17 bytes, one every 25 ms: over 400 ms in all, never 150 ms without a byte.
+		http.fault = () => ({ trickleMs: 25 });
+		const retries: RetryInfo[] = [];
+		const started = performance.now();
+		expect(new TextDecoder().decode(await store({ timeoutMs: 150, onRetry: (info) => retries.push(info) }).get("/zarr.json"))).toBe('{"zarr_format":3}');
+		expect(performance.now() - started).toBeGreaterThan(300);
+		expect(retries).toEqual([]);
+		expect(http.server.requests).toHaveLength(1);
 	});
 
 	it("retries a body cut short by the server", async () => {

@@ -107,7 +107,8 @@ describe("two runs of the same part", () => {
 		} finally {
 			lock.release();
 		}
-		await expect(exportDataset(path.join(tempDir(), "no-such.zarr"), folder, { partitionBy: "month", part: "1/2" })).rejects.toMatchObject({ code: "STORE_NOT_FOUND" });
+		// (Named as the store of part 0/2: a store of another name would be another export, refused before it is opened.)
+		await expect(exportDataset(path.join(tempDir(), path.basename(WEATHER)), folder, { partitionBy: "month", part: "1/2" })).rejects.toMatchObject({ code: "STORE_NOT_FOUND" });
 		expect(fs.readdirSync(path.join(folder, "_parts"))).toEqual(["part-0-of-2.json"]);
 		// A folder that cannot be made is said so, as the output's fault.
 		await expect(exportDataset(WEATHER, path.join(folder, "_parts/part-0-of-2.json/out"), { part: "1/2" })).rejects.toMatchObject({ code: "OUTPUT_INVALID" });

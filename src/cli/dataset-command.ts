@@ -46,8 +46,13 @@ export async function runDatasetExport(
 		planned(table, written);
 	};
 	const summary = await exportPlannedDataset(store, folder, plan, { overwrite: options.overwrite, breakLock: options.breakLock }, { planned: plannedWithSchema, lockTakenOver });
-	if (options.quiet) return;
 	const { selection, part } = summary;
+	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.
+	if (summary.rows === 0) {
+		const file = summary.files[0]?.path;
+		process.stderr.write(`dt64-export: warning: part ${part.index}/${part.count} of ${folder} selected no rows${file === undefined ? "" : `: it wrote one file of no rows with the columns (${file}), which readers read as 0 rows`}\n`);
+	}
+	if (options.quiet) return;
 	if (selection.unsortedReason !== undefined) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
 	const partitions = new Set(summary.files.map((file) => file.path.slice(0, file.path.lastIndexOf("/") + 1))).size;
 	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitions, "partition")}`;
@@ -67,5 +72,6 @@ export async function runCommit(folder: string, json: boolean, quiet = false): P
 	}
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
 	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}\n`);
+	if (summary.rows === 0) process.stderr.write(`dt64-export: warning: ${folder} holds no rows: every part selected none (readers read it as a table of 0 rows)\n`);
 	for (const lock of summary.staleLocks) process.stderr.write(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over\n`);
 }

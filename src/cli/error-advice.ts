@@ -38,6 +38,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	nanAsNull: "--nan-as-null",
 	cf: "--cf",
 	forbiddenAsMissing: "--forbidden-as-missing",
+	overwrite: "--force",
 };
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
@@ -55,7 +56,8 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 		const coarser = { ns: "us, ms or s", us: "ms or s", ms: "s" }[error.unit ?? ""];
 		return coarser === undefined ? " (use --on-overflow null to write null instead)" : ` (a coarser --unit, ${coarser}, holds a wider range: ns ends in 2262, us in year 294,246; or --on-overflow null writes null instead)`;
 	},
-	OUTPUT_EXISTS: () => " (use --force to overwrite)",
+	// A part of another export in a dataset folder: its message says what --force would replace.
+	OUTPUT_EXISTS: (error) => (error.option === "overwrite" ? "" : " (use --force to overwrite)"),
 	ARRAY_AMBIGUOUS: () => "; choose one with --array",
 	ARRAY_UNNAMED: () => " with --array",
 	BAND_TOO_LARGE: () => "; --index --order chunk streams chunk by chunk without assembling rows",

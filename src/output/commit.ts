@@ -96,9 +96,11 @@ export async function commitDatasetHolding(folder: string, own: PartLock | undef
 	try {
 		return await commitChecked(folder, stale, own);
 	} catch (error) {
+		// An earlier commit's _SUCCESS would say complete what this one refuses, or failed to write (a full disk: a
+		// commit that exits 1 leaves no _SUCCESS): it goes, and a refusal says so.
+		const removed = removeSuccess(folder);
 		if (!(error instanceof Dt64ExportError) || error.code !== "DATASET_INVALID") throw error;
-		// An earlier commit's _SUCCESS would say complete what this one refuses: it goes, and the refusal says so.
-		const unmarked = removeSuccess(folder) ? `; the ${SUCCESS_FILE} of an earlier commit was removed` : "";
+		const unmarked = removed ? `; the ${SUCCESS_FILE} of an earlier commit was removed` : "";
 		// A part killed leaves its lock: said with the refusal, since that part is likely the one to run again.
 		const locksLeft = stale.length === 0 ? "" : `; ${stale.map((lock) => describeLock(lock)).join("; ")}`;
 		if (unmarked === "" && locksLeft === "") throw error;

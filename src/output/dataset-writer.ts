@@ -24,6 +24,7 @@ import type { Part } from "../select/part.js";
 import type { RowRange } from "../select/time-search.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
+import { makeFolder } from "./make-folder.js";
 import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest, type SlicedTable } from "./manifest.js";
 import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } from "./open-partitions.js";
@@ -63,6 +64,12 @@ export interface DatasetWriterOptions {
 	readonly overflowNulls?: () => OverflowNulls;
 	/** The table the part's rows were cut from, and the rows along its first axis the part read (see PartManifest). */
 	readonly slice?: { readonly table: SlicedTable; readonly rows: RowRange };
+	/**
+	 * Run once the manifest is written, as the last step of the part: a whole export commits the dataset here, so that
+	 * a commit that fails (a `_SUCCESS` the disk has no room for) fails the run, which is then undone as any failed run
+	 * is, its manifest included: nothing of it is left to pass for finished.
+	 */
+	readonly commit?: () => Promise<void>;
 }
 
 /** Rows [from, to) of a batch, all of one partition. */
@@ -122,6 +129,8 @@ export class DatasetWriter extends Writable {
 	readonly #nullPath: string;
 	#timeIndex = -1;
 	#rows = 0;
+	/** A batch of no rows, while the part has written none (see #writeEmptyFile). */
+	#emptyBatch: RecordBatch | undefined;
 	#min: bigint | undefined;
 	#max: bigint | undefined;
 	summary: DatasetSummary | undefined;
@@ -150,7 +159,7 @@ export class DatasetWriter extends Writable {
 
 	/** mkdir -p, noting the folders it created. */
 	#makeFolder(folder: string): void {
-		const first = fs.mkdirSync(folder, { recursive: true });
+		const first = makeFolder(folder);
 		if (first === undefined) return;
 		for (let created = path.resolve(folder); ; created = path.dirname(created)) {
 			this.#createdFolders.push(created);
@@ -272,7 +281,12 @@ export class DatasetWriter extends Writable {
 			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
 			if (this.#timeIndex < 0 && this.#options.timeColumn !== undefined) throw new Dt64ExportError("INTERNAL", `the dataset's time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
 		}
-		if (batch.numRows === 0) return;
+		if (batch.numRows === 0) {
+			// Kept while no row came: the batch a part of no rows writes its empty file with (a Parquet file needs one).
+			if (this.#rows === 0) this.#emptyBatch ??= batch;
+			return;
+		}
+		this.#emptyBatch = undefined;
 		if (this.#timeIndex < 0) {
 			await this.#route(batch, 0, batch.numRows, "", undefined);
 			this.#rows += batch.numRows;
@@ -302,6 +316,7 @@ export class DatasetWriter extends Writable {
 		const held = this.#buffers?.partitions() ?? [];
 		for (const partition of [...held.filter((p) => this.#partitions.isOpen(p)), ...held.filter((p) => !this.#partitions.isOpen(p))]) await this.#writeHeld(partition);
 		await this.#partitions.closeAll();
+		await this.#writeEmptyFile();
 		this.#checkNotAbandoned();
 		const { folder, part, timeUnit } = this.#options;
 		const kept = new Set(this.#written.map((file) => file.path));
@@ -329,10 +344,34 @@ export class DatasetWriter extends Writable {
 			rowRange: this.#options.slice === undefined ? undefined : { start: this.#options.slice.rows.start, end: this.#options.slice.rows.end },
 		};
 		this.#makeFolder(path.join(folder, PARTS_FOLDER));
-		await writeJsonFile(path.join(folder, manifestPath(part)), manifest);
+		const manifestFile = path.join(folder, manifestPath(part));
+		await writeJsonFile(manifestFile, manifest);
+		if (this.#options.commit !== undefined) {
+			try {
+				await this.#options.commit();
+			} catch (error) {
+				fs.rmSync(manifestFile, { force: true });
+				throw error;
+			}
+		}
 		this.#finished = true;
 		unfinished.delete(this);
 		this.summary = { files, rows: this.#rows, overflowNulls, manifest: manifestPath(part) };
+	}
+
+	/**
+	 * A part that wrote no row writes one file of no rows with the schema, as Spark writes one for an empty DataFrame:
+	 * a dataset whose parts all selected nothing is then a table of 0 rows to DuckDB and polars, not a folder without
+	 * files, which they refuse ("No files found"). Partitioned, the file goes in the null partition's folder
+	 * (`year=__HIVE_DEFAULT_PARTITION__/...`), at the depth of every other file: DuckDB's `hive_partitioning` refuses
+	 * files at different depths, and a file of no rows puts no row in that partition.
+	 */
+	async #writeEmptyFile(): Promise<void> {
+		const batch = this.#emptyBatch;
+		if (batch === undefined || this.#written.length > 0 || this.#files.size > 0) return;
+		const file = this.#open(this.#nullPath, 0);
+		await this.#append(file, batch);
+		await this.#close(file);
 	}
 
 	/**

@@ -8,6 +8,7 @@ import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
 import type { RowRange } from "../select/time-search.js";
 import { AtomicFileWriter } from "./atomic-file.js";
+import { makeFolder } from "./make-folder.js";
 
 export const MANIFEST_VERSION = 1;
 
@@ -69,13 +70,17 @@ export function digestOptions(options: Record<string, unknown>): { options: Reco
 	return { options: stored, digest: process.getBuiltinModule("node:crypto").createHash("sha256").update(JSON.stringify(stored)).digest("hex") };
 }
 
-/** Writes a small JSON file all or nothing. */
+/**
+ * Writes a small JSON file all or nothing, or rejects (`WRITE_FAILED`): a manifest or `_SUCCESS` that could not be
+ * written (a full disk) must fail its run, not pass for written.
+ */
 export async function writeJsonFile(target: string, value: unknown): Promise<void> {
-	fs.mkdirSync(path.dirname(target), { recursive: true });
+	makeFolder(path.dirname(target));
 	const file = new AtomicFileWriter(target, { overwrite: true });
 	await new Promise<void>((resolve, reject) => {
 		file.on("error", reject);
-		file.end(`${JSON.stringify(value, null, "\t")}\n`, resolve);
+		// `end`'s callback is called with the error of a failed write, before the "error" event: not a success.
+		file.end(`${JSON.stringify(value, null, "\t")}\n`, (error?: Error | null) => (error ? reject(error) : resolve()));
 	});
 }
 

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { Part } from "../select/part.js";
 import { LOCK_NAME, lockPath, PARTS_FOLDER } from "./dataset-files.js";
+import { makeFolder } from "./make-folder.js";
 import { processState, thisProcess, type ProcessIdentity, type ProcessState } from "./process-identity.js";
 
 export interface LockHolder extends ProcessIdentity {
@@ -158,7 +159,7 @@ export function hasEnded(lock: FoundLock): boolean {
 function makeFolders(folder: string): string[] {
 	let first: string | undefined;
 	try {
-		first = fs.mkdirSync(folder, { recursive: true });
+		first = makeFolder(folder);
 	} catch (error) {
 		throw new Dt64ExportError("OUTPUT_INVALID", `cannot create the dataset folder ${folder}: ${systemErrorReason(error as Error)}`, { path: folder, cause: error });
 	}

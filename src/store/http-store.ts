@@ -21,7 +21,10 @@ export interface HttpStoreOptions {
 	headers?: Record<string, string>;
 	/** Retries after the first attempt for 408, 429, 5xx, connection failures, timeouts and truncated bodies. */
 	retries?: number;
-	/** Limit for one attempt, from sending the request to the end of the body. */
+	/**
+	 * Limit for one attempt without progress: from sending the request to the response's headers, then between the
+	 * body's bytes (as a read timeout is). A large body on a slow link takes as long as its bytes keep coming.
+	 */
 	timeoutMs?: number;
 	/** Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). */
 	backoffMs?: number;
@@ -268,18 +271,48 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	const controller = new AbortController();
 	let timedOut = false;
 	const stopWaiting = caller === undefined ? undefined : onCallerAbort(caller, () => controller.abort(abortError(caller)));
-	const timer = setTimeout(() => {
+	const expire = () => {
 		timedOut = true;
-		controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
-	}, timeoutMs);
+		controller.abort(new DOMException(`nothing received for ${timeoutMs} ms`, "TimeoutError"));
+	};
+	let timer = setTimeout(expire, timeoutMs);
 	return {
 		signal: controller.signal,
 		timedOut: () => timedOut,
+		/** Bytes came: the attempt has another timeoutMs for the next ones. */
+		progressed() {
+			if (timedOut) return;
+			clearTimeout(timer);
+			timer = setTimeout(expire, timeoutMs);
+		},
 		dispose() {
 			clearTimeout(timer);
 			stopWaiting?.();
 		},
 	};
+}
+
+/** A response's whole body, noting each piece that arrives (the attempt's timeout counts from the last). */
+async function readBody(response: Response, progressed: () => void): Promise<Uint8Array> {
+	if (response.body === null) return new Uint8Array(0);
+	const pieces: Uint8Array[] = [];
+	let length = 0;
+	const reader = response.body.getReader();
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		progressed();
+		pieces.push(value);
+		length += value.length;
+	}
+	if (pieces.length === 1) return pieces[0];
+	const body = new Uint8Array(length);
+	let offset = 0;
+	for (const piece of pieces) {
+		body.set(piece, offset);
+		offset += piece.length;
+	}
+	return body;
 }
 
 /** The attempts in flight under each caller signal, aborted together by the one listener each signal gets. */
@@ -537,6 +570,7 @@ export class HttpStore implements AsyncReadable {
 		try {
 			await authorizer?.authorize(method, url, headers);
 			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal });
+			attempt.progressed();
 			stage = "body";
 			if (response.status === 404) {
 				if (authorizer?.explainNotFound === undefined || method === "HEAD") {
@@ -559,7 +593,7 @@ export class HttpStore implements AsyncReadable {
 				await response.body?.cancel();
 				return { bytes: new Uint8Array(0), size: objectSize(response, encoded) };
 			}
-			const body = new Uint8Array(await response.arrayBuffer());
+			const body = await readBody(response, attempt.progressed);
 			const declared = response.headers.get("content-length");
 			if (declared !== null && !encoded && Number(declared) !== body.length) {
 				throw new TransientFailure(`body truncated (${body.length} of ${declared} bytes)`);
@@ -569,7 +603,7 @@ export class HttpStore implements AsyncReadable {
 		} catch (error) {
 			if (caller?.aborted) throw abortError(caller);
 			if (attempt.timedOut()) {
-				throw new TransientFailure(`timed out after ${this.#options.timeoutMs} ms`, undefined, { cause: error });
+				throw new TransientFailure(`timed out: nothing received for ${this.#options.timeoutMs} ms`, undefined, { cause: error });
 			}
 			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
