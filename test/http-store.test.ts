@@ -246,21 +246,22 @@ describe("HttpStore retries", () => {
 	});
 
 	it("retries an attempt that times out", async () => {
-		http.fault = (request) => (request.attempt === 1 ? { delayMs: 2000 } : undefined);
+		http.fault = (request) => (request.attempt === 1 ? { delayMs: 3000 } : undefined);
 		const retries: RetryInfo[] = [];
-		const s = store({ timeoutMs: 100, onRetry: (info) => retries.push(info) });
+		// Long enough that a loaded machine still answers the second attempt in time.
+		const s = store({ timeoutMs: 500, onRetry: (info) => retries.push(info) });
 		expect(await s.get("/c/0")).toEqual(CHUNK);
-		expect(retries.map((r) => r.reason)).toEqual(["timed out: nothing received for 100 ms"]);
+		expect(retries.map((r) => r.reason)).toEqual(["timed out: nothing received for 500 ms"]);
 		expect(http.server.requests).toHaveLength(2);
 	});
 
 	it("the timeout is of an attempt without progress: a body that keeps coming is read however long it takes (trial 19: 07)", async () => {
-		// 17 bytes, one every 25 ms: over 400 ms in all, never 150 ms without a byte.
-		http.fault = () => ({ trickleMs: 25 });
+		// 17 bytes, one every 80 ms: over 1.2 s in all, never 600 ms without a byte (room for a loaded machine).
+		http.fault = () => ({ trickleMs: 80 });
 		const retries: RetryInfo[] = [];
 		const started = performance.now();
-		expect(new TextDecoder().decode(await store({ timeoutMs: 150, onRetry: (info) => retries.push(info) }).get("/zarr.json"))).toBe('{"zarr_format":3}');
-		expect(performance.now() - started).toBeGreaterThan(300);
+		expect(new TextDecoder().decode(await store({ timeoutMs: 600, onRetry: (info) => retries.push(info) }).get("/zarr.json"))).toBe('{"zarr_format":3}');
+		expect(performance.now() - started).toBeGreaterThan(1200);
 		expect(retries).toEqual([]);
 		expect(http.server.requests).toHaveLength(1);
 	});
