@@ -6,8 +6,7 @@
  */
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
-import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../stream/parquet/options.js";
-import { ROW_GROUP_BYTES } from "../stream/parquet/row-group-size.js";
+import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_BYTES } from "../stream/parquet/options.js";
 import { DEFAULT_RETRIES } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";

@@ -24,6 +24,11 @@ export interface ParquetSettings {
 export const COMPRESSIONS: readonly ParquetCompression[] = ["zstd", "snappy", "gzip", "none"];
 
 export const DEFAULT_ROW_GROUP_ROWS = 1 << 20;
+/**
+ * Values per row group at most when rowGroupRows is not given, in bytes of the columns' values: one float64 column
+ * (or eight float32) at 2^20 rows (see row-group-size.ts).
+ */
+export const ROW_GROUP_BYTES = 32 << 20;
 export const DEFAULT_COMPRESSION: ParquetCompression = "zstd";
 
 export function normalizeOptions(options: ParquetWriterOptions): ParquetSettings {

@@ -6,10 +6,7 @@
  * an export's peak memory, and its width decides it. DuckDB and Arrow writers bound their row groups in bytes too.
  */
 import { Bool, type DataType, Duration, Float, Int, LargeUtf8, Precision, Timestamp, Utf8 } from "apache-arrow";
-import { DEFAULT_ROW_GROUP_ROWS } from "./options.js";
-
-/** Values per row group at most, in bytes of the columns' values: one float64 column (or 8 float32) at 2^20 rows, four float64 columns. */
-export const ROW_GROUP_BYTES = 32 << 20;
+import { DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_BYTES } from "./options.js";
 
 /** Row groups shrunk for width are a multiple of this many rows (the slices fed to parquet-wasm are 64 Ki). */
 const ROW_GROUP_GRAIN = 1 << 10;
