@@ -274,7 +274,8 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 			try {
 				candidates.push(await openColumn(opened, at, name, options));
 			} catch (error) {
-				if (!(error instanceof Dt64ExportError && error.code === "COLUMN_UNSUPPORTED")) throw error;
+				// A type no column holds, or a codec this package does not decode (UNSUPPORTED): the array cannot be read.
+				if (!(error instanceof Dt64ExportError && (error.code === "COLUMN_UNSUPPORTED" || error.code === "UNSUPPORTED"))) throw error;
 				unsupported.push(`${name}: ${error.cause instanceof Error ? error.cause.message : error.message}`);
 			}
 		}

@@ -13,7 +13,9 @@ import { exportDataset } from "../src/export-selection.js";
 import { normalizeConversionOptions } from "../src/convert/options.js";
 import { planExport } from "../src/export-plan.js";
 import { defaultConcurrency } from "../src/export-source.js";
-import { normalizeOptions as normalizeParquetOptions } from "../src/stream/parquet/options.js";
+import { Float64 } from "apache-arrow";
+import { DEFAULT_ROW_GROUP_ROWS, normalizeOptions as normalizeParquetOptions } from "../src/stream/parquet/options.js";
+import { rowGroupRowsFor } from "../src/stream/parquet/row-group-size.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 
 const STORE = path.join(REPO, "data/weather-station.zarr");
@@ -279,7 +281,11 @@ describe("--help is true to the code", () => {
 		expect(documentedDefault("round")).toBe(String(normalizeConversionOptions({}).rounding === "nearest"));
 		expect(documentedDefault("to")).toMatch(new RegExp(`else ${planExport({}).output.format}$`));
 		expect(documentedDefault("compression")).toBe(JSON.stringify(normalizeParquetOptions({}).compression));
-		expect(documentedDefault("row-group-rows")).toBe(String(normalizeParquetOptions({}).rowGroupRows));
+		// Not a number the parser fills in: the writer chooses it by the table's width (rowGroupRowsFor).
+		expect(normalizeParquetOptions({}).rowGroupRows).toBeUndefined();
+		expect(documentedDefault("row-group-rows")).toBe(`${DEFAULT_ROW_GROUP_ROWS}, fewer for rows over 32 bytes: 32 MiB of values per row group`);
+		expect(rowGroupRowsFor([new Float64()])).toBe(DEFAULT_ROW_GROUP_ROWS);
+		expect(rowGroupRowsFor(Array.from({ length: 5 }, () => new Float64()))).toBeLessThan(DEFAULT_ROW_GROUP_ROWS);
 		// "one per core, 2 to 4, for a local folder or zip; 8 over the network"
 		const concurrency = /one per core, (\d+) to (\d+), for a local folder or zip; (\d+) over the network/.exec(documentedDefault("concurrency") ?? "");
 		expect(concurrency).not.toBeNull();

@@ -91,7 +91,7 @@ describe("parts written by the CLI and by the library", () => {
 		await exportDataset(store, folder, { partitionBy: "day", part: "1/2" });
 		const manifests = [0, 1].map((k) => JSON.parse(fs.readFileSync(path.join(folder, "_parts", `part-${k}-of-2.json`), "utf8")));
 		expect(manifests[1].options).toEqual(manifests[0].options);
-		expect(manifests[0].options.output).toEqual({ format: "parquet", compression: "zstd", rowGroupRows: 1 << 20 });
+		expect(manifests[0].options.output).toEqual({ format: "parquet", compression: "zstd" });
 		expect((await commitDataset(folder)).rows).toBe(HOURS);
 
 		const other = path.join(tempDir(), "other.parquet");

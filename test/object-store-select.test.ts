@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { listDataset } from "../src/output/dataset-files.js";
-import { WHOLE_CHECK_BLOCKS } from "../src/select/time-search.js";
+import { WHOLE_CHECK_VALUES } from "../src/select/time-search.js";
 import { tempDir } from "./support/cli.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 import { startS3Server, type S3Server } from "./support/s3-server.js";
@@ -17,11 +17,12 @@ const SECRET = "select-secret-Never-Printed";
 const buckets = tempDir("dt64-select-buckets-");
 const GRID = "test/fixtures/scale/hourly-grid.zarr";
 let s3: S3Server;
-const HOURS_CHUNK = 10;
+const HOURS_CHUNK = 10_000;
+/** Longer than a time column read whole to check it sorted (WHOLE_CHECK_VALUES): it is searched. */
+const HOURS = 1_100_000;
 
 beforeAll(async () => {
-	const hours = BigInt64Array.from({ length: 24 * 40 }, (_, i) => BigInt(Date.UTC(2021, 0, 20) / 1000) + BigInt(i) * 3600n);
-	// More chunks than a time column read whole to check it sorted (WHOLE_CHECK_BLOCKS): it is searched.
+	const hours = BigInt64Array.from({ length: HOURS }, (_, i) => BigInt(Date.UTC(2021, 0, 20) / 1000) + BigInt(i) * 3600n);
 	await writeArray(path.join(buckets, "data", "hours.zarr"), "", { shape: [hours.length], chunks: [HOURS_CHUNK], values: hours, codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "gzip", configuration: { level: 1 } }] });
 	fs.cpSync(GRID, path.join(buckets, "data", "hourly-grid.zarr"), { recursive: true });
 	s3 = await startS3Server({ root: buckets, users: { [KEY_ID]: { secret: SECRET } } });
@@ -50,8 +51,8 @@ describe("s3:// as the input of time ranges, parts and tables", () => {
 		await both("hours.zarr", ["--start", "2021-02-03T05:00", "--end", "2021-02-04T07:00"], (side) => path.join(out, `${side}.arrow`));
 		expect(fs.readFileSync(path.join(out, "remote.arrow")).equals(fs.readFileSync(path.join(out, "local.arrow")))).toBe(true);
 		const chunks = new Set(s3.requests.slice(before).filter((request) => request.key.startsWith("hours.zarr/c/")).map((request) => request.key));
-		const chunkCount = (24 * 40) / HOURS_CHUNK;
-		expect(chunkCount).toBeGreaterThan(WHOLE_CHECK_BLOCKS);
+		const chunkCount = HOURS / HOURS_CHUNK;
+		expect(HOURS).toBeGreaterThan(WHOLE_CHECK_VALUES);
 		expect(chunks.size).toBeLessThan(2 + 2 * Math.ceil(Math.log2(chunkCount)) + 2);
 		expect(s3.requests.slice(before).every((request) => request.user === KEY_ID)).toBe(true);
 	});

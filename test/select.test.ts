@@ -8,7 +8,7 @@ import { parsePart, partFromEnvironment, partRows } from "../src/select/part.js"
 import { parseTimeBound, parseTimeBounds } from "../src/select/time-bounds.js";
 import { boundsInUnit } from "../src/select/time-filter.js";
 import { datetime64Instants } from "../src/select/time-instants.js";
-import { searchTimeRange, type TimeBlocks } from "../src/select/time-search.js";
+import { searchTimeRange, WHOLE_CHECK_VALUES, type TimeBlocks } from "../src/select/time-search.js";
 
 const AS = 10n ** 18n;
 const NAT = -(2n ** 63n);
@@ -75,27 +75,111 @@ function blocksOf(values: (bigint | null)[], blockRows: number, rowSize = 1): Ti
 	};
 }
 
+/**
+ * A 1-D time array of `rows` values (row i holds `valueAt(i)`) in blocks of `blockRows`, counting the blocks read.
+ * Longer than WHOLE_CHECK_VALUES, it is searched rather than read whole first.
+ */
+function longBlocksOf(rows: number, blockRows: number, valueAt: (i: number) => bigint | null): TimeBlocks & { reads: number[] } {
+	const reads: number[] = [];
+	return {
+		rows,
+		blockRows,
+		rowSize: 1,
+		reads,
+		async read(block) {
+			reads.push(block);
+			const first = block * blockRows;
+			return { length: Math.min(blockRows, rows - first), instantAt: (i) => valueAt(first + i) };
+		},
+	};
+}
+
+/** 1,000 blocks of 1,100 values: just past what is read whole first. */
+const LONG_ROWS = 1_100_000;
+const LONG_BLOCK = 1_100;
+
 describe("time range search", () => {
 	it("finds the exact rows of a range over 1,000 sorted blocks in O(log blocks) reads", async () => {
-		const values = Array.from({ length: 10_000 }, (_, i) => BigInt(i * 10));
-		const blocks = blocksOf(values, 10);
-		const result = await searchTimeRange(blocks, { start: 12_345n, end: 20_000n });
-		expect(result).toMatchObject({ sorted: true, rows: { start: 1235, end: 2000 } });
+		expect(LONG_ROWS).toBeGreaterThan(WHOLE_CHECK_VALUES);
+		const blocks = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(i * 10));
+		const result = await searchTimeRange(blocks, { start: 5_012_345n, end: 7_000_000n });
+		expect(result).toMatchObject({ sorted: true, rows: { start: 501_235, end: 700_000 } });
 		// Times that grow linearly are found by interpolation: a few probes, not log2(1,000) for each bound.
 		expect(result.probes).toBeLessThanOrEqual(8);
 		expect(blocks.reads.length - new Set(blocks.reads).size).toBeLessThanOrEqual(2);
 	});
 
 	it("stays within O(log blocks) probes on times far from linear, and exact", async () => {
-		const values = Array.from({ length: 20_000 }, (_, i) => BigInt(Math.floor(1.001 ** i)));
-		for (const [start, end] of [[5n, 6n], [1_000n, 1_001n], [10n ** 8n, 10n ** 8n + 1n], [3n, 10n ** 7n]] as const) {
-			const blocks = blocksOf(values, 20);
+		const valueAt = (i: number) => Math.floor(1.001 ** (i / 55));
+		for (const [start, end] of [[5n, 6n], [1_000n, 1_001n], [10n ** 8n, 10n ** 8n + 10_000n], [3n, 10n ** 7n]] as const) {
+			const blocks = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(valueAt(i)));
 			const result = await searchTimeRange(blocks, { start, end });
 			expect(result.probes, `[${start}, ${end})`).toBeLessThanOrEqual(4 * Math.ceil(Math.log2(1000)) + 2);
-			const first = values.findIndex((v) => v >= start);
-			const last = values.findIndex((v) => v >= end);
-			expect(result.rows).toEqual({ start: first, end: last < 0 ? values.length : last });
+			let first = 0;
+			while (first < LONG_ROWS && valueAt(first) < Number(start)) first++;
+			let last = first;
+			while (last < LONG_ROWS && valueAt(last) < Number(end)) last++;
+			expect(result.rows).toEqual({ start: first, end: last });
 		}
+	});
+
+	it("a small time column (WHOLE_CHECK_VALUES at most) is read whole first, whatever its number of chunks: an archive appended a day at a time and backfilled last is found out of order", async () => {
+		// xarray's to_zarr(append_dim="time") keeps the first write's chunks: one day each. Days 0-99, then 150-199,
+		// then the backfill of 100-149. A range after the last block's time (day 149) was answered empty from two
+		// probes, and one inside the days 150-199 found half its rows.
+		const days = [...Array.from({ length: 100 }, (_, i) => i), ...Array.from({ length: 50 }, (_, i) => 150 + i), ...Array.from({ length: 50 }, (_, i) => 100 + i)];
+		const archive = () => blocksOf(days.map((day) => BigInt(day) * AS), 1);
+		for (const [start, end] of [[160n, 170n], [160n, undefined], [145n, 155n], [120n, 130n]] as const) {
+			const blocks = archive();
+			const result = await searchTimeRange(blocks, { start: start * AS, end: end === undefined ? undefined : end * AS });
+			expect(result, `[${start}, ${end})`).toMatchObject({ sorted: false, rows: { start: 0, end: 200 }, reason: "block 149 and block 150 of the time array are out of order" });
+			// Read in order up to the first step back.
+			expect(blocks.reads).toEqual(Array.from({ length: 151 }, (_, i) => i));
+		}
+		// Sorted, the same layout is searched among the blocks read once, and exact.
+		const sorted = blocksOf(Array.from({ length: 200 }, (_, i) => BigInt(i) * AS), 1);
+		expect(await searchTimeRange(sorted, { start: 160n * AS, end: 170n * AS })).toMatchObject({ sorted: true, rows: { start: 160, end: 170 }, probes: 200 });
+		expect(sorted.reads).toHaveLength(200);
+	});
+
+	it("reads a small time column's blocks readConcurrency at a time, in order, the first failure reported", async () => {
+		let inFlight = 0;
+		let most = 0;
+		const values = Array.from({ length: 300 }, (_, i) => BigInt(i));
+		const blocks: TimeBlocks = {
+			rows: 300,
+			blockRows: 1,
+			rowSize: 1,
+			readConcurrency: 8,
+			async read(block) {
+				most = Math.max(most, ++inFlight);
+				await new Promise((resolve) => setTimeout(resolve, 1));
+				inFlight--;
+				return { length: 1, instantAt: () => values[block] };
+			},
+		};
+		expect(await searchTimeRange(blocks, { start: 10n, end: 20n })).toMatchObject({ sorted: true, rows: { start: 10, end: 20 } });
+		expect(most).toBe(8);
+		const failing: TimeBlocks = { ...blocks, read: async (block) => (block === 150 ? Promise.reject(new Error("chunk 150: connection reset")) : { length: 1, instantAt: () => values[block] }) };
+		await expect(searchTimeRange(failing, { start: 10n, end: 20n })).rejects.toThrow("chunk 150: connection reset");
+	});
+
+	it("on a long column, a range before or after every time is answered by the first (and last) block, then verified by reading the column whole: an empty answer has no rows to check", async () => {
+		const before = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
+		expect(await searchTimeRange(before, { start: 0n, end: 500n })).toMatchObject({ sorted: true, rows: { start: 0, end: 0 }, probes: 1 + 1000 });
+		expect(before.reads[0]).toBe(0);
+		expect(new Set(before.reads).size).toBe(1000);
+		const after = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
+		expect(await searchTimeRange(after, { start: 20_000_000n, end: 30_000_000n })).toMatchObject({ sorted: true, rows: { start: LONG_ROWS, end: LONG_ROWS }, probes: 2 + 1000 });
+		expect(after.reads.slice(0, 2)).toEqual([0, 999]);
+		// A bound before every time alone: found at once, the other bound searched as ever, nothing verified (rows to check).
+		const from = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
+		expect((await searchTimeRange(from, { start: 0n, end: 12_345n })).rows).toEqual({ start: 0, end: 1135 });
+		expect(from.reads.length).toBeLessThanOrEqual(4);
+		// An archive appended in three stretches, the last a backfill: times 0-499,999, then 800,000-1,099,999, then
+		// 500,000-799,999. A range after the last block's times but not after every time was answered empty.
+		const backfilled = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(i < 500_000 ? i : i < 800_000 ? i + 300_000 : i - 300_000));
+		expect(await searchTimeRange(backfilled, { start: 900_000n, end: 950_000n })).toMatchObject({ sorted: false, rows: { start: 0, end: LONG_ROWS }, reason: "block 727 of the time array is not sorted" });
 	});
 
 	it("keeps the value equal to start and drops the value equal to end, duplicates included", async () => {
@@ -106,20 +190,6 @@ describe("time range search", () => {
 		}
 		expect((await searchTimeRange(blocksOf(values, 3), { start: 6n * AS })).rows).toEqual({ start: 8, end: 8 });
 		expect((await searchTimeRange(blocksOf(values, 3), { end: 0n })).rows).toEqual({ start: 0, end: 0 });
-	});
-
-	it("ends at the first probe for a range before every time, at the first and last for one after", async () => {
-		const values = Array.from({ length: 10_000 }, (_, i) => BigInt(1_000 + i * 10));
-		const before = blocksOf(values, 10);
-		expect(await searchTimeRange(before, { start: 0n, end: 500n })).toMatchObject({ sorted: true, rows: { start: 0, end: 0 }, probes: 1 });
-		expect(before.reads).toEqual([0]);
-		const after = blocksOf(values, 10);
-		expect(await searchTimeRange(after, { start: 200_000n, end: 300_000n })).toMatchObject({ sorted: true, rows: { start: 10_000, end: 10_000 }, probes: 2 });
-		expect(after.reads).toEqual([0, 999]);
-		// A bound before every time alone: found at once too, the other bound searched as ever.
-		const from = blocksOf(values, 10);
-		expect((await searchTimeRange(from, { start: 0n, end: 12_345n })).rows).toEqual({ start: 0, end: 1135 });
-		expect(from.reads.length).toBeLessThanOrEqual(4);
 	});
 
 	it("keeps whole rows of an N-d time array", async () => {

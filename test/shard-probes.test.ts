@@ -19,10 +19,10 @@ const work = tempDir("dt64-shard-probes-");
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const ZSTD = { name: "zstd", configuration: { level: 1, checksum: false } };
 const ms = { name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 1 } };
-/** 40,000 sorted times in 4 shards of 20 inner chunks of 500: 80 blocks, more than the search reads whole. */
-const LENGTH = 40_000;
-const SHARD = 10_000;
-const INNER = 500;
+/** 1.2M sorted times in 4 shards of 20 inner chunks of 15,000: 80 blocks, longer than the search reads whole first. */
+const LENGTH = 1_200_000;
+const SHARD = 300_000;
+const INNER = 15_000;
 const PER_SHARD = SHARD / INNER;
 const INDEX_BYTES = PER_SHARD * 16 + 4;
 const T0 = BigInt(Date.UTC(2020, 0, 1));
@@ -149,16 +149,22 @@ describe("a time range of a sharded array over HTTP", () => {
 		expect(Math.max(...runs)).toBeGreaterThanOrEqual(2);
 	});
 
-	it("stops at the first probe for a range before the data, at the first and last for one after it", async () => {
-		const before = await exportRange(T0 - 10_000n, T0);
-		expect(before).toEqual({ values: [], probes: 1 });
-		expect(fetchedShards()).toEqual([
-			{ shard: 0, what: "index" },
-			{ shard: 0, what: { from: innerChunks(0)[0].offset, to: innerChunks(0)[0].offset + innerChunks(0)[0].length - 1 } },
-		]);
-		const after = await exportRange(times[LENGTH - 1] + 1n, times[LENGTH - 1] + 10_000n);
-		expect(after).toEqual({ values: [], probes: 2 });
-		expect(checkFetches(fetchedShards()).sort()).toEqual(["0/0", `3/${PER_SHARD - 1}`]);
+	it("answers a range before the data at the first probe, one after it at the first and last, then verifies the empty answer by reading every inner chunk, in runs", async () => {
+		const dataBytes = [0, 1, 2, 3].reduce((sum, shard) => sum + innerChunks(shard).reduce((total, chunk) => total + chunk.length, 0), 0);
+		for (const [start, end, probes] of [[T0 - 10_000n, T0, 1], [times[LENGTH - 1] + 1n, times[LENGTH - 1] + 10_000n, 2]] as const) {
+			const answer = await exportRange(start, end);
+			// The probes, then each of the 80 blocks once to check the time sorted: nothing in range hides anywhere.
+			expect(answer).toEqual({ values: [], probes: probes + 80 });
+			const fetched = fetchedShards();
+			const indexes = fetched.filter((f) => f.what === "index").map((f) => f.shard);
+			expect(indexes.sort()).toEqual([0, 1, 2, 3]);
+			const data = fetched.flatMap((f) => (f.what === "index" ? [] : [f.what.to - f.what.from + 1]));
+			// Every inner chunk's bytes, the probes' at most once more; in runs, not one request per inner chunk.
+			const probed = innerChunks(0)[0].length + innerChunks(3)[PER_SHARD - 1].length;
+			expect(data.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(dataBytes);
+			expect(data.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(dataBytes + probed);
+			expect(data.length).toBeLessThan(4 * PER_SHARD);
+		}
 	});
 
 	it("inspect reads the first and the last inner chunk for the first and last time, not their shards", async () => {

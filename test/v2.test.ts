@@ -279,7 +279,7 @@ describe("v2 refusals: one line naming the .zarray and the field", () => {
 		["timedelta in months", (z) => void (z.dtype = "<m8[M]"), 'dtype "<m8[M]": unit "M" is a calendar unit and not a fixed duration; timedelta64 in years or months cannot be exported'],
 		["native byte order", (z) => void (z.dtype = "=M8[ns]"), 'dtype "=M8[ns]": native byte order "=" is not portable: expected "<", ">" or "|"'],
 		["unknown compressor", (z) => void (z.compressor = { id: "bz2", level: 9 }), 'compressor: codec id "bz2" is not supported (supported: zlib, gzip, zstd, lz4, blosc, crc32c)'],
-		["unknown filter", (z) => void (z.filters = [{ id: "delta", dtype: "<M8[ns]" }]), 'filters[0]: codec id "delta" is not supported (supported: zlib, gzip, zstd, lz4, blosc, crc32c)'],
+		["unknown filter", (z) => void (z.filters = [{ id: "delta", dtype: "<M8[ns]" }]), 'filters[0]: codec id "delta" is not supported (supported: zlib, gzip, zstd, lz4, blosc, crc32c; as filters, also bitround, quantize)'],
 		["crc32c at the start", (z) => void (z.filters = [{ id: "crc32c", location: "start" }]), 'filters[0]: crc32c location "start" is not supported (only "end")'],
 		["blosc shuffle out of range", (z) => void (z.compressor = { id: "blosc", cname: "lz4", clevel: 5, shuffle: 7 }), "compressor: blosc shuffle 7 is not one of -1, 0, 1, 2"],
 		["zarr_format 3 in .zarray", (z) => void (z.zarr_format = 3), "zarr_format is 3, expected 2"],

@@ -51,6 +51,16 @@ export interface AutoUnits {
 }
 
 /**
+ * The unit `--unit auto` gives values rounded to the nearest unit: the exact unit when every count is a whole number
+ * of ns, so that rounding moves nothing (float32 counts, whose ulp of minutes would let the within-one-ulp rule pick
+ * seconds and move exact values: 00:59:03.75 to 00:59:04, where xarray decodes 00:59:03.750000128); else the
+ * coarsest unit within one ulp of every count (hourly float64 days, which no unit holds exactly: `s`).
+ */
+export function roundedAutoUnit(units: AutoUnits): TargetUnit {
+	return units.inexact === undefined ? units.exact : units.nearest;
+}
+
+/**
  * The units a batch of float counts needs, at least `units`: a fractional count m/2^k of units of u ns is a whole
  * number of t ns when t·2^k divides m·u, and within one ulp of one when the nearest multiple of t is. A fraction finer
  * than a nanosecond asks for ns (and is then refused, floored or rounded as any other value); the first such count is

@@ -12,7 +12,7 @@ import type { ChunkSource } from "../zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
 import type { PlainTypeName } from "../zarr/plain-dtype.js";
-import { baseCfTargetUnit, refineTargetUnits, type AutoUnits } from "./cf-target-unit.js";
+import { baseCfTargetUnit, refineTargetUnits, roundedAutoUnit, type AutoUnits } from "./cf-target-unit.js";
 import { cfTimeKindOf, parseCfTimeCoding, type CfTimeCoding } from "./cf-time-coding.js";
 import { cfMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./missing-value.js";
 
@@ -137,6 +137,6 @@ export async function openCfTimeDecoding(
  */
 export function cfTimeUnit(decoding: CfTimeDecoding, metadata: PlainArrayMetadata, asked: TargetUnitOption, rounding: Rounding): TargetUnit {
 	if (asked !== "auto") return asked;
-	if (decoding.autoUnit !== undefined) return rounding === "nearest" ? decoding.autoUnit.nearest : decoding.autoUnit.exact;
+	if (decoding.autoUnit !== undefined) return rounding === "nearest" ? roundedAutoUnit(decoding.autoUnit) : decoding.autoUnit.exact;
 	throw new UsageError(`${cfArrayContext(metadata.path)}: its float CF time counts were not read when it was opened, so unit auto cannot choose their unit: open the table with unit auto, or export with a unit`, { option: "unit", path: metadata.path });
 }

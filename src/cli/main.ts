@@ -64,7 +64,7 @@ interface ExportArgs {
 	quiet: boolean;
 	force: boolean;
 	breakLock: boolean;
-	rowGroupRows: number;
+	rowGroupRows: number | undefined;
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;

@@ -6,7 +6,7 @@
  */
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
-import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../stream/parquet/options.js";
+import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_BYTES } from "../stream/parquet/options.js";
 import { DEFAULT_RETRIES } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
@@ -177,7 +177,15 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "chunks read and decoded at once",
 		commands: ["export"],
 	},
-	{ name: "row-group-rows", kind: "number", min: 1, default: DEFAULT_ROW_GROUP_ROWS, describe: "Parquet rows per row group", commands: ["export"], inapplicable: onlyParquet },
+	{
+		name: "row-group-rows",
+		kind: "number",
+		min: 1,
+		defaultText: `${DEFAULT_ROW_GROUP_ROWS}, fewer for rows over ${ROW_GROUP_BYTES / DEFAULT_ROW_GROUP_ROWS} bytes: ${ROW_GROUP_BYTES >> 20} MiB of values per row group`,
+		describe: "Parquet rows per row group",
+		commands: ["export"],
+		inapplicable: onlyParquet,
+	},
 	{
 		name: "compression",
 		kind: "string",

@@ -8,7 +8,7 @@
  * out. Any failure ends the search with `sorted: false`, and the export then filters every row instead. A small
  * time column is read whole and checked first (WHOLE_CHECK_VALUES). (In a longer one, blocks never read cannot be
  * checked here; the rows exported are checked again as they are read, or before an export in chunk order, by
- * unsortedWithin.)
+ * unsortedWithin. An empty answer there has no rows to check, so it is checked by reading the column whole.)
  */
 import type { TimeBounds } from "./time-bounds.js";
 
@@ -38,6 +38,8 @@ export interface TimeBlocks {
 	 * array then reads their inner chunks at once, as a whole read does); without it, this block alone (a probe).
 	 */
 	read(block: number, pass?: BlockRange): Promise<TimeBlock>;
+	/** How many blocks a pass over many of them reads at once (1 when absent): a time coordinate in one chunk per append is read in reads of a few bytes each, bound by latency. */
+	readonly readConcurrency?: number;
 }
 
 /** Blocks [start, end). */
@@ -113,10 +115,23 @@ class ProbedBlocks {
 export async function unsortedWithin(blocks: TimeBlocks, rows: RowRange): Promise<string | undefined> {
 	let before: { index: number; last: bigint } | undefined;
 	const pass = { start: Math.floor(rows.start / blocks.blockRows), end: Math.ceil(rows.end / blocks.blockRows) };
+	// Up to readConcurrency reads in flight, taken in order; a read failing while ahead is reported when its turn comes.
+	const ahead = Math.max(1, blocks.readConcurrency ?? 1);
+	const inFlight: Promise<TimeBlock>[] = [];
+	let next = pass.start;
+	const refill = () => {
+		while (next < pass.end && inFlight.length < ahead) {
+			const read = blocks.read(next++, pass);
+			read.catch(() => undefined);
+			inFlight.push(read);
+		}
+	};
 	for (let index = pass.start; index < pass.end; index++) {
+		refill();
+		const read = inFlight.shift()!;
 		let summary: BlockSummary;
 		try {
-			summary = summarize(await blocks.read(index, pass), index);
+			summary = summarize(await read, index);
 		} catch (error) {
 			if (error instanceof NotSorted) return error.message;
 			throw error;
@@ -213,13 +228,14 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 }
 
 /**
- * A time column of at most this many values in at most this many blocks (a time coordinate, as xarray writes one:
- * one chunk, or a few) is read whole and checked sorted before it is searched: a time out of order in a block the
- * search would not read is then found too, where reading it all costs little (8 MiB, 64 reads). A longer one is
+ * A time column of at most this many values (8 MiB of int64: a time coordinate as xarray writes one) is read whole
+ * and checked sorted before it is searched, whatever its number of chunks: a time out of order in a block the search
+ * would not read is then found too. xarray's append layout (`to_zarr(append_dim="time")`) keeps the chunking of the
+ * first write, often one value per chunk, and a backfill appended last puts earlier days after later ones: such a
+ * column is many blocks of a few bytes, read concurrently (as xarray reads it whole to index it). A longer one is
  * searched, and only the blocks read are checked (see the module's comment).
  */
 export const WHOLE_CHECK_VALUES = 1 << 20;
-export const WHOLE_CHECK_BLOCKS = 64;
 
 /** The blocks of a small time column, each read once and kept: the search then probes them without reading again. */
 function keptBlocks(blocks: TimeBlocks): TimeBlocks {
@@ -228,6 +244,7 @@ function keptBlocks(blocks: TimeBlocks): TimeBlocks {
 		rows: blocks.rows,
 		blockRows: blocks.blockRows,
 		rowSize: blocks.rowSize,
+		readConcurrency: blocks.readConcurrency,
 		read(block, pass) {
 			let read = kept.get(block);
 			if (read === undefined) kept.set(block, (read = blocks.read(block, pass)));
@@ -245,7 +262,7 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds): P
 	if (blocks.rows === 0) return { sorted: true, rows: all, probes: 0 };
 	const blockCount = Math.ceil(blocks.rows / blocks.blockRows);
 	let wholeReads = 0;
-	if (blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES && blockCount <= WHOLE_CHECK_BLOCKS) {
+	if (blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES) {
 		blocks = keptBlocks(blocks);
 		const reason = await unsortedWithin(blocks, all);
 		if (reason !== undefined) return { sorted: false, rows: all, probes: blockCount, reason };
@@ -259,6 +276,14 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds): P
 		const endPosition = bounds.end === undefined || startPosition === total ? total : await lowerBound(probed, bounds.end);
 		const start = Math.floor(startPosition / blocks.rowSize);
 		const end = Math.max(start, Math.ceil(endPosition / blocks.rowSize));
+		if (start === end && wholeReads === 0) {
+			// An empty answer from a column not read whole rests on the few blocks probed (a bound past the last block's
+			// times, say): an archive appended out of order (a backfill written last) gives one for a range it holds.
+			// Nothing would be read to find that out, so the time column is read whole to check it first.
+			const reason = await unsortedWithin(blocks, all);
+			const probes = probed.probes + blockCount;
+			return reason === undefined ? { sorted: true, rows: { start, end }, probes } : { sorted: false, rows: all, probes, reason };
+		}
 		return { sorted: true, rows: { start, end }, probes: wholeReads || probed.probes };
 	} catch (error) {
 		if (!(error instanceof NotSorted)) throw error;

@@ -170,6 +170,7 @@ function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal):
 		rows: shape[0],
 		blockRows,
 		rowSize: product(shape.slice(1)),
+		readConcurrency: concurrency,
 		async read(block, pass) {
 			const rows = { start: block * blockRows, end: Math.min(shape[0], (block + 1) * blockRows) };
 			const source = pass === undefined ? chunks : readingWithin(chunks, chunkRowsBox(chunks.gridShape, pass));

@@ -41,7 +41,52 @@ const NUMCODECS: ReadonlyMap<string, Translate> = new Map<string, Translate>([
 	],
 ]);
 
+/**
+ * numcodecs filters whose decode gives back the stored bytes as they are: the lossy filters of data reduction, which
+ * change values only when writing. `bitround` (xbitinfo's bit rounding) decodes by viewing the bytes as floats;
+ * `quantize` views them as `astype` and casts to `dtype`, nothing when the two are one type (as numcodecs writes it
+ * by default), a conversion otherwise, which is refused. Such a filter leaves the codec chain. The reason, when
+ * refused.
+ */
+const IDENTITY_FILTERS: ReadonlyMap<string, (configuration: Record<string, unknown>) => string | undefined> = new Map([
+	["bitround", (c: Record<string, unknown>) => (Number.isInteger(c.keepbits) && (c.keepbits as number) >= 0 ? undefined : `bitround keepbits ${JSON.stringify(c.keepbits)} is not a whole number >= 0`)],
+	[
+		"quantize",
+		(c: Record<string, unknown>) => {
+			const dtype = floatTypeOf(c.dtype);
+			if (dtype === undefined) return `quantize dtype ${JSON.stringify(c.dtype)} is not a float type`;
+			const astype = c.astype === undefined || c.astype === null ? dtype : floatTypeOf(c.astype);
+			if (astype !== dtype) return `quantize stores ${JSON.stringify(c.astype)} and decodes it to ${JSON.stringify(c.dtype)}: a conversion, where only astype equal to dtype (decoding is then the identity) is read`;
+			return undefined;
+		},
+	],
+]);
+
+/** A numpy float type string (`<f8`, `f4`, `=f2`, `float64`) as its byte order and size (`<f8`); undefined for others. */
+function floatTypeOf(value: unknown): string | undefined {
+	if (typeof value !== "string") return undefined;
+	const named: Record<string, string> = { float16: "<f2", float32: "<f4", float64: "<f8", half: "<f2", single: "<f4", double: "<f8" };
+	if (named[value] !== undefined) return named[value];
+	const match = /^([<>=|]?)f([248])$/.exec(value);
+	if (match === null) return undefined;
+	return `${match[1] === ">" ? ">" : "<"}f${match[2]}`;
+}
+
 export const SUPPORTED_NUMCODECS: readonly string[] = [...NUMCODECS.keys()];
+
+/**
+ * Whether a `filters` entry is one whose decode is the identity on the stored bytes (see IDENTITY_FILTERS), which
+ * the chain then leaves out; refused (UNSUPPORTED, the reason) when it is such a filter configured to convert.
+ */
+export function isIdentityFilter(value: unknown, field: string): boolean {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+	const { id, ...configuration } = value as Record<string, unknown>;
+	const check = typeof id === "string" ? IDENTITY_FILTERS.get(id) : undefined;
+	if (check === undefined) return false;
+	const reason = check(configuration);
+	if (reason !== undefined) throw new Dt64ExportError("UNSUPPORTED", `${field}: ${reason}`, { field });
+	return true;
+}
 
 /**
  * One `compressor` or `filters` entry as a v3 codec. `field` (e.g. `compressor`, `filters[0]`) names it in
@@ -54,7 +99,8 @@ export function numcodecToV3(value: unknown, field: string, itemBytes: number): 
 	const { id, ...configuration } = value as Record<string, unknown>;
 	const translate = typeof id === "string" ? NUMCODECS.get(id) : undefined;
 	if (translate === undefined) {
-		throw new Dt64ExportError("UNSUPPORTED", `${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")})`);
+		const identity = field.startsWith("filters") ? `; as filters, also ${[...IDENTITY_FILTERS.keys()].join(", ")}` : "";
+		throw new Dt64ExportError("UNSUPPORTED", `${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")}${identity})`);
 	}
 	try {
 		return translate(configuration, itemBytes);

@@ -13,7 +13,7 @@ import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { documentKey, inArrayDocument, type ArrayNode, type CodecMetadata, type NodeMetadata, type V3ArrayForm } from "./array-metadata.js";
 import { decodeVlenUtf8 } from "./codecs/vlen-utf8.js";
-import { numcodecToV3 } from "./numcodecs-v2.js";
+import { isIdentityFilter, numcodecToV3 } from "./numcodecs-v2.js";
 
 export const ZARRAY = ".zarray";
 export const ZGROUP = ".zgroup";
@@ -114,7 +114,11 @@ function v2Codecs(json: Record<string, unknown>, rank: number, values: V2Values)
 	codecs.push(values.arrayToBytes);
 	const skipped = (json.filters as unknown[] | null | undefined)?.length ?? 0;
 	const first = skipped - values.filters.length;
-	values.filters.forEach((filter, i) => codecs.push(numcodecToV3(filter, `filters[${first + i}]`, values.itemBytes)));
+	values.filters.forEach((filter, i) => {
+		const field = `filters[${first + i}]`;
+		// A lossy filter whose decode is the identity (bitround, quantize) leaves nothing to undo.
+		if (!isIdentityFilter(filter, field)) codecs.push(numcodecToV3(filter, field, values.itemBytes));
+	});
 	if (json.compressor !== null && json.compressor !== undefined) codecs.push(numcodecToV3(json.compressor, "compressor", values.itemBytes));
 	return codecs;
 }

@@ -4,6 +4,7 @@ import type { WriterProperties } from "parquet-wasm/node";
 import { Dt64ExportError } from "../../errors.js";
 import type { ParquetSettings } from "./options.js";
 import { wasmCompression, type ParquetWasm } from "./parquet-wasm.js";
+import { rowGroupRowsFor } from "./row-group-size.js";
 
 export type TimeType = Timestamp | Duration;
 
@@ -51,7 +52,8 @@ export function parquetSchema(schema: Schema): Schema {
  * arrow-rs defaults (a dictionary suits strings and small integers).
  */
 export function writerProperties(wasm: ParquetWasm, schema: Schema, options: ParquetSettings): WriterProperties {
-	let builder = new wasm.WriterPropertiesBuilder().setCompression(wasmCompression(wasm, options.compression)).setMaxRowGroupSize(options.rowGroupRows);
+	const rowGroupRows = options.rowGroupRows ?? rowGroupRowsFor(schema.fields.map((field) => field.type));
+	let builder = new wasm.WriterPropertiesBuilder().setCompression(wasmCompression(wasm, options.compression)).setMaxRowGroupSize(rowGroupRows);
 	for (const field of schema.fields) {
 		if (isTimeType(field.type)) {
 			builder = builder.setColumnDictionaryEnabled(field.name, false).setColumnEncoding(field.name, wasm.Encoding.DELTA_BINARY_PACKED);
