@@ -355,8 +355,8 @@ function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDeco
 	}
 }
 
-/** The attributes inspect shows, when present: what a reader needs to understand the numbers. */
-const SHOWN_ATTRIBUTES = ["units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "long_name", "standard_name", "dtype"];
+/** The attributes inspect shows, when present: what a reader needs to understand the numbers (`coordinates`: the columns `--columns` attaches). */
+const SHOWN_ATTRIBUTES = ["units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "long_name", "standard_name", "dtype", "coordinates"];
 
 function shownAttributes(node: ArrayNode): Partial<InspectNode> {
 	const all = attributesOf(node);

@@ -12,7 +12,7 @@ import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, noNodeError, readNodeDocument, type ZarrFormat } from "./store-tree.js";
+import { compareNames, listStoreTree, noNodeError, readNodeDocument, type ZarrFormat } from "./store-tree.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { attributesOf, isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
@@ -22,13 +22,14 @@ import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { withUnsignedCoding } from "./cf/unsigned-coding.js";
+import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
 /**
  * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
  * the table's dimensions in another order is seen transposed (metadata and chunks, see transposed-variable.ts).
  */
 export type TableColumn =
-	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[] }
+	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[]; readonly coordinate?: true }
 	| {
 			readonly kind: "plain";
 			readonly name: string;
@@ -37,6 +38,8 @@ export type TableColumn =
 			readonly axes: readonly number[];
 			/** A CF time array opened with CF decoding: how it decodes (cf/cf-time-array.ts). */
 			readonly cfTime?: CfTimeDecoding;
+			/** An auxiliary coordinate of the columns asked for, added as xarray's `ds[names]` adds it (attached-coordinates.ts). */
+			readonly coordinate?: true;
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
@@ -57,11 +60,17 @@ export interface ZarrTable {
 	readonly dimensions: readonly TableDimension[];
 	/** The table's shape: its dimensions' lengths. */
 	readonly shape: number[];
-	/** The value columns, in the order asked for (a coordinate that is the index of its dimension is not one). */
+	/**
+	 * The value columns, in the order asked for (a coordinate that is the index of its dimension is not one), then the
+	 * auxiliary coordinates xarray attaches to them (CF `coordinates`, marked `coordinate`), in code point order.
+	 */
 	readonly columns: readonly TableColumn[];
 	/** One per dimension, in the table's order. */
 	readonly index: readonly TableIndex[];
-	/** Arrays `--columns all` left out, each described with the reason: `time_bnds(time=48, bnds=2): dimension bnds is not among...`. */
+	/**
+	 * Arrays `--columns all` left out, or coordinates of the columns asked for, each described with the reason:
+	 * `time_bnds(time=48, bnds=2): dimension bnds is not among...`.
+	 */
 	readonly leftOut: readonly string[];
 	/**
 	 * The dimension coordinates (`time`, `lat`, `lon`) of the table's dimensions that `columns: "all"` did not export:
@@ -261,6 +270,9 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 	} else {
 		readAhead(opened, at, options.columns);
 		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));
+		const attached = await openAttachedCoordinates(opened, at, attributesOf(groupDocument.node), opening, options);
+		opening = [...opening, ...attached.columns];
+		leftOut = attached.leftOut;
 	}
 	const table = await layOutColumns(opened, opening, { group: at, indexSource, leftOut, name: columnNameFor(location, group), options });
 	// `all` takes the dimension coordinates as the index: with positions for an index, they are in no column.
@@ -268,6 +280,56 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 		entry.kind === "positions" && candidates.some((column) => isCoordinateOf(variableOf(column), entry.name, table.shape[entry.axis])) ? [entry.name] : [],
 	);
 	return coordinatesLeftOut.length === 0 ? table : { ...table, coordinatesLeftOut };
+}
+
+/** A name that is an array's own name in its group (no path, nothing to normalize). */
+function isMemberName(name: string): boolean {
+	try {
+		return !name.includes("/") && normalizeArrayPath(name, "coordinates") === name;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The auxiliary coordinates of the columns asked for, opened as columns, as xarray's `ds[names]` keeps them (see
+ * table/attached-coordinates.ts); those whose data type no column holds are left out, with why.
+ */
+async function openAttachedCoordinates(opened: OpenedStore, group: GroupAt, groupAttributes: Record<string, unknown>, selected: readonly Omit<TableColumn, "axes">[], options: ColumnOpening): Promise<{ columns: Omit<TableColumn, "axes">[]; leftOut: string[] }> {
+	const mentioned = [...new Set([...selected.flatMap((column) => coordinatesAttributeNames(column.metadata.attributes)), ...coordinatesAttributeNames(groupAttributes)])].filter(isMemberName);
+	if (mentioned.length === 0) return { columns: [], leftOut: [] };
+	readAhead(opened, group, mentioned);
+	const held = new Set<string>();
+	for (const name of mentioned) {
+		const document = await readNodeDocument(opened, group.path === "" ? name : `${group.path}/${name}`, group.format);
+		if (document?.node.kind === "array") held.add(name);
+	}
+	const declared = declaredCoordinates(
+		selected.map((column) => column.metadata),
+		groupAttributes,
+		(name) => held.has(name),
+	);
+	const variables = selected.map(variableOf);
+	const dimensions = new Set(variables.flatMap((variable) => dimensionNamesOf(variable) ?? []));
+	const asked = new Set(selected.map((column) => column.name));
+	const columns: Omit<TableColumn, "axes">[] = [];
+	const leftOut: string[] = [];
+	for (const name of [...declared].sort(compareNames)) {
+		// A dimension coordinate is the index; one asked for is a column already.
+		if (asked.has(name) || dimensions.has(name)) continue;
+		let column: Omit<TableColumn, "axes">;
+		try {
+			column = await openColumn(opened, group, name, options);
+		} catch (error) {
+			if (!(error instanceof Dt64ExportError && error.code === "COLUMN_UNSUPPORTED")) throw error;
+			leftOut.push(`the coordinate ${name}: ${error.cause instanceof Error ? error.cause.message : error.message}`);
+			continue;
+		}
+		const fit = coordinateFit(variableOf(column), variables);
+		if (fit.fits) columns.push({ ...column, coordinate: true });
+		else if (fit.reason !== undefined) leftOut.push(`the coordinate ${describeVariable(variableOf(column))}: ${fit.reason}`);
+	}
+	return { columns, leftOut };
 }
 
 function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {

@@ -124,7 +124,7 @@ function join(parent: string, child: string): string {
  * takes its variables in that order): the same on every machine. `localeCompare` ordered them by the user's locale
  * (`sv_SE` puts `Ä` after `z`, `en_US` before `b`) and case-blind (`precip` before `Tmax`).
  */
-function compareNames(a: string, b: string): number {
+export function compareNames(a: string, b: string): number {
 	for (let i = 0, j = 0; i < a.length && j < b.length; ) {
 		const x = a.codePointAt(i)!;
 		const y = b.codePointAt(j)!;
