@@ -19,7 +19,7 @@ import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
 import { v2ValuesOf } from "./zarr/v2-metadata.js";
-import { describeVariable, dimensionNamesOf, isCoordinateOf, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
+import { describeVariable, dimensionNamesOf, isCoordinateOf, isDimensionCoordinate, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { withUnsignedCoding } from "./cf/unsigned-coding.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
@@ -187,7 +187,11 @@ async function groupArrayNames(opened: OpenedStore, group: string): Promise<stri
 	});
 }
 
-/** The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. */
+/**
+ * The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. One
+ * over the dimension but of another length (an append interrupted between the variables and the coordinate) is
+ * returned as well, for the layout to refuse as xarray refuses to open such a dataset.
+ */
 async function findCoordinate(opened: OpenedStore, group: GroupAt, dimension: TableDimension, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
 	const path = group.path === "" ? dimension.name : `${group.path}/${dimension.name}`;
 	if (dimension.name.includes("/") || normalizeArrayPath(dimension.name, "dimension name") !== dimension.name) return undefined;
@@ -195,7 +199,8 @@ async function findCoordinate(opened: OpenedStore, group: GroupAt, dimension: Ta
 	const document = await readNodeDocument(opened, path, group.format);
 	if (document === undefined || document.node.kind !== "array") return undefined;
 	const column = await openColumn(opened, group, dimension.name, options);
-	return isCoordinateOf(variableOf(column), dimension.name, dimension.length) ? column : undefined;
+	const variable = variableOf(column);
+	return isCoordinateOf(variable, dimension.name, dimension.length) || (isDimensionCoordinate(variable) && variable.name === dimension.name) ? column : undefined;
 }
 
 /**
@@ -361,6 +366,8 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 		const at = columns.findIndex((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
 		const named = at === -1 ? undefined : columns[at];
 		const coordinate = indexSource === "coordinates" ? (named ?? (group === undefined ? undefined : await findCoordinate(opened, group, dimension, options))) : undefined;
+		// A coordinate of another length than its dimension's: refused as the same arrays named together are.
+		if (coordinate !== undefined && coordinate.metadata.shape[0] !== dimension.length) layOutTable([...opening.map(variableOf), variableOf(coordinate)]);
 		if (coordinate === undefined) index.push({ kind: "positions", name: dimension.name, axis });
 		else index.push({ kind: "coordinate", name: dimension.name, axis, column: { ...coordinate, axes: [axis] } as TableColumn, ...(named === undefined ? {} : { named: at }) });
 	}

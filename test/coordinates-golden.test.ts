@@ -25,6 +25,8 @@ interface Selection {
 
 interface Expected {
 	store: string;
+	interrupted_store: string;
+	refused: string;
 	range: { start: string; end: string; rows: number; time: string[] };
 	selections: Selection[];
 }
@@ -32,8 +34,8 @@ interface Expected {
 const EXPECTED = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Expected;
 const STORE = path.join(FIXTURES, EXPECTED.store);
 
-const exported = (names: string[], options: ExportOptions = {}): Promise<Table> =>
-	exportedArrow((sink) => exportTable(STORE, sink, { columns: names, index: true, format: "arrow", unit: "ms", nanAsNull: true, ...options }));
+const exported = (names: string[], options: ExportOptions = {}, store = STORE): Promise<Table> =>
+	exportedArrow((sink) => exportTable(store, sink, { columns: names, index: true, format: "arrow", unit: "ms", nanAsNull: true, ...options }));
 
 const namesOf = (table: Table) => table.schema.fields.map((field) => field.name);
 
@@ -89,6 +91,22 @@ describe("the coordinates of the columns asked for, as ds[names].to_dataframe() 
 		expect(result.stderr).toBe("wrote 18 rows to tas.arrow\n");
 		expect(result.status).toBe(0);
 		expect(namesOf(readArrow(path.join(dir, "tas.arrow")))).toEqual(["time", "y", "x", "tas", "height", "latitude", "lon", "valid_time"]);
+	});
+});
+
+describe("a dimension's coordinate of another length than its dimension (an interrupted append)", () => {
+	const store = path.join(FIXTURES, EXPECTED.interrupted_store);
+
+	it("xarray refuses to open it", () => {
+		expect(EXPECTED.refused).toMatch(/conflicting sizes for dimension 'time'/);
+	});
+
+	it("the index is refused as the same arrays named together are, not replaced by positions", async () => {
+		for (const columns of [["t2m"], ["t2m", "time"]]) {
+			await expect(exported(columns, {}, store), columns.join()).rejects.toMatchObject({ code: "COLUMNS_INCOMPATIBLE", message: expect.stringMatching(/dimension "time" has length 8 in t2m and 6 in time/) });
+		}
+		// Positions asked for look no coordinate up.
+		expect((await exported(["t2m"], { index: "positions" }, store)).numRows).toBe(16);
 	});
 });
 

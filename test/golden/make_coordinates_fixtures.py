@@ -3,7 +3,9 @@ selection of variables: the golden data of the coordinates `ds[names]` attaches 
 
 Regenerate with Debian's python3 (xarray 2023.01, zarr 2.13):
 
-    /usr/bin/python3 test/golden/make_coordinates_fixtures.py
+    PYTHONHASHSEED=0 /usr/bin/python3 test/golden/make_coordinates_fixtures.py
+
+(xarray writes a `coordinates` attribute from a set: the seed keeps its order from one run to the next.)
 
 It replaces test/fixtures/coordinates/ and writes test/fixtures/coordinates/expected.json. The store (zarr v2,
 consolidated; written by xarray `to_zarr`) is a curvilinear grid:
@@ -15,6 +17,10 @@ consolidated; written by xarray `to_zarr`) is a curvilinear grid:
 - `valid_time(time)`, a time coordinate beside the `time` index (CF time as xarray encodes it);
 - `site_yx(y, station)`, a coordinate over dimensions no single variable spans, which xarray writes in the group's
   own `coordinates` attribute.
+
+A second store, `interrupted-append.zarr`, is the state an `append_dim="time"` write leaves when it stops between
+resizing the variables and the coordinate: `t2m(time=8, lat=2)` whose `time` coordinate holds 6 values (resized
+with zarr), which xarray refuses to open (`refused`: its message).
 
 Expected, for each selection: the columns of `ds[names].to_dataframe().reset_index()` (xarray's `_copy_listed`
 keeps every coordinate whose dimensions are among the selected variables', after them, in the dataset's order),
@@ -30,6 +36,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import xarray as xr
+import zarr
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "coordinates"
@@ -82,7 +89,17 @@ def main() -> None:
             }
         )
     ranged = back[["tas"]].sel(time=slice("2024-01-02", "2024-01-02")).to_dataframe().reset_index()
+    interrupted = OUT / "interrupted-append.zarr"
+    xr.Dataset({"t2m": (("time", "lat"), np.arange(16, dtype="float32").reshape(8, 2))}, coords={"time": pd.date_range("2024-01-01", periods=8, freq="D"), "lat": [1.0, 2.0]}).to_zarr(interrupted, consolidated=False)
+    zarr.open(str(interrupted / "time"), mode="r+").resize(6)
+    try:
+        xr.open_zarr(interrupted, consolidated=False)
+        refused = None
+    except ValueError as error:
+        refused = str(error)
     expected = {
+        "interrupted_store": interrupted.name,
+        "refused": refused,
         "range": {"start": "2024-01-02", "end": "2024-01-03", "rows": len(ranged), "time": spelled(ranged["time"].values)},
         "store": STORE.name,
         "coordinates_attributes": {name: stored[f"{name}/.zattrs"].get("coordinates") for name in ["tas", "station_obs"]},
