@@ -22,6 +22,7 @@ import { v2ValuesOf } from "./zarr/v2-metadata.js";
 import { describeVariable, dimensionNamesOf, isCoordinateOf, isDimensionCoordinate, layOutTable, selectWholeDataset, type DatasetVariable, type TableDimension } from "./table/dataset-model.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { withUnsignedCoding } from "./cf/unsigned-coding.js";
+import { staleConsolidatedOf } from "./store/stale-consolidated.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
 /**
@@ -78,6 +79,12 @@ export interface ZarrTable {
 	 * columns implies). Absent when there are none.
 	 */
 	readonly coordinatesLeftOut?: readonly string[];
+	/**
+	 * Where the store's consolidated metadata, which the table was opened from (as xarray's open_zarr reads it),
+	 * disagrees with the documents of the arrays it read: `time: shape [8] in time/.zarray, [4] in .zmetadata`.
+	 * Absent when they agree (or the store has none). See staleConsolidatedWarning.
+	 */
+	readonly staleConsolidatedMetadata?: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
 	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
@@ -373,7 +380,18 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	}
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
-	return { store: opened, dimensions: layout.dimensions, shape: layout.dimensions.map((dimension) => dimension.length), columns: values, index, leftOut, name, bufferPool: options.bufferPool };
+	const stale = staleConsolidatedOf(opened);
+	return {
+		store: opened,
+		dimensions: layout.dimensions,
+		shape: layout.dimensions.map((dimension) => dimension.length),
+		columns: values,
+		index,
+		leftOut,
+		...(stale.length === 0 ? {} : { staleConsolidatedMetadata: stale }),
+		name,
+		bufferPool: options.bufferPool,
+	};
 }
 
 /**
@@ -401,7 +419,9 @@ export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	const { shape } = array.metadata;
 	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames, documents: array.metadata }) ?? shape.map((_, axis) => `dim_${axis}`);
 	const dimensions = shape.map((length, axis) => ({ name: names[axis], length }));
+	const stale = staleConsolidatedOf(array.store);
 	return {
+		...(stale.length === 0 ? {} : { staleConsolidatedMetadata: stale }),
 		store: array.store,
 		dimensions,
 		shape,

@@ -1,3 +1,4 @@
+import { staleConsolidatedWarning } from "../store/stale-consolidated.js";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { isatty } from "node:tty";
@@ -289,6 +290,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// What is said once the table is open and its columns planned, before anything is written.
 	const planned = (table: ZarrTable, schema: Schema) => {
 		warnOfDatetime64CfAttributes(table);
+		const stale = staleConsolidatedWarning(table.staleConsolidatedMetadata ?? []);
+		if (stale !== undefined) process.stderr.write(`dt64-export: warning: ${stale}\n`);
 		if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns${plan.open.columns === "all" ? " all" : ""} left out ${table.leftOut.join("; ")}\n`);
 		// Without --index; --index positions asked for positions instead of them.
 		const coordinates = table.coordinatesLeftOut ?? [];
