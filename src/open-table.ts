@@ -194,6 +194,16 @@ async function groupArrayNames(opened: OpenedStore, group: string): Promise<stri
 	});
 }
 
+/** The groups directly in a group (as paths from the store root), for a message: `to_zarr(group=...)` writes datasets there. */
+async function subgroupsOf(opened: OpenedStore, group: string): Promise<string[]> {
+	const tree = await listStoreTree(opened, group);
+	return tree.entries.slice(1).flatMap((entry) => {
+		if (!("node" in entry) || entry.node.kind !== "group") return [];
+		const name = group === "" ? entry.path : entry.path.slice(group.length + 1);
+		return name.includes("/") ? [] : [entry.path];
+	});
+}
+
 /**
  * The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. One
  * over the dimension but of another length (an append interrupted between the variables and the coordinate) is
@@ -274,7 +284,9 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 		}
 		const selection = selectWholeDataset(candidates.map(variableOf));
 		if (selection.chosen.length === 0) {
-			const why = unsupported.length === 0 ? "the group holds no data variable (only dimension coordinates, or no array)" : `no data variable of the group can be a column (${unsupported.join("; ")})`;
+			const subgroups = await subgroupsOf(opened, group);
+			const elsewhere = subgroups.length === 0 ? "" : `; its ${subgroups.length === 1 ? "group" : "groups"} ${subgroups.join(", ")} may: name one with \`group\``;
+			const why = (unsupported.length === 0 ? "the group holds no data variable (only dimension coordinates, or no array)" : `no data variable of the group can be a column (${unsupported.join("; ")})`) + elsewhere;
 			throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns all: ${why}`, { option: "columns", value: "all", path: group });
 		}
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);

@@ -193,6 +193,18 @@ describe("tables: field metadata, options and refusals", () => {
 		}
 	});
 
+	it("--columns all of a group holding datasets in groups (to_zarr(group=...)) names them", async () => {
+		const root = fresh("grouped.zarr");
+		await writeGroup(root, "");
+		for (const group of ["surface", "pressure"]) {
+			await writeGroup(root, group);
+			await writeArray(root, `${group}/t`, { shape: [2], chunks: [2], dataType: "float32", fillValue: 0, values: Float32Array.of(1, 2), dimensionNames: ["time"] });
+		}
+		const result = runCli([root, "--columns", "all", "--index", "-o", fresh("grouped.arrow")]);
+		expect(result.status).toBe(2);
+		expect(result.stderr).toBe("dt64-export: --columns all: the group holds no data variable (only dimension coordinates, or no array); its groups pressure, surface may: name one with --array [COLUMN_NOT_FOUND]\n");
+	});
+
 	it("--columns all takes the variables in xarray's order (ds.to_dataframe()'s, code point order), whatever the user's locale", () => {
 		const expected = EXPECTED["mixed-names-all"];
 		const store = path.join(FIXTURES, "mixed-names.zarr");
