@@ -141,13 +141,16 @@ export interface LeftOutVariable extends DatasetVariable {
 export function selectWholeDataset(variables: readonly DatasetVariable[]): { chosen: DatasetVariable[]; leftOut: LeftOutVariable[] } {
 	const candidates = variables.filter((variable) => !isDimensionCoordinate(variable));
 	if (candidates.length === 0) return { chosen: [], leftOut: [] };
-	const widest = candidates.reduce((best, variable) => (variable.shape.length > best.shape.length ? variable : best));
+	// The widest variable with dimension names gives the table, where there is one: an array a pipeline added without
+	// names (xarray refuses such a group) is matched to it by shape, and never makes the named ones misfits.
+	const named = candidates.filter((variable) => (dimensionNamesOf(variable)?.length ?? 0) > 0);
+	const widest = (named.length > 0 ? named : candidates).reduce((best, variable) => (variable.shape.length > best.shape.length ? variable : best));
 	const widestNames = dimensionNamesOf(widest);
 	const table = widestNames === undefined ? `the table's shape ${JSON.stringify(widest.shape)} (from ${widest.name})` : `the table's (${widestNames.join(", ")}, from ${widest.name})`;
 	const misfit = (variable: DatasetVariable): string | undefined => {
 		const names = dimensionNamesOf(variable);
 		if (names?.length === 0) return undefined;
-		if (names === undefined || widestNames === undefined) return variable.shape.join() === widest.shape.join() ? undefined : `without dimension names, its shape is not ${table}`;
+		if (names === undefined || widestNames === undefined) return variable.shape.join() === widest.shape.join() ? undefined : `${names === undefined ? "it has no dimension names, and" : "without dimension names,"} its shape is not ${table}`;
 		const outside = names.filter((name) => !widestNames.includes(name));
 		if (outside.length > 0) return `${outside.length > 1 ? "dimensions" : "dimension"} ${outside.join(", ")} ${outside.length > 1 ? "are" : "is"} not among ${table}, and would multiply its rows`;
 		const conflict = names.find((name, axis) => widest.shape[widestNames.indexOf(name)] !== variable.shape[axis]);
