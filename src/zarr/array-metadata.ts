@@ -134,9 +134,11 @@ export function v3FormOf(node: ArrayNode, where: string): V3ArrayForm {
 
 /**
  * For an array asked for as a time array that is data a column can hold (an xarray data variable, `t2m`): where it
- * is exported, as a column of its group's table. Empty for one no column holds.
+ * is exported, as a column of its group's table. Empty for one no column holds, and for the store root.
  */
-function dataVariableHint(node: { zarrFormat: 2 | 3; json: Record<string, unknown> }): string {
+function dataVariableHint(node: { zarrFormat: 2 | 3; path: string; json: Record<string, unknown> }): string {
+	// An array that is the store itself has no group to be a column of.
+	if (node.path === "") return "";
 	try {
 		parsePlainDataType(node.zarrFormat === 2 ? v2ValuesOf(node.json, "null").dataType : node.json.data_type, {});
 	} catch {
