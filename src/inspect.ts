@@ -3,6 +3,7 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
+import { staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
@@ -54,6 +55,11 @@ export interface InspectReport {
 	readonly storeKind: OpenedStore["kind"];
 	/** How the nodes were found: walking a folder, listing a zip, consolidated metadata, or not at all. */
 	readonly discovery: TreeDiscovery;
+	/**
+	 * Where the consolidated metadata the nodes were read from disagrees with their own documents (read where they
+	 * cost nothing: a folder or a zip): the warning that says what differs and how to update the store.
+	 */
+	readonly staleConsolidatedMetadata?: string;
 	/** Set when the listing is partial, e.g. a group over HTTP without consolidated metadata. */
 	readonly note?: string;
 	readonly nodes: InspectNode[];
@@ -353,8 +359,8 @@ function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDeco
 	}
 }
 
-/** The attributes inspect shows, when present: what a reader needs to understand the numbers. */
-const SHOWN_ATTRIBUTES = ["units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "long_name", "standard_name", "dtype"];
+/** The attributes inspect shows, when present: what a reader needs to understand the numbers (`coordinates`: the columns `--columns` attaches). */
+const SHOWN_ATTRIBUTES = ["units", "calendar", "_FillValue", "missing_value", "scale_factor", "add_offset", "long_name", "standard_name", "dtype", "coordinates"];
 
 function shownAttributes(node: ArrayNode): Partial<InspectNode> {
 	const all = attributesOf(node);
@@ -584,10 +590,12 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 		nodes.push(await describeEntry(opened, entry, maxChunks));
 	}
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
+	const stale = staleConsolidatedWarning(staleConsolidatedOf(opened));
 	return {
 		store: opened.location,
 		storeKind: opened.kind,
 		discovery: tree.discovery,
+		...(stale === undefined ? {} : { staleConsolidatedMetadata: stale }),
 		...(partial ? { note: "only the root group is listed: an HTTP store cannot be listed, and this one has no consolidated metadata" } : {}),
 		nodes,
 	};
@@ -636,6 +644,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 	const count = `${report.nodes.length} node${report.nodes.length === 1 ? "" : "s"}`;
 	const lines = [root?.kind === "array" ? `${report.store}: ${kind}, an array at the root` : `${report.store}: ${kind}, ${count} found by ${DISCOVERY_TEXT[report.discovery]}`];
 	if (report.note !== undefined) lines.push(`note: ${report.note}`);
+	if (report.staleConsolidatedMetadata !== undefined) lines.push(`warning: ${report.staleConsolidatedMetadata}`);
 	let previousWasArray = true;
 	for (const node of report.nodes) {
 		const name = node.path === "" ? "/" : node.path;

@@ -12,7 +12,7 @@ import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, noNodeError, readNodeDocument, type ZarrFormat } from "./store-tree.js";
+import { compareNames, listStoreTree, noNodeError, readNodeDocument, type ZarrFormat } from "./store-tree.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { attributesOf, isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
@@ -23,13 +23,15 @@ import { describeVariable, dimensionNamesOf, isCoordinateOf, isDimensionCoordina
 import { withCoordinatesLeftOut } from "./table/index-source.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
+import { staleConsolidatedOf } from "./store/stale-consolidated.js";
+import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
 /**
  * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
  * the table's dimensions in another order is seen transposed (metadata and chunks, see transposed-variable.ts).
  */
 export type TableColumn =
-	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[] }
+	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[]; readonly coordinate?: true }
 	| {
 			readonly kind: "plain";
 			readonly name: string;
@@ -40,6 +42,8 @@ export type TableColumn =
 			readonly cfTime?: CfTimeDecoding;
 			/** `_Unsigned` applied (CF decoding on): `metadata` holds the type it reads the stored integers as. */
 			readonly unsigned?: UnsignedCoding;
+			/** An auxiliary coordinate of the columns asked for, added as xarray's `ds[names]` adds it (attached-coordinates.ts). */
+			readonly coordinate?: true;
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
@@ -66,11 +70,17 @@ export interface ZarrTable {
 	readonly dimensions: readonly TableDimension[];
 	/** The table's shape: its dimensions' lengths. */
 	readonly shape: number[];
-	/** The value columns, in the order asked for (a coordinate that is the index of its dimension is not one). */
+	/**
+	 * The value columns, in the order asked for (a coordinate that is the index of its dimension is not one), then the
+	 * auxiliary coordinates xarray attaches to them (CF `coordinates`, marked `coordinate`), in code point order.
+	 */
 	readonly columns: readonly TableColumn[];
 	/** One per dimension, in the table's order. */
 	readonly index: readonly TableIndex[];
-	/** Arrays `--columns all` left out, each described with the reason: `time_bnds(time=48, bnds=2): dimension bnds is not among...`. */
+	/**
+	 * Arrays `--columns all` left out, or coordinates of the columns asked for, each described with the reason:
+	 * `time_bnds(time=48, bnds=2): dimension bnds is not among...`.
+	 */
 	readonly leftOut: readonly string[];
 	/**
 	 * The dimension coordinates (`time`, `lat`, `lon`) of the table's dimensions that `columns: "all"` did not export:
@@ -84,6 +94,12 @@ export interface ZarrTable {
 	 * table exported without index columns (table/index-source.ts).
 	 */
 	readonly indexCoordinates?: readonly string[];
+	/**
+	 * Where the store's consolidated metadata, which the table was opened from (as xarray's open_zarr reads it),
+	 * disagrees with the documents of the arrays it read: `time: shape [8] in time/.zarray, [4] in .zmetadata`.
+	 * Absent when they agree (or the store has none). See staleConsolidatedWarning.
+	 */
+	readonly staleConsolidatedMetadata?: readonly string[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
 	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
@@ -194,6 +210,16 @@ async function groupArrayNames(opened: OpenedStore, group: string): Promise<stri
 	});
 }
 
+/** The groups directly in a group (as paths from the store root), for a message: `to_zarr(group=...)` writes datasets there. */
+async function subgroupsOf(opened: OpenedStore, group: string): Promise<string[]> {
+	const tree = await listStoreTree(opened, group);
+	return tree.entries.slice(1).flatMap((entry) => {
+		if (!("node" in entry) || entry.node.kind !== "group") return [];
+		const name = group === "" ? entry.path : entry.path.slice(group.length + 1);
+		return name.includes("/") ? [] : [entry.path];
+	});
+}
+
 /** The coordinate array of a dimension: an array of the group named after it, 1-D over it; undefined if none. */
 async function findCoordinate(opened: OpenedStore, group: GroupAt, dimension: TableDimension, sizedBy: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes"> | undefined> {
 	const path = group.path === "" ? dimension.name : `${group.path}/${dimension.name}`;
@@ -281,7 +307,9 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 		}
 		const selection = selectWholeDataset(candidates.map(variableOf));
 		if (selection.chosen.length === 0) {
-			const why = unsupported.length === 0 ? "the group holds no data variable (only dimension coordinates, or no array)" : `no data variable of the group can be a column (${unsupported.join("; ")})`;
+			const subgroups = await subgroupsOf(opened, group);
+			const elsewhere = subgroups.length === 0 ? "" : `; its ${subgroups.length === 1 ? "group" : "groups"} ${subgroups.join(", ")} may: name one with \`group\``;
+			const why = (unsupported.length === 0 ? "the group holds no data variable (only dimension coordinates, or no array)" : `no data variable of the group can be a column (${unsupported.join("; ")})`) + elsewhere;
 			throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns all: ${why}`, { option: "columns", value: "all", path: group });
 		}
 		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
@@ -289,12 +317,65 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 	} else {
 		readAhead(opened, at, options.columns);
 		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));
+		const attached = await openAttachedCoordinates(opened, at, attributesOf(groupDocument.node), opening, options);
+		opening = [...opening, ...attached.columns];
+		leftOut = attached.leftOut;
 	}
 	const table = await layOutColumns(opened, opening, { group: at, indexSource, leftOut, name: columnNameFor(location, group), options });
 	if (options.columns !== "all") return table;
 	// `all` takes the dimension coordinates as the index: with positions for an index, they are in no column.
 	const indexCoordinates = table.dimensions.flatMap((dimension) => (candidates.some((column) => isCoordinateOf(variableOf(column), dimension.name, dimension.length)) ? [dimension.name] : []));
 	return withCoordinatesLeftOut({ ...table, indexCoordinates });
+}
+
+/** A name that is an array's own name in its group (no path, nothing to normalize). */
+function isMemberName(name: string): boolean {
+	try {
+		return !name.includes("/") && normalizeArrayPath(name, "coordinates") === name;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The auxiliary coordinates of the columns asked for, opened as columns, as xarray's `ds[names]` keeps them (see
+ * table/attached-coordinates.ts); those whose data type no column holds are left out, with why.
+ */
+async function openAttachedCoordinates(opened: OpenedStore, group: GroupAt, groupAttributes: Record<string, unknown>, selected: readonly Omit<TableColumn, "axes">[], options: ColumnOpening): Promise<{ columns: Omit<TableColumn, "axes">[]; leftOut: string[] }> {
+	const mentioned = [...new Set([...selected.flatMap((column) => coordinatesAttributeNames(column.metadata.attributes)), ...coordinatesAttributeNames(groupAttributes)])].filter(isMemberName);
+	if (mentioned.length === 0) return { columns: [], leftOut: [] };
+	readAhead(opened, group, mentioned);
+	const held = new Set<string>();
+	for (const name of mentioned) {
+		const document = await readNodeDocument(opened, group.path === "" ? name : `${group.path}/${name}`, group.format);
+		if (document?.node.kind === "array") held.add(name);
+	}
+	const declared = declaredCoordinates(
+		selected.map((column) => column.metadata),
+		groupAttributes,
+		(name) => held.has(name),
+	);
+	const variables = selected.map(variableOf);
+	const dimensions = new Set(variables.flatMap((variable) => dimensionNamesOf(variable) ?? []));
+	const asked = new Set(selected.map((column) => column.name));
+	const columns: Omit<TableColumn, "axes">[] = [];
+	const leftOut: string[] = [];
+	for (const name of [...declared].sort(compareNames)) {
+		// A dimension coordinate is the index; one asked for is a column already.
+		if (asked.has(name) || dimensions.has(name)) continue;
+		let column: Omit<TableColumn, "axes">;
+		try {
+			column = await openColumn(opened, group, name, options);
+		} catch (error) {
+			if (!(error instanceof Dt64ExportError && error.code === "COLUMN_UNSUPPORTED")) throw error;
+			leftOut.push(`the coordinate ${name}: ${error.cause instanceof Error ? error.cause.message : error.message}`);
+			continue;
+		}
+		const fit = coordinateFit(variableOf(column), variables);
+		if (fit.fits) columns.push({ ...column, coordinate: true });
+		else if (fit.reason !== undefined) leftOut.push(`the coordinate ${describeVariable(variableOf(column))}: ${fit.reason}`);
+	}
+	return { columns, leftOut };
 }
 
 function indexSourceOf(options: { indexSource?: IndexSource }): IndexSource {
@@ -332,7 +413,18 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	}
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
-	return { store: opened, dimensions: layout.dimensions, shape: layout.dimensions.map((dimension) => dimension.length), columns: values, index, leftOut, name, bufferPool: options.bufferPool };
+	const stale = staleConsolidatedOf(opened);
+	return {
+		store: opened,
+		dimensions: layout.dimensions,
+		shape: layout.dimensions.map((dimension) => dimension.length),
+		columns: values,
+		index,
+		leftOut,
+		...(stale.length === 0 ? {} : { staleConsolidatedMetadata: stale }),
+		name,
+		bufferPool: options.bufferPool,
+	};
 }
 
 /**
@@ -360,7 +452,9 @@ export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	const { shape } = array.metadata;
 	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames, documents: array.metadata }) ?? shape.map((_, axis) => `dim_${axis}`);
 	const dimensions = shape.map((length, axis) => ({ name: names[axis], length }));
+	const stale = staleConsolidatedOf(array.store);
 	return {
+		...(stale.length === 0 ? {} : { staleConsolidatedMetadata: stale }),
 		store: array.store,
 		dimensions,
 		shape,

@@ -19,7 +19,8 @@ import { METADATA_READS_IN_FLIGHT } from "./store/metadata-documents.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isRefusedKey } from "./store/refused-key.js";
 import { nodeNotFound, recordRefusedProbe } from "./store/refused-probes.js";
-import { documentKey, isTimeArray, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
+import { attributesOf, documentKey, isTimeArray, metadataFileOf, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
+import { describeDifference, recordStaleConsolidated } from "./store/stale-consolidated.js";
 import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
 
 /** A node's metadata document as read: the node it describes and its exact text (for int64 fill values). */
@@ -106,9 +107,75 @@ async function readV2Document(opened: OpenedStore, nodePath: string, member: boo
  * members in the group's own format: a member of a v2 group costs no zarr.json probe (a request per array over an
  * object store), and is read as v2 where it has both. The other format's metadata is read when it has none.
  */
-export async function readNodeDocument(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeDocument | undefined> {
+async function readOwnNodeDocument(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeDocument | undefined> {
 	if (firstFormat === 2) return (await readV2Document(opened, nodePath, true)) ?? (await readV3Document(opened, nodePath));
 	return (await readV3Document(opened, nodePath)) ?? (await readV2Document(opened, nodePath, false));
+}
+
+/**
+ * The metadata of a node as the store's consolidated metadata gives it, when the store has some and lists the node
+ * (xarray's open_zarr reads a store so by default, and zarr's open_consolidated), else its own documents. Its own
+ * documents are read as well, and a difference is kept for the warning (stale-consolidated.ts): the store was
+ * written to after it was consolidated. A node the consolidated metadata does not list is read from its own.
+ */
+export async function readNodeDocument(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeDocument | undefined> {
+	const view = await consolidatedViewOf(opened);
+	const own = await readOwnNodeDocument(opened, nodePath, firstFormat);
+	if (view === undefined) return own;
+	const listed = view.entries.get(nodePath);
+	if (listed === undefined) {
+		if (own !== undefined && nodePath !== "") recordStaleConsolidated(opened, nodePath, `${nodePath}: not in ${view.document}, which lists what xarray's open_zarr sees`);
+		return own;
+	}
+	// A node the consolidated metadata holds unreadable is read from its own documents, as before.
+	if (!("node" in listed)) return own;
+	if (own === undefined) {
+		recordStaleConsolidated(opened, nodePath, `${nodePath === "" ? "the root" : nodePath}: in ${view.document}, but no ${listed.node.zarrFormat === 2 ? (listed.node.kind === "array" ? ZARRAY : ZGROUP) : "zarr.json"} of its own`);
+	} else {
+		const difference = describeDifference(nodePath, { json: own.node.json, attributes: attributesOf(own.node) }, { json: listed.node.json, attributes: attributesOf(listed.node) }, documentKey(nodePath, metadataFileOf(own.node)), view.document);
+		if (difference !== undefined) recordStaleConsolidated(opened, nodePath, difference);
+	}
+	// A group's text is read for its own inline consolidated metadata, exactly (int64 fill values): its own document's.
+	return { node: listed.node, text: listed.node.kind === "array" ? listed.node.text : (own?.text ?? JSON.stringify(listed.node.json)) };
+}
+
+/** The nodes a store's consolidated metadata lists, by path, and the document holding it. */
+interface ConsolidatedView {
+	readonly document: string;
+	readonly entries: ReadonlyMap<string, TreeEntry>;
+}
+
+const consolidatedViews = new WeakMap<OpenedStore, Promise<ConsolidatedView | undefined>>();
+
+/**
+ * The store root's consolidated metadata, read once per opened store: a v3 root group's inline
+ * `consolidated_metadata`, or a v2 store's `.zmetadata` (as xarray's open_zarr reads it, at the store root whatever
+ * the group); undefined when there is none.
+ */
+function consolidatedViewOf(opened: OpenedStore): Promise<ConsolidatedView | undefined> {
+	let view = consolidatedViews.get(opened);
+	if (view === undefined) {
+		view = readConsolidatedView(opened);
+		consolidatedViews.set(opened, view);
+		// A failed read is read again by whoever asks next (an abort, a reset past its retries).
+		view.catch(() => consolidatedViews.delete(opened));
+	}
+	return view;
+}
+
+async function readConsolidatedView(opened: OpenedStore): Promise<ConsolidatedView | undefined> {
+	const root = await readOwnNodeDocument(opened, "");
+	if (root?.node.kind === "array") return undefined;
+	if (root?.node.zarrFormat === 3) {
+		const found = new Map<string, TreeEntry>();
+		if (!consolidatedEntries(root.text, "", where(opened, ""), "zarr.json", found)) return undefined;
+		found.set("", { path: "", node: root.node });
+		return { document: "zarr.json (consolidated_metadata)", entries: found };
+	}
+	const text = await readText(opened, "", nodeKey("", ZMETADATA), where(opened, "", ZMETADATA));
+	if (text === undefined) return undefined;
+	const entries = new Map(zmetadataEntries(text, "", where(opened, "", ZMETADATA)).map((entry) => [entry.path, entry]));
+	return { document: ZMETADATA, entries };
 }
 
 export async function readNode(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeMetadata | undefined> {
@@ -124,7 +191,7 @@ function join(parent: string, child: string): string {
  * takes its variables in that order): the same on every machine. `localeCompare` ordered them by the user's locale
  * (`sv_SE` puts `Ä` after `z`, `en_US` before `b`) and case-blind (`precip` before `Tmax`).
  */
-function compareNames(a: string, b: string): number {
+export function compareNames(a: string, b: string): number {
 	for (let i = 0, j = 0; i < a.length && j < b.length; ) {
 		const x = a.codePointAt(i)!;
 		const y = b.codePointAt(j)!;
@@ -386,8 +453,10 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 		const discovery = opened.directory !== undefined ? "directory" : opened.entries !== undefined ? "zip" : opened.list !== undefined ? "listing" : "root-only";
 		return { entries: [rootEntry], discovery };
 	}
-	if (opened.directory !== undefined) return sorted(rootEntry, await walkDirectory(opened, root, document.node.zarrFormat), "directory");
-	if (opened.entries !== undefined) return sorted(rootEntry, await listZip(opened, root), "zip");
+	// A folder or a zip is listed whole (cheap), each node read as the consolidated metadata gives it, and what that
+	// does not list is left out, as xarray leaves it out (readNodeDocument keeps the difference for the warning).
+	if (opened.directory !== undefined) return sorted(rootEntry, await consolidatedOnly(opened, await walkDirectory(opened, root, document.node.zarrFormat)), "directory");
+	if (opened.entries !== undefined) return sorted(rootEntry, await consolidatedOnly(opened, await listZip(opened, root)), "zip");
 	if (document.node.zarrFormat === 2) {
 		const v2 = await zmetadataBelow(opened, root);
 		if (v2 !== undefined) return sorted(rootEntry, v2, "consolidated-v2");
@@ -397,6 +466,12 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 	}
 	if (opened.list !== undefined) return sorted(rootEntry, await walkListing(opened, root, document.node.zarrFormat), "listing");
 	return { entries: [rootEntry], discovery: "root-only" };
+}
+
+/** The entries the store's consolidated metadata lists, when it has some; all of them otherwise. */
+async function consolidatedOnly(opened: OpenedStore, entries: TreeEntry[]): Promise<TreeEntry[]> {
+	const view = await consolidatedViewOf(opened);
+	return view === undefined ? entries : entries.filter((entry) => view.entries.has(entry.path));
 }
 
 /** The paths of the datetime64 (and timedelta64) arrays of a tree, below its root. */

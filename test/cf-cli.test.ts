@@ -127,6 +127,9 @@ describe("CF time arrays through the CLI", () => {
 
 	it("--convert-calendar exports model calendar labels; without it, and for labels Gregorian lacks, refusals", () => {
 		refused([store("360-day")], /array time: calendar "360_day" is a model calendar.*--convert-calendar/);
+		// Daily 360_day data holds 29 and 30 February, which converting labels refuses: the refusals say what is left.
+		refused([store("360-day")], /its 29 and 30 February have no proleptic Gregorian date.*--no-cf the stored counts \[CALENDAR_UNSUPPORTED\]\n$/);
+		refused([store("360-day-missing"), "--convert-calendar"], /is the date 2001-02-29 of the 360_day calendar.*align_on="date".*align_on="year".*stored counts are exported \(--no-cf\) \[VALUE_INVALID\]\n$/);
 		refused([store("all-leap-missing"), "--convert-calendar"], /value 59 of int64 CF time \(days since 2001-01-01, all_leap\) at index 2 is the date 2001-02-29/);
 		const file = fresh("noleap.arrow");
 		exportOk([store("noleap"), "--convert-calendar", "-o", file]);

@@ -407,6 +407,22 @@ describe("zip stores", () => {
 		expect(result.status).toBe(1);
 		expect(result.stderr).toMatch(/^dt64-export: .*bad\.zip: not a readable zip file \(.*\) \[STORE_INVALID\]\n$/);
 	});
+
+	it("a netCDF file (classic or netCDF-4/HDF5) is named as one, with how xarray converts it", () => {
+		for (const [name, start] of [
+			["classic.nc", "CDF\x01\x00\x00\x00\x03"],
+			["offset64.nc", "CDF\x02\x00\x00\x00\x00"],
+			["netcdf4.nc", "\x89HDF\r\n\x1a\n\x00\x00"],
+		]) {
+			const file = path.join(work, name);
+			fs.writeFileSync(file, Buffer.from(start, "latin1"));
+			for (const args of [["inspect", file], [file, "-o", path.join(work, `${name}.arrow`)]]) {
+				const result = cli(args);
+				expect(result.status).toBe(1);
+				expect(result.stderr).toBe(`dt64-export: not a Zarr store: ${file} is a netCDF (or HDF5) file; xarray converts one to a Zarr store: xr.open_dataset(file).to_zarr(store) [STORE_INVALID]\n`);
+			}
+		}
+	});
 });
 
 /** Writes a root zarr.json with inline consolidated metadata, from the zarr.json texts below it, kept verbatim. */

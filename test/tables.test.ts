@@ -193,6 +193,33 @@ describe("tables: field metadata, options and refusals", () => {
 		}
 	});
 
+	it("--columns all: an array without dimension names (added with zarr) is matched by shape, and never makes a named variable a misfit", async () => {
+		const root = fresh("unnamed.zarr");
+		await writeGroup(root, "");
+		const floats = (n: number) => Float32Array.from({ length: n }, (_, i) => i);
+		await writeArray(root, "t2m", { shape: [8, 2], chunks: [8, 2], dataType: "float32", fillValue: 0, values: floats(16), dimensionNames: ["time", "lat"] });
+		await writeArray(root, "extra", { shape: [2], chunks: [2], dataType: "float32", fillValue: 0, values: floats(2), dimensionNames: ["lat"] });
+		await writeArray(root, "mask", { shape: [8, 2], chunks: [8, 2], dataType: "float32", fillValue: 0, values: floats(16) });
+		await writeArray(root, "w", { shape: [2], chunks: [2], dataType: "float32", fillValue: 0, values: floats(2) });
+		const file = fresh("unnamed.arrow");
+		const result = runCli([root, "--columns", "all", "--index", "-o", file]);
+		expect(result.status, result.stderr).toBe(0);
+		expect(result.stderr.split("\n")[0]).toBe("dt64-export: columns all left out w [2] (no dimension names): it has no dimension names, and its shape is not the table's (time, lat, from t2m)");
+		expect(readArrow(file).schema.fields.map((field) => field.name)).toEqual(["time", "lat", "extra", "mask", "t2m"]);
+	});
+
+	it("--columns all of a group holding datasets in groups (to_zarr(group=...)) names them", async () => {
+		const root = fresh("grouped.zarr");
+		await writeGroup(root, "");
+		for (const group of ["surface", "pressure"]) {
+			await writeGroup(root, group);
+			await writeArray(root, `${group}/t`, { shape: [2], chunks: [2], dataType: "float32", fillValue: 0, values: Float32Array.of(1, 2), dimensionNames: ["time"] });
+		}
+		const result = runCli([root, "--columns", "all", "--index", "-o", fresh("grouped.arrow")]);
+		expect(result.status).toBe(2);
+		expect(result.stderr).toBe("dt64-export: --columns all: the group holds no data variable (only dimension coordinates, or no array); its groups pressure, surface may: name one with --array [COLUMN_NOT_FOUND]\n");
+	});
+
 	it("--columns all takes the variables in xarray's order (ds.to_dataframe()'s, code point order), whatever the user's locale", () => {
 		const expected = EXPECTED["mixed-names-all"];
 		const store = path.join(FIXTURES, "mixed-names.zarr");

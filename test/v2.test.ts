@@ -192,7 +192,7 @@ describe("v2 groups: discovery and --array", () => {
 	it("--array names a v2 array; a non-time v2 array is refused with its dtype", async () => {
 		expect(int64Strings(readArrow(await exportOk(path.join(V2, "group.zarr"), "arrow", "obs/time")))).toEqual(time.values);
 		const error = await exportError(path.join(V2, "group.zarr"), "obs/value");
-		expect(error.message).toBe(`${path.join(V2, "group.zarr")}/obs/value/.zarray: dtype "<f8" is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)`);
+		expect(error.message).toBe(`${path.join(V2, "group.zarr")}/obs/value/.zarray: dtype "<f8" is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8); it is data, exported as a column of its group's table (\`columns\`, with \`index\` for its dimensions' coordinates)`);
 	});
 
 	it("a group with two datetime64 arrays asks which one (exit 2)", () => {

@@ -74,7 +74,10 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 	const calendarName = typeof attributes.calendar === "string" ? attributes.calendar : calendar.name;
 	if (calendar.kind === "refused") throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `calendar ${JSON.stringify(calendarName)} is refused: ${calendar.why}`);
 	if (calendar.kind === "model" && options.convertCalendar !== true) {
-		throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `calendar ${JSON.stringify(calendarName)} is a model calendar: its dates are not instants`, { option: "convertCalendar" });
+		// A 360_day year has 29 and 30 February, which no date of the proleptic Gregorian calendar has: converting each
+		// label refuses them, and daily (or finer) data always holds them.
+		const thirtyDayMonths = calendar.name === "360_day" ? "; its 29 and 30 February have no proleptic Gregorian date, so daily or finer data cannot be exported by converting each date label" : "";
+		throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `calendar ${JSON.stringify(calendarName)} is a model calendar: its dates are not instants${thirtyDayMonths}`, { option: "convertCalendar", value: calendar.name });
 	}
 	let days: number;
 	try {

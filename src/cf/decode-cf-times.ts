@@ -48,6 +48,9 @@ export class CfDecodeError extends ConversionError {
 	}
 }
 
+/** What can be done with a model calendar's date the proleptic Gregorian calendar lacks (daily 360_day data holds two a year). */
+const LABEL_WAYS = `: xarray's convert_calendar("proleptic_gregorian") drops such dates (align_on="date") or moves every date by its day of the year (align_on="year"); without CF decoding the stored counts are exported`;
+
 const NANOSECONDS_PER_TARGET: Readonly<Record<TargetUnit, bigint>> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
 const INT64_MIN = -(2n ** 63n) + 1n;
 const INT64_MAX = 2n ** 63n - 1n;
@@ -102,7 +105,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			}
 			refuse(i, value, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
 		}
-		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`);
+		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${LABEL_WAYS}`);
 		if (!outcome.exact && rounding === "error") {
 			const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
 			const nearest = exactInstant(coding, target, "nearest")(numerator, shift);
@@ -243,7 +246,7 @@ export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, 
 		const scaled = instant(numerator, shift);
 		if (scaled === "overflow") return null;
 		if (typeof scaled !== "bigint") {
-			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar`, { value });
+			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${LABEL_WAYS}`, { value });
 		}
 		if (nearestIn === undefined) return floorDiv(scaled * ATTOSECONDS_PER_NANOSECOND, 1n << shift);
 		const size = NANOSECONDS_PER_TARGET[nearestIn];

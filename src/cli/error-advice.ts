@@ -62,7 +62,13 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	ARRAY_UNNAMED: () => " with --array",
 	BAND_TOO_LARGE: () => "; --index --order chunk streams chunk by chunk without assembling rows",
 	CALENDAR_UNSUPPORTED: (error) =>
-		error.option === "convertCalendar" ? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar" : "",
+		error.option !== "convertCalendar"
+			? ""
+			: error.value === "360_day"
+				? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar (monthly data; a 29 or 30 February is refused), --no-cf the stored counts"
+				: "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar",
+	// A model calendar's date that the proleptic Gregorian calendar lacks: the stored counts are what is left.
+	VALUE_INVALID: (error) => (error.message.includes("without CF decoding the stored counts are exported") ? " (--no-cf)" : ""),
 	TIME_NOT_SORTED: () => "; export without --start/--end, or sort the store",
 	// An unsigned request was refused, or no credentials were found: say how the choice is made on the command line.
 	ACCESS_DENIED: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),

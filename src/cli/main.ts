@@ -1,3 +1,4 @@
+import { staleConsolidatedWarning } from "../store/stale-consolidated.js";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { isatty } from "node:tty";
@@ -289,7 +290,9 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// What is said once the table is open and its columns planned, before anything is written.
 	const planned = (table: ZarrTable, schema: Schema) => {
 		warnOfDatetime64CfAttributes(table);
-		if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns all left out ${table.leftOut.join("; ")}\n`);
+		const stale = staleConsolidatedWarning(table.staleConsolidatedMetadata ?? []);
+		if (stale !== undefined) process.stderr.write(`dt64-export: warning: ${stale}\n`);
+		if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns${plan.open.columns === "all" ? " all" : ""} left out ${table.leftOut.join("; ")}\n`);
 		// Without --index; --index positions asked for positions instead of them.
 		const coordinates = table.coordinatesLeftOut ?? [];
 		if (coordinates.length > 0 && index === false && !args.quiet) {
@@ -311,8 +314,9 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
 	planned(table, stages.batcher.schema);
 	const rows = stages.reader.totalRows;
-	// One value column: the file is named after it; several: after their group.
-	const name = table.columns.length === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - 1].name : table.name;
+	// One value column asked for (its coordinates follow it): the file is named after it; several: after their group.
+	const asked = table.columns.filter((column) => column.coordinate !== true).length;
+	const name = asked === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - table.columns.length].name : table.name;
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;

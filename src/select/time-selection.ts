@@ -117,7 +117,8 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 		return coding === undefined ? [] : [{ column, field, name: sourceName, coding }];
 	};
 	// A column asked for by name is the only one whose coding is looked at: another column's refused coding is no concern.
-	const wanted = (entryName: string, column: TableColumn) => name === undefined || entryName === name || column.name === name;
+	// An auxiliary coordinate (a forecast's valid_time beside its time index) is the time column only when named.
+	const wanted = (entryName: string, column: TableColumn) => (name === undefined ? column.coordinate !== true : entryName === name || column.name === name);
 	const candidates: TimeSource[] = [
 		...table.index.flatMap((entry) => (entry.kind === "coordinate" && wanted(entry.name, entry.column) ? source(entry.column, index ? entry.axis : undefined, entry.name) : [])),
 		...table.columns.flatMap((column, k) => (wanted(column.name, column) ? source(column, indexFields + k, column.name) : [])),

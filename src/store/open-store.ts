@@ -1,3 +1,4 @@
+import { startsAsNetcdf } from "./netcdf-signature.js";
 import { envOriginOf } from "./env-origin.js";
 import * as fs from "node:fs";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
@@ -144,6 +145,9 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	// A zip is known by its name, or by its first bytes (a zip named store.bin, a link without the extension).
 	if (stat.isFile() && (/\.zip$/i.test(location) || (await sniffZip(location)))) {
 		return openZip(new ZipFileBytes(location), location, false, signal);
+	}
+	if (stat.isFile() && (await startsAsNetcdf(location))) {
+		throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} is a netCDF (or HDF5) file; xarray converts one to a Zarr store: xr.open_dataset(file).to_zarr(store)`, { path: location });
 	}
 	const what = stat.isFile() ? "a file that is not a zip file either" : "neither a folder nor a file";
 	throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} is ${what} (expected a folder, a zip file or an http(s):// URL)`, { path: location });

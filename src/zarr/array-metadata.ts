@@ -5,7 +5,7 @@ import { Dt64ExportError, errorInContext, withErrorFields } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
-import { isV2TimeArray, v2ArrayAsV3 } from "./v2-metadata.js";
+import { isV2TimeArray, v2ArrayAsV3, v2ValuesOf } from "./v2-metadata.js";
 import { ARRAY_TO_BYTES_CODECS, KNOWN_CODECS } from "./codecs/codec-names.js";
 import { parseDimensionList } from "./dimension-list.js";
 
@@ -132,12 +132,27 @@ export function v3FormOf(node: ArrayNode, where: string): V3ArrayForm {
 	return { path, zarrFormat, document, attributesDocument, json: node.json, text: node.text, fillValueText: rawMemberText(node.text, "fill_value"), rawDataType: node.json.data_type };
 }
 
+/**
+ * For an array asked for as a time array that is data a column can hold (an xarray data variable, `t2m`): where it
+ * is exported, as a column of its group's table. Empty for one no column holds, and for the store root.
+ */
+function dataVariableHint(node: { zarrFormat: 2 | 3; path: string; json: Record<string, unknown> }): string {
+	// An array that is the store itself has no group to be a column of.
+	if (node.path === "") return "";
+	try {
+		parsePlainDataType(node.zarrFormat === 2 ? v2ValuesOf(node.json, "null").dataType : node.json.data_type, {});
+	} catch {
+		return "";
+	}
+	return "; it is data, exported as a column of its group's table (`columns`, with `index` for its dimensions' coordinates)";
+}
+
 /** Validates an array node as an exportable datetime64 array, before any chunk is read. */
 export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeArrayMetadata {
 	if (node.kind !== "array") throw new Dt64ExportError("ARRAY_NOT_FOUND", `${where}: is a group, not an array`, { path: node.path });
 	// Said in v2's own terms, before a plain dtype is translated (or refused as a column) for nothing.
 	if (node.zarrFormat === 2 && !isV2TimeArray(node.json)) {
-		throw new Dt64ExportError("UNSUPPORTED", `${where}: dtype ${describeNumpyDtype(node.json.dtype)} is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)`);
+		throw new Dt64ExportError("UNSUPPORTED", `${where}: dtype ${describeNumpyDtype(node.json.dtype)} is not supported: not numpy.datetime64 (M8) or numpy.timedelta64 (m8)${dataVariableHint(node)}`);
 	}
 	try {
 		return parseV3Form(v3FormOf(node, where), where);
@@ -149,7 +164,7 @@ export function parseTimeArrayMetadata(node: NodeMetadata, where: string): TimeA
 function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	const { json } = form;
 	if (!isTimeDataType(json.data_type)) {
-		throw new Dt64ExportError("UNSUPPORTED", `${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64 or numpy.timedelta64`);
+		throw new Dt64ExportError("UNSUPPORTED", `${where}: data type is ${describeDataType(json.data_type)}, not numpy.datetime64 or numpy.timedelta64${form.zarrFormat === 3 ? dataVariableHint(form) : ""}`);
 	}
 	let dataType: Datetime64Type;
 	let fillValue: bigint | null;

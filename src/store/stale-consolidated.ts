@@ -1,0 +1,64 @@
+/**
+ * Where a store's consolidated metadata (`.zmetadata`, or a v3 group's inline `consolidated_metadata`) disagrees
+ * with the documents of the nodes it lists: a store appended to (`to_zarr(append_dim=..., consolidated=False)`) or
+ * given a variable (`mode="a"`) after it was consolidated. The consolidated metadata is what xarray's `open_zarr`
+ * reads by default, and what every export and inspect read (store-tree.ts); each difference seen where a node's own
+ * documents are read as well is kept here, per opened store, for the warning that says so.
+ */
+import type { OpenedStore } from "./open-store.js";
+
+const found = new WeakMap<OpenedStore, Map<string, string>>();
+
+/** Keeps what was seen of the node at `path` (one description per node: the first seen). */
+export function recordStaleConsolidated(opened: OpenedStore, path: string, description: string): void {
+	let seen = found.get(opened);
+	if (seen === undefined) found.set(opened, (seen = new Map()));
+	if (!seen.has(path)) seen.set(path, description);
+}
+
+/** The differences seen so far, in path order: `time: shape [8] in time/.zarray, [4] in .zmetadata`. */
+export function staleConsolidatedOf(opened: OpenedStore): string[] {
+	const seen = found.get(opened);
+	return seen === undefined ? [] : [...seen.keys()].sort().map((path) => seen.get(path)!);
+}
+
+/** Sorted keys at every level: two documents with the same members in another order are the same. */
+function canonical(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+	if (typeof value === "object" && value !== null) {
+		const object = value as Record<string, unknown>;
+		return `{${Object.keys(object).sort().map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(",")}}`;
+	}
+	return JSON.stringify(value) ?? "undefined";
+}
+
+/**
+ * How a node's own document (`own`, named `ownDocument`) differs from what the consolidated metadata (`listed`, in
+ * `consolidatedDocument`) says of it; undefined when they agree. The shape is spelled out (an append changes it),
+ * other members and the attributes are named.
+ */
+export function describeDifference(
+	path: string,
+	own: { json: Record<string, unknown>; attributes: Record<string, unknown> },
+	listed: { json: Record<string, unknown>; attributes: Record<string, unknown> },
+	ownDocument: string,
+	consolidatedDocument: string,
+): string | undefined {
+	const members = [...new Set([...Object.keys(own.json), ...Object.keys(listed.json)])].filter((key) => key !== "attributes" && key !== "consolidated_metadata" && canonical(own.json[key]) !== canonical(listed.json[key]));
+	const differs = members.filter((key) => key !== "shape");
+	if (canonical(own.attributes) !== canonical(listed.attributes)) differs.push("attributes");
+	if (members.length === 0 && differs.length === 0) return undefined;
+	const name = path === "" ? "the root" : path;
+	const shape = members.includes("shape") ? ` shape ${canonical(own.json.shape)} in ${ownDocument}, ${canonical(listed.json.shape)} in ${consolidatedDocument}` : "";
+	const others = differs.length === 0 ? "" : `${shape === "" ? "" : ";"} ${differs.join(", ")} differ${differs.length === 1 ? "s" : ""} between ${ownDocument} and ${consolidatedDocument}`;
+	return `${name}:${shape}${others}`;
+}
+
+/**
+ * The warning for a store whose consolidated metadata disagrees with its nodes' own documents: what differs, what
+ * was read, what xarray sees and how to update the store. Undefined when nothing differs.
+ */
+export function staleConsolidatedWarning(differences: readonly string[]): string | undefined {
+	if (differences.length === 0) return undefined;
+	return `the store's consolidated metadata is stale (written to since it was consolidated): ${differences.join("; ")}. Read as the consolidated metadata says, as xarray's open_zarr reads the store by default (open_zarr(..., consolidated=False) reads the arrays' own metadata); update it with zarr.consolidate_metadata(store)`;
+}
