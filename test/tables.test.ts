@@ -204,7 +204,7 @@ describe("tables: field metadata, options and refusals", () => {
 		const file = fresh("unnamed.arrow");
 		const result = runCli([root, "--columns", "all", "--index", "-o", file]);
 		expect(result.status, result.stderr).toBe(0);
-		expect(result.stderr.split("\n")[0]).toBe("dt64-export: columns all left out w [2] (no dimension names): it has no dimension names, and its shape is not the table's (time, lat, from t2m)");
+		expect(result.stderr.split("\n")[0]).toBe("dt64-export: columns all left out w [2] (no dimension names): without dimension names, its shape is not the table's shape [8,2] (time, lat, from t2m)");
 		expect(readArrow(file).schema.fields.map((field) => field.name)).toEqual(["time", "lat", "extra", "mask", "t2m"]);
 	});
 
