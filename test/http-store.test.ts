@@ -257,7 +257,24 @@ describe("HttpStore retries", () => {
 		const retries: RetryInfo[] = [];
 		const s = store({ timeoutMs: 100, onRetry: (info) => retries.push(info) });
 		expect(await s.get("/c/0")).toEqual(CHUNK);
-		expect(retries.map((r) => r.reason)).toEqual(["timed out after 100 ms"]);
+		expect(retries.map((r) => r.reason)).toEqual(["timed out: no response within 100 ms"]);
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it("waits on a slow body as long as bytes keep arriving: the timeout is for a server that sends nothing", async () => {
+		// 8 pieces 60 ms apart: 420 ms in all, past the 200 ms a whole-attempt deadline allowed.
+		fault = () => ({ trickleMs: 60, trickleBytes: 32 });
+		const retries: RetryInfo[] = [];
+		expect(await store({ timeoutMs: 200, onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
+		expect(retries).toEqual([]);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	it("retries a body that stops arriving, saying how much of it came", async () => {
+		fault = (request) => (request.attempt === 1 ? { stallAfterBytes: 100 } : undefined);
+		const retries: RetryInfo[] = [];
+		expect(await store({ timeoutMs: 200, onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
+		expect(retries.map((r) => r.reason)).toEqual(["timed out: no bytes for 200 ms (100 bytes of the body read)"]);
 		expect(server.requests).toHaveLength(2);
 	});
 

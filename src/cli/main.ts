@@ -68,6 +68,7 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
+	timeout: number;
 	convertCalendar: boolean;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
@@ -274,6 +275,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 		headers: collectHeaders(args.header),
 		retries: args.retries,
+		timeoutMs: args.timeout * 1000,
 		signRequests: args.signRequest,
 		forbiddenAsMissing: args.forbiddenAsMissing,
 		bufferPool,

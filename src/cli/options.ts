@@ -7,7 +7,7 @@
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
 import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS } from "../stream/parquet/options.js";
-import { DEFAULT_RETRIES } from "../store/http-store.js";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
 import { MAX_PARTS } from "../select/part.js";
@@ -197,6 +197,15 @@ export const OPTIONS: readonly OptionSpec[] = [
 		inapplicable: onlyRemote,
 	},
 	{ name: "retries", kind: "number", min: 0, default: DEFAULT_RETRIES, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
+	{
+		name: "timeout",
+		kind: "number",
+		min: 1,
+		default: DEFAULT_TIMEOUT_MS / 1000,
+		describe: "seconds an HTTP request may wait for the server's next bytes (its answer, then each piece of the body) before it is retried; never a limit on the whole download",
+		commands: ["export", "inspect"],
+		inapplicable: onlyRemote,
+	},
 	{
 		name: "sign-request",
 		kind: "boolean",

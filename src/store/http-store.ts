@@ -21,7 +21,11 @@ export interface HttpStoreOptions {
 	headers?: Record<string, string>;
 	/** Retries after the first attempt for 408, 429, 5xx, connection failures, timeouts and truncated bodies. */
 	retries?: number;
-	/** Limit for one attempt, from sending the request to the end of the body. */
+	/**
+	 * How long an attempt may wait on the server without receiving anything: for the response after sending the
+	 * request, then for each next piece of the body. Default 30 000. A slow link that keeps sending is never cut off
+	 * (a 1 GiB zip from a server without ranges may take many minutes); a server that stops sending is.
+	 */
 	timeoutMs?: number;
 	/** Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). */
 	backoffMs?: number;
@@ -93,13 +97,15 @@ function redactQuery(text: string, url: URL): string {
 
 /** Retries of a failed request, after the first attempt. */
 export const DEFAULT_RETRIES = 3;
+/** The longest wait for the next bytes of an answer (HttpStoreOptions.timeoutMs). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
 	const retries = options.retries ?? DEFAULT_RETRIES;
 	if (!Number.isInteger(retries) || retries < 0) {
 		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`, { option: "retries" });
 	}
-	const timeoutMs = options.timeoutMs ?? 30_000;
+	const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 	if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
 		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`, { option: "timeoutMs" });
 	}
@@ -261,8 +267,11 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * One attempt's signal: aborted by the caller or by the timeout. Built by hand rather than with
- * AbortSignal.any/timeout so the timer and the listener on a long-lived caller signal are released per attempt.
+ * One attempt's signal: aborted by the caller, or when the server sends nothing for `timeoutMs`. The wait restarts
+ * with each piece of the body (`received`), so it measures a stalled server, never a slow link: a whole-attempt
+ * deadline failed every large download on a slow link, and each retry began again from the first byte. Built by hand
+ * rather than with AbortSignal.any/timeout so the timer and the listener on a long-lived caller signal are released
+ * per attempt.
  */
 function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	const controller = new AbortController();
@@ -270,16 +279,42 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	const stopWaiting = caller === undefined ? undefined : onCallerAbort(caller, () => controller.abort(abortError(caller)));
 	const timer = setTimeout(() => {
 		timedOut = true;
-		controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
+		controller.abort(new DOMException(`nothing received for ${timeoutMs} ms`, "TimeoutError"));
 	}, timeoutMs);
 	return {
 		signal: controller.signal,
 		timedOut: () => timedOut,
+		received: () => {
+			timer.refresh();
+		},
 		dispose() {
 			clearTimeout(timer);
 			stopWaiting?.();
 		},
 	};
+}
+
+/** A body read to its end, the attempt's wait for the server restarted by each piece that arrives. */
+async function readBody(response: Response, received: () => void, progress: BodyProgress): Promise<Uint8Array> {
+	if (response.body === null) return new Uint8Array(0);
+	const pieces: Uint8Array[] = [];
+	for await (const piece of response.body) {
+		received();
+		pieces.push(piece);
+		progress.bytes += piece.length;
+	}
+	// One buffer of its own: a piece may be a view into a larger one the network layer reuses.
+	const bytes = new Uint8Array(progress.bytes);
+	let offset = 0;
+	for (const piece of pieces) {
+		bytes.set(piece, offset);
+		offset += piece.length;
+	}
+	return bytes;
+}
+
+interface BodyProgress {
+	bytes: number;
 }
 
 /** The attempts in flight under each caller signal, aborted together by the one listener each signal gets. */
@@ -534,10 +569,12 @@ export class HttpStore implements AsyncReadable {
 		const { authorizer } = this.#options;
 		const attempt = attemptSignal(caller, this.#options.timeoutMs);
 		let stage = "request";
+		const body: BodyProgress = { bytes: 0 };
 		try {
 			await authorizer?.authorize(method, url, headers);
 			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal });
 			stage = "body";
+			attempt.received();
 			if (response.status === 404) {
 				if (authorizer?.explainNotFound === undefined || method === "HEAD") {
 					await response.body?.cancel();
@@ -559,17 +596,19 @@ export class HttpStore implements AsyncReadable {
 				await response.body?.cancel();
 				return { bytes: new Uint8Array(0), size: objectSize(response, encoded) };
 			}
-			const body = new Uint8Array(await response.arrayBuffer());
+			const bytes = await readBody(response, attempt.received, body);
 			const declared = response.headers.get("content-length");
-			if (declared !== null && !encoded && Number(declared) !== body.length) {
-				throw new TransientFailure(`body truncated (${body.length} of ${declared} bytes)`);
+			if (declared !== null && !encoded && Number(declared) !== bytes.length) {
+				throw new TransientFailure(`body truncated (${bytes.length} of ${declared} bytes)`);
 			}
-			const whole = request.kind === "range" && response.status === 200 ? body : undefined;
-			return { bytes: selectBytes(body, response, request), size: objectSize(response, encoded), whole };
+			const whole = request.kind === "range" && response.status === 200 ? bytes : undefined;
+			return { bytes: selectBytes(bytes, response, request), size: objectSize(response, encoded), whole };
 		} catch (error) {
 			if (caller?.aborted) throw abortError(caller);
 			if (attempt.timedOut()) {
-				throw new TransientFailure(`timed out after ${this.#options.timeoutMs} ms`, undefined, { cause: error });
+				const { timeoutMs } = this.#options;
+				const waited = stage === "request" ? `timed out: no response within ${timeoutMs} ms` : `timed out: no bytes for ${timeoutMs} ms (${body.bytes} bytes of the body read)`;
+				throw new TransientFailure(waited, undefined, { cause: error });
 			}
 			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
