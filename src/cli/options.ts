@@ -81,9 +81,7 @@ const onlyModelCalendars = ({ modelCalendar }: RunFacts) =>
 	modelCalendar === false ? "no column is CF time of a model calendar (noleap, 365_day, all_leap, 366_day, 360_day)" : undefined;
 // With --part K/N it is refused (the library's check): only its absence is a mere warning.
 const onlyPartAuto = ({ parted }: RunFacts) => (parted === false ? "it applies with --part auto" : undefined);
-// A dataset's export writes many files and prints no progress line.
-const progressShown = ({ quiet, dataset }: RunFacts) =>
-	quiet === true ? "--quiet shows no progress" : dataset === true ? "an export to a dataset folder shows no progress" : undefined;
+const progressShown = ({ quiet }: RunFacts) => (quiet === true ? "--quiet shows no progress" : undefined);
 
 /** `--order`'s values: the library's row orders, every one of them (the record's keys are checked against the type). */
 const ROW_ORDERS = Object.keys({ c: true, chunk: true } satisfies Record<RowOrder, true>);
@@ -187,7 +185,17 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export"],
 		inapplicable: onlyParquet,
 	},
-	{ name: "json", kind: "boolean", default: false, describe: { inspect: "the report as JSON (int64 values as strings)", commit: "print the _SUCCESS summary on stdout" }, commands: ["inspect", "commit"] },
+	{
+		name: "json",
+		kind: "boolean",
+		default: false,
+		describe: {
+			inspect: "the report as JSON (int64 values as strings)",
+			commit: "print the _SUCCESS summary on stdout",
+			export: "print the export's summary as JSON on stdout, instead of its line on stderr (not with -o -)",
+		},
+		commands: ["inspect", "commit", "export"],
+	},
 	{
 		name: "header",
 		kind: "strings",
