@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
 import { parseHeaderOption } from "../src/cli/header-options.js";
-import { HttpStore, redactUrl, type HttpStoreOptions, type RetryInfo } from "../src/store/http-store.js";
+import { HttpStore, redactUrl, WholeObjectTooLarge, type HttpStoreOptions, type RetryInfo } from "../src/store/http-store.js";
 import { startServer, type Fault, type FaultRequest, type TestServer } from "./support/http-server.js";
 
 const SECRET = "Bearer SECRET123";
@@ -268,6 +268,19 @@ describe("HttpStore retries", () => {
 		expect(await store({ timeoutMs: 200, onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
 		expect(retries).toEqual([]);
 		expect(server.requests).toHaveLength(1);
+	});
+
+	it("a range answered with a whole object over maxWhole fails once its Content-Length says so, before its body", async () => {
+		// The body trickles for 4 s: read, it would take that long; refused, it takes none of it.
+		fault = () => ({ ignoreRange: true, trickleMs: 500, trickleBytes: 32 });
+		const started = performance.now();
+		const error = await store().readRange("/c/0", 0, 1, { maxWhole: 100 }).catch((reason: unknown) => reason);
+		expect(error).toBeInstanceOf(WholeObjectTooLarge);
+		expect(error).toMatchObject({ bytes: 256, sizeKnown: true });
+		expect(performance.now() - started).toBeLessThan(2000);
+		expect(server.requests).toHaveLength(1);
+		// Within the limit, the whole object is kept as before.
+		expect((await store().readRange("/c/0", 0, 1, { maxWhole: 256 }))?.whole).toEqual(CHUNK);
 	});
 
 	it("retries a body that stops arriving, saying how much of it came", async () => {

@@ -172,6 +172,20 @@ class StoreMissing extends FinalFailure {
 /** A 416 to a suffix request, which `getRange` answers with a full GET. */
 class RangeNotSatisfiable extends Error {}
 
+/**
+ * A range answered with the whole object (200: the server ignores Range) larger than the caller would hold: told as
+ * soon as its Content-Length, or its body so far, passes the limit, not after downloading all of it.
+ */
+export class WholeObjectTooLarge extends Error {
+	constructor(
+		/** The object's size when the answer told it; otherwise the bytes that had arrived. */
+		readonly bytes: number,
+		readonly sizeKnown: boolean,
+	) {
+		super(`the server sent the whole object for a range: ${sizeKnown ? "" : "over "}${bytes} bytes`);
+	}
+}
+
 function statusLine(response: Response): string {
 	// node:http is loaded for its status texts only when a response has none: a CLI run need not load it at start.
 	const text = response.statusText || process.getBuiltinModule("node:http").STATUS_CODES[response.status] || "";
@@ -295,13 +309,15 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 }
 
 /** A body read to its end, the attempt's wait for the server restarted by each piece that arrives. */
-async function readBody(response: Response, received: () => void, progress: BodyProgress): Promise<Uint8Array> {
+async function readBody(response: Response, received: () => void, progress: BodyProgress, limit = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
 	if (response.body === null) return new Uint8Array(0);
 	const pieces: Uint8Array[] = [];
 	for await (const piece of response.body) {
 		received();
 		pieces.push(piece);
 		progress.bytes += piece.length;
+		// Leaving the loop cancels the body.
+		if (progress.bytes > limit) throw new WholeObjectTooLarge(limit, false);
 	}
 	// One buffer of its own: a piece may be a view into a larger one the network layer reuses.
 	const bytes = new Uint8Array(progress.bytes);
@@ -346,7 +362,7 @@ function onCallerAbort(caller: AbortSignal, abort: () => void): () => void {
 }
 
 /** The bytes asked for, and how to check and cut what the server sent for them; `head` asks for the size only. */
-type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number } | { kind: "suffix"; length: number } | { kind: "head" };
+type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number; maxWhole?: number } | { kind: "suffix"; length: number } | { kind: "head" };
 
 /** What an attempt got: the bytes asked for, and the object's whole size when the response told it. */
 interface Answer {
@@ -475,11 +491,11 @@ export class HttpStore implements AsyncReadable {
 	 * the server ignored the range and sent the whole object (200), all of it: a reader of many ranges of one object
 	 * (a zip) can keep that instead of downloading it again for every range. Undefined when the object is missing.
 	 */
-	async readRange(key: AbsolutePath, offset: number, length: number, options: GetOptions = {}): Promise<RangeAnswer | undefined> {
+	async readRange(key: AbsolutePath, offset: number, length: number, options: GetOptions & { maxWhole?: number } = {}): Promise<RangeAnswer | undefined> {
 		checkByteCount(offset, "offset", key);
 		checkByteCount(length, "length", key);
 		if (length === 0) throw new Dt64ExportError("INTERNAL", `readRange of ${key}: a range of no bytes`, { key });
-		return this.#answer(this.#resolve(key), key, { kind: "range", offset, length }, options.signal);
+		return this.#answer(this.#resolve(key), key, { kind: "range", offset, length, maxWhole: options.maxWhole }, options.signal);
 	}
 
 	/**
@@ -531,7 +547,7 @@ export class HttpStore implements AsyncReadable {
 				return await this.#attempt(url, request, signal);
 			} catch (error) {
 				if (signal?.aborted) throw abortError(signal);
-				if (error instanceof RangeNotSatisfiable) throw error;
+				if (error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
 				if (error instanceof AccessRefused) {
 					const fields = { path: redactUrl(url), ...error.fields, cause: error };
@@ -596,7 +612,13 @@ export class HttpStore implements AsyncReadable {
 				await response.body?.cancel();
 				return { bytes: new Uint8Array(0), size: objectSize(response, encoded) };
 			}
-			const bytes = await readBody(response, attempt.received, body);
+			const maxWhole = request.kind === "range" && response.status === 200 ? request.maxWhole : undefined;
+			const declaredLength = objectSize(response, encoded);
+			if (maxWhole !== undefined && declaredLength !== undefined && declaredLength > maxWhole) {
+				await response.body?.cancel();
+				throw new WholeObjectTooLarge(declaredLength, true);
+			}
+			const bytes = await readBody(response, attempt.received, body, maxWhole);
 			const declared = response.headers.get("content-length");
 			if (declared !== null && !encoded && Number(declared) !== bytes.length) {
 				throw new TransientFailure(`body truncated (${bytes.length} of ${declared} bytes)`);
@@ -610,7 +632,7 @@ export class HttpStore implements AsyncReadable {
 				const waited = stage === "request" ? `timed out: no response within ${timeoutMs} ms` : `timed out: no bytes for ${timeoutMs} ms (${body.bytes} bytes of the body read)`;
 				throw new TransientFailure(waited, undefined, { cause: error });
 			}
-			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure || error instanceof Dt64ExportError) {
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
 			const permanent = permanentNetworkError(error, url);
