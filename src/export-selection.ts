@@ -208,8 +208,8 @@ export async function exportDataset(store: string, folder: string, options: Expo
 
 /** What the CLI is told as a dataset export goes. */
 export interface DatasetRunEvents {
-	/** The table and the schema of its files, once they are known, before anything is written. */
-	readonly planned?: (table: ZarrTable, schema: Schema) => void;
+	/** The table, the schema of its files and the rows to read, once they are known, before anything is written. */
+	readonly planned?: (table: ZarrTable, schema: Schema, rows: number) => void;
 	/** The part's lock was taken over from a run that ended without releasing it, before anything is read. */
 	readonly lockTakenOver?: (lock: FoundLock) => void;
 }
@@ -277,13 +277,13 @@ async function writeLockedDataset(
 	replace: boolean,
 	lock: PartLock,
 	{ options: stored, digest }: { options: Record<string, unknown>; digest: string },
-	planned: ((table: ZarrTable, schema: Schema) => void) | undefined,
+	planned: DatasetRunEvents["planned"],
 ): Promise<DatasetExportSummary> {
 	const whole = plan.select?.part === undefined;
 	const table = await openPlannedTable(store, plan.open);
 	const stages = await createSelectedStages(table, plan);
 	if (plan.dataset?.partitionBy !== undefined) checkPartitionKeysFree(stages.batcher.schema.fields.map((field) => field.name), plan.dataset.partitionBy);
-	planned?.(table, stages.batcher.schema);
+	planned?.(table, stages.batcher.schema, stages.reader.totalRows);
 	if (replace) clearDataset(folder);
 	let committed: CommitSummary | undefined;
 	const writer = new DatasetWriter({

@@ -97,7 +97,8 @@ describe("mistakes named with what was meant", () => {
 			[["x", "--uint", "ms"], "dt64-export: unknown option --uint (did you mean --unit?) [USAGE]\n"],
 			[["inspct", STORE], "dt64-export: unknown command inspct (did you mean inspect?) [USAGE]\n"],
 			[["x", "--to", "parqet"], 'dt64-export: --to "parqet": choose arrow, arrow-stream, parquet (did you mean parquet?) [USAGE]\n'],
-			[["x", "--json"], "dt64-export: --json is not an option of an export (see --help) [USAGE]\n"],
+			[["x", "--json", "-o", "-"], "dt64-export: --json prints the export's summary on stdout, where -o - writes its data: name an output file or folder with -o [USAGE]\n"],
+			[["commit", "x", "--force"], "dt64-export: --force is not an option of commit (see --help) [USAGE]\n"],
 			[["x", "--force=maybe"], "dt64-export: --force=maybe: a switch takes no value, or one of true, false, yes, no, on, off, 1, 0 (see --help) [USAGE]\n"],
 			[[], "dt64-export: name the store: dt64-export <store> [options] (see --help) [USAGE]\n"],
 		] as const) {
@@ -159,9 +160,6 @@ describe("options that do nothing", () => {
 		expect(runCli([noleap, "--array", "time", "--convert-calendar", "-q", "-o", path.join(dir, "n.arrow")]).stderr).toBe("");
 		const part = runCli([STORE, "--part", "auto", "--parts", "2", "-q", "-o", path.join(dir, "k8s")], { env: { JOB_COMPLETION_INDEX: "1" } });
 		expect([part.status, part.stderr]).toEqual([0, ""]);
-		// A dataset export prints no progress line: --progress is named there too.
-		const dataset = runCli([STORE, "--partition-by", "year", "--progress", "-o", path.join(dir, "ds")]);
-		expect(dataset.stderr).toMatch(/^dt64-export: warning: --progress does nothing here: an export to a dataset folder shows no progress\n/);
 	});
 
 	it("--tz on an export without timestamps (a timedelta64 array: a Duration) is named in a warning", async () => {
@@ -188,7 +186,7 @@ describe("options from the environment", () => {
 	it("DT64_EXPORT_<NAME> for every option, typed, only the command's own; unknown names warned about", () => {
 		const env = { DT64_EXPORT_TO: "PARQUET", DT64_EXPORT_QUIET: "yes", DT64_EXPORT_HEADER: "A: 1\nB: 2", DT64_EXPORT_JSON: "true", DT64_EXPORT_UINT: "ms", PATH: "/bin" };
 		const { values, warnings } = optionsFromEnvironment("export", env);
-		expect(values).toEqual({ to: "PARQUET", quiet: true, header: ["A: 1", "B: 2"] });
+		expect(values).toEqual({ to: "PARQUET", quiet: true, header: ["A: 1", "B: 2"], json: true });
 		expect(warnings).toEqual(["DT64_EXPORT_UINT names no option, ignored (did you mean DT64_EXPORT_UNIT?)"]);
 		expect(optionsFromEnvironment("inspect", env).values).toEqual({ json: true, header: ["A: 1", "B: 2"] });
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_FORCE: "maybe" })).toThrow("DT64_EXPORT_FORCE=maybe: expected one of true, false, yes, no, on, off, 1, 0");

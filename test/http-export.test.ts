@@ -75,6 +75,21 @@ describe("HTTP export through the CLI", () => {
 		expect(http.server.requests.filter((r) => r.path === `/${name}/c/3`)).toHaveLength(2);
 	});
 
+	for (const [how, args, env] of [
+		["--timeout 1", ["--timeout", "1"], {}],
+		["DT64_EXPORT_TIMEOUT=1", [], { DT64_EXPORT_TIMEOUT: "1" }],
+	] as const) {
+		it(`${how}: a server that never answers a chunk fails the request after a second, saying so`, async () => {
+			const { url, name } = await served_store({ shape: [500], chunks: [100], dataType: seconds, values: values(500), codecs: [LE] });
+			http.fault = (request) => (request.path === `/${name}/c/2` ? { delayMs: 20_000 } : undefined);
+			const started = performance.now();
+			const result = await runCliAsync([url, "-o", path.join(work, `hang${counter++}.arrow`), "--retries", "1", ...args], { env });
+			expect(result.stderr).toBe(`dt64-export: GET ${url}/c/2 failed after 2 attempts: timed out: no response within 1000 ms [READ_FAILED]\n`);
+			expect(result.status).toBe(1);
+			expect(performance.now() - started).toBeLessThan(15_000);
+		});
+	}
+
 	it("slow responses overlap up to --concurrency 4", async () => {
 		const input = values(1600);
 		const { url } = await served_store({ shape: [1600], chunks: [100], dataType: seconds, values: input, codecs: [LE] });
@@ -184,7 +199,7 @@ describe("zip stores over HTTP", () => {
 		const { root, name } = await served_store({ shape: [700], chunks: [200], dataType: seconds, values: input, codecs: [sharding] }, "grid/time");
 		const zip = `${root}.zip`;
 		make(root, zip);
-		return { input, url: `${http.server.url}/${name}.zip`, zipPath: `/${name}.zip` };
+		return { input, url: `${http.server.url}/${name}.zip`, zipPath: `/${name}.zip`, zipFile: zip };
 	}
 	const makers: [string, boolean, (folder: string, zip: string) => void][] = [
 		["STORED (own writer)", true, (f, z) => writeStoredZip(f, z)],
@@ -240,6 +255,15 @@ describe("zip stores over HTTP", () => {
 		expect(await exportOk(url)).toEqual(Array.from(input));
 		const requests = http.server.requests.filter((r) => r.path === zipPath);
 		expect(requests.map((r) => [r.range, r.status])).toEqual([["bytes=0-0", 200]]);
+	});
+
+	it("a zip from a server without ranges that sends it slowly is read, however long the download, while bytes keep coming (--timeout)", async () => {
+		const { input, url, zipPath, zipFile } = await zipStore((f, z) => writeStoredZip(f, z));
+		// Six pieces 400 ms apart: 2 s in all, twice --timeout, each wait well within it.
+		const piece = Math.ceil(fs.statSync(zipFile).size / 6);
+		http.fault = (request) => (request.path === zipPath ? { ignoreRange: true, trickleMs: 400, trickleBytes: piece } : undefined);
+		expect(await exportOk(url, ["--timeout", "1", "--retries", "0"])).toEqual(Array.from(input));
+		expect(http.server.requests.filter((r) => r.path === zipPath).map((r) => r.status)).toEqual([200]);
 	});
 
 	it("a missing zip is one line", async () => {

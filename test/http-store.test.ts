@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Dt64ExportError, UsageError } from "../src/errors.js";
 import { parseHeaderOption } from "../src/cli/header-options.js";
-import { HttpStore, redactUrl, type HttpStoreOptions, type RetryInfo } from "../src/store/http-store.js";
+import { HttpStore, redactUrl, WholeObjectTooLarge, type HttpStoreOptions, type RetryInfo } from "../src/store/http-store.js";
 import { startServer } from "./support/http-server.js";
 import { serveFolder } from "./support/served-folder.js";
 
@@ -251,7 +251,7 @@ describe("HttpStore retries", () => {
 		// Long enough that a loaded machine still answers the second attempt in time.
 		const s = store({ timeoutMs: 500, onRetry: (info) => retries.push(info) });
 		expect(await s.get("/c/0")).toEqual(CHUNK);
-		expect(retries.map((r) => r.reason)).toEqual(["timed out: nothing received for 500 ms"]);
+		expect(retries.map((r) => r.reason)).toEqual(["timed out: no response within 500 ms"]);
 		expect(http.server.requests).toHaveLength(2);
 	});
 
@@ -264,6 +264,36 @@ describe("HttpStore retries", () => {
 		expect(performance.now() - started).toBeGreaterThan(1200);
 		expect(retries).toEqual([]);
 		expect(http.server.requests).toHaveLength(1);
+	});
+
+	it("waits on a slow body as long as bytes keep arriving: the timeout is for a server that sends nothing", async () => {
+		// 8 pieces 150 ms apart: over 1 s in all, past the 500 ms a whole-attempt deadline allowed.
+		http.fault = () => ({ trickleMs: 150, trickleBytes: 32 });
+		const retries: RetryInfo[] = [];
+		expect(await store({ timeoutMs: 500, onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
+		expect(retries).toEqual([]);
+		expect(http.server.requests).toHaveLength(1);
+	});
+
+	it("a range answered with a whole object over maxWhole fails once its Content-Length says so, before its body", async () => {
+		// The body trickles for 4 s: read, it would take that long; refused, it takes none of it.
+		http.fault = () => ({ ignoreRange: true, trickleMs: 500, trickleBytes: 32 });
+		const started = performance.now();
+		const error = await store().readRange("/c/0", 0, 1, { maxWhole: 100 }).catch((reason: unknown) => reason);
+		expect(error).toBeInstanceOf(WholeObjectTooLarge);
+		expect(error).toMatchObject({ bytes: 256, sizeKnown: true });
+		expect(performance.now() - started).toBeLessThan(2000);
+		expect(http.server.requests).toHaveLength(1);
+		// Within the limit, the whole object is kept as before.
+		expect((await store().readRange("/c/0", 0, 1, { maxWhole: 256 }))?.whole).toEqual(CHUNK);
+	});
+
+	it("retries a body that stops arriving, saying how much of it came", async () => {
+		http.fault = (request) => (request.attempt === 1 ? { stallAfterBytes: 100 } : undefined);
+		const retries: RetryInfo[] = [];
+		expect(await store({ timeoutMs: 500, onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
+		expect(retries.map((r) => r.reason)).toEqual(["timed out: no bytes for 500 ms (100 bytes of the body read)"]);
+		expect(http.server.requests).toHaveLength(2);
 	});
 
 	it("retries a body cut short by the server", async () => {

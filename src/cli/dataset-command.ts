@@ -10,6 +10,9 @@ import { removePendingTempFiles } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
 import { exitOnInterrupt } from "./interrupt.js";
 import { overflowNullsText } from "./overflow-notice.js";
+import { datasetExportJson, partitionCount, writeJsonSummary } from "./export-summary.js";
+import type { Progress } from "./progress.js";
+import type { DatasetExportSummary } from "../export-selection.js";
 
 const plural = (count: number, word: string) => `${countText(count)} ${word}${count === 1 ? "" : "s"}`;
 
@@ -17,8 +20,9 @@ export async function runDatasetExport(
 	store: string,
 	folder: string | undefined,
 	plan: ExportPlan,
-	options: { quiet: boolean; overwrite: boolean; breakLock: boolean },
-	planned: (table: ZarrTable, schema: Schema) => void,
+	options: { quiet: boolean; json: boolean; overwrite: boolean; breakLock: boolean },
+	planned: (table: ZarrTable, schema: Schema, rows: number) => void,
+	progress: () => Progress | undefined,
 ): Promise<void> {
 	if (folder === undefined || folder === "" || folder === "-") {
 		if (plan.dataset?.partitionBy !== undefined) throw new UsageError("--partition-by writes a dataset folder: name it with -o <folder>");
@@ -30,6 +34,7 @@ export async function runDatasetExport(
 	const { releaseHeldPartLocks, describeHolder } = await import("../output/part-lock.js");
 	process.once("exit", releaseHeldPartLocks);
 	exitOnInterrupt(() => {
+		progress()?.done();
 		abandonUnfinishedDatasets();
 		removePendingTempFiles();
 		releaseHeldPartLocks();
@@ -41,11 +46,20 @@ export async function runDatasetExport(
 		process.stderr.write(`dt64-export: warning: part ${lock.part}: took over ${holder}, ${why} (${lock.file})\n`);
 	};
 	let schema: Schema | undefined;
-	const plannedWithSchema = (table: ZarrTable, written: Schema) => {
+	const plannedWithSchema = (table: ZarrTable, written: Schema, rows: number) => {
 		schema = written;
-		planned(table, written);
+		planned(table, written, rows);
 	};
-	const summary = await exportPlannedDataset(store, folder, plan, { overwrite: options.overwrite, breakLock: options.breakLock }, { planned: plannedWithSchema, lockTakenOver });
+	let summary: DatasetExportSummary;
+	try {
+		summary = await exportPlannedDataset(store, folder, plan, { overwrite: options.overwrite, breakLock: options.breakLock }, { planned: plannedWithSchema, lockTakenOver });
+	} catch (error) {
+		// The error's line starts on a line of its own.
+		progress()?.done();
+		throw error;
+	}
+	progress()?.finish();
+	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary));
 	const { selection, part } = summary;
 	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.
 	if (summary.rows === 0) {
@@ -54,8 +68,8 @@ export async function runDatasetExport(
 	}
 	if (options.quiet) return;
 	if (selection.unsortedReason !== undefined) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
-	const partitions = new Set(summary.files.map((file) => file.path.slice(0, file.path.lastIndexOf("/") + 1))).size;
-	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitions, "partition")}`;
+	if (options.json) return;
+	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitionCount(summary.files), "partition")}`;
 	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})${overflowNullsText(summary.overflowNulls, schema)}\n`);
 	if (summary.committed !== undefined) process.stderr.write(`committed ${folder} (_SUCCESS)\n`);
 }

@@ -32,7 +32,7 @@ export function optionsFromEnvironment(command: CommandName, env: NodeJS.Process
 			warnings.push(`${variable} names no option, ignored${didYouMean(variable, known.keys())}`);
 			continue;
 		}
-		// DT64_EXPORT_JSON means nothing to an export: set for inspect runs, it stays quiet for the others.
+		// DT64_EXPORT_FORCE means nothing to inspect: set for exports, it stays quiet for the others.
 		if (!taken.has(option) || given.has(option.name)) continue;
 		if (option.kind === "boolean") {
 			const value = booleanWord(text);

@@ -20,6 +20,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	compression: "--compression",
 	rowGroupRows: "--row-group-rows",
 	retries: "--retries",
+	timeoutMs: "--timeout",
 	header: "--header",
 	headers: "--header",
 	convertCalendar: "--convert-calendar",

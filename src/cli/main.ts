@@ -34,6 +34,7 @@ import { flag, OUTPUT_FLAGS, optionsOf, type RunFacts } from "./options.js";
 import { resolveDatasetFormat, resolveOutputFormat } from "../output/output-format.js";
 import { rewriteYargsMessage } from "./yargs-messages.js";
 import { Progress } from "./progress.js";
+import { writeJsonSummary } from "./export-summary.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
@@ -62,6 +63,7 @@ interface ExportArgs {
 	order: RowOrder;
 	concurrency?: number;
 	progress?: boolean;
+	json: boolean;
 	quiet: boolean;
 	force: boolean;
 	breakLock: boolean;
@@ -69,6 +71,7 @@ interface ExportArgs {
 	compression: ParquetCompression;
 	header: string[];
 	retries: number;
+	timeout: number;
 	convertCalendar: boolean;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
@@ -224,6 +227,11 @@ function roundingOf(args: Pick<ExportArgs, "allowTruncate" | "round">): Rounding
 async function runExport(args: ExportArgs, command: CommandLine): Promise<void> {
 	if (args.output === "") throw new UsageError("-o: empty file name (use -o <file>, or -o - for stdout)");
 	const toStdout = args.output === "-";
+	if (toStdout && args.json && command.given.has("json")) {
+		throw new UsageError("--json prints the export's summary on stdout, where -o - writes its data: name an output file or folder with -o");
+	}
+	// DT64_EXPORT_JSON set for a job's other runs leaves an export to stdout its data alone.
+	const json = args.json && !toStdout;
 	const existing = args.output === undefined || toStdout ? undefined : statOutput(args.output);
 	if (args.output !== undefined && !toStdout) checkOutputOutsideStore(args.store, args.output);
 	// A dataset's -o is a folder, whose extension names its files' format as a file's does (Parquet when it names
@@ -275,6 +283,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 		headers: collectHeaders(args.header),
 		retries: args.retries,
+		timeoutMs: args.timeout * 1000,
 		signRequests: args.signRequest,
 		forbiddenAsMissing: args.forbiddenAsMissing,
 		bufferPool,
@@ -287,8 +296,11 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		partitionBy: args.partitionBy,
 		maxRowsPerFile: args.maxRowsPerFile,
 	}, dataset);
-	// What is said once the table is open and its columns planned, before anything is written.
-	const planned = (table: ZarrTable, schema: Schema) => {
+	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
+	// What is said once the table is open and its columns planned, before anything is written; the progress line
+	// then knows the rows to read.
+	const planned = (table: ZarrTable, schema: Schema, rows: number) => {
+		progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 		warnOfDatetime64CfAttributes(table);
 		const stale = staleConsolidatedWarning(table.staleConsolidatedMetadata ?? []);
 		if (stale !== undefined) process.stderr.write(`dt64-export: warning: ${stale}\n`);
@@ -303,7 +315,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		for (const pair of namesDifferingOnlyByCase(schema.fields.map((field) => field.name))) process.stderr.write(`dt64-export: ${caseOnlyNamesWarning(pair)}\n`);
 	};
 	if (plan.dataset !== undefined) {
-		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, overwrite: args.force, breakLock: args.breakLock }, planned);
+		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, json, overwrite: args.force, breakLock: args.breakLock }, planned, () => progress);
 		return;
 	}
 	if (toStdout && process.stdout.isTTY) throw terminalRefusal(format);
@@ -312,13 +324,11 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const stopExitingWhileOpening = exitOnInterrupt();
 	const table = await openPlannedTable(args.store, plan.open);
 	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
-	planned(table, stages.batcher.schema);
 	const rows = stages.reader.totalRows;
+	planned(table, stages.batcher.schema, rows);
 	// One value column asked for (its coordinates follow it): the file is named after it; several: after their group.
 	const asked = table.columns.filter((column) => column.coordinate !== true).length;
 	const name = asked === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - table.columns.length].name : table.name;
-	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
-	progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
 	// Opened without signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
 	// must end that wait (a handler would not run while the open blocks). A signal that came since the last read is
@@ -345,10 +355,11 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	progress?.finish(stages.reader.totalChunks);
 	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
 	const overflow = overflowNullsText((stages.filter ?? stages.batcher).overflowNulls?.counts ?? {}, stages.batcher.schema);
-	if (!args.quiet && !toStdout) {
-		const written = stages.filter?.rowsOut ?? rows;
+	const written = stages.filter?.rowsOut ?? rows;
+	if (json) await writeJsonSummary({ output: target, format, rows: written, overflowNulls: (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {} });
+	if (!args.quiet && !toStdout && !json) {
 		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}\n`);
-	} else if (!args.quiet && overflow !== "") process.stderr.write(`dt64-export: ${overflow.slice(2)}\n`);
+	} else if (!args.quiet && !json && overflow !== "") process.stderr.write(`dt64-export: ${overflow.slice(2)}\n`);
 }
 
 const STORE_HELP =

@@ -7,7 +7,7 @@
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
 import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_BYTES } from "../stream/parquet/options.js";
-import { DEFAULT_RETRIES } from "../store/http-store.js";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
 import { MAX_PARTS } from "../select/part.js";
@@ -81,9 +81,7 @@ const onlyModelCalendars = ({ modelCalendar }: RunFacts) =>
 	modelCalendar === false ? "no column is CF time of a model calendar (noleap, 365_day, all_leap, 366_day, 360_day)" : undefined;
 // With --part K/N it is refused (the library's check): only its absence is a mere warning.
 const onlyPartAuto = ({ parted }: RunFacts) => (parted === false ? "it applies with --part auto" : undefined);
-// A dataset's export writes many files and prints no progress line.
-const progressShown = ({ quiet, dataset }: RunFacts) =>
-	quiet === true ? "--quiet shows no progress" : dataset === true ? "an export to a dataset folder shows no progress" : undefined;
+const progressShown = ({ quiet }: RunFacts) => (quiet === true ? "--quiet shows no progress" : undefined);
 
 /** `--order`'s values: the library's row orders, every one of them (the record's keys are checked against the type). */
 const ROW_ORDERS = Object.keys({ c: true, chunk: true } satisfies Record<RowOrder, true>);
@@ -195,7 +193,17 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export"],
 		inapplicable: onlyParquet,
 	},
-	{ name: "json", kind: "boolean", default: false, describe: { inspect: "the report as JSON (int64 values as strings)", commit: "print the _SUCCESS summary on stdout" }, commands: ["inspect", "commit"] },
+	{
+		name: "json",
+		kind: "boolean",
+		default: false,
+		describe: {
+			inspect: "the report as JSON (int64 values as strings)",
+			commit: "print the _SUCCESS summary on stdout",
+			export: "print the export's summary as JSON on stdout, instead of its line on stderr (not with -o -)",
+		},
+		commands: ["inspect", "commit", "export"],
+	},
 	{
 		name: "header",
 		kind: "strings",
@@ -205,6 +213,15 @@ export const OPTIONS: readonly OptionSpec[] = [
 		inapplicable: onlyRemote,
 	},
 	{ name: "retries", kind: "number", min: 0, default: DEFAULT_RETRIES, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
+	{
+		name: "timeout",
+		kind: "number",
+		min: 1,
+		default: DEFAULT_TIMEOUT_MS / 1000,
+		describe: "seconds an HTTP request may wait for the server's next bytes (its answer, then each piece of the body) before it is retried; never a limit on the whole download",
+		commands: ["export", "inspect"],
+		inapplicable: onlyRemote,
+	},
 	{
 		name: "sign-request",
 		kind: "boolean",

@@ -12,6 +12,8 @@ export class Progress {
 	#lineOpen = false;
 	/** The line of the last chunk has been written. */
 	#lastShown = false;
+	/** The chunks to read, as the last update told. */
+	#totalChunks: number | undefined;
 
 	constructor(
 		private readonly stream: NodeJS.WritableStream & { isTTY?: boolean },
@@ -21,6 +23,7 @@ export class Progress {
 	}
 
 	update(chunk: number, totalChunks: number): void {
+		this.#totalChunks = totalChunks;
 		const now = Date.now();
 		if (now - this.#lastDraw < (this.#redraw ? 200 : 2000) && chunk < totalChunks) return;
 		this.#lastDraw = now;
@@ -41,9 +44,10 @@ export class Progress {
 	/**
 	 * The export is over: the line of its last chunk is written if no update wrote it (the CLI starts reading before
 	 * this exists, and the first batch of a store of small chunks may gather every chunk), then the line is ended.
+	 * Without `totalChunks` (a dataset export, whose reader the CLI does not hold), the count the updates told.
 	 */
-	finish(totalChunks: number): void {
-		if (!this.#lastShown) this.update(totalChunks, totalChunks);
+	finish(totalChunks = this.#totalChunks): void {
+		if (!this.#lastShown && totalChunks !== undefined) this.update(totalChunks, totalChunks);
 		this.done();
 	}
 

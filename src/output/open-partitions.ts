@@ -64,7 +64,7 @@ export class OpenPartitions<F extends PartitionFile> {
 	 * Whether runs of rows starting so, in this order, keep the time sorted (rows without a time say nothing); if
 	 * not, it is no longer sorted (before any of them is routed: a batch is routed as sorted or not as a whole).
 	 */
-	staysSorted(starts: readonly RowsStart[]): boolean {
+	staysSorted(starts: Iterable<RowsStart>): boolean {
 		let last = this.#sortedUpTo;
 		if (last === null) return false;
 		for (const { range, first } of starts) {

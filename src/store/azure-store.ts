@@ -15,7 +15,7 @@ import { listAllPages } from "./prefix-listing.js";
 import { awsUriEncode } from "./sigv4.js";
 import { xmlElements, xmlFirst } from "./xml-elements.js";
 
-export interface AzureStoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
+export interface AzureStoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "timeoutMs" | "fetch"> {
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
 	/** Where `env` came from, for messages (default: the environment). */
@@ -139,6 +139,7 @@ export async function openAzureStore(url: BucketUrl, options: AzureStoreOptions,
 	const store = new HttpStore(joinKeyPath(containerUrl, url.prefix, awsUriEncode), {
 		headers: options.headers,
 		retries: options.retries,
+		timeoutMs: options.timeoutMs,
 		fetch: options.fetch,
 		authorizer: new AzureAuthorizer(url.bucket, settings, !options.signRequests),
 	});

@@ -15,7 +15,7 @@ import { listAllPages } from "./prefix-listing.js";
 import { awsUriEncode } from "./sigv4.js";
 import { xmlFirst } from "./xml-elements.js";
 
-export interface GcsStoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
+export interface GcsStoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "timeoutMs" | "fetch"> {
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
 	/** Where `env` came from, for messages (default: the environment). */
@@ -136,6 +136,7 @@ export async function openGcsStore(url: BucketUrl, options: GcsStoreOptions): Pr
 	const store = new HttpStore(joinKeyPath(endpoint, [url.bucket, url.prefix].filter((part) => part !== "").join("/"), awsUriEncode), {
 		headers: options.headers,
 		retries: options.retries,
+		timeoutMs: options.timeoutMs,
 		fetch: options.fetch,
 		authorizer: new GcsAuthorizer(url.bucket, credentials),
 	});

@@ -22,8 +22,9 @@ export interface HttpStoreOptions {
 	/** Retries after the first attempt for 408, 429, 5xx, connection failures, timeouts and truncated bodies. */
 	retries?: number;
 	/**
-	 * Limit for one attempt without progress: from sending the request to the response's headers, then between the
-	 * body's bytes (as a read timeout is). A large body on a slow link takes as long as its bytes keep coming.
+	 * How long an attempt may wait on the server without receiving anything: for the response after sending the
+	 * request, then for each next piece of the body. Default 30 000. A slow link that keeps sending is never cut off
+	 * (a 1 GiB zip from a server without ranges may take many minutes); a server that stops sending is.
 	 */
 	timeoutMs?: number;
 	/** Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). */
@@ -96,13 +97,15 @@ function redactQuery(text: string, url: URL): string {
 
 /** Retries of a failed request, after the first attempt. */
 export const DEFAULT_RETRIES = 3;
+/** The longest wait for the next bytes of an answer (HttpStoreOptions.timeoutMs). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
 	const retries = options.retries ?? DEFAULT_RETRIES;
 	if (!Number.isInteger(retries) || retries < 0) {
 		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`, { option: "retries" });
 	}
-	const timeoutMs = options.timeoutMs ?? 30_000;
+	const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 	if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
 		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`, { option: "timeoutMs" });
 	}
@@ -168,6 +171,20 @@ class StoreMissing extends FinalFailure {
 
 /** A 416 to a suffix request, which `getRange` answers with a full GET. */
 class RangeNotSatisfiable extends Error {}
+
+/**
+ * A range answered with the whole object (200: the server ignores Range) larger than the caller would hold: told as
+ * soon as its Content-Length, or its body so far, passes the limit, not after downloading all of it.
+ */
+export class WholeObjectTooLarge extends Error {
+	constructor(
+		/** The object's size when the answer told it; otherwise the bytes that had arrived. */
+		readonly bytes: number,
+		readonly sizeKnown: boolean,
+	) {
+		super(`the server sent the whole object for a range: ${sizeKnown ? "" : "over "}${bytes} bytes`);
+	}
+}
 
 function statusLine(response: Response): string {
 	// node:http is loaded for its status texts only when a response has none: a CLI run need not load it at start.
@@ -264,26 +281,25 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * One attempt's signal: aborted by the caller or by the timeout. Built by hand rather than with
- * AbortSignal.any/timeout so the timer and the listener on a long-lived caller signal are released per attempt.
+ * One attempt's signal: aborted by the caller, or when the server sends nothing for `timeoutMs`. The wait restarts
+ * with each piece of the body (`received`), so it measures a stalled server, never a slow link: a whole-attempt
+ * deadline failed every large download on a slow link, and each retry began again from the first byte. Built by hand
+ * rather than with AbortSignal.any/timeout so the timer and the listener on a long-lived caller signal are released
+ * per attempt.
  */
 function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	const controller = new AbortController();
 	let timedOut = false;
 	const stopWaiting = caller === undefined ? undefined : onCallerAbort(caller, () => controller.abort(abortError(caller)));
-	const expire = () => {
+	const timer = setTimeout(() => {
 		timedOut = true;
 		controller.abort(new DOMException(`nothing received for ${timeoutMs} ms`, "TimeoutError"));
-	};
-	let timer = setTimeout(expire, timeoutMs);
+	}, timeoutMs);
 	return {
 		signal: controller.signal,
 		timedOut: () => timedOut,
-		/** Bytes came: the attempt has another timeoutMs for the next ones. */
-		progressed() {
-			if (timedOut) return;
-			clearTimeout(timer);
-			timer = setTimeout(expire, timeoutMs);
+		received: () => {
+			timer.refresh();
 		},
 		dispose() {
 			clearTimeout(timer);
@@ -292,27 +308,29 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	};
 }
 
-/** A response's whole body, noting each piece that arrives (the attempt's timeout counts from the last). */
-async function readBody(response: Response, progressed: () => void): Promise<Uint8Array> {
+/** A body read to its end, the attempt's wait for the server restarted by each piece that arrives. */
+async function readBody(response: Response, received: () => void, progress: BodyProgress, limit = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
 	if (response.body === null) return new Uint8Array(0);
 	const pieces: Uint8Array[] = [];
-	let length = 0;
-	const reader = response.body.getReader();
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		progressed();
-		pieces.push(value);
-		length += value.length;
+	for await (const piece of response.body) {
+		received();
+		pieces.push(piece);
+		progress.bytes += piece.length;
+		// Leaving the loop cancels the body.
+		if (progress.bytes > limit) throw new WholeObjectTooLarge(limit, false);
 	}
-	if (pieces.length === 1) return pieces[0];
-	const body = new Uint8Array(length);
+	// One buffer of its own: a piece may be a view into a larger one the network layer reuses.
+	const bytes = new Uint8Array(progress.bytes);
 	let offset = 0;
 	for (const piece of pieces) {
-		body.set(piece, offset);
+		bytes.set(piece, offset);
 		offset += piece.length;
 	}
-	return body;
+	return bytes;
+}
+
+interface BodyProgress {
+	bytes: number;
 }
 
 /** The attempts in flight under each caller signal, aborted together by the one listener each signal gets. */
@@ -344,7 +362,7 @@ function onCallerAbort(caller: AbortSignal, abort: () => void): () => void {
 }
 
 /** The bytes asked for, and how to check and cut what the server sent for them; `head` asks for the size only. */
-type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number } | { kind: "suffix"; length: number } | { kind: "head" };
+type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number; maxWhole?: number } | { kind: "suffix"; length: number } | { kind: "head" };
 
 /** What an attempt got: the bytes asked for, and the object's whole size when the response told it. */
 interface Answer {
@@ -473,11 +491,11 @@ export class HttpStore implements AsyncReadable {
 	 * the server ignored the range and sent the whole object (200), all of it: a reader of many ranges of one object
 	 * (a zip) can keep that instead of downloading it again for every range. Undefined when the object is missing.
 	 */
-	async readRange(key: AbsolutePath, offset: number, length: number, options: GetOptions = {}): Promise<RangeAnswer | undefined> {
+	async readRange(key: AbsolutePath, offset: number, length: number, options: GetOptions & { maxWhole?: number } = {}): Promise<RangeAnswer | undefined> {
 		checkByteCount(offset, "offset", key);
 		checkByteCount(length, "length", key);
 		if (length === 0) throw new Dt64ExportError("INTERNAL", `readRange of ${key}: a range of no bytes`, { key });
-		return this.#answer(this.#resolve(key), key, { kind: "range", offset, length }, options.signal);
+		return this.#answer(this.#resolve(key), key, { kind: "range", offset, length, maxWhole: options.maxWhole }, options.signal);
 	}
 
 	/**
@@ -529,7 +547,7 @@ export class HttpStore implements AsyncReadable {
 				return await this.#attempt(url, request, signal);
 			} catch (error) {
 				if (signal?.aborted) throw abortError(signal);
-				if (error instanceof RangeNotSatisfiable) throw error;
+				if (error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
 				if (error instanceof AccessRefused) {
 					const fields = { path: redactUrl(url), ...error.fields, cause: error };
@@ -567,11 +585,12 @@ export class HttpStore implements AsyncReadable {
 		const { authorizer } = this.#options;
 		const attempt = attemptSignal(caller, this.#options.timeoutMs);
 		let stage = "request";
+		const body: BodyProgress = { bytes: 0 };
 		try {
 			await authorizer?.authorize(method, url, headers);
 			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal });
-			attempt.progressed();
 			stage = "body";
+			attempt.received();
 			if (response.status === 404) {
 				if (authorizer?.explainNotFound === undefined || method === "HEAD") {
 					await response.body?.cancel();
@@ -593,19 +612,27 @@ export class HttpStore implements AsyncReadable {
 				await response.body?.cancel();
 				return { bytes: new Uint8Array(0), size: objectSize(response, encoded) };
 			}
-			const body = await readBody(response, attempt.progressed);
-			const declared = response.headers.get("content-length");
-			if (declared !== null && !encoded && Number(declared) !== body.length) {
-				throw new TransientFailure(`body truncated (${body.length} of ${declared} bytes)`);
+			const maxWhole = request.kind === "range" && response.status === 200 ? request.maxWhole : undefined;
+			const declaredLength = objectSize(response, encoded);
+			if (maxWhole !== undefined && declaredLength !== undefined && declaredLength > maxWhole) {
+				await response.body?.cancel();
+				throw new WholeObjectTooLarge(declaredLength, true);
 			}
-			const whole = request.kind === "range" && response.status === 200 ? body : undefined;
-			return { bytes: selectBytes(body, response, request), size: objectSize(response, encoded), whole };
+			const bytes = await readBody(response, attempt.received, body, maxWhole);
+			const declared = response.headers.get("content-length");
+			if (declared !== null && !encoded && Number(declared) !== bytes.length) {
+				throw new TransientFailure(`body truncated (${bytes.length} of ${declared} bytes)`);
+			}
+			const whole = request.kind === "range" && response.status === 200 ? bytes : undefined;
+			return { bytes: selectBytes(bytes, response, request), size: objectSize(response, encoded), whole };
 		} catch (error) {
 			if (caller?.aborted) throw abortError(caller);
 			if (attempt.timedOut()) {
-				throw new TransientFailure(`timed out: nothing received for ${this.#options.timeoutMs} ms`, undefined, { cause: error });
+				const { timeoutMs } = this.#options;
+				const waited = stage === "request" ? `timed out: no response within ${timeoutMs} ms` : `timed out: no bytes for ${timeoutMs} ms (${body.bytes} bytes of the body read)`;
+				throw new TransientFailure(waited, undefined, { cause: error });
 			}
-			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof FinalFailure || error instanceof Dt64ExportError) {
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
 			const permanent = permanentNetworkError(error, url);

@@ -1,6 +1,6 @@
 import type { AbsolutePath } from "./readable.js";
 import { Dt64ExportError } from "../errors.js";
-import type { HttpStore } from "./http-store.js";
+import { WholeObjectTooLarge, type HttpStore } from "./http-store.js";
 
 /**
  * The bytes of a remote .zip file for unzipit, read by HTTP Range through `HttpStore`, so that a zip store gets
@@ -35,7 +35,7 @@ export class HttpZipReader {
 	async read(offset: number, length: number, signal = this.signal): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
 		if (this.#whole !== undefined) return this.#fromWhole(offset, length);
-		const answer = await this.folder.readRange(this.key, offset, length, { signal });
+		const answer = await this.#readRange(offset, length, signal);
 		if (answer === undefined) throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: not found (HTTP 404)`, { path: this.shownAs });
 		if (answer.whole !== undefined) {
 			this.#keep(answer.whole);
@@ -53,7 +53,7 @@ export class HttpZipReader {
 	 * answer from a server that ignores Range is the whole zip: kept, and every read is then served from it.
 	 */
 	async #size(): Promise<number> {
-		const answer = await this.folder.readRange(this.key, 0, 1, { signal: this.signal });
+		const answer = await this.#readRange(0, 1, this.signal);
 		if (answer === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${this.shownAs} (HTTP 404)`, { path: this.shownAs });
 		if (answer.whole !== undefined) {
 			this.#keep(answer.whole);
@@ -66,17 +66,33 @@ export class HttpZipReader {
 	}
 
 	/**
+	 * A range of the zip. A server that ignores Range sends all of it instead: one too large to hold is refused as soon
+	 * as its Content-Length (or its body so far) says so, not once downloaded (which, on a slow link, takes as long as
+	 * it takes: see HttpStoreOptions.timeoutMs).
+	 */
+	async #readRange(offset: number, length: number, signal: AbortSignal | undefined) {
+		try {
+			return await this.folder.readRange(this.key, offset, length, { signal, maxWhole: MAX_WHOLE_ZIP_BYTES });
+		} catch (error) {
+			if (!(error instanceof WholeObjectTooLarge)) throw error;
+			throw this.#tooLarge(`${error.sizeKnown ? "all" : "more than"} ${error.bytes} bytes`);
+		}
+	}
+
+	#tooLarge(sent: string): Dt64ExportError {
+		return new Dt64ExportError(
+			"READ_FAILED",
+			`${this.shownAs}: the server ignores byte ranges (it sent ${sent} for a range), and a zip over ${MAX_WHOLE_ZIP_BYTES / 2 ** 20} MiB is not held in memory: download it and export the local file`,
+			{ path: this.shownAs },
+		);
+	}
+
+	/**
 	 * Keeps the whole zip a server sent for a range (it ignores Range): downloaded once, where each of the export's
 	 * reads would download all of it again (65 times for a 133 MB zip of 30M values). One too large to hold is refused.
 	 */
 	#keep(whole: Uint8Array): void {
-		if (whole.length > MAX_WHOLE_ZIP_BYTES) {
-			throw new Dt64ExportError(
-				"READ_FAILED",
-				`${this.shownAs}: the server ignores byte ranges (it sent all ${whole.length} bytes for a range), and a zip over ${MAX_WHOLE_ZIP_BYTES / 2 ** 20} MiB is not held in memory: download it and export the local file`,
-				{ path: this.shownAs },
-			);
-		}
+		if (whole.length > MAX_WHOLE_ZIP_BYTES) throw this.#tooLarge(`all ${whole.length} bytes`);
 		this.#whole = whole;
 	}
 

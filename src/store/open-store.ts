@@ -55,6 +55,11 @@ export interface OpenStoreOptions {
 	/** Retries of a failed HTTP request (429, 5xx, resets, timeouts). */
 	retries?: number;
 	/**
+	 * How long an HTTP request may wait for the server's next bytes (its response, then each piece of the body) before
+	 * the attempt counts as failed and is retried; default 30 000 ms. Never a limit on the whole download.
+	 */
+	timeoutMs?: number;
+	/**
 	 * Buffers for chunks (see BufferPool): a folder store reads whole chunk files into them, and decompressors of
 	 * arrays opened with these options inflate into them. Only for exports whose output hands written buffers back.
 	 */
@@ -112,7 +117,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			const reader = httpZipReader(location, options);
 			return openZip(reader, reader.shownAs, true, signal);
 		}
-		const store = new HttpStore(location, { headers: options.headers, retries: options.retries });
+		const store = new HttpStore(location, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs });
 		return { store, kind: "http", remote: true, location: redactUrl(location), signal, documents: new MetadataDocuments(store, signal) };
 	}
 	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
@@ -120,7 +125,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		const objectStore = objectStoreOf(scheme, location);
 		if (objectStore === undefined) throw new UsageError(`unsupported store URL scheme "${scheme}://": expected s3://, gs://, az://, abfs://, http:// or https://`);
 		const { url, open } = objectStore;
-		const storeOptions = { headers: options.headers, retries: options.retries, signRequests: options.signRequests ?? true, env: options.env ?? process.env, envOrigin: envOriginOf(options.env), signal };
+		const storeOptions = { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, signRequests: options.signRequests ?? true, env: options.env ?? process.env, envOrigin: envOriginOf(options.env), signal };
 		if (/\.zip$/i.test(url.prefix)) {
 			// A zip object is read by ranges from the store of its folder.
 			const name = url.prefix.split("/").pop()!;
@@ -197,7 +202,7 @@ function httpZipReader(location: string, options: OpenStoreOptions): HttpZipRead
 	if (name === "") throw new UsageError(`${redactUrl(url)}: the URL of a zip store must name a file`);
 	const folder = new URL(url.href);
 	folder.pathname = url.pathname.slice(0, url.pathname.length - name.length);
-	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries });
+	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs });
 	return new HttpZipReader(store, `/${decodeURIComponent(name)}` as AbsolutePath, redactUrl(url), options.signal);
 }
 

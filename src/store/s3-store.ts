@@ -14,7 +14,7 @@ import { listAllPages, type ListingPage } from "./prefix-listing.js";
 import { awsUriEncode, signRequest } from "./sigv4.js";
 import { xmlElements, xmlFirst } from "./xml-elements.js";
 
-export interface S3StoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "fetch"> {
+export interface S3StoreOptions extends Pick<HttpStoreOptions, "headers" | "retries" | "timeoutMs" | "fetch"> {
 	readonly signRequests: boolean;
 	readonly env: NodeJS.ProcessEnv;
 	/** Where `env` came from, for messages (default: the environment). */
@@ -109,6 +109,7 @@ export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Prom
 	const store = new HttpStore(joinKeyPath(root, url.prefix, awsUriEncode), {
 		headers: options.headers,
 		retries: options.retries,
+		timeoutMs: options.timeoutMs,
 		fetch: options.fetch,
 		authorizer: new S3Authorizer(url.bucket, settings),
 	});

@@ -36,8 +36,12 @@ export interface Fault {
 	truncateBody?: boolean;
 	/** Answer a range request with 200 and the whole file, as some servers do. */
 	ignoreRange?: boolean;
-	/** Send the body one byte every this many milliseconds (a server answering slowly), until the client goes. */
+	/** Send the body one byte (or `trickleBytes`) every this many milliseconds (a server answering slowly), until the client goes. */
 	trickleMs?: number;
+	/** With `trickleMs`: the bytes sent each time. */
+	trickleBytes?: number;
+	/** Send this many bytes of the body, then nothing more (a stalled server), until the client goes. */
+	stallAfterBytes?: number;
 }
 
 export interface RequestRecord extends FaultRequest {
@@ -143,11 +147,14 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
 			res.end();
 		} else if (fault?.truncateBody) {
 			res.write(part.subarray(0, Math.floor(part.length / 2)), () => req.socket.destroy());
+		} else if (fault?.stallAfterBytes !== undefined) {
+			res.write(part.subarray(0, fault.stallAfterBytes));
 		} else if (fault?.trickleMs !== undefined) {
-			for (const [i, byte] of part.entries()) {
-				if (i > 0) await sleep(fault.trickleMs, req);
+			const step = fault.trickleBytes ?? 1;
+			for (let offset = 0; offset < part.length; offset += step) {
+				if (offset > 0) await sleep(fault.trickleMs, req);
 				if (req.socket.destroyed) return;
-				res.write(Uint8Array.of(byte));
+				res.write(part.subarray(offset, offset + step));
 			}
 			res.end();
 		} else {
