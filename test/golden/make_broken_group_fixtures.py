@@ -27,16 +27,13 @@ import pandas as pd
 import xarray as xr
 import zarr
 
+from golden_columns import spelled
+
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "broken-groups"
 
 warnings.simplefilter("ignore")
 
-
-def spelled(values) -> list:
-    if np.issubdtype(values.dtype, np.datetime64):
-        return [str(v) for v in values.astype("datetime64[ns]")]
-    return [str(v) for v in values.tolist()]
 
 
 def refusal(store: pathlib.Path) -> str:

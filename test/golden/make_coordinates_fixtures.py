@@ -38,6 +38,8 @@ import pandas as pd
 import xarray as xr
 import zarr
 
+from golden_columns import spelled
+
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "coordinates"
 STORE = OUT / "curvilinear.zarr"
@@ -45,11 +47,6 @@ SELECTIONS = [["tas"], ["station_obs"], ["tas", "station_obs"], ["tas", "lat"]]
 
 warnings.simplefilter("ignore")
 
-
-def spelled(values) -> list:
-    if np.issubdtype(values.dtype, np.datetime64):
-        return [str(v) for v in values.astype("datetime64[ns]")]
-    return [str(v) for v in values.tolist()]
 
 
 def main() -> None:
