@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { sumOverflowNulls, type OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
 import { footerRowCount } from "../stream/parquet/footer.js";
-import { listDataset, MANIFEST_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
+import { listDataset, manifestsIn, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { readManifest, writeJsonFile, type PartManifest, type SlicedTable } from "./manifest.js";
 import { describeSplit, splitsIn } from "./other-splits.js";
 import { checkLocalOutput } from "./output-path.js";
@@ -58,13 +58,11 @@ async function rowsOf(file: string): Promise<number> {
 
 /** The manifests present, by part index; they must all be of the same N. */
 function readManifests(folder: string): PartManifest[] {
-	const partsFolder = path.join(folder, PARTS_FOLDER);
-	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder).filter((name) => MANIFEST_NAME.test(name)) : [];
-	if (names.length === 0) refuse(folder, `no part has finished (${PARTS_FOLDER}/ holds no part-K-of-N.json)`);
-	const manifests = names.map((name) => {
-		const manifest = readManifest(path.join(partsFolder, name));
-		const [, index, count] = MANIFEST_NAME.exec(name)!;
-		if (manifest.part !== Number(index) || manifest.parts !== Number(count)) refuse(folder, `${PARTS_FOLDER}/${name} describes part ${manifest.part} of ${manifest.parts}`);
+	const found = manifestsIn(folder);
+	if (found.length === 0) refuse(folder, `no part has finished (${PARTS_FOLDER}/ holds no part-K-of-N.json)`);
+	const manifests = found.map(({ name, file, index, count }) => {
+		const manifest = readManifest(file);
+		if (manifest.part !== index || manifest.parts !== count) refuse(folder, `${PARTS_FOLDER}/${name} describes part ${manifest.part} of ${manifest.parts}`);
 		return manifest;
 	});
 	const counts = new Set(manifests.map((manifest) => manifest.parts));
@@ -157,9 +155,7 @@ function checkSlicesFit(folder: string, manifests: readonly PartManifest[]): voi
 
 /** The manifests' files as they are now: name and content, to tell whether a part's run changed them meanwhile. */
 function manifestTexts(folder: string): string {
-	const partsFolder = path.join(folder, PARTS_FOLDER);
-	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder).filter((name) => MANIFEST_NAME.test(name)).sort() : [];
-	return JSON.stringify(names.map((name) => [name, fs.readFileSync(path.join(partsFolder, name), "utf8")]));
+	return JSON.stringify(manifestsIn(folder).map(({ name, file }) => [name, fs.readFileSync(file, "utf8")]));
 }
 
 /**

@@ -37,6 +37,24 @@ export function lockPath(part: Part): string {
 }
 
 export const MANIFEST_NAME = /^part-(\d+)-of-(\d+)\.json$/;
+
+/** A part's manifest found in a dataset folder: its name in `_parts/`, its path, and the part K/N its name says. */
+export interface FoundManifest {
+	readonly name: string;
+	readonly file: string;
+	readonly index: number;
+	readonly count: number;
+}
+
+/** The manifests (`_parts/part-K-of-N.json`) in a dataset folder, sorted by name; none when it has no `_parts/`. */
+export function manifestsIn(folder: string): FoundManifest[] {
+	const partsFolder = path.join(folder, PARTS_FOLDER);
+	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder).sort() : [];
+	return names.flatMap((name) => {
+		const match = MANIFEST_NAME.exec(name);
+		return match === null ? [] : [{ name, file: path.join(partsFolder, name), index: Number(match[1]), count: Number(match[2]) }];
+	});
+}
 export const LOCK_NAME = /^part-(\d+)-of-(\d+)\.lock$/;
 const DATA_FILE = /^part-\d{5}-of-\d{5}(?:-\d{5})?\.(?:parquet|arrow)$/;
 /** AtomicFileWriter's temporary files: `.<name>.<pid>.<random>.tmp`. */

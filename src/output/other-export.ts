@@ -5,13 +5,11 @@
  * replace, unless the caller asks to overwrite (trial 19: 05). A retry (the same options' digest) replaces its own
  * files as always.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
 import { Dt64ExportError } from "../errors.js";
 import type { Part } from "../select/part.js";
 import { ATTOSECONDS_PER_SECOND } from "../select/time-bounds.js";
-import { MANIFEST_NAME, PARTS_FOLDER } from "./dataset-files.js";
+import { manifestsIn } from "./dataset-files.js";
 import { readManifest, type PartManifest } from "./manifest.js";
 
 /** Options named as the library spells them (the CLI gives their flags); the others are the manifests' own words. */
@@ -19,13 +17,11 @@ const OPTION_NAMES = new Set(["array", "group", "columns", "column", "order", "t
 
 /** The manifests of `part`'s N in the folder (an unreadable one is commit's to refuse), by part index. */
 function manifestsOfSplit(folder: string, part: Part): PartManifest[] {
-	const partsFolder = path.join(folder, PARTS_FOLDER);
-	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder) : [];
 	const manifests: PartManifest[] = [];
-	for (const name of names) {
-		if (Number(MANIFEST_NAME.exec(name)?.[2]) !== part.count) continue;
+	for (const { file, count } of manifestsIn(folder)) {
+		if (count !== part.count) continue;
 		try {
-			manifests.push(readManifest(path.join(partsFolder, name)));
+			manifests.push(readManifest(file));
 		} catch {
 			// Not readable as a manifest: it says nothing of the options.
 		}

@@ -3,9 +3,7 @@
  * so manifests and data files of parts of another N, left by an earlier job, cannot be committed with this one's.
  * Said before a part writes anything, and by commit, with what to remove.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { listDataset, MANIFEST_NAME, PARTS_FOLDER } from "./dataset-files.js";
+import { listDataset, manifestsIn, PARTS_FOLDER } from "./dataset-files.js";
 
 /** One N's manifests (`_parts/part-K-of-N.json`) and data files (relative to the folder) found in a folder. */
 export interface Split {
@@ -20,13 +18,9 @@ const DATA_FILE_COUNT = /^part-\d{5}-of-(\d{5})/;
 export function splitsIn(folder: string): Split[] {
 	const splits = new Map<number, { manifests: string[]; dataFiles: string[] }>();
 	const of = (count: number) => splits.get(count) ?? splits.set(count, { manifests: [], dataFiles: [] }).get(count)!;
-	const partsFolder = path.join(folder, PARTS_FOLDER);
-	for (const name of fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder) : []) {
-		const match = MANIFEST_NAME.exec(name);
-		if (match !== null) of(Number(match[2])).manifests.push(`${PARTS_FOLDER}/${name}`);
-	}
+	for (const { name, count } of manifestsIn(folder)) of(count).manifests.push(`${PARTS_FOLDER}/${name}`);
 	for (const file of listDataset(folder).dataFiles) of(Number(DATA_FILE_COUNT.exec(file.slice(file.lastIndexOf("/") + 1))![1])).dataFiles.push(file);
-	return [...splits.entries()].sort(([a], [b]) => a - b).map(([count, found]) => ({ count, manifests: found.manifests.sort(), dataFiles: found.dataFiles }));
+	return [...splits.entries()].sort(([a], [b]) => a - b).map(([count, found]) => ({ count, manifests: found.manifests, dataFiles: found.dataFiles }));
 }
 
 /** `4 parts (3 manifests _parts/part-K-of-4.json, 12 data files part-0000K-of-00004*)`: what to remove to drop it. */
