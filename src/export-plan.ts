@@ -4,6 +4,7 @@
  * Arrow data, how to write. The stages get their part, never the options. Nothing here imports apache-arrow.
  */
 import { canonicalTimezone } from "./arrow/timezone.js";
+import { CALENDAR_ALIGNMENTS, type CalendarAlignment } from "./cf/calendar-alignment.js";
 import type { CfOptions } from "./cf/cf-time-array.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { didYouMean } from "./did-you-mean.js";
@@ -54,6 +55,12 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	nanAsNull?: boolean;
 	/** CF time of a model calendar (noleap, 360_day...): each date label as the same proleptic Gregorian label. */
 	convertCalendar?: boolean;
+	/**
+	 * With `convertCalendar`: `date` (default) keeps each date label (a 360_day 29 or 30 February is refused), `year`
+	 * moves each 360_day date to the day at the same position in its proleptic Gregorian year, as xarray's
+	 * `convert_calendar(..., align_on="year")`. Refused without `convertCalendar`.
+	 */
+	alignOn?: CalendarAlignment;
 	/** `c` (default): numpy `ravel()` order. `chunk` (needs `index`): chunk by chunk, without assembling rows of chunks. */
 	order?: RowOrder;
 	/** Chunks read and decoded at once, per column; by default from the store's kind (see defaultConcurrency). */
@@ -110,6 +117,7 @@ export interface ColumnsPlan {
 	readonly cf: boolean;
 	readonly nanAsNull: boolean;
 	readonly convertCalendar: boolean;
+	readonly alignOn: CalendarAlignment;
 	/** Parquet has no seconds unit: a time column in seconds is written in milliseconds (converted by the core). */
 	readonly secondsAsMillis: boolean;
 }
@@ -149,7 +157,7 @@ export interface ExportPlan {
 const EXPORT_OPTION_NAMES: readonly string[] = [
 	...Object.keys({
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
-		convertCalendar: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
+		convertCalendar: 0, alignOn: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
 		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, partitionBy: 0,
 		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
@@ -163,6 +171,14 @@ function checkOptionNames(options: object): void {
 		if (EXPORT_OPTION_NAMES.includes(name)) continue;
 		throw new UsageError(`unknown option ${JSON.stringify(name)}${didYouMean(name, EXPORT_OPTION_NAMES)}`, { option: name });
 	}
+}
+
+/** How model calendars' dates are converted: `date` unless asked otherwise, and only asked with `convertCalendar`. */
+function planAlignment({ alignOn, convertCalendar }: Pick<ExportOptions, "alignOn" | "convertCalendar">): CalendarAlignment {
+	if (alignOn === undefined) return "date";
+	if (!CALENDAR_ALIGNMENTS.includes(alignOn)) throw new UsageError(`invalid alignOn ${JSON.stringify(alignOn)}: choose one of ${CALENDAR_ALIGNMENTS.join(", ")}`, { option: "alignOn", value: alignOn });
+	if (convertCalendar !== true) throw new UsageError("alignOn says how `convertCalendar` moves a model calendar's dates, and is given without it", { option: "alignOn", value: alignOn });
+	return alignOn;
 }
 
 /** Refuses the options only a dataset folder takes, for an export that writes one file or stream. */
@@ -211,10 +227,11 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	if (forbiddenAsMissing !== undefined && typeof forbiddenAsMissing !== "boolean") {
 		throw new UsageError(`invalid forbiddenAsMissing ${JSON.stringify(forbiddenAsMissing)}: true or false`, { option: "forbiddenAsMissing", value: forbiddenAsMissing });
 	}
+	const alignOn = planAlignment(options);
 	return {
 		open: {
 			store: { headers, retries, timeoutMs, bufferPool, signRequests, env, forbiddenAsMissing, signal: options.signal },
-			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, unit: conversion.unit },
+			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, alignOn, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
 			indexSource: indexSourceForExport(index),
@@ -229,6 +246,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 			cf: options.cf ?? true,
 			nanAsNull: options.nanAsNull ?? false,
 			convertCalendar: options.convertCalendar ?? false,
+			alignOn,
 			secondsAsMillis: format === "parquet",
 		},
 		output: planOutput(options, format),

@@ -633,8 +633,8 @@ function formatEnd(end: EndValue, which: "first" | "last"): string {
 const shapeText = (shape: number[] | undefined) => (shape === undefined ? "?" : `[${shape.join(", ")}]`);
 
 export interface InspectTextOptions {
-	/** Advice appended to a reason an array cannot be exported, from the error's code and option (the CLI names its flag). */
-	advise?: (code: ErrorCode, option: string | undefined) => string;
+	/** Advice appended to a reason an array cannot be exported, from the error's code, option and reason (the CLI names its flag). */
+	advise?: (code: ErrorCode, option: string | undefined, reason: string) => string;
 }
 
 /** The report as text, one block per node. */
@@ -676,7 +676,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? "null (none: a missing chunk cannot be read)" : (node.fillValue ?? "?"));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
-		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption) ?? "");
+		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");
 		const rounded = node.arrowTypeRounded === undefined ? "" : `; ${node.arrowTypeRounded} rounded to the nearest unit`;
 		const unread = node.floatCountsRead === false ? " (float counts not read: whether each is a whole number of ns is not known)" : "";
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}${rounded}${unread}` : `no: ${node.reason}${rounded}${advice}`);

@@ -139,7 +139,7 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 }
 
 /** What opening a column needs of the table's options. */
-type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "convertCalendar">;
+type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "convertCalendar" | "alignOn">;
 
 /** A group of the store, by path, and its Zarr format: its members' metadata is read in that format first. */
 interface GroupAt {

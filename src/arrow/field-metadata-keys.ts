@@ -8,3 +8,9 @@ export const ZARR_DATA_TYPE_KEY = "zarr.data_type";
 
 /** Field metadata key marking a column decoded from CF time counts ("true"). */
 export const CF_DECODED_KEY = "zarr.cf_decoded";
+
+/**
+ * Field metadata key of a column whose model calendar's dates were converted to proleptic Gregorian ones: how they
+ * were aligned, `date` (the same labels) or `year` (the same day of the year), as xarray's `align_on` says it.
+ */
+export const CF_ALIGN_ON_KEY = "zarr.cf_align_on";

@@ -12,6 +12,7 @@ import type { ChunkSource } from "../zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
 import type { PlainTypeName } from "../zarr/plain-dtype.js";
+import type { CalendarAlignment } from "./calendar-alignment.js";
 import { baseCfTargetUnit, refineTargetUnits, roundedAutoUnit, type AutoUnits } from "./cf-target-unit.js";
 import { cfTimeKindOf, parseCfTimeCoding, type CfTimeCoding } from "./cf-time-coding.js";
 import { cfMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./missing-value.js";
@@ -22,6 +23,11 @@ export interface CfOptions {
 	cf?: boolean;
 	/** Export a model calendar's (noleap, all_leap, 360_day) date labels as the same proleptic Gregorian labels. */
 	convertCalendar?: boolean;
+	/**
+	 * With `convertCalendar`, how a model calendar's dates become proleptic Gregorian ones: `date` (default) keeps
+	 * each label, `year` moves each 360_day date by its day of the year (xarray's `align_on`).
+	 */
+	alignOn?: CalendarAlignment;
 	/** The export's unit: with `auto` (the default) the values of a float array are read once to choose it. */
 	unit?: TargetUnitOption;
 }
@@ -76,9 +82,9 @@ export function cfArrayContext(path: string): string {
  * The coding and markers of a CF time array; refusals (months since, a model calendar without `convertCalendar`,
  * a leap-second calendar, a reference date that does not exist...) name the array: `array <path>: ...`.
  */
-export function parseCfTimeDecoding(metadata: PlainArrayMetadata, options: Pick<CfOptions, "convertCalendar">): { coding: CfTimeCoding; markers: MissingValueMarkers } {
+export function parseCfTimeDecoding(metadata: PlainArrayMetadata, options: Pick<CfOptions, "convertCalendar" | "alignOn">): { coding: CfTimeCoding; markers: MissingValueMarkers } {
 	try {
-		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
+		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar, alignOn: options.alignOn });
 		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		return { coding, markers };
 	} catch (error) {
@@ -124,7 +130,7 @@ export async function cfAutoUnit(
 export async function openCfTimeDecoding(
 	metadata: PlainArrayMetadata,
 	chunks: ChunkSource<ChunkValues>,
-	options: Pick<CfOptions, "convertCalendar"> & { readValues: boolean; signal?: AbortSignal; findInexact?: boolean },
+	options: Pick<CfOptions, "convertCalendar" | "alignOn"> & { readValues: boolean; signal?: AbortSignal; findInexact?: boolean },
 ): Promise<CfTimeDecoding> {
 	const parsed = parseCfTimeDecoding(metadata, options);
 	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal, options.findInexact) };

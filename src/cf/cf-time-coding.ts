@@ -5,6 +5,7 @@
  * xarray), or one of the bare units xarray decodes as timedeltas without any other mark (what xarray 2023.01 writes).
  */
 import { Dt64ExportError, errorInContext } from "../errors.js";
+import { CALENDAR_ALIGNMENTS, YEAR_ALIGNED_CALENDAR, type CalendarAlignment } from "./calendar-alignment.js";
 import { parseCfCalendar, type InstantCalendar, type ModelCalendar } from "./calendars.js";
 import type { ReferenceDate } from "./reference-date.js";
 import { isCfTimeUnitsText, NANOSECONDS_PER_CF_UNIT, parseCfDurationUnits, parseCfInstantUnits, type CfTimeUnit } from "./time-units.js";
@@ -25,11 +26,19 @@ export interface CfTimeCoding {
 	 * calendar's year 0 for a model one (its labels are mapped to proleptic Gregorian value by value), 0 for durations.
 	 */
 	readonly referenceNanoseconds: bigint;
+	/** How a model calendar's dates become proleptic Gregorian ones (see calendar-alignment.ts); null for the others. */
+	readonly alignOn: CalendarAlignment | null;
 }
 
 export interface CfTimeCodingOptions {
 	/** Export a model calendar's date labels as the same labels in the proleptic Gregorian calendar. */
 	convertCalendar?: boolean;
+	/**
+	 * With `convertCalendar`: `date` (default) keeps each label, `year` moves each 360_day date by its day of the
+	 * year, as xarray's `convert_calendar(..., align_on=...)`. `year` of another model calendar is refused: xarray
+	 * ignores it there and converts date by date.
+	 */
+	alignOn?: CalendarAlignment;
 }
 
 /** `timedelta64[ns]` and the like: xarray's mark of a duration variable. */
@@ -62,12 +71,15 @@ function timeOfDayNanoseconds(reference: ReferenceDate): bigint {
  * for the caller to prefix with the array.
  */
 export function parseCfTimeCoding(attributes: Record<string, unknown>, options: CfTimeCodingOptions = {}): CfTimeCoding {
+	if (options.alignOn !== undefined && !CALENDAR_ALIGNMENTS.includes(options.alignOn)) {
+		throw new Dt64ExportError("USAGE", `invalid alignOn ${JSON.stringify(options.alignOn)}: choose one of ${CALENDAR_ALIGNMENTS.join(", ")}`, { option: "alignOn", value: options.alignOn });
+	}
 	const kind = cfTimeKindOf(attributes);
 	if (kind === undefined) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(attributes.units)} are not CF time units ("<unit> since <date>")`, { field: "units" });
 	const units = attributes.units as string;
 	if (kind === "duration") {
 		const { unit } = parseCfDurationUnits(units);
-		return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar: null, calendarName: null, referenceNanoseconds: 0n };
+		return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar: null, calendarName: null, referenceNanoseconds: 0n, alignOn: null };
 	}
 	const { unit, reference } = parseCfInstantUnits(units);
 	const calendar = parseCfCalendar(attributes.calendar, attributes);
@@ -76,8 +88,15 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 	if (calendar.kind === "model" && options.convertCalendar !== true) {
 		// A 360_day year has 29 and 30 February, which no date of the proleptic Gregorian calendar has: converting each
 		// label refuses them, and daily (or finer) data always holds them.
-		const thirtyDayMonths = calendar.name === "360_day" ? "; its 29 and 30 February have no proleptic Gregorian date, so daily or finer data cannot be exported by converting each date label" : "";
+		const thirtyDayMonths =
+			calendar.name === YEAR_ALIGNED_CALENDAR
+				? "; its 29 and 30 February have no proleptic Gregorian date, so daily or finer data cannot be exported by converting each date label, only by aligning each date on its day of the year"
+				: "";
 		throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `calendar ${JSON.stringify(calendarName)} is a model calendar: its dates are not instants${thirtyDayMonths}`, { option: "convertCalendar", value: calendar.name });
+	}
+	const alignOn = calendar.kind === "model" ? options.alignOn ?? "date" : null;
+	if (alignOn === "year" && calendar.name !== YEAR_ALIGNED_CALENDAR) {
+		throw new Dt64ExportError("USAGE", `\`alignOn\` year moves the dates of a 360_day year by their day of the year; calendar ${JSON.stringify(calendarName)} keeps its dates (xarray ignores align_on for it and converts date by date)`, { option: "alignOn", value: "year" });
 	}
 	let days: number;
 	try {
@@ -86,7 +105,7 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 		throw errorInContext(`units ${JSON.stringify(units)}: reference`, error, "VALUE_INVALID");
 	}
 	const referenceNanoseconds = BigInt(days) * NANOSECONDS_PER_DAY + timeOfDayNanoseconds(reference);
-	return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar, calendarName, referenceNanoseconds };
+	return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar, calendarName, referenceNanoseconds, alignOn };
 }
 
 /** How inspect and messages name the coding: `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */

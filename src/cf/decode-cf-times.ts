@@ -7,7 +7,8 @@
  * markers) become null.
  *
  * Model calendars (with --convert-calendar): the count gives a date label in that calendar, which is exported as
- * the same label of the proleptic Gregorian calendar; a label that does not exist there is refused.
+ * the same label of the proleptic Gregorian calendar (a label that does not exist there is refused), or, a 360_day
+ * date aligned on the year, as the day at the same position in the same proleptic Gregorian year (calendar-alignment.ts).
  */
 import { floorDiv, roundHalfEvenDiv } from "../convert/bigint-division.js";
 import { ConversionError, floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
@@ -15,6 +16,7 @@ import { resolveRounding, type OverflowPolicy, type Rounding } from "../convert/
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
+import { YEAR_ALIGNED_CALENDAR, yearAlignedGregorianDays } from "./calendar-alignment.js";
 import { gregorianDaysOfLabel } from "./calendars.js";
 import { describeCfTimeCoding, NANOSECONDS_PER_DAY, type CfTimeCoding } from "./cf-time-coding.js";
 import { exactDyadic } from "./exact-double.js";
@@ -48,8 +50,14 @@ export class CfDecodeError extends ConversionError {
 	}
 }
 
-/** What can be done with a model calendar's date the proleptic Gregorian calendar lacks (daily 360_day data holds two a year). */
-const LABEL_WAYS = `: xarray's convert_calendar("proleptic_gregorian") drops such dates (align_on="date") or moves every date by its day of the year (align_on="year"); without CF decoding the stored counts are exported`;
+/**
+ * What can be done with a model calendar's date the proleptic Gregorian calendar lacks (daily 360_day data holds two
+ * a year): xarray's convert_calendar(..., align_on="date") drops such dates, which an export never does silently.
+ */
+function labelWays(coding: CfTimeCoding): string {
+	const aligned = coding.calendar?.name === YEAR_ALIGNED_CALENDAR ? "; `alignOn` year moves every date by its day of the year, as xarray's align_on=\"year\" does" : "";
+	return `: xarray's convert_calendar("proleptic_gregorian", align_on="date") drops such dates${aligned}; without CF decoding the stored counts are exported`;
+}
 
 const NANOSECONDS_PER_TARGET: Readonly<Record<TargetUnit, bigint>> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
 const INT64_MIN = -(2n ** 63n) + 1n;
@@ -105,7 +113,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			}
 			refuse(i, value, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
 		}
-		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${LABEL_WAYS}`);
+		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`);
 		if (!outcome.exact && rounding === "error") {
 			const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
 			const nearest = exactInstant(coding, target, "nearest")(numerator, shift);
@@ -175,13 +183,14 @@ function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number 
  * label when it does not exist in the proleptic Gregorian calendar.
  */
 function scaledInstant(coding: CfTimeCoding): (numerator: bigint, shift: bigint) => bigint | "overflow" | { label: string } {
-	const { unitNanoseconds, referenceNanoseconds, calendar } = coding;
+	const { unitNanoseconds, referenceNanoseconds, calendar, alignOn } = coding;
 	return (numerator, shift) => {
 		const scaled = (referenceNanoseconds << shift) + numerator * unitNanoseconds;
 		if (calendar?.kind !== "model") return scaled;
 		const dayScaled = NANOSECONDS_PER_DAY << shift;
 		const days = floorDiv(scaled, dayScaled);
 		if (days > DAY_LIMIT || days < -DAY_LIMIT) return "overflow";
+		if (alignOn === "year") return scaled + (BigInt(yearAlignedGregorianDays(Number(days))) - days) * dayScaled;
 		const [year, month, day] = calendar.labelOf(Number(days));
 		let gregorianDays: number;
 		try {
@@ -246,7 +255,7 @@ export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, 
 		const scaled = instant(numerator, shift);
 		if (scaled === "overflow") return null;
 		if (typeof scaled !== "bigint") {
-			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${LABEL_WAYS}`, { value });
+			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`, { value });
 		}
 		if (nearestIn === undefined) return floorDiv(scaled * ATTOSECONDS_PER_NANOSECOND, 1n << shift);
 		const size = NANOSECONDS_PER_TARGET[nearestIn];

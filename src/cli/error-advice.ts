@@ -24,6 +24,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	header: "--header",
 	headers: "--header",
 	convertCalendar: "--convert-calendar",
+	alignOn: "--align-on",
 	partitionBy: "--partition-by",
 	timeColumn: "--time-column",
 	rangeSearch: "--range-search",
@@ -41,6 +42,9 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	forbiddenAsMissing: "--forbidden-as-missing",
 	overwrite: "--force",
 };
+
+/** A refusal of the 360_day calendar, as inspect reports it (without the error's `value`). */
+const THIRTY_DAY_REFUSAL = /calendar "360_day" is a model calendar/i;
 
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
 const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
@@ -65,8 +69,8 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	CALENDAR_UNSUPPORTED: (error) =>
 		error.option !== "convertCalendar"
 			? ""
-			: error.value === "360_day"
-				? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar (monthly data; a 29 or 30 February is refused), --no-cf the stored counts"
+			: error.value === "360_day" || THIRTY_DAY_REFUSAL.test(error.message)
+				? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar (monthly data; a 29 or 30 February is refused), --convert-calendar --align-on year each date at the same day of the year (daily or finer data), --no-cf the stored counts"
 				: "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar",
 	// A model calendar's date that the proleptic Gregorian calendar lacks: the stored counts are what is left.
 	VALUE_INVALID: (error) => (error.message.includes("without CF decoding the stored counts are exported") ? " (--no-cf)" : ""),
@@ -99,7 +103,7 @@ export function describeForCli(error: Dt64ExportError): string {
 	return message + (ADVICE[error.code]?.(error) ?? "");
 }
 
-/** The advice alone, for a refusal reported as data: inspect's reason an array cannot be exported, with its code and option. */
-export function adviceFor(code: ErrorCode, option: string | undefined): string {
-	return ADVICE[code]?.(new Dt64ExportError(code, "", option === undefined ? {} : { option })) ?? "";
+/** The advice alone, for a refusal reported as data: inspect's reason an array cannot be exported, with its code, option and text. */
+export function adviceFor(code: ErrorCode, option: string | undefined, reason = ""): string {
+	return ADVICE[code]?.(new Dt64ExportError(code, reason, option === undefined ? {} : { option })) ?? "";
 }

@@ -13,6 +13,7 @@ import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ExportPlan, type
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { firstChunkSent } from "../zarr/codecs/off-thread.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
+import { YEAR_ALIGNED_CALENDAR, type CalendarAlignment } from "../cf/calendar-alignment.js";
 import { parseCfCalendar } from "../cf/calendars.js";
 import { CF_DECODED_KEY } from "../arrow/field-metadata-keys.js";
 import type { ZarrTable } from "../open-table.js";
@@ -73,6 +74,7 @@ interface ExportArgs {
 	retries: number;
 	timeout: number;
 	convertCalendar: boolean;
+	alignOn?: CalendarAlignment;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
 	start?: string;
@@ -191,10 +193,12 @@ const isRemote = (store: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(store);
 const isS3 = (store: string) => /^s3:\/\//i.test(store);
 
 /** What the planned columns say of the options that apply to some columns only. */
-function columnFacts(schema: Schema): Pick<RunFacts, "timestamps" | "floats" | "modelCalendar"> {
+function columnFacts(schema: Schema): Pick<RunFacts, "timestamps" | "floats" | "modelCalendar" | "yearAlignable"> {
 	const types = schema.fields.map((field) => String(field.type));
-	const modelCalendar = schema.fields.some((field) => field.metadata.get(CF_DECODED_KEY) === "true" && parseCfCalendar(field.metadata.get("calendar")).kind === "model");
-	return { timestamps: types.some((type) => type.startsWith("Timestamp")), floats: types.some((type) => type.startsWith("Float")), modelCalendar };
+	const calendars = schema.fields.filter((field) => field.metadata.get(CF_DECODED_KEY) === "true").map((field) => parseCfCalendar(field.metadata.get("calendar")));
+	const modelCalendar = calendars.some((calendar) => calendar.kind === "model");
+	const yearAlignable = calendars.some((calendar) => calendar.name === YEAR_ALIGNED_CALENDAR);
+	return { timestamps: types.some((type) => type.startsWith("Timestamp")), floats: types.some((type) => type.startsWith("Float")), modelCalendar, yearAlignable };
 }
 
 /**
@@ -279,6 +283,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		rename: args.rename === undefined ? undefined : parseRenameList(args.rename),
 		cf: args.cf,
 		convertCalendar: args.convertCalendar,
+		alignOn: args.alignOn,
 		nanAsNull: args.nanAsNull,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 		headers: collectHeaders(args.header),

@@ -4,6 +4,7 @@
  * arguments, the help, the warnings and shell completion are all built from this table, so that adding an option
  * is adding one entry here (and reading it in the command that uses it).
  */
+import { CALENDAR_ALIGNMENTS } from "../cf/calendar-alignment.js";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
 import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_BYTES } from "../stream/parquet/options.js";
@@ -37,6 +38,8 @@ export interface RunFacts {
 	readonly floats?: boolean;
 	/** A column of the output is CF time of a model calendar (noleap...); undefined until the columns are planned. */
 	readonly modelCalendar?: boolean;
+	/** A column of the output is CF time of the 360_day calendar; undefined until the columns are planned. */
+	readonly yearAlignable?: boolean;
 	/** --part is given (K/N or auto). */
 	readonly parted?: boolean;
 	/** --quiet is given. */
@@ -79,6 +82,7 @@ const onlyTimestamps = ({ timestamps }: RunFacts) =>
 const onlyFloats = ({ floats }: RunFacts) => (floats === false ? "no column holds floats" : undefined);
 const onlyModelCalendars = ({ modelCalendar }: RunFacts) =>
 	modelCalendar === false ? "no column is CF time of a model calendar (noleap, 365_day, all_leap, 366_day, 360_day)" : undefined;
+const only360Day = ({ yearAlignable }: RunFacts) => (yearAlignable === false ? "no column is CF time of the 360_day calendar" : undefined);
 // With --part K/N it is refused (the library's check): only its absence is a mere warning.
 const onlyPartAuto = ({ parted }: RunFacts) => (parted === false ? "it applies with --part auto" : undefined);
 const progressShown = ({ quiet }: RunFacts) => (quiet === true ? "--quiet shows no progress" : undefined);
@@ -157,6 +161,16 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "export the dates of a CF model calendar (noleap, all_leap, 360_day) as the same dates of the proleptic Gregorian calendar",
 		commands: ["export"],
 		inapplicable: onlyModelCalendars,
+	},
+	{
+		name: "align-on",
+		kind: "string",
+		choices: CALENDAR_ALIGNMENTS,
+		defaultText: "date",
+		describe:
+			"with --convert-calendar, how 360_day dates become proleptic Gregorian ones (xarray's align_on): date keeps each date (a 29 or 30 February is refused), year moves each to the same day of its year, round(365 or 366 x day / 360)",
+		commands: ["export"],
+		inapplicable: only360Day,
 	},
 	{
 		name: "order",

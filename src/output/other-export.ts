@@ -13,7 +13,7 @@ import { manifestsIn } from "./dataset-files.js";
 import { readManifest, type PartManifest } from "./manifest.js";
 
 /** Options named as the library spells them (the CLI gives their flags); the others are the manifests' own words. */
-const OPTION_NAMES = new Set(["array", "group", "columns", "column", "order", "timezone", "index", "rename", "cf", "nanAsNull", "convertCalendar", "start", "end", "timeColumn", "partitionBy", "maxRowsPerFile"]);
+const OPTION_NAMES = new Set(["array", "group", "columns", "column", "order", "timezone", "index", "rename", "cf", "nanAsNull", "convertCalendar", "alignOn", "start", "end", "timeColumn", "partitionBy", "maxRowsPerFile"]);
 
 /** The manifests of `part`'s N in the folder (an unreadable one is commit's to refuse), by part index. */
 function manifestsOfSplit(folder: string, part: Part): PartManifest[] {

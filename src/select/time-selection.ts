@@ -2,6 +2,7 @@
  * Which rows of a table an export reads: the time range (by binary search when the time column is sorted, all
  * rows otherwise), then this process's part of them. Works on the opened table, before any Arrow stage exists.
  */
+import type { CalendarAlignment } from "../cf/calendar-alignment.js";
 import { cfRefusal } from "../cf/cf-time-array.js";
 import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
 import { cfInstantOf } from "../cf/decode-cf-times.js";
@@ -67,6 +68,7 @@ export interface TimeColumnOptions {
 	readonly name?: string;
 	readonly cf: boolean;
 	readonly convertCalendar: boolean;
+	readonly alignOn: CalendarAlignment;
 	/**
 	 * How the export converts times. When it rounds to the nearest unit, a range holds the rows whose exported
 	 * (rounded) time is in it, as the TimeFilter compares them: the search compares rounded instants too.
@@ -94,7 +96,7 @@ function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCodi
 	if (!options.cf || !isMaskableType(metadata.dataType.name) || cfTimeKindOf(metadata.attributes) !== "datetime") return undefined;
 	let decoding: CfTimeDecoding;
 	try {
-		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar });
+		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar, alignOn: options.alignOn });
 		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		decoding = { coding, markers, autoUnit: column.cfTime?.autoUnit };
 	} catch (error) {

@@ -10,8 +10,8 @@ import type { NumericValues } from "../zarr/chunk-values.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
 
 /** The decoding of a column opened without CF decoding (`cf: false`) and exported with it: its values unread. */
-function decodingAtPlan(column: Extract<TableColumn, { kind: "plain" }>, convertCalendar: boolean): CfTimeDecoding {
-	const { coding, markers } = parseCfTimeDecoding(column.metadata, { convertCalendar });
+function decodingAtPlan(column: Extract<TableColumn, { kind: "plain" }>, plan: Pick<ColumnContext["plan"], "convertCalendar" | "alignOn">): CfTimeDecoding {
+	const { coding, markers } = parseCfTimeDecoding(column.metadata, { convertCalendar: plan.convertCalendar, alignOn: plan.alignOn });
 	const base = baseCfTargetUnit(coding);
 	return { coding, markers, autoUnit: isFloatType(column.metadata.dataType.name) ? undefined : { exact: base, nearest: base } };
 }
@@ -26,7 +26,7 @@ function decodingAtPlan(column: Extract<TableColumn, { kind: "plain" }>, convert
 export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>, context: ColumnContext): ColumnPlan {
 	const { metadata } = column;
 	const { plan } = context;
-	const { coding, markers, autoUnit } = column.cfTime ?? decodingAtPlan(column, plan.convertCalendar);
+	const { coding, markers, autoUnit } = column.cfTime ?? decodingAtPlan(column, plan);
 	const unit = cfTimeUnit({ coding, markers, autoUnit }, metadata, plan.conversion.unit, plan.conversion.rounding);
 	const scaleAfter = plan.secondsAsMillis && unit === "s";
 	const field = cfTimeField(context.name, metadata, coding, scaleAfter ? "ms" : unit, plan.timezone);
