@@ -25,6 +25,7 @@ export { parseCfTimeCoding, type CfTimeCoding } from "./cf/cf-time-coding.js";
 export { decodeCfTimes, CfDecodeError, type CfDecodeOptions } from "./cf/decode-cf-times.js";
 export { cfMissingValueMarkers, isMissingValue, type MissingValueMarkers } from "./cf/missing-value.js";
 export type { CfOptions } from "./cf/cf-time-array.js";
+export type { CalendarAlignment } from "./cf/calendar-alignment.js";
 export { exportDataset, exportSelection, type DatasetExportSummary, type SelectionSummary } from "./export-selection.js";
 export { commitDataset, type CommitSummary } from "./output/commit.js";
 export type { SelectionOptions, DatasetOptions } from "./select/selection-options.js";
