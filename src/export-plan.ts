@@ -15,6 +15,9 @@ import { normalizeOptions as normalizeParquetOptions, type ParquetCompression } 
 import type { RowOrder } from "./stream/table-reader.js";
 import type { IndexSource } from "./open-table.js";
 import { indexSourceForExport } from "./table/index-source.js";
+import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
+import { checkHttpStoreOptions } from "./store/http-store.js";
+import { BufferPool } from "./memory/buffer-pool.js";
 
 export type OutputFormat = "arrow" | "arrow-stream" | "parquet";
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ["arrow", "arrow-stream", "parquet"];
@@ -197,6 +200,7 @@ export function checkDatasetOptions(options: Pick<ExportOptions, "partitionBy" |
  */
 export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
 	checkOptionNames(options);
+	decodeThreadsAsked();
 	// A dataset is Parquet unless told otherwise, as with the CLI's --partition-by and --part: what engines read.
 	const format = options.format ?? (dataset ? "parquet" : "arrow");
 	if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`invalid format ${JSON.stringify(format)}: choose one of ${OUTPUT_FORMATS.join(", ")}`, { option: "format", value: format });
@@ -224,6 +228,10 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	}
 	// Each store option by name: a new one is added here, as the other parts' are.
 	const { headers, retries, timeoutMs, bufferPool, signRequests, env, forbiddenAsMissing } = options;
+	// Checked whatever the store, so that options a local export takes are the ones a remote one takes.
+	checkHttpStoreOptions({ headers, retries, timeoutMs });
+	if (bufferPool !== undefined && !(bufferPool instanceof BufferPool)) throw new UsageError("bufferPool is internal to dt64-export's own stages: leave it out", { option: "bufferPool" });
+	if (options.parts !== undefined && options.part === undefined) throw new UsageError("parts goes with `part` auto (a Kubernetes Indexed Job's completions)", { option: "parts" });
 	if (forbiddenAsMissing !== undefined && typeof forbiddenAsMissing !== "boolean") {
 		throw new UsageError(`invalid forbiddenAsMissing ${JSON.stringify(forbiddenAsMissing)}: true or false`, { option: "forbiddenAsMissing", value: forbiddenAsMissing });
 	}

@@ -66,7 +66,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, conversion: plan.columns.conversion }) : undefined;
+	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column }) : undefined;
 	const concurrency = plan.read.concurrency ?? defaultConcurrency(table.store, readChunkShapes(table, plan.read.index));
 	const selection = await selectRows(table, { bounds: select.bounds, search: select.rangeSearch, time, part: select.part, concurrency, conversion: plan.columns.conversion, signal: plan.read.signal });
 	// In C order the filter checks that the rows read are sorted as they go by; in chunk order they come box by box,

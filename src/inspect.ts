@@ -43,6 +43,8 @@ import type { ChunkValues, NumericValues } from "./zarr/chunk-values.js";
 import { isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
+import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
+import { checkHttpStoreOptions } from "./store/http-store.js";
 
 export interface InspectOptions extends OpenStoreOptions {
 	/** Chunks read from each end of an array to find its first and last value before giving up (default 64). */
@@ -576,6 +578,8 @@ async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: n
 export async function inspectStore(location: string, options: InspectOptions = {}): Promise<InspectReport> {
 	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
 	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`, { option: "maxChunks", value: maxChunks });
+	decodeThreadsAsked();
+	checkHttpStoreOptions({ headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs });
 	return abortable(options.signal, () => inspectOpened(location, options, maxChunks));
 }
 

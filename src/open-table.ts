@@ -271,6 +271,10 @@ export async function openTable(location: string, options: OpenTableOptions): Pr
 
 async function openStoreTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
 	const all = options.columns === "all";
+	if (typeof options.columns === "string" && !all) {
+		const names = (options.columns as string).split(",").map((name) => name.trim());
+		throw new UsageError(`columns: an array of names or "all", not the string ${JSON.stringify(options.columns)} (${JSON.stringify(names)}?)`, { option: "columns", value: options.columns });
+	}
 	if (!all && (!Array.isArray(options.columns) || options.columns.length === 0)) throw new UsageError("columns: name at least one array, or all", { option: "columns" });
 	const indexSource = indexSourceOf(options);
 	const opened = await openStore(location, options);

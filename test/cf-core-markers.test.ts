@@ -37,4 +37,34 @@ describe("the CF core's missing values are the exports'", () => {
 		expect(exported).toEqual([...core.values].map((value, i) => ((core.validity![i >> 3] >> (i & 7)) & 1 ? value * 1000n : null)));
 		expect(exported).toEqual([1577836800000n, null, 1578031200000n]);
 	});
+
+	it("takes a v2 array's fill value as its metadata writes it: a number, a bigint, a float word or the bits", () => {
+		const int64 = (fillValue: number | bigint | string | null) => cfMissingValueMarkers({ zarrFormat: 2, dataType: "int64", attributes: {}, fillValue });
+		expect(isMissingValue(int64(-1), -1n)).toBe(true);
+		expect(isMissingValue(int64(-1), 0n)).toBe(false);
+		expect(isMissingValue(int64(2n ** 62n + 1n), 2n ** 62n + 1n)).toBe(true);
+		const float32 = (fillValue: number | string) => cfMissingValueMarkers({ zarrFormat: 2, dataType: "float32", attributes: {}, fillValue });
+		expect(isMissingValue(float32(0.1), Math.fround(0.1))).toBe(true);
+		expect(isMissingValue(float32("-Infinity"), -Infinity)).toBe(true);
+		expect(isMissingValue(float32("0xc0000000"), -2)).toBe(true);
+		expect(isMissingValue(float32(Number.NaN), 1)).toBe(false);
+		// A v3 array's fill value is no CF marker (xarray reads only the _FillValue attribute there).
+		expect(isMissingValue(cfMissingValueMarkers({ zarrFormat: 3, dataType: "int64", attributes: {}, fillValue: -1 }), -1n)).toBe(false);
+	});
+
+	it("refuses a fill value or data type the caller got wrong as USAGE, naming the option", () => {
+		const refusal = (source: Record<string, unknown>) => {
+			try {
+				cfMissingValueMarkers({ zarrFormat: 2, dataType: "int64", attributes: {}, fillValue: null, ...source } as never);
+			} catch (error) {
+				return `${(error as { code: string }).code} ${(error as Error).message}`;
+			}
+			return "accepted";
+		};
+		expect(refusal({ fillValue: 1.5 })).toBe("USAGE cfMissingValueMarkers: fillValue 1.5: expected an integer literal for data type int64, got 1.5");
+		expect(refusal({ fillValue: 2 ** 60 })).toBe(`USAGE cfMissingValueMarkers: fillValue ${2 ** 60}: ${2 ** 60} is past 2^53 and may have been rounded; pass it as a bigint`);
+		expect(refusal({ fillValue: { kind: "integer", value: 1n } })).toBe("USAGE cfMissingValueMarkers: fillValue an object: expected a number, a bigint, a string or null, got an object");
+		expect(refusal({ dataType: "datetime64" })).toMatch(/^USAGE cfMissingValueMarkers: dataType "datetime64": data type datetime64 cannot be exported as a column$/);
+		expect(refusal({ zarrFormat: 4 })).toBe("USAGE cfMissingValueMarkers: zarrFormat is 4, expected 2 or 3");
+	});
 });

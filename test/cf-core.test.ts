@@ -43,9 +43,15 @@ describe("CF time units", () => {
 	});
 
 	it("refuses months and years since, and unknown units with the accepted list", () => {
-		for (const word of ["months", "month", "years", "year", "common_years"]) {
-			expect(() => parseCfInstantUnits(`${word} since 2000-01-01`)).toThrow(/not a fixed duration/);
+		for (const word of ["months", "month", "mon"]) {
+			expect(() => parseCfInstantUnits(`${word} since 2000-01-01`)).toThrow(`: months are not a fixed duration (UDUNITS makes a month 30.436875 days, a twelfth of its year), so the counts are no instants; refused`);
 		}
+		for (const word of ["years", "year", "yr", "a"]) {
+			expect(() => parseCfInstantUnits(`${word} since 2000-01-01`)).toThrow(`: years are not a fixed duration (UDUNITS makes a year 365.242198781 days, a tropical year), so the counts are no instants; refused`);
+		}
+		// A common year is a fixed 365 days in UDUNITS: what is wrong is that it is no calendar year.
+		expect(() => parseCfInstantUnits("common_years since 2000-01-01")).toThrow(/: common_years are 365 days in UDUNITS, not calendar years: .*; refused$/);
+		expect(() => parseCfInstantUnits("leap_year since 2000-01-01")).toThrow(/: leap_years are 366 days in UDUNITS, not calendar years: .*; refused$/);
 		expect(() => parseCfInstantUnits("fortnights since 2000-01-01")).toThrow(/unknown time unit "fortnights"; accepted: days\/day\/d/);
 	});
 

@@ -191,6 +191,11 @@ describe("options from the environment", () => {
 		expect(optionsFromEnvironment("inspect", env).values).toEqual({ json: true, header: ["A: 1", "B: 2"] });
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_FORCE: "maybe" })).toThrow("DT64_EXPORT_FORCE=maybe: expected one of true, false, yes, no, on, off, 1, 0");
 		expect(OPTIONS.map(environmentName)).toContain("DT64_EXPORT_ROW_GROUP_ROWS");
+		// The variable a `--no-` switch's spelling suggests names the switch's own variable, set to false.
+		expect(optionsFromEnvironment("export", { DT64_EXPORT_NO_CF: "true", DT64_EXPORT_NO_SIGN_REQUEST: "1" }).warnings).toEqual([
+			"DT64_EXPORT_NO_CF names no option, ignored (--no-cf is DT64_EXPORT_CF=false)",
+			"DT64_EXPORT_NO_SIGN_REQUEST names no option, ignored (--no-sign-request is DT64_EXPORT_SIGN_REQUEST=false)",
+		]);
 		// A value the option does not take is refused by the variable's name, unless the command line gives the option.
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" })).toThrow('DT64_EXPORT_TO "csv": choose arrow, arrow-stream, parquet');
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "x" })).toThrow('DT64_EXPORT_CONCURRENCY must be an integer >= 1, got "x"');
@@ -304,5 +309,15 @@ describe("DT64_DECODE_THREADS", () => {
 		for (const value of ["", "0", "2", "16"]) {
 			expect(runCli([store, "-q", "-f", "-o", path.join(work, "threads.arrow")], { env: { DT64_DECODE_THREADS: value } }).status, value).toBe(0);
 		}
+	});
+
+	it("is refused whatever the store's codecs, and by inspect, before anything is read", () => {
+		const gzip = path.join(REPO, "data/weather-station.zarr");
+		for (const args of [[gzip, "-q", "-f", "-o", path.join(work, "threads-gzip.arrow")], ["inspect", path.join(REPO, "data/sharded-2d.zarr")], ["inspect", gzip]]) {
+			const result = runCli(args, { env: { DT64_DECODE_THREADS: "four" } });
+			expect(result.status, args.join(" ")).toBe(2);
+			expect(result.stderr).toBe('dt64-export: DT64_DECODE_THREADS must be a whole number from 0 to 16, got "four" [USAGE]\n');
+		}
+		expect(fs.existsSync(path.join(work, "threads-gzip.arrow"))).toBe(false);
 	});
 });

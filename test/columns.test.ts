@@ -128,6 +128,24 @@ describe("companion columns", () => {
 		expect(n.metadata.get("zarr.data_type")).toBe('"string"');
 	});
 
+	it("an unpacked column (scale_factor, add_offset, nothing masking it) is not nullable; a masked one is", async () => {
+		const store = fresh("packed.zarr");
+		await writeGroup(store, "");
+		await writeArray(store, "time", { shape: [4], chunks: [4], dataType: seconds, values: BigInt64Array.of(0n, 1n, 2n, 3n), dimensionNames: ["time"] });
+		const q = Int16Array.of(-3, 0, 7, 32767);
+		await writeArray(store, "q", { shape: [4], chunks: [4], dataType: "int16", values: q, fillValue: 0, dimensionNames: ["time"], attributes: { scale_factor: 0.5, add_offset: 10 } });
+		await writeArray(store, "m", { shape: [4], chunks: [4], dataType: "int16", values: q, fillValue: 0, dimensionNames: ["time"], attributes: { scale_factor: 0.5, _FillValue: 32767 } });
+		const file = fresh("packed.arrow");
+		exportOk([store, "--columns", "q,m", "--index", "-o", file]);
+		const table = readArrow(file);
+		const field = (name: string) => table.schema.fields.find((f) => f.name === name)!;
+		expect(String(field("q").type)).toBe("Float64");
+		expect(field("q").nullable).toBe(false);
+		expect([...table.getChild("q")!]).toEqual([8.5, 10, 13.5, 32767 * 0.5 + 10]);
+		expect(field("m").nullable).toBe(true);
+		expect([...table.getChild("m")!]).toEqual([-1.5, 0, 3.5, null]);
+	});
+
 	it("applies the time conversion rules to time columns, naming the column in errors", () => {
 		const file = fresh("trunc.arrow");
 		const result = runCli([group, "--columns", "temperature,time", "--unit", "ms", "-o", file]);

@@ -237,6 +237,26 @@ describe("option names", () => {
 		// Every documented option, and overwrite, passes the check.
 		expect(() => planExport({ overwrite: false, unit: "auto", index: true, order: "chunk", concurrency: 2 } as never)).not.toThrow();
 	});
+
+	it("request options are checked whatever the store, and internal or inapplicable ones are refused, naming them", async () => {
+		const local = path.join(REPO, "data/weather-station.zarr");
+		const refused = async (options: Record<string, unknown>) => {
+			const sink = new PassThrough();
+			sink.resume();
+			return exportTable(local, sink, options as never).then(
+				() => "exported",
+				(error: Dt64ExportError) => `${error.code} ${error.option} ${error.message}`,
+			);
+		};
+		expect(await refused({ retries: -1 })).toBe("USAGE retries invalid retries -1: expected a whole number >= 0");
+		expect(await refused({ timeoutMs: 0 })).toBe("USAGE timeoutMs invalid timeoutMs 0: expected a number of milliseconds > 0");
+		expect(await refused({ timeoutMs: Number.NaN })).toBe("USAGE timeoutMs invalid timeoutMs NaN: expected a number of milliseconds > 0");
+		expect(await refused({ headers: { "bad name": "x" } })).toBe('USAGE headers invalid header name "bad name"');
+		expect(await refused({ bufferPool: {} })).toBe("USAGE bufferPool bufferPool is internal to dt64-export's own stages: leave it out");
+		expect(await refused({ parts: 3 })).toBe("USAGE parts parts goes with `part` auto (a Kubernetes Indexed Job's completions)");
+		expect(await refused({ columns: "time,temperature" })).toBe('USAGE columns columns: an array of names or "all", not the string "time,temperature" (["time","temperature"]?)');
+		expect(await refused({ retries: 0, timeoutMs: 1000, headers: { "X-Ok": "1" } })).toBe("exported");
+	});
 });
 
 describe("the caller's destination", () => {

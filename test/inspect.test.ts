@@ -425,6 +425,25 @@ describe("zip stores", () => {
 	});
 });
 
+describe("zarr-python 2's draft v3 layout", () => {
+	it("is named as the experimental draft, with how to write the store again", () => {
+		// What zarr 2.13 writes with ZARR_V3_EXPERIMENTAL_API=1 and zarr_version=3 (an entry point, meta/root/, data/root/).
+		const store = path.join(work, "draft-v3.zarr");
+		const protocol = "https://purl.org/zarr/spec/protocol/core/3.0";
+		fs.mkdirSync(path.join(store, "meta", "root"), { recursive: true });
+		fs.mkdirSync(path.join(store, "data", "root", "t"), { recursive: true });
+		fs.writeFileSync(path.join(store, "zarr.json"), JSON.stringify({ extensions: [], metadata_encoding: protocol, metadata_key_suffix: ".json", zarr_format: protocol }, null, 4));
+		fs.writeFileSync(path.join(store, "meta", "root", "t.array.json"), JSON.stringify({ shape: [10], chunk_grid: { type: "regular", chunk_shape: [5], separator: "/" }, data_type: "<M8[ns]", chunk_memory_layout: "C", fill_value: null, extensions: [], attributes: {} }));
+		fs.writeFileSync(path.join(store, "data", "root", "t", "c0"), Buffer.alloc(40));
+		for (const args of [["inspect", store], [store, "-o", path.join(work, "draft-v3.arrow")], [store, "--array", "t", "-o", path.join(work, "draft-v3.arrow")]]) {
+			const result = cli(args);
+			expect(result.status).toBe(1);
+			expect(result.stderr).toMatch(/^dt64-export: \S*draft-v3\.zarr\/zarr\.json: written in the draft Zarr v3 layout of zarr-python 2's experimental API .* write it again as Zarr v2 .* or as Zarr v3 with zarr-python 3 \[UNSUPPORTED\]\n$/);
+			expect(fs.existsSync(path.join(work, "draft-v3.arrow"))).toBe(false);
+		}
+	});
+});
+
 /** Writes a root zarr.json with inline consolidated metadata, from the zarr.json texts below it, kept verbatim. */
 function consolidate(root: string): void {
 	const members: string[] = [];

@@ -46,6 +46,14 @@ const CALENDAR_SPELLINGS: ReadonlySet<string> = new Set([
 	"leap_year",
 ]);
 
+/** Why a calendar unit (one of CALENDAR_SPELLINGS) is refused, in its own terms. */
+function calendarUnitRefusal(spelling: string): string {
+	if (spelling.startsWith("common_year")) return "common_years are 365 days in UDUNITS, not calendar years: a count of them moves a day off the date it means with each leap year, so the counts are no instants";
+	if (spelling.startsWith("leap_year")) return "leap_years are 366 days in UDUNITS, not calendar years: a count of them moves a day off the date it means with each common year, so the counts are no instants";
+	if (spelling.startsWith("mon")) return "months are not a fixed duration (UDUNITS makes a month 30.436875 days, a twelfth of its year), so the counts are no instants";
+	return "years are not a fixed duration (UDUNITS makes a year 365.242198781 days, a tropical year), so the counts are no instants";
+}
+
 export const ACCEPTED_UNITS_TEXT = "days/day/d, hours/hour/hr/h, minutes/minute/min, seconds/second/sec/s, milliseconds/msec/ms, microseconds/usec/us, nanoseconds/nsec/ns, weeks/week";
 
 const SINCE = /^\s*(\S+)\s+since\s+(.*?)\s*$/is;
@@ -70,12 +78,7 @@ function parseUnitWord(word: string, units: string): CfTimeUnit {
 	const spelling = word.toLowerCase();
 	const unit = SPELLINGS.get(spelling);
 	if (unit !== undefined) return unit;
-	if (CALENDAR_SPELLINGS.has(spelling)) {
-		throw new Dt64ExportError(
-			"UNSUPPORTED",
-			`units ${JSON.stringify(units)}: ${word} are not a fixed duration (UDUNITS makes a month 30.436875 days), so the counts are no instants; refused`,
-		);
-	}
+	if (CALENDAR_SPELLINGS.has(spelling)) throw new Dt64ExportError("UNSUPPORTED", `units ${JSON.stringify(units)}: ${calendarUnitRefusal(spelling)}; refused`);
 	throw new Dt64ExportError("UNSUPPORTED", `units ${JSON.stringify(units)}: unknown time unit ${JSON.stringify(word)}; accepted: ${ACCEPTED_UNITS_TEXT}`);
 }
 

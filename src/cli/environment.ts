@@ -29,7 +29,10 @@ export function optionsFromEnvironment(command: CommandName, env: NodeJS.Process
 		if (!variable.startsWith(PREFIX) || text === undefined) continue;
 		const option = known.get(variable);
 		if (option === undefined) {
-			warnings.push(`${variable} names no option, ignored${didYouMean(variable, known.keys())}`);
+			// `--no-cf` is the negation of the switch `--cf`: its variable is DT64_EXPORT_CF=false.
+			const negated = variable.startsWith(`${PREFIX}NO_`) ? known.get(`${PREFIX}${variable.slice(PREFIX.length + 3)}`) : undefined;
+			const hint = negated?.kind === "boolean" ? ` (--no-${negated.name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is ${environmentName(negated)}=false)` : didYouMean(variable, known.keys());
+			warnings.push(`${variable} names no option, ignored${hint}`);
 			continue;
 		}
 		// DT64_EXPORT_FORCE means nothing to inspect: set for exports, it stays quiet for the others.

@@ -297,7 +297,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		timeColumn: args.timeColumn,
 		rangeSearch: args.rangeSearch,
 		part: args.part,
-		parts: args.parts,
+		// Without --part, --parts does nothing: the CLI warns (above) where the library refuses it.
+		parts: args.part === undefined ? undefined : args.parts,
 		partitionBy: args.partitionBy,
 		maxRowsPerFile: args.maxRowsPerFile,
 	}, dataset);

@@ -253,7 +253,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		inapplicable: onlyS3,
 	},
 	{ name: "progress", kind: "boolean", defaultText: "when stderr is a terminal", describe: "show progress on stderr", commands: ["export"], inapplicable: progressShown },
-	{ name: "quiet", alias: "q", kind: "boolean", default: false, describe: { export: "no progress and no summary", commit: "no summary line (stale locks are still named)" }, commands: ["export", "commit"] },
+	{ name: "quiet", alias: "q", kind: "boolean", default: false, describe: { export: "no progress, no summary and no notices (warnings are still printed)", commit: "no summary line (stale locks are still named)" }, commands: ["export", "commit"] },
 	{ name: "force", alias: "f", kind: "boolean", default: false, describe: "overwrite an existing output file (or the dataset in an output folder)", commands: ["export"] },
 	{ name: "start", kind: "string", describe: "keep rows whose time is at or after this ISO 8601 instant (2021-03-01, 2021-03-01T06:00+02:00)", commands: ["export"] },
 	{ name: "end", kind: "string", describe: "keep rows whose time is before this ISO 8601 instant", commands: ["export"] },

@@ -56,7 +56,7 @@ export function manifestsIn(folder: string): FoundManifest[] {
 	});
 }
 export const LOCK_NAME = /^part-(\d+)-of-(\d+)\.lock$/;
-const DATA_FILE = /^part-\d{5}-of-\d{5}(?:-\d{5})?\.(?:parquet|arrow)$/;
+const DATA_FILE = /^part-(\d{5})-of-(\d{5})(?:-\d{5})?\.(?:parquet|arrow)$/;
 /** AtomicFileWriter's temporary files: `.<name>.<pid>.<random>.tmp`. */
 const TEMP_FILE = /^\.part-\d{5}-of-\d{5}.*\.tmp$/;
 
@@ -89,6 +89,12 @@ export function listDataset(folder: string): DatasetListing {
 	};
 	if (fs.existsSync(folder)) visit("");
 	return { dataFiles: dataFiles.sort(), tempFiles: tempFiles.sort(), otherDataFiles: otherDataFiles.sort() };
+}
+
+/** The part K/N a data file's name (a path relative to the folder, as listDataset gives it) says wrote it. */
+export function partOfDataFile(relative: string): { readonly index: number; readonly count: number } | undefined {
+	const match = DATA_FILE.exec(relative.slice(relative.lastIndexOf("/") + 1));
+	return match === null ? undefined : { index: Number(match[1]), count: Number(match[2]) };
 }
 
 /** Whether a dataset file (data or temporary) was written by `part`. */

@@ -3,7 +3,7 @@
  * so manifests and data files of parts of another N, left by an earlier job, cannot be committed with this one's.
  * Said before a part writes anything, and by commit, with what to remove.
  */
-import { listDataset, manifestsIn, PARTS_FOLDER } from "./dataset-files.js";
+import { listDataset, manifestsIn, partOfDataFile, PARTS_FOLDER } from "./dataset-files.js";
 
 /** One N's manifests (`_parts/part-K-of-N.json`) and data files (relative to the folder) found in a folder. */
 export interface Split {
@@ -12,14 +12,12 @@ export interface Split {
 	readonly dataFiles: readonly string[];
 }
 
-const DATA_FILE_COUNT = /^part-\d{5}-of-(\d{5})/;
-
 /** The splits whose manifests or data files are in `folder`, by N. */
 export function splitsIn(folder: string): Split[] {
 	const splits = new Map<number, { manifests: string[]; dataFiles: string[] }>();
 	const of = (count: number) => splits.get(count) ?? splits.set(count, { manifests: [], dataFiles: [] }).get(count)!;
 	for (const { name, count } of manifestsIn(folder)) of(count).manifests.push(`${PARTS_FOLDER}/${name}`);
-	for (const file of listDataset(folder).dataFiles) of(Number(DATA_FILE_COUNT.exec(file.slice(file.lastIndexOf("/") + 1))![1])).dataFiles.push(file);
+	for (const file of listDataset(folder).dataFiles) of(partOfDataFile(file)!.count).dataFiles.push(file);
 	return [...splits.entries()].sort(([a], [b]) => a - b).map(([count, found]) => ({ count, manifests: found.manifests, dataFiles: found.dataFiles }));
 }
 

@@ -74,6 +74,10 @@ export interface TimeColumnOptions {
 	 * (rounded) time is in it, as the TimeFilter compares them: the search compares rounded instants too.
 	 */
 	readonly conversion?: NormalizedConversionOptions;
+	/** The output names of renamed columns (`rename`, old to new), which `name` may give instead of the array's. */
+	readonly rename?: ReadonlyMap<string, string>;
+	/** The output name of a single array's column (`column`), which `name` may give too. */
+	readonly column?: string;
 }
 
 /**
@@ -120,17 +124,27 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 	};
 	// A column asked for by name is the only one whose coding is looked at: another column's refused coding is no concern.
 	// An auxiliary coordinate (a forecast's valid_time beside its time index) is the time column only when named.
-	const wanted = (entryName: string, column: TableColumn) => (name === undefined ? column.coordinate !== true : entryName === name || column.name === name);
+	const single = table.columns.length === 1 && options.column !== undefined ? table.columns[0] : undefined;
+	const outputName = (entryName: string, column: TableColumn) => options.rename?.get(entryName) ?? (column === single ? options.column : undefined);
+	const wanted = (entryName: string, column: TableColumn) =>
+		name === undefined ? column.coordinate !== true : entryName === name || column.name === name || outputName(entryName, column) === name;
 	const candidates: TimeSource[] = [
 		...table.index.flatMap((entry) => (entry.kind === "coordinate" && wanted(entry.name, entry.column) ? source(entry.column, index ? entry.axis : undefined, entry.name) : [])),
 		...table.columns.flatMap((column, k) => (wanted(column.name, column) ? source(column, indexFields + k, column.name) : [])),
 	];
 	// The columns of the output: the dimensions are columns only with index columns.
-	const names = [...new Set([...(index ? table.index.map((entry) => entry.name) : []), ...table.columns.map((column) => column.name)])];
+	const shown = (entryName: string, column: TableColumn | undefined) => {
+		const renamed = column === undefined ? options.rename?.get(entryName) : outputName(entryName, column);
+		return renamed === undefined ? entryName : `${renamed} (array ${entryName})`;
+	};
+	const names = [
+		...new Set([...(index ? table.index.map((entry) => shown(entry.name, entry.kind === "coordinate" ? entry.column : undefined)) : []), ...table.columns.map((column) => shown(column.name, column))]),
+	];
 	let chosen: TimeSource | undefined;
 	if (name !== undefined) {
 		chosen = candidates[0];
-		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${names.includes(name) ? "not a column of times (datetime64 or CF time)" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
+		const named = names.some((shownName) => shownName === name || shownName.startsWith(`${name} (array `) || shownName.endsWith(` (array ${name})`));
+		if (chosen === undefined) throw new UsageError(`timeColumn ${name}: ${named ? "not a column of times (datetime64 or CF time)" : `no such column among ${names.join(", ")}`}`, { option: "timeColumn", value: name });
 	} else {
 		if (candidates.length === 0) {
 			const positions = table.index.flatMap((entry) => (entry.kind === "positions" ? [entry] : []));

@@ -100,6 +100,11 @@ export const DEFAULT_RETRIES = 3;
 /** The longest wait for the next bytes of an answer (HttpStoreOptions.timeoutMs). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** Checks the request options (`retries`, `timeoutMs`, `headers`...) whatever the store, so that a local export refuses what a remote one would. */
+export function checkHttpStoreOptions(options: HttpStoreOptions): void {
+	normalizeOptions(options, undefined);
+}
+
 function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
 	const retries = options.retries ?? DEFAULT_RETRIES;
 	if (!Number.isInteger(retries) || retries < 0) {
@@ -107,7 +112,7 @@ function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefine
 	}
 	const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 	if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-		throw new UsageError(`invalid timeout ${JSON.stringify(timeoutMs)}: expected a number of milliseconds > 0`, { option: "timeoutMs" });
+		throw new UsageError(`invalid timeoutMs ${String(timeoutMs)}: expected a number of milliseconds > 0`, { option: "timeoutMs" });
 	}
 	const backoffMs = options.backoffMs ?? 200;
 	if (!Number.isFinite(backoffMs) || backoffMs < 0) {

@@ -33,7 +33,8 @@ export interface CfValuesColumn {
  * A CF-coded companion column: values equal to a marker or outside the valid range become null, then
  * `scale_factor` and `add_offset` are applied (Float32 or Float64, see cf/packing.ts); NaN stays NaN unless
  * `nanAsNull`; xarray's booleans then become Bool (cf/boolean-coding.ts). The field is nullable when values may be
- * null (masked, or floats that NaN may make null; not booleans or integers `_Unsigned` alone read), and its metadata
+ * null (masked, or floats that `nanAsNull` may make null; not values only unpacked, booleans or integers `_Unsigned`
+ * alone read: nothing makes those null), and its metadata
  * keeps the CF attributes and says what was applied, `_Unsigned` first, as it is CF's first step.
  */
 export function planCfValuesColumn({ column, storedField, unsigned, mask, packing, nanAsNull, boolean }: CfValuesColumn): ColumnPlan {
@@ -42,7 +43,7 @@ export function planCfValuesColumn({ column, storedField, unsigned, mask, packin
 	for (const key of KEPT_CF_ATTRIBUTES) if (typeof attributes[key] === "string") metadata.set(key, attributes[key] as string);
 	metadata.set(CF_APPLIED_KEY, JSON.stringify({ ...(unsigned === undefined ? {} : { _Unsigned: unsigned.unsigned }), ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}), ...(boolean ? { dtype: "bool" } : {}) }));
 	const type = boolean ? new Bool() : packing === undefined ? storedField.type : packing.target === "float32" ? new Float32() : new Float64();
-	const nullable = mask !== undefined || (!boolean && (packing !== undefined || nanAsNull));
+	const nullable = mask !== undefined || (!boolean && nanAsNull);
 	const field = new Field(storedField.name, type, nullable, metadata);
 	const isFloat = type instanceof Float32 || type instanceof Float64;
 	return {

@@ -105,12 +105,22 @@ export function metadataFileOf(node: NodeMetadata): string {
 	return node.kind === "array" ? ".zarray" : ".zgroup";
 }
 
+/** The `zarr_format` of the draft v3 layout zarr-python 2.11–2.18 wrote with its experimental v3 API. */
+const DRAFT_V3_PROTOCOL = "https://purl.org/zarr/spec/protocol/core/3.0";
+
 /**
  * Parses a zarr.json document and says what node it describes. `where` names it in messages; `document` is its store
  * key (another one's for a node in consolidated metadata), the `path` of its errors.
  */
 export function parseNodeJson(text: string, path: string, where: string, document = documentKey(path, "zarr.json")): NodeMetadata {
 	const object = parseJsonObject(text, where, document);
+	if (typeof object.zarr_format === "string" && object.zarr_format.startsWith(DRAFT_V3_PROTOCOL)) {
+		throw new Dt64ExportError(
+			"UNSUPPORTED",
+			`${where}: written in the draft Zarr v3 layout of zarr-python 2's experimental API (zarr_format ${JSON.stringify(object.zarr_format)}, arrays under meta/root/ and data/root/), which the final v3 specification replaced and zarr-python 3 does not read either; write it again as Zarr v2 (zarr-python 2 without zarr_version=3, or xarray's to_zarr) or as Zarr v3 with zarr-python 3`,
+			{ path: document, field: "zarr_format" },
+		);
+	}
 	if (object.zarr_format !== 3) {
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`, { path: document, field: "zarr_format" });
 	}

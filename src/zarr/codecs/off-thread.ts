@@ -1,8 +1,8 @@
 import { availableParallelism } from "node:os";
 import { recordNatPositions } from "../../convert/nat-positions.js";
-import { UsageError } from "../../errors.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { packageFile, packageFileMissing } from "../../package-file.js";
+import { decodeThreadsAsked } from "./decode-threads-asked.js";
 import { DecoderPool } from "./decoder-pool.js";
 import { decodersWasmFile } from "./wasm/decoders-file.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
@@ -48,21 +48,8 @@ export function defaultDecodeThreads(cores = availableParallelism()): number {
 	return Math.min(4, Math.max(1, cores - 1));
 }
 
-/** The most decode threads `DT64_DECODE_THREADS` may ask for: each costs 10-20 MiB and a chunk in flight. */
-const MAX_DECODE_THREADS = 16;
-
-/** The count `DT64_DECODE_THREADS` asks for, if it is set (an empty value is not); anything else is refused. */
-function threadsAsked(): number | undefined {
-	const asked = process.env.DT64_DECODE_THREADS;
-	if (asked === undefined || asked === "") return undefined;
-	if (!/^[0-9]+$/.test(asked) || Number(asked) > MAX_DECODE_THREADS) {
-		throw new UsageError(`DT64_DECODE_THREADS must be a whole number from 0 to ${MAX_DECODE_THREADS}, got ${JSON.stringify(asked)}`, { option: "DT64_DECODE_THREADS", value: asked });
-	}
-	return Number(asked);
-}
-
 function threadCount(): number {
-	return threadsAsked() ?? defaultDecodeThreads();
+	return decodeThreadsAsked() ?? defaultDecodeThreads();
 }
 
 /**
@@ -71,7 +58,7 @@ function threadCount(): number {
  * for threads.
  */
 function onThreads(smallArray: boolean): boolean {
-	return !smallArray || (threadsAsked() ?? 0) > 0;
+	return !smallArray || (decodeThreadsAsked() ?? 0) > 0;
 }
 
 let shared: DecoderPool | null | undefined;
