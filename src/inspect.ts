@@ -677,7 +677,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 			field("chunks", shapeText(node.chunkShape));
 		}
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
-		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? "null (none: a missing chunk cannot be read)" : (node.fillValue ?? "?"));
+		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? `null (none: ${isObjectDtype(node.dtype) ? "a missing chunk's strings are nulls, as zarr-python reads None there" : "a missing chunk cannot be read"})` : (node.fillValue ?? "?"));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");
@@ -693,4 +693,9 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
 	}
 	return `${lines.join("\n")}\n`;
+}
+
+/** A v2 object array (strings through vlen-utf8, when exportable): `|O`. */
+function isObjectDtype(dtype: string | undefined): boolean {
+	return dtype === "|O" || dtype === "O";
 }

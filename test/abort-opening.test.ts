@@ -79,6 +79,9 @@ async function abortWhileHeld(held: Held, call: (signal: AbortSignal) => Promise
 	const isHeld = (record: RequestRecord) => held.matches({ ...record });
 	try {
 		await until(() => (request = server.requests.find(isHeld)) !== undefined, "the held request");
+		// Requests sent alongside the held one (a search's reads, `concurrency` at a time) may reach the server a moment
+		// after it on a loaded machine: they were asked for before the abort, so the abort waits until none arrives.
+		await quiet();
 		if (held.trickle) await sleep(300);
 		const reason = new Error("the caller went away");
 		const abortedAt = performance.now();
@@ -94,6 +97,15 @@ async function abortWhileHeld(held: Held, call: (signal: AbortSignal) => Promise
 		expect(server.requests.filter((record) => record.start > abortedAt)).toEqual([]);
 	} finally {
 		holding = undefined;
+	}
+}
+
+/** Resolves once the server has received no new request for 150 ms. */
+async function quiet(): Promise<void> {
+	let count = -1;
+	while (count !== server.requests.length) {
+		count = server.requests.length;
+		await sleep(150);
 	}
 }
 

@@ -7,7 +7,7 @@ import type { Timestamp } from "apache-arrow";
 import pl from "nodejs-polars";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { Progress } from "../src/cli/progress.js";
+import { Progress, rateText } from "../src/cli/progress.js";
 import { BIN, readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { writeStoredZip } from "./support/zip.js";
 
@@ -157,8 +157,20 @@ describe("CLI contract", () => {
 		expect(result.status).toBe(0);
 		expect(result.stderr).not.toMatch(/[\r\x1b]/);
 		const lines = result.stderr.trimEnd().split("\n");
-		expect(lines.at(-2)).toMatch(/^chunks 5\/5  rows 17,520\/17,520  [\d.]+ M rows\/s  ETA 0 s$/);
+		expect(lines.at(-2)).toMatch(/^chunks 5\/5  rows 17,520\/17,520  (?:[\d.]+ M|[\d,]+) rows\/s  ETA 0 s$/);
 		expect(lines.at(-1)).toBe("wrote 17,520 rows to weather-station.arrow");
+	});
+
+	it("the rate is in millions of rows a second down to 0.1 M, then in rows: never 0.0 while rows arrive", () => {
+		expect([12_345_678, 1_000_000, 100_000, 99_999.6, 14_200.4, 3.2, 0].map(rateText)).toEqual([
+			"12.3 M rows/s",
+			"1.0 M rows/s",
+			"0.1 M rows/s",
+			"100,000 rows/s",
+			"14,200 rows/s",
+			"3 rows/s",
+			"0 rows/s",
+		]);
 	});
 
 	it("Progress ends its line before another message only when a redrawn line is showing", () => {

@@ -50,12 +50,13 @@ function utf8Data(type: Utf8, strings: string[], column: string): Data<Utf8> {
 	const offsets = new Int32Array(strings.length + 1);
 	let total = 0;
 	for (let i = 0; i < strings.length; i++) {
-		total += Buffer.byteLength(strings[i], "utf8");
+		// A slot without a value (a missing chunk's, see table/missing-strings.ts) is null: no bytes.
+		if (strings[i] !== undefined) total += Buffer.byteLength(strings[i], "utf8");
 		if (total > MAX_UTF8_BYTES) throw new Dt64ExportError("TOO_LARGE", `column "${column}": more than 2 GiB of text in one row of chunks, too much for one Arrow Utf8 batch`);
 		offsets[i + 1] = total;
 	}
 	const text = Buffer.allocUnsafe(total);
-	for (let i = 0; i < strings.length; i++) text.write(strings[i], offsets[i], "utf8");
+	for (let i = 0; i < strings.length; i++) if (strings[i] !== undefined) text.write(strings[i], offsets[i], "utf8");
 	return makeData({ type, length: strings.length, nullCount: 0, valueOffsets: offsets, data: new Uint8Array(text.buffer, text.byteOffset, total) });
 }
 

@@ -1,4 +1,4 @@
-import { Type, type Field } from "apache-arrow";
+import { Field, Type } from "apache-arrow";
 import { plainArrowField } from "../arrow/column-types.js";
 import { isCfBoolean } from "../cf/boolean-coding.js";
 import { isMaskableType, maskRuleOf } from "../cf/masking.js";
@@ -9,6 +9,7 @@ import { inArrayDocument } from "../zarr/array-metadata.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { planCfTimeColumn } from "./cf-time-column.js";
 import { planCfValuesColumn } from "./cf-values-column.js";
+import { missingStringsValidity } from "./missing-strings.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
 
 /** No values of a companion column's type: its Arrow type's own array type, or no strings. */
@@ -42,6 +43,10 @@ export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>,
 		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float16" || type === "float32" || type === "float64" || packing !== undefined);
 		const { unsigned } = column;
 		if (mask !== undefined || packing !== undefined || nanAsNull || boolean || unsigned !== undefined) return planCfValuesColumn({ column, storedField, unsigned, mask, packing, nanAsNull, boolean });
+	}
+	if (metadata.missingChunksAreNull === true) {
+		const field = new Field(storedField.name, storedField.type, true, storedField.metadata);
+		return { field, decode: (values) => ({ values, validity: missingStringsValidity(values as string[], context.allocateBitmap) }), empty: () => allocateEmpty(field) };
 	}
 	return { field: storedField, decode: (values) => ({ values }), empty: () => allocateEmpty(storedField) };
 }

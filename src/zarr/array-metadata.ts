@@ -54,6 +54,11 @@ export interface PlainArrayMetadata extends ArrayLayout {
 	readonly dataType: PlainDataType;
 	/** What a missing chunk holds, exactly; null when a v2 array has no fill value, where a missing chunk is an error. */
 	readonly fillValue: PlainFill | null;
+	/**
+	 * A v2 object-string array written with `fill_value: null` (as xarray writes one): zarr-python 2 reads a missing
+	 * chunk of it as None values, which xarray keeps; its missing chunks are then nulls, not an error.
+	 */
+	readonly missingChunksAreNull?: boolean;
 }
 
 /** An array node as read: a v3 zarr.json, or a v2 `.zarray` (with its `.zattrs`). `text` is the document's exact text. */
@@ -217,7 +222,9 @@ export function parsePlainArrayMetadata(node: NodeMetadata, where: string): Plai
 		} catch (error) {
 			throw errorInContext(where, error, "METADATA_INVALID", { field: "fill_value" });
 		}
-		return { ...parseArrayLayout(form, where), dataType, fillValue };
+		// Only an explicit null: zarr-python 2's default for object arrays, 0, reads a missing chunk as the integer 0.
+		const missingChunksAreNull = node.zarrFormat === 2 && dataType.name === "string" && dataType.itemBytes === undefined && node.json.fill_value === null;
+		return { ...parseArrayLayout(form, where), dataType, fillValue, ...(missingChunksAreNull ? { missingChunksAreNull } : {}) };
 	} catch (error) {
 		throw inArrayDocument(error, node);
 	}

@@ -90,7 +90,7 @@ interface ChunkElements<V extends ChunkValues> {
  */
 function missingWithoutFill(chunk: string, strings = false): Dt64ExportError {
 	// zarr-python 2's object arrays have fill_value 0 by default, read back as the integer 0 among the strings.
-	const which = strings ? "no string fill value (fill_value is null, or zarr-python 2's default 0, which it reads as the integer 0)" : "no fill value (fill_value is null)";
+	const which = strings ? "no string fill value (zarr-python 2's default fill_value 0, which it reads as the integer 0)" : "no fill value (fill_value is null)";
 	return new Dt64ExportError("CHUNK_MISSING", `chunk ${chunk}: missing, and the array has ${which} to stand for it`);
 }
 
@@ -141,6 +141,8 @@ export function createPlainChunkSource(store: AsyncReadable, meta: PlainArrayMet
 	const elements: ChunkElements<ChunkValues> = {
 		decodedAs: { dataType: dataType.zarritaType, valueBytes: dataType.itemBytes ?? "variable", valuesOf: dataType.valuesOf },
 		fillChunk: (size, key) => {
+			// No value in any slot: the column makes them null (table/missing-strings.ts).
+			if (meta.missingChunksAreNull === true) return new Array<string>(size);
 			if (fillValue === null) throw missingWithoutFill(key, dataType.zarritaType === "string");
 			return dataType.fillChunk(size, fillValue);
 		},

@@ -17,6 +17,10 @@ export type NumericValues =
 	| Float32Array
 	| Float64Array;
 
+/**
+ * Strings are a JS array; a slot of a missing chunk of a v2 object-string array without a fill value holds no value
+ * (undefined), which a column makes null (see table/missing-strings.ts).
+ */
 export type ChunkValues = NumericValues | string[];
 
 /** A new, zeroed (or empty-string) array of the same kind as `like`. */

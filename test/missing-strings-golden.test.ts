@@ -1,0 +1,68 @@
+/**
+ * A missing chunk of a string variable as xarray writes one (a v2 object array, vlen-utf8, `fill_value: null`): its
+ * rows are nulls, as zarr-python 2 reads None there and xarray keeps it (test/golden/make_missing_strings_fixtures.py).
+ * An object array with zarr-python's own default fill value, 0, still refuses a missing chunk: zarr reads the integer
+ * 0 there, which is no string.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useDuckDB } from "./support/duckdb.js";
+import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+
+const FIXTURES = path.join(REPO, "test/fixtures/missing-strings");
+const STORE = path.join(FIXTURES, "missing-strings.zarr");
+const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as {
+	columns: { name: string; values: (string | number | null)[] }[];
+	zero: string[];
+};
+const work = tempDir("dt64-missing-strings-");
+const query = useDuckDB();
+const stationOf = () => expected.columns.find((column) => column.name === "station")!.values;
+
+describe("a missing chunk of an object-string variable without a fill value", () => {
+	it("is null in a nullable Utf8 column, as xarray reads it", () => {
+		const out = path.join(work, "table.arrow");
+		const run = runCli([STORE, "--columns", "t2m,station", "--index", "-q", "-o", out]);
+		expect(run.status, run.stderr).toBe(0);
+		const table = readArrow(out);
+		expect(table.schema.fields.map((field) => field.name)).toEqual(["time", "t2m", "station"]);
+		const station = table.schema.fields[2];
+		expect(String(station.type)).toBe("Utf8");
+		expect(station.nullable).toBe(true);
+		expect([...table.getChild("station")!]).toEqual(stationOf());
+		expect([...table.getChild("t2m")!]).toEqual(expected.columns.find((column) => column.name === "t2m")!.values);
+	});
+
+	it("reads back as nulls in DuckDB, from Parquet", async () => {
+		const out = path.join(work, "table.parquet");
+		expect(runCli([STORE, "--columns", "t2m,station", "--index", "-q", "-o", out]).status).toBe(0);
+		const rows = await query(`SELECT station FROM read_parquet('${out}') ORDER BY time`);
+		expect(rows.map(([value]) => value)).toEqual(stationOf());
+	});
+
+	it("a range and a dataset of parts keep the nulls of their rows", async () => {
+		const out = path.join(work, "parts");
+		for (const part of ["0/2", "1/2"]) {
+			const run = runCli([STORE, "--columns", "station", "--index", "--start", "2024-01-01T02:00", "--end", "2024-01-01T10:00", "--part", part, "-q", "-o", out]);
+			expect(run.status, run.stderr).toBe(0);
+		}
+		expect(runCli(["commit", out, "-q"]).status).toBe(0);
+		const rows = await query(`SELECT station FROM read_parquet('${out}/**/*.parquet') ORDER BY time`);
+		expect(rows.map(([value]) => value)).toEqual(stationOf().slice(2, 10));
+	});
+
+	it("inspect says what a missing chunk of each holds", () => {
+		const run = runCli(["inspect", STORE]);
+		const stdout = String(run.stdout);
+		expect(stdout).toMatch(/station {2}array[^]*fill value {2}null \(none: a missing chunk's strings are nulls, as zarr-python reads None there\)/);
+		expect(stdout).toMatch(/zero {2}array[^]*fill value {2}0\n/);
+	});
+
+	it("zarr-python's default fill value of object arrays, 0, still refuses a missing chunk: zarr reads the integer 0", () => {
+		expect(expected.zero.slice(4, 8)).toEqual(["0", "0", "0", "0"]);
+		const run = runCli([STORE, "--columns", "zero", "--index", "-o", path.join(work, "zero.arrow")]);
+		expect(run.status).toBe(1);
+		expect(run.stderr).toMatch(/chunk zero\/1: missing, and the array has no string fill value \(zarr-python 2's default fill_value 0, which it reads as the integer 0\) to stand for it .*\[CHUNK_MISSING\]\n$/);
+	});
+});
