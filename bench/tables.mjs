@@ -21,9 +21,10 @@ function haveXarray() {
 
 /** DuckDB's threads for the Parquet reference: the machine's two cores, as the exporter's decode thread and main thread. */
 const DUCKDB_THREADS = 2;
-/** dt64-export's defaults (src/stream/parquet/options.ts), which the reference writes with too. */
+/** dt64-export's default compression (src/stream/parquet/options.ts), which the reference writes with too. */
 const PARQUET_COMPRESSION = "zstd";
-const PARQUET_ROW_GROUP_ROWS = 2 ** 20;
+/** The reference writes row groups of the exporter's file's own size (its default depends on the row's width). */
+const PARQUET_ROW_GROUP_ROWS = "input";
 
 /**
  * DuckDB writing the rows of the exporter's Parquet file `out` to Parquet again, `runs` times: the median COPY

@@ -71,7 +71,7 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	/** Called after each chunk is decoded, for progress. */
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
 	format?: OutputFormat;
-	/** Parquet rows per row group; default 2^20, fewer for a row wider than 32 bytes (32 MiB of values per row group). */
+	/** Parquet rows per row group; default 2^20, fewer for a row wider than 8 bytes (8 MiB of values per row group). */
 	rowGroupRows?: number;
 	compression?: ParquetCompression;
 	/**

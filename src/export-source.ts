@@ -10,6 +10,7 @@ import { openCfTimeArrayTable, openTable, tableOfTimeArray, type TableColumn, ty
 import type { OpenedStore } from "./store/open-store.js";
 import { TableReader } from "./stream/table-reader.js";
 import type { RowRange } from "./select/time-search.js";
+import { batchValueBytes, chunkValueBytes } from "./table/value-bytes.js";
 
 /**
  * Chunks read and decoded at once, per column, when `concurrency` is not given. Local ones (a folder or a zip file)
@@ -75,9 +76,21 @@ export function readColumns(table: ZarrTable, index: boolean): TableColumn[] {
  */
 export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRange): TableReader {
 	const columns = readColumns(table, plan.index);
+	// A batch's row: its value columns and coordinates, and the int64 positions of the dimensions without one.
+	const positions = plan.index ? table.index.filter((entry) => entry.kind === "positions").length : 0;
+	const rowBytes = columns.reduce((sum, column) => sum + batchValueBytes(column), 8 * positions);
 	return new TableReader(
-		columns.map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes })),
+		columns.map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes, valueBytes: chunkValueBytes(column) })),
 		table.shape,
-		{ order: plan.order, concurrency: plan.concurrency ?? defaultConcurrency(table.store, readChunkShapes(table, plan.index)), onChunk: plan.onChunk, rows, bufferPool: table.bufferPool },
+		{
+			order: plan.order,
+			concurrency: plan.concurrency ?? defaultConcurrency(table.store, readChunkShapes(table, plan.index)),
+			onChunk: plan.onChunk,
+			rows,
+			bufferPool: table.bufferPool,
+			rowBytes,
+			// A remote store's reads ahead are what hides its latency (see defaultConcurrency).
+			readAheadBytes: table.store.remote ? REMOTE_READ_BYTES : undefined,
+		},
 	);
 }

@@ -286,9 +286,9 @@ describe("--help is true to the code", () => {
 		expect(documentedDefault("compression")).toBe(JSON.stringify(normalizeParquetOptions({}).compression));
 		// Not a number the parser fills in: the writer chooses it by the table's width (rowGroupRowsFor).
 		expect(normalizeParquetOptions({}).rowGroupRows).toBeUndefined();
-		expect(documentedDefault("row-group-rows")).toBe(`${DEFAULT_ROW_GROUP_ROWS}, fewer for rows over 32 bytes: 32 MiB of values per row group`);
+		expect(documentedDefault("row-group-rows")).toBe(`${DEFAULT_ROW_GROUP_ROWS}, fewer for rows over 8 bytes: 8 MiB of values per row group`);
 		expect(rowGroupRowsFor([new Float64()])).toBe(DEFAULT_ROW_GROUP_ROWS);
-		expect(rowGroupRowsFor(Array.from({ length: 5 }, () => new Float64()))).toBeLessThan(DEFAULT_ROW_GROUP_ROWS);
+		expect(rowGroupRowsFor(Array.from({ length: 2 }, () => new Float64()))).toBeLessThan(DEFAULT_ROW_GROUP_ROWS);
 		// "one per core, 2 to 4, for a local folder or zip; 8 over the network"
 		const concurrency = /one per core, (\d+) to (\d+), for a local folder or zip; (\d+) over the network/.exec(documentedDefault("concurrency") ?? "");
 		expect(concurrency).not.toBeNull();

@@ -295,8 +295,8 @@ describe("row groups", () => {
 		expect((await query(`SELECT epoch_us(t) FROM '${path}'`)).map(([v]) => v)).toEqual(all);
 	});
 
-	it("without rowGroupRows, caps a row group at 32 MiB of values: 2^20 rows of a narrow table, fewer of a wide one", async () => {
-		// 30 float32 columns and a timestamp: 128 bytes a row, so 262,144 rows (2^20 would hold 128 MiB of values,
+	it("without rowGroupRows, caps a row group at 8 MiB of values: 2^20 rows of one timestamp, fewer of a table", async () => {
+		// 30 float32 columns and a timestamp: 128 bytes a row, so 65,536 rows (2^20 would hold 128 MiB of values,
 		// which arrow-rs keeps several times over until the row group is flushed: 1.1 GB for the trial's ERA5 table).
 		const rows = 600_000;
 		const times = sequence(rows, 0n, 1000n);
@@ -305,10 +305,10 @@ describe("row groups", () => {
 		const wide = batchOf([timestampColumn("t", "us", null, times), ...Array.from({ length: 30 }, (_, k) => floatColumn(`v${k}`))]);
 		const widePath = await writeFile([wide]);
 		const groups = async (path: string) => (await query(`SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata('${path}') ORDER BY row_group_id`)).map(([, n]) => Number(n));
-		expect(await groups(widePath)).toEqual([262_144, 262_144, 600_000 - 2 * 262_144]);
-		// A narrow one (a timestamp and three float32 columns, 20 bytes a row) keeps 2^20 rows.
+		expect(await groups(widePath)).toEqual([...Array(9).fill(65_536), 600_000 - 9 * 65_536]);
+		// A narrow one (a timestamp and three float32 columns, 20 bytes a row): 418,816 rows, a multiple of 1,024.
 		const narrow = batchOf([timestampColumn("t", "us", null, sequence(1_100_000, 0n, 1000n)), ...["a", "b", "c"].map((name) => ({ field: new Field(name, new Float32(), true), data: makeData({ type: new Float32(), length: 1_100_000, data: new Float32Array(1_100_000) }) }))]);
-		expect(await groups(await writeFile([narrow]))).toEqual([1 << 20, 1_100_000 - (1 << 20)]);
+		expect(await groups(await writeFile([narrow]))).toEqual([418_816, 418_816, 1_100_000 - 2 * 418_816]);
 		// rowGroupRows given is kept, whatever the width.
 		expect(await groups(await writeFile([wide], { rowGroupRows: 500_000 }))).toEqual([500_000, 100_000]);
 	});

@@ -42,7 +42,8 @@ function continues(gathering: Gathering, next: TableBand): boolean {
 const bytesOf = (values: ChunkValues): Uint8Array | undefined => (Array.isArray(values) ? undefined : new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
 
 /**
- * Gathers consecutive small bands of a TableReader into bands of up to BATCH_ROWS rows, so that a batch has a
+ * Gathers consecutive small bands of a TableReader into bands of up to `batchRows` rows (BATCH_ROWS, fewer for a
+ * wide table: see BATCH_BYTES), so that a batch has a
  * sensible size whatever the chunking: chunks of ten values (an xarray append of one time step per chunk, a time
  * coordinate chunked with its data) give batches of 65,530 rows. Bands join when each continues the last along the
  * table's first axis over the same box of the other axes (1-D arrays, tables in C order, N-d chunk order when the
@@ -50,11 +51,11 @@ const bytesOf = (values: ChunkValues): Uint8Array | undefined => (Array.isArray(
  * first axis (`alongRows`) in C order of it still, those of the other columns (the same for every band) as they were.
  *
  * Memory stays flat: the first band is held as it is, and from the second on each band's values are copied into
- * buffers of BATCH_ROWS rows taken from `pool` and its own are said dead there (its chunks come back for the next
+ * buffers of `batchRows` rows taken from `pool` and its own are said dead there (its chunks come back for the next
  * reads); the gathered band's buffers go back once written, as a band's do. A band that does not join (a large one,
  * or one after a gap) ends the gathering: a lone band passes unchanged, neither copied nor said dead.
  */
-export async function* joinSmallBands(bands: AsyncIterable<TableBand>, alongRows: readonly boolean[], pool?: BufferPool): AsyncGenerator<TableBand> {
+export async function* joinSmallBands(bands: AsyncIterable<TableBand>, alongRows: readonly boolean[], pool?: BufferPool, batchRows = BATCH_ROWS): AsyncGenerator<TableBand> {
 	let gathering: Gathering | undefined;
 	for await (const band of bands) {
 		if (gathering !== undefined && continues(gathering, band)) {
@@ -62,18 +63,18 @@ export async function* joinSmallBands(bands: AsyncIterable<TableBand>, alongRows
 			continue;
 		}
 		if (gathering !== undefined) yield gathered(gathering, pool);
-		gathering = startGathering(band);
+		gathering = startGathering(band, batchRows);
 		if (gathering === undefined) yield band;
 	}
 	if (gathering !== undefined) yield gathered(gathering, pool);
 }
 
-/** A gathering starting with `band`, or undefined when no other band could join it. */
-function startGathering(band: TableBand): Gathering | undefined {
+/** A gathering of up to `batchRows` rows starting with `band`, or undefined when no other band could join it. */
+function startGathering(band: TableBand, batchRows: number): Gathering | undefined {
 	const box = boxOf(band);
-	if (box === undefined || box.origin.length === 0 || box.extent[0] === 0 || band.length >= BATCH_ROWS) return undefined;
+	if (box === undefined || box.origin.length === 0 || box.extent[0] === 0 || band.length >= batchRows) return undefined;
 	const rowLength = band.length / box.extent[0];
-	const capacityRows = Math.floor(BATCH_ROWS / rowLength);
+	const capacityRows = Math.floor(batchRows / rowLength);
 	if (capacityRows < 2 * box.extent[0]) return undefined;
 	return { first: band, columns: undefined, rows: box.extent[0], rowLength, capacityRows };
 }

@@ -11,6 +11,7 @@ import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr
 import { arrangeRowInCOrder } from "../zarr/row-in-c-order.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
+import type { ReadAheadShare } from "./read-ahead-budget.js";
 
 /** A run of consecutive values of the array in C order: rows [firstRow, firstRow + rows) along axis 0. */
 export interface ValueBand<V extends ChunkValues = BigInt64Array> {
@@ -71,8 +72,9 @@ export interface ReadAheadControl {
 /**
  * The chunks of a source in C order of its grid (only those along the first axis in `chunks`, when given), `concurrency` of them fetched and decoded at once; each is
  * yielded in its turn, whichever finishes first. Reads past the chunk the consumer waits for are read-ahead:
- * `mayReadAhead` can hold them back, and `control` too (its `resume` starts them once allowed); the chunk waited
- * for is always read, so the export goes on.
+ * `mayReadAhead` can hold them back, `control` too (its `resume` starts them once allowed), and `share` the
+ * table's ReadAheadBudget (each chunk read ahead holds its bytes until it is yielded); the chunk waited for is
+ * always read, so the export goes on.
  */
 export async function* readChunksInOrder<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -81,30 +83,42 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	mayReadAhead: () => boolean = () => true,
 	chunks?: { start: number; end: number },
 	control?: ReadAheadControl,
+	share?: ReadAheadShare,
 ): AsyncGenerator<{ coords: number[]; data: V }> {
 	const coordinates = coordinatesWithin(source.gridShape, chunks);
 	// Told with each read: a sharded source then reads at once only the inner chunks of this pass.
 	const box = chunks === undefined ? undefined : chunkRowsBox(source.gridShape, chunks);
-	const inFlight: { coords: number[]; data: Promise<V> }[] = [];
-	// The next chunk, when `control` held its read back.
+	// `budgeted`: read ahead within `share`'s budget, whose bytes it holds until yielded.
+	const inFlight: { coords: number[]; data: Promise<V>; budgeted: boolean }[] = [];
+	// The next chunk, when `control` or the budget held its read back.
 	let heldBack: IteratorResult<number[]> | undefined;
+	let closed = false;
 	const launch = (ahead = false): boolean => {
 		// Aborted (the reader destroyed): no chunk is read from now on, not even one the consumer was waiting for.
 		if (signal.aborted) return false;
 		const next = heldBack ?? coordinates.next();
 		heldBack = undefined;
 		if (next.done) return false;
-		if (ahead && control !== undefined && !control.allows(next.value)) {
+		const row = next.value[0] * source.chunkShape[0];
+		if (ahead && share !== undefined && !share.budget.fits(share.column, row, share.chunkBytes, readAhead)) {
 			heldBack = next;
 			return false;
 		}
+		if (ahead && control !== undefined && !control.allows(next.value)) {
+			heldBack = next;
+			// Not waiting for the budget: `control` starts it again.
+			share?.budget.leave(share.column);
+			return false;
+		}
+		if (ahead) share?.budget.take(share.column, share.chunkBytes);
+		// Read because it is waited for: the column no longer waits for the budget.
+		else share?.budget.leave(share.column);
 		const data = source.read(next.value, signal, box);
 		// Rejections are observed when the chunk's turn comes; this keeps an early one from being unhandled.
 		data.catch(() => undefined);
-		inFlight.push({ coords: next.value, data });
+		inFlight.push({ coords: next.value, data, budgeted: ahead && share !== undefined });
 		return true;
 	};
-	let closed = false;
 	const readAhead = () => {
 		while (!closed && inFlight.length < concurrency && mayReadAhead() && launch(true));
 	};
@@ -112,8 +126,15 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	try {
 		if (launch()) readAhead();
 		while (inFlight.length > 0) {
-			const { coords, data } = inFlight.shift()!;
-			const decoded = await data;
+			const { coords, data, budgeted } = inFlight[0];
+			let decoded: V;
+			try {
+				decoded = await data;
+			} finally {
+				inFlight.shift();
+				// Taken (or failed): its bytes are the column's chunk now, no longer a read ahead.
+				if (budgeted) share!.budget.give(share!.chunkBytes);
+			}
 			// A read that ended after the abort (a local file's, which does not heed the signal) starts no other.
 			if (signal.aborted) return;
 			// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
@@ -125,6 +146,10 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	} finally {
 		// A read started once the consumer has gone would never be taken.
 		closed = true;
+		if (share !== undefined) {
+			share.budget.leave(share.column);
+			for (const { budgeted } of inFlight.splice(0)) if (budgeted) share.budget.give(share.chunkBytes);
+		}
 	}
 }
 
@@ -148,6 +173,8 @@ export interface BandAssembly {
 	readonly bufferPool?: BufferPool;
 	/** Rows per band at most (default: a row of chunks); a band of a 1-D array is a whole chunk all the same. */
 	readonly maxRows?: number;
+	/** The array's share of its table's read-ahead budget (see readChunksInOrder). */
+	readonly readAhead?: ReadAheadShare;
 }
 
 /**
@@ -204,7 +231,7 @@ export async function* readBands<V extends ChunkValues>(
 			return true;
 		},
 	};
-	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control);
+	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead);
 	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
 	const handBack = (data: V) => {
 		const copied = bytesOf(data);

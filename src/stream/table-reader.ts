@@ -7,7 +7,8 @@ import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { clipChunk, cOrderCoordinates, cStrides, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
-import { joinSmallBands } from "./band-joiner.js";
+import { BATCH_ROWS, joinSmallBands } from "./band-joiner.js";
+import { READ_AHEAD_BYTES, ReadAheadBudget, type ReadAheadShare } from "./read-ahead-budget.js";
 import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
@@ -37,6 +38,13 @@ export interface TableReaderOptions {
 	 * exports whose output hands written buffers back to the same pool.
 	 */
 	bufferPool?: BufferPool;
+	/** Bytes of one row of the batches made from the bands, about (default: the columns' `valueBytes`); see BATCH_BYTES. */
+	rowBytes?: number;
+	/**
+	 * Decoded bytes the chunks read ahead hold at most, all columns together (default READ_AHEAD_BYTES), or the
+	 * concurrency times the largest chunk's, if more (see ReadAheadBudget).
+	 */
+	readAheadBytes?: number;
 }
 
 /**
@@ -47,6 +55,8 @@ export interface BroadcastSource {
 	readonly source: ChunkSource<ChunkValues>;
 	readonly shape: readonly number[];
 	readonly axes: readonly number[];
+	/** Bytes of one value of its decoded chunks, for the read-ahead budget (default 8). */
+	readonly valueBytes?: number;
 }
 
 /**
@@ -64,6 +74,18 @@ export const BAND_VALUES = 1 << 18;
  */
 export const CHUNK_ORDER_BAND_VALUES = 1 << 17;
 
+/**
+ * Bytes of values of one band at most, all of its columns together (as a batch holds them: index columns, values
+ * and repeated columns), unless one row along the first axis is more: the rows of a band are also fewer than
+ * BAND_VALUES, CHUNK_ORDER_BAND_VALUES and BATCH_ROWS. Those bound each column; this bounds a wide table's batches,
+ * several of which are in flight between the stages (30 float32 variables and 3 index columns at a quarter million
+ * rows made batches of 35 MB).
+ */
+export const BATCH_BYTES = 16 * 2 ** 20;
+
+/** The rows of a band at most: `rows`, fewer when BATCH_BYTES of rows of `rowBytes` are fewer. */
+const rowsWithinBytes = (rows: number, rowBytes: number) => Math.max(1, Math.min(rows, Math.floor(BATCH_BYTES / Math.max(1, rowBytes))));
+
 const asBroadcastSource = (column: ChunkSource<ChunkValues> | BroadcastSource, shape: readonly number[]): BroadcastSource =>
 	"source" in column ? column : { source: column, shape, axes: shape.map((_, axis) => axis) };
 
@@ -79,6 +101,10 @@ const spansTable = (column: BroadcastSource, shape: readonly number[]) => column
  * chunk order the bands are the boxes of the chunks of the columns over every axis (which must share one chunk
  * shape), read chunk by chunk; a column over fewer axes is held as in C order and cut to each box. Either way,
  * consecutive small bands (small chunks) are gathered into bands of up to BATCH_ROWS rows (see joinSmallBands).
+ *
+ * Memory is bounded in bytes whatever the table's width: a band holds at most BATCH_BYTES of values of all its
+ * columns, and the columns' chunks read ahead share one budget (ReadAheadBudget), the chunks of the rows needed
+ * soonest read first; what remains is the chunk of each column its bands are cut from.
  */
 export class TableReader extends GeneratorReadable<TableBand> {
 	readonly totalChunks: number;
@@ -100,7 +126,13 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		const mayReadAhead = () => !this.#holdReadAhead();
 		// Small bands (small chunks) are gathered into batches of a sensible size; see joinSmallBands.
 		const alongRows = broadcast.map((column) => shape.length > 0 && column.axes[0] === 0);
-		const read: TableRead = { columns: broadcast, shape, concurrency, signal: this.signal, mayReadAhead, onChunk, rows };
+		const rowBytes = options.rowBytes ?? broadcast.reduce((sum, column) => sum + (column.valueBytes ?? 8), 0);
+		const chunkBytes = broadcast.map((column) => product(column.source.chunkShape) * (column.valueBytes ?? 8));
+		// No less than the column reading the most ahead would alone (see READ_AHEAD_BYTES).
+		const budget = new ReadAheadBudget(Math.max(options.readAheadBytes ?? READ_AHEAD_BYTES, concurrency * Math.max(...chunkBytes)));
+		const readAhead = broadcast.map((_, k): ReadAheadShare => ({ budget, column: k, chunkBytes: chunkBytes[k] }));
+		const read: TableRead = { columns: broadcast, shape, concurrency, signal: this.signal, mayReadAhead, onChunk, rows, rowBytes, readAhead };
+		const joinedRows = rowsWithinBytes(BATCH_ROWS, rowBytes);
 		if ((options.order ?? "c") === "chunk") {
 			const spanning = broadcast.filter((column) => spansTable(column, shape));
 			if (spanning.length === 0) {
@@ -112,10 +144,10 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape);
-			this.pullFrom(joinSmallBands(chunkOrderBands(read), alongRows, options.bufferPool));
+			this.pullFrom(joinSmallBands(chunkOrderBands(read), alongRows, options.bufferPool, joinedRows));
 		} else {
 			for (const column of broadcast) checkHeldColumn(column, shape);
-			this.pullFrom(joinSmallBands(cOrderBands(read, options.bufferPool), alongRows, options.bufferPool));
+			this.pullFrom(joinSmallBands(cOrderBands(read, options.bufferPool), alongRows, options.bufferPool, joinedRows));
 		}
 	}
 
@@ -163,11 +195,15 @@ interface TableRead {
 	readonly mayReadAhead: () => boolean;
 	readonly onChunk?: () => void;
 	readonly rows?: RowRange;
+	/** Bytes of one row of a band's batch, about: bands hold at most BATCH_BYTES of them. */
+	readonly rowBytes: number;
+	/** Each column's share of the table's read-ahead budget. */
+	readonly readAhead: readonly ReadAheadShare[];
 }
 
 /** C order: bands of whole rows along the first axis, assembled in buffers from `bufferPool` when there is one. */
 async function* cOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
-	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows } = read;
+	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows, rowBytes, readAhead } = read;
 	if (product(shape) === 0) return;
 	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
 	if (shape.length === 0) {
@@ -177,10 +213,13 @@ async function* cOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGene
 	const rowValues = product(shape.slice(1));
 	// A 1-D chunk passes through whole; N-d bands and columns repeated over the band are cut into batches of about
 	// BAND_VALUES values: each batch's index columns and repeated values are then that size, not a row of chunks'
-	// (tens of megabytes), and a written batch's buffers come back for the next while a row of chunks is copied.
+	// (tens of megabytes), and a written batch's buffers come back for the next while a row of chunks is copied. A
+	// wide table's are cut to BATCH_BYTES of all its columns.
 	const capped = shape.length > 1 || columns.some((column) => column.axes.length !== shape.length);
-	const maxRows = capped ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
-	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows }) : undefined));
+	const maxRows = capped ? Math.max(1, Math.floor(rowsWithinBytes(BAND_VALUES, rowBytes) / rowValues)) : Number.MAX_SAFE_INTEGER;
+	const streams = columns.map((column, k) =>
+		column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows, readAhead: readAhead[k] }) : undefined,
+	);
 	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
 	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
 	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
@@ -259,14 +298,16 @@ function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonl
  * has the first axis, else all of it), cut to the box.
  */
 async function* chunkOrderBands(read: TableRead): AsyncGenerator<TableBand> {
-	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows } = read;
+	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows, rowBytes, readAhead } = read;
 	if (product(shape) === 0) return;
 	const spans = columns.map((column) => spansTable(column, shape));
 	const { chunkShape, gridShape } = columns[spans.indexOf(true)].source;
 	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
 	const held = await Promise.all(columns.map((column, k) => (spans[k] || column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
-	const chunks = columns.map((column, k) => (spans[k] ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange) : undefined));
-	const windows = columns.map((column, k) => (!spans[k] && column.axes[0] === 0 ? rowWindow(readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows), column.shape) : undefined));
+	const chunks = columns.map((column, k) => (spans[k] ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange, undefined, readAhead[k]) : undefined));
+	const windows = columns.map((column, k) =>
+		!spans[k] && column.axes[0] === 0 ? rowWindow(readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { readAhead: readAhead[k] }), column.shape) : undefined,
+	);
 	for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
 		coords[0] += chunkRange.start;
 		const chunkOrigin = coords.map((c, axis) => c * chunkShape[axis]);
@@ -295,7 +336,7 @@ async function* chunkOrderBands(read: TableRead): AsyncGenerator<TableBand> {
 		}
 		// Values over the first axis are C order over the box's rows: a band's rows are a contiguous run of them.
 		const rest = product(extent.slice(1));
-		const step = Math.max(1, Math.floor(CHUNK_ORDER_BAND_VALUES / rest));
+		const step = Math.max(1, Math.floor(rowsWithinBytes(CHUNK_ORDER_BAND_VALUES, rowBytes) / rest));
 		for (let start = from; start < to; start += step) {
 			const end = Math.min(to, start + step);
 			const band = values.map((v, k) => (columns[k].axes[0] === 0 ? sliceValues(v, ((start - from) * v.length) / extent[0], ((end - from) * v.length) / extent[0]) : v));

@@ -10,7 +10,7 @@ export interface ParquetWriterOptions {
 	compression?: ParquetCompression;
 	/**
 	 * Rows per row group; the last one holds the remainder. Default 1,048,576 (2^20), fewer for a table whose row is
-	 * wider than 32 bytes: at most 32 MiB of values per row group (see row-group-size.ts).
+	 * wider than 8 bytes: at most 8 MiB of values per row group (see row-group-size.ts).
 	 */
 	rowGroupRows?: number;
 }
@@ -25,10 +25,10 @@ export const COMPRESSIONS: readonly ParquetCompression[] = ["zstd", "snappy", "g
 
 export const DEFAULT_ROW_GROUP_ROWS = 1 << 20;
 /**
- * Values per row group at most when rowGroupRows is not given, in bytes of the columns' values: one float64 column
- * (or eight float32) at 2^20 rows (see row-group-size.ts).
+ * Values per row group at most when rowGroupRows is not given, in bytes of the columns' values: one timestamp,
+ * int64 or float64 column at 2^20 rows (see row-group-size.ts).
  */
-export const ROW_GROUP_BYTES = 32 << 20;
+export const ROW_GROUP_BYTES = 8 << 20;
 export const DEFAULT_COMPRESSION: ParquetCompression = "zstd";
 
 export function normalizeOptions(options: ParquetWriterOptions): ParquetSettings {
