@@ -34,7 +34,30 @@ const ERROR_MEANINGS: Readonly<Record<string, string>> = {
 	AuthorizationHeaderMalformed: "the request was signed for another region",
 	PermanentRedirect: "the bucket is in another region",
 	NoSuchBucket: "no such bucket",
+	SlowDown: "reduce your request rate",
+	ServiceUnavailable: "reduce your request rate",
 };
+
+/** S3's own words are kept up to this length: an error document's message is a sentence or two. */
+const MAX_MESSAGE_CHARS = 300;
+
+/**
+ * S3's `<Message>`, when it says more than the code: AWS sends the same AccessDenied for a key that does not exist, a
+ * bucket policy, a VPC endpoint policy and a KMS key the caller may not use, and only the message tells them apart
+ * ("... not authorized to perform: kms:Decrypt ..."). On one line, cut short; undefined when it repeats the code or
+ * the generic "Access Denied".
+ */
+function serviceMessage(body: string, code: string | undefined, meaning: string | undefined): string | undefined {
+	const message = xmlFirst(body, "Message")?.replace(/\s+/g, " ").trim();
+	if (message === undefined || message === "") return undefined;
+	const bare = (text: string) => text.toLowerCase().replace(/[^a-z]/g, "");
+	if ((code !== undefined && bare(message) === bare(code)) || bare(message) === "accessdenied") return undefined;
+	if (meaning !== undefined && bare(message).includes(bare(meaning))) return undefined;
+	return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
+}
+
+/** A denial that names a KMS action is about an object that exists (its encryption key), never a missing key. */
+const KMS_DENIAL = /\bkms:[A-Za-z]+/;
 
 /** Codes S3 sends with 400 that are refused credentials all the same. */
 const CREDENTIAL_CODES = new Set(["ExpiredToken", "TokenRefreshRequired", "InvalidToken"]);
@@ -64,7 +87,9 @@ class S3Authorizer implements RequestAuthorizer {
 	explainFailure(response: Response, body: string): RefusalExplanation {
 		const code = xmlFirst(body, "Code");
 		const meaning = code === undefined ? undefined : ERROR_MEANINGS[code];
-		const parts = [code === undefined ? "" : ` (${code}${meaning === undefined ? "" : `: ${meaning}`})`];
+		const message = serviceMessage(body, code, meaning);
+		const said = message === undefined ? "" : `; S3 says: ${JSON.stringify(message)}`;
+		const parts = [code === undefined ? (said === "" ? "" : ` (${said.slice(2)})`) : ` (${code}${meaning === undefined ? "" : `: ${meaning}`}${said})`];
 		const { credentials, credentialSource, region } = this.settings;
 		const accessDenied = response.status === 401 || response.status === 403 || (code !== undefined && CREDENTIAL_CODES.has(code));
 		if (accessDenied) {
@@ -77,8 +102,9 @@ class S3Authorizer implements RequestAuthorizer {
 		}
 		const fields = { path: `s3://${this.bucket}`, ...(credentials === undefined ? { option: "signRequests" } : {}) };
 		// Only AccessDenied is S3's answer for a key that does not exist when listing is not allowed; a wrong signature
-		// or an unknown key id is refused credentials whatever the key.
-		return { detail: parts.join(""), accessDenied, mayBeMissing: response.status === 403 && code === "AccessDenied", fields };
+		// or an unknown key id is refused credentials whatever the key, and a KMS denial is of an object that exists.
+		const mayBeMissing = response.status === 403 && code === "AccessDenied" && !KMS_DENIAL.test(message ?? "");
+		return { detail: parts.join(""), accessDenied, mayBeMissing, fields };
 	}
 
 	explainNotFound(_response: Response, body: string, url: URL): { message: string; path: string } | undefined {
