@@ -6,6 +6,7 @@
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { RefusedKeyError } from "./refused-key.js";
+import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
 
 export interface RetryInfo {
@@ -27,7 +28,10 @@ export interface HttpStoreOptions {
 	 * (a 1 GiB zip from a server without ranges may take many minutes); a server that stops sending is.
 	 */
 	timeoutMs?: number;
-	/** Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). */
+	/**
+	 * Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). A throttled
+	 * request (429, 503) waits longer: between half and all of min(5 * base * 2^n, 20 000 ms).
+	 */
 	backoffMs?: number;
 	fetch?: typeof fetch;
 	onRetry?: (info: RetryInfo) => void;
@@ -74,6 +78,13 @@ interface NormalizedHttpStoreOptions {
 }
 
 const MAX_BACKOFF_MS = 5000;
+/**
+ * A throttled request backs off from 5 times the base, up to 20 s, as the AWS SDKs' standard retry mode does (1 s,
+ * 2 s... 20 s): a throttle that lasts longer than the short backoff for server trouble failed an export within a
+ * second or two. Half of each delay at least, so that the requests throttled together do not all come back at once.
+ */
+const THROTTLED_BACKOFF_FACTOR = 5;
+const MAX_THROTTLED_BACKOFF_MS = 20_000;
 /** An HTTP header name: RFC 9110's token characters. */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Headers the store sets itself per request; a user value would corrupt range reads.
@@ -140,6 +151,8 @@ class TransientFailure extends Error {
 		message: string,
 		readonly retryAfterMs?: number,
 		options?: { cause?: unknown },
+		/** The service asked for fewer requests (429, 503): a longer backoff, and fewer in flight (RequestThrottle). */
+		readonly throttled = false,
 	) {
 		super(message, options);
 	}
@@ -190,6 +203,11 @@ function statusLine(response: Response): string {
 	// node:http is loaded for its status texts only when a response has none: a CLI run need not load it at start.
 	const text = response.statusText || process.getBuiltinModule("node:http").STATUS_CODES[response.status] || "";
 	return `HTTP ${response.status}${text === "" ? "" : ` ${text}`}`;
+}
+
+/** The service asks for fewer requests: 429 Too Many Requests, 503 (S3's SlowDown, Azure's ServerBusy, GCS). */
+function isThrottlingStatus(status: number): boolean {
+	return status === 429 || status === 503;
 }
 
 function isRetryableStatus(status: number): boolean {
@@ -429,6 +447,7 @@ export class HttpStore implements AsyncReadable {
 	readonly url: string;
 	readonly #base: URL;
 	readonly #options: NormalizedHttpStoreOptions;
+	readonly #throttle = new RequestThrottle();
 
 	constructor(url: string | URL, options: HttpStoreOptions = {}) {
 		let base: URL;
@@ -544,7 +563,7 @@ export class HttpStore implements AsyncReadable {
 		for (let attempt = 1; ; attempt++) {
 			if (signal?.aborted) throw abortError(signal);
 			try {
-				return await this.#attempt(url, request, signal);
+				return await this.#admittedAttempt(url, request, signal);
 			} catch (error) {
 				if (signal?.aborted) throw abortError(signal);
 				if (error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge) throw error;
@@ -560,14 +579,33 @@ export class HttpStore implements AsyncReadable {
 				}
 				if (attempt > retries) {
 					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
+					const advice = error.throttled ? `; the service throttled the requests: fewer in flight (\`concurrency\`), or more \`retries\` (each waits longer), let it keep up` : "";
+					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}${advice}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
 				}
-				const ceiling = Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** (attempt - 1));
-				const jittered = Math.random() * ceiling;
-				const delayMs = Math.round(Math.max(jittered, Math.min(error.retryAfterMs ?? 0, MAX_BACKOFF_MS)));
+				const [base, most] = error.throttled ? [backoffMs * THROTTLED_BACKOFF_FACTOR, MAX_THROTTLED_BACKOFF_MS] : [backoffMs, MAX_BACKOFF_MS];
+				const ceiling = Math.min(most, base * 2 ** (attempt - 1));
+				const jittered = error.throttled ? ceiling / 2 + (Math.random() * ceiling) / 2 : Math.random() * ceiling;
+				const delayMs = Math.round(Math.max(jittered, Math.min(error.retryAfterMs ?? 0, most)));
 				onRetry?.({ key, attempt, reason, delayMs });
 				await sleep(delayMs, signal);
 			}
+		}
+	}
+
+	/** One attempt, once the store's throttle lets one more request be in flight; its outcome narrows or widens that. */
+	async #admittedAttempt(url: URL, request: ByteRequest, caller: AbortSignal | undefined): Promise<Answer | undefined> {
+		const onAbort = caller === undefined ? undefined : (abort: () => void) => onCallerAbort(caller, abort);
+		const ticket = await this.#throttle.admit(onAbort, () => abortError(caller!));
+		let outcome: ThrottleOutcome = "other";
+		try {
+			const answer = await this.#attempt(url, request, caller);
+			outcome = "ok";
+			return answer;
+		} catch (error) {
+			if (error instanceof TransientFailure && error.throttled) outcome = "throttled";
+			throw error;
+		} finally {
+			this.#throttle.release(ticket, outcome);
 		}
 	}
 
@@ -663,8 +701,11 @@ async function errorBody(response: Response): Promise<string> {
 async function statusFailure(response: Response, authorizer: RequestAuthorizer | undefined): Promise<Error> {
 	const line = statusLine(response);
 	if (isRetryableStatus(response.status)) {
-		await response.body?.cancel();
-		return new TransientFailure(line, retryAfterMs(response));
+		// An object store's error document names the throttling (S3's SlowDown) or the trouble; a web server's page is not read.
+		let detail = "";
+		if (authorizer === undefined) await response.body?.cancel();
+		else detail = authorizer.explainFailure(response, await errorBody(response)).detail;
+		return new TransientFailure(`${line}${detail}`, retryAfterMs(response), undefined, isThrottlingStatus(response.status));
 	}
 	if (authorizer !== undefined) {
 		const { detail, accessDenied, mayBeMissing, fields } = authorizer.explainFailure(response, await errorBody(response));
