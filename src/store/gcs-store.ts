@@ -11,6 +11,7 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
 import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
+import { notAListing } from "./listing-errors.js";
 import { listAllPages } from "./prefix-listing.js";
 import { awsUriEncode } from "./sigv4.js";
 import { xmlFirst } from "./xml-elements.js";
@@ -123,6 +124,13 @@ interface JsonListPage {
 	nextPageToken?: unknown;
 }
 
+/** A JSON API listing: `kind` says so; a service that leaves it out still sends one of its members. */
+function isListPage(page: unknown): page is JsonListPage {
+	if (typeof page !== "object" || page === null || Array.isArray(page)) return false;
+	const { kind } = page as { kind?: unknown };
+	return kind === "storage#objects" || (kind === undefined && ("items" in page || "prefixes" in page || "nextPageToken" in page));
+}
+
 const strings = (values: unknown[]) => values.filter((value): value is string => typeof value === "string");
 
 export async function openGcsStore(url: BucketUrl, options: GcsStoreOptions): Promise<BucketStore> {
@@ -150,12 +158,13 @@ export async function openGcsStore(url: BucketUrl, options: GcsStoreOptions): Pr
 			if (token !== undefined) parameters.push(["pageToken", token]);
 			const bytes = await store.getUrl(withQuery(objects, parameters), { signal });
 			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
-			let page: JsonListPage;
+			let page: unknown;
 			try {
-				page = JSON.parse(new TextDecoder().decode(bytes)) as JsonListPage;
+				page = JSON.parse(new TextDecoder().decode(bytes));
 			} catch {
-				throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: the answer is not JSON`, { path: location });
+				page = undefined;
 			}
+			if (!isListPage(page)) throw notAListing(shownAs, location, "a Cloud Storage listing (JSON of kind storage#objects)", bytes);
 			return {
 				prefixes: Array.isArray(page.prefixes) ? strings(page.prefixes) : [],
 				keys: Array.isArray(page.items) ? strings(page.items.map((item) => item?.name)) : [],

@@ -10,6 +10,7 @@ import { resolveAwsSettings, type AwsSettings } from "./aws-settings.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
 import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
+import { notAListing } from "./listing-errors.js";
 import { listAllPages, type ListingPage } from "./prefix-listing.js";
 import { awsUriEncode, signRequest } from "./sigv4.js";
 import { xmlElements, xmlFirst } from "./xml-elements.js";
@@ -114,8 +115,9 @@ class S3Authorizer implements RequestAuthorizer {
 	}
 }
 
-/** One page of ListObjectsV2 with delimiter `/`. */
-function parseListPage(xml: string): ListingPage {
+/** One page of ListObjectsV2 with delimiter `/`; undefined when the document is not one. */
+function parseListPage(xml: string): ListingPage | undefined {
+	if (!/<ListBucketResult[\s>]/.test(xml)) return undefined;
 	const truncated = xmlFirst(xml, "IsTruncated") === "true";
 	const next = xmlFirst(xml, "NextContinuationToken");
 	return {
@@ -149,7 +151,9 @@ export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Prom
 			const query = withQuery(root, parameters);
 			const bytes = await store.getUrl(query, { signal });
 			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
-			return parseListPage(new TextDecoder().decode(bytes));
+			const listed = parseListPage(new TextDecoder().decode(bytes));
+			if (listed === undefined) throw notAListing(shownAs, location, "an S3 listing (ListBucketResult)", bytes);
+			return listed;
 		});
 	};
 	return { kind: "s3", store, list, location };
