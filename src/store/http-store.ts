@@ -50,7 +50,7 @@ export interface RequestAuthorizer {
 	 * status line (what was refused, with which credentials; never a secret), `accessDenied` says whether the
 	 * credentials were refused (S3 answers an expired token with 400). `body` is the start of the error document.
 	 */
-	explainFailure(response: Response, body: string): RefusalExplanation;
+	explainFailure(response: Response, body: string, url: URL): RefusalExplanation;
 	/**
 	 * A 404 whose error document says that the bucket (container) itself does not exist, as a one-line message for
 	 * STORE_NOT_FOUND; undefined for a missing key, which is what a 404 usually is (a chunk never written).
@@ -626,7 +626,10 @@ export class HttpStore implements AsyncReadable {
 		const body: BodyProgress = { bytes: 0 };
 		try {
 			await authorizer?.authorize(method, url, headers);
-			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal });
+			// A request with credentials is not followed elsewhere: a signature covers its host (the redirected request
+			// fails as unsigned, since fetch drops Authorization across origins), and a token is not sent to another address.
+			const redirect = authorizer === undefined ? "follow" : "manual";
+			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal, redirect });
 			stage = "body";
 			attempt.received();
 			if (response.status === 404) {
@@ -643,7 +646,7 @@ export class HttpStore implements AsyncReadable {
 				throw new RangeNotSatisfiable();
 			}
 			const expected = request.kind === "all" || request.kind === "head" ? response.status === 200 : response.status === 200 || response.status === 206;
-			if (!expected) throw await statusFailure(response, authorizer);
+			if (!expected) throw await statusFailure(response, authorizer, url);
 			// Content-Length counts encoded bytes when the server compressed the response anyway.
 			const encoded = (response.headers.get("content-encoding") ?? "identity").toLowerCase() !== "identity";
 			if (request.kind === "head") {
@@ -698,17 +701,29 @@ async function errorBody(response: Response): Promise<string> {
 	}
 }
 
-async function statusFailure(response: Response, authorizer: RequestAuthorizer | undefined): Promise<Error> {
-	const line = statusLine(response);
+/** Where a redirect points, when the response is one with a Location. */
+export function redirectTarget(response: Response, url: URL): URL | undefined {
+	const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null;
+	if (location === null) return undefined;
+	try {
+		return new URL(location, url);
+	} catch {
+		return undefined;
+	}
+}
+
+async function statusFailure(response: Response, authorizer: RequestAuthorizer | undefined, url: URL): Promise<Error> {
+	const target = authorizer === undefined ? undefined : redirectTarget(response, url);
+	const line = `${statusLine(response)}${target === undefined ? "" : ` to ${redactUrl(target)}, not followed: a request with credentials is not sent on to another address`}`;
 	if (isRetryableStatus(response.status)) {
 		// An object store's error document names the throttling (S3's SlowDown) or the trouble; a web server's page is not read.
 		let detail = "";
 		if (authorizer === undefined) await response.body?.cancel();
-		else detail = authorizer.explainFailure(response, await errorBody(response)).detail;
+		else detail = authorizer.explainFailure(response, await errorBody(response), url).detail;
 		return new TransientFailure(`${line}${detail}`, retryAfterMs(response), undefined, isThrottlingStatus(response.status));
 	}
 	if (authorizer !== undefined) {
-		const { detail, accessDenied, mayBeMissing, fields } = authorizer.explainFailure(response, await errorBody(response));
+		const { detail, accessDenied, mayBeMissing, fields } = authorizer.explainFailure(response, await errorBody(response), url);
 		return accessDenied ? new AccessRefused(`${line}${detail}`, fields, mayBeMissing) : new FinalFailure(`${line}${detail}`);
 	}
 	await response.body?.cancel();

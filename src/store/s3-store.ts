@@ -9,7 +9,7 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import { resolveAwsSettings, type AwsSettings } from "./aws-settings.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
-import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
+import { HttpStore, redirectTarget, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
 import { notAListing } from "./listing-errors.js";
 import { listAllPages, type ListingPage } from "./prefix-listing.js";
 import { awsUriEncode, signRequest } from "./sigv4.js";
@@ -85,7 +85,7 @@ class S3Authorizer implements RequestAuthorizer {
 		if (credentials !== undefined) signRequest({ method, url, headers, credentials, region });
 	}
 
-	explainFailure(response: Response, body: string): RefusalExplanation {
+	explainFailure(response: Response, body: string, url: URL): RefusalExplanation {
 		const code = xmlFirst(body, "Code");
 		const meaning = code === undefined ? undefined : ERROR_MEANINGS[code];
 		const message = serviceMessage(body, code, meaning);
@@ -98,8 +98,12 @@ class S3Authorizer implements RequestAuthorizer {
 			parts.push(`: bucket ${JSON.stringify(this.bucket)} refused ${how}`);
 		}
 		const bucketRegion = response.headers.get("x-amz-bucket-region") ?? xmlFirst(body, "Region");
+		const target = redirectTarget(response, url);
 		if (bucketRegion !== null && bucketRegion !== undefined && bucketRegion !== region && /^[a-z0-9-]+$/.test(bucketRegion)) {
 			parts.push(`; the bucket is in region ${bucketRegion}, not ${region}: set AWS_REGION=${bucketRegion}`);
+		} else if (target !== undefined) {
+			// The SDKs re-sign only for S3's own region redirects; an endpoint that moved is the caller's to name.
+			parts.push(`; a signature covers its host: if the endpoint moved there, set AWS_ENDPOINT_URL=${target.origin}`);
 		}
 		const fields = { path: `s3://${this.bucket}`, ...(credentials === undefined ? { option: "signRequests" } : {}) };
 		// Only AccessDenied is S3's answer for a key that does not exist when listing is not allowed; a wrong signature
