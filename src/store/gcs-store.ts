@@ -75,8 +75,10 @@ async function findToken(options: GcsStoreOptions, emulated: boolean): Promise<G
 	if (!options.signRequests) return { token: undefined, source: "no credentials (anonymous requests)", unsigned: true };
 	const fromEnv = options.env.GOOGLE_OAUTH_ACCESS_TOKEN?.trim();
 	if (fromEnv) return { token: fromEnv, source: options.envOrigin === "the env option" ? "GOOGLE_OAUTH_ACCESS_TOKEN in the env option" : "GOOGLE_OAUTH_ACCESS_TOKEN" };
-	// An emulator needs no token: the metadata server is asked there only when GCE_METADATA_HOST names one.
-	const host = options.env.GCE_METADATA_HOST?.trim() || (emulated ? undefined : "metadata.google.internal");
+	// An emulator needs no token: the metadata server is asked there only when GCE_METADATA_HOST names one. Nor is it
+	// asked for the env option (a service's per-call settings) unless named there: its token is the machine's identity.
+	const ambient = !emulated && options.envOrigin !== "the env option";
+	const host = options.env.GCE_METADATA_HOST?.trim() || (ambient ? "metadata.google.internal" : undefined);
 	const token = host === undefined ? undefined : await metadataToken(host, options.fetch ?? fetch, options.signal);
 	return token === undefined ? { token: undefined, source: "no credentials (anonymous requests)" } : { token, source: "the metadata server's default service account" };
 }
