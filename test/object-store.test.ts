@@ -221,6 +221,35 @@ describe("s3:// with Signature V4", () => {
 		expect(asked).toEqual(["http://127.0.0.1:9/computeMetadata/v1/instance/service-accounts/default/token"]);
 	});
 
+	it("temporary credentials that expire during the export and are renewed in the AWS files: read again, and the request sent once more", async () => {
+		const profileHome = tempDir("dt64-renewed-home-");
+		fs.mkdirSync(path.join(profileHome, ".aws"));
+		const credentials = path.join(profileHome, ".aws", "credentials");
+		fs.writeFileSync(credentials, `[default]\naws_access_key_id = ${EXPIRED_KEY_ID}\naws_secret_access_key = ${TOKEN_SECRET}\naws_session_token = ${SESSION_TOKEN}\n`);
+		// Whatever refreshes them rewrites the file once the export has read it: before its first request is answered.
+		let renewedAt: number | undefined;
+		slowDown = () => {
+			if (renewedAt === undefined) {
+				renewedAt = s3.requests.length;
+				fs.writeFileSync(credentials, `[default]\naws_access_key_id = ${PROFILE_KEY_ID}\naws_secret_access_key = ${PROFILE_SECRET}\n`);
+			}
+			return undefined;
+		};
+		try {
+			const out = outFile();
+			const result = await runCliAsync(["s3://private/plain.zarr", "-o", out, "-q"], { env: cloudEnv({ HOME: profileHome }) });
+			expect(result.stderr).toBe("");
+			expect(result.status).toBe(0);
+			expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+			const requests = s3.requests.slice(renewedAt);
+			// The expired credentials answered 400 ExpiredToken (a refused signature names no user).
+			expect(requests[0]).toMatchObject({ status: 400, user: undefined });
+			expect(requests.slice(1).every((request) => request.user === PROFILE_KEY_ID)).toBe(true);
+		} finally {
+			slowDown = undefined;
+		}
+	});
+
 	it("an expired session token: one line, exit 1", async () => {
 		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ AWS_ACCESS_KEY_ID: EXPIRED_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) });
 		expect(result.status).toBe(1);

@@ -56,6 +56,16 @@ export interface RequestAuthorizer {
 	 * STORE_NOT_FOUND; undefined for a missing key, which is what a 404 usually is (a chunk never written).
 	 */
 	explainNotFound?(response: Response, body: string, url: URL): { readonly message: string; readonly path: string } | undefined;
+	/**
+	 * Credentials that may be renewed where they were found (temporary credentials in an AWS profile, rewritten by
+	 * whatever refreshes them): which credentials sign the requests now, counted up at each renewal.
+	 */
+	readonly credentialsVersion?: number;
+	/**
+	 * After a refusal of expired credentials (`RefusalExplanation.expired`) of a request signed with `version`: reads
+	 * them again, and tells whether other credentials than those now sign requests (the refused request is sent once more).
+	 */
+	renewCredentials?(version: number): Promise<boolean>;
 }
 
 export interface RefusalExplanation {
@@ -65,6 +75,8 @@ export interface RefusalExplanation {
 	readonly mayBeMissing?: boolean;
 	/** The error's fields: the bucket as `path`, `option: "signRequests"` when the request went unsigned by choice. */
 	readonly fields?: ErrorFields;
+	/** The credentials have expired (S3's ExpiredToken): renewed ones may be found (RequestAuthorizer.renewCredentials). */
+	readonly expired?: boolean;
 }
 
 interface NormalizedHttpStoreOptions {
@@ -163,10 +175,14 @@ class FinalFailure extends Error {}
 
 /** A 401 or 403: the credentials (or their absence) were refused; `mayBeMissing`: or the key does not exist. */
 class AccessRefused extends FinalFailure {
+	/** Which credentials signed the refused request (RequestAuthorizer.credentialsVersion). */
+	credentialsVersion: number | undefined;
+
 	constructor(
 		message: string,
 		readonly fields: ErrorFields = {},
 		readonly mayBeMissing = false,
+		readonly expired = false,
 	) {
 		super(message);
 	}
@@ -559,7 +575,8 @@ export class HttpStore implements AsyncReadable {
 
 	async #answer(url: URL, key: string, request: ByteRequest, signal: AbortSignal | undefined): Promise<Answer | undefined> {
 		const what = describeRequest(url, request);
-		const { retries, backoffMs, onRetry } = this.#options;
+		const { retries, backoffMs, onRetry, authorizer } = this.#options;
+		let renewed = false;
 		for (let attempt = 1; ; attempt++) {
 			if (signal?.aborted) throw abortError(signal);
 			try {
@@ -569,6 +586,12 @@ export class HttpStore implements AsyncReadable {
 				if (error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
 				if (error instanceof AccessRefused) {
+					// Expired temporary credentials, renewed where they were found: the request once more, not counted as a retry.
+					if (error.expired && !renewed && authorizer?.renewCredentials !== undefined && (await authorizer.renewCredentials(error.credentialsVersion ?? 0))) {
+						renewed = true;
+						attempt--;
+						continue;
+					}
 					const fields = { path: redactUrl(url), ...error.fields, cause: error };
 					if (error.mayBeMissing) throw new RefusedKeyError(`${what} failed: ${reason}`, { ...fields, key: key.replace(/^\//, "") });
 					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, fields);
@@ -624,6 +647,7 @@ export class HttpStore implements AsyncReadable {
 		const attempt = attemptSignal(caller, this.#options.timeoutMs);
 		let stage = "request";
 		const body: BodyProgress = { bytes: 0 };
+		const credentialsVersion = authorizer?.credentialsVersion;
 		try {
 			await authorizer?.authorize(method, url, headers);
 			// A request with credentials is not followed elsewhere: a signature covers its host (the redirected request
@@ -673,6 +697,7 @@ export class HttpStore implements AsyncReadable {
 				const waited = stage === "request" ? `timed out: no response within ${timeoutMs} ms` : `timed out: no bytes for ${timeoutMs} ms (${body.bytes} bytes of the body read)`;
 				throw new TransientFailure(waited, undefined, { cause: error });
 			}
+			if (error instanceof AccessRefused) error.credentialsVersion = credentialsVersion;
 			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
@@ -723,8 +748,8 @@ async function statusFailure(response: Response, authorizer: RequestAuthorizer |
 		return new TransientFailure(`${line}${detail}`, retryAfterMs(response), undefined, isThrottlingStatus(response.status));
 	}
 	if (authorizer !== undefined) {
-		const { detail, accessDenied, mayBeMissing, fields } = authorizer.explainFailure(response, await errorBody(response), url);
-		return accessDenied ? new AccessRefused(`${line}${detail}`, fields, mayBeMissing) : new FinalFailure(`${line}${detail}`);
+		const { detail, accessDenied, mayBeMissing, fields, expired } = authorizer.explainFailure(response, await errorBody(response), url);
+		return accessDenied ? new AccessRefused(`${line}${detail}`, fields, mayBeMissing, expired) : new FinalFailure(`${line}${detail}`);
 	}
 	await response.body?.cancel();
 	// Only 404 means "missing chunk". S3 answers 403 for a missing key when the caller may not list the bucket,

@@ -75,10 +75,50 @@ function bucketRoot(bucket: string, settings: AwsSettings): URL {
 }
 
 class S3Authorizer implements RequestAuthorizer {
+	#settings: AwsSettings;
+	#version = 0;
+	/** The credentials read again after an ExpiredToken, shared by the requests refused meanwhile. */
+	#renewing: Promise<boolean> | undefined;
+
 	constructor(
 		readonly bucket: string,
-		readonly settings: AwsSettings,
-	) {}
+		settings: AwsSettings,
+		/** How `settings` were resolved: to read the credentials again when they expire. */
+		readonly resolve: () => Promise<AwsSettings>,
+	) {
+		this.#settings = settings;
+	}
+
+	get settings(): AwsSettings {
+		return this.#settings;
+	}
+
+	get credentialsVersion(): number {
+		return this.#version;
+	}
+
+	/**
+	 * Temporary credentials (a session token) expire, and whatever refreshes them rewrites the AWS files (aws sso
+	 * login, a credentials helper, a sidecar): read once per export, they failed every export longer than their
+	 * lifetime. The environment is read again too, but a process's own cannot change under it.
+	 */
+	renewCredentials(version: number): Promise<boolean> {
+		if (version !== this.#version) return Promise.resolve(true);
+		this.#renewing ??= this.resolve()
+			.then((renewed) => {
+				const before = this.#settings.credentials;
+				const after = renewed.credentials;
+				if (after === undefined || (before !== undefined && after.accessKeyId === before.accessKeyId && after.secretAccessKey === before.secretAccessKey && after.sessionToken === before.sessionToken)) return false;
+				this.#settings = { ...this.#settings, credentials: after, credentialSource: renewed.credentialSource };
+				this.#version++;
+				return true;
+			})
+			.catch(() => false)
+			.finally(() => {
+				this.#renewing = undefined;
+			});
+		return this.#renewing;
+	}
 
 	authorize(method: string, url: URL, headers: Headers): void {
 		const { credentials, region } = this.settings;
@@ -109,7 +149,7 @@ class S3Authorizer implements RequestAuthorizer {
 		// Only AccessDenied is S3's answer for a key that does not exist when listing is not allowed; a wrong signature
 		// or an unknown key id is refused credentials whatever the key, and a KMS denial is of an object that exists.
 		const mayBeMissing = response.status === 403 && code === "AccessDenied" && !KMS_DENIAL.test(message ?? "");
-		return { detail: parts.join(""), accessDenied, mayBeMissing, fields };
+		return { detail: parts.join(""), accessDenied, mayBeMissing, fields, expired: code === "ExpiredToken" || code === "TokenRefreshRequired" };
 	}
 
 	explainNotFound(_response: Response, body: string, url: URL): { message: string; path: string } | undefined {
@@ -133,7 +173,8 @@ function parseListPage(xml: string): ListingPage | undefined {
 
 export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Promise<BucketStore> {
 	const location = formatBucketUrl(url);
-	const settings = await resolveAwsSettings({ signRequests: options.signRequests, env: options.env, envOrigin: options.envOrigin });
+	const resolve = () => resolveAwsSettings({ signRequests: options.signRequests, env: options.env, envOrigin: options.envOrigin });
+	const settings = await resolve();
 	if (!(settings.endpoint === undefined ? DNS_BUCKET.test(url.bucket) || PATH_BUCKET.test(url.bucket) : PATH_BUCKET.test(url.bucket))) {
 		throw new UsageError(`${location}: ${JSON.stringify(url.bucket)} is not a valid bucket name`);
 	}
@@ -143,7 +184,7 @@ export async function openS3Store(url: BucketUrl, options: S3StoreOptions): Prom
 		retries: options.retries,
 		timeoutMs: options.timeoutMs,
 		fetch: options.fetch,
-		authorizer: new S3Authorizer(url.bucket, settings),
+		authorizer: new S3Authorizer(url.bucket, settings, resolve),
 	});
 	const list = async (path: string, signal?: AbortSignal) => {
 		const full = [url.prefix, path].filter((part) => part !== "").join("/");
