@@ -250,6 +250,21 @@ describe("s3:// with Signature V4", () => {
 		}
 	});
 
+	it("s3:// keys are verbatim: ? and # are key characters; an empty segment (//) is refused, never read as another prefix", async () => {
+		fs.cpSync(path.join(buckets, "private", "plain.zarr"), path.join(buckets, "private", "runs", "q?r#s", "plain.zarr"), { recursive: true });
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/runs/q?r#s/plain.zarr", "-o", out, "-q"], { env: signedEnv() });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+		for (const location of ["s3://private//plain.zarr", "s3://private/runs//q?r#s/plain.zarr", "s3://private//"]) {
+			const refused = await runCliAsync([location, "-o", outFile()], { env: signedEnv() });
+			expect(refused.status).toBe(2);
+			expect(refused.stderr).toBe(`dt64-export: invalid store URL ${JSON.stringify(location)}: an empty path segment (//): keys with empty segments cannot be named, and reading them as one / would read another prefix [USAGE]\n`);
+		}
+		// gsutil reads ? as a wildcard, and an Azure URL's query is its SAS token: refused there, as before.
+		await expect(openStore("gs://gcs-private/runs/q?r/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "USAGE", message: expect.stringContaining("without ? or #") });
+	});
+
 	it("an expired session token: one line, exit 1", async () => {
 		const result = await runCliAsync(["s3://private/plain.zarr", "-o", outFile()], { env: cloudEnv({ AWS_ACCESS_KEY_ID: EXPIRED_KEY_ID, AWS_SECRET_ACCESS_KEY: TOKEN_SECRET, AWS_SESSION_TOKEN: SESSION_TOKEN }) });
 		expect(result.status).toBe(1);
