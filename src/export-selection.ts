@@ -91,12 +91,20 @@ export interface SelectionSummary {
 	readonly rows: number;
 	/** Per column, the values written as null because they were outside int64 in its unit (`onOverflow: "null"`). */
 	readonly overflowNulls: OverflowNulls;
+	/** With `forbiddenAsMissing`: the chunks answered 403 AccessDenied that were read as missing (the fill value). */
+	readonly forbiddenChunks?: number;
 	readonly selection: RowSelection;
 	readonly table: ZarrTable;
 }
 
+/** `{ forbiddenChunks }` when the table's store read refused chunks as missing (forbiddenAsMissing), else nothing. */
+export function forbiddenChunksOf(table: ZarrTable): { forbiddenChunks?: number } {
+	const forbidden = table.store.forbiddenAsMissing;
+	return forbidden === undefined ? {} : { forbiddenChunks: forbidden.count };
+}
+
 function selectionSummary(rows: number, overflowNulls: SelectionSummary["overflowNulls"], selection: RowSelection, table: ZarrTable): SelectionSummary {
-	return Object.defineProperty({ rows, overflowNulls, selection }, "table", { value: table, enumerable: false }) as SelectionSummary;
+	return Object.defineProperty({ rows, overflowNulls, ...forbiddenChunksOf(table), selection }, "table", { value: table, enumerable: false }) as SelectionSummary;
 }
 
 /**
@@ -185,6 +193,8 @@ export interface DatasetExportSummary extends DatasetSummary {
 	readonly committed: CommitSummary | undefined;
 	/** The lock of the part this run took over: left by a run of this host that ended without releasing it (killed), or with `breakLock`. */
 	readonly lockTakenOver: FoundLock | undefined;
+	/** With `forbiddenAsMissing`: the chunks answered 403 AccessDenied that this part read as missing (the fill value). */
+	readonly forbiddenChunks?: number;
 }
 
 /** What a dataset export takes beside its export options. */
@@ -311,5 +321,5 @@ async function writeLockedDataset(
 			: undefined,
 	});
 	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
-	return { ...writer.summary!, part, selection: stages.selection, committed, lockTakenOver: lock.tookOver };
+	return { ...writer.summary!, part, selection: stages.selection, committed, lockTakenOver: lock.tookOver, ...forbiddenChunksOf(table) };
 }

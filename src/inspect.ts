@@ -24,7 +24,8 @@ import type { TargetUnit } from "./dtype/units.js";
 import { Dt64ExportError, UsageError, type ErrorCode } from "./errors.js";
 import { rawMemberText } from "./json/raw-member.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { listStoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.js";
+import { isListingRefused, type ListingRefusedError } from "./store/listing-errors.js";
+import { listStoreTree, readNodeDocument, type StoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.js";
 import {
 	isTimeArray,
 	metadataFileOf,
@@ -585,7 +586,14 @@ export async function inspectStore(location: string, options: InspectOptions = {
 
 async function inspectOpened(location: string, options: InspectOptions, maxChunks: number): Promise<InspectReport> {
 	const opened = await openStore(location, options);
-	const tree = await listStoreTree(opened, "");
+	let refusedListing: ListingRefusedError | undefined;
+	const tree = await listStoreTree(opened, "").catch(async (error: unknown): Promise<StoreTree> => {
+		// A bucket that may be read but not listed: its root group is still shown, with why its members are not.
+		const root = isListingRefused(error) ? await readNodeDocument(opened, "") : undefined;
+		if (root === undefined) throw error;
+		refusedListing = error as ListingRefusedError;
+		return { entries: [{ path: "", node: root.node }], discovery: "root-only" };
+	});
 	opened.documents.release();
 	const nodes: InspectNode[] = [];
 	for (const entry of tree.entries) {
@@ -600,7 +608,7 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 		storeKind: opened.kind,
 		discovery: tree.discovery,
 		...(stale === undefined ? {} : { staleConsolidatedMetadata: stale }),
-		...(partial ? { note: "only the root group is listed: an HTTP store cannot be listed, and this one has no consolidated metadata" } : {}),
+		...(refusedListing !== undefined ? { note: refusedListing.note } : partial ? { note: "only the root group is listed: an HTTP store cannot be listed, and this one has no consolidated metadata" } : {}),
 		nodes,
 	};
 }

@@ -13,6 +13,7 @@ import { inspectStore } from "../src/inspect.js";
 import { openTimeArray } from "../src/open-array.js";
 import { collectHeaders } from "../src/cli/header-options.js";
 import { parseAbfsUrl } from "../src/store/azure-store.js";
+import { openGcsStore } from "../src/store/gcs-store.js";
 import { openStore } from "../src/store/open-store.js";
 import { readRawInt64, tempDir } from "./support/cli.js";
 import { rejection } from "./support/thrown.js";
@@ -184,6 +185,84 @@ describe("s3:// with Signature V4", () => {
 		expectNoSecret(refused.message);
 		const array = await openTimeArray("s3://private/plain.zarr", { env: signedEnv() });
 		expect(array.metadata.shape).toEqual([1000]);
+	});
+
+	it("the env option without keys never falls through to this process's own AWS files (its identity), unless it names them", async () => {
+		// The service's own ~/.aws/credentials, valid for the bucket: what a tenant's env without keys fell back to.
+		const serviceHome = tempDir("dt64-service-home-");
+		fs.mkdirSync(path.join(serviceHome, ".aws"));
+		fs.writeFileSync(path.join(serviceHome, ".aws", "credentials"), `[default]\naws_access_key_id = ${PROFILE_KEY_ID}\naws_secret_access_key = ${PROFILE_SECRET}\n`);
+		const processHome = process.env.HOME;
+		process.env.HOME = serviceHome;
+		try {
+			const tenant = { AWS_ENDPOINT_URL: s3.url, AWS_REGION: "us-east-1" };
+			const refused = await rejection(exportTable("s3://private/plain.zarr", new PassThrough(), { env: tenant }));
+			expect(refused).toMatchObject({ code: "CREDENTIALS_MISSING", option: "signRequests" });
+			expect(refused.message).toMatch(/^no AWS credentials found in the env option, which names no AWS files \(HOME, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE or AWS_PROFILE\), so this process's own are not read/);
+			// Named, they are read: a HOME, or a profile (of this process's files).
+			for (const named of [{ HOME: serviceHome }, { AWS_PROFILE: "default" }]) {
+				const array = await openTimeArray("s3://private/plain.zarr", { env: { ...tenant, ...named } });
+				expect(array.metadata.shape).toEqual([1000]);
+			}
+		} finally {
+			process.env.HOME = processHome;
+		}
+	});
+
+	it("the env option without a token never asks the machine's metadata server (its identity), unless it names one", async () => {
+		const asked: string[] = [];
+		const recording = (async (input: string | URL | Request) => {
+			asked.push(String(input));
+			return new Response("{}", { status: 404 });
+		}) as typeof fetch;
+		await openGcsStore({ scheme: "gs", bucket: "data", prefix: "" }, { signRequests: true, env: {}, envOrigin: "the env option", fetch: recording });
+		expect(asked).toEqual([]);
+		await openGcsStore({ scheme: "gs", bucket: "data", prefix: "" }, { signRequests: true, env: { GCE_METADATA_HOST: "127.0.0.1:9" }, envOrigin: "the env option", fetch: recording });
+		expect(asked).toEqual(["http://127.0.0.1:9/computeMetadata/v1/instance/service-accounts/default/token"]);
+	});
+
+	it("temporary credentials that expire during the export and are renewed in the AWS files: read again, and the request sent once more", async () => {
+		const profileHome = tempDir("dt64-renewed-home-");
+		fs.mkdirSync(path.join(profileHome, ".aws"));
+		const credentials = path.join(profileHome, ".aws", "credentials");
+		fs.writeFileSync(credentials, `[default]\naws_access_key_id = ${EXPIRED_KEY_ID}\naws_secret_access_key = ${TOKEN_SECRET}\naws_session_token = ${SESSION_TOKEN}\n`);
+		// Whatever refreshes them rewrites the file once the export has read it: before its first request is answered.
+		let renewedAt: number | undefined;
+		slowDown = () => {
+			if (renewedAt === undefined) {
+				renewedAt = s3.requests.length;
+				fs.writeFileSync(credentials, `[default]\naws_access_key_id = ${PROFILE_KEY_ID}\naws_secret_access_key = ${PROFILE_SECRET}\n`);
+			}
+			return undefined;
+		};
+		try {
+			const out = outFile();
+			const result = await runCliAsync(["s3://private/plain.zarr", "-o", out, "-q"], { env: cloudEnv({ HOME: profileHome }) });
+			expect(result.stderr).toBe("");
+			expect(result.status).toBe(0);
+			expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+			const requests = s3.requests.slice(renewedAt);
+			// The expired credentials answered 400 ExpiredToken (a refused signature names no user).
+			expect(requests[0]).toMatchObject({ status: 400, user: undefined });
+			expect(requests.slice(1).every((request) => request.user === PROFILE_KEY_ID)).toBe(true);
+		} finally {
+			slowDown = undefined;
+		}
+	});
+
+	it("s3:// keys are verbatim: ? and # are key characters; an empty segment (//) is refused, never read as another prefix", async () => {
+		fs.cpSync(path.join(buckets, "private", "plain.zarr"), path.join(buckets, "private", "runs", "q?r#s", "plain.zarr"), { recursive: true });
+		const out = outFile();
+		const result = await runCliAsync(["s3://private/runs/q?r#s/plain.zarr", "-o", out, "-q"], { env: signedEnv() });
+		expect(result.stderr).toBe("");
+		expect(readRawInt64(out).map((value) => value ?? NAT)).toEqual(Array.from(INPUT));
+		for (const location of ["s3://private//plain.zarr", "s3://private/runs//q?r#s/plain.zarr", "s3://private//"]) {
+			const refused = await runCliAsync([location, "-o", outFile()], { env: signedEnv() });
+			expect(refused.status).toBe(2);
+			expect(refused.stderr).toBe(`dt64-export: invalid store URL ${JSON.stringify(location)}: an empty path segment (//): keys with empty segments cannot be named, and reading them as one / would read another prefix [USAGE]\n`);
+		}
+		// gsutil reads ? as a wildcard, and an Azure URL's query is its SAS token: refused there, as before.
+		await expect(openStore("gs://gcs-private/runs/q?r/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "USAGE", message: expect.stringContaining("without ? or #") });
 	});
 
 	it("an expired session token: one line, exit 1", async () => {

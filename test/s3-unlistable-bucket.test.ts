@@ -11,10 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { Dt64ExportError } from "../src/errors.js";
 import { exportToFile } from "../src/export.js";
+import { exportSelection } from "../src/export-selection.js";
 import { inspectStore } from "../src/inspect.js";
 import { readRawInt64, tempDir } from "./support/cli.js";
 import { runCliAsync } from "./support/run-cli-async.js";
-import { startS3Server, type S3Server } from "./support/s3-server.js";
+import { startS3Server, type S3Fault, type S3Server } from "./support/s3-server.js";
 
 const NAT = -(2n ** 63n);
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -27,6 +28,8 @@ const buckets = tempDir("dt64-unlistable-");
 const work = tempDir("dt64-unlistable-out-");
 const home = tempDir("dt64-unlistable-home-");
 let s3: S3Server;
+/** Answers chosen requests otherwise (see S3ServerOptions.fault), while a test sets it. */
+let fault: ((request: { bucket: string; key: string }) => S3Fault | undefined) | undefined;
 
 const VALUES = BigInt64Array.from({ length: 400 }, (_, i) => (i % 7 === 3 ? NAT : 1_600_000_000n + BigInt(i) * 60n));
 const sharding = { name: "sharding_indexed", configuration: { chunk_shape: [50], codecs: [LE], index_codecs: [LE, { name: "crc32c" }], index_location: "end" } };
@@ -41,7 +44,7 @@ beforeAll(async () => {
 		await writeArray(path.join(root, "sparse.zarr"), "", { shape: [400], chunks: [100], dataType: seconds, values: VALUES, codecs: [LE], omitChunks: ([c]: number[]) => c === 1 || c === 3 });
 		await writeArray(path.join(root, "sharded.zarr"), "", { shape: [400], chunks: [200], dataType: seconds, values: VALUES, codecs: [sharding], omitChunks: ([c]: number[]) => c === 1 });
 	}
-	s3 = await startS3Server({ root: buckets, users: { [KEY_ID]: { secret: SECRET } }, publicBuckets: ["objects-only"], unlistableBuckets: ["getonly", "objects-only"] });
+	s3 = await startS3Server({ root: buckets, users: { [KEY_ID]: { secret: SECRET } }, publicBuckets: ["objects-only"], unlistableBuckets: ["getonly", "objects-only"], fault: (request) => fault?.(request) });
 });
 afterAll(async () => {
 	await s3.close();
@@ -56,14 +59,18 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 let counter = 0;
 const outFile = () => path.join(work, `out${counter++}.arrow`);
 
-/** Exports `s3://<bucket>/<store>` and the same folder with `args`, and expects the same bytes; gives the remote output. */
-async function expectSameAsLocal(bucket: string, store: string, args: string[]): Promise<string> {
+/**
+ * Exports `s3://<bucket>/<store>` and the same folder with `args`, and expects the same bytes and `stderr` (the
+ * warning of the chunks read as missing under --forbidden-as-missing); gives the remote output.
+ */
+async function expectSameAsLocal(bucket: string, store: string, args: string[], stderr: string | RegExp = ""): Promise<string> {
 	const local = outFile();
 	const remote = outFile();
 	const localRun = await runCliAsync([path.join(buckets, bucket, store), "-o", local, "-q"]);
 	expect(localRun.stderr).toBe("");
 	const result = await runCliAsync([`s3://${bucket}/${store}`, "-o", remote, "-q", ...args], { env: env() });
-	expect(result.stderr).toBe("");
+	if (typeof stderr === "string") expect(result.stderr).toBe(stderr);
+	else expect(result.stderr).toMatch(stderr);
 	expect(result.status).toBe(0);
 	expect(fs.readFileSync(remote).equals(fs.readFileSync(local))).toBe(true);
 	return remote;
@@ -80,7 +87,7 @@ describe("metadata probes answered 403 by a bucket that cannot be listed", () =>
 	});
 
 	it("a sparse Zarr v2 store with --forbidden-as-missing: the missing chunk is the fill value", async () => {
-		const out = await expectSameAsLocal("getonly", "v2-sparse.zarr", ["--forbidden-as-missing"]);
+		const out = await expectSameAsLocal("getonly", "v2-sparse.zarr", ["--forbidden-as-missing"], /^dt64-export: warning: 1 chunk answered 403 AccessDenied was read as missing, the fill value \(--forbidden-as-missing\): 1; /);
 		expect(readRawInt64(out)[2]).toBeNull();
 		expect(refused("getonly", "v2-sparse.zarr/1").length).toBeGreaterThan(0);
 	});
@@ -117,8 +124,13 @@ describe("chunks answered 403 by a bucket that cannot be listed", () => {
 		expect(fs.existsSync(out)).toBe(false);
 	});
 
-	it("with --forbidden-as-missing: the chunks never written are the fill value, as from the folder", async () => {
-		const out = await expectSameAsLocal("getonly", "sparse.zarr", ["--forbidden-as-missing"]);
+	it("with --forbidden-as-missing: the chunks never written are the fill value, as from the folder, counted on stderr even with -q", async () => {
+		const out = await expectSameAsLocal(
+			"getonly",
+			"sparse.zarr",
+			["--forbidden-as-missing"],
+			"dt64-export: warning: 2 chunks answered 403 AccessDenied were read as missing, the fill value (--forbidden-as-missing): c/1, c/3; a chunk never written and one these credentials may not read answer alike\n",
+		);
 		const expected = Array.from(VALUES, (value, i) => (Math.floor(i / 100) === 1 || Math.floor(i / 100) === 3 || value === NAT ? null : value));
 		expect(readRawInt64(out)).toEqual(expected);
 	});
@@ -127,7 +139,7 @@ describe("chunks answered 403 by a bucket that cannot be listed", () => {
 		const result = await runCliAsync(["s3://getonly/sharded.zarr", "-o", outFile()], { env: env() });
 		expect(result.status).toBe(1);
 		expect(result.stderr).toMatch(/\/getonly\/sharded\.zarr\/c\/1 \(bytes=-\d+\) failed: HTTP 403 Forbidden .*; a bucket that does not let the caller list it \(no s3:ListBucket\) answers 403 for keys that do not exist, so shard c\/1 may be one that was never written \(the fill value\): --forbidden-as-missing reads such chunks as missing \[ACCESS_DENIED\]\n$/);
-		await expectSameAsLocal("getonly", "sharded.zarr", ["--forbidden-as-missing"]);
+		await expectSameAsLocal("getonly", "sharded.zarr", ["--forbidden-as-missing"], /^dt64-export: warning: 1 chunk answered 403 AccessDenied was read as missing, the fill value \(--forbidden-as-missing\): c\/1; /);
 	});
 
 	it("the library: forbiddenAsMissing reads them as missing; without it the error names the option", async () => {
@@ -141,6 +153,38 @@ describe("chunks answered 403 by a bucket that cannot be listed", () => {
 		expect(error).toBeInstanceOf(Dt64ExportError);
 		expect(error).toMatchObject({ code: "ACCESS_DENIED", option: "forbiddenAsMissing", path: "s3://getonly" });
 		expect((error as Error).message).toContain("`forbiddenAsMissing`");
+	});
+
+	it("--json counts the chunks read as missing (forbiddenChunks), 0 when none; the library's summaries too", async () => {
+		const sparse = await runCliAsync(["s3://getonly/sparse.zarr", "-o", outFile(), "-q", "--json", "--forbidden-as-missing"], { env: env() });
+		expect(sparse.status).toBe(0);
+		expect(JSON.parse(sparse.stdout)).toMatchObject({ rows: 400, forbiddenChunks: 2 });
+		const whole = await runCliAsync(["s3://getonly/v2.zarr", "-o", outFile(), "-q", "--json", "--forbidden-as-missing"], { env: env() });
+		expect(whole.stderr).toBe("");
+		expect(JSON.parse(whole.stdout)).toMatchObject({ forbiddenChunks: 0 });
+		const table = await exportToFile("s3://getonly/sparse.zarr", outFile(), { env: env(), forbiddenAsMissing: true });
+		expect(table.store.forbiddenAsMissing?.count).toBe(2);
+		const summary = await exportSelection("s3://getonly/sparse.zarr", fs.createWriteStream(outFile()), { env: env(), forbiddenAsMissing: true, start: "2020-09-13T12:30:00" });
+		expect(summary.forbiddenChunks).toBe(2);
+	});
+
+	it("a 403 that names a KMS action is an object that exists: its message is S3's, and it stays an error with the option", async () => {
+		const denial = "User: arn:aws:iam::123456789012:user/reader is not authorized to perform: kms:Decrypt on the resource associated with this ciphertext because no identity-based policy allows the kms:Decrypt action";
+		fault = (request) => (request.key === "v2.zarr/1" ? { status: 403, code: "AccessDenied", message: denial } : undefined);
+		try {
+			for (const args of [[], ["--forbidden-as-missing"]]) {
+				const out = outFile();
+				const result = await runCliAsync(["s3://getonly/v2.zarr", "-o", out, ...args], { env: env() });
+				expect(result.status).toBe(1);
+				expect(result.stderr.split("\n")).toHaveLength(2);
+				expect(result.stderr).toContain(`(AccessDenied: access denied; S3 says: ${JSON.stringify(denial)}): bucket "getonly" refused`);
+				expect(result.stderr).not.toContain("never written");
+				expect(result.stderr).toMatch(/\[ACCESS_DENIED\]\n$/);
+				expect(fs.existsSync(out)).toBe(false);
+			}
+		} finally {
+			fault = undefined;
+		}
 	});
 
 	it("a 403 that is refused credentials (a wrong secret) stays that, whatever the option", async () => {

@@ -9,6 +9,7 @@ import type { FoundLock } from "../output/part-lock.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
 import { exitOnInterrupt } from "./interrupt.js";
+import { forbiddenChunksNotice } from "./forbidden-chunks-notice.js";
 import { overflowNullsText } from "./overflow-notice.js";
 import { datasetExportJson, partitionCount, writeJsonSummary } from "./export-summary.js";
 import type { Progress } from "./progress.js";
@@ -46,8 +47,10 @@ export async function runDatasetExport(
 		process.stderr.write(`dt64-export: warning: part ${lock.part}: took over ${holder}, ${why} (${lock.file})\n`);
 	};
 	let schema: Schema | undefined;
+	let openedTable: ZarrTable | undefined;
 	const plannedWithSchema = (table: ZarrTable, written: Schema, rows: number) => {
 		schema = written;
+		openedTable = table;
 		planned(table, written, rows);
 	};
 	let summary: DatasetExportSummary;
@@ -59,6 +62,8 @@ export async function runDatasetExport(
 		throw error;
 	}
 	progress()?.finish();
+	const forbidden = forbiddenChunksNotice(openedTable?.store.forbiddenAsMissing);
+	if (forbidden !== undefined) process.stderr.write(forbidden);
 	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary));
 	const { selection, part } = summary;
 	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.

@@ -13,6 +13,8 @@ export interface FileExportJson {
 	readonly format: OutputFormat;
 	readonly rows: number;
 	readonly overflowNulls: OverflowNulls;
+	/** With `--forbidden-as-missing`: the chunks answered 403 AccessDenied that were read as missing (the fill value). */
+	readonly forbiddenChunks?: number;
 }
 
 export interface DatasetExportJson extends FileExportJson {
@@ -39,6 +41,7 @@ export function datasetExportJson(folder: string, format: OutputFormat, summary:
 		format,
 		rows: summary.rows,
 		overflowNulls: summary.overflowNulls,
+		...(summary.forbiddenChunks === undefined ? {} : { forbiddenChunks: summary.forbiddenChunks }),
 		files: summary.files.length,
 		partitions: partitionCount(summary.files),
 		part: { index: summary.part.index, count: summary.part.count },

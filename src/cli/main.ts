@@ -39,6 +39,7 @@ import { writeJsonSummary } from "./export-summary.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
+import { forbiddenChunksNotice } from "./forbidden-chunks-notice.js";
 import { overflowNullsText } from "./overflow-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
@@ -362,7 +363,10 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
 	const overflow = overflowNullsText((stages.filter ?? stages.batcher).overflowNulls?.counts ?? {}, stages.batcher.schema);
 	const written = stages.filter?.rowsOut ?? rows;
-	if (json) await writeJsonSummary({ output: target, format, rows: written, overflowNulls: (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {} });
+	const forbidden = table.store.forbiddenAsMissing;
+	const notice = forbiddenChunksNotice(forbidden);
+	if (notice !== undefined) process.stderr.write(notice);
+	if (json) await writeJsonSummary({ output: target, format, rows: written, overflowNulls: (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {}, ...(forbidden === undefined ? {} : { forbiddenChunks: forbidden.count }) });
 	if (!args.quiet && !toStdout && !json) {
 		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}\n`);
 	} else if (!args.quiet && !json && overflow !== "") process.stderr.write(`dt64-export: ${overflow.slice(2)}\n`);

@@ -34,6 +34,14 @@ export interface AwsSettingsOptions {
 	readonly envOrigin?: EnvOrigin;
 }
 
+/**
+ * The variables that point at the AWS files. Given the `env` option (a service's per-call settings for a tenant), the
+ * files are read only when it names one of these: the process's own files (the service's default profile) are its
+ * identity, and a tenant's env that lacks keys (a record missing its secret, a misspelt name) must not fall through
+ * to it.
+ */
+const FILE_VARIABLES = ["HOME", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"];
+
 /** Keys of a profile that name a way of getting credentials this tool does not run. */
 const UNSUPPORTED_SOURCES = ["credential_process", "role_arn", "sso_session", "sso_start_url", "web_identity_token_file"];
 
@@ -118,7 +126,8 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 	const profile = explicitProfile ?? "default";
 	const credentialsFile = expandHome(nonEmpty(env.AWS_SHARED_CREDENTIALS_FILE) ?? path.join(home, ".aws", "credentials"), home);
 	const configFile = expandHome(nonEmpty(env.AWS_CONFIG_FILE) ?? path.join(home, ".aws", "config"), home);
-	const [credentialsIni, configIni] = await Promise.all([readIni(credentialsFile), readIni(configFile)]);
+	const readsFiles = origin !== "the env option" || FILE_VARIABLES.some((name) => nonEmpty(env[name]) !== undefined);
+	const [credentialsIni, configIni] = readsFiles ? await Promise.all([readIni(credentialsFile), readIni(configFile)]) : [new Map(), new Map()];
 	const inCredentials = credentialsIni.get(profile);
 	const inConfig = configIni.get(`profile ${profile}`) ?? (profile === "default" ? configIni.get("default") : undefined);
 
@@ -170,6 +179,13 @@ export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<A
 			found
 				? `AWS profile ${JSON.stringify(profile)} has no aws_access_key_id in ${credentialsFile} or ${configFile}`
 				: `AWS profile ${JSON.stringify(profile)} not found in ${credentialsFile} or ${configFile}`,
+		);
+	}
+	if (!readsFiles) {
+		throw new Dt64ExportError(
+			"CREDENTIALS_MISSING",
+			`no AWS credentials found in the env option, which names no AWS files (HOME, AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE or AWS_PROFILE), so this process's own are not read: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in it, or name the files; a public bucket needs none when requests are sent unsigned`,
+			{ option: "signRequests" },
 		);
 	}
 	throw new Dt64ExportError(

@@ -11,6 +11,7 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
 import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
+import { notAListing } from "./listing-errors.js";
 import { listAllPages } from "./prefix-listing.js";
 import { awsUriEncode } from "./sigv4.js";
 import { xmlElements, xmlFirst } from "./xml-elements.js";
@@ -153,6 +154,7 @@ export async function openAzureStore(url: BucketUrl, options: AzureStoreOptions,
 			const bytes = await store.getUrl(withQuery(containerUrl, parameters), { signal });
 			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: container ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
 			const xml = new TextDecoder().decode(bytes);
+			if (!/<EnumerationResults[\s>]/.test(xml)) throw notAListing(shownAs, location, "an Azure Blob listing (EnumerationResults)", bytes);
 			const next = xmlFirst(xml, "NextMarker");
 			return {
 				prefixes: xmlElements(xml, "BlobPrefix").map((block) => xmlFirst(block, "Name") ?? ""),

@@ -1,7 +1,10 @@
 /**
  * `s3://bucket/prefix`, `gs://bucket/prefix`, `az://container/prefix`: the bucket and the key prefix as typed.
- * The prefix is taken literally (no percent-decoding), as the AWS CLI and gsutil do; `.` and `..` segments are
- * refused because a service would resolve them differently from a folder.
+ * The prefix is taken literally (no percent-decoding), as the AWS CLI and gsutil do, `?` and `#` included for s3://
+ * (legal key characters, and the AWS CLI's keys are verbatim; gsutil reads `?` as a wildcard, and an Azure URL's
+ * query is its SAS token, so they are refused there). `.` and `..` segments are refused because a service would
+ * resolve them differently from a folder, and so are empty ones (`a//b`, keys written by a tool that joins with a
+ * leading `/`): read as one `/`, they named another prefix, which may exist.
  */
 import { UsageError } from "../errors.js";
 import { awsUriEncode } from "./sigv4.js";
@@ -14,11 +17,18 @@ export interface BucketUrl {
 }
 
 export function parseBucketUrl(location: string): BucketUrl {
-	const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(\/[^?#]*)?$/i.exec(location);
+	const verbatim = /^s3:\/\//i.test(location);
+	const match = (verbatim ? /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(\/.*)?$/is : /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(\/[^?#]*)?$/i).exec(location);
 	if (match === null) throw new UsageError(`invalid store URL ${JSON.stringify(location)}: expected <scheme>://<bucket>/<path>, without ? or #`);
 	const [, scheme, bucket, rest] = match;
 	if (bucket === "") throw new UsageError(`invalid store URL ${JSON.stringify(location)}: no bucket name`);
-	const segments = (rest ?? "").split("/").filter((segment) => segment !== "");
+	// The `/` after the bucket, and one at the end, separate; any other empty segment is a key's.
+	const afterBucket = (rest ?? "").replace(/^\//, "");
+	const path = afterBucket === "/" ? afterBucket : afterBucket.replace(/\/$/, "");
+	const segments = path === "" ? [] : path.split("/");
+	if (segments.some((segment) => segment === "")) {
+		throw new UsageError(`invalid store URL ${JSON.stringify(location)}: an empty path segment (//): keys with empty segments cannot be named, and reading them as one / would read another prefix`);
+	}
 	if (segments.some((segment) => segment === "." || segment === "..")) {
 		throw new UsageError(`invalid store URL ${JSON.stringify(location)}: "." and ".." are not key segments`);
 	}

@@ -11,6 +11,7 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
 import { HttpStore, type HttpStoreOptions, type RefusalExplanation, type RequestAuthorizer } from "./http-store.js";
+import { notAListing } from "./listing-errors.js";
 import { listAllPages } from "./prefix-listing.js";
 import { awsUriEncode } from "./sigv4.js";
 import { xmlFirst } from "./xml-elements.js";
@@ -74,8 +75,10 @@ async function findToken(options: GcsStoreOptions, emulated: boolean): Promise<G
 	if (!options.signRequests) return { token: undefined, source: "no credentials (anonymous requests)", unsigned: true };
 	const fromEnv = options.env.GOOGLE_OAUTH_ACCESS_TOKEN?.trim();
 	if (fromEnv) return { token: fromEnv, source: options.envOrigin === "the env option" ? "GOOGLE_OAUTH_ACCESS_TOKEN in the env option" : "GOOGLE_OAUTH_ACCESS_TOKEN" };
-	// An emulator needs no token: the metadata server is asked there only when GCE_METADATA_HOST names one.
-	const host = options.env.GCE_METADATA_HOST?.trim() || (emulated ? undefined : "metadata.google.internal");
+	// An emulator needs no token: the metadata server is asked there only when GCE_METADATA_HOST names one. Nor is it
+	// asked for the env option (a service's per-call settings) unless named there: its token is the machine's identity.
+	const ambient = !emulated && options.envOrigin !== "the env option";
+	const host = options.env.GCE_METADATA_HOST?.trim() || (ambient ? "metadata.google.internal" : undefined);
 	const token = host === undefined ? undefined : await metadataToken(host, options.fetch ?? fetch, options.signal);
 	return token === undefined ? { token: undefined, source: "no credentials (anonymous requests)" } : { token, source: "the metadata server's default service account" };
 }
@@ -123,6 +126,13 @@ interface JsonListPage {
 	nextPageToken?: unknown;
 }
 
+/** A JSON API listing: `kind` says so; a service that leaves it out still sends one of its members. */
+function isListPage(page: unknown): page is JsonListPage {
+	if (typeof page !== "object" || page === null || Array.isArray(page)) return false;
+	const { kind } = page as { kind?: unknown };
+	return kind === "storage#objects" || (kind === undefined && ("items" in page || "prefixes" in page || "nextPageToken" in page));
+}
+
 const strings = (values: unknown[]) => values.filter((value): value is string => typeof value === "string");
 
 export async function openGcsStore(url: BucketUrl, options: GcsStoreOptions): Promise<BucketStore> {
@@ -150,12 +160,13 @@ export async function openGcsStore(url: BucketUrl, options: GcsStoreOptions): Pr
 			if (token !== undefined) parameters.push(["pageToken", token]);
 			const bytes = await store.getUrl(withQuery(objects, parameters), { signal });
 			if (bytes === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `listing ${shownAs}: bucket ${JSON.stringify(url.bucket)} not found (HTTP 404)`, { path: location });
-			let page: JsonListPage;
+			let page: unknown;
 			try {
-				page = JSON.parse(new TextDecoder().decode(bytes)) as JsonListPage;
+				page = JSON.parse(new TextDecoder().decode(bytes));
 			} catch {
-				throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: the answer is not JSON`, { path: location });
+				page = undefined;
 			}
+			if (!isListPage(page)) throw notAListing(shownAs, location, "a Cloud Storage listing (JSON of kind storage#objects)", bytes);
 			return {
 				prefixes: Array.isArray(page.prefixes) ? strings(page.prefixes) : [],
 				keys: Array.isArray(page.items) ? strings(page.items.map((item) => item?.name)) : [],

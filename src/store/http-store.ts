@@ -6,6 +6,7 @@
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { RefusedKeyError } from "./refused-key.js";
+import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
 
 export interface RetryInfo {
@@ -27,7 +28,10 @@ export interface HttpStoreOptions {
 	 * (a 1 GiB zip from a server without ranges may take many minutes); a server that stops sending is.
 	 */
 	timeoutMs?: number;
-	/** Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). */
+	/**
+	 * Base of the exponential backoff; each delay is drawn uniformly below min(base * 2^n, 5000 ms). A throttled
+	 * request (429, 503) waits longer: between half and all of min(5 * base * 2^n, 20 000 ms).
+	 */
 	backoffMs?: number;
 	fetch?: typeof fetch;
 	onRetry?: (info: RetryInfo) => void;
@@ -46,12 +50,22 @@ export interface RequestAuthorizer {
 	 * status line (what was refused, with which credentials; never a secret), `accessDenied` says whether the
 	 * credentials were refused (S3 answers an expired token with 400). `body` is the start of the error document.
 	 */
-	explainFailure(response: Response, body: string): RefusalExplanation;
+	explainFailure(response: Response, body: string, url: URL): RefusalExplanation;
 	/**
 	 * A 404 whose error document says that the bucket (container) itself does not exist, as a one-line message for
 	 * STORE_NOT_FOUND; undefined for a missing key, which is what a 404 usually is (a chunk never written).
 	 */
 	explainNotFound?(response: Response, body: string, url: URL): { readonly message: string; readonly path: string } | undefined;
+	/**
+	 * Credentials that may be renewed where they were found (temporary credentials in an AWS profile, rewritten by
+	 * whatever refreshes them): which credentials sign the requests now, counted up at each renewal.
+	 */
+	readonly credentialsVersion?: number;
+	/**
+	 * After a refusal of expired credentials (`RefusalExplanation.expired`) of a request signed with `version`: reads
+	 * them again, and tells whether other credentials than those now sign requests (the refused request is sent once more).
+	 */
+	renewCredentials?(version: number): Promise<boolean>;
 }
 
 export interface RefusalExplanation {
@@ -61,6 +75,8 @@ export interface RefusalExplanation {
 	readonly mayBeMissing?: boolean;
 	/** The error's fields: the bucket as `path`, `option: "signRequests"` when the request went unsigned by choice. */
 	readonly fields?: ErrorFields;
+	/** The credentials have expired (S3's ExpiredToken): renewed ones may be found (RequestAuthorizer.renewCredentials). */
+	readonly expired?: boolean;
 }
 
 interface NormalizedHttpStoreOptions {
@@ -74,6 +90,13 @@ interface NormalizedHttpStoreOptions {
 }
 
 const MAX_BACKOFF_MS = 5000;
+/**
+ * A throttled request backs off from 5 times the base, up to 20 s, as the AWS SDKs' standard retry mode does (1 s,
+ * 2 s... 20 s): a throttle that lasts longer than the short backoff for server trouble failed an export within a
+ * second or two. Half of each delay at least, so that the requests throttled together do not all come back at once.
+ */
+const THROTTLED_BACKOFF_FACTOR = 5;
+const MAX_THROTTLED_BACKOFF_MS = 20_000;
 /** An HTTP header name: RFC 9110's token characters. */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Headers the store sets itself per request; a user value would corrupt range reads.
@@ -145,6 +168,8 @@ class TransientFailure extends Error {
 		message: string,
 		readonly retryAfterMs?: number,
 		options?: { cause?: unknown },
+		/** The service asked for fewer requests (429, 503): a longer backoff, and fewer in flight (RequestThrottle). */
+		readonly throttled = false,
 	) {
 		super(message, options);
 	}
@@ -155,10 +180,14 @@ class FinalFailure extends Error {}
 
 /** A 401 or 403: the credentials (or their absence) were refused; `mayBeMissing`: or the key does not exist. */
 class AccessRefused extends FinalFailure {
+	/** Which credentials signed the refused request (RequestAuthorizer.credentialsVersion). */
+	credentialsVersion: number | undefined;
+
 	constructor(
 		message: string,
 		readonly fields: ErrorFields = {},
 		readonly mayBeMissing = false,
+		readonly expired = false,
 	) {
 		super(message);
 	}
@@ -195,6 +224,11 @@ function statusLine(response: Response): string {
 	// node:http is loaded for its status texts only when a response has none: a CLI run need not load it at start.
 	const text = response.statusText || process.getBuiltinModule("node:http").STATUS_CODES[response.status] || "";
 	return `HTTP ${response.status}${text === "" ? "" : ` ${text}`}`;
+}
+
+/** The service asks for fewer requests: 429 Too Many Requests, 503 (S3's SlowDown, Azure's ServerBusy, GCS). */
+function isThrottlingStatus(status: number): boolean {
+	return status === 429 || status === 503;
 }
 
 function isRetryableStatus(status: number): boolean {
@@ -434,6 +468,7 @@ export class HttpStore implements AsyncReadable {
 	readonly url: string;
 	readonly #base: URL;
 	readonly #options: NormalizedHttpStoreOptions;
+	readonly #throttle = new RequestThrottle();
 
 	constructor(url: string | URL, options: HttpStoreOptions = {}) {
 		let base: URL;
@@ -545,16 +580,23 @@ export class HttpStore implements AsyncReadable {
 
 	async #answer(url: URL, key: string, request: ByteRequest, signal: AbortSignal | undefined): Promise<Answer | undefined> {
 		const what = describeRequest(url, request);
-		const { retries, backoffMs, onRetry } = this.#options;
+		const { retries, backoffMs, onRetry, authorizer } = this.#options;
+		let renewed = false;
 		for (let attempt = 1; ; attempt++) {
 			if (signal?.aborted) throw abortError(signal);
 			try {
-				return await this.#attempt(url, request, signal);
+				return await this.#admittedAttempt(url, request, signal);
 			} catch (error) {
 				if (signal?.aborted) throw abortError(signal);
 				if (error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge) throw error;
 				const reason = redactQuery(error instanceof Error ? error.message : String(error), url).replace(/\s+/g, " ");
 				if (error instanceof AccessRefused) {
+					// Expired temporary credentials, renewed where they were found: the request once more, not counted as a retry.
+					if (error.expired && !renewed && authorizer?.renewCredentials !== undefined && (await authorizer.renewCredentials(error.credentialsVersion ?? 0))) {
+						renewed = true;
+						attempt--;
+						continue;
+					}
 					const fields = { path: redactUrl(url), ...error.fields, cause: error };
 					if (error.mayBeMissing) throw new RefusedKeyError(`${what} failed: ${reason}`, { ...fields, key: key.replace(/^\//, "") });
 					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, fields);
@@ -565,14 +607,33 @@ export class HttpStore implements AsyncReadable {
 				}
 				if (attempt > retries) {
 					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
+					const advice = error.throttled ? `; the service throttled the requests: fewer in flight (\`concurrency\`), or more \`retries\` (each waits longer), let it keep up` : "";
+					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}${advice}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
 				}
-				const ceiling = Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** (attempt - 1));
-				const jittered = Math.random() * ceiling;
-				const delayMs = Math.round(Math.max(jittered, Math.min(error.retryAfterMs ?? 0, MAX_BACKOFF_MS)));
+				const [base, most] = error.throttled ? [backoffMs * THROTTLED_BACKOFF_FACTOR, MAX_THROTTLED_BACKOFF_MS] : [backoffMs, MAX_BACKOFF_MS];
+				const ceiling = Math.min(most, base * 2 ** (attempt - 1));
+				const jittered = error.throttled ? ceiling / 2 + (Math.random() * ceiling) / 2 : Math.random() * ceiling;
+				const delayMs = Math.round(Math.max(jittered, Math.min(error.retryAfterMs ?? 0, most)));
 				onRetry?.({ key, attempt, reason, delayMs });
 				await sleep(delayMs, signal);
 			}
+		}
+	}
+
+	/** One attempt, once the store's throttle lets one more request be in flight; its outcome narrows or widens that. */
+	async #admittedAttempt(url: URL, request: ByteRequest, caller: AbortSignal | undefined): Promise<Answer | undefined> {
+		const onAbort = caller === undefined ? undefined : (abort: () => void) => onCallerAbort(caller, abort);
+		const ticket = await this.#throttle.admit(onAbort, () => abortError(caller!));
+		let outcome: ThrottleOutcome = "other";
+		try {
+			const answer = await this.#attempt(url, request, caller);
+			outcome = "ok";
+			return answer;
+		} catch (error) {
+			if (error instanceof TransientFailure && error.throttled) outcome = "throttled";
+			throw error;
+		} finally {
+			this.#throttle.release(ticket, outcome);
 		}
 	}
 
@@ -591,9 +652,13 @@ export class HttpStore implements AsyncReadable {
 		const attempt = attemptSignal(caller, this.#options.timeoutMs);
 		let stage = "request";
 		const body: BodyProgress = { bytes: 0 };
+		const credentialsVersion = authorizer?.credentialsVersion;
 		try {
 			await authorizer?.authorize(method, url, headers);
-			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal });
+			// A request with credentials is not followed elsewhere: a signature covers its host (the redirected request
+			// fails as unsigned, since fetch drops Authorization across origins), and a token is not sent to another address.
+			const redirect = authorizer === undefined ? "follow" : "manual";
+			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal, redirect });
 			stage = "body";
 			attempt.received();
 			if (response.status === 404) {
@@ -610,7 +675,7 @@ export class HttpStore implements AsyncReadable {
 				throw new RangeNotSatisfiable();
 			}
 			const expected = request.kind === "all" || request.kind === "head" ? response.status === 200 : response.status === 200 || response.status === 206;
-			if (!expected) throw await statusFailure(response, authorizer);
+			if (!expected) throw await statusFailure(response, authorizer, url);
 			// Content-Length counts encoded bytes when the server compressed the response anyway.
 			const encoded = (response.headers.get("content-encoding") ?? "identity").toLowerCase() !== "identity";
 			if (request.kind === "head") {
@@ -637,6 +702,7 @@ export class HttpStore implements AsyncReadable {
 				const waited = stage === "request" ? `timed out: no response within ${timeoutMs} ms` : `timed out: no bytes for ${timeoutMs} ms (${body.bytes} bytes of the body read)`;
 				throw new TransientFailure(waited, undefined, { cause: error });
 			}
+			if (error instanceof AccessRefused) error.credentialsVersion = credentialsVersion;
 			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
@@ -665,15 +731,30 @@ async function errorBody(response: Response): Promise<string> {
 	}
 }
 
-async function statusFailure(response: Response, authorizer: RequestAuthorizer | undefined): Promise<Error> {
-	const line = statusLine(response);
+/** Where a redirect points, when the response is one with a Location. */
+export function redirectTarget(response: Response, url: URL): URL | undefined {
+	const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null;
+	if (location === null) return undefined;
+	try {
+		return new URL(location, url);
+	} catch {
+		return undefined;
+	}
+}
+
+async function statusFailure(response: Response, authorizer: RequestAuthorizer | undefined, url: URL): Promise<Error> {
+	const target = authorizer === undefined ? undefined : redirectTarget(response, url);
+	const line = `${statusLine(response)}${target === undefined ? "" : ` to ${redactUrl(target)}, not followed: a request with credentials is not sent on to another address`}`;
 	if (isRetryableStatus(response.status)) {
-		await response.body?.cancel();
-		return new TransientFailure(line, retryAfterMs(response));
+		// An object store's error document names the throttling (S3's SlowDown) or the trouble; a web server's page is not read.
+		let detail = "";
+		if (authorizer === undefined) await response.body?.cancel();
+		else detail = authorizer.explainFailure(response, await errorBody(response), url).detail;
+		return new TransientFailure(`${line}${detail}`, retryAfterMs(response), undefined, isThrottlingStatus(response.status));
 	}
 	if (authorizer !== undefined) {
-		const { detail, accessDenied, mayBeMissing, fields } = authorizer.explainFailure(response, await errorBody(response));
-		return accessDenied ? new AccessRefused(`${line}${detail}`, fields, mayBeMissing) : new FinalFailure(`${line}${detail}`);
+		const { detail, accessDenied, mayBeMissing, fields, expired } = authorizer.explainFailure(response, await errorBody(response), url);
+		return accessDenied ? new AccessRefused(`${line}${detail}`, fields, mayBeMissing, expired) : new FinalFailure(`${line}${detail}`);
 	}
 	await response.body?.cancel();
 	// Only 404 means "missing chunk". S3 answers 403 for a missing key when the caller may not list the bucket,

@@ -14,6 +14,7 @@ import { openAzureStore, parseAbfsUrl } from "./azure-store.js";
 import { openGcsStore } from "./gcs-store.js";
 import { HttpStore, redactUrl } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
+import { ForbiddenChunks } from "./forbidden-chunks.js";
 import { MetadataDocuments } from "./metadata-documents.js";
 import { startsAsZip } from "./zip-signature.js";
 import { ZipFileBytes } from "./zip-file-bytes.js";
@@ -41,8 +42,11 @@ export interface OpenedStore {
 	/** The zip's single top folder that holds the store (`zip -r store.zip store.zarr`): paths start inside it. */
 	readonly zipFolder?: string;
 	readonly location: string;
-	/** Chunks of this store answered 403 AccessDenied are read as missing (OpenStoreOptions.forbiddenAsMissing, s3:// only). */
-	readonly forbiddenAsMissing?: boolean;
+	/**
+	 * Present when chunks of this store answered 403 AccessDenied are read as missing (OpenStoreOptions.forbiddenAsMissing,
+	 * s3:// only): the chunks so read, counted for the export's summary.
+	 */
+	readonly forbiddenAsMissing?: ForbiddenChunks;
 	/** What it was opened under (OpenStoreOptions.signal): the reads that open its arrays and tables go with it. */
 	readonly signal?: AbortSignal;
 	/** Its metadata documents, each read once while the export that opened it opens its arrays (see metadata-documents.ts). */
@@ -134,7 +138,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			return openZip(reader, reader.shownAs, true, signal);
 		}
 		const bucket = await open(url, storeOptions);
-		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true;
+		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true ? new ForbiddenChunks() : undefined;
 		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing, signal, documents: new MetadataDocuments(bucket.store, signal) };
 	}
 	let stat: fs.Stats;

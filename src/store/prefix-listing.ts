@@ -3,6 +3,7 @@
  * `delimiter=/`). This is how groups are found in a bucket without consolidated metadata (see store-tree.ts).
  */
 import { Dt64ExportError } from "../errors.js";
+import { listingFailure } from "./listing-errors.js";
 
 export interface PrefixListing {
 	/** The child "folders": names of the common prefixes one level down, without the trailing `/`. */
@@ -35,7 +36,10 @@ export async function listAllPages(prefix: string, shownAs: string, page: (token
 	let token: string | undefined;
 	for (let count = 0; ; count++) {
 		if (count === MAX_PAGES) throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: more than ${MAX_PAGES} pages`, { path: shownAs });
-		const answer = await page(token);
+		// A refused page is a refused listing, said as one (a caller may read objects it may not list).
+		const answer = await page(token).catch((error: unknown) => {
+			throw listingFailure(shownAs, error);
+		});
 		for (const key of answer.prefixes) {
 			// A service may return keys outside the prefix only by mistake; they are not children.
 			if (!key.startsWith(prefix)) continue;

@@ -3,6 +3,7 @@ import { CODECS } from "./codecs/codec-map.js";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, withErrorFields } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
+import type { ForbiddenChunks } from "../store/forbidden-chunks.js";
 import { storeReadFailure } from "../store/read-failure.js";
 import { isRefusedKey, refusedChunkError } from "../store/refused-key.js";
 import { inArrayDocument, type ArrayLayout, type CodecMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./array-metadata.js";
@@ -118,9 +119,10 @@ export interface ChunkSourceOptions {
 	readonly bufferPool?: BufferPool;
 	/**
 	 * A chunk (or shard) key answered 403 AccessDenied by S3 is a missing chunk, the fill value, as a 404 is: what a
-	 * bucket that the caller may not list answers for a chunk never written (see RefusedKeyError). Off: an error.
+	 * bucket that the caller may not list answers for a chunk never written (see RefusedKeyError), counted there.
+	 * Absent: an error.
 	 */
-	readonly forbiddenAsMissing?: boolean;
+	readonly forbiddenAsMissing?: ForbiddenChunks;
 }
 
 /** The chunks of a datetime64 array, as int64 counts. */
@@ -204,7 +206,10 @@ function plainChunks<V extends ChunkValues>(
 				throwIfAborted(signal);
 				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small }).catch((error: unknown) => {
 					if (!isRefusedKey(error)) throw storeReadFailure(`chunk ${describe(coords)}`, error, key.slice(1), signal);
-					if (options.forbiddenAsMissing) return undefined;
+					if (options.forbiddenAsMissing !== undefined) {
+						options.forbiddenAsMissing.add(key.slice(1));
+						return undefined;
+					}
 					throw refusedChunkError(error, `chunk ${describe(coords)}`);
 				});
 				// Read before the abort, decoded after it would be work nobody waits for (a local read ignores the signal).

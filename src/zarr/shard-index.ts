@@ -1,5 +1,6 @@
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
+import type { ForbiddenChunks } from "../store/forbidden-chunks.js";
 import { storeReadFailure } from "../store/read-failure.js";
 import { isRefusedKey, refusedChunkError } from "../store/refused-key.js";
 import type { CodecMetadata } from "./array-metadata.js";
@@ -79,8 +80,8 @@ export class ShardIndexReader {
 		perShard: number[],
 		indexCodecs: CodecMetadata[],
 		private readonly location: "start" | "end",
-		/** A shard whose key is refused with a 403 that may be a missing key is a missing shard (see RefusedKeyError). */
-		private readonly forbiddenAsMissing = false,
+		/** When given, a shard whose key is refused with a 403 that may be a missing key is a missing shard, counted there (see RefusedKeyError). */
+		private readonly forbiddenAsMissing?: ForbiddenChunks,
 	) {
 		const unsupported = indexCodecs.find((codec) => codec.name !== "bytes" && codec.name !== "crc32c");
 		if (unsupported) throw new Dt64ExportError("UNSUPPORTED", `${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
@@ -224,7 +225,10 @@ export class ShardIndexReader {
 			);
 		} catch (error) {
 			if (isRefusedKey(error)) {
-				if (this.forbiddenAsMissing) return null;
+				if (this.forbiddenAsMissing !== undefined) {
+					this.forbiddenAsMissing.add(shardKey.slice(1));
+					return null;
+				}
 				throw refusedChunkError(error, `shard ${shardKey.slice(1)}`);
 			}
 			throw errorInContext(`shard ${shardKey.slice(1)}: cannot read its index`, error, "READ_FAILED", { key: shardKey.slice(1) });

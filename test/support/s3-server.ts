@@ -47,8 +47,21 @@ export interface S3ServerOptions {
 	readonly region?: string;
 	/** Keys and common prefixes per ListObjectsV2 page (S3's own is 1000). */
 	readonly pageSize?: number;
-	/** Answer this request with an error status (503 SlowDown, say) instead; sees the request before it is served. */
-	readonly fault?: (request: { method: string; bucket: string; key: string; attempt: number }) => number | undefined;
+	/**
+	 * Answer this request otherwise; sees the request before it is served (and before its signature is checked). A
+	 * status alone is an error document (503 SlowDown, others InternalError); an S3Fault says what to send.
+	 */
+	readonly fault?: (request: { method: string; bucket: string; key: string; query: URLSearchParams; attempt: number }) => number | S3Fault | undefined;
+}
+
+/** An injected answer: an error document of this code and message, or this body, with these headers. */
+export interface S3Fault {
+	readonly status: number;
+	readonly code?: string;
+	readonly message?: string;
+	/** Sent as is instead of an error document. */
+	readonly body?: string;
+	readonly headers?: Record<string, string>;
 }
 
 export interface S3Server {
@@ -163,8 +176,13 @@ export async function startS3Server(options: S3ServerOptions): Promise<S3Server>
 		};
 		const fail = (status: number, code: string) => answer(status, request.method === "HEAD" ? "" : errorXml(code, code), { "Content-Type": "application/xml" });
 
-		const injected = options.fault?.({ method: request.method!, bucket, key, attempt });
-		if (injected !== undefined) return fail(injected, injected === 503 ? "SlowDown" : "InternalError");
+		const injected = options.fault?.({ method: request.method!, bucket, key, query, attempt });
+		if (typeof injected === "number") return fail(injected, injected === 503 ? "SlowDown" : "InternalError");
+		if (injected !== undefined) {
+			const code = injected.code ?? "InternalError";
+			const body = injected.body ?? errorXml(code, escapeXml(injected.message ?? code));
+			return answer(injected.status, request.method === "HEAD" ? "" : body, { "Content-Type": "application/xml", ...injected.headers });
+		}
 		if (request.headers.authorization !== undefined) {
 			const verdict = verify(request, rawPath, rawQuery, options.users, region);
 			if ("code" in verdict) return fail(verdict.status, verdict.code);
