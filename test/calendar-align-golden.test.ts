@@ -16,6 +16,7 @@ import { exportSelection } from "../src/export-selection.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
+import { exactNanoseconds } from "./support/exact-nanoseconds.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/calendar-align");
 
@@ -27,7 +28,6 @@ interface AlignCase {
 }
 
 const CASES = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Record<string, AlignCase>;
-const NS_PER_UNIT: readonly bigint[] = [1_000_000_000n, 1_000_000n, 1_000n, 1n];
 const STATIONS = 2;
 const query = useDuckDB();
 const work = tempDir("dt64-calendar-align-");
@@ -36,17 +36,6 @@ const fresh = (name: string) => path.join(work, `${fileCount++}-${name}`);
 
 const exported = (store: string, options: ExportOptions): Promise<Table> => exportedArrow((sink) => exportSelection(store, sink, { format: "arrow", ...options }));
 
-/** A column's rows as exact nanoseconds (strings), whatever its unit. */
-function nanoseconds(table: Table, name: string): (string | null)[] {
-	const column = table.schema.fields.findIndex((field) => field.name === name);
-	const perUnit = NS_PER_UNIT[(table.schema.fields[column].type as { unit: number }).unit];
-	const out: (string | null)[] = [];
-	for (const batch of table.batches) {
-		const data = batch.getChildAt(column)!.data[0];
-		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? String((data.values as BigInt64Array)[i] * perUnit) : null);
-	}
-	return out;
-}
 
 /** An ISO bound's instant in ns since 1970 (UTC, a whole day). */
 const dayNs = (iso: string) => String(BigInt(Date.parse(`${iso}T00:00:00Z`)) * 1_000_000n);
@@ -58,7 +47,7 @@ describe.each(Object.entries(CASES))("360_day CF time written by xarray, aligned
 
 	it("the time array: every value is xarray's convert_calendar(align_on='year'), exactly; the field says how it was aligned", async () => {
 		const table = await exported(store, { array: "time", convertCalendar: true, alignOn: "year" });
-		expect(nanoseconds(table, "time")).toEqual(c.instants);
+		expect(exactNanoseconds(table, "time")).toEqual(c.instants);
 		expect(table.schema.fields[0].metadata.get("zarr.cf_align_on")).toBe("year");
 		expect(table.schema.fields[0].metadata.get("calendar")).toBe("360_day");
 	});
@@ -66,7 +55,7 @@ describe.each(Object.entries(CASES))("360_day CF time written by xarray, aligned
 	it("the table's index coordinate: every row kept, in order, with its values (xarray's np.unique drops none)", async () => {
 		const table = await exported(store, { columns: ["tas"], index: true, convertCalendar: true, alignOn: "year" });
 		expect(table.numRows).toBe(c.rows * STATIONS);
-		expect(nanoseconds(table, "time")).toEqual(c.instants.flatMap((value) => [value, value]));
+		expect(exactNanoseconds(table, "time")).toEqual(c.instants.flatMap((value) => [value, value]));
 		expect(Array.from(table.getChild("tas")!.toArray() as Float32Array)).toEqual(Array.from({ length: c.rows * STATIONS }, (_, k) => k));
 	});
 });
@@ -90,7 +79,7 @@ describe("align on the year through every path", () => {
 			const rows = inRange(daily.instants, start, end);
 			for (const rangeSearch of [true, false]) {
 				const table = await exported(dailyStore, { columns: ["tas"], index: true, convertCalendar: true, alignOn: "year", start, end, rangeSearch });
-				expect(nanoseconds(table, "time"), `${start} ${end} ${rangeSearch}`).toEqual(rows.flatMap((row) => [daily.instants[row], daily.instants[row]]));
+				expect(exactNanoseconds(table, "time"), `${start} ${end} ${rangeSearch}`).toEqual(rows.flatMap((row) => [daily.instants[row], daily.instants[row]]));
 			}
 		}
 		expect(inRange(daily.instants, "2000-01-31", "2000-02-01")).toEqual([]);
@@ -111,7 +100,7 @@ describe("align on the year through every path", () => {
 		for (const [start, end] of [["2000-02-28", "2000-03-02"], ["2000-12-31", "2001-01-02"], ["2000-01-31", "2000-02-01"]] as const) {
 			const rows = inRange(golden.instants, start, end);
 			const table = await exported(store, { array: "time", convertCalendar: true, alignOn: "year", start, end });
-			expect(nanoseconds(table, "time"), `${start} ${end}`).toEqual(rows.map((row) => golden.instants[row]));
+			expect(exactNanoseconds(table, "time"), `${start} ${end}`).toEqual(rows.map((row) => golden.instants[row]));
 		}
 	});
 

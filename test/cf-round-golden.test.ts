@@ -17,6 +17,7 @@ import { exportSelection } from "../src/export-selection.js";
 import { inspectStore } from "../src/inspect.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
+import { exactNanoseconds } from "./support/exact-nanoseconds.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/cf-round");
 
@@ -31,7 +32,6 @@ interface RoundingCase {
 }
 
 const CASES = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Record<string, RoundingCase>;
-const NS_PER_UNIT: readonly bigint[] = [1_000_000_000n, 1_000_000n, 1_000n, 1n];
 const query = useDuckDB();
 const work = tempDir("dt64-cf-round-");
 let fileCount = 0;
@@ -45,16 +45,6 @@ async function exported(store: string, options: ExportOptions): Promise<Table> {
 	return tableFromIPC(Buffer.concat(parts));
 }
 
-/** The first column's rows as exact nanoseconds (strings), whatever its unit. */
-function nanoseconds(table: Table, column = 0): (string | null)[] {
-	const perUnit = NS_PER_UNIT[(table.schema.fields[column].type as { unit: number }).unit];
-	const out: (string | null)[] = [];
-	for (const batch of table.batches) {
-		const data = batch.getChildAt(column)!.data[0];
-		for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? String((data.values as BigInt64Array)[i] * perUnit) : null);
-	}
-	return out;
-}
 
 describe.each(Object.entries(CASES))("float CF time written by xarray: %s", (name, c) => {
 	const store = path.join(FIXTURES, `${name}.zarr`);
@@ -62,7 +52,7 @@ describe.each(Object.entries(CASES))("float CF time written by xarray: %s", (nam
 	it("--unit s with rounding is xarray's values rounded to the second, the times written and cftime's", async () => {
 		const table = await exported(store, { array: "time", unit: "s", rounding: "nearest" });
 		expect(String(table.schema.fields[0].type)).toBe("Timestamp<SECOND>");
-		const rows = nanoseconds(table);
+		const rows = exactNanoseconds(table);
 		expect(rows).toEqual(c.xarray_round_s);
 		expect(rows).toEqual(c.given);
 		expect(rows).toEqual(c.cftime);
@@ -73,13 +63,13 @@ describe.each(Object.entries(CASES))("float CF time written by xarray: %s", (nam
 	it("--unit auto with rounding chooses seconds, the same values", async () => {
 		const table = await exported(store, { array: "time", rounding: "nearest" });
 		expect(String(table.schema.fields[0].type)).toBe("Timestamp<SECOND>");
-		expect(nanoseconds(table)).toEqual(c.given);
+		expect(exactNanoseconds(table)).toEqual(c.given);
 		// Exact, auto needs nanoseconds, and the doubles are no whole number of them either.
 		await expect(exported(store, { array: "time" })).rejects.toMatchObject({ code: "TRUNCATION", unit: "ns" });
 	});
 
 	it("flooring (allowTruncate) moves the rows xarray's generator counted one second back", async () => {
-		const rows = nanoseconds(await exported(store, { array: "time", unit: "s", allowTruncate: true }));
+		const rows = exactNanoseconds(await exported(store, { array: "time", unit: "s", allowTruncate: true }));
 		const off = rows.filter((row, i) => row !== c.given[i]);
 		expect(off.length).toBe(c.floored_off);
 		expect(off.length).toBeGreaterThan(0);
@@ -133,7 +123,7 @@ describe("the trial's store through the CLI", () => {
 	it("--start/--end and --partition-by hour take the rounded times: 02:00 is in its hour", async () => {
 		const out = fresh("range.arrow");
 		expect(runCli([store, "--array", "time", "--round", "--start", "2020-02-27T02:00", "--end", "2020-02-27T05:00", "-o", out, "-q"]).status).toBe(0);
-		expect(nanoseconds(readArrow(out))).toEqual(c.instants.slice(2, 5));
+		expect(exactNanoseconds(readArrow(out))).toEqual(c.instants.slice(2, 5));
 		const folder = fresh("hours");
 		expect(runCli([store, "--columns", "v", "--index", "--round", "--partition-by", "hour", "--end", "2020-02-27T04:00", "-o", folder, "-q"]).status).toBe(0);
 		const files = fs.readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((entry) => entry.endsWith(".parquet")).sort();
@@ -162,7 +152,7 @@ describe("a searched time range selects by the rounded times", () => {
 		// Hours 2, 5 and 1001 (2020-04-08T17:00) are below the whole hour in the double: floored, a second early.
 		for (const [start, end, first, last] of [["2020-02-27T02:00", "2020-02-27T05:00", 2, 4], ["2020-02-27T05:00", "2020-04-08T17:00", 5, 1000], ["2020-04-08T17:00", undefined, 1001, HOURS - 1]] as const) {
 			for (const rangeSearch of [true, false]) {
-				const rows = nanoseconds(await exported(store, { array: "time", unit: "s", rounding: "nearest", start, end, rangeSearch }));
+				const rows = exactNanoseconds(await exported(store, { array: "time", unit: "s", rounding: "nearest", start, end, rangeSearch }));
 				expect(rows, `${start} ${end} ${rangeSearch}`).toEqual(Array.from({ length: last - first + 1 }, (_, k) => hour(first + k)));
 			}
 		}
@@ -177,7 +167,7 @@ describe("a searched time range selects by the rounded times", () => {
 		await writeGroup(store, "");
 		await writeArray(store, "time", { shape: [HOURS], chunks: [CHUNK], values: counts, dataType: { name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 1 } }, dimensionNames: ["time"] });
 		for (const rangeSearch of [true, false]) {
-			const rows = nanoseconds(await exported(store, { array: "time", unit: "s", rounding: "nearest", start: "2020-03-01T03:00", end: "2020-03-01T06:00", rangeSearch }));
+			const rows = exactNanoseconds(await exported(store, { array: "time", unit: "s", rounding: "nearest", start: "2020-03-01T03:00", end: "2020-03-01T06:00", rangeSearch }));
 			const first = 3 * 24 + 3; // 2020-02-27 + 3 days (2020 is a leap year): 2020-03-01T03:00
 			expect(rows).toEqual([0, 1, 2].map((k) => String((1_582_761_600n + 3600n * BigInt(first + k)) * 1_000_000_000n)));
 		}
