@@ -11,7 +11,7 @@ import { readRawInt64, tempDir } from "./support/cli.js";
 import { serveFolder } from "./support/served-folder.js";
 import { writeStoredZip } from "./support/zip.js";
 import { rejection } from "./support/thrown.js";
-import { defaultConcurrency, REMOTE_REQUESTS } from "../src/export-source.js";
+import { defaultConcurrency, REMOTE_READ_BYTES, REMOTE_REQUESTS, remoteChunksInFlight } from "../src/export-source.js";
 import { exportToFile } from "../src/export.js";
 import { openStore } from "../src/store/open-store.js";
 
@@ -94,6 +94,45 @@ describe("remote chunk reads", () => {
 		for (let waited = 0; http.server.inFlight > 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
 		expect(http.server.inFlight).toBe(0);
 		expect(http.server.requests.length).toBe(asked);
+	});
+});
+
+/** A 1-D store of `shards` shards of `inner` inner chunks of CHUNK values each, uncompressed, under the served folder. */
+async function shardedChunks(shards: number, inner: number): Promise<{ input: BigInt64Array; name: string }> {
+	const name = `s${counter++}`;
+	const input = times(shards * inner * CHUNK);
+	const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [CHUNK], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } }];
+	await writeArray(path.join(served, `${name}.zarr`), "", { shape: [input.length], chunks: [inner * CHUNK], values: input, codecs });
+	return { input, name };
+}
+
+describe("remote reads of sharded arrays (trial 20, finding 02)", () => {
+	const shardReads = () => http.server.requests.filter((request) => !Number.isNaN(chunkIndex(request)));
+
+	it("count requests, not inner chunks: REMOTE_REQUESTS shards in flight, each an index read and one read of its data", async () => {
+		// 40 shards of 10 inner chunks: with the limit in inner chunks, 32 of them were 4 shards in flight.
+		const { input, name } = await shardedChunks(40, 10);
+		http.fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 40 });
+		expect(await exported(`${http.server.url}/${name}.zarr`)).toEqual(Array.from(input));
+		expect(shardReads()).toHaveLength(80);
+		expect(http.server.maxInFlight).toBeGreaterThan(REMOTE_REQUESTS / 2);
+		expect(http.server.maxInFlight).toBeLessThanOrEqual(REMOTE_REQUESTS);
+	});
+
+	it("concurrency counts shards too: 4 shards of 100 inner chunks with concurrency 3 are 3 requests in flight, not 1", async () => {
+		const { input, name } = await shardedChunks(4, 100);
+		http.fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 40 });
+		expect(await exported(`${http.server.url}/${name}.zarr`, { concurrency: 3 })).toEqual(Array.from(input));
+		expect(shardReads()).toHaveLength(8);
+		expect(http.server.maxInFlight).toBe(3);
+	});
+
+	it("hold the inner chunks in flight to about REMOTE_READ_BYTES of values, shared by the columns", () => {
+		const remote = { remote: true };
+		expect(remoteChunksInFlight({ remote: false }, [[10]])).toBeUndefined();
+		expect(remoteChunksInFlight(remote, [[2 ** 10]])).toBe(REMOTE_READ_BYTES / 2 ** 13);
+		expect(remoteChunksInFlight(remote, [[2 ** 10], [2 ** 10]])).toBe(REMOTE_READ_BYTES / 2 ** 14);
+		expect(remoteChunksInFlight(remote, [[2 ** 24]])).toBe(0);
 	});
 });
 

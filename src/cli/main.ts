@@ -79,6 +79,7 @@ interface ExportArgs {
 	end?: string;
 	timeColumn?: string;
 	rangeSearch: boolean;
+	timeSorted?: boolean;
 	partitionBy?: PartitionLevel;
 	part?: string;
 	parts?: number;
@@ -291,6 +292,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		end: args.end,
 		timeColumn: args.timeColumn,
 		rangeSearch: args.rangeSearch,
+		timeSorted: args.timeSorted,
 		part: args.part,
 		parts: args.parts,
 		partitionBy: args.partitionBy,

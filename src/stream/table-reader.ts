@@ -8,7 +8,7 @@ import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr
 import { clipChunk, cOrderCoordinates, cStrides, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
 import { joinSmallBands } from "./band-joiner.js";
-import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ValueBand } from "./chunk-bands.js";
+import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ReadLimits, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
@@ -28,6 +28,12 @@ export interface TableReaderOptions {
 	order?: RowOrder;
 	/** Chunks fetched and decoded at once per column; order is preserved whatever finishes first. */
 	concurrency?: number;
+	/**
+	 * Chunks in flight per column at most (default: `concurrency`), when more than `concurrency`: `concurrency` then
+	 * counts requests, and the chunks one request reads together (a shard's inner chunks) are in flight with it up to
+	 * this many (see ReadLimits).
+	 */
+	chunksInFlight?: number;
 	/** Called after each chunk of any column is decoded, for progress. */
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
 	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
@@ -94,7 +100,8 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		const chunksOf = (column: BroadcastSource) => (rows === undefined || column.axes[0] !== 0 ? product(column.source.gridShape) : chunksOfRows(column.source, rows));
 		this.totalChunks = broadcast.reduce((sum, column) => sum + chunksOf(column), 0);
 		this.totalRows = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
-		const concurrency = Math.max(1, options.concurrency ?? 4);
+		const requests = Math.max(1, options.concurrency ?? 4);
+		const concurrency: ReadLimits = { requests, chunks: Math.max(requests, options.chunksInFlight ?? requests) };
 		let decoded = 0;
 		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
 		const mayReadAhead = () => !this.#holdReadAhead();
@@ -142,7 +149,7 @@ function checkHeldColumn(column: BroadcastSource, shape: readonly number[]): voi
 }
 
 /** Every value of a column, in C order: a column without the table's first axis, read once. */
-async function readWhole(column: BroadcastSource, concurrency: number, signal: AbortSignal, onChunk?: () => void): Promise<ChunkValues> {
+async function readWhole(column: BroadcastSource, concurrency: ReadLimits, signal: AbortSignal, onChunk?: () => void): Promise<ChunkValues> {
 	let whole: ChunkValues | undefined;
 	for await (const band of readBands(column.source, column.shape, concurrency, signal, onChunk)) {
 		if (band.offset === 0 && band.values.length === product(column.shape)) return band.values;
@@ -157,7 +164,7 @@ async function readWhole(column: BroadcastSource, concurrency: number, signal: A
 interface TableRead {
 	readonly columns: readonly BroadcastSource[];
 	readonly shape: readonly number[];
-	readonly concurrency: number;
+	readonly concurrency: ReadLimits;
 	readonly signal: AbortSignal;
 	/** Whether the chunk reads may go on ahead of the bands taken (see holdReadAheadWhile). */
 	readonly mayReadAhead: () => boolean;
