@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { readRawInt64, tempDir } from "./support/cli.js";
 import { serveFolder } from "./support/served-folder.js";
 import { writeStoredZip } from "./support/zip.js";
@@ -133,6 +133,29 @@ describe("remote reads of sharded arrays (trial 20, finding 02)", () => {
 		expect(remoteChunksInFlight(remote, [[2 ** 10]])).toBe(REMOTE_READ_BYTES / 2 ** 13);
 		expect(remoteChunksInFlight(remote, [[2 ** 10], [2 ** 10]])).toBe(REMOTE_READ_BYTES / 2 ** 14);
 		expect(remoteChunksInFlight(remote, [[2 ** 24]])).toBe(0);
+	});
+});
+
+describe("remote reads of a table's columns (trial 20, finding 16)", () => {
+	it("every column's first chunks are asked for at once, not column after column", async () => {
+		// time and 20 variables of 10 values, one chunk each: asked for in turn, one request was in flight.
+		const name = `wide${counter++}`;
+		const root = path.join(served, `${name}.zarr`);
+		await writeGroup(root, "");
+		const time = times(10);
+		await writeArray(root, "time", { shape: [10], chunks: [10], values: time, codecs: [LE], dimensionNames: ["time"] });
+		const names = Array.from({ length: 20 }, (_, k) => `v${k}`);
+		for (const variable of names) {
+			await writeArray(root, variable, { shape: [10], chunks: [10], values: Float64Array.from({ length: 10 }, (_, i) => i), dataType: "float64", fillValue: 0, codecs: [LE], dimensionNames: ["time"] });
+		}
+		http.fault = (request) => (/\/c\/0$/.test(request.path) ? { delayMs: 100 } : undefined);
+		const out = path.join(work, `wide${counter++}.arrow`);
+		await exportToFile(`${http.server.url}/${name}.zarr`, out, { columns: ["time", ...names] });
+		const chunks = http.server.requests.filter((request) => request.path.endsWith("/c/0"));
+		expect(chunks).toHaveLength(21);
+		// The most chunk requests in flight at once, from the log's times: 1 when asked for in turn.
+		const inFlight = Math.max(...chunks.map(({ start }) => chunks.filter((other) => other.start <= start && (other.end ?? Number.POSITIVE_INFINITY) > start).length));
+		expect(inFlight).toBe(21);
 	});
 });
 

@@ -176,18 +176,26 @@ interface TableRead {
 async function* cOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
 	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows } = read;
 	if (product(shape) === 0) return;
-	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
-	if (shape.length === 0) {
-		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
-		return;
-	}
 	const rowValues = product(shape.slice(1));
 	// A 1-D chunk passes through whole; N-d bands and columns repeated over the band are cut into batches of about
 	// BAND_VALUES values: each batch's index columns and repeated values are then that size, not a row of chunks'
 	// (tens of megabytes), and a written batch's buffers come back for the next while a row of chunks is copied.
 	const capped = shape.length > 1 || columns.some((column) => column.axes.length !== shape.length);
 	const maxRows = capped ? Math.max(1, Math.floor(BAND_VALUES / rowValues)) : Number.MAX_SAFE_INTEGER;
-	const streams = columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows }) : undefined));
+	const streams = shape.length === 0 ? [] : columns.map((column) => (column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows }) : undefined));
+	// Every column's first band is asked for at once, so that their reads start together: asked for in turn, each
+	// column's requests started only once the column before had its first band (trial 20: 100 columns of one chunk
+	// over a store at 100 ms, one request in flight, 11.5 s). Rejections are observed when their turn comes.
+	const first = streams.map((stream) => {
+		const next = stream?.next();
+		next?.catch(() => undefined);
+		return next;
+	});
+	const held = await Promise.all(columns.map((column) => (column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
+	if (shape.length === 0) {
+		yield { columns: held as ChunkValues[], length: 1, region: { kind: "box", origin: [], extent: [] } };
+		return;
+	}
 	const ownRowValues = columns.map((column) => product(column.shape.slice(1)));
 	const current: (ValueBand<ChunkValues> | undefined)[] = columns.map(() => undefined);
 	const rowsOf = (k: number) => current[k]!.firstRow + current[k]!.values.length / ownRowValues[k];
@@ -198,7 +206,8 @@ async function* cOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGene
 			const stream = streams[k];
 			if (stream === undefined) continue;
 			while (current[k] === undefined || rowsOf(k) <= row) {
-				const next = await stream.next();
+				const next = await (first[k] ?? stream.next());
+				first[k] = undefined;
 				if (next.done) throw new Dt64ExportError("INTERNAL", `column ${k} ended at row ${row} of ${lastRow}`);
 				current[k] = next.value;
 			}
