@@ -87,7 +87,7 @@ export function readLimits(limits: number | ReadLimits): ReadLimits {
  * The key of the request a chunk is read by, among the chunks of a source read together (see
  * ChunkSource.chunksPerRequest); undefined when each chunk is a request of its own.
  */
-export function requestKeyOf(source: ChunkSource<ChunkValues>): ((coords: readonly number[]) => string) | undefined {
+function requestKeyOf(source: ChunkSource<ChunkValues>): ((coords: readonly number[]) => string) | undefined {
 	const together = source.chunksPerRequest;
 	if (together === undefined) return undefined;
 	return (coords) => coords.map((c, axis) => Math.floor(c / together[axis])).join(",");
