@@ -1,4 +1,4 @@
-// Bundles the CLI (dist/cli/main.js and everything it imports but parquet-wasm) into dist/bundle/, run by
+// Bundles the CLI (dist/cli/main.js and everything it imports but parquet-wasm and undici) into dist/bundle/, run by
 // `npm run build` after tsc. Node 20 has no compile cache, and resolving, reading and linking the ~400 ES modules
 // of apache-arrow, yargs and zarrita one by one costs more start-up than loading one file.
 // The library entry (dist/index.js) stays unbundled, so that its apache-arrow classes are the caller's.
@@ -69,8 +69,9 @@ await build({
 	},
 	platform: "node",
 	// parquet-wasm finds its .wasm file beside its own module: it stays a package, loaded on first use (by require,
-	// as every dynamic import of the chunks: bundle-loader.js runs them as scripts, which have no import()).
-	external: [/^parquet-wasm(\/|$)/],
+	// as every dynamic import of the chunks: bundle-loader.js runs them as scripts, which have no import()). undici
+	// too: loaded only when a proxy variable is set (src/store/proxy-fetch.ts), and its text is not ASCII.
+	external: [/^parquet-wasm(\/|$)/, /^undici(\/|$)/],
 	logLevel: "warn",
 	plugins: [withTscSourceMaps, lazyUnicodeTables, withModuleUrl],
 	output: {

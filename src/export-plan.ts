@@ -162,7 +162,7 @@ const EXPORT_OPTION_NAMES: readonly string[] = [
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
 		convertCalendar: 0, alignOn: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
 		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, partitionBy: 0,
-		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, part: 0, parts: 0, signal: 0,
+		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, timeSorted: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
 	"overwrite",
 	"breakLock",

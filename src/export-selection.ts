@@ -14,7 +14,7 @@ import { abortable } from "./abort.js";
 import { Dt64ExportError } from "./errors.js";
 import { createStagesAround, createWriter, runStages } from "./export.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
-import { createTableReader, defaultConcurrency, openPlannedTable, readChunkShapes } from "./export-source.js";
+import { createTableReader, openPlannedTable, tableReadLimits } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
 import { commitDatasetHolding, type CommitSummary } from "./output/commit.js";
 import { listDataset, LOCK_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
@@ -26,6 +26,7 @@ import { splitsIn, describeSplit } from "./output/other-splits.js";
 import { acquirePartLock, activeLocks, describeLock, readPartLocks, type FoundLock, type PartLock } from "./output/part-lock.js";
 import type { Part } from "./select/part.js";
 import type { SelectPlan } from "./select/selection-options.js";
+import { REMOTE_WHOLE_CHECK_REQUESTS, type WholeCheck } from "./select/time-search.js";
 import { TimeFilter } from "./select/time-filter.js";
 import { checkSortedOver, findTimeColumn, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
@@ -67,8 +68,9 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
 	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column }) : undefined;
-	const concurrency = plan.read.concurrency ?? defaultConcurrency(table.store, readChunkShapes(table, plan.read.index));
-	const selection = await selectRows(table, { bounds: select.bounds, search: select.rangeSearch, time, part: select.part, concurrency, conversion: plan.columns.conversion, signal: plan.read.signal });
+	const concurrency = tableReadLimits(table, plan.read);
+	const wholeCheck: WholeCheck = select.timeSorted === true ? "trust" : select.timeSorted === false || !table.store.remote ? "check" : { maxRequests: REMOTE_WHOLE_CHECK_REQUESTS };
+	const selection = await selectRows(table, { bounds: select.bounds, search: select.rangeSearch, time, part: select.part, concurrency, wholeCheck, conversion: plan.columns.conversion, signal: plan.read.signal });
 	// In C order the filter checks that the rows read are sorted as they go by; in chunk order they come box by box,
 	// each starting over in time, so the time column is checked over those rows first.
 	const chunkOrder = plan.read.order === "chunk";

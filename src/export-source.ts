@@ -9,6 +9,7 @@ import { locateTimeArray, openLocatedTimeArray } from "./open-array.js";
 import { openCfTimeArrayTable, openTable, tableOfTimeArray, type TableColumn, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { TableReader } from "./stream/table-reader.js";
+import type { ReadLimits } from "./stream/chunk-bands.js";
 import type { RowRange } from "./select/time-search.js";
 import { batchValueBytes, chunkValueBytes } from "./table/value-bytes.js";
 
@@ -30,6 +31,20 @@ export function defaultConcurrency(store: Pick<OpenedStore, "remote">, chunkShap
 	const largest = Math.max(0, ...chunkShapes.map((shape) => shape.reduce((values, length) => values * length, 8)));
 	const byBytes = largest === 0 ? REMOTE_REQUESTS : Math.floor(REMOTE_READ_BYTES / (largest * columns));
 	return Math.max(REMOTE_MIN_PER_COLUMN, Math.min(Math.floor(REMOTE_REQUESTS / columns), byBytes));
+}
+
+/**
+ * Chunks in flight per column at most over a remote store, when a request reads several of them (the inner chunks
+ * of a shard, see ChunkSource.chunksPerRequest): the requests in flight are then `concurrency` shards (an export of
+ * 200 shards of 10 inner chunks had 4 in flight, of shards of 100 inner chunks 1, when the limit counted inner
+ * chunks), and their inner chunks as many as hold REMOTE_READ_BYTES of values, shared by the columns (values
+ * counted at 8 bytes). Undefined for a local store, whose chunks in flight are its concurrency.
+ */
+export function remoteChunksInFlight(store: Pick<OpenedStore, "remote">, chunkShapes: readonly (readonly number[])[] = []): number | undefined {
+	if (!store.remote) return undefined;
+	const columns = Math.max(1, chunkShapes.length);
+	const largest = Math.max(0, ...chunkShapes.map((shape) => shape.reduce((values, length) => values * length, 8)));
+	return largest === 0 ? undefined : Math.floor(REMOTE_READ_BYTES / (largest * columns));
 }
 
 /** Requests in flight for a table read from a remote store, shared by its columns (see defaultConcurrency). */
@@ -70,6 +85,13 @@ export function readColumns(table: ZarrTable, index: boolean): TableColumn[] {
 	return [...coordinates, ...table.columns];
 }
 
+/** The requests (`concurrency`, or the store's default) and chunks in flight per column of a table's export. */
+export function tableReadLimits(table: ZarrTable, plan: Pick<ReadPlan, "concurrency" | "index">): ReadLimits {
+	const shapes = readChunkShapes(table, plan.index);
+	const requests = plan.concurrency ?? defaultConcurrency(table.store, shapes);
+	return { requests, chunks: Math.max(requests, remoteChunksInFlight(table.store, shapes) ?? requests) };
+}
+
 /**
  * The reader of a table, which can start before the rest of its stages exist; with `rows`, of those rows along the
  * first axis only (see selectRows): chunks outside them are never read.
@@ -79,12 +101,14 @@ export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRa
 	// A batch's row: its value columns and coordinates, and the int64 positions of the dimensions without one.
 	const positions = plan.index ? table.index.filter((entry) => entry.kind === "positions").length : 0;
 	const rowBytes = columns.reduce((sum, column) => sum + batchValueBytes(column), 8 * positions);
+	const { requests, chunks } = tableReadLimits(table, plan);
 	return new TableReader(
 		columns.map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes, valueBytes: chunkValueBytes(column) })),
 		table.shape,
 		{
 			order: plan.order,
-			concurrency: plan.concurrency ?? defaultConcurrency(table.store, readChunkShapes(table, plan.index)),
+			concurrency: requests,
+			chunksInFlight: chunks,
 			onChunk: plan.onChunk,
 			rows,
 			bufferPool: table.bufferPool,

@@ -6,12 +6,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { readRawInt64, tempDir } from "./support/cli.js";
 import { serveFolder } from "./support/served-folder.js";
 import { writeStoredZip } from "./support/zip.js";
 import { rejection } from "./support/thrown.js";
-import { defaultConcurrency, REMOTE_REQUESTS } from "../src/export-source.js";
+import { defaultConcurrency, REMOTE_READ_BYTES, REMOTE_REQUESTS, remoteChunksInFlight } from "../src/export-source.js";
 import { exportToFile } from "../src/export.js";
 import { openStore } from "../src/store/open-store.js";
 
@@ -97,6 +97,68 @@ describe("remote chunk reads", () => {
 	});
 });
 
+/** A 1-D store of `shards` shards of `inner` inner chunks of CHUNK values each, uncompressed, under the served folder. */
+async function shardedChunks(shards: number, inner: number): Promise<{ input: BigInt64Array; name: string }> {
+	const name = `s${counter++}`;
+	const input = times(shards * inner * CHUNK);
+	const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [CHUNK], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } }];
+	await writeArray(path.join(served, `${name}.zarr`), "", { shape: [input.length], chunks: [inner * CHUNK], values: input, codecs });
+	return { input, name };
+}
+
+describe("remote reads of sharded arrays (trial 20, finding 02)", () => {
+	const shardReads = () => http.server.requests.filter((request) => !Number.isNaN(chunkIndex(request)));
+
+	it("count requests, not inner chunks: REMOTE_REQUESTS shards in flight, each an index read and one read of its data", async () => {
+		// 40 shards of 10 inner chunks: with the limit in inner chunks, 32 of them were 4 shards in flight.
+		const { input, name } = await shardedChunks(40, 10);
+		http.fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 40 });
+		expect(await exported(`${http.server.url}/${name}.zarr`)).toEqual(Array.from(input));
+		expect(shardReads()).toHaveLength(80);
+		expect(http.server.maxInFlight).toBeGreaterThan(REMOTE_REQUESTS / 2);
+		expect(http.server.maxInFlight).toBeLessThanOrEqual(REMOTE_REQUESTS);
+	});
+
+	it("concurrency counts shards too: 4 shards of 100 inner chunks with concurrency 3 are 3 requests in flight, not 1", async () => {
+		const { input, name } = await shardedChunks(4, 100);
+		http.fault = (request) => (Number.isNaN(chunkIndex(request)) ? undefined : { delayMs: 40 });
+		expect(await exported(`${http.server.url}/${name}.zarr`, { concurrency: 3 })).toEqual(Array.from(input));
+		expect(shardReads()).toHaveLength(8);
+		expect(http.server.maxInFlight).toBe(3);
+	});
+
+	it("hold the inner chunks in flight to about REMOTE_READ_BYTES of values, shared by the columns", () => {
+		const remote = { remote: true };
+		expect(remoteChunksInFlight({ remote: false }, [[10]])).toBeUndefined();
+		expect(remoteChunksInFlight(remote, [[2 ** 10]])).toBe(REMOTE_READ_BYTES / 2 ** 13);
+		expect(remoteChunksInFlight(remote, [[2 ** 10], [2 ** 10]])).toBe(REMOTE_READ_BYTES / 2 ** 14);
+		expect(remoteChunksInFlight(remote, [[2 ** 24]])).toBe(0);
+	});
+});
+
+describe("remote reads of a table's columns (trial 20, finding 16)", () => {
+	it("every column's first chunks are asked for at once, not column after column", async () => {
+		// time and 20 variables of 10 values, one chunk each: asked for in turn, one request was in flight.
+		const name = `wide${counter++}`;
+		const root = path.join(served, `${name}.zarr`);
+		await writeGroup(root, "");
+		const time = times(10);
+		await writeArray(root, "time", { shape: [10], chunks: [10], values: time, codecs: [LE], dimensionNames: ["time"] });
+		const names = Array.from({ length: 20 }, (_, k) => `v${k}`);
+		for (const variable of names) {
+			await writeArray(root, variable, { shape: [10], chunks: [10], values: Float64Array.from({ length: 10 }, (_, i) => i), dataType: "float64", fillValue: 0, codecs: [LE], dimensionNames: ["time"] });
+		}
+		http.fault = (request) => (/\/c\/0$/.test(request.path) ? { delayMs: 100 } : undefined);
+		const out = path.join(work, `wide${counter++}.arrow`);
+		await exportToFile(`${http.server.url}/${name}.zarr`, out, { columns: ["time", ...names] });
+		const chunks = http.server.requests.filter((request) => request.path.endsWith("/c/0"));
+		expect(chunks).toHaveLength(21);
+		// The most chunk requests in flight at once, from the log's times: 1 when asked for in turn.
+		const inFlight = Math.max(...chunks.map(({ start }) => chunks.filter((other) => other.start <= start && (other.end ?? Number.POSITIVE_INFINITY) > start).length));
+		expect(inFlight).toBe(21);
+	});
+});
+
 describe("zip entries", () => {
 	it("over HTTP: one read per entry at most, side by side entries coalesced, rows in order", async () => {
 		const { input, name } = await smallChunks(200);
@@ -107,6 +169,28 @@ describe("zip entries", () => {
 		// unzipit read each entry's local header, then its data: two requests per chunk, one after the other.
 		expect(reads.length).toBeLessThan(200 / 4);
 		expect(reads.every((request) => request.status === 206)).toBe(true);
+	});
+
+	it("over HTTP: a zip whose local headers are longer than the central directory says (Info-ZIP's `zip -r`) reads each run of entries in one request, not again 4 bytes longer (trial 20, finding 14)", async () => {
+		const { input, name, folder } = await smallChunks(200);
+		const zipPath = `/${name}-timestamps.zip`;
+		const zipFile = path.join(served, zipPath.slice(1));
+		writeStoredZip(folder, zipFile, { timestamps: true });
+		const bytes = fs.readFileSync(zipFile);
+		// Where the central directory starts (its end record's offset field): the entries' reads are before it.
+		const directory = bytes.readUInt32LE(bytes.length - 22 + 16);
+		http.fault = (request) => (request.path === zipPath ? { delayMs: 5 + Math.floor(Math.random() * 20) } : undefined);
+		expect(await exported(`${http.server.url}${zipPath}`)).toEqual(Array.from(input));
+		const ranges = http.server.requests
+			.filter((request) => request.path === zipPath && request.range !== undefined)
+			.map((request) => /^bytes=(\d+)-(\d+)$/.exec(request.range!)!.slice(1).map(Number))
+			.filter(([from]) => from < directory)
+			.sort((a, b) => a[0] - b[0]);
+		// Each run of entries was read again from its data to 4 bytes past the first read's end: two requests, one
+		// after the other, the second from the entry's data, past the first (reads of opening may hold later ones whole).
+		const rereads = ranges.filter(([from, to], j) => ranges.some(([start, end], i) => i !== j && start < from && from - start < 256 && from <= end && to > end));
+		expect(rereads).toEqual([]);
+		expect(ranges.length).toBeLessThan(200 / 4);
 	});
 
 	it("over HTTP: an abort cancels the range reads in flight", async () => {

@@ -242,6 +242,33 @@ describe("time range search", () => {
 		const swapped = [...Array.from({ length: 10 }, (_, i) => BigInt(i + 10)), ...Array.from({ length: 10 }, (_, i) => BigInt(i))];
 		expect((await searchTimeRange(blocksOf(swapped, 10), { start: 5n, end: 15n })).sorted).toBe(false);
 	});
+
+	it("a whole read bounded in requests (a remote store) is refused past the bound, before any block is read; trusted, the column is searched; checked, read whole (trial 20, finding 03)", async () => {
+		// 300 blocks of one value: a short column, read whole before the search when the bound allows it.
+		const values = Array.from({ length: 300 }, (_, i) => BigInt(i) * AS);
+		const refused = blocksOf(values, 1);
+		const error = await searchTimeRange({ ...refused, description: "the time column \"time\" (300 values in 300 chunks)" }, { start: 160n * AS, end: 170n * AS }, { maxRequests: 256 }).catch((thrown: unknown) => thrown);
+		expect(error).toMatchObject({ code: "USAGE", option: "timeSorted", value: 300 });
+		expect((error as Error).message).toMatch(/^the time column "time" \(300 values in 300 chunks\) is read whole to check that it is sorted before a range is searched, 300 requests to this store \(more than 256\)/);
+		expect(refused.reads).toEqual([]);
+		// Within the bound (a sharded column's requests are per shard), read whole as before.
+		const within = blocksOf(values, 1);
+		expect(await searchTimeRange({ ...within, wholeReadRequests: 6 }, { start: 160n * AS, end: 170n * AS }, { maxRequests: 256 })).toMatchObject({ sorted: true, rows: { start: 160, end: 170 } });
+		expect(within.reads).toHaveLength(300);
+		const trusted = blocksOf(values, 1);
+		expect(await searchTimeRange(trusted, { start: 160n * AS, end: 170n * AS }, "trust")).toMatchObject({ sorted: true, rows: { start: 160, end: 170 } });
+		expect(trusted.reads.length).toBeLessThan(2 * 2 * Math.log2(300));
+		const checked = blocksOf(values, 1);
+		expect(await searchTimeRange(checked, { start: 160n * AS, end: 170n * AS }, "check")).toMatchObject({ sorted: true, rows: { start: 160, end: 170 }, probes: 300 });
+		expect(checked.reads).toHaveLength(300);
+		// A long column whose range is empty is read whole to check that answer: bounded the same way, or trusted.
+		const empty = { start: 5_000_005n, end: 5_000_015n };
+		const gap = (i: number) => BigInt(i < 500_000 ? i * 10 : i * 10 + 100_000);
+		await expect(searchTimeRange(longBlocksOf(LONG_ROWS, LONG_BLOCK, gap), empty, { maxRequests: 256 })).rejects.toMatchObject({ code: "USAGE", option: "timeSorted", value: 1_000 });
+		const trustedEmpty = longBlocksOf(LONG_ROWS, LONG_BLOCK, gap);
+		expect(await searchTimeRange(trustedEmpty, empty, "trust")).toMatchObject({ sorted: true, rows: { start: 500_000, end: 500_000 } });
+		expect(trustedEmpty.reads.length).toBeLessThan(40);
+	});
 });
 
 describe("parts", () => {

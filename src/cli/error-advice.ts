@@ -28,6 +28,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	partitionBy: "--partition-by",
 	timeColumn: "--time-column",
 	rangeSearch: "--range-search",
+	timeSorted: "--time-sorted",
 	maxRowsPerFile: "--max-rows-per-file",
 	part: "--part",
 	parts: "--parts",
@@ -49,7 +50,12 @@ const THIRTY_DAY_REFUSAL = /calendar "360_day" is a model calendar/i;
 /** What the CLI's user can do about an error of each code: the flag that changes the outcome, appended as is. */
 const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	// Only for its refusal outside a dataset export, which has no value: a value out of range is another matter.
-	USAGE: (error) => (error.option === "maxRowsPerFile" && error.value === undefined ? " (a dataset folder is written with --partition-by, or --part with -o <folder>)" : ""),
+	USAGE: (error) =>
+		error.option === "maxRowsPerFile" && error.value === undefined
+			? " (a dataset folder is written with --partition-by, or --part with -o <folder>)"
+			: error.option === "timeSorted" && typeof error.value === "number"
+				? ", or read and filter every row with --no-range-search"
+				: "",
 	// ns is the finest Arrow unit: there is no finer --unit to suggest. Flooring moves a float count that is a hair
 	// below a whole unit (01:59:59.999... for 02:00) one unit back: rounding is named first.
 	TRUNCATION: (error) => `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === undefined || error.unit === "ns" ? "" : ", or a finer --unit"}`,

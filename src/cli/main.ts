@@ -82,6 +82,7 @@ interface ExportArgs {
 	end?: string;
 	timeColumn?: string;
 	rangeSearch: boolean;
+	timeSorted?: boolean;
 	partitionBy?: PartitionLevel;
 	part?: string;
 	parts?: number;
@@ -297,6 +298,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		end: args.end,
 		timeColumn: args.timeColumn,
 		rangeSearch: args.rangeSearch,
+		timeSorted: args.timeSorted,
 		part: args.part,
 		// Without --part, --parts does nothing: the CLI warns (above) where the library refuses it.
 		parts: args.part === undefined ? undefined : args.parts,

@@ -274,6 +274,14 @@ export const OPTIONS: readonly OptionSpec[] = [
 		inapplicable: notRanged,
 	},
 	{
+		name: "time-sorted",
+		kind: "boolean",
+		defaultText: "not said: a time column of at most 2^20 values is read whole to check it sorted before the search, over the network only when that takes at most 256 requests (more is refused until this is given)",
+		describe: "the time column is known sorted: search it without reading it whole first (the chunks the search reads and the rows exported are still checked); --no-time-sorted reads it whole however many requests it takes",
+		commands: ["export"],
+		inapplicable: notRanged,
+	},
+	{
 		name: "partition-by",
 		kind: "string",
 		choices: PARTITION_LEVELS,

@@ -20,6 +20,14 @@ export interface SelectionOptions {
 	 * a time out of order inside a chunk it skips).
 	 */
 	rangeSearch?: boolean;
+	/**
+	 * Whether the time column is known sorted, for the search of `start`/`end`. Unset: a time column of at most 2^20
+	 * values is read whole to check it first (and any one whose range turns out empty), on a remote store only when
+	 * that takes at most 256 requests, a larger one being refused until this is set. true: it is searched without
+	 * such a read, only the chunks the search reads and the rows exported checked. false: read whole however many
+	 * requests it takes.
+	 */
+	timeSorted?: boolean;
 	/** This process's part: `K/N` (0-based), `auto` (from a batch engine's environment), or a Part. */
 	part?: string | Part;
 	/** N for `part: "auto"` under Kubernetes, which does not export it. */
@@ -44,6 +52,8 @@ export interface SelectPlan {
 	readonly part?: Part;
 	/** false: every row is read and filtered, without a search (see SelectionOptions). */
 	readonly rangeSearch: boolean;
+	/** Whether the time column is known sorted; undefined: not said (see SelectionOptions). */
+	readonly timeSorted?: boolean;
 }
 
 /** How a dataset folder is written. */
@@ -79,7 +89,10 @@ export function planSelection(options: SelectionOptions): SelectPlan {
 	if (options.rangeSearch !== undefined && typeof options.rangeSearch !== "boolean") {
 		throw new UsageError(`invalid rangeSearch ${JSON.stringify(options.rangeSearch)}: true or false`, { option: "rangeSearch", value: options.rangeSearch });
 	}
-	return { bounds, timeColumn: options.timeColumn, part, rangeSearch: options.rangeSearch ?? true };
+	if (options.timeSorted !== undefined && typeof options.timeSorted !== "boolean") {
+		throw new UsageError(`invalid timeSorted ${JSON.stringify(options.timeSorted)}: true or false`, { option: "timeSorted", value: options.timeSorted });
+	}
+	return { bounds, timeColumn: options.timeColumn, part, rangeSearch: options.rangeSearch ?? true, timeSorted: options.timeSorted };
 }
 
 /** The dataset part of the plan; `format` is the plan's output format. */

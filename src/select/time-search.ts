@@ -10,6 +10,7 @@
  * checked here; the rows exported are checked again as they are read, or before an export in chunk order, by
  * unsortedWithin. An empty answer there has no rows to check, so it is checked by reading the column whole.)
  */
+import { UsageError } from "../errors.js";
 import type { TimeBounds } from "./time-bounds.js";
 
 /** The instants of one block of the time array (flat C order), null where the value is missing (NaT). */
@@ -40,7 +41,20 @@ export interface TimeBlocks {
 	read(block: number, pass?: BlockRange): Promise<TimeBlock>;
 	/** How many blocks a pass over many of them reads at once (1 when absent): a time coordinate in one chunk per append is read in reads of a few bytes each, bound by latency. */
 	readonly readConcurrency?: number;
+	/** The requests a read of every block takes (the number of blocks when absent): a sharded array's are per shard. */
+	readonly wholeReadRequests?: number;
+	/** What the blocks are, for messages: `the time column "time" (1,048,000 values in 1,048 chunks)`. */
+	readonly description?: string;
 }
+
+/**
+ * Whether the search may read the whole time column to check it sorted (a short one before the search, any one
+ * whose answer is empty): `check` whatever it costs; `trust` never (the column is known sorted: only the blocks the
+ * search reads are checked, and the rows exported); or a check of at most `maxRequests` requests (a remote store),
+ * refused past that until the caller says which of the two it wants, rather than a search that could miss rows of
+ * a column never checked.
+ */
+export type WholeCheck = "check" | "trust" | { readonly maxRequests: number };
 
 /** Blocks [start, end). */
 export interface BlockRange {
@@ -237,6 +251,14 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
  */
 export const WHOLE_CHECK_VALUES = 1 << 20;
 
+/**
+ * Requests a whole read of the time column may take on a remote store before the caller is asked whether the column
+ * is sorted (see WholeCheck): 8 round trips of the 32 requests in flight. A time coordinate appended a day per chunk
+ * for most of a year (200 chunks) is still read whole, where a 1-D time array of a million values in chunks of 1,000
+ * took 1,053 requests (7.9 s at 100 ms a request) for one day that a search finds in 13.
+ */
+export const REMOTE_WHOLE_CHECK_REQUESTS = 256;
+
 /** The blocks of a small time column, each read once and kept: the search then probes them without reading again. */
 function keptBlocks(blocks: TimeBlocks): TimeBlocks {
 	const kept = new Map<number, Promise<TimeBlock>>();
@@ -254,15 +276,31 @@ function keptBlocks(blocks: TimeBlocks): TimeBlocks {
 }
 
 /**
+ * Refuses a whole read of the time column that `check` bounds and that takes more requests than it allows: the
+ * caller says whether the column is sorted (`timeSorted`) rather than either cost being paid, or rows missed, unasked.
+ */
+function refuseCostlyCheck(blocks: TimeBlocks, blockCount: number, check: WholeCheck, when: string): void {
+	if (typeof check === "string") return;
+	const requests = blocks.wholeReadRequests ?? blockCount;
+	if (requests <= check.maxRequests) return;
+	const what = blocks.description ?? `the time column (${blockCount} chunks)`;
+	throw new UsageError(
+		`${what} is read whole to check that it is sorted ${when}, ${requests} requests to this store (more than ${check.maxRequests}): say whether it is known sorted with \`timeSorted\` (true: searched, only the chunks the search reads and the rows exported checked; false: read whole all the same)`,
+		{ option: "timeSorted", value: requests },
+	);
+}
+
+/**
  * The rows along axis 0 that can hold times in `bounds`, by binary search when the time is sorted; all rows,
  * with `sorted: false` and the reason, when it is not. A small time column is checked whole first (WHOLE_CHECK_VALUES).
  */
-export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds): Promise<RangeSearch> {
+export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds, check: WholeCheck = "check"): Promise<RangeSearch> {
 	const all = { start: 0, end: blocks.rows };
 	if (blocks.rows === 0) return { sorted: true, rows: all, probes: 0 };
 	const blockCount = Math.ceil(blocks.rows / blocks.blockRows);
 	let wholeReads = 0;
-	if (blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES) {
+	if (check !== "trust" && blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES) {
+		refuseCostlyCheck(blocks, blockCount, check, "before a range is searched");
 		blocks = keptBlocks(blocks);
 		const reason = await unsortedWithin(blocks, all);
 		if (reason !== undefined) return { sorted: false, rows: all, probes: blockCount, reason };
@@ -276,10 +314,11 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds): P
 		const endPosition = bounds.end === undefined || startPosition === total ? total : await lowerBound(probed, bounds.end);
 		const start = Math.floor(startPosition / blocks.rowSize);
 		const end = Math.max(start, Math.ceil(endPosition / blocks.rowSize));
-		if (start === end && wholeReads === 0) {
+		if (start === end && wholeReads === 0 && check !== "trust") {
 			// An empty answer from a column not read whole rests on the few blocks probed (a bound past the last block's
 			// times, say): an archive appended out of order (a backfill written last) gives one for a range it holds.
 			// Nothing would be read to find that out, so the time column is read whole to check it first.
+			refuseCostlyCheck(blocks, blockCount, check, "when a range holds no time");
 			const reason = await unsortedWithin(blocks, all);
 			const probes = probed.probes + blockCount;
 			return reason === undefined ? { sorted: true, rows: { start, end }, probes } : { sorted: false, rows: all, probes, reason };

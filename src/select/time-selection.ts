@@ -13,7 +13,7 @@ import { isMaskableType } from "../cf/masking.js";
 import { cfMissingValueMarkers, type MissingValueMarkers } from "../cf/missing-value.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
-import { readBands } from "../stream/chunk-bands.js";
+import { readBands, readLimits, type ReadLimits } from "../stream/chunk-bands.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { chunkRowsBox, readingWithin } from "../zarr/chunk-box.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
@@ -26,7 +26,7 @@ import type { Datetime64Type } from "../dtype/datetime64.js";
 import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
 import { ATTOSECONDS_PER_TARGET_UNIT, datetime64Instants, type InstantOf } from "./time-instants.js";
 import { ceilDiv } from "../convert/bigint-division.js";
-import { searchTimeRange, unsortedWithin, type RowRange, type TimeBlock, type TimeBlocks } from "./time-search.js";
+import { searchTimeRange, unsortedWithin, type RowRange, type TimeBlock, type TimeBlocks, type WholeCheck } from "./time-search.js";
 
 export interface RowSelection {
 	/** Rows along the first axis this process reads. */
@@ -171,7 +171,7 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
  * first among them): one block per chunk along the first axis, each read whole; a probe reads only its block's
  * chunks (inner chunks of a sharded array), a run of blocks the chunks of the run at once.
  */
-function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal): TimeBlocks {
+function timeBlocks(time: TimeSource, concurrency: number | ReadLimits, signal: AbortSignal): TimeBlocks {
 	const { column, coding } = time;
 	const shape = column.metadata.shape;
 	const blockOf: (values: ChunkValues) => TimeBlock =
@@ -183,11 +183,16 @@ function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal):
 			: (values) => cfTimeBlock(values as NumericValues, coding.markers, coding.instantOf);
 	const chunks = column.chunks as ChunkSource<ChunkValues>;
 	const blockRows = chunks.chunkShape[0];
+	const limits = readLimits(concurrency);
 	return {
 		rows: shape[0],
 		blockRows,
 		rowSize: product(shape.slice(1)),
-		readConcurrency: concurrency,
+		// A pass reads blocks one request reads together (a shard's) with the same request: as many requests as for
+		// blocks of their own, within the chunks in flight.
+		readConcurrency: Math.min(limits.chunks, limits.requests * (chunks.chunksPerRequest?.[0] ?? 1)),
+		wholeReadRequests: wholeReadRequests(chunks),
+		description: `the time column ${JSON.stringify(time.name)} (${product(shape)} values in ${product(chunks.gridShape)} chunks)`,
 		async read(block, pass) {
 			const rows = { start: block * blockRows, end: Math.min(shape[0], (block + 1) * blockRows) };
 			const source = pass === undefined ? chunks : readingWithin(chunks, chunkRowsBox(chunks.gridShape, pass));
@@ -197,6 +202,13 @@ function timeBlocks(time: TimeSource, concurrency: number, signal: AbortSignal):
 			return blockOf(value!.values);
 		},
 	};
+}
+
+/** The requests a read of every chunk of a source takes: one per chunk, or per shard and its index. */
+function wholeReadRequests(chunks: ChunkSource<ChunkValues>): number {
+	const together = chunks.chunksPerRequest;
+	if (together === undefined) return product(chunks.gridShape);
+	return 2 * product(chunks.gridShape.map((n, axis) => Math.ceil(n / together[axis])));
 }
 
 const NAT_HIGH = -(2 ** 31);
@@ -268,7 +280,9 @@ export interface SelectRowsOptions {
 	/** The column that selects rows (see findTimeColumn). */
 	readonly time?: TimeSource;
 	readonly part?: Part;
-	readonly concurrency: number;
+	readonly concurrency: number | ReadLimits;
+	/** Whether the time column may be read whole to check it sorted (default `check`; see WholeCheck). */
+	readonly wholeCheck?: WholeCheck;
 	/** How the export converts times. */
 	readonly conversion: NormalizedConversionOptions;
 	readonly signal?: AbortSignal;
@@ -290,7 +304,7 @@ export async function selectRows(table: ZarrTable, options: SelectRowsOptions): 
 			selection = { rows: all, sorted: false, probes: 0, unsortedReason: `${name} does not run along the first dimension` };
 		} else {
 			const signal = options.signal ?? new AbortController().signal;
-			const search = await searchTimeRange(timeBlocks(options.time, options.concurrency, signal), options.bounds);
+			const search = await searchTimeRange(timeBlocks(options.time, options.concurrency, signal), options.bounds, options.wholeCheck);
 			selection = search.sorted ? { rows: search.rows, sorted: true, probes: search.probes } : { rows: search.rows, sorted: false, probes: search.probes, unsortedReason: search.reason };
 		}
 	}
@@ -304,7 +318,7 @@ export async function selectRows(table: ZarrTable, options: SelectRowsOptions): 
  * chunk order, whose rows start over in time at each box of chunks along the other dimensions, where the TimeFilter
  * cannot check them as they go by.
  */
-export async function checkSortedOver(time: TimeSource, rows: RowRange, concurrency: number, signal: AbortSignal = new AbortController().signal): Promise<void> {
+export async function checkSortedOver(time: TimeSource, rows: RowRange, concurrency: number | ReadLimits, signal: AbortSignal = new AbortController().signal): Promise<void> {
 	if (rows.end <= rows.start || time.column.axes[0] !== 0) return;
 	const reason = await unsortedWithin(timeBlocks(time, concurrency, signal), rows);
 	if (reason !== undefined) {

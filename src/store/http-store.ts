@@ -8,6 +8,7 @@ import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { RefusedKeyError } from "./refused-key.js";
 import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
+import { proxyOfFailure } from "./proxy-fetch.js";
 
 export interface RetryInfo {
 	key: string;
@@ -269,18 +270,28 @@ const PERMANENT_NETWORK_ERRORS: Readonly<Record<string, (url: URL) => string>> =
 	"bad port": (url) => `Node's fetch refuses to connect to port ${url.port} (a port the Fetch standard blocks): serve the endpoint on another port`,
 };
 
-/** The permanent network failure in fetch's cause chain, described; undefined for one worth retrying. */
+/**
+ * The permanent network failure in fetch's cause chain, described; undefined for one worth retrying. Through a proxy
+ * the failure is the proxy's (its host not found: the server's name is resolved by the proxy), and it is named.
+ */
 function permanentNetworkError(error: unknown, url: URL): string | undefined {
+	const proxy = proxyOfFailure(error);
 	for (let current: unknown = error; current instanceof Error; current = current.cause) {
 		const code = (current as { code?: unknown }).code;
 		const describe = PERMANENT_NETWORK_ERRORS[typeof code === "string" ? code : current.message];
-		if (describe !== undefined) return describe(url);
+		if (describe !== undefined) return proxy === undefined ? describe(url) : `the proxy ${proxy.shown} (${proxy.variable}): ${describe(new URL(proxy.uri))}`;
 	}
 	return undefined;
 }
 
 /** fetch reports network failures as `TypeError: fetch failed` with the useful part in the cause chain. */
 function describeNetworkError(error: unknown): string {
+	const proxy = proxyOfFailure(error);
+	const through = proxy === undefined ? "" : ` through the proxy ${proxy.shown} (${proxy.variable})`;
+	return `${describeCause(error)}${through}`;
+}
+
+function describeCause(error: unknown): string {
 	let deepest: unknown = error;
 	for (let current: unknown = error; current instanceof Error; current = current.cause) {
 		const code = (current as { code?: unknown }).code;

@@ -1,5 +1,6 @@
 import { startsAsNetcdf } from "./netcdf-signature.js";
 import { envOriginOf } from "./env-origin.js";
+import { proxiesOf } from "./proxy-fetch.js";
 import * as fs from "node:fs";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
@@ -75,7 +76,8 @@ export interface OpenStoreOptions {
 	signRequests?: boolean;
 	/**
 	 * Where credentials, regions and endpoints are looked up, as variables of these names (`AWS_ACCESS_KEY_ID`...):
-	 * per-call credentials; default `process.env`. Messages then say the credentials came from the env option.
+	 * per-call credentials; default `process.env`. Messages then say the credentials came from the env option. The
+	 * HTTP proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, see proxy-fetch.ts) are read there too.
 	 */
 	env?: NodeJS.ProcessEnv;
 	/**
@@ -121,7 +123,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			const reader = httpZipReader(location, options);
 			return openZip(reader, reader.shownAs, true, signal);
 		}
-		const store = new HttpStore(location, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs });
+		const store = new HttpStore(location, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, fetch: proxiesOf(options.env ?? process.env)?.fetch });
 		return { store, kind: "http", remote: true, location: redactUrl(location), signal, documents: new MetadataDocuments(store, signal) };
 	}
 	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
@@ -129,7 +131,8 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		const objectStore = objectStoreOf(scheme, location);
 		if (objectStore === undefined) throw new UsageError(`unsupported store URL scheme "${scheme}://": expected s3://, gs://, az://, abfs://, http:// or https://`);
 		const { url, open } = objectStore;
-		const storeOptions = { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, signRequests: options.signRequests ?? true, env: options.env ?? process.env, envOrigin: envOriginOf(options.env), signal };
+		const env = options.env ?? process.env;
+		const storeOptions = { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, fetch: proxiesOf(env)?.fetch, signRequests: options.signRequests ?? true, env, envOrigin: envOriginOf(options.env), signal };
 		if (/\.zip$/i.test(url.prefix)) {
 			// A zip object is read by ranges from the store of its folder.
 			const name = url.prefix.split("/").pop()!;
@@ -206,7 +209,7 @@ function httpZipReader(location: string, options: OpenStoreOptions): HttpZipRead
 	if (name === "") throw new UsageError(`${redactUrl(url)}: the URL of a zip store must name a file`);
 	const folder = new URL(url.href);
 	folder.pathname = url.pathname.slice(0, url.pathname.length - name.length);
-	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs });
+	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, fetch: proxiesOf(options.env ?? process.env)?.fetch });
 	return new HttpZipReader(store, `/${decodeURIComponent(name)}` as AbsolutePath, redactUrl(url), options.signal);
 }
 

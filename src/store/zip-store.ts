@@ -15,6 +15,8 @@ export interface ZipEntryLayout {
 	readonly localHeader: number;
 	/** The local header's length as the central directory suggests it (30 + name + extra field); usually exact. */
 	readonly headerGuess: number;
+	/** Offset of the next entry's local header (by offset), when there is one: where this entry's bytes end at most. */
+	readonly nextHeader?: number;
 	readonly compressedSize: number;
 	readonly size: number;
 	/** 0 stored, 8 deflated. */
@@ -23,6 +25,14 @@ export interface ZipEntryLayout {
 }
 
 const LOCAL_HEADER_BYTES = 30;
+/**
+ * Bytes read past an entry's data as the central directory places it, up to the next entry's local header: room
+ * for a local extra field longer than the central directory's. Info-ZIP's `zip` (the README's `zip -r`) writes its
+ * extended timestamp with the access time in the local header only, 4 bytes more, and each read came up short and
+ * was made again (two requests one after the other per run of entries over HTTP); a data descriptor (up to 24
+ * bytes) follows the data too.
+ */
+const LOCAL_EXTRA_MARGIN = 256;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 /** Entries inflated on the calling thread at most this large: a trip through the thread pool costs more. */
 const SYNC_INFLATE_MAX_BYTES = 64 * 2 ** 10;
@@ -36,8 +46,8 @@ function inflateRawAsync(data: Uint8Array, options: { maxOutputLength: number })
 /**
  * A zip file as a Zarr store, its entries read by ranges of the file through one source of bytes: the central
  * directory once (read by unzipit when the store is opened), then each entry with one read spanning its local header
- * and its data (the header's length is known from the central directory but for a different extra field, which
- * costs a second read), entries asked for together coalesced into one read (see CoalescedReads), deflated entries
+ * and its data (the header's length is known from the central directory but for a different extra field: the read
+ * goes on to the next entry's header, within a margin), entries asked for together coalesced into one read (see CoalescedReads), deflated entries
  * inflated with Node's zlib, bounded by the size the directory gives. unzipit's own entry reading costs two reads
  * per entry (the local header, then the data), one after the other, each a request over HTTP.
  */
@@ -81,12 +91,15 @@ export class ZipStore implements AsyncReadable {
 		return this.#reads.read(start + offset, length, options.signal);
 	}
 
-	/** The entry's stored bytes: one read of its local header and data, a second only if the header is longer than guessed. */
+	/**
+	 * The entry's stored bytes: one read of its local header and data, up to the next entry's header (a local extra
+	 * field longer than the central directory's within LOCAL_EXTRA_MARGIN), a second only if the header is longer still.
+	 */
 	async #data(entry: ZipEntryLayout, signal: AbortSignal | undefined): Promise<Uint8Array> {
 		this.#check(entry);
 		const known = this.#dataStarts.get(entry.name);
 		if (known !== undefined) return this.#reads.read(known, entry.compressedSize, signal);
-		const span = Math.min(entry.headerGuess + entry.compressedSize, this.length - entry.localHeader);
+		const span = Math.min(entry.headerGuess + entry.compressedSize + LOCAL_EXTRA_MARGIN, (entry.nextHeader ?? this.length) - entry.localHeader);
 		const { bytes, dataStart } = await this.#localHeader(entry, signal, span);
 		const at = dataStart - entry.localHeader;
 		if (at + entry.compressedSize <= bytes.length) return bytes.subarray(at, at + entry.compressedSize);
@@ -147,6 +160,21 @@ interface UnzipitEntry {
  */
 export function entryLayouts(entries: Readonly<Record<string, unknown>>): Map<string, ZipEntryLayout> {
 	const layouts = new Map<string, ZipEntryLayout>();
+	// Every entry's local header offset, in order: an entry's bytes end at the next one's at most.
+	const starts = Object.values(entries)
+		.map((value) => (value as UnzipitEntry)._rawEntry?.relativeOffsetOfLocalHeader)
+		.filter((offset): offset is number => typeof offset === "number")
+		.sort((a, b) => a - b);
+	const nextAfter = (offset: number): number | undefined => {
+		let low = 0;
+		let high = starts.length;
+		while (low < high) {
+			const middle = (low + high) >>> 1;
+			if (starts[middle] <= offset) low = middle + 1;
+			else high = middle;
+		}
+		return starts[low];
+	};
 	for (const [name, value] of Object.entries(entries)) {
 		const entry = value as UnzipitEntry;
 		const raw = entry._rawEntry;
@@ -158,6 +186,7 @@ export function entryLayouts(entries: Readonly<Record<string, unknown>>): Map<st
 			name,
 			localHeader: offset,
 			headerGuess: LOCAL_HEADER_BYTES + raw.fileNameLength + raw.extraFieldLength,
+			nextHeader: nextAfter(offset),
 			compressedSize: entry.compressedSize,
 			size: entry.size,
 			method: entry.compressionMethod,

@@ -70,7 +70,34 @@ export interface ReadAheadControl {
 }
 
 /**
- * The chunks of a source in C order of its grid (only those along the first axis in `chunks`, when given), `concurrency` of them fetched and decoded at once; each is
+ * How much of an array is read at once: `requests` in flight, and at most `chunks` chunks in flight. They differ
+ * for a source whose requests read several chunks (a shard's inner chunks, see ChunkSource.chunksPerRequest): the
+ * chunks then bound the memory the chunks in flight hold, the requests the store's load. A number is both.
+ */
+export interface ReadLimits {
+	readonly requests: number;
+	readonly chunks: number;
+}
+
+/** The limits a number (or limits) stands for: a number bounds the requests and the chunks alike. */
+export function readLimits(limits: number | ReadLimits): ReadLimits {
+	return typeof limits === "number" ? { requests: limits, chunks: limits } : limits;
+}
+
+/**
+ * The key of the request a chunk is read by, among the chunks of a source read together (see
+ * ChunkSource.chunksPerRequest); undefined when each chunk is a request of its own.
+ */
+function requestKeyOf(source: ChunkSource<ChunkValues>): ((coords: readonly number[]) => string) | undefined {
+	const together = source.chunksPerRequest;
+	if (together === undefined) return undefined;
+	return (coords) => coords.map((c, axis) => Math.floor(c / together[axis])).join(",");
+}
+
+/**
+ * The chunks of a source in C order of its grid (only those along the first axis in `chunks`, when given), read
+ * and decoded at once up to `limits` (a number: that many chunks; see ReadLimits): a chunk whose request is
+ * already in flight (another inner chunk of its shard) is read with it, whatever the number of requests; each is
  * yielded in its turn, whichever finishes first. Reads past the chunk the consumer waits for are read-ahead:
  * `mayReadAhead` can hold them back, `control` too (its `resume` starts them once allowed), and `share` the
  * table's ReadAheadBudget (each chunk read ahead holds its bytes until it is yielded); the chunk waited for is
@@ -78,19 +105,25 @@ export interface ReadAheadControl {
  */
 export async function* readChunksInOrder<V extends ChunkValues>(
 	source: ChunkSource<V>,
-	concurrency: number,
+	limits: number | ReadLimits,
 	signal: AbortSignal,
 	mayReadAhead: () => boolean = () => true,
 	chunks?: { start: number; end: number },
 	control?: ReadAheadControl,
 	share?: ReadAheadShare,
 ): AsyncGenerator<{ coords: number[]; data: V }> {
+	const { requests, chunks: chunkLimit } = readLimits(limits);
 	const coordinates = coordinatesWithin(source.gridShape, chunks);
 	// Told with each read: a sharded source then reads at once only the inner chunks of this pass.
 	const box = chunks === undefined ? undefined : chunkRowsBox(source.gridShape, chunks);
+	const requestOf = requestKeyOf(source as ChunkSource<ChunkValues>);
 	// `budgeted`: read ahead within `share`'s budget, whose bytes it holds until yielded.
-	const inFlight: { coords: number[]; data: Promise<V>; budgeted: boolean }[] = [];
-	// The next chunk, when `control` or the budget held its read back.
+	const inFlight: { coords: number[]; data: Promise<V>; budgeted: boolean; request?: string }[] = [];
+	// Chunks in flight by request key (chunks of their own are counted in `alone`): the requests in flight.
+	const byRequest = new Map<string, number>();
+	let alone = 0;
+	const requestsInFlight = () => byRequest.size + alone;
+	// The next chunk, when its read was held back (by `control`, the limits or the budget).
 	let heldBack: IteratorResult<number[]> | undefined;
 	let closed = false;
 	const launch = (ahead = false): boolean => {
@@ -99,6 +132,12 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 		const next = heldBack ?? coordinates.next();
 		heldBack = undefined;
 		if (next.done) return false;
+		const request = requestOf?.(next.value);
+		const withOthers = request !== undefined && byRequest.has(request);
+		if (ahead && (inFlight.length >= chunkLimit || (!withOthers && requestsInFlight() >= requests))) {
+			heldBack = next;
+			return false;
+		}
 		const row = next.value[0] * source.chunkShape[0];
 		if (ahead && share !== undefined && !share.budget.fits(share.column, row, share.chunkBytes, readAhead)) {
 			heldBack = next;
@@ -116,28 +155,36 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 		const data = source.read(next.value, signal, box);
 		// Rejections are observed when the chunk's turn comes; this keeps an early one from being unhandled.
 		data.catch(() => undefined);
-		inFlight.push({ coords: next.value, data, budgeted: ahead && share !== undefined });
+		inFlight.push({ coords: next.value, data, budgeted: ahead && share !== undefined, request });
+		if (request === undefined) alone++;
+		else byRequest.set(request, (byRequest.get(request) ?? 0) + 1);
 		return true;
 	};
+	const settle = (request: string | undefined) => {
+		if (request === undefined) alone--;
+		else if (byRequest.get(request) === 1) byRequest.delete(request);
+		else byRequest.set(request, byRequest.get(request)! - 1);
+	};
 	const readAhead = () => {
-		while (!closed && inFlight.length < concurrency && mayReadAhead() && launch(true));
+		while (!closed && mayReadAhead() && launch(true));
 	};
 	if (control !== undefined) control.resume = readAhead;
 	try {
 		if (launch()) readAhead();
 		while (inFlight.length > 0) {
-			const { coords, data, budgeted } = inFlight[0];
+			const { coords, data, budgeted, request } = inFlight[0];
 			let decoded: V;
 			try {
 				decoded = await data;
 			} finally {
 				inFlight.shift();
+				settle(request);
 				// Taken (or failed): its bytes are the column's chunk now, no longer a read ahead.
 				if (budgeted) share!.budget.give(share!.chunkBytes);
 			}
 			// A read that ended after the abort (a local file's, which does not heed the signal) starts no other.
 			if (signal.aborted) return;
-			// Its slot is free only now: launching before the await would put concurrency + 1 chunks in flight.
+			// Its slot is free only now: launching before the await would put more than the limits in flight.
 			readAhead();
 			yield { coords, data: decoded };
 			// The consumer asks for the next chunk: it is read, held back or not.
@@ -193,7 +240,7 @@ export interface BandAssembly {
 export async function* readBands<V extends ChunkValues>(
 	source: ChunkSource<V>,
 	shape: readonly number[],
-	concurrency: number,
+	concurrency: number | ReadLimits,
 	signal: AbortSignal,
 	onChunk?: (chunkIndex: number, totalChunks: number) => void,
 	mayReadAhead?: () => boolean,

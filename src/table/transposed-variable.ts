@@ -28,6 +28,7 @@ export function transposedSource<V extends ChunkValues>(source: ChunkSource<V>, 
 	return {
 		chunkShape,
 		gridShape: permute(source.gridShape, order),
+		...(source.chunksPerRequest === undefined ? {} : { chunksPerRequest: permute(source.chunksPerRequest, order) }),
 		read: async (coords, signal, within) =>
 			toCOrder(await source.read(sourceCoords(coords), signal, within && { start: sourceCoords(within.start), end: sourceCoords(within.end) }), chunkShape, strides),
 		describe: (coords) => source.describe(sourceCoords(coords)),

@@ -25,6 +25,7 @@ export function readingWithin<V extends ChunkValues>(source: ChunkSource<V>, box
 	return {
 		chunkShape: source.chunkShape,
 		gridShape: source.gridShape,
+		...(source.chunksPerRequest === undefined ? {} : { chunksPerRequest: source.chunksPerRequest }),
 		read: (coords, signal) => source.read(coords, signal, box),
 		describe: (coords) => source.describe(coords),
 	};

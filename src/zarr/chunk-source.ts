@@ -12,7 +12,7 @@ import type { ChunkValues } from "./chunk-values.js";
 import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
-import { ShardIndexReader } from "./shard-index.js";
+import { ShardIndexReader, WHOLE_SHARD_BYTES } from "./shard-index.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 import { permutationOf } from "./codecs/transpose.js";
 
@@ -29,6 +29,12 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	 * only those of a shard's inner chunks, so that a read of a few chunks does not read whole shards.
 	 */
 	read(coords: readonly number[], signal?: AbortSignal, within?: ChunkBox): Promise<V>;
+	/**
+	 * The chunks one request reads together, along each axis: the inner chunks of a shard, which a pass reads in one
+	 * request once the shard's index is known (see shard-index.ts). Absent: each chunk is a request of its own. A
+	 * reader counts its requests in flight by it (readChunksInOrder), not its chunks.
+	 */
+	readonly chunksPerRequest?: readonly number[];
 	/** The store key of a chunk, for messages. */
 	describe(coords: readonly number[]): string;
 }
@@ -298,9 +304,14 @@ function shardedChunks<V extends ChunkValues>(
 	const toStored = (coords: readonly number[]) => stored.map((axis) => coords[axis]);
 	const shardKey = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords.map((c, axis) => Math.floor(c / perShard[axis]))));
 	const describe = (coords: readonly number[]) => `${shardKey(coords).slice(1)} (inner chunk ${JSON.stringify(toStored(coords.map((c, axis) => c % perShard[axis])))})`;
+	// A shard is read in one request when its bytes are at most WHOLE_SHARD_BYTES; those of a shard whose values
+	// are more than that decoded are counted inner chunk by inner chunk, as they may be read so.
+	const { valueBytes } = elements.decodedAs;
+	const oneRequest = valueBytes !== "variable" && product(meta.chunkShape) * valueBytes <= WHOLE_SHARD_BYTES;
 	return {
 		chunkShape: innerShape,
 		gridShape,
+		...(oneRequest ? { chunksPerRequest: perShard } : {}),
 		describe,
 		read(coords, signal, within) {
 			const key = shardKey(coords);

@@ -20,7 +20,7 @@ const CACHE_LIMIT = 64;
  * shard instead of one per inner chunk. Larger runs are read inner chunk by inner chunk, so that memory stays
  * bounded whatever the shard size.
  */
-const WHOLE_SHARD_BYTES = 64 * 2 ** 20;
+export const WHOLE_SHARD_BYTES = 64 * 2 ** 20;
 /**
  * Inner chunks are read each into a buffer with room for its decoded bytes (then decoded where it is, see
  * AsyncReadable.getRanges) while those buffers hold at most this many times the shard's bytes. Chunks that compress
