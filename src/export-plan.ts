@@ -9,7 +9,7 @@ import type { CfOptions } from "./cf/cf-time-array.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./errors.js";
-import { planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
+import { checkPartsOption, planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
 import { normalizeOptions as normalizeParquetOptions, type ParquetCompression } from "./stream/parquet/options.js";
 import type { RowOrder } from "./stream/table-reader.js";
@@ -231,7 +231,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	// Checked whatever the store, so that options a local export takes are the ones a remote one takes.
 	checkHttpStoreOptions({ headers, retries, timeoutMs });
 	if (bufferPool !== undefined && !(bufferPool instanceof BufferPool)) throw new UsageError("bufferPool is internal to dt64-export's own stages: leave it out", { option: "bufferPool" });
-	if (options.parts !== undefined && options.part === undefined) throw new UsageError("parts goes with `part` auto (a Kubernetes Indexed Job's completions)", { option: "parts" });
+	checkPartsOption(options);
 	if (forbiddenAsMissing !== undefined && typeof forbiddenAsMissing !== "boolean") {
 		throw new UsageError(`invalid forbiddenAsMissing ${JSON.stringify(forbiddenAsMissing)}: true or false`, { option: "forbiddenAsMissing", value: forbiddenAsMissing });
 	}

@@ -45,6 +45,7 @@ import { isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
+import { isObjectDtype } from "./zarr/v2-metadata.js";
 import { checkHttpStoreOptions } from "./store/http-store.js";
 
 export interface InspectOptions extends OpenStoreOptions {
@@ -701,9 +702,4 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
 	}
 	return `${lines.join("\n")}\n`;
-}
-
-/** A v2 object array (strings through vlen-utf8, when exportable): `|O`. */
-function isObjectDtype(dtype: string | undefined): boolean {
-	return dtype === "|O" || dtype === "O";
 }

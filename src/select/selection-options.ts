@@ -78,11 +78,18 @@ export function writesDataset(options: DatasetOptions): boolean {
 	return options.partitionBy !== undefined || options.part !== undefined;
 }
 
-/** The selection part of the plan. */
-export function planSelection(options: SelectionOptions): SelectPlan {
-	const bounds = parseTimeBounds(options.start, options.end);
+/**
+ * `parts` (the completions of a Kubernetes Indexed Job) goes with `part: "auto"` only: checked for every export,
+ * whether or not it selects rows, so that one given alone is refused rather than ignored.
+ */
+export function checkPartsOption(options: Pick<SelectionOptions, "part" | "parts">): void {
 	checkCount("parts", options.parts);
 	if (options.parts !== undefined && options.part !== "auto") throw new UsageError("parts goes with `part` auto (a Kubernetes Indexed Job's completions)", { option: "parts" });
+}
+
+/** The selection part of the plan (checkPartsOption has checked `parts`). */
+export function planSelection(options: SelectionOptions): SelectPlan {
+	const bounds = parseTimeBounds(options.start, options.end);
 	let part: Part | undefined;
 	if (typeof options.part === "string") part = options.part.trim() === "auto" ? partFromEnvironment(options.env ?? process.env, options.parts) : parsePart(options.part);
 	else if (options.part !== undefined) part = parsePart(`${options.part.index}/${options.part.count}`);

@@ -53,6 +53,11 @@ export interface V2Values {
 
 const OBJECT_DTYPES: readonly unknown[] = ["|O", "O"];
 
+/** A v2 object array's dtype (`|O`): strings through vlen-utf8, when it can be a column. */
+export function isObjectDtype(dtype: unknown): boolean {
+	return OBJECT_DTYPES.includes(dtype);
+}
+
 /** Why object arrays of other numcodecs object codecs are refused, by codec id. */
 const OBJECT_CODEC_WHY_NOT: Readonly<Record<string, string>> = {
 	"vlen-bytes": "raw bytes, not text",
@@ -99,7 +104,7 @@ function objectValues(json: Record<string, unknown>, filters: readonly unknown[]
 export function v2ValuesOf(json: Record<string, unknown>, fillText: string): V2Values {
 	const filters = json.filters ?? [];
 	if (!Array.isArray(filters)) throw new Dt64ExportError("METADATA_INVALID", `filters must be a list or null, got ${JSON.stringify(filters)}`, { field: "filters" });
-	if (OBJECT_DTYPES.includes(json.dtype)) return objectValues(json, filters, fillText);
+	if (isObjectDtype(json.dtype)) return objectValues(json, filters, fillText);
 	const { dataType, endian, itemBytes } = isNumpyTimeDtype(json.dtype) ? { ...parseNumpyTimeDtype(json.dtype), itemBytes: 8 } : parseNumpyPlainDtype(json.dtype);
 	return { dataType, arrayToBytes: { name: "bytes", configuration: { endian } }, filters, itemBytes, fillValueText: fillText };
 }
