@@ -434,7 +434,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 					.example("$0 data/observations.zarr --columns time,temperature,station --index --to parquet", "arrays of a group as one table, broadcast by dimension names")
 					.example("$0 data/weather-station.zarr --start 2023-03 --end 2023-04 --partition-by day -o march/", "one month as a Hive-partitioned Parquet dataset")
 					.example("$0 era5.zarr --columns all --index -o era5.parquet", "a dataset xarray wrote, as ds.to_dataframe().reset_index() gives it")
-					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program"),
+					.example("$0 data/weather-station.zarr --to arrow-stream -o - | python3 -c 'import pyarrow as pa,sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'", "stream to another program (here Python with pyarrow installed)"),
 			(args) => runExport(args, commandLine),
 		);
 	await declareCompletion(parser, commandLine, argv)
