@@ -26,6 +26,9 @@ export class BufferPool {
 	#freeBytes = 0;
 	#retired = false;
 	#reused = 0;
+	/** Told of each buffer that came back whole (see onReturn). */
+	readonly #returnListeners = new Set<(buffer: ArrayBuffer) => void>();
+	#writtenComeBack = false;
 
 	/** `maxFreeBytes` bounds what the pool keeps between uses. */
 	constructor(readonly maxFreeBytes = 256 * 2 ** 20) {}
@@ -38,6 +41,28 @@ export class BufferPool {
 	/** How many times `acquire` handed out a buffer handed back before. */
 	get reused(): number {
 		return this.#reused;
+	}
+
+	/**
+	 * Whether the stage that writes the export's batches hands their buffers back once written (see
+	 * expectWrittenBack): only then does a chunk handed on to the batcher come back to this pool.
+	 */
+	get writtenComeBack(): boolean {
+		return this.#writtenComeBack;
+	}
+
+	/**
+	 * Said by a stage that hands every written buffer back (the output file, the Parquet encoder): a reader may then
+	 * count a chunk it handed on as memory in use until the chunk comes back (see readBands).
+	 */
+	expectWrittenBack(): void {
+		this.#writtenComeBack = true;
+	}
+
+	/** Calls `listener` with each issued buffer once all of its bytes are said dead; returns the unsubscribe. */
+	onReturn(listener: (buffer: ArrayBuffer) => void): () => void {
+		this.#returnListeners.add(listener);
+		return () => this.#returnListeners.delete(listener);
 	}
 
 	/**
@@ -109,6 +134,9 @@ export class BufferPool {
 			if (!this.#allDead(buffer, view.byteOffset, view.byteOffset + view.byteLength, issued)) return;
 		}
 		this.#deadRanges.delete(buffer);
+		// Back: no longer issued (a second release of it is ignored), whether or not it is kept for reuse.
+		this.#issuedLength.delete(buffer);
+		for (const listener of this.#returnListeners) listener(buffer);
 		const capacity = buffer.byteLength;
 		if (this.#retired || this.#freeBytes + capacity > this.maxFreeBytes) return;
 		const free = this.#free.get(capacity) ?? [];

@@ -145,6 +145,7 @@ export class AtomicFileWriter extends Writable {
 	) {
 		super({ highWaterMark: 1 << 20 });
 		this.#bufferPool = options.bufferPool;
+		this.#bufferPool?.expectWrittenBack();
 		this.#overwrite = options.overwrite ?? false;
 		// Checked here too, not only when the file is moved: an export that cannot be written fails before it starts.
 		const existing = statOutput(target);

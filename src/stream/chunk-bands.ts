@@ -60,13 +60,16 @@ function* coordinatesWithin(grid: readonly number[], chunks?: { start: number; e
 
 /**
  * Lets the consumer of a source's chunks hold back reads ahead and start them later (see readChunksInOrder):
- * `allows` is asked before each read ahead, with the grid coordinates of the chunk, and the read starts if it says
- * so; `resume`, set by readChunksInOrder, starts the reads ahead allowed since, while the consumer has not asked
- * for its next chunk.
+ * `allows` is asked before each read ahead, with the grid coordinates of the chunk and the chunks in flight, and the
+ * read starts if it says so; `resume`, set by readChunksInOrder, starts the reads ahead allowed since, while the
+ * consumer has not asked for its next chunk.
  */
 export interface ReadAheadControl {
-	allows(coords: readonly number[]): boolean;
+	/** `inFlight`: the chunks being read. */
+	allows(coords: readonly number[], inFlight: number): boolean;
 	resume?: () => void;
+	/** Told of each chunk as it arrives, before any read ahead it frees a slot for. */
+	arrived?: (data: ChunkValues) => void;
 }
 
 /**
@@ -143,7 +146,7 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 			heldBack = next;
 			return false;
 		}
-		if (ahead && control !== undefined && !control.allows(next.value)) {
+		if (ahead && control !== undefined && !control.allows(next.value, inFlight.length)) {
 			heldBack = next;
 			// Not waiting for the budget: `control` starts it again.
 			share?.budget.leave(share.column);
@@ -185,6 +188,7 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 			// A read that ended after the abort (a local file's, which does not heed the signal) starts no other.
 			if (signal.aborted) return;
 			// Its slot is free only now: launching before the await would put more than the limits in flight.
+			control?.arrived?.(decoded);
 			readAhead();
 			yield { coords, data: decoded };
 			// The consumer asks for the next chunk: it is read, held back or not.
@@ -197,6 +201,59 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 			share.budget.leave(share.column);
 			for (const { budgeted } of inFlight.splice(0)) if (budgeted) share.budget.give(share.chunkBytes);
 		}
+	}
+}
+
+/**
+ * The chunks of a 1-D array handed on whole (each the whole use of a pooled buffer) whose buffers have not come
+ * back to the pool yet: written, they come back (BufferPool.expectWrittenBack), and until then they are memory the
+ * export holds as much as a chunk in flight. Counting them with the chunks in flight keeps an export to its chunk
+ * limit in all: without them, a chunk read ahead the moment the chunk before was decoded (before that one was even
+ * handed to the writer) took a buffer more (20M zstd values: three 8 MB chunk buffers where two keep the decode
+ * thread as busy). Held weakly: a chunk converted into other memory (never handed back) stops counting once collected.
+ */
+class HandedOnChunks {
+	readonly #chunks: WeakRef<ArrayBuffer>[] = [];
+	readonly #pool: BufferPool;
+	readonly #unsubscribe: () => void;
+	#resume: () => void = () => undefined;
+
+	constructor(pool: BufferPool) {
+		this.#pool = pool;
+		this.#unsubscribe = pool.onReturn((buffer) => {
+			const at = this.#chunks.findIndex((chunk) => chunk.deref() === buffer);
+			if (at < 0) return;
+			this.#chunks.splice(at, 1);
+			// After the stage that handed it back has finished its turn (the output's write callback, whose stream
+			// resumes the writer just after): the reads ahead then see the writer ready (see mayReadAhead).
+			queueMicrotask(this.#resume);
+		});
+	}
+
+	/** Whether chunks handed on come back: only then are they counted (a pipe's never come back). */
+	get counting(): boolean {
+		return this.#pool.writtenComeBack;
+	}
+
+	/** `resume` starts the reads ahead allowed since (ReadAheadControl.resume). */
+	resumeWith(resume: () => void): void {
+		this.#resume = resume;
+	}
+
+	/** Counts `values` until its buffer comes back, if it is the whole use of a buffer of the pool. */
+	add(values: ChunkValues): void {
+		const bytes = bytesOf(values);
+		if (bytes !== undefined && this.counting && this.#pool.isWhole(bytes)) this.#chunks.push(new WeakRef(bytes.buffer as ArrayBuffer));
+	}
+
+	count(): number {
+		for (let k = this.#chunks.length - 1; k >= 0; k--) if (this.#chunks[k].deref() === undefined) this.#chunks.splice(k, 1);
+		return this.#chunks.length;
+	}
+
+	close(): void {
+		this.#unsubscribe();
+		this.#chunks.length = 0;
 	}
 }
 
@@ -222,6 +279,12 @@ export interface BandAssembly {
 	readonly maxRows?: number;
 	/** The array's share of its table's read-ahead budget (see readChunksInOrder). */
 	readonly readAhead?: ReadAheadShare;
+	/**
+	 * A 1-D array's chunks handed on count against its chunks in flight until they come back to the pool, when the
+	 * output hands written buffers back (see HandedOnChunks). For an export of one array: a table's other columns
+	 * may convert a chunk into other memory, and its chunk would count until collected.
+	 */
+	readonly countHandedOn?: boolean;
 }
 
 /**
@@ -270,64 +333,74 @@ export async function* readBands<V extends ChunkValues>(
 	let currentRow = bandRange.start;
 	let handedBack = Number.POSITIVE_INFINITY;
 	let later = 0;
+	// Known once the output exists, which may be after the first reads (see HandedOnChunks).
+	const handedOn = shape.length === 1 && assembly.countHandedOn === true && bufferPool !== undefined ? new HandedOnChunks(bufferPool) : undefined;
+	const chunkLimit = readLimits(concurrency).chunks;
 	const control: ReadAheadControl = {
-		allows: (coords) => {
+		allows: (coords, inFlight) => {
+			if (handedOn?.counting === true) return inFlight + handedOn.count() < chunkLimit;
 			if (coords[0] <= currentRow) return true;
 			if (later >= handedBack) return false;
 			later++;
 			return true;
 		},
+		arrived: handedOn === undefined ? undefined : (data) => handedOn.add(data),
 	};
 	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead);
+	handedOn?.resumeWith(() => control.resume?.());
 	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
 	const handBack = (data: V) => {
 		const copied = bytesOf(data);
 		if (copied !== undefined) bufferPool!.release(copied);
 	};
 	let decoded = 0;
-	for (let chunkRow = bandRange.start; chunkRow < bandRange.end; chunkRow++) {
-		const firstRow = chunkRow * chunkRows;
-		const rowsHere = Math.min(chunkRows, shape[0] - firstRow);
-		const from = rows === undefined ? firstRow : Math.max(firstRow, rows.start);
-		const to = rows === undefined ? firstRow + rowsHere : Math.min(firstRow + rowsHere, rows.end);
-		const row: { coords: number[]; data: V }[] = [];
-		const arrangeable = mayArrange && rowsHere === chunkRows;
-		currentRow = chunkRow;
-		later = 0;
-		handedBack = arrangeable ? 0 : Number.POSITIVE_INFINITY;
-		for (let k = 0; k < chunksPerRow; k++) {
-			row.push((await chunks.next()).value as { coords: number[]; data: V });
-			onChunk?.(++decoded, total);
-		}
-		if (shape.length === 1) {
-			yield { values: sliceValues(row[0].data, from - firstRow, to - firstRow), offset: from, firstRow: from };
-			continue;
-		}
-		if (arrangeable && arrangeRowInCOrder(row.map(({ data }) => data), row.map(({ coords }) => coords), chunkShape, shape, rowsHere, bufferPool)) {
-			yield* bandsOfArrangedRow(row.map(({ data }) => data), firstRow, from, to, step, rowSize, bufferPool!, (data) => {
-				handBack(data);
-				handedBack++;
-				control.resume?.();
-			});
-			continue;
-		}
-		// Not rearranged (strings, a partial row): its chunks come back after its last band, and the next row reads ahead.
-		if (handedBack === 0) {
-			handedBack = Number.POSITIVE_INFINITY;
-			control.resume?.();
-		}
-		for (let start = from; start < to; start += step) {
-			const end = Math.min(to, start + step);
-			const bandShape = [end - start, ...shape.slice(1)];
-			const band = allocateBand(row[0].data, (end - start) * rowSize, bufferPool);
-			// Rows [start, end) of each chunk: a C-order chunk of `end - start` rows, placed at its column offset.
-			const [a, b] = [start - firstRow, end - firstRow];
-			for (const { coords, data } of row) {
-				copyChunkIntoBand(sliceValues(data, a * chunkRowSize, b * chunkRowSize), [b - a, ...chunkShape.slice(1)], [0, ...coords.slice(1)], band, bandShape, bandShape);
+	try {
+		for (let chunkRow = bandRange.start; chunkRow < bandRange.end; chunkRow++) {
+			const firstRow = chunkRow * chunkRows;
+			const rowsHere = Math.min(chunkRows, shape[0] - firstRow);
+			const from = rows === undefined ? firstRow : Math.max(firstRow, rows.start);
+			const to = rows === undefined ? firstRow + rowsHere : Math.min(firstRow + rowsHere, rows.end);
+			const row: { coords: number[]; data: V }[] = [];
+			const arrangeable = mayArrange && rowsHere === chunkRows;
+			currentRow = chunkRow;
+			later = 0;
+			handedBack = arrangeable ? 0 : Number.POSITIVE_INFINITY;
+			for (let k = 0; k < chunksPerRow; k++) {
+				row.push((await chunks.next()).value as { coords: number[]; data: V });
+				onChunk?.(++decoded, total);
 			}
-			if (end === to && bufferPool !== undefined) for (const { data } of row) handBack(data);
-			yield { values: band, offset: start * rowSize, firstRow: start };
+			if (shape.length === 1) {
+					yield { values: sliceValues(row[0].data, from - firstRow, to - firstRow), offset: from, firstRow: from };
+				continue;
+			}
+			if (arrangeable && arrangeRowInCOrder(row.map(({ data }) => data), row.map(({ coords }) => coords), chunkShape, shape, rowsHere, bufferPool)) {
+				yield* bandsOfArrangedRow(row.map(({ data }) => data), firstRow, from, to, step, rowSize, bufferPool!, (data) => {
+					handBack(data);
+					handedBack++;
+					control.resume?.();
+				});
+				continue;
+			}
+			// Not rearranged (strings, a partial row): its chunks come back after its last band, and the next row reads ahead.
+			if (handedBack === 0) {
+				handedBack = Number.POSITIVE_INFINITY;
+				control.resume?.();
+			}
+			for (let start = from; start < to; start += step) {
+				const end = Math.min(to, start + step);
+				const bandShape = [end - start, ...shape.slice(1)];
+				const band = allocateBand(row[0].data, (end - start) * rowSize, bufferPool);
+				// Rows [start, end) of each chunk: a C-order chunk of `end - start` rows, placed at its column offset.
+				const [a, b] = [start - firstRow, end - firstRow];
+				for (const { coords, data } of row) {
+					copyChunkIntoBand(sliceValues(data, a * chunkRowSize, b * chunkRowSize), [b - a, ...chunkShape.slice(1)], [0, ...coords.slice(1)], band, bandShape, bandShape);
+				}
+				if (end === to && bufferPool !== undefined) for (const { data } of row) handBack(data);
+				yield { values: band, offset: start * rowSize, firstRow: start };
+			}
 		}
+	} finally {
+		handedOn?.close();
 	}
 }
 

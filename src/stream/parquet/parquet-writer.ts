@@ -86,6 +86,7 @@ export class ParquetWriter extends Transform {
 		// One buffered batch: the default object-mode high-water mark (16) would queue up to 16 batches.
 		super({ writableObjectMode: true, writableHighWaterMark: 1, readableObjectMode: false });
 		this.options = normalizeOptions(options);
+		bufferPool?.expectWrittenBack();
 	}
 
 	override _transform(batch: unknown, _encoding: BufferEncoding, callback: TransformCallback): void {

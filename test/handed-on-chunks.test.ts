@@ -1,0 +1,123 @@
+/**
+ * A 1-D array's chunks handed on to the writer count against the chunks in flight until the writer hands their
+ * buffers back (HandedOnChunks in src/stream/chunk-bands.ts): an export reading two chunks at once holds two chunk
+ * buffers in all, not a third read ahead while the chunk before is still being written, and the read ahead starts
+ * as soon as a written chunk comes back, not once the consumer asks for the next.
+ */
+import { describe, expect, it } from "vitest";
+import { readBands } from "../src/stream/chunk-bands.js";
+import type { ChunkSource } from "../src/zarr/chunk-source.js";
+import { PoisoningPool } from "./support/poisoning-pool.js";
+
+const CHUNK = 1024;
+const CHUNKS = 12;
+
+/** Counts the chunk buffers out at once (acquired, not yet handed back whole). */
+class CountingPool extends PoisoningPool {
+	live = 0;
+	mostLive = 0;
+
+	override acquire(size: number, room?: number): Buffer {
+		if (size === CHUNK * 8) this.mostLive = Math.max(this.mostLive, ++this.live);
+		return super.acquire(size, room);
+	}
+
+	override release(view: Uint8Array): void {
+		if (view.byteLength === CHUNK * 8) this.live--;
+		super.release(view);
+	}
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Reads CHUNKS chunks, each decoded in `decodeMs`, with 2 in flight; the consumer takes each band, "writes" it (hands
+ * it back `writeMs` later, as the output file does once written, when `writtenBack`) and asks for the next band
+ * after `takeMs`. Returns the values read, the most chunk buffers out at once, and for each chunk how many bands the
+ * consumer had asked for and how many chunks had arrived when its read started.
+ */
+async function run(writtenBack: boolean, { decodeMs, writeMs, takeMs }: { decodeMs: number; writeMs: number; takeMs: number }) {
+	const pool = new CountingPool();
+	if (writtenBack) pool.expectWrittenBack();
+	let asked = 0;
+	let arrived = 0;
+	const askedAtRead: number[] = [];
+	const arrivedAtRead: number[] = [];
+	const source: ChunkSource<BigInt64Array> = {
+		chunkShape: [CHUNK],
+		gridShape: [CHUNKS],
+		describe: (coords) => coords.join("."),
+		read: async ([k]) => {
+			askedAtRead[k] = asked;
+			arrivedAtRead[k] = arrived;
+			const values = new BigInt64Array(pool.acquire(CHUNK * 8).buffer, 0, CHUNK);
+			await sleep(decodeMs);
+			for (let i = 0; i < CHUNK; i++) values[i] = BigInt(k * CHUNK + i);
+			arrived++;
+			return values;
+		},
+	};
+	const bands = readBands(source, [CHUNK * CHUNKS], 2, new AbortController().signal, undefined, undefined, undefined, { bufferPool: pool, countHandedOn: true });
+	const got: bigint[] = [];
+	for (;;) {
+		asked++;
+		const next = await bands.next();
+		if (next.done) break;
+		const values = next.value.values as BigInt64Array;
+		got.push(...values);
+		if (writtenBack) setTimeout(() => pool.release(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)), writeMs);
+		if (takeMs > 0) await sleep(takeMs);
+	}
+	return { got, mostLive: pool.mostLive, askedAtRead, arrivedAtRead };
+}
+
+describe("chunks handed on to the writer", () => {
+	it("count as chunks in flight until written: two buffers in all", async () => {
+		const { got, mostLive, askedAtRead } = await run(true, { decodeMs: 4, writeMs: 2, takeMs: 6 });
+		expect(got).toEqual(Array.from({ length: CHUNK * CHUNKS }, (_, i) => BigInt(i)));
+		// Without the count, a third chunk was read the moment the one before it arrived, while that one was written.
+		expect(mostLive).toBe(2);
+		// Read ahead all the same: each chunk from the third on is read before the consumer asks for it.
+		for (let k = 2; k < CHUNKS; k++) expect(askedAtRead[k], `chunk ${k}`).toBeLessThanOrEqual(k);
+	});
+
+	it("start the next read as one comes back, while the chunk before is still being read", async () => {
+		const pool = new CountingPool();
+		pool.expectWrittenBack();
+		// Each read waits until the test lets it finish.
+		const pending = new Map<number, () => void>();
+		const source: ChunkSource<BigInt64Array> = {
+			chunkShape: [CHUNK],
+			gridShape: [CHUNKS],
+			describe: (coords) => coords.join("."),
+			read: ([k]) => {
+				const values = new BigInt64Array(pool.acquire(CHUNK * 8).buffer, 0, CHUNK).fill(BigInt(k));
+				return new Promise((resolve) => pending.set(k, () => resolve(values)));
+			},
+		};
+		const turn = () => new Promise((resolve) => setImmediate(resolve));
+		const bands = readBands(source, [CHUNK * CHUNKS], 2, new AbortController().signal, undefined, undefined, undefined, { bufferPool: pool, countHandedOn: true });
+		const first = bands.next();
+		await turn();
+		expect([...pending.keys()], "two chunks in flight").toEqual([0, 1]);
+		pending.get(0)!();
+		const band = (await first).value!.values as BigInt64Array;
+		expect(band[0]).toBe(0n);
+		await turn();
+		// Chunk 0 is with the writer, chunk 1 in flight: two buffers, no third read.
+		expect(pending.has(2)).toBe(false);
+		pool.release(new Uint8Array(band.buffer, band.byteOffset, band.byteLength));
+		await turn();
+		// Written and back: chunk 2 is read now, while chunk 1 is still being read (not once it arrives).
+		expect(pending.has(2)).toBe(true);
+		expect(pool.mostLive).toBe(2);
+		for (let k = 1; k < CHUNKS; k++) pending.get(k)?.();
+		await bands.return(undefined);
+	});
+
+	it("are not counted when written buffers do not come back (a pipe): reads ahead go on", async () => {
+		const { got, askedAtRead } = await run(false, { decodeMs: 4, writeMs: 2, takeMs: 6 });
+		expect(got.length).toBe(CHUNK * CHUNKS);
+		for (let k = 2; k < CHUNKS; k++) expect(askedAtRead[k], `chunk ${k}`).toBeLessThanOrEqual(k);
+	});
+});
