@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readBands } from "../src/stream/chunk-bands.js";
+import { TableReader, type TableBand } from "../src/stream/table-reader.js";
 import type { ChunkSource } from "../src/zarr/chunk-source.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
 
@@ -119,5 +120,41 @@ describe("chunks handed on to the writer", () => {
 		const { got, askedAtRead } = await run(false, { decodeMs: 4, writeMs: 2, takeMs: 6 });
 		expect(got.length).toBe(CHUNK * CHUNKS);
 		for (let k = 2; k < CHUNKS; k++) expect(askedAtRead[k], `chunk ${k}`).toBeLessThanOrEqual(k);
+	});
+
+	it("in chunk order too, an edge chunk clipped into other memory handed back at once", async () => {
+		// 2-D, chunks of 32 x 32 (1,024 values), the last column of chunks clipped to 16 wide: read in chunk order.
+		const shape = [32 * 6, 32 * 3 + 16];
+		const pool = new CountingPool();
+		pool.expectWrittenBack();
+		const source: ChunkSource<BigInt64Array> = {
+			chunkShape: [32, 32],
+			gridShape: [6, 4],
+			describe: (coords) => coords.join("."),
+			read: async ([i, j]) => {
+				const values = new BigInt64Array(pool.acquire(CHUNK * 8).buffer, 0, CHUNK);
+				for (let r = 0; r < 32; r++) for (let c = 0; c < 32; c++) values[r * 32 + c] = BigInt((i * 32 + r) * 1000 + j * 32 + c);
+				await sleep(2);
+				return values;
+			},
+		};
+		const reader = new TableReader([source], shape, { order: "chunk", concurrency: 2, bufferPool: pool });
+		let values = 0;
+		let wrong = 0;
+		for await (const band of reader as AsyncIterable<TableBand>) {
+			const column = band.columns[0] as BigInt64Array;
+			if (band.region.kind !== "box") throw new Error("a box");
+			const [[r0, c0], [rows, cols]] = [band.region.origin, band.region.extent];
+			for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) if (column[r * cols + c] !== BigInt((r0 + r) * 1000 + c0 + c)) wrong++;
+			values += column.length;
+			// Written a little later; a clipped edge chunk's values are not the pool's.
+			setTimeout(() => pool.release(new Uint8Array(column.buffer, column.byteOffset, column.byteLength)), 1);
+			await sleep(3);
+		}
+		expect(wrong).toBe(0);
+		expect(values).toBe(shape[0] * shape[1]);
+		expect(pool.mostLive).toBe(2);
+		// Every chunk came back (the edge ones once clipped): none left to the collector.
+		expect(pool.live).toBe(0);
 	});
 });

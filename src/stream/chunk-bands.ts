@@ -257,6 +257,22 @@ class HandedOnChunks {
 	}
 }
 
+/**
+ * The control of reads ahead that counts the chunks handed on (see HandedOnChunks) with the chunks in flight, up to
+ * `limits`' chunks; `close` when the chunks are all read.
+ */
+export function countingHandedOn(pool: BufferPool, limits: number | ReadLimits): ReadAheadControl & { close(): void } {
+	const handedOn = new HandedOnChunks(pool);
+	const chunkLimit = readLimits(limits).chunks;
+	const control: ReadAheadControl & { close(): void } = {
+		allows: (_coords, inFlight) => !handedOn.counting || inFlight + handedOn.count() < chunkLimit,
+		arrived: (data) => handedOn.add(data),
+		close: () => handedOn.close(),
+	};
+	handedOn.resumeWith(() => control.resume?.());
+	return control;
+}
+
 /** The bytes under a typed array, for the pool; undefined for strings. */
 const bytesOf = (values: ChunkValues): Uint8Array | undefined => (Array.isArray(values) ? undefined : new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
 
@@ -333,21 +349,17 @@ export async function* readBands<V extends ChunkValues>(
 	let currentRow = bandRange.start;
 	let handedBack = Number.POSITIVE_INFINITY;
 	let later = 0;
-	// Known once the output exists, which may be after the first reads (see HandedOnChunks).
-	const handedOn = shape.length === 1 && assembly.countHandedOn === true && bufferPool !== undefined ? new HandedOnChunks(bufferPool) : undefined;
-	const chunkLimit = readLimits(concurrency).chunks;
-	const control: ReadAheadControl = {
-		allows: (coords, inFlight) => {
-			if (handedOn?.counting === true) return inFlight + handedOn.count() < chunkLimit;
+	// A 1-D array's chunks pass on whole: counted until they come back, when an output that hands them back exists.
+	const counting = shape.length === 1 && assembly.countHandedOn === true && bufferPool !== undefined ? countingHandedOn(bufferPool, concurrency) : undefined;
+	const control: ReadAheadControl = counting ?? {
+		allows: (coords) => {
 			if (coords[0] <= currentRow) return true;
 			if (later >= handedBack) return false;
 			later++;
 			return true;
 		},
-		arrived: handedOn === undefined ? undefined : (data) => handedOn.add(data),
 	};
 	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead);
-	handedOn?.resumeWith(() => control.resume?.());
 	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
 	const handBack = (data: V) => {
 		const copied = bytesOf(data);
@@ -400,7 +412,7 @@ export async function* readBands<V extends ChunkValues>(
 			}
 		}
 	} finally {
-		handedOn?.close();
+		counting?.close();
 	}
 }
 

@@ -9,7 +9,7 @@ import { clipChunk, cOrderCoordinates, cStrides, product } from "../zarr/grid.js
 import type { RowRange } from "../select/time-search.js";
 import { BATCH_ROWS, joinSmallBands } from "./band-joiner.js";
 import { READ_AHEAD_BYTES, ReadAheadBudget, type ReadAheadShare } from "./read-ahead-budget.js";
-import { checkBandSize, chunkRowsOf, chunksOfRows, readBands, readChunksInOrder, type ReadLimits, type ValueBand } from "./chunk-bands.js";
+import { checkBandSize, chunkRowsOf, chunksOfRows, countingHandedOn, readBands, readChunksInOrder, type ReadAheadControl, type ReadLimits, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";
@@ -151,7 +151,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape);
-			this.pullFrom(joinSmallBands(chunkOrderBands(read), alongRows, options.bufferPool, joinedRows));
+			this.pullFrom(joinSmallBands(chunkOrderBands(read, options.bufferPool), alongRows, options.bufferPool, joinedRows));
 		} else {
 			for (const column of broadcast) checkHeldColumn(column, shape);
 			this.pullFrom(joinSmallBands(cOrderBands(read, options.bufferPool), alongRows, options.bufferPool, joinedRows));
@@ -316,14 +316,27 @@ function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonl
  * Each box's values of a column over fewer axes come from what it holds as in C order (a window of its bands if it
  * has the first axis, else all of it), cut to the box.
  */
-async function* chunkOrderBands(read: TableRead): AsyncGenerator<TableBand> {
-	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows, rowBytes, readAhead } = read;
+async function* chunkOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
+	const { columns, shape, concurrency, signal, onChunk } = read;
 	if (product(shape) === 0) return;
 	const spans = columns.map((column) => spansTable(column, shape));
+	const held = await Promise.all(columns.map((column, k) => (spans[k] || column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
+	// An array alone: its chunks pass on whole (in slices), counted as chunks in flight until they come back (see
+	// countingHandedOn); a table's other columns may convert a chunk into other memory, never handed back.
+	const counting = columns.length === 1 && bufferPool !== undefined ? countingHandedOn(bufferPool, concurrency) : undefined;
+	try {
+		yield* chunkOrderBoxes(read, spans, held, counting, bufferPool);
+	} finally {
+		counting?.close();
+	}
+}
+
+/** The bands of chunkOrderBands, with its columns over the table read by `counting` when given. */
+async function* chunkOrderBoxes(read: TableRead, spans: readonly boolean[], held: readonly (ChunkValues | undefined)[], counting: ReadAheadControl | undefined, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
+	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows, rowBytes, readAhead } = read;
 	const { chunkShape, gridShape } = columns[spans.indexOf(true)].source;
 	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
-	const held = await Promise.all(columns.map((column, k) => (spans[k] || column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
-	const chunks = columns.map((column, k) => (spans[k] ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange, undefined, readAhead[k]) : undefined));
+	const chunks = columns.map((column, k) => (spans[k] ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange, counting, readAhead[k]) : undefined));
 	const windows = columns.map((column, k) =>
 		!spans[k] && column.axes[0] === 0 ? rowWindow(readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { readAhead: readAhead[k] }), column.shape) : undefined,
 	);
@@ -344,7 +357,10 @@ async function* chunkOrderBands(read: TableRead): AsyncGenerator<TableBand> {
 				const { data } = (await stream.next()).value as { data: ChunkValues };
 				onChunk?.();
 				const rest = product(chunkExtent.slice(1));
-				values.push(sliceValues(clipChunk(data, chunkShape, coords, shape).values, (from - chunkOrigin[0]) * rest, (to - chunkOrigin[0]) * rest));
+				const clipped = clipChunk(data, chunkShape, coords, shape).values;
+				// An edge chunk clipped into other memory: its own buffer is dead, and back for the next chunks.
+				if (clipped !== data && bufferPool !== undefined && !Array.isArray(data)) bufferPool.release(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+				values.push(sliceValues(clipped, (from - chunkOrigin[0]) * rest, (to - chunkOrigin[0]) * rest));
 			} else if (window !== undefined) {
 				const rowsHeld = await window(from, to);
 				const ownShape = [rowsHeld.values.length / product(column.shape.slice(1)), ...column.shape.slice(1)];
