@@ -157,4 +157,55 @@ describe("chunks handed on to the writer", () => {
 		// Every chunk came back (the edge ones once clipped): none left to the collector.
 		expect(pool.live).toBe(0);
 	});
+
+	it("hold the chunk waited for while the output is busy and two are with it, until one comes back or it is idle", async () => {
+		const pool = new CountingPool();
+		pool.expectWrittenBack();
+		const pending = new Map<number, () => void>();
+		const source: ChunkSource<BigInt64Array> = {
+			chunkShape: [CHUNK],
+			gridShape: [CHUNKS],
+			describe: (coords) => coords.join("."),
+			read: ([k]) => {
+				const values = new BigInt64Array(pool.acquire(CHUNK * 8).buffer, 0, CHUNK).fill(BigInt(k));
+				return new Promise((resolve) => pending.set(k, () => resolve(values)));
+			},
+		};
+		const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
+		let busy = false;
+		const bands = readBands(source, [CHUNK * CHUNKS], 2, new AbortController().signal, undefined, () => !busy, undefined, { bufferPool: pool, countHandedOn: true });
+		const taken: BigInt64Array[] = [];
+		const take = async () => taken.push((await bands.next()).value!.values as BigInt64Array);
+		const first = take();
+		await turn();
+		expect([...pending.keys()]).toEqual([0, 1]);
+		pending.get(0)!();
+		await first;
+		// The output is writing chunk 0 now.
+		busy = true;
+		pending.get(1)!();
+		await take();
+		// Both chunks are with the output, which is busy: the chunk asked for now waits.
+		const third = take();
+		await turn();
+		expect(pending.has(2)).toBe(false);
+		const back = (k: number) => pool.release(new Uint8Array(taken[k].buffer, taken[k].byteOffset, taken[k].byteLength));
+		back(0);
+		await turn();
+		expect(pending.has(2)).toBe(true);
+		expect(pool.mostLive).toBe(2);
+		pending.get(2)!();
+		await third;
+		// Two with the output again, the next waits, and goes once the output is idle though nothing came back.
+		const fourth = take();
+		await turn();
+		expect(pending.has(3)).toBe(false);
+		busy = false;
+		await turn();
+		expect(pending.has(3)).toBe(true);
+		pending.get(3)!();
+		await fourth;
+		for (let k = 4; k < CHUNKS; k++) pending.get(k)?.();
+		await bands.return(undefined);
+	});
 });

@@ -70,6 +70,11 @@ export interface ReadAheadControl {
 	resume?: () => void;
 	/** Told of each chunk as it arrives, before any read ahead it frees a slot for. */
 	arrived?: (data: ChunkValues) => void;
+	/**
+	 * Asked before the chunk the consumer waits for is read: a promise to wait for first, or undefined to read it
+	 * now. Only while `mayReadAhead` says no (the output is busy, which ends by itself), so the export goes on.
+	 */
+	roomForWaited?: (mayReadAhead: () => boolean, signal: AbortSignal) => Promise<void> | undefined;
 }
 
 /**
@@ -191,8 +196,12 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 			control?.arrived?.(decoded);
 			readAhead();
 			yield { coords, data: decoded };
-			// The consumer asks for the next chunk: it is read, held back or not.
-			if (inFlight.length === 0) launch();
+			// The consumer asks for the next chunk: it is read, held back or not (but see roomForWaited).
+			if (inFlight.length === 0) {
+				const room = control?.roomForWaited?.(mayReadAhead, signal);
+				if (room !== undefined) await room;
+				launch();
+			}
 		}
 	} finally {
 		// A read started once the consumer has gone would never be taken.
@@ -217,6 +226,8 @@ class HandedOnChunks {
 	readonly #pool: BufferPool;
 	readonly #unsubscribe: () => void;
 	#resume: () => void = () => undefined;
+	/** Waiting for the next chunk back (see nextBack). */
+	readonly #waiting: (() => void)[] = [];
 
 	constructor(pool: BufferPool) {
 		this.#pool = pool;
@@ -224,6 +235,7 @@ class HandedOnChunks {
 			const at = this.#chunks.findIndex((chunk) => chunk.deref() === buffer);
 			if (at < 0) return;
 			this.#chunks.splice(at, 1);
+			for (const wake of this.#waiting.splice(0)) wake();
 			// After the stage that handed it back has finished its turn (the output's write callback, whose stream
 			// resumes the writer just after): the reads ahead then see the writer ready (see mayReadAhead).
 			queueMicrotask(this.#resume);
@@ -251,9 +263,24 @@ class HandedOnChunks {
 		return this.#chunks.length;
 	}
 
+	/** Resolves once a chunk counted comes back, or after `ms` (whatever else there is to look at by then). */
+	nextBack(ms: number): Promise<void> {
+		return new Promise((resolve) => {
+			const done = () => {
+				clearTimeout(timer);
+				const at = this.#waiting.indexOf(done);
+				if (at >= 0) this.#waiting.splice(at, 1);
+				resolve();
+			};
+			const timer = setTimeout(done, ms);
+			this.#waiting.push(done);
+		});
+	}
+
 	close(): void {
 		this.#unsubscribe();
 		this.#chunks.length = 0;
+		for (const wake of this.#waiting.splice(0)) wake();
 	}
 }
 
@@ -264,9 +291,17 @@ class HandedOnChunks {
 export function countingHandedOn(pool: BufferPool, limits: number | ReadLimits): ReadAheadControl & { close(): void } {
 	const handedOn = new HandedOnChunks(pool);
 	const chunkLimit = readLimits(limits).chunks;
+	const full = () => handedOn.counting && handedOn.count() >= chunkLimit;
+	// The chunk waited for, when the limit is reached and the output busy, waits for a chunk back, looking again each
+	// millisecond: what the output is busy with may be other bytes (a schema, a small batch), or a chunk that a
+	// later stage holds until the next one (small chunks gathered into one batch), and that ends by itself.
+	const roomFor = async (mayReadAhead: () => boolean, signal: AbortSignal) => {
+		while (full() && !mayReadAhead() && !signal.aborted) await handedOn.nextBack(1);
+	};
 	const control: ReadAheadControl & { close(): void } = {
 		allows: (_coords, inFlight) => !handedOn.counting || inFlight + handedOn.count() < chunkLimit,
 		arrived: (data) => handedOn.add(data),
+		roomForWaited: (mayReadAhead, signal) => (full() && !mayReadAhead() ? roomFor(mayReadAhead, signal) : undefined),
 		close: () => handedOn.close(),
 	};
 	handedOn.resumeWith(() => control.resume?.());
