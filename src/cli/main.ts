@@ -23,6 +23,7 @@ import type { RowOrder } from "../stream/table-reader.js";
 import { AtomicFileWriter, removePendingTempFiles, strayTemporaryFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet/options.js";
 import { BufferPool } from "../memory/buffer-pool.js";
+import { WrittenBackWriter } from "../output/written-back.js";
 import { collectHeaders } from "./header-options.js";
 import { checkCommandLine, type CommandLine } from "./command-line.js";
 import { completeWords } from "./completion.js";
@@ -354,7 +355,12 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		removePendingTempFiles();
 		progress?.done();
 	});
-	destination = inPlace ?? new AtomicFileWriter(target, { overwrite: args.force, bufferPool });
+	destination =
+		inPlace === undefined
+			? new AtomicFileWriter(target, { overwrite: args.force, bufferPool })
+			: bufferPool === undefined
+				? inPlace
+				: new WrittenBackWriter(inPlace, bufferPool, { endInner: !toStdout });
 	try {
 		const filter = stages.filter === undefined ? [] : [stages.filter];
 		await pipeline([stages.reader, stages.batcher, ...filter, stages.writer, destination] as unknown as NodeJS.ReadWriteStream[]);
