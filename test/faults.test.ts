@@ -468,6 +468,35 @@ describe("output is all or nothing", () => {
 		expect(fs.statSync(fifo).isFIFO()).toBe(true);
 	});
 
+	it("a FIFO without a reader is waited for with the handlers in place: SIGINT or SIGTERM then exits saying so", async () => {
+		// Sent well after the CLI has loaded and is waiting: the blocking open of before took no handler (killed by
+		// the signal, nothing said), and one that came just before it could be lost, the open then waiting forever.
+		for (const [signal, status] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+			const fifo = path.join(tempDir("dt64-faults-out-"), "fifo");
+			expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+			const run = await runCliAsync([path.join(REPO, "data/weather-station.zarr"), "-o", fifo], {
+				timeoutMs: 15_000,
+				onSpawn: (child) => setTimeout(() => child.kill(signal), 2500),
+			});
+			expect({ status: run.status, stderr: run.stderr }).toEqual({ status, stderr: `dt64-export: interrupted by ${signal}\n` });
+			expect(fs.statSync(fifo).isFIFO()).toBe(true);
+		}
+	});
+
+	it("a FIFO whose reader comes later gets the whole export", async () => {
+		const folder = tempDir("dt64-faults-out-");
+		const fifo = path.join(folder, "fifo");
+		expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+		const run = runCliAsync([path.join(REPO, "data/weather-station.zarr"), "-o", fifo, "--to", "arrow"]);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const received: Buffer[] = [];
+		await new Promise<void>((resolve, reject) => fs.createReadStream(fifo).on("data", (b) => received.push(b as Buffer)).on("end", resolve).on("error", reject));
+		expect((await run).status).toBe(0);
+		const file = path.join(folder, "t.arrow");
+		expect(spawnSync(process.execPath, [BIN, path.join(REPO, "data/weather-station.zarr"), "-o", file, "-q"]).status).toBe(0);
+		expect(Buffer.concat(received).equals(fs.readFileSync(file))).toBe(true);
+	});
+
 	it("an error after batches were written removes the temporary file", async () => {
 		const outDir = tempDir("dt64-faults-out-");
 		const run = await runCliAsync([`${server.url}/bad.zarr`, "-o", path.join(outDir, "t.arrows"), "--to", "arrow-stream", "--concurrency", "1"]);

@@ -163,15 +163,22 @@ function nameInPlaceFailure(error: unknown, name: string): unknown {
 /**
  * A device or a pipe that exists (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming a
  * temporary file over it would replace it with a file. Undefined for a regular file, or none: that one is written
- * all or nothing (AtomicFileWriter). A folder is refused.
+ * all or nothing (AtomicFileWriter). A folder is refused. A FIFO is opened once it has a reader (waitForReader).
  */
-function openInPlace(target: string, format: OutputFormat): Writable | undefined {
+async function openInPlace(target: string, format: OutputFormat): Promise<Writable | undefined> {
 	const stat = statOutput(target);
 	if (stat?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name the output file (-o <folder>/<file>)`, { path: target });
 	if (stat === undefined || stat.isFile()) return undefined;
 	let fd: number;
 	try {
-		fd = fs.openSync(target, "w");
+		// The FIFO is held open for writing while it is opened again to be written (blocking, the reader there):
+		// closed first, its reader would see the end of its input before the export began.
+		const probe = stat.isFIFO() ? await waitForReader(target) : undefined;
+		try {
+			fd = fs.openSync(target, "w");
+		} finally {
+			if (probe !== undefined) fs.closeSync(probe);
+		}
 	} catch (error) {
 		throw writeFailure(target, error as Error);
 	}
@@ -180,6 +187,27 @@ function openInPlace(target: string, format: OutputFormat): Writable | undefined
 		throw terminalRefusal(format);
 	}
 	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
+}
+
+/** How often a FIFO without a reader is looked at again (waitForReader). */
+const FIFO_READER_POLL_MS = 50;
+
+/**
+ * A descriptor of the FIFO `target` open for writing without blocking, once it has a reader. Its plain open for
+ * writing blocks until then, in a call that no signal handler interrupts (libuv restarts it; in a pool thread it
+ * would keep the process from exiting): so it is tried without blocking (O_NONBLOCK fails with ENXIO while there is
+ * no reader) every FIFO_READER_POLL_MS, the event loop free meanwhile for Ctrl-C's handler.
+ */
+async function waitForReader(target: string): Promise<number> {
+	const { O_WRONLY, O_NONBLOCK } = fs.constants;
+	for (;;) {
+		try {
+			return fs.openSync(target, O_WRONLY | O_NONBLOCK);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+		}
+		await new Promise((resolve) => setTimeout(resolve, FIFO_READER_POLL_MS));
+	}
 }
 
 /** One warning line per datetime64 column that carries CF attributes (xarray issue 11350). */
@@ -340,21 +368,19 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const asked = table.columns.filter((column) => column.coordinate !== true).length;
 	const name = asked === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - table.columns.length].name : table.name;
 	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
-	// Opened without signal handlers, with the default actions: a FIFO's open waits for its reader, and Ctrl-C
-	// must end that wait (a handler would not run while the open blocks). A signal that came since the last read is
-	// handled first (a turn of the event loop): taken by a handler then removed, it would be lost, and the open wait.
-	await new Promise((resolve) => setImmediate(resolve));
-	stopExitingWhileOpening();
-	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : openInPlace(target, format);
+	// A FIFO's open waits for its reader with the signal handlers in place (see openInPlace), so Ctrl-C ends that wait.
+	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : await openInPlace(target, format);
 	let destination: Writable | undefined;
 	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
-	// closing the terminal must not leave it behind.
+	// closing the terminal must not leave it behind. The handlers of the opening go only once these are in place: a
+	// signal between the two would be lost (taken by a handler removed before it ran).
 	exitOnInterrupt(() => {
 		stages.reader.destroy();
 		destination?.destroy();
 		removePendingTempFiles();
 		progress?.done();
 	});
+	stopExitingWhileOpening();
 	destination =
 		inPlace === undefined
 			? new AtomicFileWriter(target, { overwrite: args.force, bufferPool })
