@@ -314,6 +314,7 @@ async function writeLockedDataset(
 		optionsDigest: digest,
 		// Read once every row is written: the stages before the writer have counted them all.
 		overflowNulls: () => overflowNullsWritten(stages),
+		forbiddenChunks: table.store.forbiddenAsMissing,
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
 		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
 		commit: whole
