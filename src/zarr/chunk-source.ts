@@ -222,7 +222,7 @@ function plainChunks<V extends ChunkValues>(
 				// Read before the abort, decoded after it would be work nobody waits for (a local read ignores the signal).
 				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-				return decoder.decode(bytes, describe(coords));
+				return decoder.decode(bytes, describe(coords), signal);
 			});
 		},
 	};
@@ -314,7 +314,7 @@ function shardedChunks<V extends ChunkValues>(
 				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox, !narrowed);
 				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-				return decoder.decode(bytes, describe(coords));
+				return decoder.decode(bytes, describe(coords), signal);
 			});
 		},
 	};
