@@ -28,6 +28,7 @@ import type { Part } from "./select/part.js";
 import type { SelectPlan } from "./select/selection-options.js";
 import { REMOTE_WHOLE_CHECK_REQUESTS, type WholeCheck } from "./select/time-search.js";
 import { TimeFilter } from "./select/time-filter.js";
+import { locationWithoutQuery } from "./store/store-location.js";
 import { checkSortedOver, findTimeColumn, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
@@ -133,7 +134,7 @@ export async function exportSelection(store: string, destination: Writable, opti
 function contentOptions(store: string, plan: ExportPlan, part: Part): Record<string, unknown> {
 	return {
 		// Where the store is mounted or which token signs its URL may differ between tasks; which store it is may not.
-		store: store.replace(/[?#].*$/, "").replace(/\/+$/, "").split(/[\\/]/).pop(),
+		store: locationWithoutQuery(store).replace(/\/+$/, "").split(/[\\/]/).pop(),
 		array: plan.open.array,
 		group: plan.open.group,
 		columns: plan.open.columns,
@@ -314,6 +315,7 @@ async function writeLockedDataset(
 		optionsDigest: digest,
 		// Read once every row is written: the stages before the writer have counted them all.
 		overflowNulls: () => overflowNullsWritten(stages),
+		forbiddenChunks: table.store.forbiddenAsMissing,
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
 		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
 		commit: whole

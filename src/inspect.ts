@@ -45,7 +45,7 @@ import { isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
-import { isObjectDtype } from "./zarr/v2-metadata.js";
+import { missingChunksOf } from "./zarr/missing-chunks.js";
 import { checkHttpStoreOptions } from "./store/http-store.js";
 
 export interface InspectOptions extends OpenStoreOptions {
@@ -108,6 +108,11 @@ export interface InspectNode {
 	readonly codecs?: string[];
 	/** Exact: `NaT` or the int64 count for datetime arrays (`null` for a v2 array without one), the JSON as written for others. */
 	readonly fillValue?: string;
+	/**
+	 * What a missing chunk reads as when it is not the fill value (see MissingChunks, the export's rule): `null`, the
+	 * column's nulls, or `refused`, an export stops at it (CHUNK_MISSING). Absent: the fill value.
+	 */
+	readonly missingChunks?: "null" | "refused";
 	readonly exportable?: boolean;
 	/** Why the array cannot be exported. */
 	readonly reason?: string;
@@ -526,7 +531,8 @@ function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectN
 
 async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: number): Promise<InspectNode> {
 	const v2 = node.zarrFormat === 2;
-	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}), ...shownAttributes(node) };
+	const missing = missingChunksOf(node);
+	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}), ...(missing === "fill" ? {} : { missingChunks: missing }), ...shownAttributes(node) };
 	const where = `${node.path ? `${node.path}/` : ""}${metadataFileOf(node)}`;
 	if (isCfTimeArray(node)) return describeCfTimeArray(opened, node, describeOtherArray(opened, node, base, where), where, maxChunks);
 	if (!isTimeArray(node)) return describeOtherArray(opened, node, base, where);
@@ -686,7 +692,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 			field("chunks", shapeText(node.chunkShape));
 		}
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
-		field("fill value", node.fillValue === "null" && node.zarrFormat === 2 ? `null (none: ${isObjectDtype(node.dtype) ? "a missing chunk's strings are nulls, as zarr-python reads None there" : "a missing chunk cannot be read"})` : (node.fillValue ?? "?"));
+		field("fill value", fillValueText(node));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");
@@ -702,4 +708,13 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
 	}
 	return `${lines.join("\n")}\n`;
+}
+
+/** The fill value, and what a missing chunk reads as when it is not that (see MissingChunks). */
+function fillValueText(node: InspectNode): string {
+	const value = node.fillValue ?? "?";
+	if (node.missingChunks === "null") return `${value} (none: a missing chunk's strings are nulls, as zarr-python reads None there)`;
+	if (node.missingChunks !== "refused") return value;
+	if (value === "null") return "null (none: a missing chunk cannot be read)";
+	return `${value} (no string: a missing chunk cannot be read, zarr-python 2 reads the integer ${value} there)`;
 }

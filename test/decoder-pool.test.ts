@@ -8,8 +8,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
-import { DecoderPool } from "../src/zarr/codecs/decoder-pool.js";
+import { describe, expect, it, vi } from "vitest";
+import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { exportToFile } from "../src/export.js";
+import { CHUNKS_PER_THREAD, DecoderPool } from "../src/zarr/codecs/decoder-pool.js";
 import { defaultDecodeThreads } from "../src/zarr/codecs/off-thread.js";
 import { rejection } from "./support/thrown.js";
 
@@ -64,6 +66,69 @@ describe("DecoderPool", () => {
 			expect(refusal.message.split(": dt64-export's modules were moved")[0]).toBe(`dt64-export's decoders.wasm (its zstd, lz4 and blosc decoders' WebAssembly) cannot be read at ${missing} (ENOENT: no such file or directory)`);
 		} finally {
 			await pool.close();
+		}
+	});
+
+	it("an aborted export's chunks that wait for a thread are never sent: at most CHUNKS_PER_THREAD a thread are decoded after the abort", async () => {
+		const pool = new DecoderPool(2, new URL("./support/slow-counting-worker.mjs", import.meta.url));
+		const controller = new AbortController();
+		try {
+			pool.warm();
+			const chunks = Array.from({ length: 24 }, () => pool.decode("zstd", new ArrayBuffer(8), 0, 8, false, controller.signal));
+			await Promise.race(chunks);
+			controller.abort();
+			const settled = await Promise.allSettled(chunks);
+			const decoded = settled.filter((result) => result.status === "fulfilled").length;
+			// The first, and what the threads held when it was answered: on main, all 24 went to the threads' queues.
+			expect(decoded).toBeLessThanOrEqual(1 + 2 * CHUNKS_PER_THREAD);
+			const refused = settled.filter((result): result is PromiseRejectedResult => result.status === "rejected");
+			expect(refused.length).toBe(24 - decoded);
+			for (const { reason } of refused) expect(reason).toMatchObject({ name: "AbortError", code: "ABORT_ERR" });
+			// Another export's chunks still go: the pool goes on.
+			expect(await pool.decode("zstd", new ArrayBuffer(8), 0, 8)).toMatchObject({ length: expect.any(Number) });
+			// A chunk of an aborted export is refused at once.
+			await expect(pool.decode("zstd", new ArrayBuffer(8), 0, 8, false, controller.signal)).rejects.toMatchObject({ name: "AbortError" });
+		} finally {
+			await pool.close();
+		}
+	});
+
+	it("chunks beyond CHUNKS_PER_THREAD a thread wait in the pool, and all are decoded, by every thread", async () => {
+		const pool = new DecoderPool(2, new URL("./support/slow-counting-worker.mjs", import.meta.url));
+		try {
+			pool.warm();
+			const answers = await Promise.all(Array.from({ length: 12 }, () => pool.decode("zstd", new ArrayBuffer(8), 0, 8)));
+			// Each thread counts its own: together they decoded all 12.
+			const counts = answers.map((answer) => answer.length);
+			expect(counts.filter((count) => count === 1)).toHaveLength(2);
+			expect(Math.max(...counts)).toBeLessThan(12);
+		} finally {
+			await pool.close();
+		}
+	});
+
+	it("an export's chunks reach the decode threads with its signal, so that an abort holds back those waiting", async () => {
+		const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dt64-pool-signal-")), "a.zarr");
+		// 8 MB of int64 in chunks of 800 kB, zstd: decoded on the decode threads.
+		const values = BigInt64Array.from({ length: 1_000_000 }, (_, i) => BigInt(1_600_000_000 + i * 60));
+		const codecs = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 1, checksum: false } }];
+		await writeArray(root, "", { shape: [values.length], chunks: [100_000], dataType: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } }, values, codecs });
+		const original = DecoderPool.prototype.decode;
+		const decode = vi.spyOn(DecoderPool.prototype, "decode");
+		try {
+			await exportToFile(root, path.join(path.dirname(root), "whole.arrow"));
+			expect(decode).toHaveBeenCalledTimes(10);
+			for (const call of decode.mock.calls) expect(call[5]).toBeInstanceOf(AbortSignal);
+			decode.mockClear();
+			const controller = new AbortController();
+			decode.mockImplementationOnce(function (this: DecoderPool, ...args) {
+				queueMicrotask(() => controller.abort());
+				return original.apply(this, args);
+			});
+			await expect(exportToFile(root, path.join(path.dirname(root), "aborted.arrow"), { signal: controller.signal, concurrency: 8 })).rejects.toMatchObject({ name: "AbortError", code: "ABORT_ERR" });
+			for (const call of decode.mock.calls) expect(call[5]?.aborted).toBe(true);
+		} finally {
+			decode.mockRestore();
 		}
 	});
 

@@ -143,6 +143,26 @@ describe("HTTP export through the CLI", () => {
 		expect(debug.stderr).not.toContain("SECRET-TOKEN");
 	});
 
+	it("a URL's query and fragment (a presigned signature) reach no manifest, --json, column name or field metadata of a dataset part", async () => {
+		const input = values(400);
+		const { url, name } = await served_store({ shape: [400], chunks: [100], dataType: seconds, values: input, codecs: [LE] });
+		const signature = "SIGNATURE-Never-Recorded-0042";
+		const folder = path.join(work, `dataset${counter++}`);
+		const result = await runCliAsync([`${url}?X-Amz-Signature=${signature}#frag-Never-Recorded`, "--part", "0/1", "-o", folder, "--to", "arrow", "--json"]);
+		expect(result.stderr).toBe("");
+		expect(result.status).toBe(0);
+		const manifest = fs.readFileSync(path.join(folder, "_parts", "part-0-of-1.json"), "utf8");
+		expect(JSON.parse(manifest).options.store).toBe(name);
+		const files = fs.readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".arrow"));
+		expect(files).toHaveLength(1);
+		const data = fs.readFileSync(path.join(folder, files[0]));
+		expect(readArrow(path.join(folder, files[0])).schema.fields.map((field) => field.name)).toEqual([name.replace(/\.zarr$/, "")]);
+		for (const text of [manifest, result.stdout, data.toString("latin1")]) {
+			expect(text).not.toContain("Never-Recorded");
+			expect(text).not.toContain("X-Amz-Signature");
+		}
+	});
+
 	it("finds the array of a group through its consolidated metadata, and asks for --array without it", async () => {
 		const input = values(50);
 		const { url, root } = await served_store({ shape: [50], chunks: [20], dataType: seconds, values: input, codecs: [LE] }, "obs/time");

@@ -524,6 +524,8 @@ describe("HTTP stores and consolidated metadata", () => {
 				chunkShape: [2],
 				codecs: ["bytes(little)", "blosc(lz4, clevel=5, shuffle)"],
 				fillValue: "null",
+				// The export's rule (missing-chunks.ts): no fill value, so a missing chunk stops an export.
+				missingChunks: "refused",
 				exportable: true,
 				arrowType: "timestamp[s]",
 				first: { status: "error", message: "chunk t/0: missing, and the array has no fill value (fill_value is null) to stand for it" },

@@ -9,6 +9,8 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useDuckDB } from "./support/duckdb.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import { exportToFile } from "../src/export.js";
+import { inspectStore } from "../src/inspect.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/missing-strings");
 const STORE = path.join(FIXTURES, "missing-strings.zarr");
@@ -56,7 +58,49 @@ describe("a missing chunk of an object-string variable without a fill value", ()
 		const run = runCli(["inspect", STORE]);
 		const stdout = String(run.stdout);
 		expect(stdout).toMatch(/station {2}array[\s\S]*fill value {2}null \(none: a missing chunk's strings are nulls, as zarr-python reads None there\)/);
-		expect(stdout).toMatch(/zero {2}array[\s\S]*fill value {2}0\n/);
+		expect(stdout).toMatch(/zero {2}array[\s\S]*fill value {2}0 \(no string: a missing chunk cannot be read, zarr-python 2 reads the integer 0 there\)\n/);
+	});
+
+	it("inspect and the export read a missing chunk alike, by one rule: the store as written, and with the fill values of station and zero swapped", async () => {
+		// The copy: station's fill value zarr-python's default 0, zero's null, in .zarray and the consolidated metadata.
+		const swapped = path.join(work, "swapped.zarr");
+		fs.cpSync(STORE, swapped, { recursive: true });
+		const fills: Record<string, number | null> = { station: 0, zero: null };
+		const consolidated = JSON.parse(fs.readFileSync(path.join(swapped, ".zmetadata"), "utf8"));
+		for (const [name, fill] of Object.entries(fills)) {
+			const file = path.join(swapped, name, ".zarray");
+			fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, "utf8")), fill_value: fill }));
+			consolidated.metadata[`${name}/.zarray`].fill_value = fill;
+		}
+		fs.writeFileSync(path.join(swapped, ".zmetadata"), JSON.stringify(consolidated));
+		const seen: string[] = [];
+		for (const store of [STORE, swapped]) {
+			const report = await inspectStore(store);
+			for (const name of ["station", "zero", "t2m"]) {
+				const node = report.nodes.find((candidate) => candidate.path === name)!;
+				let exported: string;
+				try {
+					await exportToFile(store, path.join(work, `${name}-${seen.length}.arrow`), { columns: [name], overwrite: true });
+					exported = "read";
+				} catch (error) {
+					exported = (error as { code?: string }).code ?? String(error);
+				}
+				// What the export did, as inspect says it would: nulls or the fill value are read, a refusal is CHUNK_MISSING.
+				expect(exported, `${name} in ${path.basename(store)}`).toBe(node.missingChunks === "refused" ? "CHUNK_MISSING" : "read");
+				seen.push(`${path.basename(store)} ${name} ${node.missingChunks ?? "fill"} ${exported}`);
+			}
+		}
+		expect(seen).toEqual([
+			"missing-strings.zarr station null read",
+			"missing-strings.zarr zero refused CHUNK_MISSING",
+			"missing-strings.zarr t2m fill read",
+			"swapped.zarr station refused CHUNK_MISSING",
+			"swapped.zarr zero null read",
+			"swapped.zarr t2m fill read",
+		]);
+		const lines = String(runCli(["inspect", swapped]).stdout);
+		expect(lines).toMatch(/station {2}array[\s\S]*fill value {2}0 \(no string: a missing chunk cannot be read, zarr-python 2 reads the integer 0 there\)/);
+		expect(lines).toMatch(/zero {2}array[\s\S]*fill value {2}null \(none: a missing chunk's strings are nulls, as zarr-python reads None there\)/);
 	});
 
 	it("zarr-python's default fill value of object arrays, 0, still refuses a missing chunk: zarr reads the integer 0", () => {

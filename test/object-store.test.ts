@@ -15,7 +15,7 @@ import { collectHeaders } from "../src/cli/header-options.js";
 import { parseAbfsUrl } from "../src/store/azure-store.js";
 import { openGcsStore } from "../src/store/gcs-store.js";
 import { openStore } from "../src/store/open-store.js";
-import { readRawInt64, tempDir } from "./support/cli.js";
+import { readArrow, readRawInt64, tempDir } from "./support/cli.js";
 import { rejection } from "./support/thrown.js";
 import { startAzureServer, type AzureServer } from "./support/azure-server.js";
 import { startGcsServer, type GcsServer } from "./support/gcs-server.js";
@@ -263,6 +263,22 @@ describe("s3:// with Signature V4", () => {
 		}
 		// gsutil reads ? as a wildcard, and an Azure URL's query is its SAS token: refused there, as before.
 		await expect(openStore("gs://gcs-private/runs/q?r/plain.zarr", { env: cloudEnv() })).rejects.toMatchObject({ code: "USAGE", message: expect.stringContaining("without ? or #") });
+	});
+
+	it("s3:// keys with ? and #: the dataset's options and the column keep them, so two stores differing there are two stores", async () => {
+		for (const name of ["k?x#y.zarr", "k"]) fs.cpSync(path.join(buckets, "private", "plain.zarr"), path.join(buckets, "private", "names", name), { recursive: true });
+		const folder = path.join(work, `dataset${counter++}`);
+		const part0 = await runCliAsync(["s3://private/names/k?x#y.zarr", "--part", "0/2", "-o", folder, "--to", "parquet", "-q"], { env: signedEnv() });
+		expect(part0.stderr).toBe("");
+		const manifest = JSON.parse(fs.readFileSync(path.join(folder, "_parts", "part-0-of-2.json"), "utf8"));
+		expect(manifest.options.store).toBe("k?x#y.zarr");
+		const out = outFile();
+		expect((await runCliAsync(["s3://private/names/k?x#y.zarr", "-o", out, "-q"], { env: signedEnv() })).status).toBe(0);
+		expect(readArrow(out).schema.fields.map((field) => field.name)).toEqual(["k?x#y"]);
+		// Part 1 of the other store: another export, refused (it was taken for the same store, and committed).
+		const part1 = await runCliAsync(["s3://private/names/k", "--part", "1/2", "-o", folder, "--to", "parquet", "-q"], { env: signedEnv() });
+		expect(part1.status).toBe(1);
+		expect(part1.stderr).toContain(`holds part 0/2 of another export than this run of part 1/2, with other options: store "k?x#y.zarr" (this run: "k")`);
 	});
 
 	it("an expired session token: one line, exit 1", async () => {

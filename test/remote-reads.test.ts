@@ -127,6 +127,27 @@ describe("remote reads of sharded arrays (trial 20, finding 02)", () => {
 		expect(http.server.maxInFlight).toBe(3);
 	});
 
+	it("a row of inner chunks across more shards than are held (7): each byte of each shard asked for once, not once a row of inner chunks", async () => {
+		// 20 x 70 in shards of 10 x 10, inner chunks of 5 x 5: 2 x 7 shards of 2 x 2 inner chunks.
+		const name = `t${counter++}`;
+		const input = times(20 * 70);
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [5, 5], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(path.join(served, `${name}.zarr`), "", { shape: [20, 70], chunks: [10, 10], values: input, codecs });
+		expect(await exported(`${http.server.url}/${name}.zarr`)).toEqual(Array.from(input));
+		const shardKey = (request: { path: string }) => /\/c\/\d+\/\d+$/.exec(request.path)?.[0];
+		const asked = new Map<string, number>();
+		for (const request of http.server.requests) {
+			const key = shardKey(request);
+			if (key === undefined || request.range === undefined || request.range.startsWith("bytes=-")) continue;
+			const [first, last] = request.range.slice("bytes=".length).split("-").map(Number);
+			asked.set(key, (asked.get(key) ?? 0) + last - first + 1);
+		}
+		// Each shard: 4 inner chunks of 25 int64 values, asked for once (an index of 4 entries and its crc32c aside).
+		expect(asked.size).toBe(14);
+		for (const [key, bytes] of asked) expect(bytes, key).toBe(4 * 25 * 8);
+		expect(http.server.requests.filter((request) => shardKey(request) !== undefined).length).toBeLessThanOrEqual(14 * 3);
+	});
+
 	it("hold the inner chunks in flight to about REMOTE_READ_BYTES of values, shared by the columns", () => {
 		const remote = { remote: true };
 		expect(remoteChunksInFlight({ remote: false }, [[10]])).toBeUndefined();

@@ -168,6 +168,31 @@ describe("chunks answered 403 by a bucket that cannot be listed", () => {
 		expect(summary.forbiddenChunks).toBe(2);
 	});
 
+	it("commit sums the parts' chunks read as missing (their manifests record them) into --json and _SUCCESS, and warns as the parts did", async () => {
+		const folder = path.join(work, `dataset${counter++}`);
+		// Part 0 reads chunks 0 and 1 (c/1 never written), part 1 chunks 2 and 3 (c/3).
+		for (const part of ["0/2", "1/2"]) {
+			const result = await runCliAsync(["s3://getonly/sparse.zarr", "--part", part, "-o", folder, "--to", "parquet", "-q", "--forbidden-as-missing"], { env: env() });
+			expect(result.status, result.stderr).toBe(0);
+			expect(result.stderr).toMatch(/^dt64-export: warning: 1 chunk answered 403 AccessDenied was read as missing/);
+		}
+		const manifests = [0, 1].map((k) => JSON.parse(fs.readFileSync(path.join(folder, "_parts", `part-${k}-of-2.json`), "utf8")));
+		expect(manifests.map((manifest) => [manifest.forbiddenChunks, manifest.forbiddenKeys])).toEqual([[1, ["c/1"]], [1, ["c/3"]]]);
+		const json = await runCliAsync(["commit", folder, "--json"]);
+		expect(json.status, json.stderr).toBe(0);
+		expect(JSON.parse(json.stdout)).toMatchObject({ committed: true, rows: 400, forbiddenChunks: 2 });
+		expect(json.stderr).toBe("dt64-export: warning: 2 chunks answered 403 AccessDenied were read as missing, the fill value (--forbidden-as-missing): c/1, c/3; a chunk never written and one these credentials may not read answer alike\n");
+		expect(JSON.parse(fs.readFileSync(path.join(folder, "_SUCCESS"), "utf8"))).toMatchObject({ forbiddenChunks: 2 });
+		const quiet = await runCliAsync(["commit", folder, "-q"]);
+		expect(quiet.stderr).toBe(json.stderr);
+		// Parts run without the option record nothing, and commit says nothing of them.
+		const plain = path.join(work, `dataset${counter++}`);
+		for (const part of ["0/2", "1/2"]) expect((await runCliAsync([path.join(buckets, "getonly", "sparse.zarr"), "--part", part, "-o", plain, "--to", "parquet", "-q"])).status).toBe(0);
+		const commit = await runCliAsync(["commit", plain, "--json"]);
+		expect(commit.stderr).toBe("");
+		expect(JSON.parse(commit.stdout).forbiddenChunks).toBeUndefined();
+	});
+
 	it("a 403 that names a KMS action is an object that exists: its message is S3's, and it stays an error with the option", async () => {
 		const denial = "User: arn:aws:iam::123456789012:user/reader is not authorized to perform: kms:Decrypt on the resource associated with this ciphertext because no identity-based policy allows the kms:Decrypt action";
 		fault = (request) => (request.key === "v2.zarr/1" ? { status: 403, code: "AccessDenied", message: denial } : undefined);

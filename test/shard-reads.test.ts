@@ -318,3 +318,79 @@ describe("several ranges of a file in one go", () => {
 		await expect(store.getRanges("/f", [{ offset: 50, length: 10 }, { offset: 55, length: 1 }])).rejects.toMatchObject({ code: "INTERNAL" });
 	});
 });
+
+describe("rows of inner chunks across many shards", () => {
+	/**
+	 * Writes `shape` in shards of `shard` (inner chunks of `inner`, in C order, or Morton order for 4 x 4 2-D shards),
+	 * reads it whole in C order of the inner chunks through readChunksInOrder, checks the values, and gives the
+	 * bytes read of each shard's data (its index aside) and the count of those reads.
+	 */
+	async function readAcross(shape: number[], shard: number[], inner: number[], morton = false, limits = 6) {
+		const root = path.join(tempDir("dt64-shard-across-"), "a.zarr");
+		const size = shape.reduce((a, b) => a * b, 1);
+		const values = BigInt64Array.from({ length: size }, (_, i) => BigInt(1_700_000_000 + i));
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: inner, codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(root, "", { shape, chunks: shard, dataType: seconds, values, codecs });
+		const indexBytes = shard.reduce((n, s, axis) => n * (s / inner[axis]), 1) * 16 + 4;
+		const shardFiles = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? shardFiles(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+		if (morton) for (const file of shardFiles(path.join(root, "c"))) toMortonOrder(file);
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		const { store, ranges } = recording(root);
+		const source = createChunkSource(store, meta, "a.zarr");
+		const strides = shape.map((_, axis) => shape.slice(axis + 1).reduce((a, b) => a * b, 1));
+		const grid = source.gridShape;
+		let count = 0;
+		for await (const { coords, data } of readChunksInOrder(source, limits, new AbortController().signal)) {
+			let k = 0;
+			for (const offsets of cOrderOf(inner)) {
+				const at = offsets.map((o, axis) => coords[axis] * inner[axis] + o);
+				if (at.every((c, axis) => c < shape[axis])) expect(data[k], `${coords} ${offsets}`).toBe(BigInt(1_700_000_000 + at.reduce((sum, c, axis) => sum + c * strides[axis], 0)));
+				k++;
+			}
+			count++;
+		}
+		expect(count).toBe(grid.reduce((a, b) => a * b, 1));
+		const data = ranges.filter((range) => !range.endsWith(` -${indexBytes}`));
+		expect(ranges.length - data.length).toBe(shardFiles(path.join(root, "c")).length);
+		const bytes = new Map<string, number>();
+		for (const range of data) {
+			const [key, span] = range.split(" ");
+			bytes.set(key, (bytes.get(key) ?? 0) + Number(span.split("+")[1]));
+		}
+		const stored = new Map(shardFiles(path.join(root, "c")).map((file) => [`/${path.relative(root, file).split(path.sep).join("/")}`, fs.statSync(file).size - indexBytes]));
+		return { bytes: Object.fromEntries(bytes), stored: Object.fromEntries(stored), reads: data.length };
+	}
+
+	function* cOrderOf(extent: readonly number[]): Generator<number[]> {
+		const total = extent.reduce((a, b) => a * b, 1);
+		for (let flat = 0; flat < total; flat++) {
+			let rest = flat;
+			const coords = new Array<number>(extent.length);
+			for (let axis = extent.length - 1; axis >= 0; axis--) {
+				coords[axis] = rest % extent[axis];
+				rest = Math.floor(rest / extent[axis]);
+			}
+			yield coords;
+		}
+	}
+
+	for (const across of [2, 3, 4, 7]) {
+		it(`read each shard's bytes once, ${across} shards of 2 x 2 inner chunks across a row`, async () => {
+			const { bytes, stored, reads } = await readAcross([20, 10 * across], [10, 10], [5, 5]);
+			expect(bytes).toEqual(stored);
+			expect(reads).toBeLessThanOrEqual(2 * 2 * across);
+		});
+	}
+
+	it("read each shard's bytes once, 6 shards of 4 x 4 inner chunks in Morton order across a row", async () => {
+		const { bytes, stored } = await readAcross([40, 120], [20, 20], [5, 5], true);
+		expect(bytes).toEqual(stored);
+	});
+
+	for (const [shape, shard] of [[[8, 20, 20], [4, 4, 4]], [[8, 8, 24], [4, 4, 4]], [[8, 12, 12], [4, 4, 4]]]) {
+		it(`read each shard's bytes once, 3-D ${shape.join(" x ")} in shards of ${shard.join(" x ")}`, async () => {
+			const { bytes, stored } = await readAcross(shape, shard, [2, 2, 2]);
+			expect(bytes).toEqual(stored);
+		});
+	}
+});

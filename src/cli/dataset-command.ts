@@ -9,7 +9,7 @@ import type { FoundLock } from "../output/part-lock.js";
 import { removePendingTempFiles } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
 import { exitOnInterrupt } from "./interrupt.js";
-import { forbiddenChunksNotice } from "./forbidden-chunks-notice.js";
+import { forbiddenChunksNotice, forbiddenChunksWarning } from "./forbidden-chunks-notice.js";
 import { overflowNullsText } from "./overflow-notice.js";
 import { datasetExportJson, partitionCount, writeJsonSummary } from "./export-summary.js";
 import type { Progress } from "./progress.js";
@@ -91,6 +91,9 @@ export async function runCommit(folder: string, json: boolean, quiet = false): P
 	}
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
 	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}\n`);
+	// Said even with --quiet, as the parts' exports said it (see forbidden-chunks-notice.ts).
+	const forbidden = forbiddenChunksWarning(summary.forbiddenChunks ?? 0, summary.forbiddenKeys ?? []);
+	if (forbidden !== undefined) process.stderr.write(forbidden);
 	if (summary.rows === 0) process.stderr.write(`dt64-export: warning: ${folder} holds no rows: every part selected none (readers read it as a table of 0 rows)\n`);
 	for (const lock of summary.staleLocks) process.stderr.write(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over\n`);
 }

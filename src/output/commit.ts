@@ -21,6 +21,12 @@ export interface CommitSummary {
 	readonly rows: number;
 	/** Per column, the values the parts wrote as null because they overflowed (`onOverflow: "null"`), summed. */
 	readonly overflowNulls: OverflowNulls;
+	/**
+	 * When a part ran with `--forbidden-as-missing`: the chunks the parts read as missing because S3 answered 403
+	 * AccessDenied, summed over the parts (a chunk that two parts read, a coordinate every part reads, counts in
+	 * each); absent when no part's manifest records them.
+	 */
+	readonly forbiddenChunks?: number;
 	readonly optionsDigest: string;
 	readonly timeUnit: string | null;
 	readonly minTime: PartManifest["minTime"];
@@ -30,6 +36,16 @@ export interface CommitSummary {
 	 * before: they change nothing a reader sees, and the part's next run takes them over. Not written to `_SUCCESS`.
 	 */
 	readonly staleLocks: readonly { readonly part: string; readonly file: string; readonly holder: string }[];
+	/** With `forbiddenChunks`: the first keys the parts' manifests name, for the warning. Not written to `_SUCCESS`. */
+	readonly forbiddenKeys?: readonly string[];
+}
+
+/** The chunks the parts read as missing under `--forbidden-as-missing`, summed, and the keys they name; none recorded: {}. */
+function forbiddenChunksOf(manifests: readonly PartManifest[]): { forbiddenChunks?: number; forbiddenKeys?: string[] } {
+	const recorded = manifests.filter((manifest) => manifest.forbiddenChunks !== undefined);
+	if (recorded.length === 0) return {};
+	const keys = new Set(recorded.flatMap((manifest) => manifest.forbiddenKeys ?? []));
+	return { forbiddenChunks: recorded.reduce((sum, manifest) => sum + manifest.forbiddenChunks!, 0), forbiddenKeys: [...keys] };
 }
 
 function refuse(folder: string, what: string): never {
@@ -216,12 +232,14 @@ async function commitChecked(folder: string, stale: readonly FoundLock[], own: P
 	const times = manifests.flatMap((manifest) => [manifest.minTime, manifest.maxTime]).filter((time) => time !== null);
 	const byValue = (a: { value: string }, b: { value: string }) => (BigInt(a.value) < BigInt(b.value) ? -1 : BigInt(a.value) > BigInt(b.value) ? 1 : 0);
 	times.sort(byValue);
-	const summary: Omit<CommitSummary, "staleLocks"> = {
+	const { forbiddenChunks, forbiddenKeys } = forbiddenChunksOf(manifests);
+	const summary: Omit<CommitSummary, "staleLocks" | "forbiddenKeys"> = {
 		committed: true,
 		parts: count,
 		files: listed.size,
 		rows: manifests.reduce((sum, manifest) => sum + manifest.rows, 0),
 		overflowNulls: sumOverflowNulls(manifests.map((manifest) => manifest.overflowNulls)),
+		...(forbiddenChunks === undefined ? {} : { forbiddenChunks }),
 		optionsDigest: digest,
 		timeUnit: manifests[0].timeUnit,
 		minTime: times[0] ?? null,
@@ -229,5 +247,5 @@ async function commitChecked(folder: string, stale: readonly FoundLock[], own: P
 	};
 	await writeJsonFile(path.join(folder, SUCCESS_FILE), summary);
 	await checkUnchanged(folder, manifestsRead, own);
-	return { ...summary, staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })) };
+	return { ...summary, staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })), ...(forbiddenKeys === undefined ? {} : { forbiddenKeys }) };
 }

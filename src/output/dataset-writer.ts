@@ -22,6 +22,7 @@ import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
 import type { RowRange } from "../select/time-search.js";
+import { KEYS_NAMED, type ForbiddenChunks } from "../store/forbidden-chunks.js";
 import { AtomicFileWriter } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { makeFolder } from "./make-folder.js";
@@ -62,6 +63,11 @@ export interface DatasetWriterOptions {
 	readonly optionsDigest: string;
 	/** The values of the rows written that are null because they overflowed, per column; read when the part ends. */
 	readonly overflowNulls?: () => OverflowNulls;
+	/**
+	 * With `forbiddenAsMissing`: the chunks the part's store read as missing because S3 answered 403, counted by the
+	 * time the part ends (see PartManifest.forbiddenChunks).
+	 */
+	readonly forbiddenChunks?: ForbiddenChunks;
 	/** The table the part's rows were cut from, and the rows along its first axis the part read (see PartManifest). */
 	readonly slice?: { readonly table: SlicedTable; readonly rows: RowRange };
 	/**
@@ -355,6 +361,7 @@ export class DatasetWriter extends Writable {
 			files,
 			rows: this.#rows,
 			overflowNulls,
+			...forbiddenOf(this.#options.forbiddenChunks),
 			// No time column read (a part without a range or partitioning): no unit to state.
 			timeUnit: this.#options.timeColumn === undefined ? null : timeUnit,
 			minTime: time(this.#min),
@@ -428,4 +435,10 @@ export class DatasetWriter extends Writable {
 		this.abandon();
 		callback(error);
 	}
+}
+
+/** What a manifest records of the chunks read as missing (see PartManifest.forbiddenChunks): nothing without the option. */
+function forbiddenOf(forbidden: ForbiddenChunks | undefined): Pick<PartManifest, "forbiddenChunks" | "forbiddenKeys"> {
+	if (forbidden === undefined) return {};
+	return { forbiddenChunks: forbidden.count, forbiddenKeys: forbidden.firstKeys(KEYS_NAMED) };
 }

@@ -38,6 +38,13 @@ export interface PartManifest {
 	 * only columns with some. Absent from the manifests of earlier versions of this package: none counted.
 	 */
 	readonly overflowNulls?: OverflowNulls;
+	/**
+	 * With `forbiddenAsMissing` (`--forbidden-as-missing`): the chunks this part read as missing because S3 answered
+	 * 403 AccessDenied (see ForbiddenChunks), and the first keys of them, for commit's warning. Absent when the part
+	 * ran without it, and from the manifests of earlier versions of this package: none counted.
+	 */
+	readonly forbiddenChunks?: number;
+	readonly forbiddenKeys?: readonly string[];
 	/** The time column's unit, and its smallest and largest values (int64 as decimal text, and as ISO 8601), if any. */
 	readonly timeUnit: string | null;
 	readonly minTime: { readonly value: string; readonly iso: string } | null;
@@ -114,7 +121,9 @@ export function readManifest(file: string): PartManifest {
 				Number.isSafeInteger(manifest.rowRange.start) &&
 				Number.isSafeInteger(manifest.rowRange.end) &&
 				manifest.rowRange.start <= manifest.rowRange.end)) &&
-		(manifest.overflowNulls === undefined || (typeof manifest.overflowNulls === "object" && manifest.overflowNulls !== null && Object.values(manifest.overflowNulls).every(Number.isSafeInteger)));
+		(manifest.overflowNulls === undefined || (typeof manifest.overflowNulls === "object" && manifest.overflowNulls !== null && Object.values(manifest.overflowNulls).every(Number.isSafeInteger))) &&
+		(manifest.forbiddenChunks === undefined || (Number.isSafeInteger(manifest.forbiddenChunks) && manifest.forbiddenChunks >= 0)) &&
+		(manifest.forbiddenKeys === undefined || (Array.isArray(manifest.forbiddenKeys) && manifest.forbiddenKeys.every((key) => typeof key === "string")));
 	if (!valid) throw new Dt64ExportError("DATASET_INVALID", `${file}: not a part manifest of version ${MANIFEST_VERSION}`, { path: file });
 	return manifest;
 }

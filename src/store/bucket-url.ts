@@ -16,8 +16,13 @@ export interface BucketUrl {
 	readonly prefix: string;
 }
 
+/** Whether `?` and `#` in the location are characters of its keys (s3://), not a query and a fragment. */
+export function hasVerbatimKeys(location: string): boolean {
+	return /^s3:\/\//i.test(location);
+}
+
 export function parseBucketUrl(location: string): BucketUrl {
-	const verbatim = /^s3:\/\//i.test(location);
+	const verbatim = hasVerbatimKeys(location);
 	const match = (verbatim ? /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(\/.*)?$/is : /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(\/[^?#]*)?$/i).exec(location);
 	if (match === null) throw new UsageError(`invalid store URL ${JSON.stringify(location)}: expected <scheme>://<bucket>/<path>, without ? or #`);
 	const [, scheme, bucket, rest] = match;

@@ -4,6 +4,9 @@
  * cannot tell a chunk never written from one the caller may not read (a KMS key, a bucket policy), so the count is
  * the export's to report: a job can tell "no chunk" from "half the store".
  */
+/** The keys a warning names, and a part's manifest records for commit's. */
+export const KEYS_NAMED = 3;
+
 export class ForbiddenChunks {
 	readonly #keys = new Set<string>();
 

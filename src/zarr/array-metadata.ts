@@ -6,6 +6,7 @@ import { parseJsonObject } from "../json/parse-json.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
 import { isV2TimeArray, v2ArrayAsV3, v2ValuesOf } from "./v2-metadata.js";
+import { missingChunksOf } from "./missing-chunks.js";
 import { ARRAY_TO_BYTES_CODECS, KNOWN_CODECS } from "./codecs/codec-names.js";
 import { parseDimensionList } from "./dimension-list.js";
 
@@ -223,7 +224,7 @@ export function parsePlainArrayMetadata(node: NodeMetadata, where: string): Plai
 			throw errorInContext(where, error, "METADATA_INVALID", { field: "fill_value" });
 		}
 		// Only an explicit null: zarr-python 2's default for object arrays, 0, reads a missing chunk as the integer 0.
-		const missingChunksAreNull = node.zarrFormat === 2 && dataType.name === "string" && dataType.itemBytes === undefined && node.json.fill_value === null;
+		const missingChunksAreNull = missingChunksOf(node) === "null";
 		return { ...parseArrayLayout(form, where), dataType, fillValue, ...(missingChunksAreNull ? { missingChunksAreNull } : {}) };
 	} catch (error) {
 		throw inArrayDocument(error, node);

@@ -1,3 +1,4 @@
+import { abortError } from "../abort.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
@@ -62,12 +63,14 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 	/**
 	 * Returns the chunk's values in C order of the chunk shape. `name` names it in messages (its store key, or its
 	 * shard's and where in it); the error's `key` and `path` are set where the chunk is read (chunk-source.ts).
+	 * `signal`: the export's; once it is aborted, a chunk that waits for a decode thread is not decoded (AbortError).
 	 */
-	async decode(bytes: Uint8Array, name: string): Promise<V> {
+	async decode(bytes: Uint8Array, name: string, signal?: AbortSignal): Promise<V> {
 		let chunk: DecodedChunk;
 		try {
-			chunk = await this.#pipeline(bytes);
+			chunk = await this.#pipeline(bytes, signal);
 		} catch (error) {
+			if (signal?.aborted === true) throw abortError(signal);
 			// The decoders' own files failing to load (package-file.ts) says nothing of this chunk: it is not named.
 			if (error instanceof Dt64ExportError && error.code === "PACKAGE_FILE_MISSING") throw error;
 			throw errorInContext(`chunk ${name}: cannot decode`, error, "CHUNK_CORRUPT");

@@ -12,7 +12,8 @@ import type { ChunkValues } from "./chunk-values.js";
 import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, product } from "./grid.js";
-import { ShardIndexReader, WHOLE_SHARD_BYTES } from "./shard-index.js";
+import { SHARD_DATA_LIMIT, ShardIndexReader, WHOLE_SHARD_BYTES } from "./shard-index.js";
+import { shardReadBox } from "./shard-read-box.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 import { permutationOf } from "./codecs/transpose.js";
 
@@ -221,22 +222,10 @@ function plainChunks<V extends ChunkValues>(
 				// Read before the abort, decoded after it would be work nobody waits for (a local read ignores the signal).
 				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-				return decoder.decode(bytes, describe(coords));
+				return decoder.decode(bytes, describe(coords), signal);
 			});
 		},
 	};
-}
-
-/**
- * The part of `box` inside the shard of the inner chunk at `coords`, in inner chunk coordinates of that shard;
- * undefined when it covers the whole shard (read as a whole read would). A box to the end of the grid covers the
- * inner chunks a last shard holds past the array's edge too, as a whole read does.
- */
-function innerBox(box: ChunkBox, coords: readonly number[], perShard: readonly number[], grid: readonly number[]): ChunkBox | undefined {
-	const origin = coords.map((c, axis) => c - (c % perShard[axis]));
-	const start = origin.map((first, axis) => Math.max(0, box.start[axis] - first));
-	const end = origin.map((first, axis) => (box.end[axis] >= grid[axis] ? perShard[axis] : Math.min(perShard[axis], box.end[axis] - first)));
-	return start.every((s, axis) => s === 0 && end[axis] === perShard[axis]) ? undefined : { start, end };
 }
 
 /**
@@ -318,12 +307,14 @@ function shardedChunks<V extends ChunkValues>(
 			return readingChunk(meta.path, key.slice(1), async () => {
 				throwIfAborted(signal);
 				const inner = toStored(coords.map((c, axis) => c % perShard[axis]));
-				const box = within === undefined ? undefined : innerBox(within, coords, perShard, gridShape);
+				// The inner chunks of the shard read at once: those of the pass, or of the part of it read before the
+				// next part of the shard when the pass reads more shards at once than are held (see shard-read-box.ts).
+				const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
 				const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
-				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox);
+				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox, !narrowed);
 				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-				return decoder.decode(bytes, describe(coords));
+				return decoder.decode(bytes, describe(coords), signal);
 			});
 		},
 	};

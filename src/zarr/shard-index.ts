@@ -32,9 +32,10 @@ const ROOMY_READ_FACTOR = 2;
 /**
  * Shards whose runs are kept read at once: the one being decoded and the next ones the reader asks for ahead. A
  * shard may hold several runs (a box of its inner chunks written in Morton order, as zarr-python 3 writes N-d
- * shards, is several runs), each a part of its bytes.
+ * shards, is several runs), each a part of its bytes. A pass that reads more shards at once than this reads them
+ * by parts that it finishes one after another (see shard-read-box.ts), not whole.
  */
-const SHARD_DATA_LIMIT = 3;
+export const SHARD_DATA_LIMIT = 3;
 
 /**
  * A run of a shard's inner chunks read at once: each in a buffer of its own (a store that reads several ranges in
@@ -98,9 +99,10 @@ export class ShardIndexReader {
 	 * `room`: bytes the buffer of an inner chunk read on its own should hold (see GetOptions.room). `within`: the
 	 * inner chunks of this shard the reader's pass needs (inner chunk coordinates; default: all of them), read at
 	 * once with this one where they are next to it in the shard (see shard-runs.ts). An inner chunk that is the only
-	 * one of its run is read alone and kept (see KeptInnerChunks): the next read of it is no fetch.
+	 * one of its run is read alone and kept (see KeptInnerChunks): the next read of it is no fetch; unless
+	 * `keepAlone` is false (`within` a part of a pass that reads each inner chunk once, see shard-read-box.ts).
 	 */
-	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal, room?: number, within?: ChunkBox): Promise<Uint8Array | undefined> {
+	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal, room?: number, within?: ChunkBox, keepAlone = true): Promise<Uint8Array | undefined> {
 		const index = await this.#index(shardKey, signal);
 		if (index === null) return undefined;
 		const slot = inner.reduce((sum, c, axis) => sum + c * this.#strides[axis], 0);
@@ -118,7 +120,7 @@ export class ShardIndexReader {
 			if (kept !== undefined) return kept;
 			// A kept inner chunk ends a run: its bytes are here already.
 			const span = within === undefined ? layout.all : runAround(layout, slot, (other) => this.#holds(within, other) && !this.#kept.has(shardKey, other));
-			alone = span !== layout.all && span.chunks === 1;
+			alone = keepAlone && span !== layout.all && span.chunks === 1;
 			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room);
 		}
 		if (held !== undefined) {

@@ -56,7 +56,7 @@ function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFact
 		arrayOpened(here);
 		return {
 			kind: "bytes_to_bytes",
-			decode: (bytes) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true, here),
+			decode: (bytes, signal) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true, here, signal),
 			// A chunk read into a pooled buffer this large decodes into it (see decodeWasmCodec).
 			inputRoom: spec.bufferPool === undefined ? undefined : spec.maxDecodedBytes,
 		};

@@ -46,7 +46,8 @@ export interface ArrayToBytesCodec {
 
 export interface BytesToBytesCodec {
 	readonly kind: "bytes_to_bytes";
-	decode(bytes: Uint8Array): Promise<Uint8Array> | Uint8Array;
+	/** `signal`: the export's; a chunk that waits for a decode thread is never sent to one once it is aborted. */
+	decode(bytes: Uint8Array, signal?: AbortSignal): Promise<Uint8Array> | Uint8Array;
 	/**
 	 * Set when the codec decodes into the buffer its encoded bytes came in, given a whole buffer of the spec's pool
 	 * of at least this many bytes: a chunk then holds one buffer from its read to its output instead of two.

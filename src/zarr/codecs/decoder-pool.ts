@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { abortError } from "../../abort.js";
 import { Dt64ExportError } from "../../errors.js";
 import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData, ModuleGift } from "./decode-worker.js";
 import type { WasmCodec } from "./wasm/decoder-module.js";
@@ -28,8 +29,18 @@ interface Task {
 	reject(error: Error): void;
 }
 
-/** A chunk not yet sent to a thread: its request but for the id, given when it is sent, and its task. */
-type Waiting = Task & Omit<DecodeRequest, "id">;
+/**
+ * A chunk not yet sent to a thread: its request but for the id, given when it is sent, and its task; and the signal
+ * of the export it belongs to, which takes it out of the pool, never sent, once aborted (`onAbort`, listening).
+ */
+type Waiting = Task & Omit<DecodeRequest, "id"> & { readonly signal?: AbortSignal; onAbort?: () => void };
+
+/**
+ * Chunks sent to a thread at most and not answered: the one it decodes, and the next, which it starts as soon as it
+ * answers (no round trip to this thread between two chunks). The others wait here, where an abort takes them out;
+ * in the thread's queue each would be decoded, for nobody.
+ */
+export const CHUNKS_PER_THREAD = 2;
 
 /** One decode thread and the chunks sent to it that it has not answered. */
 interface DecodeThread {
@@ -82,11 +93,29 @@ export class DecoderPool {
 	 * The buffer is transferred to the thread and back (do not use it meanwhile): the answer holds the one to use
 	 * afterwards.
 	 */
-	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false): Promise<Decoded> {
+	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false, signal?: AbortSignal): Promise<Decoded> {
 		return new Promise<Decoded>((resolve, reject) => {
-			this.#waiting.push({ codec, buffer, inputLength, capacity, scanNaT, resolve, reject });
+			if (signal?.aborted === true) {
+				reject(abortError(signal));
+				return;
+			}
+			const waiting: Waiting = { codec, buffer, inputLength, capacity, scanNaT, resolve, reject, signal };
+			this.#waiting.push(waiting);
 			this.#dispatch();
+			// Not sent: it waits for a thread, until the export is aborted.
+			if (signal !== undefined && this.#waiting.includes(waiting)) {
+				waiting.onAbort = () => this.#drop(waiting);
+				signal.addEventListener("abort", waiting.onAbort, { once: true });
+			}
 		});
+	}
+
+	/** Takes a waiting chunk out, never sent: its export was aborted. */
+	#drop(waiting: Waiting): void {
+		const at = this.#waiting.indexOf(waiting);
+		if (at === -1) return;
+		this.#waiting.splice(at, 1);
+		waiting.reject(abortError(waiting.signal!));
 	}
 
 	/** Sends the waiting chunks to the threads that can take them, starting threads as #pick says. */
@@ -94,7 +123,8 @@ export class DecoderPool {
 		while (this.#waiting.length > 0) {
 			const thread = this.#pick();
 			if (thread === undefined) return;
-			const { resolve, reject, ...unsent } = this.#waiting.shift()!;
+			const { resolve, reject, signal, onAbort, ...unsent } = this.#waiting.shift()!;
+			if (onAbort !== undefined) signal!.removeEventListener("abort", onAbort);
 			const id = this.#nextId++;
 			// Referenced while it holds a chunk: the process waits for the answer. A chunk waiting here always has a
 			// thread holding one (the compiling thread), which keeps the process alive for it too.
@@ -127,7 +157,10 @@ export class DecoderPool {
 
 	/** Stops every thread; chunks in flight or waiting fail. */
 	async close(): Promise<void> {
-		for (const task of this.#waiting.splice(0)) task.reject(new Error("the decoder pool was closed"));
+		for (const task of this.#waiting.splice(0)) {
+			if (task.onAbort !== undefined) task.signal!.removeEventListener("abort", task.onAbort);
+			task.reject(new Error("the decoder pool was closed"));
+		}
 		const threads = this.#threads.splice(0);
 		await Promise.all(threads.map((thread) => this.#fail(thread, new Error("the decoder pool was closed"))));
 	}
@@ -135,7 +168,7 @@ export class DecoderPool {
 	/**
 	 * The thread for the next chunk: the ready thread with the fewest chunks, or a new thread while fewer than `size`
 	 * run and each holds one; undefined while the chunk must wait, which is while the decoders are being compiled
-	 * and the compiling thread already holds a chunk.
+	 * and the compiling thread already holds a chunk, and while every thread holds CHUNKS_PER_THREAD.
 	 */
 	#pick(): DecodeThread | undefined {
 		let best: DecodeThread | undefined;
@@ -144,8 +177,9 @@ export class DecoderPool {
 			if (best === undefined) return this.#start();
 			return best.pending.size === 0 ? best : undefined;
 		}
-		if (best !== undefined && (best.pending.size === 0 || this.#threads.length >= this.size)) return best;
-		return this.#start();
+		if (best !== undefined && best.pending.size === 0) return best;
+		if (this.#threads.length < this.size) return this.#start();
+		return best !== undefined && best.pending.size < CHUNKS_PER_THREAD ? best : undefined;
 	}
 
 	#start(): DecodeThread {
@@ -167,6 +201,8 @@ export class DecoderPool {
 			if (thread.pending.size === 0) thread.worker.unref();
 			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error, answer.fields));
 			else task.resolve({ buffer: answer.buffer, length: answer.length, natPositions: answer.natPositions ?? null });
+			// Its place is free: the next chunk waiting goes (see CHUNKS_PER_THREAD).
+			this.#dispatch();
 		});
 		thread.worker.on("error", (error) => void this.#fail(thread, error));
 		thread.worker.on("exit", (code) => void this.#fail(thread, new Error(`exited with code ${code}`)));

@@ -156,9 +156,10 @@ export function arrayOpened(smallArray: boolean): void {
  *
  * With `scanNaT` (datetime64 counts), the decoder also finds where NaT may be among the values, and the view
  * returned carries it (see nat-positions.ts). With `here` (a chunk of a small array, or a small chunk: see
- * small-array.ts), it decodes on the calling thread.
+ * small-array.ts), it decodes on the calling thread. With `signal`, a chunk that waits for a decode thread (each
+ * holds CHUNKS_PER_THREAD) is never sent to one once it is aborted: it rejects with the AbortError.
  */
-export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool, scanNaT = false, here = false): Promise<Uint8Array> {
+export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capacity: number, bufferPool?: BufferPool, scanNaT = false, here = false, signal?: AbortSignal): Promise<Uint8Array> {
 	const inputLength = input.byteLength;
 	const inPlace = bufferPool?.isWhole(input) === true && input.buffer.byteLength >= capacity;
 	const pool = onThreads(here) ? sharedPool() : null;
@@ -179,8 +180,8 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 			sent = bufferPool?.acquire(inputLength, capacity) ?? Buffer.allocUnsafeSlow(Math.max(inputLength, capacity));
 			sent.set(input);
 		}
+		decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity, scanNaT, signal);
 		decodedChunks.onThreads++;
-		decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity, scanNaT);
 	}
 	const bytes = new Uint8Array(decoded.buffer, 0, decoded.length);
 	bufferPool?.adopt(bytes);

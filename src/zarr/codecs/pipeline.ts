@@ -14,7 +14,7 @@ interface Named<C> {
  * is the first codec's to decode (see BytesToBytesCodec.inputRoom): what a buffer the encoded bytes are read into
  * should hold.
  */
-export type DecodePipeline = ((bytes: Uint8Array) => Promise<DecodedChunk>) & { readonly inputRoom?: number };
+export type DecodePipeline = ((bytes: Uint8Array, signal?: AbortSignal) => Promise<DecodedChunk>) & { readonly inputRoom?: number };
 
 /**
  * The codec chain of an array as one decode function: array-to-array codecs, one array-to-bytes codec (`bytes`
@@ -44,9 +44,9 @@ export function createDecodePipeline(codecs: readonly CodecMetadata[], spec: Chu
 		}
 	}
 	const toValues = arrayToBytes ?? { name: "bytes", codec: bytesCodec({}, current) as ArrayToBytesCodec };
-	const decode = async (encoded: Uint8Array) => {
+	const decode = async (encoded: Uint8Array, signal?: AbortSignal) => {
 		let bytes = encoded;
-		for (let i = bytesToBytes.length - 1; i >= 0; i--) bytes = await step(bytesToBytes[i].name, () => bytesToBytes[i].codec.decode(bytes));
+		for (let i = bytesToBytes.length - 1; i >= 0; i--) bytes = await step(bytesToBytes[i].name, () => bytesToBytes[i].codec.decode(bytes, signal));
 		let chunk = await step(toValues.name, () => toValues.codec.decode(bytes));
 		for (let i = arrayToArray.length - 1; i >= 0; i--) chunk = await step(arrayToArray[i].name, () => arrayToArray[i].codec.decode(chunk));
 		return chunk;
