@@ -91,4 +91,27 @@ describe("MetadataDocuments", () => {
 		expect(await fresh).toBe("{}");
 		expect(held.started).toHaveLength(5);
 	});
+	it("readAhead: keys started together, in turn; a failure kept for the first read that asks (no second request), then read again", async () => {
+		const held = heldStore();
+		const documents = new MetadataDocuments(held.store);
+		const keys = ["/zarr.json", "/.zarray", "/.zgroup", "/.zattrs", "/.zmetadata"] as AbsolutePath[];
+		documents.readAhead(keys);
+		documents.readAhead(keys);
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(held.started).toEqual(keys);
+		await held.answer("/.zgroup", new Error("HTTP 500"));
+		await held.answer("/.zmetadata", text("{}"));
+		// The failure waited for its reader: it is not read again for it.
+		await expect(documents.read("/.zgroup")).rejects.toThrow("HTTP 500");
+		expect(await documents.read("/.zmetadata")).toBe("{}");
+		expect(held.started).toEqual(keys);
+		// Once met, a failure is forgotten as any other read's: the next read asks again.
+		await new Promise((resolve) => setImmediate(resolve));
+		const again = documents.read("/.zgroup");
+		await held.answer("/.zgroup", text('{"zarr_format": 2}'));
+		expect(await again).toBe('{"zarr_format": 2}');
+		expect(held.started).toEqual([...keys, "/.zgroup"]);
+		for (const key of ["/zarr.json", "/.zarray", "/.zattrs"]) await held.answer(key, undefined);
+		expect(held.maxInFlight()).toBe(keys.length);
+	});
 });

@@ -20,6 +20,8 @@ export class MetadataDocuments {
 	readonly #store: AsyncReadable;
 	/** Each key's text (undefined: absent), or the refusal it met (a 403 that may be a missing key). */
 	#texts = new Map<AbsolutePath, Promise<string | undefined>>();
+	/** Keys read ahead that no `read` has asked for yet: their outcome, a failure too, waits for the first. */
+	#ahead = new Set<AbsolutePath>();
 	#inFlight = 0;
 	/** Reads waiting for their turn, first asked first served. */
 	readonly #waiting: (() => void)[] = [];
@@ -35,24 +37,45 @@ export class MetadataDocuments {
 	/** The text of `key`, undefined when the store does not hold it; read at most once while it is kept. */
 	read(key: AbsolutePath): Promise<string | undefined> {
 		const kept = this.#texts.get(key);
-		if (kept !== undefined) return kept;
-		const texts = this.#texts;
-		const read = this.#inTurn(() => {
-			// A read that waited for its turn while the opening was aborted is not started.
-			throwIfAborted(this.#signal);
-			return this.#store.get(key, { signal: this.#signal });
-		}).then((bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)));
-		texts.set(key, read);
-		// A failure other than a refusal may pass (a connection reset past its retries): whoever asks next reads again.
-		read.catch((error: unknown) => {
-			if (!isRefusedKey(error) && texts.get(key) === read) texts.delete(key);
-		});
-		return read;
+		if (kept === undefined) return this.#start(key, false);
+		if (this.#ahead.delete(key)) this.#forgetIfFailed(key, kept);
+		return kept;
+	}
+
+	/**
+	 * Starts reading `keys` now, all at once (in turn), for reads that will ask for them in their own order: the probes
+	 * of a node's layout, the documents of the arrays a table opens. Nothing is reported here; each outcome, a failure
+	 * included, is kept for the first `read` of its key, so that the reader that asks first meets the error it would
+	 * have met reading alone (not a second attempt). A key never asked for costs its request and nothing else.
+	 */
+	readAhead(keys: Iterable<AbsolutePath>): void {
+		for (const key of keys) if (!this.#texts.has(key)) this.#start(key, true).catch(() => undefined);
 	}
 
 	/** Forgets every document: the export's opening is over (reads after this read again). */
 	release(): void {
 		this.#texts = new Map();
+		this.#ahead = new Set();
+	}
+
+	#start(key: AbsolutePath, ahead: boolean): Promise<string | undefined> {
+		const read = this.#inTurn(() => {
+			// A read that waited for its turn while the opening was aborted is not started.
+			throwIfAborted(this.#signal);
+			return this.#store.get(key, { signal: this.#signal });
+		}).then((bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)));
+		this.#texts.set(key, read);
+		if (ahead) this.#ahead.add(key);
+		else this.#forgetIfFailed(key, read);
+		return read;
+	}
+
+	/** A failure other than a refusal may pass (a connection reset past its retries): whoever asks next reads again. */
+	#forgetIfFailed(key: AbsolutePath, read: Promise<string | undefined>): void {
+		const texts = this.#texts;
+		read.catch((error: unknown) => {
+			if (!isRefusedKey(error) && texts.get(key) === read) texts.delete(key);
+		});
 	}
 
 	async #inTurn<T>(run: () => Promise<T>): Promise<T> {
