@@ -20,8 +20,11 @@ export class MetadataDocuments {
 	readonly #store: AsyncReadable;
 	/** Each key's text (undefined: absent), or the refusal it met (a 403 that may be a missing key). */
 	#texts = new Map<AbsolutePath, Promise<string | undefined>>();
-	/** Keys read ahead that no `read` has asked for yet: their outcome, a failure too, waits for the first. */
-	#ahead = new Set<AbsolutePath>();
+	/**
+	 * Keys read ahead that no `read` has asked for yet (their outcome, a failure too, waits for the first), each with
+	 * what cancels it: a probe the opening did not need is cancelled when it ends, not left to its retries.
+	 */
+	#ahead = new Map<AbsolutePath, AbortController>();
 	#inFlight = 0;
 	/** Reads waiting for their turn, first asked first served. */
 	readonly #waiting: (() => void)[] = [];
@@ -29,15 +32,22 @@ export class MetadataDocuments {
 	/** The signal the store was opened under (OpenStoreOptions.signal): every read goes with it. */
 	readonly #signal: AbortSignal | undefined;
 
+	/** The reads ahead in flight, asked for or not: the opening's abort cancels them with the others. */
+	readonly #readingAhead = new Set<AbortController>();
+
 	constructor(store: AsyncReadable, signal?: AbortSignal) {
 		this.#store = store;
 		this.#signal = signal;
+		// One listener for every read ahead (a listener each would pass Node's limit of 10 on the caller's signal).
+		signal?.addEventListener("abort", () => {
+			for (const cancel of this.#readingAhead) cancel.abort(signal.reason);
+		}, { once: true });
 	}
 
 	/** The text of `key`, undefined when the store does not hold it; read at most once while it is kept. */
 	read(key: AbsolutePath): Promise<string | undefined> {
 		const kept = this.#texts.get(key);
-		if (kept === undefined) return this.#start(key, false);
+		if (kept === undefined) return this.#start(key, undefined);
 		if (this.#ahead.delete(key)) this.#forgetIfFailed(key, kept);
 		return kept;
 	}
@@ -49,23 +59,30 @@ export class MetadataDocuments {
 	 * have met reading alone (not a second attempt). A key never asked for costs its request and nothing else.
 	 */
 	readAhead(keys: Iterable<AbsolutePath>): void {
-		for (const key of keys) if (!this.#texts.has(key)) this.#start(key, true).catch(() => undefined);
+		for (const key of keys) if (!this.#texts.has(key)) this.#start(key, new AbortController()).catch(() => undefined);
 	}
 
-	/** Forgets every document: the export's opening is over (reads after this read again). */
+	/**
+	 * Forgets every document: the export's opening is over (reads after this read again). The reads ahead nobody asked
+	 * for are cancelled: a probe retried after a 503 would otherwise hold the store's requests and the process.
+	 */
 	release(): void {
+		for (const cancel of this.#ahead.values()) cancel.abort();
 		this.#texts = new Map();
-		this.#ahead = new Set();
+		this.#ahead = new Map();
 	}
 
-	#start(key: AbsolutePath, ahead: boolean): Promise<string | undefined> {
+	#start(key: AbsolutePath, ahead: AbortController | undefined): Promise<string | undefined> {
 		const read = this.#inTurn(() => {
-			// A read that waited for its turn while the opening was aborted is not started.
+			// A read that waited for its turn while the opening was aborted (or released, for a read ahead) is not started.
 			throwIfAborted(this.#signal);
-			return this.#store.get(key, { signal: this.#signal });
+			if (ahead === undefined) return this.#store.get(key, { signal: this.#signal });
+			throwIfAborted(ahead.signal);
+			this.#readingAhead.add(ahead);
+			return this.#store.get(key, { signal: ahead.signal }).finally(() => this.#readingAhead.delete(ahead));
 		}).then((bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)));
 		this.#texts.set(key, read);
-		if (ahead) this.#ahead.add(key);
+		if (ahead !== undefined) this.#ahead.set(key, ahead);
 		else this.#forgetIfFailed(key, read);
 		return read;
 	}
