@@ -22,7 +22,7 @@ const work = tempDir("dt64-remote-startup-out-");
 const http = serveFolder(served);
 
 /** How long the server holds each request: long enough that requests sent together overlap whatever the load. */
-const HELD_MS = 60;
+const HELD_MS = 100;
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const SECONDS = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
 
