@@ -29,7 +29,7 @@ import type { SelectPlan } from "./select/selection-options.js";
 import { REMOTE_WHOLE_CHECK_REQUESTS, type WholeCheck } from "./select/time-search.js";
 import { TimeFilter } from "./select/time-filter.js";
 import { locationWithoutQuery } from "./store/store-location.js";
-import { checkSortedOver, findTimeColumn, selectRows, type RowSelection } from "./select/time-selection.js";
+import { checkSortedOver, findTimeColumn, keepingTimeChunks, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { checkOutputOutsideStore, statOutput } from "./output/output-path.js";
@@ -64,11 +64,15 @@ export function overflowNullsWritten(stages: Pick<SelectedStages, "batcher" | "f
 const ALL_ROWS: SelectPlan = { bounds: {}, rangeSearch: true };
 
 /** Finds the rows (binary search over the time column when sorted), then builds the stages reading only those. */
-export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): Promise<SelectedStages> {
+export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan): Promise<SelectedStages> {
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const time = needsTime ? findTimeColumn(table, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column }) : undefined;
+	const found = needsTime ? findTimeColumn(opened, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column }) : undefined;
+	// The chunks of the time column the search reads (a short one whole) are read once: kept for the range's rows.
+	const keeping = ranged && found !== undefined ? keepingTimeChunks(opened, found) : undefined;
+	const time = keeping?.time ?? found;
+	const table = keeping?.table ?? opened;
 	const concurrency = tableReadLimits(table, plan.read);
 	const wholeCheck: WholeCheck = select.timeSorted === true ? "trust" : select.timeSorted === false || !table.store.remote ? "check" : { maxRequests: REMOTE_WHOLE_CHECK_REQUESTS };
 	const selection = await selectRows(table, { bounds: select.bounds, search: select.rangeSearch, time, part: select.part, concurrency, wholeCheck, conversion: plan.columns.conversion, signal: plan.read.signal });
@@ -76,6 +80,7 @@ export async function createSelectedStages(table: ZarrTable, plan: ExportPlan): 
 	// each starting over in time, so the time column is checked over those rows first.
 	const chunkOrder = plan.read.order === "chunk";
 	if (ranged && selection.sorted && chunkOrder && time !== undefined) await checkSortedOver(time, selection.rows, concurrency, plan.read.signal);
+	keeping?.stopKeeping();
 	const { reader, batcher, writer } = createStagesAround(table, createTableReader(table, plan.read, selection.rows), plan);
 	const timeField = time === undefined ? undefined : batcher.schema.fields[time.field!];
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };

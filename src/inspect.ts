@@ -41,6 +41,7 @@ import {
 import { chunkRowsBox } from "./zarr/chunk-box.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "./zarr/chunk-values.js";
+import { keepingChunks } from "./zarr/kept-chunks.js";
 import { isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
@@ -281,6 +282,19 @@ function scanChunk(chunk: NumericValues, chunkShape: readonly number[], coords: 
 	return undefined;
 }
 
+/** The most bytes of decoded chunks inspect keeps of one array (see endsKept). */
+const KEPT_END_BYTES = 16 * 2 ** 20;
+
+/**
+ * An array's chunks with those of its first and last rows of chunks kept once read (up to KEPT_END_BYTES): the
+ * first and last values are looked for there, after the unit of float CF counts read them all, and a one-chunk
+ * array's first and last value are in the same chunk. Each was a request again (three of the same chunk).
+ */
+function endsKept<V extends ChunkValues>(source: ChunkSource<V>): ChunkSource<V> {
+	const rows = source.gridShape[0] ?? 1;
+	return keepingChunks(source, KEPT_END_BYTES, (coords) => coords.length === 0 || coords[0] === 0 || coords[0] === rows - 1);
+}
+
 /** What inspect reads for an array's first and last values, and how it spells them. */
 interface EndSearch {
 	readonly source: ChunkSource<NumericValues>;
@@ -396,7 +410,7 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		const stored = parsePlainArrayMetadata(node, where);
 		unsigned = unsignedCodingOf(stored);
 		metadata = withUnsignedCoding(stored);
-		chunks = createPlainChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing });
+		chunks = endsKept(createPlainChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing }));
 		// Float counts may need a finer unit than their units: every value is read for it, when that is few chunks.
 		scanned = product(chunks.gridShape) <= maxChunks;
 		// Read as the export reads them for `--unit auto`, and on until a count that is not a whole number of ns: an
@@ -561,7 +575,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	let metadata: TimeArrayMetadata;
 	try {
 		metadata = parseTimeArrayMetadata(node, where);
-		source = createChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing });
+		source = endsKept(createChunkSource(opened.store, metadata, where, { forbiddenAsMissing: opened.forbiddenAsMissing }));
 	} catch (error) {
 		return { ...described, exportable: false, ...refusalOf(error, where) };
 	}
@@ -577,6 +591,33 @@ async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: n
 	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error };
 	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: entry.node.zarrFormat };
 	return describeArray(opened, entry.node, maxChunks);
+}
+
+/**
+ * The most nodes of a remote store's consolidated metadata whose own documents inspect reads to check it: 2 requests
+ * a v2 array (1 for v3), METADATA_READS_IN_FLIGHT at a time, so at most 8 round trips. Past it, the consolidated
+ * metadata alone is read (one request), as for a store of thousands of arrays it should be.
+ */
+export const CHECKED_CONSOLIDATED_NODES = 64;
+
+/**
+ * Reads the own documents of the nodes a remote store's consolidated metadata lists (up to CHECKED_CONSOLIDATED_NODES),
+ * all in one batch, so that where they disagree with it the report warns as it does for a folder or a zip, whose
+ * documents are read as they are listed (readNodeDocument records each difference). A document that cannot be read
+ * is no difference found: the report stays what the consolidated metadata says.
+ */
+async function readOwnDocumentsOf(opened: OpenedStore, tree: StoreTree): Promise<void> {
+	if (!opened.remote || opened.entries !== undefined || (tree.discovery !== "consolidated" && tree.discovery !== "consolidated-v2")) return;
+	const listed = tree.entries.slice(1).flatMap((entry) => ("node" in entry ? [entry] : []));
+	if (listed.length > CHECKED_CONSOLIDATED_NODES) return;
+	// Every read is asked for at once: the store's documents keep METADATA_READS_IN_FLIGHT of them in flight.
+	await Promise.all(
+		listed.map((entry) =>
+			readNodeDocument(opened, entry.path, entry.node.zarrFormat).catch(() => {
+				throwIfAborted(opened.signal);
+			}),
+		),
+	);
 }
 
 /**
@@ -601,6 +642,7 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 		refusedListing = error as ListingRefusedError;
 		return { entries: [{ path: "", node: root.node }], discovery: "root-only" };
 	});
+	await readOwnDocumentsOf(opened, tree);
 	opened.documents.release();
 	const nodes: InspectNode[] = [];
 	for (const entry of tree.entries) {

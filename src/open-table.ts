@@ -12,7 +12,7 @@ import { Dt64ExportError, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
-import { compareNames, listStoreTree, noNodeError, readNodeDocument, type ZarrFormat } from "./store-tree.js";
+import { compareNames, consolidatedNodeOf, listStoreTree, noNodeError, readMembersAhead, readNodeDocument, type ZarrFormat } from "./store-tree.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { attributesOf, isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
@@ -242,21 +242,57 @@ async function findCoordinate(opened: OpenedStore, group: GroupAt, dimension: Ta
 	return isCoordinateOf(variable, dimension.name, dimension.length) ? column : undefined;
 }
 
+/** The path of the array `name` of `group`; undefined for a name that is no path (openColumn refuses it). */
+function memberPath(group: GroupAt, name: string): string | undefined {
+	let relative: string;
+	try {
+		relative = normalizeArrayPath(name, "columns");
+	} catch {
+		return undefined;
+	}
+	return relative === "" ? undefined : group.path === "" ? relative : `${group.path}/${relative}`;
+}
+
 /**
  * Starts reading the metadata of the arrays `names` of `group` at once (in turn, see metadata-documents.ts): each is
  * then opened in the order named, finding its documents read, so that the first one that fails is still the one
  * reported. A name that is no path is left to openColumn to refuse.
  */
 function readAhead(opened: OpenedStore, group: GroupAt, names: readonly string[]): void {
+	readMembersAhead(
+		opened,
+		names.flatMap((name) => memberPath(group, name) ?? []),
+		group.format,
+	);
+}
+
+/** The dimension names a node's consolidated metadata gives it, unchecked (a guess of what will be read). */
+function listedDimensionNames(node: NodeMetadata): string[] {
+	const names = node.zarrFormat === 2 ? attributesOf(node)._ARRAY_DIMENSIONS : node.json.dimension_names;
+	return Array.isArray(names) ? names.filter((name): name is string => typeof name === "string") : [];
+}
+
+/**
+ * Starts reading, with the columns `names`, the arrays their table will open after them, as the store's consolidated
+ * metadata lists them: their dimensions' coordinate arrays (for an index of coordinates) and the coordinates their
+ * `coordinates` attributes and the group's name. Read after the columns, they were a round trip each. Only arrays the
+ * consolidated metadata lists are read ahead: a guess never probes a path that is not there.
+ */
+async function readCoordinatesAhead(opened: OpenedStore, group: GroupAt, groupNode: NodeMetadata, names: readonly string[], indexSource: IndexSource): Promise<void> {
+	const wanted = new Set(coordinatesAttributeNames(attributesOf(groupNode)));
 	for (const name of names) {
-		let relative: string;
-		try {
-			relative = normalizeArrayPath(name, "columns");
-		} catch {
-			continue;
-		}
-		if (relative !== "") readNodeDocument(opened, group.path === "" ? relative : `${group.path}/${relative}`, group.format).catch(() => undefined);
+		const path = memberPath(group, name);
+		const node = path === undefined ? undefined : await consolidatedNodeOf(opened, path);
+		if (node?.kind !== "array") continue;
+		if (indexSource === "coordinates") for (const dimension of listedDimensionNames(node)) wanted.add(dimension);
+		for (const coordinate of coordinatesAttributeNames(attributesOf(node))) wanted.add(coordinate);
 	}
+	const paths: string[] = [];
+	for (const name of [...wanted].filter(isMemberName)) {
+		const path = memberPath(group, name)!;
+		if ((await consolidatedNodeOf(opened, path))?.kind === "array") paths.push(path);
+	}
+	readMembersAhead(opened, paths, group.format);
 }
 
 /**
@@ -300,7 +336,9 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 	if (options.columns === "all") {
 		// An array of a type no column can hold is left out, with why, as a misfit is: `all` is every array that can be.
 		const unsupported: string[] = [];
-		for (const name of await groupArrayNames(opened, group)) {
+		const names = await groupArrayNames(opened, group);
+		readAhead(opened, at, names);
+		for (const name of names) {
 			try {
 				candidates.push(await openColumn(opened, at, name, options));
 			} catch (error) {
@@ -320,6 +358,7 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 		leftOut = [...selection.leftOut.map((variable) => `${describeVariable(variable)}: ${variable.reason}`), ...unsupported];
 	} else {
 		readAhead(opened, at, options.columns);
+		await readCoordinatesAhead(opened, at, groupDocument.node, options.columns, indexSource);
 		for (const name of options.columns) opening.push(await openColumn(opened, at, name, options));
 		const attached = await openAttachedCoordinates(opened, at, attributesOf(groupDocument.node), opening, options);
 		opening = [...opening, ...attached.columns];
@@ -407,6 +446,8 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	const layout = layOutTable(opening.map(variableOf));
 	const columns = opening.map((column, k) => inTableOrder(column, layout.axes[k]));
 	const index: TableIndex[] = [];
+	// Every dimension's coordinate is looked up at once, not one round trip after another.
+	if (indexSource === "coordinates" && group !== undefined) readAhead(opened, group, layout.dimensions.map((dimension) => dimension.name).filter(isMemberName));
 	for (const [axis, dimension] of layout.dimensions.entries()) {
 		const at = columns.findIndex((column) => column.axes.length === 1 && column.axes[0] === axis && isCoordinateOf(variableOf(column), dimension.name, dimension.length));
 		const named = at === -1 ? undefined : columns[at];

@@ -23,6 +23,8 @@ import { attributesOf, documentKey, isTimeArray, metadataFileOf, parseNodeJson, 
 import { describeDifference, recordStaleConsolidated } from "./store/stale-consolidated.js";
 import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
 
+const ZMETADATA = ".zmetadata";
+
 /** A node's metadata document as read: the node it describes and its exact text (for int64 fill values). */
 export interface NodeDocument {
 	readonly node: NodeMetadata;
@@ -89,9 +91,9 @@ async function readV2Document(opened: OpenedStore, nodePath: string, member: boo
 		[ZARRAY, "array"],
 		[ZGROUP, "group"],
 	] as const) {
-		const v2Text = readText(opened, nodePath, nodeKey(nodePath, file), where(opened, nodePath, file));
 		// Only started here: its outcome (a refusal to record, say) is taken below, and only for a node that is there.
-		if (member && kind === "array") opened.documents.read(attributesKey).catch(() => undefined);
+		if (member && kind === "array") opened.documents.readAhead([nodeKey(nodePath, ZARRAY), attributesKey]);
+		const v2Text = readText(opened, nodePath, nodeKey(nodePath, file), where(opened, nodePath, file));
 		const text = await v2Text;
 		if (text === undefined) continue;
 		const attributes = await readText(opened, nodePath, attributesKey, where(opened, nodePath, ZATTRS));
@@ -109,7 +111,19 @@ async function readV2Document(opened: OpenedStore, nodePath: string, member: boo
  */
 async function readOwnNodeDocument(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeDocument | undefined> {
 	if (firstFormat === 2) return (await readV2Document(opened, nodePath, true)) ?? (await readV3Document(opened, nodePath));
+	if (firstFormat === undefined) opened.documents.readAhead(layoutProbes(nodePath));
 	return (await readV3Document(opened, nodePath)) ?? (await readV2Document(opened, nodePath, false));
+}
+
+/**
+ * The documents that may say what a node of unknown format is, asked for together (as zarr-python 3 opens a node of
+ * unknown format), the store root's consolidated `.zmetadata` with them: over an object store each is a round trip of
+ * 30-100 ms, and one after another they were five before the first array's. They are then taken in the order they
+ * always were (zarr.json first, then the v2 documents), so the format that wins where several exist, and the error
+ * where one fails, stay those of reading them one by one; a probe the answer does not need is never looked at.
+ */
+function layoutProbes(nodePath: string): AbsolutePath[] {
+	return [...["zarr.json", ZARRAY, ZGROUP, ZATTRS], ...(nodePath === "" ? [ZMETADATA] : [])].map((file) => nodeKey(nodePath, file));
 }
 
 /**
@@ -119,8 +133,12 @@ async function readOwnNodeDocument(opened: OpenedStore, nodePath: string, firstF
  * written to after it was consolidated. A node the consolidated metadata does not list is read from its own.
  */
 export async function readNodeDocument(opened: OpenedStore, nodePath: string, firstFormat?: ZarrFormat): Promise<NodeDocument | undefined> {
-	const view = await consolidatedViewOf(opened);
-	const own = await readOwnNodeDocument(opened, nodePath, firstFormat);
+	const reading = consolidatedViewOf(opened);
+	// The node's own documents are asked for beside the store's, not after them; an error of the store's comes first.
+	const ownReading = readOwnNodeDocument(opened, nodePath, firstFormat);
+	ownReading.catch(() => undefined);
+	const view = await reading;
+	const own = await ownReading;
 	if (view === undefined) return own;
 	const listed = view.entries.get(nodePath);
 	if (listed === undefined) {
@@ -137,6 +155,27 @@ export async function readNodeDocument(opened: OpenedStore, nodePath: string, fi
 	}
 	// A group's text is read for its own inline consolidated metadata, exactly (int64 fill values): its own document's.
 	return { node: listed.node, text: listed.node.kind === "array" ? listed.node.text : (own?.text ?? JSON.stringify(listed.node.json)) };
+}
+
+/**
+ * Starts reading the own documents of the members `paths` of a group of format `format` (a v2 member's `.zarray` and
+ * `.zattrs`, a v3 member's zarr.json), all at once (METADATA_READS_IN_FLIGHT at a time): the arrays a table opens,
+ * each then read by readNodeDocument in the order it is opened, which finds its documents read, and meets the first
+ * failure where it met it reading one array after another. Over an object store the documents of 31 arrays were 31
+ * round trips before the first chunk.
+ */
+export function readMembersAhead(opened: OpenedStore, paths: Iterable<string>, format: ZarrFormat): void {
+	const files = format === 2 ? [ZARRAY, ZATTRS] : ["zarr.json"];
+	opened.documents.readAhead([...paths].flatMap((nodePath) => files.map((file) => nodeKey(nodePath, file))));
+}
+
+/**
+ * The node at `nodePath` as the store's consolidated metadata lists it, undefined where it has none or lists none
+ * there (its own documents are not read): what an export will open, known before it opens it.
+ */
+export async function consolidatedNodeOf(opened: OpenedStore, nodePath: string): Promise<NodeMetadata | undefined> {
+	const listed = (await consolidatedViewOf(opened))?.entries.get(nodePath);
+	return listed !== undefined && "node" in listed ? listed.node : undefined;
 }
 
 /** The nodes a store's consolidated metadata lists, by path, and the document holding it. */
@@ -283,7 +322,6 @@ async function walkListing(opened: OpenedStore, root: string, rootFormat: ZarrFo
 }
 
 const METADATA_FILES = ["zarr.json", ZARRAY, ZGROUP];
-const ZMETADATA = ".zmetadata";
 
 /** Every node (a `zarr.json`, `.zarray` or `.zgroup`) among the zip's entries below `root`, except the root. */
 async function listZip(opened: OpenedStore, root: string): Promise<TreeEntry[]> {

@@ -13,9 +13,11 @@ function heldStore() {
 	const pending = new Map<string, { resolve: (bytes: Uint8Array | undefined) => void; reject: (error: unknown) => void }>();
 	let inFlight = 0;
 	let maxInFlight = 0;
+	const signals = new Map<string, AbortSignal | undefined>();
 	const store: AsyncReadable = {
-		get: (key: AbsolutePath) => {
+		get: (key: AbsolutePath, options) => {
 			started.push(key);
+			signals.set(key, options?.signal);
 			inFlight++;
 			maxInFlight = Math.max(maxInFlight, inFlight);
 			return new Promise<Uint8Array | undefined>((resolve, reject) => {
@@ -40,7 +42,7 @@ function heldStore() {
 		else read.resolve(bytes);
 		await new Promise((resolve) => setImmediate(resolve));
 	};
-	return { store, started, answer, pending, maxInFlight: () => maxInFlight };
+	return { store, started, answer, pending, signals, maxInFlight: () => maxInFlight };
 }
 
 const text = (value: string) => new TextEncoder().encode(value);
@@ -90,5 +92,53 @@ describe("MetadataDocuments", () => {
 		await held.answer("/x/zarr.json", text("{}"));
 		expect(await fresh).toBe("{}");
 		expect(held.started).toHaveLength(5);
+	});
+	it("readAhead: keys started together, in turn; a failure kept for the first read that asks (no second request), then read again", async () => {
+		const held = heldStore();
+		const documents = new MetadataDocuments(held.store);
+		const keys = ["/zarr.json", "/.zarray", "/.zgroup", "/.zattrs", "/.zmetadata"] as AbsolutePath[];
+		documents.readAhead(keys);
+		documents.readAhead(keys);
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(held.started).toEqual(keys);
+		await held.answer("/.zgroup", new Error("HTTP 500"));
+		await held.answer("/.zmetadata", text("{}"));
+		// The failure waited for its reader: it is not read again for it.
+		await expect(documents.read("/.zgroup")).rejects.toThrow("HTTP 500");
+		expect(await documents.read("/.zmetadata")).toBe("{}");
+		expect(held.started).toEqual(keys);
+		// Once met, a failure is forgotten as any other read's: the next read asks again.
+		await new Promise((resolve) => setImmediate(resolve));
+		const again = documents.read("/.zgroup");
+		await held.answer("/.zgroup", text('{"zarr_format": 2}'));
+		expect(await again).toBe('{"zarr_format": 2}');
+		expect(held.started).toEqual([...keys, "/.zgroup"]);
+		for (const key of ["/zarr.json", "/.zarray", "/.zattrs"]) await held.answer(key, undefined);
+		expect(held.maxInFlight()).toBe(keys.length);
+	});
+
+	it("release cancels the reads ahead nobody asked for (a probe the opening did not need), not those asked for", async () => {
+		const held = heldStore();
+		const documents = new MetadataDocuments(held.store);
+		documents.readAhead(["/zarr.json", "/.zmetadata"] as AbsolutePath[]);
+		const asked = documents.read("/zarr.json");
+		await new Promise((resolve) => setImmediate(resolve));
+		documents.release();
+		expect(held.signals.get("/.zmetadata")?.aborted).toBe(true);
+		expect(held.signals.get("/zarr.json")?.aborted).toBe(false);
+		await held.answer("/zarr.json", text("{}"));
+		expect(await asked).toBe("{}");
+	});
+
+	it("the opening's abort cancels every read ahead in flight, asked for or not", async () => {
+		const held = heldStore();
+		const opening = new AbortController();
+		const documents = new MetadataDocuments(held.store, opening.signal);
+		documents.readAhead(["/zarr.json", "/.zmetadata"] as AbsolutePath[]);
+		void documents.read("/zarr.json").catch(() => undefined);
+		await new Promise((resolve) => setImmediate(resolve));
+		opening.abort(new Error("gone"));
+		expect(held.signals.get("/zarr.json")?.aborted).toBe(true);
+		expect(held.signals.get("/.zmetadata")?.reason).toEqual(new Error("gone"));
 	});
 });

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportTable, inspectStore, openTable } from "../src/index.js";
+import { staleConsolidatedWarning } from "../src/store/stale-consolidated.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 import { startServer, type TestServer } from "./support/http-server.js";
@@ -72,6 +73,13 @@ describe("stale consolidated metadata: one source, the consolidated metadata, as
 		expect(local.staleConsolidatedMetadata).toContain("extra: not in .zmetadata");
 		expect(local.staleConsolidatedMetadata).toContain(STALE[1]);
 		expect(local.staleConsolidatedMetadata).toContain("zarr.consolidate_metadata(store)");
+		// Over HTTP the arrays it lists are read too, in one batch: what differs in them (an array it does not list
+		// cannot be found without a listing).
+		server.reset();
+		const overHttp = await inspectStore(remote);
+		expect(overHttp.staleConsolidatedMetadata).toBe(staleConsolidatedWarning(STALE));
+		const documents = server.requests.map((request) => request.path.slice(`/${EXPECTED.store}/`.length)).filter((key) => /(^|\/)\.z(array|attrs|group|metadata)$|zarr\.json$/.test(key));
+		expect(documents.sort()).toEqual([".zarray", ".zattrs", ".zgroup", ".zmetadata", "lat/.zarray", "lat/.zattrs", "t2m/.zarray", "t2m/.zattrs", "time/.zarray", "time/.zattrs", "zarr.json"]);
 	});
 
 	it("the CLI warns, and exports xarray's rows", () => {

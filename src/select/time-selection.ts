@@ -17,6 +17,7 @@ import { readBands, readLimits, type ReadLimits } from "../stream/chunk-bands.js
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { chunkRowsBox, readingWithin } from "../zarr/chunk-box.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
+import { keepingChunks } from "../zarr/kept-chunks.js";
 import { product } from "../zarr/grid.js";
 import { cfTimeBlock } from "./cf-time-block.js";
 import { partRows, type Part } from "./part.js";
@@ -26,7 +27,7 @@ import type { Datetime64Type } from "../dtype/datetime64.js";
 import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
 import { ATTOSECONDS_PER_TARGET_UNIT, datetime64Instants, type InstantOf } from "./time-instants.js";
 import { ceilDiv } from "../convert/bigint-division.js";
-import { searchTimeRange, unsortedWithin, type RowRange, type TimeBlock, type TimeBlocks, type WholeCheck } from "./time-search.js";
+import { searchTimeRange, unsortedWithin, WHOLE_CHECK_VALUES, type RowRange, type TimeBlock, type TimeBlocks, type WholeCheck } from "./time-search.js";
 
 export interface RowSelection {
 	/** Rows along the first axis this process reads. */
@@ -164,6 +165,27 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 	}
 	if (chosen.field === undefined) throw new UsageError(`the time coordinate ${chosen.name} is exported only with index columns (\`index\`)`, { option: "index" });
 	return chosen;
+}
+
+/** The most bytes of decoded time chunks kept from the search for the export (see keepingTimeChunks): a whole-checked column's. */
+export const KEPT_TIME_BYTES = WHOLE_CHECK_VALUES * 8;
+
+/**
+ * The table and time column with the time column's chunks kept as the search reads them (up to KEPT_TIME_BYTES, see
+ * zarr/kept-chunks.ts), so that the export's read of the range's rows finds them in memory: a time coordinate read
+ * whole to check it sorted (240 chunks of one value, each a request over an object store) is not fetched again for
+ * the index column, nor are the chunks a search probed around the bounds. `stopKeeping` once the rows are selected:
+ * the export's own reads are not kept.
+ */
+export function keepingTimeChunks(table: ZarrTable, time: TimeSource): { table: ZarrTable; time: TimeSource; stopKeeping: () => void } {
+	const original = time.column.chunks;
+	const kept = keepingChunks(original as ChunkSource<ChunkValues>, KEPT_TIME_BYTES);
+	const swap = <C extends TableColumn>(column: C): C => (column.chunks === original ? ({ ...column, chunks: kept } as C) : column);
+	return {
+		table: { ...table, columns: table.columns.map(swap), index: table.index.map((entry) => (entry.kind === "coordinate" ? { ...entry, column: swap(entry.column) } : entry)) },
+		time: { ...time, column: swap(time.column) },
+		stopKeeping: () => kept.stopKeeping(),
+	};
 }
 
 /**

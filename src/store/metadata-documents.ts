@@ -20,6 +20,11 @@ export class MetadataDocuments {
 	readonly #store: AsyncReadable;
 	/** Each key's text (undefined: absent), or the refusal it met (a 403 that may be a missing key). */
 	#texts = new Map<AbsolutePath, Promise<string | undefined>>();
+	/**
+	 * Keys read ahead that no `read` has asked for yet (their outcome, a failure too, waits for the first), each with
+	 * what cancels it: a probe the opening did not need is cancelled when it ends, not left to its retries.
+	 */
+	#ahead = new Map<AbsolutePath, AbortController>();
 	#inFlight = 0;
 	/** Reads waiting for their turn, first asked first served. */
 	readonly #waiting: (() => void)[] = [];
@@ -27,32 +32,67 @@ export class MetadataDocuments {
 	/** The signal the store was opened under (OpenStoreOptions.signal): every read goes with it. */
 	readonly #signal: AbortSignal | undefined;
 
+	/** The reads ahead in flight, asked for or not: the opening's abort cancels them with the others. */
+	readonly #readingAhead = new Set<AbortController>();
+
 	constructor(store: AsyncReadable, signal?: AbortSignal) {
 		this.#store = store;
 		this.#signal = signal;
+		// One listener for every read ahead (a listener each would pass Node's limit of 10 on the caller's signal).
+		signal?.addEventListener("abort", () => {
+			for (const cancel of this.#readingAhead) cancel.abort(signal.reason);
+		}, { once: true });
 	}
 
 	/** The text of `key`, undefined when the store does not hold it; read at most once while it is kept. */
 	read(key: AbsolutePath): Promise<string | undefined> {
 		const kept = this.#texts.get(key);
-		if (kept !== undefined) return kept;
-		const texts = this.#texts;
+		if (kept === undefined) return this.#start(key, undefined);
+		if (this.#ahead.delete(key)) this.#forgetIfFailed(key, kept);
+		return kept;
+	}
+
+	/**
+	 * Starts reading `keys` now, all at once (in turn), for reads that will ask for them in their own order: the probes
+	 * of a node's layout, the documents of the arrays a table opens. Nothing is reported here; each outcome, a failure
+	 * included, is kept for the first `read` of its key, so that the reader that asks first meets the error it would
+	 * have met reading alone (not a second attempt). A key never asked for costs its request and nothing else.
+	 */
+	readAhead(keys: Iterable<AbsolutePath>): void {
+		for (const key of keys) if (!this.#texts.has(key)) this.#start(key, new AbortController()).catch(() => undefined);
+	}
+
+	/**
+	 * Forgets every document: the export's opening is over (reads after this read again). The reads ahead nobody asked
+	 * for are cancelled: a probe retried after a 503 would otherwise hold the store's requests and the process.
+	 */
+	release(): void {
+		for (const cancel of this.#ahead.values()) cancel.abort();
+		this.#texts = new Map();
+		this.#ahead = new Map();
+	}
+
+	#start(key: AbsolutePath, ahead: AbortController | undefined): Promise<string | undefined> {
 		const read = this.#inTurn(() => {
-			// A read that waited for its turn while the opening was aborted is not started.
+			// A read that waited for its turn while the opening was aborted (or released, for a read ahead) is not started.
 			throwIfAborted(this.#signal);
-			return this.#store.get(key, { signal: this.#signal });
+			if (ahead === undefined) return this.#store.get(key, { signal: this.#signal });
+			throwIfAborted(ahead.signal);
+			this.#readingAhead.add(ahead);
+			return this.#store.get(key, { signal: ahead.signal }).finally(() => this.#readingAhead.delete(ahead));
 		}).then((bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)));
-		texts.set(key, read);
-		// A failure other than a refusal may pass (a connection reset past its retries): whoever asks next reads again.
-		read.catch((error: unknown) => {
-			if (!isRefusedKey(error) && texts.get(key) === read) texts.delete(key);
-		});
+		this.#texts.set(key, read);
+		if (ahead !== undefined) this.#ahead.set(key, ahead);
+		else this.#forgetIfFailed(key, read);
 		return read;
 	}
 
-	/** Forgets every document: the export's opening is over (reads after this read again). */
-	release(): void {
-		this.#texts = new Map();
+	/** A failure other than a refusal may pass (a connection reset past its retries): whoever asks next reads again. */
+	#forgetIfFailed(key: AbsolutePath, read: Promise<string | undefined>): void {
+		const texts = this.#texts;
+		read.catch((error: unknown) => {
+			if (!isRefusedKey(error) && texts.get(key) === read) texts.delete(key);
+		});
 	}
 
 	async #inTurn<T>(run: () => Promise<T>): Promise<T> {

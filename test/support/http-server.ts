@@ -230,3 +230,20 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
 		},
 	};
 }
+
+/**
+ * The most of `requests` that were in flight at once, from their arrival and end times: the server's own maximum
+ * counts every request (a store's metadata probes, sent together, too), this one only those a test looks at.
+ */
+export function mostInFlight(requests: readonly RequestRecord[]): number {
+	// At equal times an end comes before a start: a request that starts as another ends does not overlap it.
+	const events = requests.flatMap((request) => [
+		{ at: request.start, step: 1 },
+		{ at: request.end ?? Infinity, step: -1 },
+	]);
+	events.sort((a, b) => a.at - b.at || a.step - b.step);
+	let inFlight = 0;
+	let most = 0;
+	for (const { step } of events) most = Math.max(most, (inFlight += step));
+	return most;
+}
