@@ -21,6 +21,8 @@ export interface CommitSummary {
 	readonly rows: number;
 	/** Per column, the values the parts wrote as null because they overflowed (`onOverflow: "null"`), summed. */
 	readonly overflowNulls: OverflowNulls;
+	/** With `dropInvalidDates`: the rows the parts left out because their time coordinate's date does not exist, summed. */
+	readonly droppedInvalidDates?: number;
 	readonly optionsDigest: string;
 	readonly timeUnit: string | null;
 	readonly minTime: PartManifest["minTime"];
@@ -216,12 +218,17 @@ async function commitChecked(folder: string, stale: readonly FoundLock[], own: P
 	const times = manifests.flatMap((manifest) => [manifest.minTime, manifest.maxTime]).filter((time) => time !== null);
 	const byValue = (a: { value: string }, b: { value: string }) => (BigInt(a.value) < BigInt(b.value) ? -1 : BigInt(a.value) > BigInt(b.value) ? 1 : 0);
 	times.sort(byValue);
+	// The parts agree on the options (their digest): leaving out dates, each counted what it left out.
+	const dropping = manifests[0].options.dropInvalidDates === true;
+	const uncounted = dropping ? manifests.find((manifest) => manifest.droppedInvalidDates === undefined) : undefined;
+	if (uncounted !== undefined) refuse(folder, `part ${uncounted.part}/${count} leaves out the rows of dates that do not exist (dropInvalidDates) but its manifest does not count them (run that part again)`);
 	const summary: Omit<CommitSummary, "staleLocks"> = {
 		committed: true,
 		parts: count,
 		files: listed.size,
 		rows: manifests.reduce((sum, manifest) => sum + manifest.rows, 0),
 		overflowNulls: sumOverflowNulls(manifests.map((manifest) => manifest.overflowNulls)),
+		...(dropping && { droppedInvalidDates: manifests.reduce((sum, manifest) => sum + (manifest.droppedInvalidDates ?? 0), 0) }),
 		optionsDigest: digest,
 		timeUnit: manifests[0].timeUnit,
 		minTime: times[0] ?? null,

@@ -62,6 +62,8 @@ export interface DatasetWriterOptions {
 	readonly optionsDigest: string;
 	/** The values of the rows written that are null because they overflowed, per column; read when the part ends. */
 	readonly overflowNulls?: () => OverflowNulls;
+	/** With `dropInvalidDates`: the rows the part left out because their date does not exist; read when the part ends. */
+	readonly droppedInvalidDates?: () => number | undefined;
 	/** The table the part's rows were cut from, and the rows along its first axis the part read (see PartManifest). */
 	readonly slice?: { readonly table: SlicedTable; readonly rows: RowRange };
 	/**
@@ -104,6 +106,8 @@ export interface DatasetSummary {
 	readonly rows: number;
 	/** Per column, the values written as null because they were outside int64 in its unit (`onOverflow: "null"`). */
 	readonly overflowNulls: OverflowNulls;
+	/** With `dropInvalidDates`: the rows left out because their time coordinate held a date that does not exist. */
+	readonly droppedInvalidDates?: number;
 	readonly manifest: string;
 }
 
@@ -346,6 +350,8 @@ export class DatasetWriter extends Writable {
 		const time = (value: bigint | undefined) => (value === undefined ? null : { value: value.toString(), iso: formatIsoTimestamp(value, timeUnit) });
 		const files = [...this.#written].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 		const overflowNulls = this.#options.overflowNulls?.() ?? {};
+		const droppedInvalidDates = this.#options.droppedInvalidDates?.();
+		const dropped = droppedInvalidDates === undefined ? {} : { droppedInvalidDates };
 		const manifest: PartManifest = {
 			version: MANIFEST_VERSION,
 			part: part.index,
@@ -355,6 +361,7 @@ export class DatasetWriter extends Writable {
 			files,
 			rows: this.#rows,
 			overflowNulls,
+			...dropped,
 			// No time column read (a part without a range or partitioning): no unit to state.
 			timeUnit: this.#options.timeColumn === undefined ? null : timeUnit,
 			minTime: time(this.#min),
@@ -375,7 +382,7 @@ export class DatasetWriter extends Writable {
 		}
 		this.#finished = true;
 		unfinished.delete(this);
-		this.summary = { files, rows: this.#rows, overflowNulls, manifest: manifestPath(part) };
+		this.summary = { files, rows: this.#rows, overflowNulls, ...dropped, manifest: manifestPath(part) };
 	}
 
 	/**

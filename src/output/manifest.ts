@@ -38,6 +38,12 @@ export interface PartManifest {
 	 * only columns with some. Absent from the manifests of earlier versions of this package: none counted.
 	 */
 	readonly overflowNulls?: OverflowNulls;
+	/**
+	 * With `dropInvalidDates`: the rows the part left out because their time coordinate held a date the proleptic
+	 * Gregorian calendar lacks. Absent when the export does not leave them out (the parts of a dataset agree: their
+	 * options digest says it).
+	 */
+	readonly droppedInvalidDates?: number;
 	/** The time column's unit, and its smallest and largest values (int64 as decimal text, and as ISO 8601), if any. */
 	readonly timeUnit: string | null;
 	readonly minTime: { readonly value: string; readonly iso: string } | null;
@@ -114,6 +120,7 @@ export function readManifest(file: string): PartManifest {
 				Number.isSafeInteger(manifest.rowRange.start) &&
 				Number.isSafeInteger(manifest.rowRange.end) &&
 				manifest.rowRange.start <= manifest.rowRange.end)) &&
+		(manifest.droppedInvalidDates === undefined || (Number.isSafeInteger(manifest.droppedInvalidDates) && manifest.droppedInvalidDates >= 0)) &&
 		(manifest.overflowNulls === undefined || (typeof manifest.overflowNulls === "object" && manifest.overflowNulls !== null && Object.values(manifest.overflowNulls).every(Number.isSafeInteger)));
 	if (!valid) throw new Dt64ExportError("DATASET_INVALID", `${file}: not a part manifest of version ${MANIFEST_VERSION}`, { path: file });
 	return manifest;
