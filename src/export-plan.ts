@@ -64,6 +64,14 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	 * `convert_calendar(..., align_on="year")`. Refused without `convertCalendar`.
 	 */
 	alignOn?: CalendarAlignment;
+	/**
+	 * With `convertCalendar` (aligned on the date): leave out the rows whose time coordinate holds a date the
+	 * proleptic Gregorian calendar lacks (a 360_day 29 or 30 February, an all_leap 29 February of a common year), as
+	 * xarray's `convert_calendar(..., align_on="date")` drops them, where they are refused by default. The time
+	 * coordinate is an index column (`index`) or the array exported alone; the rows left out are counted in the
+	 * summaries. Missing times (NaN, _FillValue) stay null rows.
+	 */
+	dropInvalidDates?: boolean;
 	/** `c` (default): numpy `ravel()` order. `chunk` (needs `index`): chunk by chunk, without assembling rows of chunks. */
 	order?: RowOrder;
 	/** Chunks read and decoded at once, per column; by default from the store's kind (see defaultConcurrency). */
@@ -121,6 +129,10 @@ export interface ColumnsPlan {
 	readonly nanAsNull: boolean;
 	readonly convertCalendar: boolean;
 	readonly alignOn: CalendarAlignment;
+	/** Leave out the rows of a time coordinate's dates the proleptic Gregorian calendar lacks (see ExportOptions). */
+	readonly dropInvalidDates: boolean;
+	/** A single array is exported (not `columns`): its own values are the time that leaves rows out. */
+	readonly singleArray: boolean;
 	/** Parquet has no seconds unit: a time column in seconds is written in milliseconds (converted by the core). */
 	readonly secondsAsMillis: boolean;
 }
@@ -160,7 +172,7 @@ export interface ExportPlan {
 const EXPORT_OPTION_NAMES: readonly string[] = [
 	...Object.keys({
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
-		convertCalendar: 0, alignOn: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
+		convertCalendar: 0, alignOn: 0, dropInvalidDates: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
 		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, partitionBy: 0,
 		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, timeSorted: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
@@ -182,6 +194,15 @@ function planAlignment({ alignOn, convertCalendar }: Pick<ExportOptions, "alignO
 	if (!CALENDAR_ALIGNMENTS.includes(alignOn)) throw new UsageError(`invalid alignOn ${JSON.stringify(alignOn)}: choose one of ${CALENDAR_ALIGNMENTS.join(", ")}`, { option: "alignOn", value: alignOn });
 	if (convertCalendar !== true) throw new UsageError("alignOn says how `convertCalendar` moves a model calendar's dates, and is given without it", { option: "alignOn", value: alignOn });
 	return alignOn;
+}
+
+/** Whether the rows of dates the proleptic Gregorian calendar lacks are left out: only when converting them by date. */
+function planInvalidDates({ dropInvalidDates, convertCalendar }: Pick<ExportOptions, "dropInvalidDates" | "convertCalendar">, alignOn: CalendarAlignment): boolean {
+	if (dropInvalidDates === undefined || dropInvalidDates === false) return false;
+	if (dropInvalidDates !== true) throw new UsageError(`invalid dropInvalidDates ${JSON.stringify(dropInvalidDates)}: true or false`, { option: "dropInvalidDates", value: dropInvalidDates });
+	if (convertCalendar !== true) throw new UsageError("dropInvalidDates leaves out the rows of the dates `convertCalendar` cannot convert, and is given without it", { option: "dropInvalidDates" });
+	if (alignOn === "year") throw new UsageError("dropInvalidDates leaves out the rows of dates aligned on the date; `alignOn` year gives every 360_day date a day of its year, and leaves none out", { option: "dropInvalidDates" });
+	return true;
 }
 
 /** Refuses the options only a dataset folder takes, for an export that writes one file or stream. */
@@ -236,6 +257,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 		throw new UsageError(`invalid forbiddenAsMissing ${JSON.stringify(forbiddenAsMissing)}: true or false`, { option: "forbiddenAsMissing", value: forbiddenAsMissing });
 	}
 	const alignOn = planAlignment(options);
+	const dropInvalidDates = planInvalidDates(options, alignOn);
 	return {
 		open: {
 			store: { headers, retries, timeoutMs, bufferPool, signRequests, env, forbiddenAsMissing, signal: options.signal },
@@ -255,6 +277,8 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 			nanAsNull: options.nanAsNull ?? false,
 			convertCalendar: options.convertCalendar ?? false,
 			alignOn,
+			dropInvalidDates,
+			singleArray: columns === undefined,
 			secondsAsMillis: format === "parquet",
 		},
 		output: planOutput(options, format),

@@ -68,7 +68,7 @@ export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan):
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const found = needsTime ? findTimeColumn(opened, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column }) : undefined;
+	const found = needsTime ? findTimeColumn(opened, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, dropInvalidDates: plan.columns.dropInvalidDates, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column }) : undefined;
 	// The chunks of the time column the search reads (a short one whole) are read once: kept for the range's rows.
 	const keeping = ranged && found !== undefined ? keepingTimeChunks(opened, found) : undefined;
 	const time = keeping?.time ?? found;
@@ -101,8 +101,19 @@ export interface SelectionSummary {
 	readonly overflowNulls: OverflowNulls;
 	/** With `forbiddenAsMissing`: the chunks answered 403 AccessDenied that were read as missing (the fill value). */
 	readonly forbiddenChunks?: number;
+	/**
+	 * With `dropInvalidDates`: the rows left out because their time coordinate held a date the proleptic Gregorian
+	 * calendar lacks, among those of the time range (see dropped-dates.ts) and of the part.
+	 */
+	readonly droppedInvalidDates?: number;
 	readonly selection: RowSelection;
 	readonly table: ZarrTable;
+}
+
+/** `{ droppedInvalidDates }` when the export leaves out the rows of dates that do not exist, else nothing. */
+export function droppedInvalidDatesOf(batcher: TableBatcher): { droppedInvalidDates?: number } {
+	const dropped = batcher.droppedInvalidDates;
+	return dropped === undefined ? {} : { droppedInvalidDates: dropped };
 }
 
 /** `{ forbiddenChunks }` when the table's store read refused chunks as missing (forbiddenAsMissing), else nothing. */
@@ -111,8 +122,8 @@ export function forbiddenChunksOf(table: ZarrTable): { forbiddenChunks?: number 
 	return forbidden === undefined ? {} : { forbiddenChunks: forbidden.count };
 }
 
-function selectionSummary(rows: number, overflowNulls: SelectionSummary["overflowNulls"], selection: RowSelection, table: ZarrTable): SelectionSummary {
-	return Object.defineProperty({ rows, overflowNulls, ...forbiddenChunksOf(table), selection }, "table", { value: table, enumerable: false }) as SelectionSummary;
+function selectionSummary(rows: number, overflowNulls: SelectionSummary["overflowNulls"], dropped: { droppedInvalidDates?: number }, selection: RowSelection, table: ZarrTable): SelectionSummary {
+	return Object.defineProperty({ rows, overflowNulls, ...forbiddenChunksOf(table), ...dropped, selection }, "table", { value: table, enumerable: false }) as SelectionSummary;
 }
 
 /**
@@ -126,7 +137,7 @@ export async function exportSelection(store: string, destination: Writable, opti
 			const table = await openPlannedTable(store, plan.open);
 			const stages = await createSelectedStages(table, plan);
 			await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), stages.writer, held.take()], plan.read.signal);
-			return selectionSummary(stages.filter?.rowsOut ?? stages.reader.totalRows, overflowNullsWritten(stages), stages.selection, table);
+			return selectionSummary(stages.filter?.rowsOut ?? stages.batcher.rowsOut, overflowNullsWritten(stages), droppedInvalidDatesOf(stages.batcher), stages.selection, table);
 		});
 	});
 }
@@ -156,6 +167,7 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
 		convertCalendar: plan.columns.convertCalendar,
 		// Only what converts otherwise than before alignOn existed, so that earlier parts' digests stay the same.
 		alignOn: plan.columns.alignOn === "year" ? "year" : undefined,
+		dropInvalidDates: plan.columns.dropInvalidDates ? true : undefined,
 		output: plan.output,
 		start: plan.select?.bounds.start,
 		end: plan.select?.bounds.end,
@@ -321,6 +333,7 @@ async function writeLockedDataset(
 		// Read once every row is written: the stages before the writer have counted them all.
 		overflowNulls: () => overflowNullsWritten(stages),
 		forbiddenChunks: table.store.forbiddenAsMissing,
+		droppedInvalidDates: () => stages.batcher.droppedInvalidDates,
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
 		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
 		commit: whole

@@ -56,6 +56,7 @@ export function createStagesAround(table: ZarrTable, reader: TableReader, plan: 
 		// Position index columns too, written whole (N-d batches: a megabyte-sized column per dimension per batch).
 		allocateIndex: pool === undefined ? undefined : (length) => (length * 8 >= SMALL_PIECE_BYTES ? new BigInt64Array(pool.acquire(length * 8).buffer, 0, length) : new BigInt64Array(length)),
 		countOverflowNulls: plan.columns.conversion.onOverflow === "null",
+		invalidDateBounds: plan.select?.bounds,
 	});
 	const writer = createWriter(plan.output, batcher.schema, pool);
 	// Encoded bytes waiting in the writer mean the destination is behind: a chunk read ahead now would only wait too
@@ -82,7 +83,12 @@ export function createTableExportStages(table: ZarrTable, options: ExportOptions
 			throw new UsageError(`${option} applies when a store is opened (openTable, or the exports that open one), not to the stages of a table open already`, { option });
 		}
 	}
-	const plan = planExport(options, false);
+	// A model calendar's time is converted as the table was opened (convertCalendar, alignOn): leaving its dates out
+	// is the stages' part, asked here without convertCalendar, which holds when the table converts such a time.
+	const converts = [...table.columns, ...table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column] : []))].some(
+		(column) => column.kind === "plain" && column.cfTime?.coding.calendar?.kind === "model",
+	);
+	const plan = planExport(options.dropInvalidDates === true && converts ? { ...options, convertCalendar: true } : options, false);
 	if (plan.select !== undefined) {
 		const option = options.start !== undefined ? "start" : options.end !== undefined ? "end" : "part";
 		throw new UsageError(`${option} selects rows, found by reading the time column first: exportSelection writes them`, { option });
@@ -121,7 +127,24 @@ export async function runStages(chain: readonly (Readable | Writable)[], signal:
 	}
 }
 
-async function exportPlanned(store: string, plan: ExportPlan, destination: () => Writable): Promise<ZarrTable> {
+/**
+ * Whether the export writes part of a batch's rows (a time range, a part, partitions, dates left out): the chunk
+ * buffers behind the batches then never come back to a pool whole.
+ */
+export function writesPartOfBatches(options: ExportOptions): boolean {
+	return selectsRows(options) || options.dropInvalidDates === true;
+}
+
+/** The table an export wrote, with the rows it left out when asked to (`dropInvalidDates`). */
+export type TableExport = ZarrTable & {
+	/**
+	 * With `dropInvalidDates`: the rows left out because their time coordinate held a date the proleptic Gregorian
+	 * calendar lacks (those within the time range, with `start`/`end`). Absent without the option.
+	 */
+	readonly droppedInvalidDates?: number;
+};
+
+async function exportPlanned(store: string, plan: ExportPlan, destination: () => Writable): Promise<TableExport> {
 	const signal = plan.read.signal;
 	return abortable(signal, async () => {
 		const table = await openPlannedTable(store, plan.open);
@@ -134,7 +157,8 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
 		// Checked before the destination is made: an abort meanwhile then creates no temporary file to remove.
 		throwIfAborted(signal);
 		await runStages([stages.reader, stages.batcher, ...filter, stages.writer, destination()], signal);
-		return table;
+		const dropped = stages.batcher.droppedInvalidDates;
+		return dropped === undefined ? table : Object.assign(table, { droppedInvalidDates: dropped });
 	});
 }
 
@@ -142,15 +166,15 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  * One call: opens the store's time array (`array` naming it), or the `columns` of a group as one table, and
  * writes it to `destination` (a file stream, stdout...).
  */
-export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<ZarrTable> {
-	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
+export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<TableExport> {
+	// Selected rows (or rows left out) are written in part of their chunks' batches: those buffers never come back whole.
 	return intoCallerDestination(destination, options, (held) =>
-		exportPlanned(store, planExport({ ...options, ...(selectsRows(options) ? { bufferPool: undefined } : {}), signal: held.signal }, false), held.take),
+		exportPlanned(store, planExport({ ...options, ...(writesPartOfBatches(options) ? { bufferPool: undefined } : {}), signal: held.signal }, false), held.take),
 	);
 }
 
 /** What exportToFile resolves to: the table it wrote, and what it found beside the file. */
-export type FileExport = ZarrTable & {
+export type FileExport = TableExport & {
 	/**
 	 * Temporary files of earlier exports to the same path that were killed outright (SIGKILL, the OOM killer), found
 	 * when this one started: named for the caller to remove (or log), never removed (see strayTemporaryFiles); the
@@ -166,7 +190,7 @@ export type FileExport = ZarrTable & {
  */
 export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<FileExport> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
-	const bufferPool = selectsRows(options) ? undefined : (options.bufferPool ?? new BufferPool());
+	const bufferPool = writesPartOfBatches(options) ? undefined : (options.bufferPool ?? new BufferPool());
 	// The format the file's name says, as -o's does; `format` may only agree. A device or a pipe says none (and a
 	// folder is refused by the writer), nor does a format planExport refuses anyway.
 	const existing = statOutput(path);

@@ -7,7 +7,7 @@ import "apache-arrow";
 import "./arrow/globals-after-arrow.js";
 export { Dt64ExportError, UsageError, isDt64ExportError, ERROR_CODES, type ErrorCode, type ErrorKind, type ErrorFields } from "./errors.js";
 export { OUTPUT_FORMATS, type ExportOptions, type OutputFormat } from "./export-plan.js";
-export { createTableExportStages, exportTable, exportToFile, type ExportStages, type FileExport } from "./export.js";
+export { createTableExportStages, exportTable, exportToFile, type ExportStages, type FileExport, type TableExport } from "./export.js";
 export type { StrayTemporaryFile } from "./output/atomic-file.js";
 export { openTable, tableOfTimeArray, type ZarrTable, type TableColumn, type TableIndex, type IndexSource, type OpenTableOptions } from "./open-table.js";
 export { openTimeArray, type TimeArray, type OpenArrayOptions } from "./open-array.js";

@@ -14,3 +14,9 @@ export const CF_DECODED_KEY = "zarr.cf_decoded";
  * were aligned, `date` (the same labels) or `year` (the same day of the year), as xarray's `align_on` says it.
  */
 export const CF_ALIGN_ON_KEY = "zarr.cf_align_on";
+
+/**
+ * Field metadata key of a time coordinate whose model calendar's dates the proleptic Gregorian calendar lacks left
+ * their rows out (`dropInvalidDates`, as xarray's convert_calendar(..., align_on="date") drops them): "dropped".
+ */
+export const CF_INVALID_DATES_KEY = "zarr.cf_invalid_dates";

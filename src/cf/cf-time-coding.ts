@@ -90,7 +90,7 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 		// label refuses them, and daily (or finer) data always holds them.
 		const thirtyDayMonths =
 			calendar.name === YEAR_ALIGNED_CALENDAR
-				? "; its 29 and 30 February have no proleptic Gregorian date, so daily or finer data cannot be exported by converting each date label, only by aligning each date on its day of the year"
+				? "; its 29 and 30 February have no proleptic Gregorian date, so daily or finer data cannot be exported by converting each date label unless their rows are left out, or by aligning each date on its day of the year"
 				: "";
 		throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `calendar ${JSON.stringify(calendarName)} is a model calendar: its dates are not instants${thirtyDayMonths}`, { option: "convertCalendar", value: calendar.name });
 	}

@@ -20,6 +20,8 @@ import { YEAR_ALIGNED_CALENDAR, yearAlignedGregorianDays } from "./calendar-alig
 import { gregorianDaysOfLabel } from "./calendars.js";
 import { describeCfTimeCoding, NANOSECONDS_PER_DAY, type CfTimeCoding } from "./cf-time-coding.js";
 import { exactDyadic } from "./exact-double.js";
+import { invalidDatePosition, type InvalidDate } from "../convert/dropped-dates.js";
+import { gregorianEpochDays } from "./calendar-days.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 
 export interface CfDecodeOptions {
@@ -35,6 +37,16 @@ export interface CfDecodeOptions {
 	readonly describePosition?: (index: number) => string;
 	/** Where a validity bitmap's memory comes from (its content is set here): by default a new Uint8Array. */
 	readonly allocateBitmap?: (bytes: number) => Uint8Array;
+	/**
+	 * A model calendar's date the proleptic Gregorian calendar lacks: refused (default), or made null and listed in
+	 * `invalidDates`, for its row to be left out (`dropInvalidDates`, of a time coordinate: see dropped-dates.ts).
+	 */
+	readonly invalidDates?: "refuse" | "drop";
+}
+
+/** A decoding's values, with the dates it left out when asked to (CfDecodeOptions.invalidDates). */
+export interface CfTimestampValues extends TimestampValues {
+	readonly invalidDates?: readonly InvalidDate[];
 }
 
 /**
@@ -56,7 +68,7 @@ export class CfDecodeError extends ConversionError {
  */
 function labelWays(coding: CfTimeCoding): string {
 	const aligned = coding.calendar?.name === YEAR_ALIGNED_CALENDAR ? "; `alignOn` year moves every date by its day of the year, as xarray's align_on=\"year\" does" : "";
-	return `: xarray's convert_calendar("proleptic_gregorian", align_on="date") drops such dates${aligned}; without CF decoding the stored counts are exported`;
+	return `: xarray's convert_calendar("proleptic_gregorian", align_on="date") drops such dates, as \`dropInvalidDates\` drops the rows of a time coordinate's${aligned}; without CF decoding the stored counts are exported`;
 }
 
 const NANOSECONDS_PER_TARGET: Readonly<Record<TargetUnit, bigint>> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, ns: 1n };
@@ -65,14 +77,19 @@ const INT64_MAX = 2n ** 63n - 1n;
 /** Past this many days no Arrow unit holds the instant (int64 seconds span ±1.07e14 days): labels stay in doubles. */
 const DAY_LIMIT = 2n ** 48n;
 
-type Outcome = { value: bigint; exact: boolean } | "overflow" | { label: string };
+/** A label the proleptic Gregorian calendar lacks, and the day number its next month starts on there. */
+type MissingLabel = { label: string; nextMonthDays: number };
 
-export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): TimestampValues {
+type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
+
+export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
 	const length = values.length;
 	const out = new BigInt64Array(length);
 	let validity: Uint8Array | null = null;
 	let nullCount = 0;
 	const overflowed: number[] = [];
+	const invalidDates: InvalidDate[] = [];
+	const dropInvalid = options.invalidDates === "drop";
 	const setNull = (i: number) => {
 		if (validity === null) validity = (options.allocateBitmap?.((length + 7) >> 3) ?? new Uint8Array((length + 7) >> 3)).fill(0xff);
 		validity[i >> 3] &= ~(1 << (i & 7));
@@ -113,6 +130,11 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			}
 			refuse(i, value, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
 		}
+		if ("label" in outcome && dropInvalid) {
+			setNull(i);
+			invalidDates.push({ index: i, nextMonthDays: outcome.nextMonthDays });
+			continue;
+		}
 		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`);
 		if (!outcome.exact && rounding === "error") {
 			const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
@@ -127,7 +149,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	// Arrow requires nothing of the bits past the end, but clean zeros make the output byte-reproducible.
 	const bitmap = validity as Uint8Array | null;
 	if (bitmap !== null && length & 7) bitmap[length >> 3] &= (1 << (length & 7)) - 1;
-	return { unit: options.unit, values: out, validity: bitmap, nullCount, ...(overflowed.length > 0 && { overflowed }) };
+	return { unit: options.unit, values: out, validity: bitmap, nullCount, ...(overflowed.length > 0 && { overflowed }), ...(invalidDates.length > 0 && { invalidDates }) };
 }
 
 /** Veltkamp's splitter for doubles: 2^27 + 1. */
@@ -182,7 +204,7 @@ function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number 
  * calendar's label converted to the same proleptic Gregorian label): "overflow" past any Arrow unit's range, the
  * label when it does not exist in the proleptic Gregorian calendar.
  */
-function scaledInstant(coding: CfTimeCoding): (numerator: bigint, shift: bigint) => bigint | "overflow" | { label: string } {
+function scaledInstant(coding: CfTimeCoding): (numerator: bigint, shift: bigint) => bigint | "overflow" | MissingLabel {
 	const { unitNanoseconds, referenceNanoseconds, calendar, alignOn } = coding;
 	return (numerator, shift) => {
 		const scaled = (referenceNanoseconds << shift) + numerator * unitNanoseconds;
@@ -196,7 +218,8 @@ function scaledInstant(coding: CfTimeCoding): (numerator: bigint, shift: bigint)
 		try {
 			gregorianDays = gregorianDaysOfLabel(year, month, day);
 		} catch {
-			return { label: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}` };
+			const nextMonthDays = month === 12 ? gregorianEpochDays(year + 1, 1, 1) : gregorianEpochDays(year, month + 1, 1);
+			return { label: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`, nextMonthDays };
 		}
 		return scaled + (BigInt(gregorianDays) - days) * dayScaled;
 	};
@@ -243,10 +266,11 @@ const ATTOSECONDS_PER_NANOSECOND = 1_000_000_000n;
  * decodeCfTimes, floored (a floored instant compares with a whole number of attoseconds as the exact one does):
  * what a time range is searched with. Null for a value no range holds: a missing one, and one no Arrow unit can
  * hold (infinite, or a model calendar date past every unit's range), which the decoding makes null or refuses.
- * A model calendar's label that does not exist in the proleptic Gregorian calendar is refused, as decodeCfTimes does.
+ * A model calendar's label that does not exist in the proleptic Gregorian calendar is refused, as decodeCfTimes does,
+ * or with `invalidDates` "drop" placed where its row, dropped, is counted by a range (see dropped-dates.ts).
  * With `nearestIn`, the instant of the value exported when rounding to the nearest unit: the instant rounded to it.
  */
-export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, dataType: string, nearestIn?: TargetUnit): (value: number | bigint) => bigint | null {
+export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, dataType: string, nearestIn?: TargetUnit, invalidDates: "refuse" | "drop" = "refuse"): (value: number | bigint) => bigint | null {
 	if (coding.kind !== "datetime") throw new Dt64ExportError("UNSUPPORTED", `CF time of units ${JSON.stringify(coding.units)} holds durations, not times: it cannot select a time range`);
 	const instant = scaledInstant(coding);
 	return (value) => {
@@ -254,6 +278,7 @@ export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, 
 		const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
 		const scaled = instant(numerator, shift);
 		if (scaled === "overflow") return null;
+		if (typeof scaled !== "bigint" && invalidDates === "drop") return invalidDatePosition(scaled.nextMonthDays);
 		if (typeof scaled !== "bigint") {
 			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`, { value });
 		}

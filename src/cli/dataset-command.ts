@@ -11,6 +11,7 @@ import { countText } from "./count-text.js";
 import { exitOnInterrupt } from "./interrupt.js";
 import { forbiddenChunksNotice, forbiddenChunksWarning } from "./forbidden-chunks-notice.js";
 import { overflowNullsText } from "./overflow-notice.js";
+import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js";
 import { datasetExportJson, partitionCount, writeJsonSummary } from "./export-summary.js";
 import type { Progress } from "./progress.js";
 import type { DatasetExportSummary } from "../export-selection.js";
@@ -64,6 +65,8 @@ export async function runDatasetExport(
 	progress()?.finish();
 	const forbidden = forbiddenChunksNotice(openedTable?.store.forbiddenAsMissing);
 	if (forbidden !== undefined) process.stderr.write(forbidden);
+	const dropped = droppedDatesNotice(summary.droppedInvalidDates);
+	if (dropped !== undefined) process.stderr.write(dropped);
 	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary));
 	const { selection, part } = summary;
 	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.
@@ -75,7 +78,7 @@ export async function runDatasetExport(
 	if (selection.unsortedReason !== undefined) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
 	if (options.json) return;
 	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitionCount(summary.files), "partition")}`;
-	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})${overflowNullsText(summary.overflowNulls, schema)}\n`);
+	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})${overflowNullsText(summary.overflowNulls, schema)}${droppedDatesText(summary.droppedInvalidDates)}\n`);
 	if (summary.committed !== undefined) process.stderr.write(`committed ${folder} (_SUCCESS)\n`);
 }
 
@@ -90,7 +93,7 @@ export async function runCommit(folder: string, json: boolean, quiet = false): P
 		throw error;
 	}
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
-	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}\n`);
+	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}${droppedDatesText(summary.droppedInvalidDates)}\n`);
 	// Said even with --quiet, as the parts' exports said it (see forbidden-chunks-notice.ts).
 	const forbidden = forbiddenChunksWarning(summary.forbiddenChunks ?? 0, summary.forbiddenKeys ?? []);
 	if (forbidden !== undefined) process.stderr.write(forbidden);

@@ -25,6 +25,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	headers: "--header",
 	convertCalendar: "--convert-calendar",
 	alignOn: "--align-on",
+	dropInvalidDates: "--drop-invalid-dates",
 	partitionBy: "--partition-by",
 	timeColumn: "--time-column",
 	rangeSearch: "--range-search",
@@ -76,7 +77,7 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 		error.option !== "convertCalendar"
 			? ""
 			: error.value === "360_day" || THIRTY_DAY_REFUSAL.test(error.message)
-				? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar (monthly data; a 29 or 30 February is refused), --convert-calendar --align-on year each date at the same day of the year (daily or finer data), --no-cf the stored counts"
+				? "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar (monthly data; a 29 or 30 February is refused, or its rows left out with --drop-invalid-dates), --convert-calendar --align-on year each date at the same day of the year (daily or finer data), --no-cf the stored counts"
 				: "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar",
 	// A model calendar's date that the proleptic Gregorian calendar lacks: the stored counts are what is left.
 	VALUE_INVALID: (error) => (error.message.includes("without CF decoding the stored counts are exported") ? " (--no-cf)" : ""),

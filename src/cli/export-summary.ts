@@ -15,6 +15,8 @@ export interface FileExportJson {
 	readonly overflowNulls: OverflowNulls;
 	/** With `--forbidden-as-missing`: the chunks answered 403 AccessDenied that were read as missing (the fill value). */
 	readonly forbiddenChunks?: number;
+	/** With `--drop-invalid-dates`: the rows left out because their time coordinate held a date that does not exist. */
+	readonly droppedInvalidDates?: number;
 }
 
 export interface DatasetExportJson extends FileExportJson {
@@ -42,6 +44,7 @@ export function datasetExportJson(folder: string, format: OutputFormat, summary:
 		rows: summary.rows,
 		overflowNulls: summary.overflowNulls,
 		...(summary.forbiddenChunks === undefined ? {} : { forbiddenChunks: summary.forbiddenChunks }),
+		...(summary.droppedInvalidDates === undefined ? {} : { droppedInvalidDates: summary.droppedInvalidDates }),
 		files: summary.files.length,
 		partitions: partitionCount(summary.files),
 		part: { index: summary.part.index, count: summary.part.count },

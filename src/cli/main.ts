@@ -41,6 +41,7 @@ import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
 import { forbiddenChunksNotice } from "./forbidden-chunks-notice.js";
+import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js";
 import { overflowNullsText } from "./overflow-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
@@ -77,6 +78,7 @@ interface ExportArgs {
 	timeout: number;
 	convertCalendar: boolean;
 	alignOn?: CalendarAlignment;
+	dropInvalidDates: boolean;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
 	start?: string;
@@ -295,7 +297,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
 	// decoded buffer back once written (see BufferPool), for the next chunks.
 	// (Not when rows are selected: a filtered batch is written in part, so its chunk buffers cannot come back whole.)
-	const bufferPool = selects || args.part !== undefined ? undefined : new BufferPool();
+	// (Nor when rows of dates that do not exist are left out: those batches are copied without them.)
+	const bufferPool = selects || args.part !== undefined || args.dropInvalidDates ? undefined : new BufferPool();
 	const index = parseIndexOption(args.index);
 	const plan = planExport({
 		array: args.array,
@@ -315,6 +318,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		cf: args.cf,
 		convertCalendar: args.convertCalendar,
 		alignOn: args.alignOn,
+		dropInvalidDates: args.dropInvalidDates || undefined,
 		nanAsNull: args.nanAsNull,
 		onChunk: (chunk: number, total: number) => progress?.update(chunk, total),
 		headers: collectHeaders(args.header),
@@ -396,13 +400,19 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	progress?.finish(stages.reader.totalChunks);
 	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
 	const overflow = overflowNullsText((stages.filter ?? stages.batcher).overflowNulls?.counts ?? {}, stages.batcher.schema);
-	const written = stages.filter?.rowsOut ?? rows;
+	const written = stages.filter?.rowsOut ?? stages.batcher.rowsOut;
 	const forbidden = table.store.forbiddenAsMissing;
 	const notice = forbiddenChunksNotice(forbidden);
 	if (notice !== undefined) process.stderr.write(notice);
-	if (json) await writeJsonSummary({ output: target, format, rows: written, overflowNulls: (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {}, ...(forbidden === undefined ? {} : { forbiddenChunks: forbidden.count }) });
+	const dropped = stages.batcher.droppedInvalidDates;
+	const droppedNotice = droppedDatesNotice(dropped);
+	if (droppedNotice !== undefined) process.stderr.write(droppedNotice);
+	if (json) {
+		const overflowNulls = (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {};
+		await writeJsonSummary({ output: target, format, rows: written, overflowNulls, ...(forbidden === undefined ? {} : { forbiddenChunks: forbidden.count }), ...(dropped === undefined ? {} : { droppedInvalidDates: dropped }) });
+	}
 	if (!args.quiet && !toStdout && !json) {
-		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}\n`);
+		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}${droppedDatesText(dropped)}\n`);
 	} else if (!args.quiet && !json && overflow !== "") process.stderr.write(`dt64-export: ${overflow.slice(2)}\n`);
 }
 

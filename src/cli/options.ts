@@ -168,9 +168,17 @@ export const OPTIONS: readonly OptionSpec[] = [
 		choices: CALENDAR_ALIGNMENTS,
 		defaultText: "date",
 		describe:
-			"with --convert-calendar, how 360_day dates become proleptic Gregorian ones (xarray's align_on): date keeps each date (a 29 or 30 February is refused), year moves each to the same day of its year, round(365 or 366 x day / 360)",
+			"with --convert-calendar, how 360_day dates become proleptic Gregorian ones (xarray's align_on): date keeps each date (a 29 or 30 February is refused, or left out with --drop-invalid-dates), year moves each to the same day of its year, round(365 or 366 x day / 360)",
 		commands: ["export"],
 		inapplicable: only360Day,
+	},
+	{
+		name: "drop-invalid-dates",
+		kind: "boolean",
+		default: false,
+		describe:
+			"with --convert-calendar (--align-on date), leave out the rows whose time coordinate (an --index coordinate, or the array exported alone) is a date the proleptic Gregorian calendar lacks (a 360_day 29 or 30 February), as xarray's convert_calendar drops them, instead of refusing them; the rows left out are counted",
+		commands: ["export"],
 	},
 	{
 		name: "order",

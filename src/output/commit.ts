@@ -27,6 +27,8 @@ export interface CommitSummary {
 	 * each); absent when no part's manifest records them.
 	 */
 	readonly forbiddenChunks?: number;
+	/** With `dropInvalidDates`: the rows the parts left out because their time coordinate's date does not exist, summed. */
+	readonly droppedInvalidDates?: number;
 	readonly optionsDigest: string;
 	readonly timeUnit: string | null;
 	readonly minTime: PartManifest["minTime"];
@@ -233,6 +235,10 @@ async function commitChecked(folder: string, stale: readonly FoundLock[], own: P
 	const byValue = (a: { value: string }, b: { value: string }) => (BigInt(a.value) < BigInt(b.value) ? -1 : BigInt(a.value) > BigInt(b.value) ? 1 : 0);
 	times.sort(byValue);
 	const { forbiddenChunks, forbiddenKeys } = forbiddenChunksOf(manifests);
+	// The parts agree on the options (their digest): leaving out dates, each counted what it left out.
+	const dropping = manifests[0].options.dropInvalidDates === true;
+	const uncounted = dropping ? manifests.find((manifest) => manifest.droppedInvalidDates === undefined) : undefined;
+	if (uncounted !== undefined) refuse(folder, `part ${uncounted.part}/${count} leaves out the rows of dates that do not exist (dropInvalidDates) but its manifest does not count them (run that part again)`);
 	const summary: Omit<CommitSummary, "staleLocks" | "forbiddenKeys"> = {
 		committed: true,
 		parts: count,
@@ -240,6 +246,7 @@ async function commitChecked(folder: string, stale: readonly FoundLock[], own: P
 		rows: manifests.reduce((sum, manifest) => sum + manifest.rows, 0),
 		overflowNulls: sumOverflowNulls(manifests.map((manifest) => manifest.overflowNulls)),
 		...(forbiddenChunks === undefined ? {} : { forbiddenChunks }),
+		...(dropping && { droppedInvalidDates: manifests.reduce((sum, manifest) => sum + (manifest.droppedInvalidDates ?? 0), 0) }),
 		optionsDigest: digest,
 		timeUnit: manifests[0].timeUnit,
 		minTime: times[0] ?? null,

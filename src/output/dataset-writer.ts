@@ -68,6 +68,8 @@ export interface DatasetWriterOptions {
 	 * time the part ends (see PartManifest.forbiddenChunks).
 	 */
 	readonly forbiddenChunks?: ForbiddenChunks;
+	/** With `dropInvalidDates`: the rows the part left out because their date does not exist; read when the part ends. */
+	readonly droppedInvalidDates?: () => number | undefined;
 	/** The table the part's rows were cut from, and the rows along its first axis the part read (see PartManifest). */
 	readonly slice?: { readonly table: SlicedTable; readonly rows: RowRange };
 	/**
@@ -110,6 +112,8 @@ export interface DatasetSummary {
 	readonly rows: number;
 	/** Per column, the values written as null because they were outside int64 in its unit (`onOverflow: "null"`). */
 	readonly overflowNulls: OverflowNulls;
+	/** With `dropInvalidDates`: the rows left out because their time coordinate held a date that does not exist. */
+	readonly droppedInvalidDates?: number;
 	readonly manifest: string;
 }
 
@@ -352,6 +356,8 @@ export class DatasetWriter extends Writable {
 		const time = (value: bigint | undefined) => (value === undefined ? null : { value: value.toString(), iso: formatIsoTimestamp(value, timeUnit) });
 		const files = [...this.#written].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 		const overflowNulls = this.#options.overflowNulls?.() ?? {};
+		const droppedInvalidDates = this.#options.droppedInvalidDates?.();
+		const dropped = droppedInvalidDates === undefined ? {} : { droppedInvalidDates };
 		const manifest: PartManifest = {
 			version: MANIFEST_VERSION,
 			part: part.index,
@@ -362,6 +368,7 @@ export class DatasetWriter extends Writable {
 			rows: this.#rows,
 			overflowNulls,
 			...forbiddenOf(this.#options.forbiddenChunks),
+			...dropped,
 			// No time column read (a part without a range or partitioning): no unit to state.
 			timeUnit: this.#options.timeColumn === undefined ? null : timeUnit,
 			minTime: time(this.#min),
@@ -382,7 +389,7 @@ export class DatasetWriter extends Writable {
 		}
 		this.#finished = true;
 		unfinished.delete(this);
-		this.summary = { files, rows: this.#rows, overflowNulls, manifest: manifestPath(part) };
+		this.summary = { files, rows: this.#rows, overflowNulls, ...dropped, manifest: manifestPath(part) };
 	}
 
 	/**

@@ -45,6 +45,12 @@ export interface PartManifest {
 	 */
 	readonly forbiddenChunks?: number;
 	readonly forbiddenKeys?: readonly string[];
+	/**
+	 * With `dropInvalidDates`: the rows the part left out because their time coordinate held a date the proleptic
+	 * Gregorian calendar lacks. Absent when the export does not leave them out (the parts of a dataset agree: their
+	 * options digest says it).
+	 */
+	readonly droppedInvalidDates?: number;
 	/** The time column's unit, and its smallest and largest values (int64 as decimal text, and as ISO 8601), if any. */
 	readonly timeUnit: string | null;
 	readonly minTime: { readonly value: string; readonly iso: string } | null;
@@ -121,6 +127,7 @@ export function readManifest(file: string): PartManifest {
 				Number.isSafeInteger(manifest.rowRange.start) &&
 				Number.isSafeInteger(manifest.rowRange.end) &&
 				manifest.rowRange.start <= manifest.rowRange.end)) &&
+		(manifest.droppedInvalidDates === undefined || (Number.isSafeInteger(manifest.droppedInvalidDates) && manifest.droppedInvalidDates >= 0)) &&
 		(manifest.overflowNulls === undefined || (typeof manifest.overflowNulls === "object" && manifest.overflowNulls !== null && Object.values(manifest.overflowNulls).every(Number.isSafeInteger))) &&
 		(manifest.forbiddenChunks === undefined || (Number.isSafeInteger(manifest.forbiddenChunks) && manifest.forbiddenChunks >= 0)) &&
 		(manifest.forbiddenKeys === undefined || (Array.isArray(manifest.forbiddenKeys) && manifest.forbiddenKeys.every((key) => typeof key === "string")));

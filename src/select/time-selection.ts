@@ -70,6 +70,8 @@ export interface TimeColumnOptions {
 	readonly cf: boolean;
 	readonly convertCalendar: boolean;
 	readonly alignOn: CalendarAlignment;
+	/** The rows of dates the proleptic Gregorian calendar lacks are left out: the search places them (dropped-dates.ts). */
+	readonly dropInvalidDates?: boolean;
 	/**
 	 * How the export converts times. When it rounds to the nearest unit, a range holds the rows whose exported
 	 * (rounded) time is in it, as the TimeFilter compares them: the search compares rounded instants too.
@@ -109,7 +111,7 @@ function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCodi
 	}
 	// The unit the column is decoded in (cf-time-column.ts), whose nearest values the rows are then selected by.
 	const nearestIn = nearest ? cfTimeUnit(decoding, metadata, asked, "nearest") : undefined;
-	return { kind: "cf", markers: decoding.markers, instantOf: cfInstantOf(decoding.coding, decoding.markers, metadata.dataType.name, nearestIn) };
+	return { kind: "cf", markers: decoding.markers, instantOf: cfInstantOf(decoding.coding, decoding.markers, metadata.dataType.name, nearestIn, options.dropInvalidDates === true ? "drop" : "refuse") };
 }
 
 /**

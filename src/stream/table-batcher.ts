@@ -8,6 +8,8 @@ import { BandIndexColumns, type AllocateInt64, type RowRegion } from "../table/r
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { cStrides, product } from "../zarr/grid.js";
 import type { TableBand } from "./table-reader.js";
+import type { TimeBounds } from "../select/time-bounds.js";
+import { InvalidDateRows } from "./invalid-date-rows.js";
 
 /**
  * One output column of a table: the positions along one axis (an index column without a coordinate), or the
@@ -31,6 +33,11 @@ export interface TableBatcherOptions {
 	allocateIndex?: AllocateInt64;
 	/** Count the values written as null because they overflowed (`onOverflow: "null"`), in `overflowNulls`. */
 	countOverflowNulls?: boolean;
+	/**
+	 * The time range of the export, if any: the rows of dates left out (columns planned with `dropsInvalidDates`) are
+	 * counted in `droppedInvalidDates` when they lie in it (see dropped-dates.ts).
+	 */
+	invalidDateBounds?: TimeBounds;
 }
 
 const fieldOf = (column: TableColumnPlan) => (column.kind === "positions" ? column.field : column.plan.field);
@@ -72,10 +79,15 @@ export class TableBatcher extends Transform {
 	/** Per column, the last values decoded and their result: a column the reader gives whole is decoded once. */
 	readonly #decoded: ({ raw: ChunkValues; decoded: DecodedValues } | undefined)[];
 	readonly #indexColumns: BandIndexColumns;
+	/** The rows of the bands batched so far (the rows read, before any is left out): message positions count them. */
 	#rows = 0;
 	#batches = 0;
 	/** The overflowed nulls of the batches made so far, when asked to count them. */
 	readonly overflowNulls: OverflowNullCounter | undefined;
+	/** Leaves out the rows of time coordinates' dates the proleptic Gregorian calendar lacks (`dropInvalidDates`). */
+	readonly #invalidDates: InvalidDateRows | undefined;
+	/** The rows of the batches made so far. */
+	rowsOut = 0;
 
 	constructor(options: TableBatcherOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
@@ -85,6 +97,16 @@ export class TableBatcher extends Transform {
 		this.#strides = cStrides(options.shape);
 		this.#decoded = options.columns.map(() => undefined);
 		this.#indexColumns = new BandIndexColumns(options.allocateIndex);
+		const filters = options.columns.flatMap((column, k) => (column.kind === "values" && column.plan.dropsInvalidDates === true ? [k] : []));
+		this.#invalidDates = filters.length === 0 ? undefined : new InvalidDateRows(filters, options.invalidDateBounds);
+	}
+
+	/**
+	 * The rows left out because their time coordinate's date does not exist in the proleptic Gregorian calendar
+	 * (within the export's time range), so far; undefined when the export does not drop them.
+	 */
+	get droppedInvalidDates(): number | undefined {
+		return this.#invalidDates?.dropped;
 	}
 
 	/**
@@ -139,12 +161,19 @@ export class TableBatcher extends Transform {
 		let batch: RecordBatch;
 		try {
 			batch = this.#batch(band);
+			if (this.#invalidDates !== undefined) batch = this.#invalidDates.keep(batch);
 		} catch (error) {
 			callback(error as Error);
 			return;
 		}
 		this.#rows += band.length;
+		// A batch whose rows were all left out goes on only as the first: a writer takes the schema from it.
+		if (this.#invalidDates !== undefined && batch.numRows === 0 && this.#batches > 0) {
+			callback();
+			return;
+		}
 		this.#batches++;
+		this.rowsOut += batch.numRows;
 		this.overflowNulls?.add(batch);
 		callback(null, batch);
 	}

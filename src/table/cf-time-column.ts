@@ -4,6 +4,7 @@ import { baseCfTargetUnit } from "../cf/cf-target-unit.js";
 import { decodeCfTimes } from "../cf/decode-cf-times.js";
 import { isFloatType } from "../cf/missing-value.js";
 import { markOverflowNulls } from "../convert/overflow-nulls.js";
+import { markInvalidDates } from "../convert/dropped-dates.js";
 import { secondsAsMillis } from "../convert/seconds-as-millis.js";
 import type { TableColumn } from "../open-table.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
@@ -29,16 +30,21 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 	const { coding, markers, autoUnit } = column.cfTime ?? decodingAtPlan(column, plan);
 	const unit = cfTimeUnit({ coding, markers, autoUnit }, metadata, plan.conversion.unit, plan.conversion.rounding);
 	const scaleAfter = plan.secondsAsMillis && unit === "s";
-	const field = cfTimeField(context.name, metadata, coding, scaleAfter ? "ms" : unit, plan.timezone);
-	const options = { unit, rounding: plan.conversion.rounding, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name };
+	// Only a time coordinate's dates leave their rows out; a model calendar's labels may lack a date only aligned on the date.
+	const drops = plan.dropInvalidDates && context.rowFilter === true && coding.calendar?.kind === "model" && coding.alignOn === "date";
+	const field = cfTimeField(context.name, metadata, coding, scaleAfter ? "ms" : unit, plan.timezone, drops);
+	const options = { unit, rounding: plan.conversion.rounding, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name, invalidDates: drops ? ("drop" as const) : ("refuse" as const) };
 	return {
 		field,
 		decode(values, describePosition) {
-			let decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
-			if (scaleAfter) decoded = secondsAsMillis(decoded, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
-			markOverflowNulls(decoded);
-			return { values: decoded.values, validity: decoded.validity === null ? undefined : { bitmap: decoded.validity, nullCount: decoded.nullCount } };
+			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap });
+			const scaled = scaleAfter ? secondsAsMillis(decoded, { ...options, describePosition, allocateBitmap: context.allocateBitmap }) : decoded;
+			markOverflowNulls(scaled);
+			// Last: an overflow's marking clears the other null slots.
+			markInvalidDates(scaled.values, decoded.invalidDates);
+			return { values: scaled.values, validity: scaled.validity === null ? undefined : { bitmap: scaled.validity, nullCount: scaled.nullCount } };
 		},
 		empty: () => new BigInt64Array(0),
+		...(drops && { dropsInvalidDates: true as const }),
 	};
 }

@@ -55,20 +55,28 @@ export function planTableColumns(table: ZarrTable, plan: ColumnsPlan, memory: Ba
 	const names = outputNames(table, plan);
 	const bands = readColumns(table, plan.index);
 	const rank = table.shape.length;
-	const valuePlan = (column: TableColumn, name: string): TableColumnPlan => {
+	const valuePlan = (column: TableColumn, name: string, rowFilter: boolean): TableColumnPlan => {
 		// Values repeated over the table are copied first: only a column over every axis may be converted in place
 		// and hand its buffers to the output (see ColumnContext).
 		const spans = column.axes.length === rank;
-		const context = { name, plan, ...(spans ? memory : { convertInPlace: false }) };
+		const context = { name, plan, rowFilter, ...(spans ? memory : { convertInPlace: false }) };
 		const planned = (COLUMN_KINDS[column.kind] as ColumnPlanner<TableColumn>)(column, context);
 		return { kind: "values", plan: planned, band: bands.indexOf(column), name: column.metadata.path || column.name, shape: column.metadata.shape, axes: column.axes };
 	};
 	const columns: TableColumnPlan[] = [];
 	if (plan.index) {
 		table.index.forEach((entry, axis) => {
-			columns.push(entry.kind === "positions" ? { kind: "positions", field: int64Field(names.index[axis]), axis } : valuePlan(entry.column, names.index[axis]));
+			columns.push(entry.kind === "positions" ? { kind: "positions", field: int64Field(names.index[axis]), axis } : valuePlan(entry.column, names.index[axis], true));
 		});
 	}
-	table.columns.forEach((column, k) => columns.push(valuePlan(column, names.values[k])));
+	// The time of a row: an index coordinate, the array exported alone, or a dimension's coordinate among the columns.
+	const isCoordinateOf = (column: TableColumn) => column.axes.length === 1 && table.dimensions[column.axes[0]].name === column.name;
+	table.columns.forEach((column, k) => columns.push(valuePlan(column, names.values[k], plan.singleArray || isCoordinateOf(column))));
+	if (plan.dropInvalidDates && !columns.some((column) => column.kind === "values" && column.plan.dropsInvalidDates === true)) {
+		throw new UsageError(
+			`dropInvalidDates leaves out the rows whose time coordinate holds a date the proleptic Gregorian calendar lacks, and no column exported is the time coordinate of a model calendar (noleap, all_leap, 360_day)${plan.index ? "" : ": a dimension's coordinate is exported with index columns (`index`)"}`,
+			{ option: "dropInvalidDates" },
+		);
+	}
 	return { columns, shape: table.shape };
 }

@@ -21,6 +21,11 @@ export interface ColumnPlan {
 	decode(values: ChunkValues, describePosition: (i: number) => string): DecodedValues;
 	/** The values of no rows: an empty table still gives one (empty) batch, for its schema. */
 	empty(): ChunkValues;
+	/**
+	 * A time coordinate decoded with `dropInvalidDates`: its dates the proleptic Gregorian calendar lacks are marked
+	 * (convert/dropped-dates.ts), and the batcher leaves their rows out.
+	 */
+	readonly dropsInvalidDates?: true;
 }
 
 /** What a column kind plans a column with, beside the column itself. */
@@ -35,6 +40,11 @@ export interface ColumnContext {
 	readonly convertInPlace: boolean;
 	/** Where validity bitmaps' memory comes from (a BufferPool's, when the output hands buffers back); default new. */
 	readonly allocateBitmap?: (bytes: number) => Uint8Array;
+	/**
+	 * The column is a time coordinate (an index coordinate, or the array exported alone), whose dates the proleptic
+	 * Gregorian calendar lacks leave their rows out when the plan drops them (`dropInvalidDates`).
+	 */
+	readonly rowFilter?: boolean;
 }
 
 /** Arrow data of a field from decoded values: typed arrays without a copy, the validity as its null bitmap. */

@@ -1,12 +1,14 @@
-"""Zarr v2 stores of 360_day CF time written by xarray, and the dates xarray's
-`Dataset.convert_calendar("proleptic_gregorian", align_on="year")` gives them: the golden data of `alignOn: "year"`
-(`--convert-calendar --align-on year`).
+"""Zarr v2 stores of 360_day (and all_leap) CF time written by xarray, and the dates xarray's
+`Dataset.convert_calendar("proleptic_gregorian", align_on=...)` gives them: the golden data of `alignOn: "year"`
+(`--convert-calendar --align-on year`) and of `dropInvalidDates` (`--convert-calendar --drop-invalid-dates`, aligned
+on the date, which drops the rows of the dates the proleptic Gregorian calendar lacks).
 
 Regenerate with Debian's python3 (xarray 2023.01, zarr 2.13, cftime 1.6, pandas 1.5):
 
     /usr/bin/python3 test/golden/make_calendar_align_fixtures.py
 
-It replaces test/fixtures/calendar-align/ (one store per case) and writes test/fixtures/calendar-align/expected.json.
+It replaces test/fixtures/calendar-align/ (one store per case) and writes test/fixtures/calendar-align/expected.json
+(aligned on the year, 360_day stores only) and test/fixtures/calendar-align/expected-date.json (aligned on the date).
 Each case is a dataset written with `Dataset.to_zarr` (zarr v2, consolidated metadata): a `time` coordinate of
 counts with the CF attributes given (`calendar: "360_day"`), and a data variable `tas(time, station)` whose values
 are the row numbers, so a row can be followed through the conversion.
@@ -17,6 +19,13 @@ missing value (cftime fails on it), so the counts that are not missing are decod
 missing ones are null. Dates pandas cannot hold (before 1678) come back as cftime dates, read through their Julian Day
 Number (`toordinal()`) and time of day. The script checks that the conversion kept every row, in order: xarray's
 `np.unique` (which drops duplicate times and sorts) changed nothing, so the mapping was injective and increasing.
+
+Aligned on the date, per case: "dropped", the rows (times) convert_calendar left out; "frame", the columns of
+`convert_calendar("proleptic_gregorian", align_on="date").to_dataframe().reset_index()` (time as exact integer
+nanoseconds, text), every row. A store holding missing times (which xarray cannot decode) is converted without its
+missing counts, and their rows are put back in place with a null time and their values: xarray's `where(drop=True)`
+would drop them too (a NaT time), where dt64-export keeps a missing time as a null row and drops only dates that do
+not exist.
 """
 
 import json
@@ -53,23 +62,64 @@ def converted(counts: np.ndarray, attributes: dict) -> list:
 
 
 CASES = {}
+DATE_CASES = {}
 
 
-def write(name: str, counts: np.ndarray, units: str, fill_value=None, note: str = "") -> None:
-    attributes = {"units": units, "calendar": "360_day"}
+def by_date(counts: np.ndarray, attributes: dict, tas: np.ndarray):
+    """convert_calendar(..., align_on="date") of the counts with their tas: the rows kept, and the frame."""
+    ds = xr.Dataset({"tas": (("time", "station"), tas), "row": ("time", np.arange(len(counts)))}, coords={"time": ("time", counts, attributes)})
+    out = xr.decode_cf(ds).convert_calendar("proleptic_gregorian", align_on="date")
+    kept = [int(row) for row in out.row.values]
+    assert kept == sorted(kept), "convert_calendar reordered rows"
+    frame = out[["tas"]].to_dataframe().reset_index()
+    return kept, frame
+
+
+def date_frame(name: str, counts: np.ndarray, attributes: dict, missing: np.ndarray, tas: np.ndarray, note: str) -> None:
+    """The expected frame aligned on the date; missing counts put back as rows of a null time (see above)."""
+    valid_rows = np.flatnonzero(~missing)
+    kept, frame = by_date(counts[valid_rows], attributes, tas[valid_rows])
+    kept_rows = set(int(valid_rows[k]) for k in kept)
+    times = [nanoseconds(v) for v in frame["time"].values]
+    values = frame["tas"].values.tolist()
+    stations = frame["station"].values.tolist()
+    rows_out = []
+    taken = iter(range(len(times)))
+    for row in range(len(counts)):
+        if missing[row]:
+            rows_out += [(None, station, float(tas[row, station])) for station in range(STATIONS)]
+        elif row in kept_rows:
+            for _ in range(STATIONS):
+                k = next(taken)
+                rows_out.append((str(times[k]), int(stations[k]), float(values[k])))
+    dropped = [row for row in valid_rows.tolist() if row not in kept_rows]
+    DATE_CASES[name] = {
+        "units": attributes["units"],
+        "calendar": attributes["calendar"],
+        "rows": len(counts),
+        "dropped": dropped,
+        "frame": {"time": [r[0] for r in rows_out], "station": [r[1] for r in rows_out], "tas": [r[2] for r in rows_out]},
+        "note": note,
+    }
+
+
+def write(name: str, counts: np.ndarray, units: str, fill_value=None, note: str = "", calendar: str = "360_day") -> None:
+    attributes = {"units": units, "calendar": calendar}
     missing = np.zeros(len(counts), dtype=bool) if fill_value is None else counts == fill_value
-    valid = converted(counts[~missing], attributes)
-    instants = []
-    taken = iter(valid)
-    for is_missing in missing:
-        instants.append(None if is_missing else str(next(taken)))
     tas = np.arange(len(counts) * STATIONS, dtype=np.float32).reshape(len(counts), STATIONS)
+    if calendar == "360_day":
+        valid = converted(counts[~missing], attributes)
+        instants = []
+        taken = iter(valid)
+        for is_missing in missing:
+            instants.append(None if is_missing else str(next(taken)))
+        CASES[name] = {"units": units, "dtype": str(counts.dtype), "rows": len(counts), "instants": instants, "note": note}
+    date_frame(name, counts, attributes, missing, tas, note)
     ds = xr.Dataset({"tas": (("time", "station"), tas)}, coords={"time": ("time", counts, attributes)})
     encoding = {"time": {"chunks": (max(1, len(counts) // 5),)}, "tas": {"chunks": (max(1, len(counts) // 5), STATIONS)}}
     if fill_value is not None:
         encoding["time"]["_FillValue"] = fill_value
     ds.to_zarr(OUT / f"{name}.zarr", mode="w", encoding=encoding, consolidated=True)
-    CASES[name] = {"units": units, "dtype": str(counts.dtype), "rows": len(counts), "instants": instants, "note": note}
 
 
 def main() -> None:
@@ -88,7 +138,12 @@ def main() -> None:
     minutes = np.arange(0, 720 * 1440, 1440 - 7, dtype=np.int32)
     minutes[[3, 100, 101, len(minutes) - 1]] = -999
     write("early-years-fill", minutes, "minutes since 0001-01-01", fill_value=np.int32(-999), note="years 1 and 2, missing values")
+    # all_leap, daily over 2000 (leap) and 2001 (common): aligned on the date, 2001-02-29 has no row.
+    write("all-leap-daily", np.arange(732, dtype=np.int64), "days since 2000-01-01", note="all_leap daily, 2000 and 2001", calendar="all_leap")
     (OUT / "expected.json").write_text(json.dumps(CASES, indent=1) + "\n")
+    # One line per case: the frames are long.
+    lines = ",\n".join(f"{json.dumps(name)}: {json.dumps(case, separators=(',', ':'))}" for name, case in DATE_CASES.items())
+    (OUT / "expected-date.json").write_text("{\n" + lines + "\n}\n")
 
 
 if __name__ == "__main__":
