@@ -78,6 +78,7 @@ interface ExportArgs {
 	alignOn?: CalendarAlignment;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
+	followLinksOutside: boolean;
 	start?: string;
 	end?: string;
 	timeColumn?: string;
@@ -293,6 +294,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		timeoutMs: args.timeout * 1000,
 		signRequests: args.signRequest,
 		forbiddenAsMissing: args.forbiddenAsMissing,
+		followLinksOutside: args.followLinksOutside,
 		bufferPool,
 		start: args.start,
 		end: args.end,
