@@ -18,7 +18,7 @@ import { HttpZipReader } from "./http-zip-reader.js";
 import { ForbiddenChunks } from "./forbidden-chunks.js";
 import { MetadataDocuments } from "./metadata-documents.js";
 import { startsAsZip } from "./zip-signature.js";
-import { ZipFileBytes } from "./zip-file-bytes.js";
+import { PastEndOfZip, ZipFileBytes } from "./zip-file-bytes.js";
 import { entryLayouts, ZipStore, type ZipBytes } from "./zip-store.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
@@ -241,7 +241,8 @@ async function openZip(bytes: ZipBytes, location: string, remote: boolean, signa
 		// Cut short, the central directory says nothing about the file.
 		throwIfAborted(signal);
 		if (error instanceof Dt64ExportError) throw error;
-		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
+		const why = error instanceof PastEndOfZip ? `its central directory points at ${error.message}` : (error as Error).message;
+		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${why})`, { path: location, cause: error });
 	}
 	const names = [...store.entries.keys()].filter((name) => !name.endsWith("/"));
 	return { store, kind: "zip", remote, entries: names, ...(zipFolder === undefined ? {} : { zipFolder }), location, signal, documents: new MetadataDocuments(store, signal) };
