@@ -17,11 +17,9 @@ const KEPT_TAIL = 300;
  * Control characters but line breaks and tabs (C0, DEL, C1: ESC starts a terminal escape sequence, CR rewrites a
  * line), and the Unicode line separators and bidirectional overrides that reorder or break what is shown.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** UNSAFE and line breaks: for one line of a report (inspect's), where a name's line break would forge a line. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds
 const UNSAFE_IN_LINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const escapeCharacter = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
