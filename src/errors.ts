@@ -4,6 +4,7 @@
  * advice from the code), and the structured fields the code names (path, index, value...).
  */
 import { jsonSafe } from "./json/json-safe.js";
+import { safeMessageText } from "./message-text.js";
 
 export type ErrorKind = "usage" | "data" | "io";
 
@@ -122,7 +123,8 @@ export class Dt64ExportError extends Error {
 
 	constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
 		const { cause, ...fields } = options;
-		super(message, cause === undefined ? undefined : { cause });
+		// A message quotes the store's own text: escaped and bounded (see message-text.ts).
+		super(safeMessageText(message), cause === undefined ? undefined : { cause });
 		this.name = "Dt64ExportError";
 		this.code = code;
 		this.kind = ERROR_CODES[code];

@@ -24,6 +24,7 @@ import type { TargetUnit } from "./dtype/units.js";
 import { Dt64ExportError, UsageError, type ErrorCode } from "./errors.js";
 import { rawMemberText } from "./json/raw-member.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
+import { safeLineText } from "./message-text.js";
 import { isListingRefused, type ListingRefusedError } from "./store/listing-errors.js";
 import { listStoreTree, readNodeDocument, type StoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.js";
 import {
@@ -749,7 +750,8 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.first !== undefined) field("first", formatEnd(node.first, "first"));
 		if (node.last !== undefined) field("last", formatEnd(node.last, "last"));
 	}
-	return `${lines.join("\n")}\n`;
+	// Names, data types, attributes and reasons are the store's text: none may break a line or drive a terminal.
+	return `${lines.map(safeLineText).join("\n")}\n`;
 }
 
 /** The fill value, and what a missing chunk reads as when it is not that (see MissingChunks). */

@@ -367,9 +367,16 @@ describe("decompression bombs are refused before they fill memory", () => {
 
 	const bombs: [string, object[], () => Promise<Uint8Array>, RegExp][] = [
 		[
-			"gzip: 530 KB inflating to 512 MiB (512 gzip members of 1 MiB of zeros)",
+			"gzip: 530 KB inflating to 512 MiB (512 gzip members of 1 MiB of zeros): larger than the chunk can be encoded to, not read",
 			[GZIP],
 			async () => Buffer.concat(new Array(512).fill(zlib.gzipSync(Buffer.alloc(MiB), { level: 9 }))),
+			/c\/0: 538112 bytes, more than a chunk of 1024 values \(8192 bytes decoded\) can be encoded to \(74752 at most\) \[CHUNK_CORRUPT\]/,
+		],
+		[
+			// Within the bound on encoded chunk sizes (74752 bytes here): gzip's own cap refuses it.
+			"gzip: 66 KB inflating to 64 MiB (64 gzip members of 1 MiB of zeros)",
+			[GZIP],
+			async () => Buffer.concat(new Array(64).fill(zlib.gzipSync(Buffer.alloc(MiB), { level: 9 }))),
 			/chunk c\/0: cannot decode: gzip: chunk inflates past its expected 8192 bytes/,
 		],
 		["zstd: 16 KB declaring and holding 512 MiB", [ZSTD], async () => zstdRleFrame(4096, true), /chunk c\/0: cannot decode: zstd: chunk declares 536870912 bytes, more than its expected 8192/],

@@ -103,10 +103,15 @@ function readNode(folder: string): ZarrNode | undefined {
 	return readJson(path.join(folder, ".zgroup")) === undefined ? undefined : { kind: "group" };
 }
 
+/** The largest metadata document read to guess ahead (an array's zarr.json is a few KiB). */
+const PEEKED_DOCUMENT_MAX_BYTES = 1 << 20;
+
 function readJson(file: string): Record<string, unknown> | undefined {
 	try {
-		// A regular file only: reading a FIFO would block here, before the CLI could say anything.
-		if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+		// A regular file only: reading a FIFO would block here, before the CLI could say anything. A large one is left
+		// to the export, which refuses one too large (MAX_METADATA_BYTES) before reading it: a guess is not worth it.
+		const stats = fs.statSync(file, { throwIfNoEntry: false });
+		if (stats === undefined || !stats.isFile() || stats.size > PEEKED_DOCUMENT_MAX_BYTES) return undefined;
 		const value: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
 		return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 	} catch {

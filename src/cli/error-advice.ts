@@ -42,6 +42,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	nanAsNull: "--nan-as-null",
 	cf: "--cf",
 	forbiddenAsMissing: "--forbidden-as-missing",
+	followLinksOutside: "--follow-links-outside",
 	overwrite: "--force",
 };
 

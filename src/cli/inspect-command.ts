@@ -12,6 +12,7 @@ export interface InspectArgs {
 	timeout?: number;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
+	followLinksOutside: boolean;
 }
 
 /** `dt64-export inspect <store> [--json]`: the report on stdout. */
@@ -19,7 +20,7 @@ export async function runInspect(args: InspectArgs): Promise<void> {
 	const headers = collectHeaders(args.header);
 	// Inspect writes nothing until its report: a signal ends it at once, a request to a server that does not answer with it.
 	exitOnInterrupt();
-	const report = await inspectStore(args.store, { headers, retries: args.retries, timeoutMs: args.timeout === undefined ? undefined : args.timeout * 1000, signRequests: args.signRequest, forbiddenAsMissing: args.forbiddenAsMissing });
+	const report = await inspectStore(args.store, { headers, retries: args.retries, timeoutMs: args.timeout === undefined ? undefined : args.timeout * 1000, signRequests: args.signRequest, forbiddenAsMissing: args.forbiddenAsMissing, followLinksOutside: args.followLinksOutside });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report, { advise: adviceFor });
 	await new Promise<void>((resolve, reject) => {
 		const written = (error?: Error | null) => {

@@ -29,6 +29,7 @@ import { checkCommandLine, type CommandLine } from "./command-line.js";
 import { completeWords } from "./completion.js";
 import { declareOptions } from "./declare-options.js";
 import { describeForCli } from "./error-advice.js";
+import { safeMessageText } from "../message-text.js";
 import { optionsFromEnvironment } from "./environment.js";
 import { runInspect, type InspectArgs } from "./inspect-command.js";
 import { exitOnInterrupt } from "./interrupt.js";
@@ -81,6 +82,7 @@ interface ExportArgs {
 	dropInvalidDates: boolean;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
+	followLinksOutside: boolean;
 	start?: string;
 	end?: string;
 	timeColumn?: string;
@@ -100,13 +102,26 @@ function parseIndexOption(value: string | undefined): boolean | "positions" {
 	throw new UsageError(`--index ${JSON.stringify(value)}: write --index (coordinates where they exist) or --index positions`);
 }
 
+/**
+ * The error line, written before the process exits: synchronously, since process.exit does not wait for a write to a
+ * pipe that is still pending (a supervisor reading stderr got its first 64 KiB, without the code); a pipe that
+ * cannot take it now (EAGAIN) gets it the ordinary way.
+ */
+function writeErrorLine(line: string): void {
+	try {
+		fs.writeSync(2, line);
+	} catch {
+		process.stderr.write(line);
+	}
+}
+
 function fail(error: unknown): never {
 	removePendingTempFiles();
 	if (process.env.DT64_DEBUG === "1") console.error(error);
 	const message = isDt64ExportError(error) ? describeForCli(error) : (error as Error)?.message ?? String(error);
 	// The library's code, for scripts and bug reports; an error that is not one of ours broke a contract: INTERNAL.
 	const code = isDt64ExportError(error) ? error.code : "INTERNAL";
-	process.stderr.write(`dt64-export: ${oneLine(message)} [${code}]\n`);
+	writeErrorLine(`dt64-export: ${oneLine(safeMessageText(message))} [${code}]\n`);
 	process.exit(isDt64ExportError(error) && error.kind === "usage" ? 2 : 1);
 }
 
@@ -326,6 +341,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		timeoutMs: args.timeout * 1000,
 		signRequests: args.signRequest,
 		forbiddenAsMissing: args.forbiddenAsMissing,
+		followLinksOutside: args.followLinksOutside,
 		bufferPool,
 		start: args.start,
 		end: args.end,

@@ -77,6 +77,7 @@ const notRanged = ({ ranged }: RunFacts) => (ranged === false ? "it applies with
 const onlyRemote = ({ remote }: RunFacts) => (remote ? undefined : "it applies to stores read over the network, not to a local one");
 // Google Cloud Storage and Azure answer 404 for an object that does not exist, whatever the caller may list.
 const onlyS3 = ({ s3 }: RunFacts) => (s3 === false ? "it applies to s3:// stores (other stores answer 404 for a missing chunk)" : undefined);
+const onlyLocal = ({ remote }: RunFacts) => (remote ? "it applies to a local folder store, not to one read over the network" : undefined);
 const onlyTimestamps = ({ timestamps }: RunFacts) =>
 	timestamps === false ? "no column holds timestamps (a timedelta64 array is a Duration, which has no zone)" : undefined;
 const onlyFloats = ({ floats }: RunFacts) => (floats === false ? "no column holds floats" : undefined);
@@ -259,6 +260,14 @@ export const OPTIONS: readonly OptionSpec[] = [
 		describe: "s3://: read a chunk answered 403 AccessDenied as missing (the fill value), as a bucket that the caller may not list (no s3:ListBucket) answers for chunks never written",
 		commands: ["export", "inspect"],
 		inapplicable: onlyS3,
+	},
+	{
+		name: "follow-links-outside",
+		kind: "boolean",
+		default: false,
+		describe: "a local folder store: follow symbolic links that lead out of the store's folder (refused by default: git-annex, DVC)",
+		commands: ["export", "inspect"],
+		inapplicable: onlyLocal,
 	},
 	{ name: "progress", kind: "boolean", defaultText: "when stderr is a terminal", describe: "show progress on stderr", commands: ["export"], inapplicable: progressShown },
 	{ name: "quiet", alias: "q", kind: "boolean", default: false, describe: { export: "no progress, no summary and no notices (warnings are still printed)", commit: "no summary line (stale locks are still named)" }, commands: ["export", "commit"] },

@@ -1,7 +1,8 @@
 import * as fs from "node:fs/promises";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
 import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
+import { checkBound, type ValueBound } from "./value-bound.js";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
@@ -17,24 +18,94 @@ export class DirectoryStore implements AsyncReadable {
 	/** Small reads were slow on this file system: every file is read asynchronously. */
 	#syncReadsSlow = false;
 
-	/** `bufferPool`: whole chunk files are read into its buffers (see BufferPool). */
+	/** The store's folder with its links resolved, once (see #placeOf). */
+	#realRoot: string | undefined;
+	/** Each folder of keys read so far: inside the store, missing, or where it leads outside it (see #placeOf). */
+	readonly #folders = new Map<string, FolderPlace>();
+
+	/**
+	 * `bufferPool`: whole chunk files are read into its buffers (see BufferPool). `followLinksOutside`: whether a
+	 * symbolic link that leads out of the store is followed (OpenStoreOptions.followLinksOutside); by default it is
+	 * refused. Links inside the store are followed either way.
+	 */
 	constructor(
 		readonly root: string,
 		readonly bufferPool?: BufferPool,
-	) {}
+		readonly followLinksOutside = false,
+	) {
+		this.#openFlags = followLinksOutside ? OPEN_FLAGS & ~NO_FOLLOW : OPEN_FLAGS;
+	}
+
+	/** OPEN_FLAGS, less O_NOFOLLOW when links out of the store are followed. */
+	readonly #openFlags: number;
 
 	private resolve(key: AbsolutePath): string {
 		return path.join(this.root, ...key.split("/").filter((part) => part.length > 0));
+	}
+
+	/**
+	 * The file to open for `key`, undefined when a folder on its way does not exist. A folder of the key that is (or
+	 * passes through) a symbolic link leading out of the store is refused before anything is opened; the file itself
+	 * is opened without following a link (OPEN_FLAGS), a link being resolved and checked the same way (#linkTarget).
+	 * The folders' verdicts are kept: a store of 100,000 chunk files in a few folders resolves a few folders.
+	 */
+	#placeOf(key: AbsolutePath): string | undefined {
+		const parts = key.split("/").filter((part) => part.length > 0);
+		const file = path.join(this.root, ...parts);
+		if (this.followLinksOutside || parts.length < 2) return file;
+		const folder = parts.slice(0, -1).join("/");
+		let place = this.#folders.get(folder);
+		if (place === undefined) {
+			place = this.#resolved(path.join(this.root, folder));
+			if (this.#folders.size >= MAX_KEPT_FOLDERS) this.#folders.clear();
+			this.#folders.set(folder, place);
+		}
+		if (place === MISSING) return undefined;
+		if (place !== INSIDE) throw this.#outside(key, `its folder ${folder}`, place);
+		return file;
+	}
+
+	/** Where `file` leads once its links are resolved: INSIDE the store, MISSING, or the outside path it leads to. */
+	#resolved(file: string): FolderPlace {
+		let real: string;
+		try {
+			this.#realRoot ??= realpathSync.native(this.root);
+			real = realpathSync.native(file);
+		} catch (error) {
+			if (isMissing(error)) return MISSING;
+			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, cause: error });
+		}
+		const root = this.#realRoot;
+		return real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep) ? INSIDE : real;
+	}
+
+	/**
+	 * The file a key's symbolic link leads to (opening it without following links failed with ELOOP), when it stays in
+	 * the store; undefined when it leads nowhere (a dangling link: a missing key, as a missing file is).
+	 */
+	#linkTarget(key: AbsolutePath, file: string): string | undefined {
+		const place = this.#resolved(file);
+		if (place === MISSING) return undefined;
+		if (place !== INSIDE) throw this.#outside(key, "it", place);
+		return realpathSync.native(file);
+	}
+
+	#outside(key: AbsolutePath, what: string, target: string): Dt64ExportError {
+		return new Dt64ExportError(
+			"READ_FAILED",
+			`cannot read ${this.resolve(key)}: ${what} is a symbolic link that leads out of the store (to ${target}); links out of a store are followed only when asked (\`followLinksOutside\`)`,
+			{ path: this.root, key: key.slice(1), option: "followLinksOutside" },
+		);
 	}
 
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
 		// A local read cannot be cancelled once started: after an abort, none starts.
 		throwIfAborted(options.signal);
 		if (options.small === true && !this.#syncReadsSlow) {
-			const bytes = this.#readSmall(key, options.room);
+			const bytes = this.#readSmall(key, options.room, options.bound);
 			if (bytes !== LARGE) return bytes;
 		}
-		return this.#withFile(key, options.signal, (handle) => readWhole(handle, this.bufferPool, options.room));
+		return this.#withFile(key, options.signal, (handle, file) => readWhole(handle, this.bufferPool, options.room, (size) => checkBound(file, key, size, options.bound)));
 	}
 
 	/**
@@ -48,13 +119,26 @@ export class DirectoryStore implements AsyncReadable {
 	 * process being descheduled in the middle of it (measured: median 0.15 ms, 5% over 5 ms at a load of 17 on 2
 	 * cores), which says nothing of the file system.
 	 */
-	#readSmall(key: AbsolutePath, room: number | undefined): Uint8Array | undefined | typeof LARGE {
-		const file = this.resolve(key);
+	#readSmall(key: AbsolutePath, room: number | undefined, bound: ValueBound | undefined): Uint8Array | undefined | typeof LARGE {
+		let file = this.resolve(key);
 		const started = performance.now();
 		let fd: number | undefined;
 		try {
-			fd = openSync(file, "r");
-			const { size } = fstatSync(fd);
+			const place = this.#placeOf(key);
+			if (place === undefined) return undefined;
+			try {
+				fd = openSync(place, this.#openFlags);
+			} catch (error) {
+				if (!isLink(error)) throw error;
+				const target = this.#linkTarget(key, place);
+				if (target === undefined) return undefined;
+				file = target;
+				fd = openSync(target, OPEN_FLAGS);
+			}
+			const stats = fstatSync(fd);
+			checkRegular(this.resolve(key), key, stats);
+			const { size } = stats;
+			checkBound(this.resolve(key), key, size, bound);
 			if (size > SYNC_READ_MAX_BYTES) return LARGE;
 			const bytes = this.bufferPool?.acquire(size, room) ?? Buffer.allocUnsafeSlow(size);
 			let filled = 0;
@@ -66,7 +150,8 @@ export class DirectoryStore implements AsyncReadable {
 			return filled === size ? bytes : bytes.subarray(0, filled);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
-			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`);
+			if (error instanceof Dt64ExportError) throw error;
+			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
 		} finally {
 			if (fd !== undefined) closeSync(fd);
 			this.#timed(performance.now() - started);
@@ -126,9 +211,19 @@ export class DirectoryStore implements AsyncReadable {
 		const file = this.resolve(key);
 		try {
 			throwIfAborted(signal);
-			handle = await fs.open(file, "r");
+			const place = this.#placeOf(key);
+			if (place === undefined) return undefined;
+			try {
+				handle = await fs.open(place, this.#openFlags);
+			} catch (error) {
+				if (!isLink(error)) throw error;
+				const target = this.#linkTarget(key, place);
+				if (target === undefined) return undefined;
+				handle = await fs.open(target, OPEN_FLAGS);
+			}
 			// Opened while the export was being aborted: its bytes would be read for nobody.
 			throwIfAborted(signal);
+			checkRegular(file, key, await handle.stat());
 			return await read(handle, file);
 		} catch (error) {
 			if (isMissing(error)) return undefined;
@@ -138,6 +233,36 @@ export class DirectoryStore implements AsyncReadable {
 			await handle?.close();
 		}
 	}
+}
+
+/** A folder of keys is in the store (INSIDE), missing (MISSING), or leads outside it (the path it leads to). */
+const INSIDE = Symbol("inside");
+const MISSING = Symbol("missing");
+type FolderPlace = typeof INSIDE | typeof MISSING | string;
+
+/** Folders whose verdicts are kept at most (a chunk grid may have a folder per row of chunks): past it, forgotten. */
+const MAX_KEPT_FOLDERS = 4096;
+
+/**
+ * How a key's file is opened: never blocking (a named pipe in a store would otherwise block the open until a writer
+ * comes, on the main thread or on one of libuv's four pool threads for good), and without following a symbolic link
+ * as its last part (ELOOP: the link is then resolved and checked, see DirectoryStore.#placeOf). Flags a platform
+ * lacks are left out (O_NOFOLLOW on Windows, where #placeOf then checks the folders only).
+ */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | NO_FOLLOW;
+
+/** Whether opening failed because the file is a symbolic link (O_NOFOLLOW): ELOOP on Linux, EMLINK on FreeBSD. */
+function isLink(error: unknown): boolean {
+	const code = (error as { code?: string } | null)?.code;
+	return code === "ELOOP" || code === "EMLINK";
+}
+
+/** Refuses a key that is not a regular file: a folder, a named pipe, a socket, a device. */
+function checkRegular(file: string, key: AbsolutePath, stats: Stats): void {
+	if (stats.isFile()) return;
+	const what = stats.isDirectory() ? "a folder" : stats.isFIFO() ? "a named pipe (FIFO)" : stats.isSocket() ? "a socket" : stats.isCharacterDevice() || stats.isBlockDevice() ? "a device" : "not a file";
+	throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: it is ${what}, not a regular file`, { key: key.slice(1) });
 }
 
 /** What #readSmall answers for a file it leaves to an asynchronous read. */
@@ -197,8 +322,9 @@ export async function readIntoPieces(handle: Pick<fs.FileHandle, "readv">, piece
  * `readFile` reads in 512 KiB steps, each a round trip through the thread pool, which for chunks of megabytes
  * costs more than the copying.
  */
-async function readWhole(handle: fs.FileHandle, pool: BufferPool | undefined, room: number | undefined): Promise<Uint8Array> {
+async function readWhole(handle: fs.FileHandle, pool: BufferPool | undefined, room: number | undefined, check: (size: number) => void): Promise<Uint8Array> {
 	const { size } = await handle.stat();
+	check(size);
 	const bytes = pool?.acquire(size, room) ?? Buffer.allocUnsafeSlow(size);
 	let filled = 0;
 	while (filled < size) {

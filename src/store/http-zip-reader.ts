@@ -1,6 +1,7 @@
 import type { AbsolutePath } from "./readable.js";
 import { Dt64ExportError } from "../errors.js";
 import { WholeObjectTooLarge, type HttpStore } from "./http-store.js";
+import { PastEndOfZip } from "./zip-file-bytes.js";
 
 /**
  * The bytes of a remote .zip file for unzipit, read by HTTP Range through `HttpStore`, so that a zip store gets
@@ -34,6 +35,10 @@ export class HttpZipReader {
 	/** `signal`: the read's own (a chunk read's), in place of the opening's. */
 	async read(offset: number, length: number, signal = this.signal): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
+		if (this.#length !== undefined) {
+			const size = await this.#length;
+			if (!(offset >= 0 && length >= 0 && offset + length <= size)) throw new PastEndOfZip(offset, length, size);
+		}
 		if (this.#whole !== undefined) return this.#fromWhole(offset, length);
 		const answer = await this.#readRange(offset, length, signal);
 		if (answer === undefined) throw new Dt64ExportError("READ_FAILED", `${this.shownAs}: not found (HTTP 404)`, { path: this.shownAs });

@@ -10,11 +10,22 @@
 import { throwIfAborted } from "../abort.js";
 import { isRefusedKey } from "./refused-key.js";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
+import type { ValueBound } from "./value-bound.js";
+import { Dt64ExportError } from "../errors.js";
 
 /** Metadata reads in flight at once: requests wait on latency, and a bucket throttles a client that sends hundreds. */
 export const METADATA_READS_IN_FLIGHT = 16;
 
 const decoder = new TextDecoder();
+
+/**
+ * The largest metadata document read (zarr.json, .zarray, .zattrs, .zgroup, .zmetadata): a consolidated `.zmetadata`
+ * of 200,000 arrays is some 60 MB; a document past this is refused before it is read where its size is known first
+ * (a file, a zip entry), so that a store cannot make the process hold gigabytes of text (V8 cannot hold a string of
+ * more than 512 MiB anyway). A limit of this tool: it cannot be raised.
+ */
+export const MAX_METADATA_BYTES = 256 * 2 ** 20;
+const METADATA_BOUND: ValueBound = { bytes: MAX_METADATA_BYTES, code: "TOO_LARGE", why: `over the ${MAX_METADATA_BYTES / 2 ** 20} MiB a metadata document may hold (a limit of this tool)` };
 
 export class MetadataDocuments {
 	readonly #store: AsyncReadable;
@@ -76,11 +87,16 @@ export class MetadataDocuments {
 		const read = this.#inTurn(() => {
 			// A read that waited for its turn while the opening was aborted (or released, for a read ahead) is not started.
 			throwIfAborted(this.#signal);
-			if (ahead === undefined) return this.#store.get(key, { signal: this.#signal });
+			if (ahead === undefined) return this.#store.get(key, { signal: this.#signal, bound: METADATA_BOUND });
 			throwIfAborted(ahead.signal);
 			this.#readingAhead.add(ahead);
-			return this.#store.get(key, { signal: ahead.signal }).finally(() => this.#readingAhead.delete(ahead));
-		}).then((bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)));
+			return this.#store.get(key, { signal: ahead.signal, bound: METADATA_BOUND }).finally(() => this.#readingAhead.delete(ahead));
+		}).then((bytes) => {
+			if (bytes === undefined) return undefined;
+			// A store that could not refuse it before reading (over HTTP): refused before it is decoded.
+			if (bytes.length > METADATA_BOUND.bytes) throw new Dt64ExportError("TOO_LARGE", `${key.slice(1)}: ${bytes.length} bytes, ${METADATA_BOUND.why}`, { key: key.slice(1) });
+			return decoder.decode(bytes);
+		});
 		this.#texts.set(key, read);
 		if (ahead !== undefined) this.#ahead.set(key, ahead);
 		else this.#forgetIfFailed(key, read);

@@ -18,7 +18,7 @@ import { HttpZipReader } from "./http-zip-reader.js";
 import { ForbiddenChunks } from "./forbidden-chunks.js";
 import { MetadataDocuments } from "./metadata-documents.js";
 import { startsAsZip } from "./zip-signature.js";
-import { ZipFileBytes } from "./zip-file-bytes.js";
+import { PastEndOfZip, ZipFileBytes } from "./zip-file-bytes.js";
 import { entryLayouts, ZipStore, type ZipBytes } from "./zip-store.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
@@ -88,6 +88,13 @@ export interface OpenStoreOptions {
 	 */
 	forbiddenAsMissing?: boolean;
 	/**
+	 * A local folder only: a symbolic link in the store (a chunk file, a metadata document, a folder of them) that
+	 * leads out of the store's folder is followed. Default false: reading one is READ_FAILED naming the key, so that a
+	 * store a user uploaded (an extracted tar or zip keeps its links) cannot export another file the process may read.
+	 * For a store whose files are links into a cache elsewhere (git-annex, DVC). Links inside the store are followed.
+	 */
+	followLinksOutside?: boolean;
+	/**
 	 * Cuts short the requests of opening (metadata probes, consolidated metadata, listings, a zip's central directory,
 	 * the values read to open a CF time array): an abort rejects the opening with Node's AbortError at once, the
 	 * request in flight cancelled. A zip read over HTTP (its reader takes no signal per read) reads under it as long
@@ -151,7 +158,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${location}`, { path: location });
 	}
 	if (stat.isDirectory()) {
-		const store = new DirectoryStore(location, options.bufferPool);
+		const store = new DirectoryStore(location, options.bufferPool, options.followLinksOutside === true);
 		return { store, kind: "directory", remote: false, directory: location, location, signal, documents: new MetadataDocuments(store, signal) };
 	}
 	// A zip is known by its name, or by its first bytes (a zip named store.bin, a link without the extension).
@@ -234,7 +241,8 @@ async function openZip(bytes: ZipBytes, location: string, remote: boolean, signa
 		// Cut short, the central directory says nothing about the file.
 		throwIfAborted(signal);
 		if (error instanceof Dt64ExportError) throw error;
-		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${(error as Error).message})`, { path: location, cause: error });
+		const why = error instanceof PastEndOfZip ? `its central directory points at ${error.message}` : (error as Error).message;
+		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${why})`, { path: location, cause: error });
 	}
 	const names = [...store.entries.keys()].filter((name) => !name.endsWith("/"));
 	return { store, kind: "zip", remote, entries: names, ...(zipFolder === undefined ? {} : { zipFolder }), location, signal, documents: new MetadataDocuments(store, signal) };

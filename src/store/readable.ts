@@ -5,6 +5,8 @@
  * declarations do not type-check in a consumer that sets `skipLibCheck: false` with NodeNext resolution.
  */
 
+import type { ValueBound } from "./value-bound.js";
+
 /** A key inside a store: always absolute, `/` being the store's root. */
 export type AbsolutePath<Rest extends string = string> = `/${Rest}`;
 
@@ -29,7 +31,14 @@ export interface GetOptions {
 	 * pool. A hint: stores that cannot, ignore it.
 	 */
 	small?: boolean;
+	/**
+	 * The most bytes the value can hold (a chunk of a fixed-size data type, a metadata document): a store that knows a
+	 * value's size before reading it (a file's, a zip entry's declared size) refuses a larger one before reading or
+	 * inflating it, with `bound`'s code. Stores that cannot know, read and leave the check to the caller.
+	 */
+	bound?: ValueBound;
 }
+
 
 /** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */
 export interface AsyncReadable {

@@ -30,6 +30,8 @@ export class ZipFileBytes implements ZipBytes {
 	async read(offset: number, length: number): Promise<Uint8Array<ArrayBuffer>> {
 		if (length === 0) return new Uint8Array(0);
 		return this.#withFile(async (fd) => {
+			// Asked by the zip's central directory or its end record, which may lie (a size of 0xfffffff0).
+			if (!(offset >= 0 && length >= 0 && offset + length <= this.#size!)) throw new PastEndOfZip(offset, length, this.#size!);
 			const bytes = new Uint8Array(length);
 			let filled = 0;
 			while (filled < length) {
@@ -60,7 +62,7 @@ export class ZipFileBytes implements ZipBytes {
 			}
 			return await use(this.#fd);
 		} catch (error) {
-			if (error instanceof Dt64ExportError) throw error;
+			if (error instanceof Dt64ExportError || error instanceof PastEndOfZip) throw error;
 			throw new Dt64ExportError("READ_FAILED", `cannot read ${this.file}: ${systemErrorReason(error as Error)}`, { path: this.file, cause: error });
 		} finally {
 			if (--this.#pending === 0) {
@@ -75,6 +77,17 @@ export class ZipFileBytes implements ZipBytes {
 		const fd = this.#fd;
 		this.#fd = undefined;
 		close(fd, () => undefined);
+	}
+}
+
+/**
+ * A read of a zip's bytes outside the file, which only a lying central directory or end record asks for (an entry's
+ * data is checked against the file's size before it is read): the zip is broken, which openStore says (STORE_INVALID).
+ */
+export class PastEndOfZip extends Error {
+	constructor(offset: number, length: number, size: number) {
+		super(`${length} bytes at offset ${offset}, past the end of the file (${size} bytes)`);
+		this.name = "PastEndOfZip";
 	}
 }
 

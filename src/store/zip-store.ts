@@ -1,6 +1,8 @@
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError } from "../errors.js";
 import { CoalescedReads } from "./coalesced-reads.js";
+import { checkBound } from "./value-bound.js";
+import { PastEndOfZip } from "./zip-file-bytes.js";
 
 /** The bytes of a zip file by ranges: a local file (ZipFileBytes) or an object over HTTP (HttpZipReader). */
 export interface ZipBytes {
@@ -73,7 +75,9 @@ export class ZipStore implements AsyncReadable {
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
 		const entry = this.entries.get(key.slice(1));
 		if (entry === undefined) return undefined;
-		return this.#inflated(entry, await this.#data(entry, options.signal));
+		// Refused on the size the zip declares, before a byte is read: a 1 MB entry may inflate to 1 GiB.
+		checkBound(`${this.shownAs}: entry ${entry.name}`, key, entry.size, options.bound);
+		return this.#inflated(entry, await this.#located(entry, this.#data(entry, options.signal)));
 	}
 
 	async getRange(key: AbsolutePath, range: RangeQuery, options: GetOptions = {}): Promise<Uint8Array | undefined> {
@@ -87,8 +91,18 @@ export class ZipStore implements AsyncReadable {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `${this.shownAs}: byte range ${offset}..${offset + length} is outside entry ${entry.name} (${size} bytes)`, { key: entry.name });
 		}
 		if (entry.method !== 0) return (await this.get(key, options))?.subarray(offset, offset + length);
-		const start = this.#dataStarts.get(entry.name) ?? (await this.#localHeader(entry, options.signal)).dataStart;
-		return this.#reads.read(start + offset, length, options.signal);
+		const start = this.#dataStarts.get(entry.name) ?? (await this.#located(entry, this.#localHeader(entry, options.signal))).dataStart;
+		return this.#located(entry, this.#reads.read(start + offset, length, options.signal));
+	}
+
+	/** `read` of the entry's bytes; one that the central directory placed past the end of the file says so, naming the entry. */
+	async #located<T>(entry: ZipEntryLayout, read: Promise<T>): Promise<T> {
+		try {
+			return await read;
+		} catch (error) {
+			if (error instanceof PastEndOfZip) throw this.#corrupt(entry, `the central directory points at ${error.message}`);
+			throw error;
+		}
 	}
 
 	/**
@@ -133,6 +147,8 @@ export class ZipStore implements AsyncReadable {
 			const options = { maxOutputLength: entry.size };
 			inflated = entry.size <= SYNC_INFLATE_MAX_BYTES ? zlib().inflateRawSync(data, options) : await inflateRawAsync(data, options);
 		} catch (error) {
+			// zlib stops at the size the zip declares: the entry holds more than it says.
+			if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw this.#corrupt(entry, `it inflates to more than the ${entry.size} bytes the zip declares for it`);
 			throw this.#corrupt(entry, `cannot inflate it (${(error as Error).message})`);
 		}
 		if (inflated.length !== entry.size) throw this.#corrupt(entry, `it inflates to ${inflated.length} bytes, the zip says ${entry.size}`);

@@ -1,4 +1,5 @@
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
+import type { ValueBound } from "../store/value-bound.js";
 import { CODECS } from "./codecs/codec-map.js";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, withErrorFields } from "../errors.js";
@@ -202,6 +203,7 @@ function plainChunks<V extends ChunkValues>(
 	const { valueBytes } = elements.decodedAs;
 	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
 	const small = valueBytes !== "variable" && size * valueBytes <= SMALL_CHUNK_BYTES;
+	const bound = valueBytes === "variable" ? undefined : encodedChunkBound(size, valueBytes);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
 		chunkShape: meta.chunkShape,
@@ -211,7 +213,7 @@ function plainChunks<V extends ChunkValues>(
 			const key = joinKey(meta.path, encodeKey(coords));
 			return readingChunk(meta.path, key.slice(1), async () => {
 				throwIfAborted(signal);
-				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small }).catch((error: unknown) => {
+				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small, bound }).catch((error: unknown) => {
 					if (!isRefusedKey(error)) throw storeReadFailure(`chunk ${describe(coords)}`, error, key.slice(1), signal);
 					if (options.forbiddenAsMissing !== undefined) {
 						options.forbiddenAsMissing.add(key.slice(1));
@@ -226,6 +228,18 @@ function plainChunks<V extends ChunkValues>(
 			});
 		},
 	};
+}
+
+/**
+ * The most bytes a chunk of `size` values of `valueBytes` each can be encoded to: its decoded bytes, and what a codec
+ * that does not compress adds (a compressor's frame, a checksum: blosc 16 bytes, lz4 n/255 + 16, zstd and gzip
+ * under 1%), with a wide margin. A store refuses a larger chunk file or zip entry before reading or inflating it
+ * (GetOptions.bound): a zip entry of 1 MB that inflates to 1 GiB for a chunk of 4 values is never inflated.
+ */
+export function encodedChunkBound(size: number, valueBytes: number): ValueBound {
+	const decoded = size * valueBytes;
+	const bytes = decoded + Math.ceil(decoded / 8) + 65_536;
+	return { bytes, code: "CHUNK_CORRUPT", why: `more than a chunk of ${size} ${size === 1 ? "value" : "values"} (${decoded} bytes decoded) can be encoded to (${bytes} at most)` };
 }
 
 /**
