@@ -161,7 +161,7 @@ const EXPORT_OPTION_NAMES: readonly string[] = [
 	...Object.keys({
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
 		convertCalendar: 0, alignOn: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
-		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, partitionBy: 0,
+		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, partitionBy: 0,
 		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, timeSorted: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
 	"overwrite",
@@ -227,9 +227,9 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 		throw new UsageError("breakLock applies to a part of a dataset folder (exportDataset), and this export writes one file or stream", { option: "breakLock" });
 	}
 	// Each store option by name: a new one is added here, as the other parts' are.
-	const { headers, retries, timeoutMs, bufferPool, signRequests, env, forbiddenAsMissing } = options;
+	const { headers, retries, timeoutMs, redirects, bufferPool, signRequests, env, forbiddenAsMissing } = options;
 	// Checked whatever the store, so that options a local export takes are the ones a remote one takes.
-	checkHttpStoreOptions({ headers, retries, timeoutMs });
+	checkHttpStoreOptions({ headers, retries, timeoutMs, redirects });
 	if (bufferPool !== undefined && !(bufferPool instanceof BufferPool)) throw new UsageError("bufferPool is internal to dt64-export's own stages: leave it out", { option: "bufferPool" });
 	checkPartsOption(options);
 	if (forbiddenAsMissing !== undefined && typeof forbiddenAsMissing !== "boolean") {
@@ -238,7 +238,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	const alignOn = planAlignment(options);
 	return {
 		open: {
-			store: { headers, retries, timeoutMs, bufferPool, signRequests, env, forbiddenAsMissing, signal: options.signal },
+			store: { headers, retries, timeoutMs, redirects, bufferPool, signRequests, env, forbiddenAsMissing, signal: options.signal },
 			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, alignOn, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.

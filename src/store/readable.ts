@@ -29,6 +29,12 @@ export interface GetOptions {
 	 * pool. A hint: stores that cannot, ignore it.
 	 */
 	small?: boolean;
+	/**
+	 * The most bytes the value can hold for its reader (a chunk's largest encoded size, see encodedChunkBound): a
+	 * store over the network refuses a larger answer (TOO_LARGE) as soon as its length, or its body so far, passes it,
+	 * instead of holding it. A store that reads local files may ignore it.
+	 */
+	maxBytes?: number;
 }
 
 /** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */

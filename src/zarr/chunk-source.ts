@@ -1,3 +1,4 @@
+import { encodedChunkBound } from "./encoded-chunk-bound.js";
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { CODECS } from "./codecs/codec-map.js";
 import { throwIfAborted } from "../abort.js";
@@ -201,6 +202,8 @@ function plainChunks<V extends ChunkValues>(
 	const { valueBytes } = elements.decodedAs;
 	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
 	const small = valueBytes !== "variable" && size * valueBytes <= SMALL_CHUNK_BYTES;
+	// Fixed-width values bound the encoded chunk; variable-width ones (strings) are bounded by the store's own cap.
+	const maxBytes = valueBytes === "variable" ? undefined : encodedChunkBound(size * valueBytes);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
 		chunkShape: meta.chunkShape,
@@ -210,7 +213,7 @@ function plainChunks<V extends ChunkValues>(
 			const key = joinKey(meta.path, encodeKey(coords));
 			return readingChunk(meta.path, key.slice(1), async () => {
 				throwIfAborted(signal);
-				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small }).catch((error: unknown) => {
+				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small, maxBytes }).catch((error: unknown) => {
 					if (!isRefusedKey(error)) throw storeReadFailure(`chunk ${describe(coords)}`, error, key.slice(1), signal);
 					if (options.forbiddenAsMissing !== undefined) {
 						options.forbiddenAsMissing.add(key.slice(1));
