@@ -173,7 +173,7 @@ const EXPORT_OPTION_NAMES: readonly string[] = [
 	...Object.keys({
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
 		convertCalendar: 0, alignOn: 0, dropInvalidDates: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
-		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, partitionBy: 0,
+		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, partitionBy: 0,
 		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, timeSorted: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
 	"overwrite",
@@ -248,9 +248,9 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 		throw new UsageError("breakLock applies to a part of a dataset folder (exportDataset), and this export writes one file or stream", { option: "breakLock" });
 	}
 	// Each store option by name: a new one is added here, as the other parts' are.
-	const { headers, retries, timeoutMs, bufferPool, signRequests, env, forbiddenAsMissing, followLinksOutside } = options;
+	const { headers, retries, timeoutMs, redirects, bufferPool, signRequests, env, forbiddenAsMissing, followLinksOutside } = options;
 	// Checked whatever the store, so that options a local export takes are the ones a remote one takes.
-	checkHttpStoreOptions({ headers, retries, timeoutMs });
+	checkHttpStoreOptions({ headers, retries, timeoutMs, redirects });
 	if (bufferPool !== undefined && !(bufferPool instanceof BufferPool)) throw new UsageError("bufferPool is internal to dt64-export's own stages: leave it out", { option: "bufferPool" });
 	checkPartsOption(options);
 	if (forbiddenAsMissing !== undefined && typeof forbiddenAsMissing !== "boolean") {
@@ -263,7 +263,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	const dropInvalidDates = planInvalidDates(options, alignOn);
 	return {
 		open: {
-			store: { headers, retries, timeoutMs, bufferPool, signRequests, env, forbiddenAsMissing, followLinksOutside, signal: options.signal },
+			store: { headers, retries, timeoutMs, redirects, bufferPool, signRequests, env, forbiddenAsMissing, followLinksOutside, signal: options.signal },
 			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, alignOn, unit: conversion.unit },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.

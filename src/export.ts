@@ -69,7 +69,7 @@ export function createStagesAround(table: ZarrTable, reader: TableReader, plan: 
 }
 
 /** The options of an export that open its store or its file, which createTableExportStages cannot honour. */
-const OPENING_OPTIONS = ["array", "group", "columns", "column", "headers", "retries", "timeoutMs", "signRequests", "env", "overwrite", "cf", "convertCalendar", "alignOn", "nanAsNull"] as const;
+const OPENING_OPTIONS = ["array", "group", "columns", "column", "headers", "retries", "timeoutMs", "redirects", "signRequests", "env", "overwrite", "cf", "convertCalendar", "alignOn", "nanAsNull"] as const;
 
 /**
  * Builds the reader, batcher and writer for an opened table. Options are checked here, before any read. The rows

@@ -629,7 +629,7 @@ export async function inspectStore(location: string, options: InspectOptions = {
 	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
 	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`, { option: "maxChunks", value: maxChunks });
 	decodeThreadsAsked();
-	checkHttpStoreOptions({ headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs });
+	checkHttpStoreOptions({ headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, redirects: options.redirects });
 	return abortable(options.signal, () => inspectOpened(location, options, maxChunks));
 }
 

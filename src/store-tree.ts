@@ -16,6 +16,7 @@ import { Dt64ExportError, isDt64ExportError, withErrorFields } from "./errors.js
 import { parseJson } from "./json/parse-json.js";
 import { rawMemberText, rawMembers } from "./json/raw-member.js";
 import { METADATA_READS_IN_FLIGHT } from "./store/metadata-documents.js";
+import { listedTooDeep, listedTooMany, MAX_LISTED_DEPTH, MAX_LISTED_MEMBERS } from "./store/listing-bounds.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { isRefusedKey } from "./store/refused-key.js";
 import { nodeNotFound, recordRefusedProbe } from "./store/refused-probes.js";
@@ -302,22 +303,27 @@ async function mapInOrder<T, R>(items: readonly T[], width: number, read: (item:
  * listed), reading the metadata of each child prefix; a prefix without any is not a node and is skipped. A listing
  * names the child prefixes, not the documents in them (listing each would list a v2 array's chunks too): each
  * child's documents are read in its group's format, many children at once (the store bounds the reads in flight,
- * see metadata-documents.ts), their entries kept in path order whatever order the answers come in.
+ * see metadata-documents.ts), their entries kept in path order whatever order the answers come in. The walk is
+ * bounded (listing-bounds.ts): the server decides what its listings say.
  */
 async function walkListing(opened: OpenedStore, root: string, rootFormat: ZarrFormat): Promise<TreeEntry[]> {
 	const found: TreeEntry[] = [];
-	const walk = async (group: string, format: ZarrFormat): Promise<void> => {
+	let members = 0;
+	const walk = async (group: string, format: ZarrFormat, depth: number): Promise<void> => {
+		if (depth > MAX_LISTED_DEPTH) throw listedTooDeep(opened.location);
 		const { folders } = await opened.list!(group, opened.signal);
+		members += folders.length;
+		if (members > MAX_LISTED_MEMBERS) throw listedTooMany(opened.location);
 		const children = folders.filter((name) => name !== "." && name !== "..").map((name) => join(group, name));
 		// As many children as reads in flight, each with its reads queued: a group of 100,000 arrays holds no more.
 		const entries = await mapInOrder(children, METADATA_READS_IN_FLIGHT, (child) => entryAt(opened, child, format));
 		for (const entry of entries) {
 			if (entry === undefined) continue;
 			found.push(entry);
-			if ("node" in entry && entry.node.kind === "group") await walk(entry.path, entry.node.zarrFormat);
+			if ("node" in entry && entry.node.kind === "group") await walk(entry.path, entry.node.zarrFormat, depth + 1);
 		}
 	};
-	await walk(root, rootFormat);
+	await walk(root, rootFormat, 0);
 	return found;
 }
 

@@ -21,6 +21,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	rowGroupRows: "--row-group-rows",
 	retries: "--retries",
 	timeoutMs: "--timeout",
+	redirects: "--redirects",
 	header: "--header",
 	headers: "--header",
 	convertCalendar: "--convert-calendar",

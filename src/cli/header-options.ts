@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import { UsageError } from "../errors.js";
-import { HEADER_NAME } from "../store/http-store.js";
+import { HEADER_NAME, HEADER_VALUE } from "../store/http-store.js";
 
 /** Parses a `--header 'Name: value'` option. The message never repeats the input: it may be a secret. */
 export function parseHeaderOption(value: string): [string, string] {
@@ -26,6 +26,10 @@ export function parseHeaderOption(value: string): [string, string] {
 	}
 	if (/[\r\n\0]/.test(headerValue)) {
 		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a line break or NUL`, { option: "header" });
+	}
+	// Any other control character (or one past Latin-1) would fail every request, retried as if the network failed.
+	if (!HEADER_VALUE.test(headerValue)) {
+		throw new UsageError(`invalid --header ${JSON.stringify(name)}: the value contains a control character or one outside Latin-1 (tab, printable ASCII and Latin-1 only)`, { option: "header" });
 	}
 	return [name, headerValue];
 }

@@ -3,6 +3,7 @@ import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspe
 import { adviceFor } from "./error-advice.js";
 import { collectHeaders } from "./header-options.js";
 import { exitOnInterrupt } from "./interrupt.js";
+import type { RedirectPolicy } from "../store/http-store.js";
 
 export interface InspectArgs {
 	store: string;
@@ -10,6 +11,7 @@ export interface InspectArgs {
 	header: string[];
 	retries?: number;
 	timeout?: number;
+	redirects?: RedirectPolicy;
 	signRequest: boolean;
 	forbiddenAsMissing: boolean;
 	followLinksOutside: boolean;
@@ -20,7 +22,7 @@ export async function runInspect(args: InspectArgs): Promise<void> {
 	const headers = collectHeaders(args.header);
 	// Inspect writes nothing until its report: a signal ends it at once, a request to a server that does not answer with it.
 	exitOnInterrupt();
-	const report = await inspectStore(args.store, { headers, retries: args.retries, timeoutMs: args.timeout === undefined ? undefined : args.timeout * 1000, signRequests: args.signRequest, forbiddenAsMissing: args.forbiddenAsMissing, followLinksOutside: args.followLinksOutside });
+	const report = await inspectStore(args.store, { headers, retries: args.retries, timeoutMs: args.timeout === undefined ? undefined : args.timeout * 1000, redirects: args.redirects, signRequests: args.signRequest, forbiddenAsMissing: args.forbiddenAsMissing, followLinksOutside: args.followLinksOutside });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report, { advise: adviceFor });
 	await new Promise<void>((resolve, reject) => {
 		const written = (error?: Error | null) => {

@@ -2,6 +2,7 @@ import { staleConsolidatedWarning } from "../store/stale-consolidated.js";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { isatty } from "node:tty";
+import type { RedirectPolicy } from "../store/http-store.js";
 import type { Writable } from "node:stream";
 import type { Schema } from "apache-arrow";
 import { pipeline } from "node:stream/promises";
@@ -77,6 +78,7 @@ interface ExportArgs {
 	header: string[];
 	retries: number;
 	timeout: number;
+	redirects: RedirectPolicy;
 	convertCalendar: boolean;
 	alignOn?: CalendarAlignment;
 	dropInvalidDates: boolean;
@@ -339,6 +341,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		headers: collectHeaders(args.header),
 		retries: args.retries,
 		timeoutMs: args.timeout * 1000,
+		redirects: args.redirects,
 		signRequests: args.signRequest,
 		forbiddenAsMissing: args.forbiddenAsMissing,
 		followLinksOutside: args.followLinksOutside,

@@ -8,7 +8,7 @@ import { CALENDAR_ALIGNMENTS } from "../cf/calendar-alignment.js";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
 import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_BYTES } from "../stream/parquet/options.js";
-import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "../store/http-store.js";
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, REDIRECT_POLICIES } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
 import { PARTITION_LEVELS } from "../output/hive-partition.js";
 import { MAX_PARTS } from "../select/part.js";
@@ -242,6 +242,15 @@ export const OPTIONS: readonly OptionSpec[] = [
 		min: 1,
 		default: DEFAULT_TIMEOUT_MS / 1000,
 		describe: "seconds an HTTP request may wait for the server's next bytes (its answer, then each piece of the body) before it is retried; never a limit on the whole download",
+		commands: ["export", "inspect"],
+		inapplicable: onlyRemote,
+	},
+	{
+		name: "redirects",
+		kind: "string",
+		choices: REDIRECT_POLICIES,
+		default: "follow",
+		describe: "which redirects an http(s):// store follows: follow (any), same-origin (only to the URL's scheme, host and port), none; --header values go to the URL's origin only",
 		commands: ["export", "inspect"],
 		inapplicable: onlyRemote,
 	},

@@ -38,7 +38,19 @@ export interface HttpStoreOptions {
 	onRetry?: (info: RetryInfo) => void;
 	/** Authenticates each attempt (an object store's signature or token); see RequestAuthorizer. */
 	authorizer?: RequestAuthorizer;
+	/**
+	 * Which redirects are followed (a store with an `authorizer` follows none): `"follow"` (default) any http(s) one,
+	 * `"same-origin"` only to the store URL's scheme, host and port, `"none"` none. The store's server chooses where
+	 * a redirect points (a loopback or link-local address, an internal service): a service reading URLs given by
+	 * others sets `"same-origin"` or `"none"`. `headers` (and credentials in the URL) go to the store's origin only,
+	 * whatever this says: a request redirected elsewhere is sent without them, as curl does.
+	 */
+	redirects?: RedirectPolicy;
 }
+
+/** HttpStoreOptions.redirects. */
+export type RedirectPolicy = "follow" | "same-origin" | "none";
+export const REDIRECT_POLICIES: readonly RedirectPolicy[] = ["follow", "same-origin", "none"];
 
 /**
  * What an object store adds to each request: its credentials, and the words for a refusal. `authorize` runs once
@@ -88,7 +100,23 @@ interface NormalizedHttpStoreOptions {
 	fetch: typeof fetch;
 	onRetry: ((info: RetryInfo) => void) | undefined;
 	authorizer: RequestAuthorizer | undefined;
+	redirects: RedirectPolicy;
 }
+
+/** Redirects followed for one request before it fails, as fetch (and the Fetch standard) allows. */
+export const MAX_REDIRECTS = 20;
+/**
+ * The largest metadata document (zarr.json, .zarray, .zattrs, .zgroup, .zmetadata) read over HTTP: it is JSON parsed
+ * whole, and the largest real consolidated metadata is tens of MiB. A larger answer is refused as soon as its
+ * Content-Length, or its body so far, passes this, never held whole.
+ */
+export const MAX_METADATA_ANSWER_BYTES = 256 * 2 ** 20;
+/**
+ * The largest other answer (a chunk, a shard's range, a listing page): a chunk decodes to at most 1 GiB (larger ones
+ * are refused), and no codec grows incompressible data by more than a fraction of a percent; 16 MiB over that.
+ */
+export const MAX_ANSWER_BYTES = 2 ** 30 + 16 * 2 ** 20;
+const METADATA_DOCUMENTS = new Set(["zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"]);
 
 const MAX_BACKOFF_MS = 5000;
 /**
@@ -129,6 +157,7 @@ export function checkHttpStoreOptions(options: HttpStoreOptions): void {
 	// Builds no Headers unless there are some: Node loads its whole fetch implementation on the first use of Headers
 	// or fetch (3 MiB of peak memory on a local export, which never needs it).
 	requestNumbers(options);
+	redirectPolicy(options.redirects);
 	if (options.headers !== undefined && Object.keys(options.headers).length > 0) requestHeaders(options.headers);
 }
 
@@ -149,6 +178,12 @@ function requestNumbers(options: HttpStoreOptions): { retries: number; timeoutMs
 	return { retries, timeoutMs, backoffMs };
 }
 
+/**
+ * What a header value may hold, as Node's fetch sends it: tab, visible ASCII, space and the bytes 0x80-0xFF (RFC
+ * 9110's field-vchar and obs-text). Any other character, a control character above all, fails every request.
+ */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** The headers every request carries, checked. */
 function requestHeaders(given: Readonly<Record<string, string>>): Headers {
 	const headers = new Headers();
@@ -158,6 +193,9 @@ function requestHeaders(given: Readonly<Record<string, string>>): Headers {
 		}
 		if (RESERVED_HEADERS.has(name.toLowerCase())) {
 			throw new UsageError(`header ${JSON.stringify(name)} cannot be set: the store sets it per request`, { option: "headers" });
+		}
+		if (typeof value !== "string" || !HEADER_VALUE.test(value)) {
+			throw new UsageError(`invalid value for header ${JSON.stringify(name)}: expected text without control characters (tab, printable ASCII and Latin-1)`, { option: "headers" });
 		}
 		try {
 			headers.set(name, value);
@@ -175,7 +213,15 @@ function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefine
 	if (userinfo !== undefined && !headers.has("authorization")) {
 		headers.set("Authorization", `Basic ${Buffer.from(userinfo).toString("base64")}`);
 	}
-	return { headers, retries, timeoutMs, backoffMs, fetch: options.fetch ?? fetch, onRetry: options.onRetry, authorizer: options.authorizer };
+	return { headers, retries, timeoutMs, backoffMs, fetch: options.fetch ?? fetch, onRetry: options.onRetry, authorizer: options.authorizer, redirects: redirectPolicy(options.redirects) };
+}
+
+function redirectPolicy(given: RedirectPolicy | undefined): RedirectPolicy {
+	if (given === undefined) return "follow";
+	if (!REDIRECT_POLICIES.includes(given)) {
+		throw new UsageError(`invalid redirects ${JSON.stringify(given)}: expected ${REDIRECT_POLICIES.map((policy) => `"${policy}"`).join(", ")}`, { option: "redirects" });
+	}
+	return given;
 }
 
 /** A failure worth another attempt (throttling, server trouble, network) as opposed to a final answer. */
@@ -236,6 +282,34 @@ export class WholeObjectTooLarge extends Error {
 	}
 }
 
+/** An answer larger than any the store reads (MAX_METADATA_ANSWER_BYTES, MAX_ANSWER_BYTES): refused, never retried. */
+class AnswerTooLarge extends Error {
+	constructor(
+		readonly bytes: number,
+		sizeKnown: boolean,
+		limit: AnswerLimit,
+	) {
+		super(`${sizeKnown ? `its Content-Length is ${bytes} bytes` : `over ${limit.bytes} bytes arrived`}: ${limit.why}`);
+	}
+}
+
+/** The most bytes an answer may hold, and why, as a message says it. */
+interface AnswerLimit {
+	readonly bytes: number;
+	readonly why: string;
+}
+
+/** The limit on the answer to `request` for the key at `url`'s path. */
+function answerLimit(url: URL, request: ByteRequest): AnswerLimit {
+	if (request.kind === "all" && request.maxBytes !== undefined && request.maxBytes < MAX_ANSWER_BYTES) {
+		return { bytes: request.maxBytes, why: `more than the ${request.maxBytes} bytes its reader can use (a chunk's largest encoded size) is refused` };
+	}
+	if (METADATA_DOCUMENTS.has(decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf("/") + 1)))) {
+		return { bytes: MAX_METADATA_ANSWER_BYTES, why: `a metadata document over ${MAX_METADATA_ANSWER_BYTES / 2 ** 20} MiB is refused (it is JSON read whole)` };
+	}
+	return { bytes: MAX_ANSWER_BYTES, why: `an answer over ${MAX_ANSWER_BYTES} bytes is refused (a chunk decodes to at most 1 GiB)` };
+}
+
 function statusLine(response: Response): string {
 	// node:http is loaded for its status texts only when a response has none: a CLI run need not load it at start.
 	const text = response.statusText || process.getBuiltinModule("node:http").STATUS_CODES[response.status] || "";
@@ -283,6 +357,8 @@ const PERMANENT_NETWORK_ERRORS: Readonly<Record<string, (url: URL) => string>> =
 	ENOTFOUND: (url) => `host ${url.hostname} not found (ENOTFOUND): check the URL or endpoint, and this machine's DNS`,
 	// The Fetch standard's "bad port" list (SIP's 5060, IRC's 6667, SMTP's 25...): Node's fetch never connects there.
 	"bad port": (url) => `Node's fetch refuses to connect to port ${url.port} (a port the Fetch standard blocks): serve the endpoint on another port`,
+	// A request undici refuses to send (a header it will not write): the same on every attempt.
+	UND_ERR_INVALID_ARG: () => "the request could not be sent (UND_ERR_INVALID_ARG): check the headers given",
 };
 
 /**
@@ -374,15 +450,16 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 }
 
 /** A body read to its end, the attempt's wait for the server restarted by each piece that arrives. */
-async function readBody(response: Response, received: () => void, progress: BodyProgress, limit = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
+async function readBody(response: Response, received: () => void, progress: BodyProgress, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
 	if (response.body === null) return new Uint8Array(0);
 	const pieces: Uint8Array[] = [];
+	// Counted as they arrive, after fetch undid any Content-Encoding: a compressed bomb is stopped at `limit`.
 	for await (const piece of response.body) {
 		received();
 		pieces.push(piece);
 		progress.bytes += piece.length;
 		// Leaving the loop cancels the body.
-		if (progress.bytes > limit) throw new WholeObjectTooLarge(limit, false);
+		if (progress.bytes > limit) throw tooLarge();
 	}
 	// One buffer of its own: a piece may be a view into a larger one the network layer reuses.
 	const bytes = new Uint8Array(progress.bytes);
@@ -427,7 +504,7 @@ function onCallerAbort(caller: AbortSignal, abort: () => void): () => void {
 }
 
 /** The bytes asked for, and how to check and cut what the server sent for them; `head` asks for the size only. */
-type ByteRequest = { kind: "all" } | { kind: "range"; offset: number; length: number; maxWhole?: number } | { kind: "suffix"; length: number } | { kind: "head" };
+type ByteRequest = { kind: "all"; maxBytes?: number } | { kind: "range"; offset: number; length: number; maxWhole?: number } | { kind: "suffix"; length: number } | { kind: "head" };
 
 /** What an attempt got: the bytes asked for, and the object's whole size when the response told it. */
 interface Answer {
@@ -520,7 +597,7 @@ export class HttpStore implements AsyncReadable {
 	}
 
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
-		return this.#read(this.#resolve(key), key, { kind: "all" }, options.signal);
+		return this.#read(this.#resolve(key), key, { kind: "all", maxBytes: options.maxBytes }, options.signal);
 	}
 
 	/**
@@ -628,6 +705,9 @@ export class HttpStore implements AsyncReadable {
 					throw new Dt64ExportError("ACCESS_DENIED", `${what} failed: ${reason}`, fields);
 				}
 				if (error instanceof StoreMissing) throw new Dt64ExportError("STORE_NOT_FOUND", reason, { path: error.path, cause: error });
+				if (error instanceof AnswerTooLarge) {
+					throw new Dt64ExportError("TOO_LARGE", `${what}: ${reason}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), value: error.bytes, cause: error });
+				}
 				if (!(error instanceof TransientFailure)) {
 					throw new Dt64ExportError("READ_FAILED", `${what} failed: ${reason}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
 				}
@@ -663,8 +743,12 @@ export class HttpStore implements AsyncReadable {
 		}
 	}
 
-	async #attempt(url: URL, request: ByteRequest, caller: AbortSignal | undefined): Promise<Answer | undefined> {
-		const headers = new Headers(this.#options.headers);
+	/**
+	 * The store's own headers of a request (Range, Accept-Encoding) over `base`: the user's headers, or none for a
+	 * request redirected to another origin.
+	 */
+	#requestHeaders(request: ByteRequest, base: Headers | undefined): Headers {
+		const headers = new Headers(base);
 		const range = rangeHeader(request);
 		if (range !== undefined) {
 			headers.set("Range", range);
@@ -673,6 +757,36 @@ export class HttpStore implements AsyncReadable {
 			// count other bytes. (For range requests fetch itself sends `identity`, as the Fetch standard says.)
 			headers.set("Accept-Encoding", "identity");
 		}
+		return headers;
+	}
+
+	/**
+	 * Sends a request and follows the redirects `redirects` allows, itself (fetch's own following sends every header
+	 * but Authorization on to any host the server names): the user's headers go to the store's origin only; a
+	 * redirect refused, to another scheme than http(s), or past MAX_REDIRECTS is a final failure, never retried.
+	 */
+	async #send(url: URL, method: string, headers: Headers, request: ByteRequest, signal: AbortSignal): Promise<Response> {
+		const { redirects } = this.#options;
+		let at = url;
+		for (let followed = 0; ; followed++) {
+			const sent = at.origin === this.#base.origin ? headers : this.#requestHeaders(request, undefined);
+			const response = await this.#options.fetch(at, { method, headers: sent, signal, redirect: "manual" });
+			const target = redirectTarget(response, at);
+			if (target === undefined) return response;
+			await response.body?.cancel();
+			const line = `${statusLine(response)} to ${redactUrl(target)}, not followed`;
+			if (target.protocol !== "http:" && target.protocol !== "https:") throw new FinalFailure(`${line}: only http(s) redirects are followed`);
+			if (redirects === "none") throw new FinalFailure(`${line}: \`redirects\` is "none"`);
+			if (redirects === "same-origin" && target.origin !== this.#base.origin) {
+				throw new FinalFailure(`${line}: \`redirects\` is "same-origin" and it points to another origin than ${this.#base.origin}`);
+			}
+			if (followed === MAX_REDIRECTS) throw new FinalFailure(`${line}: more than ${MAX_REDIRECTS} redirects (a loop?)`);
+			at = target;
+		}
+	}
+
+	async #attempt(url: URL, request: ByteRequest, caller: AbortSignal | undefined): Promise<Answer | undefined> {
+		const headers = this.#requestHeaders(request, this.#options.headers);
 		const method = request.kind === "head" ? "HEAD" : "GET";
 		const { authorizer } = this.#options;
 		const attempt = attemptSignal(caller, this.#options.timeoutMs);
@@ -683,8 +797,10 @@ export class HttpStore implements AsyncReadable {
 			await authorizer?.authorize(method, url, headers);
 			// A request with credentials is not followed elsewhere: a signature covers its host (the redirected request
 			// fails as unsigned, since fetch drops Authorization across origins), and a token is not sent to another address.
-			const redirect = authorizer === undefined ? "follow" : "manual";
-			const response = await this.#options.fetch(url, { method, headers, signal: attempt.signal, redirect });
+			const response =
+				authorizer === undefined
+					? await this.#send(url, method, headers, request, attempt.signal)
+					: await this.#options.fetch(url, { method, headers, signal: attempt.signal, redirect: "manual" });
 			stage = "body";
 			attempt.received();
 			if (response.status === 404) {
@@ -709,12 +825,19 @@ export class HttpStore implements AsyncReadable {
 				return { bytes: new Uint8Array(0), size: objectSize(response, encoded) };
 			}
 			const maxWhole = request.kind === "range" && response.status === 200 ? request.maxWhole : undefined;
-			const declaredLength = objectSize(response, encoded);
-			if (maxWhole !== undefined && declaredLength !== undefined && declaredLength > maxWhole) {
+			const limit = answerLimit(url, request);
+			// The body's own length (a 206's Content-Length is the part's, its object's size is the Content-Range total).
+			const bodyLength = encoded ? undefined : Number(response.headers.get("content-length") ?? Number.NaN);
+			if (maxWhole !== undefined && bodyLength !== undefined && bodyLength > maxWhole) {
 				await response.body?.cancel();
-				throw new WholeObjectTooLarge(declaredLength, true);
+				throw new WholeObjectTooLarge(bodyLength, true);
 			}
-			const bytes = await readBody(response, attempt.received, body, maxWhole);
+			if (bodyLength !== undefined && bodyLength > limit.bytes) {
+				await response.body?.cancel();
+				throw new AnswerTooLarge(bodyLength, true, limit);
+			}
+			const tooLarge = () => (maxWhole !== undefined && maxWhole < limit.bytes ? new WholeObjectTooLarge(maxWhole, false) : new AnswerTooLarge(limit.bytes, false, limit));
+			const bytes = await readBody(response, attempt.received, body, Math.min(limit.bytes, maxWhole ?? limit.bytes), tooLarge);
 			const declared = response.headers.get("content-length");
 			if (declared !== null && !encoded && Number(declared) !== bytes.length) {
 				throw new TransientFailure(`body truncated (${bytes.length} of ${declared} bytes)`);
@@ -729,7 +852,7 @@ export class HttpStore implements AsyncReadable {
 				throw new TransientFailure(waited, undefined, { cause: error });
 			}
 			if (error instanceof AccessRefused) error.credentialsVersion = credentialsVersion;
-			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof FinalFailure || error instanceof Dt64ExportError) {
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof AnswerTooLarge || error instanceof FinalFailure || error instanceof Dt64ExportError) {
 				throw error;
 			}
 			const permanent = permanentNetworkError(error, url);

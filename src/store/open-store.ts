@@ -13,7 +13,7 @@ import type { BucketStore } from "./bucket-store.js";
 import { parseBucketUrl, type BucketUrl } from "./bucket-url.js";
 import { openAzureStore, parseAbfsUrl } from "./azure-store.js";
 import { openGcsStore } from "./gcs-store.js";
-import { HttpStore, redactUrl } from "./http-store.js";
+import { HttpStore, redactUrl, type RedirectPolicy } from "./http-store.js";
 import { HttpZipReader } from "./http-zip-reader.js";
 import { ForbiddenChunks } from "./forbidden-chunks.js";
 import { MetadataDocuments } from "./metadata-documents.js";
@@ -64,6 +64,12 @@ export interface OpenStoreOptions {
 	 * the attempt counts as failed and is retried; default 30 000 ms. Never a limit on the whole download.
 	 */
 	timeoutMs?: number;
+	/**
+	 * Which redirects an http(s):// store follows: `"follow"` (default) any, `"same-origin"` only to the store URL's
+	 * origin, `"none"` none (HttpStoreOptions.redirects). Object stores follow none whatever this says. `headers` go
+	 * to the store URL's origin only.
+	 */
+	redirects?: RedirectPolicy;
 	/**
 	 * Buffers for chunks (see BufferPool): a folder store reads whole chunk files into them, and decompressors of
 	 * arrays opened with these options inflate into them. Only for exports whose output hands written buffers back.
@@ -130,7 +136,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 			const reader = httpZipReader(location, options);
 			return openZip(reader, reader.shownAs, true, signal);
 		}
-		const store = new HttpStore(location, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, fetch: proxiesOf(options.env ?? process.env)?.fetch });
+		const store = new HttpStore(location, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, redirects: options.redirects, fetch: proxiesOf(options.env ?? process.env)?.fetch });
 		return { store, kind: "http", remote: true, location: redactUrl(location), signal, documents: new MetadataDocuments(store, signal) };
 	}
 	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1].toLowerCase();
@@ -216,7 +222,7 @@ function httpZipReader(location: string, options: OpenStoreOptions): HttpZipRead
 	if (name === "") throw new UsageError(`${redactUrl(url)}: the URL of a zip store must name a file`);
 	const folder = new URL(url.href);
 	folder.pathname = url.pathname.slice(0, url.pathname.length - name.length);
-	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, fetch: proxiesOf(options.env ?? process.env)?.fetch });
+	const store = new HttpStore(folder, { headers: options.headers, retries: options.retries, timeoutMs: options.timeoutMs, redirects: options.redirects, fetch: proxiesOf(options.env ?? process.env)?.fetch });
 	return new HttpZipReader(store, `/${decodeURIComponent(name)}` as AbsolutePath, redactUrl(url), options.signal);
 }
 

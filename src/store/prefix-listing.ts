@@ -4,6 +4,7 @@
  */
 import { Dt64ExportError } from "../errors.js";
 import { listingFailure } from "./listing-errors.js";
+import { listedTooMany, MAX_EMPTY_PAGES, MAX_LISTED_MEMBERS } from "./listing-bounds.js";
 
 export interface PrefixListing {
 	/** The child "folders": names of the common prefixes one level down, without the trailing `/`. */
@@ -34,6 +35,7 @@ export async function listAllPages(prefix: string, shownAs: string, page: (token
 	const files: string[] = [];
 	const seen = new Set<string>();
 	let token: string | undefined;
+	let empty = 0;
 	for (let count = 0; ; count++) {
 		if (count === MAX_PAGES) throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: more than ${MAX_PAGES} pages`, { path: shownAs });
 		// A refused page is a refused listing, said as one (a caller may read objects it may not list).
@@ -46,11 +48,17 @@ export async function listAllPages(prefix: string, shownAs: string, page: (token
 			const name = key.slice(prefix.length).replace(/\/$/, "");
 			if (name !== "" && !name.includes("/")) folders.add(name);
 		}
+		// Counted as the pages come: one prefix of endless pages is refused as early as a tree of many.
+		if (folders.size > MAX_LISTED_MEMBERS) throw listedTooMany(shownAs);
 		for (const key of answer.keys) {
 			const name = key.slice(prefix.length);
 			if (key.startsWith(prefix) && name !== "" && !name.includes("/")) files.push(name);
 		}
 		if (answer.next === undefined) break;
+		empty = answer.prefixes.length === 0 && answer.keys.length === 0 ? empty + 1 : 0;
+		if (empty > MAX_EMPTY_PAGES) {
+			throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: more than ${MAX_EMPTY_PAGES} pages in a row listed nothing, each naming a next page: a listing that does not end`, { path: shownAs });
+		}
 		if (seen.has(answer.next)) throw new Dt64ExportError("READ_FAILED", `listing ${shownAs}: the service returned the same continuation token twice`, { path: shownAs });
 		seen.add(answer.next);
 		token = answer.next;

@@ -37,8 +37,13 @@ export interface GetOptions {
 	 * inflating it, with `bound`'s code. Stores that cannot know, read and leave the check to the caller.
 	 */
 	bound?: ValueBound;
+	/**
+	 * The most bytes the value can hold for its reader (a chunk's largest encoded size, see largestEncodedChunk): a
+	 * store over the network refuses a larger answer (TOO_LARGE) as soon as its length, or its body so far, passes it,
+	 * instead of holding it. A store that reads local files may ignore it.
+	 */
+	maxBytes?: number;
 }
-
 
 /** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */
 export interface AsyncReadable {

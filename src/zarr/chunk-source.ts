@@ -1,3 +1,4 @@
+import { largestEncodedChunk } from "./encoded-chunk-bound.js";
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import type { ValueBound } from "../store/value-bound.js";
 import { CODECS } from "./codecs/codec-map.js";
@@ -204,6 +205,8 @@ function plainChunks<V extends ChunkValues>(
 	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
 	const small = valueBytes !== "variable" && size * valueBytes <= SMALL_CHUNK_BYTES;
 	const bound = valueBytes === "variable" ? undefined : encodedChunkBound(size, valueBytes);
+	// Over the network, an answer is cut past the largest encoded size (strings: the store's own cap).
+	const maxBytes = valueBytes === "variable" ? undefined : largestEncodedChunk(size * valueBytes);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	return {
 		chunkShape: meta.chunkShape,
@@ -213,7 +216,7 @@ function plainChunks<V extends ChunkValues>(
 			const key = joinKey(meta.path, encodeKey(coords));
 			return readingChunk(meta.path, key.slice(1), async () => {
 				throwIfAborted(signal);
-				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small, bound }).catch((error: unknown) => {
+				const bytes = await store.get(key, { signal, room: decoder.inputRoom, small, bound, maxBytes }).catch((error: unknown) => {
 					if (!isRefusedKey(error)) throw storeReadFailure(`chunk ${describe(coords)}`, error, key.slice(1), signal);
 					if (options.forbiddenAsMissing !== undefined) {
 						options.forbiddenAsMissing.add(key.slice(1));
