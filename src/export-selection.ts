@@ -178,18 +178,30 @@ function contentOptions(store: string, plan: ExportPlan, part: Part): Record<str
 	};
 }
 
+/** Where a whole export replacing a folder's dataset writes the new one until it is complete (see DatasetWriter). */
+const STAGING_NAME = ".replacing";
+
 /**
- * Clears a folder's dataset (data, temporary files, manifests, marker) before a whole export replaces it; the locks
- * stay: the export's own, and those of part runs that ended without releasing theirs (their next run takes them over).
+ * Clears a folder's dataset as a whole export replaces it, once the new one is written aside (`kept`: its files,
+ * moved in between the two phases); the locks stay: the export's own, and those of part runs that ended without
+ * releasing theirs (their next run takes them over). `marker`: the marker and manifests, so that the folder is no
+ * longer a committed dataset from then on; `files`: the data and temporary files not kept, and the partition folders
+ * left empty.
  */
-function clearDataset(folder: string): void {
-	// First: the dataset is no longer the one committed from now on.
-	fs.rmSync(path.join(folder, SUCCESS_FILE), { force: true });
+function clearDataset(folder: string, kept: ReadonlySet<string>, phase: "marker" | "files"): void {
+	if (phase === "marker") {
+		fs.rmSync(path.join(folder, SUCCESS_FILE), { force: true });
+		const partsFolder = path.join(folder, PARTS_FOLDER);
+		const entries = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder) : [];
+		for (const name of entries) if (!LOCK_NAME.test(name) && name !== STAGING_NAME) fs.rmSync(path.join(partsFolder, name), { recursive: true, force: true });
+		return;
+	}
 	const listing = listDataset(folder);
-	for (const file of [...listing.dataFiles, ...listing.tempFiles]) fs.rmSync(path.join(folder, file), { force: true });
+	const gone = [...listing.dataFiles, ...listing.tempFiles].filter((file) => !kept.has(file));
+	for (const file of gone) fs.rmSync(path.join(folder, file), { force: true });
 	// The partition folders those files were in, left empty, go too: a reader that lists the folders (Spark) would
 	// take each for a partition of the new dataset. A folder holding anything else (a user's file) stays.
-	const folders = new Set([...listing.dataFiles, ...listing.tempFiles].flatMap((file) => {
+	const folders = new Set(gone.flatMap((file) => {
 		const parts = file.split("/").slice(0, -1);
 		return parts.map((_, depth) => parts.slice(0, depth + 1).join("/"));
 	}));
@@ -197,13 +209,9 @@ function clearDataset(folder: string): void {
 		try {
 			fs.rmdirSync(path.join(folder, relative));
 		} catch {
-			// Not empty: it holds something this export does not own.
+			// Not empty: it holds something this export does not own, or a file of the new dataset.
 		}
 	}
-	const partsFolder = path.join(folder, PARTS_FOLDER);
-	const entries = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder) : [];
-	for (const name of entries) if (!LOCK_NAME.test(name)) fs.rmSync(path.join(partsFolder, name), { recursive: true, force: true });
-	fs.rmSync(path.join(folder, SUCCESS_FILE), { force: true });
 }
 
 export interface DatasetExportSummary extends DatasetSummary {
@@ -300,7 +308,7 @@ async function writePlannedDataset(store: string, folder: string, plan: ExportPl
 	}
 }
 
-/** The export proper, under the part's lock. `replace`: a whole export clears the folder's dataset first. */
+/** The export proper, under the part's lock. `replace`: a whole export replaces the folder's dataset once it is written. */
 async function writeLockedDataset(
 	store: string,
 	folder: string,
@@ -316,7 +324,6 @@ async function writeLockedDataset(
 	const stages = await createSelectedStages(table, plan);
 	if (plan.dataset?.partitionBy !== undefined) checkPartitionKeysFree(stages.batcher.schema.fields.map((field) => field.name), plan.dataset.partitionBy);
 	planned?.(table, stages.batcher.schema, stages.reader.totalRows);
-	if (replace) clearDataset(folder);
 	let committed: CommitSummary | undefined;
 	const writer = new DatasetWriter({
 		folder,
@@ -335,6 +342,8 @@ async function writeLockedDataset(
 		forbiddenChunks: table.store.forbiddenAsMissing,
 		droppedInvalidDates: () => stages.batcher.droppedInvalidDates,
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
+		// The dataset replaced stays as it is, committed, until every file of the new one is written.
+		...(replace && { replacing: { staging: path.join(folder, PARTS_FOLDER, STAGING_NAME), clear: (kept: ReadonlySet<string>, phase: "marker" | "files") => clearDataset(folder, kept, phase) } }),
 		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
 		commit: whole
 			? async () => {

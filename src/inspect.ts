@@ -5,13 +5,13 @@
  */
 import { staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
 import { abortable, throwIfAborted } from "./abort.js";
-import { attributesOf, cfArrayContext, cfTimeUnit, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
+import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
-import { isFloatType, isMissingValue } from "./cf/missing-value.js";
+import { isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf } from "./cf/packing.js";
 import { isCfBoolean } from "./cf/boolean-coding.js";
 import type { Rounding } from "./convert/options.js";
@@ -442,7 +442,7 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	};
 	const first = await endValue(search, 1);
 	const last = await endValue(search, -1);
-	const floatCountsRead = isFloatType(metadata.dataType.name) ? { floatCountsRead: !unsure } : {};
+	const floatCountsRead = hasFloatCounts(metadata, decoding.coding) ? { floatCountsRead: !unsure } : {};
 	// A count between two nanoseconds is refused by an exact export in every unit: rounding (or flooring) exports it.
 	const exportable =
 		inexact === undefined

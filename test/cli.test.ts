@@ -61,6 +61,19 @@ describe("CLI contract", () => {
 		expect(fs.readdirSync(dir).sort()).toEqual(["link.arrow", "private.arrow"]);
 	});
 
+	// Trial 22: 13: a service running as root replaced a tenant's file with one owned by root. Root only: no other
+	// user can give a file away.
+	it.skipIf(process.getuid?.() !== 0)("--force keeps the replaced file's owner and group, as root can set them", () => {
+		const dir = scratch();
+		const file = path.join(dir, "tenant.arrow");
+		fs.writeFileSync(file, "the tenant's previous export", { mode: 0o640 });
+		fs.chownSync(file, 65534, 65534);
+		expect(runCli([path.join(REPO, "data/weather-station.zarr"), "-q", "--force", "-o", file]).status).toBe(0);
+		const stat = fs.statSync(file);
+		expect({ uid: stat.uid, gid: stat.gid, mode: stat.mode & 0o7777 }).toEqual({ uid: 65534, gid: 65534, mode: 0o640 });
+		expect(readArrow(file).numRows).toBe(17520);
+	});
+
 	it("usage errors exit 2 naming the valid choices", () => {
 		for (const [args, pattern] of [
 			[["x", "--unit", "weeks"], /^dt64-export: --unit "weeks": choose auto, s, ms, us, ns \[USAGE\]\n$/],

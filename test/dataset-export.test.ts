@@ -55,6 +55,31 @@ describe("exportDataset", () => {
 		expect(folderState(shared)).toEqual(before);
 	});
 
+	it("a whole export replacing a dataset that fails leaves the previous dataset as it was, committed (trial 22: 16)", async () => {
+		const folder = path.join(tempDir(), "out");
+		const good = await hourlyStore();
+		// The previous dataset: by month, in 2 parts, committed; the new one by day, whose first days are written when
+		// the 13th chunk fails: they were put in place over the old files (and the old ones all removed) before.
+		await exportDataset(good, folder, { partitionBy: "month", format: "parquet", part: "0/2" });
+		await exportDataset(good, folder, { partitionBy: "month", format: "parquet", part: "1/2" });
+		await commitDataset(folder);
+		const before = folderState(folder);
+		const corrupt = await hourlyStore((chunk) => chunk === 12);
+		await expect(exportDataset(corrupt, folder, { partitionBy: "day", format: "parquet", concurrency: 1, overwrite: true })).rejects.toMatchObject({ code: "CHUNK_CORRUPT" });
+		expect(folderState(folder)).toEqual(before);
+		await expect(commitDataset(folder)).resolves.toMatchObject({ rows: HOURS });
+		// The same names: a whole export of part 0/1 over a dataset of part 0/1, by the same partitioning.
+		const same = path.join(tempDir(), "same");
+		await exportDataset(good, same, { partitionBy: "day", format: "parquet" });
+		const sameBefore = folderState(same);
+		await expect(exportDataset(corrupt, same, { partitionBy: "day", format: "parquet", concurrency: 1, overwrite: true })).rejects.toMatchObject({ code: "CHUNK_CORRUPT" });
+		expect(folderState(same)).toEqual(sameBefore);
+		// Run again without the corrupt chunk, it replaces the dataset and leaves nothing aside.
+		await exportDataset(good, same, { partitionBy: "year", format: "parquet", overwrite: true });
+		expect(fs.readdirSync(path.join(same, "_parts"))).toEqual(["part-0-of-1.json"]);
+		expect((await query(`SELECT count(*) FROM read_parquet('${same}/**/*.parquet', hive_partitioning = true)`))[0][0]).toBe(BigInt(HOURS));
+	});
+
 	it("a part that reads no time column states no time unit in its manifest (it said ns)", async () => {
 		const store = await hourlyStore();
 		const folder = path.join(tempDir(), "parts");

@@ -14,6 +14,7 @@ import type { NumericValues } from "../zarr/chunk-values.js";
 import type { CfTimeCoding } from "./cf-time-coding.js";
 import { exactDyadic } from "./exact-double.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
+import { valueUnpacker } from "./packing.js";
 
 const NANOSECONDS_PER_TARGET: readonly (readonly [TargetUnit, bigint])[] = [
 	["s", 1_000_000_000n],
@@ -21,6 +22,9 @@ const NANOSECONDS_PER_TARGET: readonly (readonly [TargetUnit, bigint])[] = [
 	["us", 1_000n],
 	["ns", 1n],
 ];
+
+/** The significant bits of unpacked counts (packing.ts): Float32 or Float64. */
+const PACKED_SIGNIFICAND_BITS = { float32: 24, float64: 53 } as const;
 
 const FINENESS: Readonly<Record<TargetUnit, number>> = { s: 0, ms: 1, us: 2, ns: 3 };
 
@@ -67,14 +71,18 @@ export function roundedAutoUnit(units: AutoUnits): TargetUnit {
  * `inexact`. Values are read until both units are ns, and with `findInexact` until such a count is found too.
  */
 export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, units: AutoUnits, findInexact = false, significandBits?: number): AutoUnits {
-	if (!(values instanceof Float64Array || values instanceof Float32Array)) return units;
+	const { packing } = coding;
+	if (packing === null && !(values instanceof Float64Array || values instanceof Float32Array)) return units;
 	// A float of p significant bits holding m/2^k with m of b bits has an ulp of 2^(b-p)/2^k; half floats are held
-	// as float32 values, of the stored precision `significandBits`.
-	const precision = significandBits ?? (values instanceof Float64Array ? 53 : 24);
+	// as float32 values, of the stored precision `significandBits`. Packed counts are floats of their unpacking's type.
+	const precision = packing !== null ? PACKED_SIGNIFICAND_BITS[packing.target] : significandBits ?? (values instanceof Float64Array ? 53 : 24);
+	const unpack = packing === null ? (stored: number | bigint) => stored as number : valueUnpacker(packing);
 	let { exact, nearest, inexact } = units;
 	for (let i = 0; i < values.length && !(exact === "ns" && nearest === "ns" && (!findInexact || inexact !== undefined)); i++) {
-		const value = values[i];
-		if (Number.isInteger(value) || !Number.isFinite(value) || isMissingValue(markers, value)) continue;
+		const stored = values[i];
+		if (isMissingValue(markers, stored)) continue;
+		const value = unpack(stored);
+		if (Number.isInteger(value) || !Number.isFinite(value)) continue;
 		const { numerator, shift } = exactDyadic(value);
 		const scaled = (coding.referenceNanoseconds << shift) + numerator * coding.unitNanoseconds;
 		const magnitude = numerator < 0n ? -numerator : numerator;

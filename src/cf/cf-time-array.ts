@@ -15,6 +15,7 @@ import type { PlainTypeName } from "../zarr/plain-dtype.js";
 import type { CalendarAlignment } from "./calendar-alignment.js";
 import { baseCfTargetUnit, refineTargetUnits, roundedAutoUnit, type AutoUnits } from "./cf-target-unit.js";
 import { cfTimeKindOf, parseCfTimeCoding, type CfTimeCoding } from "./cf-time-coding.js";
+import type { MaskableType } from "./masking.js";
 import { cfMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./missing-value.js";
 
 /** How CF time arrays are opened. */
@@ -84,7 +85,7 @@ export function cfArrayContext(path: string): string {
  */
 export function parseCfTimeDecoding(metadata: PlainArrayMetadata, options: Pick<CfOptions, "convertCalendar" | "alignOn">): { coding: CfTimeCoding; markers: MissingValueMarkers } {
 	try {
-		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar, alignOn: options.alignOn });
+		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar, alignOn: options.alignOn, dataType: metadata.dataType.name as MaskableType });
 		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name as PlainTypeName, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		return { coding, markers };
 	} catch (error) {
@@ -99,6 +100,14 @@ export function parseCfTimeDecoding(metadata: PlainArrayMetadata, options: Pick<
 export function cfRefusal(context: string, error: unknown, metadata: PlainArrayMetadata): Dt64ExportError {
 	const malformed = !(error instanceof Dt64ExportError) || error.code === "METADATA_INVALID";
 	return inArrayDocument(errorInContext(context, error, "METADATA_INVALID", malformed ? {} : { path: metadata.path }), metadata, "attributes") as Dt64ExportError;
+}
+
+/**
+ * Whether a CF time array's counts are floats once read: a float data type, or packed counts (`scale_factor`,
+ * `add_offset`), which unpack to floats. Their values decide `--unit auto`'s unit.
+ */
+export function hasFloatCounts(metadata: PlainArrayMetadata, coding: CfTimeCoding): boolean {
+	return coding.packing !== null || isFloatType(metadata.dataType.name as PlainTypeName);
 }
 
 /**
@@ -117,7 +126,7 @@ export async function cfAutoUnit(
 ): Promise<AutoUnits | undefined> {
 	const base = baseCfTargetUnit(coding);
 	let units: AutoUnits = { exact: base, nearest: base };
-	if (!isFloatType(metadata.dataType.name as PlainTypeName)) return units;
+	if (!hasFloatCounts(metadata, coding)) return units;
 	if (!readValues) return undefined;
 	for (const coords of cOrderCoordinates(chunks.gridShape)) {
 		if (units.exact === "ns" && units.nearest === "ns" && (!findInexact || units.inexact !== undefined)) break;

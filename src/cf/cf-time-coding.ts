@@ -7,6 +7,8 @@
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import { CALENDAR_ALIGNMENTS, YEAR_ALIGNED_CALENDAR, type CalendarAlignment } from "./calendar-alignment.js";
 import { parseCfCalendar, type InstantCalendar, type ModelCalendar } from "./calendars.js";
+import type { MaskableType } from "./masking.js";
+import { describePacking, packingRuleOf, type PackingRule } from "./packing.js";
 import type { ReferenceDate } from "./reference-date.js";
 import { isCfTimeUnitsText, NANOSECONDS_PER_CF_UNIT, parseCfDurationUnits, parseCfInstantUnits, type CfTimeUnit } from "./time-units.js";
 
@@ -28,6 +30,11 @@ export interface CfTimeCoding {
 	readonly referenceNanoseconds: bigint;
 	/** How a model calendar's dates become proleptic Gregorian ones (see calendar-alignment.ts); null for the others. */
 	readonly alignOn: CalendarAlignment | null;
+	/**
+	 * The CF packing of the counts (`scale_factor`, `add_offset`: xarray writes them when its `encoding` asks), applied
+	 * after the missing values are found and before the counts are decoded, as xarray's decode_cf does; null without.
+	 */
+	readonly packing: PackingRule | null;
 }
 
 export interface CfTimeCodingOptions {
@@ -39,6 +46,8 @@ export interface CfTimeCodingOptions {
 	 * ignores it there and converts date by date.
 	 */
 	alignOn?: CalendarAlignment;
+	/** The stored data type, which the unpacked counts' precision follows (packing.ts); float64 when not given. */
+	dataType?: MaskableType;
 }
 
 /** `timedelta64[ns]` and the like: xarray's mark of a duration variable. */
@@ -77,9 +86,10 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 	const kind = cfTimeKindOf(attributes);
 	if (kind === undefined) throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(attributes.units)} are not CF time units ("<unit> since <date>")`, { field: "units" });
 	const units = attributes.units as string;
+	const packing = packingRuleOf(undefined, options.dataType ?? "float64", attributes) ?? null;
 	if (kind === "duration") {
 		const { unit } = parseCfDurationUnits(units);
-		return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar: null, calendarName: null, referenceNanoseconds: 0n, alignOn: null };
+		return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar: null, calendarName: null, referenceNanoseconds: 0n, alignOn: null, packing };
 	}
 	const { unit, reference } = parseCfInstantUnits(units);
 	const calendar = parseCfCalendar(attributes.calendar, attributes);
@@ -105,10 +115,14 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 		throw errorInContext(`units ${JSON.stringify(units)}: reference`, error, "VALUE_INVALID");
 	}
 	const referenceNanoseconds = BigInt(days) * NANOSECONDS_PER_DAY + timeOfDayNanoseconds(reference);
-	return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar, calendarName, referenceNanoseconds, alignOn };
+	return { kind, units, unit, unitNanoseconds: NANOSECONDS_PER_CF_UNIT[unit], calendar, calendarName, referenceNanoseconds, alignOn, packing };
 }
 
-/** How inspect and messages name the coding: `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
+/**
+ * How inspect and messages name the coding: `hours since 2020-01-01 00:00:00, proleptic_gregorian` (and the packing:
+ * `, scale_factor 12`).
+ */
 export function describeCfTimeCoding(coding: CfTimeCoding): string {
-	return coding.kind === "duration" ? `${coding.units}, timedelta` : `${coding.units}, ${coding.calendarName}`;
+	const packing = coding.packing === null ? "" : `, ${describePacking(coding.packing)}`;
+	return coding.kind === "duration" ? `${coding.units}, timedelta${packing}` : `${coding.units}, ${coding.calendarName}${packing}`;
 }

@@ -23,6 +23,7 @@ import { exactDyadic } from "./exact-double.js";
 import { invalidDatePosition, type InvalidDate } from "../convert/dropped-dates.js";
 import { gregorianEpochDays } from "./calendar-days.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
+import { valueUnpacker } from "./packing.js";
 
 export interface CfDecodeOptions {
 	readonly unit: TargetUnit;
@@ -98,17 +99,22 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	const target = NANOSECONDS_PER_TARGET[options.unit];
 	const rounding = resolveRounding(options);
 	const instant = exactInstant(coding, target, rounding);
+	const unpack = coding.packing === null ? null : valueUnpacker(coding.packing);
 	const refuse: (i: number, value: number | bigint, code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", why: string) => never = (i, value, code, why) => {
 		const position = options.describePosition?.(i) ?? `index ${i}`;
-		throw new CfDecodeError(code, `value ${value} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value, options.unit);
+		// A packed count is named as stored, with the count it unpacks to.
+		const unpacked = unpack === null ? "" : ` (unpacked to ${unpack(value)})`;
+		throw new CfDecodeError(code, `value ${value}${unpacked} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value, options.unit);
 	};
 	const fast = integerFastPath(coding, target);
 	for (let i = 0; i < length; i++) {
-		const value = values[i];
-		if (isMissingValue(markers, value)) {
+		const stored = values[i];
+		if (isMissingValue(markers, stored)) {
 			setNull(i);
 			continue;
 		}
+		// Messages name the stored count; the coding they quote names the packing.
+		const value = unpack === null ? stored : unpack(stored);
 		if (fast !== null) {
 			const result = fast(value);
 			if (result !== undefined) {
@@ -128,21 +134,21 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 				overflowed.push(i);
 				continue;
 			}
-			refuse(i, value, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
+			refuse(i, stored, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
 		}
 		if ("label" in outcome && dropInvalid) {
 			setNull(i);
 			invalidDates.push({ index: i, nextMonthDays: outcome.nextMonthDays });
 			continue;
 		}
-		if ("label" in outcome) refuse(i, value, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`);
+		if ("label" in outcome) refuse(i, stored, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`);
 		if (!outcome.exact && rounding === "error") {
 			const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
 			const nearest = exactInstant(coding, target, "nearest")(numerator, shift);
 			const held = shift === 0n ? String(value) : exactDecimal(numerator, shift);
 			// A double that is its decimal (0.25) holds a real fraction of the unit; one that is not (1/24) says so.
-			const why = held === String(value) ? "" : `: the ${options.dataType} holds ${held}, the binary fraction nearest to the decimal it prints as`;
-			refuse(i, value, "TRUNCATION", `is not a whole number of ${options.unit}${why}${floorAndNearest(outcome, typeof nearest === "object" && "value" in nearest ? nearest : "overflow", options.unit)}`);
+			const why = held === String(value) ? "" : `: the ${unpack === null ? options.dataType : "unpacked count"} holds ${held}, the binary fraction nearest to the decimal it prints as`;
+			refuse(i, stored, "TRUNCATION", `is not a whole number of ${options.unit}${why}${floorAndNearest(outcome, typeof nearest === "object" && "value" in nearest ? nearest : "overflow", options.unit)}`);
 		}
 		out[i] = outcome.value;
 	}
@@ -273,14 +279,17 @@ const ATTOSECONDS_PER_NANOSECOND = 1_000_000_000n;
 export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, dataType: string, nearestIn?: TargetUnit, invalidDates: "refuse" | "drop" = "refuse"): (value: number | bigint) => bigint | null {
 	if (coding.kind !== "datetime") throw new Dt64ExportError("UNSUPPORTED", `CF time of units ${JSON.stringify(coding.units)} holds durations, not times: it cannot select a time range`);
 	const instant = scaledInstant(coding);
-	return (value) => {
-		if (isMissingValue(markers, value) || (typeof value === "number" && !Number.isFinite(value))) return null;
+	const unpack = coding.packing === null ? null : valueUnpacker(coding.packing);
+	return (stored) => {
+		if (isMissingValue(markers, stored)) return null;
+		const value = unpack === null ? stored : unpack(stored);
+		if (typeof value === "number" && !Number.isFinite(value)) return null;
 		const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
 		const scaled = instant(numerator, shift);
 		if (scaled === "overflow") return null;
 		if (typeof scaled !== "bigint" && invalidDates === "drop") return invalidDatePosition(scaled.nextMonthDays);
 		if (typeof scaled !== "bigint") {
-			throw new Dt64ExportError("VALUE_INVALID", `value ${value} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`, { value });
+			throw new Dt64ExportError("VALUE_INVALID", `value ${stored}${unpack === null ? "" : ` (unpacked to ${value})`} of ${dataType} CF time (${describeCfTimeCoding(coding)}) is the date ${scaled.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`, { value: stored });
 		}
 		if (nearestIn === undefined) return floorDiv(scaled * ATTOSECONDS_PER_NANOSECOND, 1n << shift);
 		const size = NANOSECONDS_PER_TARGET[nearestIn];

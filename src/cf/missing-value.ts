@@ -118,7 +118,8 @@ export function cfMissingValueMarkers(source: MissingValueSource): MissingValueM
 	const markers: (number | bigint)[] = attributeMarkers(attributes, "missing_value", bits !== undefined);
 	const fill = cfFillValueOf({ zarrFormat, attributes, fillValue });
 	if (fill?.kind === "fill") markers.push(fillMarker(fill.fill, dataType));
-	else if (fill?.kind === "attribute") markers.push(...attributeMarkers(attributes, "_FillValue", bits !== undefined));
+	// One at a time: a list of a million markers spread as arguments would overflow the stack.
+	else if (fill?.kind === "attribute") for (const marker of attributeMarkers(attributes, "_FillValue", bits !== undefined)) markers.push(marker);
 	const integers = new Set<bigint>();
 	const floats = new Set<number>();
 	for (const marker of markers) {

@@ -26,15 +26,20 @@ export interface PackingRule {
 
 const SMALL_INTEGERS: readonly MaskableType[] = ["int8", "uint8", "int16", "uint16"];
 
-function packingNumber(value: unknown, key: string, name: string): number {
+function packingNumber(value: unknown, key: string, name: string | undefined): number {
 	// A one-element list is how netCDF-derived attributes often arrive; CF allows only a scalar, but it is unambiguous.
 	const scalar = Array.isArray(value) && value.length === 1 ? value[0] : value;
-	if (typeof scalar !== "number" || !Number.isFinite(scalar)) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: ${key} must be a finite number, got ${JSON.stringify(value)}`, { field: key });
+	if (typeof scalar !== "number" || !Number.isFinite(scalar)) {
+		throw new Dt64ExportError("METADATA_INVALID", `${name === undefined ? "" : `array ${name}: `}${key} must be a finite number, got ${JSON.stringify(value)}`, { field: key });
+	}
 	return scalar;
 }
 
-/** The unpacking of an array, or undefined when it has neither `scale_factor` nor `add_offset`. */
-export function packingRuleOf(name: string, type: MaskableType, attributes: Readonly<Record<string, unknown>>): PackingRule | undefined {
+/**
+ * The unpacking of an array, or undefined when it has neither `scale_factor` nor `add_offset`. A malformed attribute
+ * is refused as `array <name>: ...`, or without the array's name when `name` is undefined (for a caller that adds it).
+ */
+export function packingRuleOf(name: string | undefined, type: MaskableType, attributes: Readonly<Record<string, unknown>>): PackingRule | undefined {
 	const hasScale = attributes.scale_factor !== undefined && attributes.scale_factor !== null;
 	const hasOffset = attributes.add_offset !== undefined && attributes.add_offset !== null;
 	if (!hasScale && !hasOffset) return undefined;
@@ -54,6 +59,28 @@ export function packingRuleOf(name: string, type: MaskableType, attributes: Read
  */
 function float32Operand(value: number): number {
 	return value > -3.4e38 && value < 3.4e38 ? Math.fround(value) : value;
+}
+
+/**
+ * The unpacking of one value, as unpackValues computes it: for CF time counts, which are unpacked one by one once
+ * their missing values are known (a count stays a bigint only when there is no packing).
+ */
+export function valueUnpacker(rule: PackingRule): (value: number | bigint) => number {
+	const { scaleFactor, addOffset, float32Operands } = rule;
+	if (rule.target === "float32") {
+		const scale = float32Operands?.scale ?? scaleFactor;
+		const offset = float32Operands !== undefined && rule.applied.add_offset !== undefined ? float32Operands.offset : undefined;
+		return offset === undefined ? (value) => Math.fround(Number(value) * scale) : (value) => Math.fround(Math.fround(Number(value) * scale) + offset);
+	}
+	if (rule.applied.add_offset === undefined) return (value) => Number(value) * scaleFactor;
+	return (value) => Number(value) * scaleFactor + addOffset;
+}
+
+/** How messages name a packing: `scale_factor 12, add_offset 0.5` (the attributes as written). */
+export function describePacking(rule: PackingRule): string {
+	return Object.entries(rule.applied)
+		.map(([key, value]) => `${key} ${JSON.stringify(value)}`)
+		.join(", ");
 }
 
 /**

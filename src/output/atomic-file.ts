@@ -108,12 +108,35 @@ export function remainingAfter(buffers: Buffer[], written: number): Buffer[] {
 }
 
 /**
+ * Gives the file replacing `replaced` its owner and group, as far as the system lets this process (trial 22: 13: a
+ * service running as root replaced a tenant's file with one of root's, which the tenant could no longer read): root
+ * sets both; another user keeps the file its own and sets the group when it belongs to it (as `cp -p` does). Anything
+ * the system refuses is left as the new file has it: the owner (and ACLs, extended attributes) are not the content.
+ */
+function keepOwnership(fd: number, replaced: fs.Stats): void {
+	const uid = process.getuid?.();
+	const gid = process.getgid?.();
+	if (uid === undefined || (replaced.uid === uid && replaced.gid === gid)) return;
+	try {
+		fs.fchownSync(fd, replaced.uid, replaced.gid);
+		return;
+	} catch {
+		// Not root: the owner cannot be given away; the group can be one of this user's.
+	}
+	try {
+		fs.fchownSync(fd, uid, replaced.gid);
+	} catch {
+		// A group this user is not in: the new file keeps its own.
+	}
+}
+
+/**
  * A file written all or nothing: bytes go to a temporary file beside the target, which is fsynced and moved to
  * the target when the stream finishes, and removed when it is destroyed with an error. Without `overwrite`, the
  * move cannot replace a file, not even one another program created at the target during the export: the
  * temporary file is hard-linked to the target (which fails if the name is taken) and then unlinked. With
  * `overwrite` it is renamed over the target: a file replaced keeps its permissions (a private 600 file stays
- * private), and a symbolic link keeps pointing to the file it names, which is the one replaced. The final fsync
+ * private), its owner and group as far as the system lets (see keepOwnership), and a symbolic link keeps pointing to the file it names, which is the one replaced. The final fsync
  * and move run off the event loop.
  */
 export class AtomicFileWriter extends Writable {
@@ -186,6 +209,8 @@ export class AtomicFileWriter extends Writable {
 		}
 		pending.add(this.tempPath);
 		if (existing) {
+			// Owner and group first: a change of owner clears the set-user-ID and set-group-ID bits, which the mode restores.
+			keepOwnership(this.#fd, existing);
 			try {
 				fs.fchmodSync(this.#fd, existing.mode & 0o7777);
 			} catch {

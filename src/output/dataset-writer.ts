@@ -8,7 +8,8 @@
  * When every file is in place, the files this part wrote in an earlier run and not now are removed (a part run
  * again replaces exactly its own files), and the part's manifest is written last: a part without a manifest is
  * not finished, whatever files it left. A run that fails or is interrupted before its manifest undoes itself
- * (see `abandon`).
+ * (see `abandon`). A whole export that replaces a dataset writes its files aside (`replacing`) and puts them in place
+ * only once all are written: a run that fails leaves the previous dataset as it was, committed.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -78,7 +79,19 @@ export interface DatasetWriterOptions {
 	 * is, its manifest included: nothing of it is left to pass for finished.
 	 */
 	readonly commit?: () => Promise<void>;
+	/**
+	 * A whole export replacing the dataset in the folder: its files are written below `staging` (a folder of its own,
+	 * which readers skip), the previous dataset left as it is, committed; once every file is written, `clear` removes
+	 * that dataset (its marker and manifests, then its files but those of `kept`) and the files are moved in place.
+	 */
+	readonly replacing?: { readonly staging: string; clear(kept: ReadonlySet<string>, phase: "marker" | "files"): void };
 }
+
+/**
+ * The suffix of a file written aside (see DatasetWriterOptions.replacing): no reader's glob of the dataset
+ * (all `.parquet` files below the folder) takes it for data meanwhile.
+ */
+const STAGED_SUFFIX = ".staged";
 
 /** Rows [from, to) of a batch, all of one partition. */
 interface PartitionRun extends RowsStart {
@@ -130,6 +143,8 @@ export class DatasetWriter extends Writable {
 	readonly #createdFolders: string[] = [];
 	/** Set once the manifest is written: the part is finished and nothing of it is undone. */
 	#finished = false;
+	/** Set once a replacing run starts moving its files in place: they may be in either place. */
+	#movingIn = false;
 	#abandoned = false;
 	#schema: Schema | undefined;
 	/** Rows of partitions whose file is not open, or not worth a write yet; made with the schema. */
@@ -162,9 +177,20 @@ export class DatasetWriter extends Writable {
 		});
 		this.#makeFolder(options.folder);
 		unfinished.add(this);
+		if (options.replacing !== undefined) {
+			// What a run killed outright left aside is not this run's.
+			fs.rmSync(options.replacing.staging, { recursive: true, force: true });
+			return;
+		}
 		// The dataset changes from now on: it is no longer committed, and this part no longer finished.
 		fs.rmSync(path.join(options.folder, SUCCESS_FILE), { force: true });
 		fs.rmSync(path.join(options.folder, manifestPath(options.part)), { force: true });
+	}
+
+	/** Where this run writes a file of the dataset (`relative` to its folder): in place, or aside when replacing. */
+	#pathOf(relative: string): string {
+		const { replacing, folder } = this.#options;
+		return replacing === undefined ? path.join(folder, relative) : path.join(replacing.staging, `${relative}${STAGED_SUFFIX}`);
 	}
 
 	/** mkdir -p, noting the folders it created. */
@@ -186,7 +212,7 @@ export class DatasetWriter extends Writable {
 		this.#checkNotAbandoned();
 		const name = partFileName(this.#options.part, sequence, this.#options.extension);
 		const relative = partition === "" ? name : `${partition}/${name}`;
-		const target = path.join(this.#options.folder, relative);
+		const target = this.#pathOf(relative);
 		this.#makeFolder(path.dirname(target));
 		const encoder = this.#options.createFileWriter(this.#schema!);
 		const sink = new AtomicFileWriter(target, { overwrite: true });
@@ -349,6 +375,7 @@ export class DatasetWriter extends Writable {
 		this.#checkNotAbandoned();
 		const { folder, part, timeUnit } = this.#options;
 		const kept = new Set(this.#written.map((file) => file.path));
+		if (this.#options.replacing !== undefined) this.#moveInPlace(kept);
 		const listing = listDataset(folder);
 		for (const relative of [...listing.dataFiles, ...listing.tempFiles]) {
 			if (isFileOfPart(relative, part) && !kept.has(relative)) fs.rmSync(path.join(folder, relative), { force: true });
@@ -393,6 +420,24 @@ export class DatasetWriter extends Writable {
 	}
 
 	/**
+	 * Replacing a dataset, once every file of the new one is written aside: the previous one is no longer committed
+	 * (marker and manifests removed), the new files are moved in place (each replacing the file of its name
+	 * atomically), then the previous dataset's other files go. Renames within the folder: no copy, nothing to run out of.
+	 */
+	#moveInPlace(kept: ReadonlySet<string>): void {
+		const { folder, replacing } = this.#options;
+		replacing!.clear(kept, "marker");
+		this.#movingIn = true;
+		for (const relative of kept) {
+			const target = path.join(folder, relative);
+			this.#makeFolder(path.dirname(target));
+			fs.renameSync(this.#pathOf(relative), target);
+		}
+		replacing!.clear(kept, "files");
+		fs.rmSync(replacing!.staging, { recursive: true, force: true });
+	}
+
+	/**
 	 * A part that wrote no row writes one file of no rows with the schema, as Spark writes one for an empty DataFrame:
 	 * a dataset whose parts all selected nothing is then a table of 0 rows to DuckDB and polars, not a folder without
 	 * files, which they refuse ("No files found"). Partitioned, the file goes in the null partition's folder
@@ -428,7 +473,11 @@ export class DatasetWriter extends Writable {
 			sink.destroy(stopped);
 			if (moving) fs.rmSync(sink.target, { force: true });
 		}
-		for (const { path: relative } of this.#written) fs.rmSync(path.join(this.#options.folder, relative), { force: true });
+		const { folder, replacing } = this.#options;
+		for (const { path: relative } of this.#written) {
+			if (replacing === undefined || this.#movingIn) fs.rmSync(path.join(folder, relative), { force: true });
+		}
+		if (replacing !== undefined) fs.rmSync(replacing.staging, { recursive: true, force: true });
 		for (const folder of [...this.#createdFolders].sort((a, b) => b.length - a.length)) {
 			try {
 				fs.rmdirSync(folder);

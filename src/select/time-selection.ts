@@ -103,7 +103,7 @@ function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCodi
 	if (!options.cf || !isMaskableType(metadata.dataType.name) || cfTimeKindOf(metadata.attributes) !== "datetime") return undefined;
 	let decoding: CfTimeDecoding;
 	try {
-		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar, alignOn: options.alignOn });
+		const coding = parseCfTimeCoding(metadata.attributes, { convertCalendar: options.convertCalendar, alignOn: options.alignOn, dataType: metadata.dataType.name });
 		const markers = cfMissingValueMarkers({ zarrFormat: metadata.zarrFormat, dataType: metadata.dataType.name, attributes: metadata.attributes, fillValue: metadata.fillValue });
 		decoding = { coding, markers, autoUnit: column.cfTime?.autoUnit };
 	} catch (error) {

@@ -1,8 +1,7 @@
-import { cfTimeUnit, parseCfTimeDecoding, type CfTimeDecoding } from "../cf/cf-time-array.js";
+import { cfTimeUnit, hasFloatCounts, parseCfTimeDecoding, type CfTimeDecoding } from "../cf/cf-time-array.js";
 import { cfTimeField } from "../cf/cf-time-field.js";
 import { baseCfTargetUnit } from "../cf/cf-target-unit.js";
 import { decodeCfTimes } from "../cf/decode-cf-times.js";
-import { isFloatType } from "../cf/missing-value.js";
 import { markOverflowNulls } from "../convert/overflow-nulls.js";
 import { markInvalidDates } from "../convert/dropped-dates.js";
 import { secondsAsMillis } from "../convert/seconds-as-millis.js";
@@ -14,7 +13,7 @@ import type { ColumnContext, ColumnPlan } from "./column-plan.js";
 function decodingAtPlan(column: Extract<TableColumn, { kind: "plain" }>, plan: Pick<ColumnContext["plan"], "convertCalendar" | "alignOn">): CfTimeDecoding {
 	const { coding, markers } = parseCfTimeDecoding(column.metadata, { convertCalendar: plan.convertCalendar, alignOn: plan.alignOn });
 	const base = baseCfTargetUnit(coding);
-	return { coding, markers, autoUnit: isFloatType(column.metadata.dataType.name) ? undefined : { exact: base, nearest: base } };
+	return { coding, markers, autoUnit: hasFloatCounts(column.metadata, coding) ? undefined : { exact: base, nearest: base } };
 }
 
 /**
