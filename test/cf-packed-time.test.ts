@@ -6,13 +6,13 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Writable } from "node:stream";
-import { tableFromIPC, type Table } from "apache-arrow";
+import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportTable } from "../src/export.js";
 import type { ExportOptions } from "../src/export-plan.js";
 import { inspectStore } from "../src/inspect.js";
+import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO, tempDir } from "./support/cli.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/packed-time");
@@ -28,17 +28,7 @@ const CASES = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "
 /** Nanoseconds per value of each Arrow TimeUnit (SECOND = 0 ... NANOSECOND = 3). */
 const NS_PER_UNIT: readonly bigint[] = [1_000_000_000n, 1_000_000n, 1_000n, 1n];
 
-async function exported(store: string, options: ExportOptions): Promise<Table> {
-	const parts: Buffer[] = [];
-	const sink = new Writable({
-		write(chunk: Buffer, _encoding, callback) {
-			parts.push(chunk);
-			callback();
-		},
-	});
-	await exportTable(store, sink, { format: "arrow", ...options });
-	return tableFromIPC(Buffer.concat(parts));
-}
+const exported = (store: string, options: ExportOptions): Promise<Table> => exportedArrow((sink) => exportTable(store, sink, { format: "arrow", ...options }));
 
 /** A column's values: exact nanoseconds (strings, null for null) for a time column, numbers otherwise. */
 function column(table: Table, name: string): (string | number | null)[] {

@@ -72,6 +72,21 @@ async function run(writtenBack: boolean, { decodeMs, writeMs, takeMs }: { decode
 	return { got, mostLive: pool.mostLive, askedAtRead, arrivedAtRead };
 }
 
+/** A source of CHUNKS chunks (each filled with its number) whose reads wait until the test lets each finish. */
+function heldReads(pool: CountingPool): { source: ChunkSource<BigInt64Array>; pending: Map<number, () => void> } {
+	const pending = new Map<number, () => void>();
+	const source: ChunkSource<BigInt64Array> = {
+		chunkShape: [CHUNK],
+		gridShape: [CHUNKS],
+		describe: (coords) => coords.join("."),
+		read: ([k]) => {
+			const values = new BigInt64Array(pool.acquire(CHUNK * 8).buffer, 0, CHUNK).fill(BigInt(k));
+			return new Promise((resolve) => pending.set(k, () => resolve(values)));
+		},
+	};
+	return { source, pending };
+}
+
 describe("chunks handed on to the writer", () => {
 	it("count as chunks in flight until written: two buffers in all", async () => {
 		const { got, mostLive, askedAtRead } = await run(true, { decodeMs: 4, writeMs: 2, takeMs: 6 });
@@ -85,17 +100,7 @@ describe("chunks handed on to the writer", () => {
 	it("start the next read as one comes back, while the chunk before is still being read", async () => {
 		const pool = new CountingPool();
 		pool.expectWrittenBack();
-		// Each read waits until the test lets it finish.
-		const pending = new Map<number, () => void>();
-		const source: ChunkSource<BigInt64Array> = {
-			chunkShape: [CHUNK],
-			gridShape: [CHUNKS],
-			describe: (coords) => coords.join("."),
-			read: ([k]) => {
-				const values = new BigInt64Array(pool.acquire(CHUNK * 8).buffer, 0, CHUNK).fill(BigInt(k));
-				return new Promise((resolve) => pending.set(k, () => resolve(values)));
-			},
-		};
+		const { source, pending } = heldReads(pool);
 		const turn = () => new Promise((resolve) => setImmediate(resolve));
 		const bands = readBands(source, [CHUNK * CHUNKS], 2, new AbortController().signal, undefined, undefined, undefined, { bufferPool: pool, countHandedOn: true });
 		const first = bands.next();
@@ -161,16 +166,7 @@ describe("chunks handed on to the writer", () => {
 	it("hold the chunk waited for while the output is busy and two are with it, until one comes back or it is idle", async () => {
 		const pool = new CountingPool();
 		pool.expectWrittenBack();
-		const pending = new Map<number, () => void>();
-		const source: ChunkSource<BigInt64Array> = {
-			chunkShape: [CHUNK],
-			gridShape: [CHUNKS],
-			describe: (coords) => coords.join("."),
-			read: ([k]) => {
-				const values = new BigInt64Array(pool.acquire(CHUNK * 8).buffer, 0, CHUNK).fill(BigInt(k));
-				return new Promise((resolve) => pending.set(k, () => resolve(values)));
-			},
-		};
+		const { source, pending } = heldReads(pool);
 		const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
 		let busy = false;
 		const bands = readBands(source, [CHUNK * CHUNKS], 2, new AbortController().signal, undefined, () => !busy, undefined, { bufferPool: pool, countHandedOn: true });

@@ -9,11 +9,11 @@ import { gzipSync } from "node:zlib";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { Dt64ExportError } from "../src/errors.js";
 import { exportToFile } from "../src/export.js";
 import { parseHeaderOption } from "../src/cli/header-options.js";
 import { HttpStore, MAX_METADATA_ANSWER_BYTES, MAX_REDIRECTS, type HttpStoreOptions } from "../src/store/http-store.js";
 import { tempDir } from "./support/cli.js";
+import { rejection } from "./support/thrown.js";
 import { serveOnLoopback, type LoopbackServer } from "./support/loopback-server.js";
 import { runCliAsync } from "./support/run-cli-async.js";
 
@@ -48,15 +48,6 @@ async function hostile(answer: (path: string, response: ServerResponse) => boole
 }
 
 const redirect = (response: ServerResponse, location: string) => response.writeHead(302, { Location: location, "Content-Length": "0" }).end();
-
-async function failure(promise: Promise<unknown>): Promise<Dt64ExportError> {
-	const error = await promise.then(
-		() => undefined,
-		(reason: unknown) => reason,
-	);
-	expect(error).toBeInstanceOf(Dt64ExportError);
-	return error as Dt64ExportError;
-}
 
 let elsewhere: Awaited<ReturnType<typeof hostile>>;
 let origin: Awaited<ReturnType<typeof hostile>>;
@@ -119,7 +110,7 @@ describe("redirects of an http(s) store", () => {
 		elsewhere.log.length = 0;
 		origin.log.length = 0;
 		const sameOrigin = new HttpStore(`${origin.url}/to-elsewhere/ws.zarr`, { ...FAST, redirects: "same-origin" });
-		const refused = await failure(sameOrigin.get("/zarr.json"));
+		const refused = await rejection(sameOrigin.get("/zarr.json"));
 		expect(refused.code).toBe("READ_FAILED");
 		expect(refused.message).toBe(
 			`GET ${origin.url}/to-elsewhere/ws.zarr/zarr.json failed: HTTP 302 Found to ${elsewhere.url}/ws.zarr/zarr.json, not followed: \`redirects\` is "same-origin" and it points to another origin than ${origin.url}`,
@@ -127,19 +118,19 @@ describe("redirects of an http(s) store", () => {
 		expect(origin.log).toHaveLength(1);
 		expect(elsewhere.log).toHaveLength(0);
 		expect(await new HttpStore(`${origin.url}/same/ws.zarr`, { ...FAST, redirects: "same-origin" }).get("/zarr.json")).toBeDefined();
-		const none = await failure(new HttpStore(`${origin.url}/same/ws.zarr`, { ...FAST, redirects: "none" }).get("/zarr.json"));
+		const none = await rejection(new HttpStore(`${origin.url}/same/ws.zarr`, { ...FAST, redirects: "none" }).get("/zarr.json"));
 		expect(none.message).toMatch(/HTTP 302 Found to .*\/ws\.zarr\/zarr\.json, not followed: `redirects` is "none"$/);
 		expect(() => new HttpStore(origin.url, { redirects: "any" as never })).toThrow(/invalid redirects "any": expected "follow", "same-origin", "none"/);
 	});
 
 	it("a loop, or one to another scheme, fails at once: not retried as if the network failed", async () => {
 		origin.log.length = 0;
-		const loop = await failure(new HttpStore(`${origin.url}/loop/ws.zarr`, FAST).get("/zarr.json"));
+		const loop = await rejection(new HttpStore(`${origin.url}/loop/ws.zarr`, FAST).get("/zarr.json"));
 		expect(loop.code).toBe("READ_FAILED");
 		expect(loop.message).toMatch(new RegExp(`not followed: more than ${MAX_REDIRECTS} redirects \\(a loop\\?\\)$`));
 		expect(origin.log).toHaveLength(MAX_REDIRECTS + 1);
 		origin.log.length = 0;
-		const file = await failure(new HttpStore(`${origin.url}/file/ws.zarr`, FAST).get("/zarr.json"));
+		const file = await rejection(new HttpStore(`${origin.url}/file/ws.zarr`, FAST).get("/zarr.json"));
 		expect(file.message).toMatch(/HTTP 302 Found to file:\/\/\/etc\/passwd, not followed: only http\(s\) redirects are followed$/);
 		expect(origin.log).toHaveLength(1);
 	});
@@ -158,7 +149,7 @@ describe("redirects of an http(s) store", () => {
 describe("header values that cannot be sent", () => {
 	it("are refused before any request (USAGE), without printing the value", async () => {
 		origin.log.length = 0;
-		const error = await failure(
+		const error = await rejection(
 			(async () => new HttpStore(`${origin.url}/ws.zarr`, { ...FAST, headers: { Authorization: "Bearer HDRSECRET2\u0001" } }).get("/zarr.json"))(),
 		);
 		expect(error.code).toBe("USAGE");
@@ -175,7 +166,7 @@ describe("header values that cannot be sent", () => {
 
 describe("answers larger than anything the store reads", () => {
 	it("a metadata document whose Content-Length passes the bound is refused at once (TOO_LARGE)", async () => {
-		const error = await failure(new HttpStore(`${origin.url}/huge/x.zarr`, FAST).get("/zarr.json"));
+		const error = await rejection(new HttpStore(`${origin.url}/huge/x.zarr`, FAST).get("/zarr.json"));
 		expect(error.code).toBe("TOO_LARGE");
 		expect(error.message).toBe(
 			`GET ${origin.url}/huge/x.zarr/zarr.json: its Content-Length is ${10 * 2 ** 30} bytes: a metadata document over ${MAX_METADATA_ANSWER_BYTES / 2 ** 20} MiB is refused (it is JSON read whole)`,
@@ -183,7 +174,7 @@ describe("answers larger than anything the store reads", () => {
 	});
 
 	it.each(["bomb", "endless"])("a chunk answered with more than its largest encoded size (%s) is refused as it arrives, counted after Content-Encoding", async (kind) => {
-		const error = await failure(exportToFile(`${origin.url}/${kind}/ws.zarr`, path.join(work, `${kind}.arrow`), { retries: 3 }));
+		const error = await rejection(exportToFile(`${origin.url}/${kind}/ws.zarr`, path.join(work, `${kind}.arrow`), { retries: 3 }));
 		expect(error.code).toBe("TOO_LARGE");
 		expect(error.message).toMatch(new RegExp(`/${kind}/ws\\.zarr/c/0: over \\d+ bytes arrived: more than the \\d+ bytes its reader can use \\(a chunk's largest encoded size\\) is refused`));
 		// Once: a refusal is not retried.
