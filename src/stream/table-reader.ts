@@ -317,25 +317,24 @@ function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonl
  * has the first axis, else all of it), cut to the box.
  */
 async function* chunkOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
-	const { columns, shape, concurrency, signal, onChunk } = read;
-	if (product(shape) === 0) return;
-	const spans = columns.map((column) => spansTable(column, shape));
-	const held = await Promise.all(columns.map((column, k) => (spans[k] || column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
 	// An array alone: its chunks pass on whole (in slices), counted as chunks in flight until they come back (see
 	// countingHandedOn); a table's other columns may convert a chunk into other memory, never handed back.
-	const counting = columns.length === 1 && bufferPool !== undefined ? countingHandedOn(bufferPool, concurrency) : undefined;
+	const counting = read.columns.length === 1 && bufferPool !== undefined ? countingHandedOn(bufferPool, read.concurrency) : undefined;
 	try {
-		yield* chunkOrderBoxes(read, spans, held, counting, bufferPool);
+		yield* chunkOrderBoxes(read, counting, bufferPool);
 	} finally {
 		counting?.close();
 	}
 }
 
-/** The bands of chunkOrderBands, with its columns over the table read by `counting` when given. */
-async function* chunkOrderBoxes(read: TableRead, spans: readonly boolean[], held: readonly (ChunkValues | undefined)[], counting: ReadAheadControl | undefined, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
+/** The bands of chunkOrderBands, its columns over the whole table read under `counting` when given. */
+async function* chunkOrderBoxes(read: TableRead, counting: ReadAheadControl | undefined, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
 	const { columns, shape, concurrency, signal, mayReadAhead, onChunk, rows, rowBytes, readAhead } = read;
+	if (product(shape) === 0) return;
+	const spans = columns.map((column) => spansTable(column, shape));
 	const { chunkShape, gridShape } = columns[spans.indexOf(true)].source;
 	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
+	const held = await Promise.all(columns.map((column, k) => (spans[k] || column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
 	const chunks = columns.map((column, k) => (spans[k] ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange, counting, readAhead[k]) : undefined));
 	const windows = columns.map((column, k) =>
 		!spans[k] && column.axes[0] === 0 ? rowWindow(readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { readAhead: readAhead[k] }), column.shape) : undefined,
