@@ -9,6 +9,7 @@ import type { CfOptions } from "./cf/cf-time-array.js";
 import { normalizeConversionOptions, type ConversionOptions, type NormalizedConversionOptions } from "./convert/options.js";
 import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./errors.js";
+import { checkPartitionsSpanned } from "./output/partition-bound.js";
 import { checkPartsOption, planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
 import { normalizeOptions as normalizeParquetOptions, type ParquetCompression } from "./stream/parquet/options.js";
@@ -174,7 +175,7 @@ const EXPORT_OPTION_NAMES: readonly string[] = [
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
 		convertCalendar: 0, alignOn: 0, dropInvalidDates: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
 		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, partitionBy: 0,
-		maxRowsPerFile: 0, maxOpenFiles: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, timeSorted: 0, part: 0, parts: 0, signal: 0,
+		maxRowsPerFile: 0, maxOpenFiles: 0, maxPartitions: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, timeSorted: 0, part: 0, parts: 0, signal: 0,
 	} satisfies Record<keyof ExportOptions, 0>),
 	"overwrite",
 	"breakLock",
@@ -206,10 +207,10 @@ function planInvalidDates({ dropInvalidDates, convertCalendar }: Pick<ExportOpti
 }
 
 /** Refuses the options only a dataset folder takes, for an export that writes one file or stream. */
-export function checkDatasetOptions(options: Pick<ExportOptions, "partitionBy" | "maxRowsPerFile" | "maxOpenFiles">, dataset: boolean): void {
+export function checkDatasetOptions(options: Pick<ExportOptions, "partitionBy" | "maxRowsPerFile" | "maxOpenFiles" | "maxPartitions">, dataset: boolean): void {
 	if (dataset) return;
 	if (options.partitionBy !== undefined) throw new UsageError("partitionBy writes a dataset folder (exportDataset), not one file or stream", { option: "partitionBy" });
-	for (const option of ["maxRowsPerFile", "maxOpenFiles"] as const) {
+	for (const option of ["maxRowsPerFile", "maxOpenFiles", "maxPartitions"] as const) {
 		if (options[option] !== undefined) throw new UsageError(`${option} applies to the files of a dataset folder, and this export writes one file or stream`, { option });
 	}
 }
@@ -261,6 +262,11 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	}
 	const alignOn = planAlignment(options);
 	const dropInvalidDates = planInvalidDates(options, alignOn);
+	const select = selectsRows(options) ? planSelection(options) : undefined;
+	const datasetPlan = dataset ? planDataset(options, format) : undefined;
+	if (datasetPlan?.maxPartitions !== undefined && datasetPlan.partitionBy !== undefined && select !== undefined) {
+		checkPartitionsSpanned(select.bounds, datasetPlan.partitionBy, datasetPlan.maxPartitions);
+	}
 	return {
 		open: {
 			store: { headers, retries, timeoutMs, redirects, bufferPool, signRequests, env, forbiddenAsMissing, followLinksOutside, signal: options.signal },
@@ -285,7 +291,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 			secondsAsMillis: format === "parquet",
 		},
 		output: planOutput(options, format),
-		select: selectsRows(options) ? planSelection(options) : undefined,
-		dataset: dataset ? planDataset(options, format) : undefined,
+		select,
+		dataset: datasetPlan,
 	};
 }

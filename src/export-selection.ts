@@ -335,6 +335,7 @@ async function writeLockedDataset(
 		partitionBy: plan.dataset?.partitionBy,
 		maxRowsPerFile: plan.dataset?.maxRowsPerFile,
 		maxOpenFiles: plan.dataset?.maxOpenFiles,
+		maxPartitions: plan.dataset?.maxPartitions,
 		options: stored,
 		optionsDigest: digest,
 		// Read once every row is written: the stages before the writer have counted them all.

@@ -32,6 +32,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
 	rangeSearch: "--range-search",
 	timeSorted: "--time-sorted",
 	maxRowsPerFile: "--max-rows-per-file",
+	maxPartitions: "--max-partitions",
 	part: "--part",
 	parts: "--parts",
 	breakLock: "--break-lock",

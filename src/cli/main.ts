@@ -94,6 +94,7 @@ interface ExportArgs {
 	part?: string;
 	parts?: number;
 	maxRowsPerFile?: number;
+	maxPartitions?: number;
 }
 
 /** `--index` alone is coordinates (true); `--index positions` is positions; no `--index`, none. */
@@ -293,6 +294,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const dataset = args.partitionBy !== undefined || (args.part !== undefined && !toStdout);
 	// Before the output's name is read for a format: -o names a folder when the user meant a dataset.
 	checkDatasetOptions({ maxRowsPerFile: args.maxRowsPerFile }, dataset);
+	// Without --partition-by it bounds nothing: a warning (below) when given, silence when set for a job's every run.
+	const maxPartitions = args.partitionBy === undefined ? undefined : args.maxPartitions;
 	const format = dataset
 		? resolveDatasetFormat(args.to, args.output, OUTPUT_FLAGS)
 		: resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
@@ -304,6 +307,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		selects,
 		ranged: args.start !== undefined || args.end !== undefined,
 		dataset,
+		partitioned: args.partitionBy !== undefined,
 		parted: args.part !== undefined,
 		quiet: args.quiet,
 	};
@@ -356,6 +360,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		parts: args.part === undefined ? undefined : args.parts,
 		partitionBy: args.partitionBy,
 		maxRowsPerFile: args.maxRowsPerFile,
+		maxPartitions,
 	}, dataset);
 	const showProgress = !args.quiet && (args.progress ?? process.stderr.isTTY === true);
 	// What is said once the table is open and its columns planned, before anything is written; the progress line

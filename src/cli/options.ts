@@ -32,6 +32,8 @@ export interface RunFacts {
 	readonly ranged?: boolean;
 	/** The export writes a dataset folder (--partition-by, or --part with -o <folder>). */
 	readonly dataset?: boolean;
+	/** The dataset folder is in Hive partitions (--partition-by). */
+	readonly partitioned?: boolean;
 	/** A column of the output holds timestamps; undefined until the columns are planned. */
 	readonly timestamps?: boolean;
 	/** A column of the output holds floats (stored or unpacked); undefined until the columns are planned. */
@@ -317,6 +319,15 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o (or to stdout with -o -), or auto: K and N from the batch engine", commands: ["export"] },
 	{ name: "parts", kind: "number", min: 1, max: MAX_PARTS, describe: "N for --part auto in a Kubernetes Indexed Job (its completions)", commands: ["export"], inapplicable: onlyPartAuto },
 	{ name: "max-rows-per-file", kind: "number", min: 1, defaultText: "no limit", describe: "rows per dataset file at most (then more files per partition)", commands: ["export"] },
+	{
+		name: "max-partitions",
+		kind: "number",
+		min: 1,
+		defaultText: "no limit, as DuckDB and Spark",
+		describe: "partitions of --partition-by one run writes at most: more is refused before the first one past it gets a file (before anything is read when --start and --end span more); Hive's bound is 1000",
+		commands: ["export"],
+		inapplicable: ({ partitioned }) => (partitioned === false ? "it applies with --partition-by" : undefined),
+	},
 	{
 		name: "break-lock",
 		kind: "boolean",

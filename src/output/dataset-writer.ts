@@ -29,6 +29,7 @@ import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SU
 import { makeFolder } from "./make-folder.js";
 import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest, type SlicedTable } from "./manifest.js";
+import { PartitionCount } from "./partition-bound.js";
 import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } from "./open-partitions.js";
 import { DEFAULT_BUFFER_BYTES, PartitionBuffers } from "./partition-buffers.js";
 
@@ -57,6 +58,8 @@ export interface DatasetWriterOptions {
 	readonly partitionBy?: PartitionLevel;
 	readonly maxRowsPerFile?: number;
 	readonly maxOpenFiles?: number;
+	/** The partitions this run may write at most (see partition-bound.ts); none: as many as the data has. */
+	readonly maxPartitions?: number;
 	/** The memory rows of unsorted time held back may take; default DEFAULT_BUFFER_BYTES (tests lower it). */
 	readonly bufferBytes?: number;
 	/** What the manifest records as this part's options, and their digest (see digestOptions). */
@@ -150,6 +153,8 @@ export class DatasetWriter extends Writable {
 	/** Rows of partitions whose file is not open, or not worth a write yet; made with the schema. */
 	#buffers: PartitionBuffers | undefined;
 	readonly #hivePartitions: HivePartitions | undefined;
+	/** The partitions routed to so far, with a bound on them. */
+	readonly #partitionCount: PartitionCount | undefined;
 	/** Where rows without a time go. */
 	readonly #nullPath: string;
 	#timeIndex = -1;
@@ -168,6 +173,7 @@ export class DatasetWriter extends Writable {
 		this.#options = options;
 		const { partitionBy } = options;
 		this.#hivePartitions = partitionBy === undefined ? undefined : new HivePartitions(options.timeUnit, partitionBy);
+		this.#partitionCount = partitionBy === undefined || options.maxPartitions === undefined ? undefined : new PartitionCount(options.maxPartitions, partitionBy, options.folder);
 		this.#nullPath = partitionBy === undefined ? "" : PARTITION_LEVELS.slice(0, PARTITION_LEVELS.indexOf(partitionBy) + 1).map((level) => `${level}=${NULL_PARTITION}`).join("/");
 		this.#partitions = new OpenPartitions<OpenFile>({
 			limit: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
@@ -297,11 +303,14 @@ export class DatasetWriter extends Writable {
 			const start = row;
 			if (!valid(row)) {
 				while (row < batch.numRows && !valid(row)) row++;
+				this.#partitionCount?.note(this.#nullPath);
 				yield { from: start, to: row, partition: this.#nullPath, range: undefined, first: null };
 				continue;
 			}
 			const first = values[row];
 			const partition = this.#hivePartitions?.of(first) ?? WHOLE_RANGE;
+			// Before any row of it is routed: refused, the partition past the bound gets no file.
+			this.#partitionCount?.note(partition.path);
 			while (row < batch.numRows && valid(row)) {
 				const value = values[row];
 				if (value < partition.low || value >= partition.high) break;

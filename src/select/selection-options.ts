@@ -43,6 +43,12 @@ export interface DatasetOptions extends SelectionOptions {
 	maxRowsPerFile?: number;
 	/** Files open at once at most (see OpenPartitions). */
 	maxOpenFiles?: number;
+	/**
+	 * Hive partitions one run writes at most (see partition-bound.ts): an export whose rows fall in more is refused
+	 * (TOO_LARGE) before the first partition past it gets a file, and before anything is read when `start` and `end`
+	 * span more. Default: as many as the data has.
+	 */
+	maxPartitions?: number;
 }
 
 /** Which rows: the time range, the column it applies to, and this process's part. */
@@ -61,6 +67,7 @@ export interface DatasetPlan {
 	readonly partitionBy?: PartitionLevel;
 	readonly maxRowsPerFile?: number;
 	readonly maxOpenFiles?: number;
+	readonly maxPartitions?: number;
 }
 
 function checkCount(option: string, value: number | undefined): void {
@@ -110,5 +117,9 @@ export function planDataset(options: DatasetOptions, format: string): DatasetPla
 	}
 	checkCount("maxRowsPerFile", options.maxRowsPerFile);
 	checkCount("maxOpenFiles", options.maxOpenFiles);
-	return { partitionBy: options.partitionBy, maxRowsPerFile: options.maxRowsPerFile, maxOpenFiles: options.maxOpenFiles };
+	checkCount("maxPartitions", options.maxPartitions);
+	if (options.maxPartitions !== undefined && options.partitionBy === undefined) {
+		throw new UsageError("maxPartitions bounds the Hive partitions of `partitionBy`, and is given without it", { option: "maxPartitions" });
+	}
+	return { partitionBy: options.partitionBy, maxRowsPerFile: options.maxRowsPerFile, maxOpenFiles: options.maxOpenFiles, maxPartitions: options.maxPartitions };
 }
