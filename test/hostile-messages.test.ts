@@ -54,6 +54,48 @@ describe("control characters from the store", () => {
 	});
 });
 
+describe("the CLI's own warnings and notices", () => {
+	it("escape the store's names and attributes as error lines do: no line forged, no terminal driven", async () => {
+		const names = `${FORGED}\r`;
+		const group = path.join(work, "forged-warnings.zarr");
+		await writeGroup(group, "");
+		await writeArray(group, "time", { shape: [4], chunks: [4], values: times, dimensionNames: ["time"] });
+		const floats = { shape: [4], chunks: [4], values: new Float64Array(4), dataType: "float64", fillValue: 0, dimensionNames: ["time"] };
+		// Names differing only by case: a warning naming both.
+		await writeArray(group, `A${names}`, floats);
+		await writeArray(group, `a${names}`, floats);
+		// A data type no column takes: `--columns all` leaves it out, naming it.
+		await writeArray(group, `bad${names}`, { ...floats, extraMetadata: { data_type: "complex128" } });
+		const cli = await runCliAsync([group, "--columns", "all", "--index", "-o", path.join(work, "forged-warnings.arrow")]);
+		expect(cli.status).toBe(0);
+		expect(cli.stderr).not.toMatch(/[\u001b\u202e\r]/);
+		const lines = cli.stderr.split("\n");
+		expect(lines.pop()).toBe("");
+		for (const line of lines) expect(line).toMatch(/^(dt64-export: |wrote )/);
+		expect(cli.stderr).toContain('"Ax\\ndt64-export: wrote 0 rows [OK]\\n\\u001b[31mRED\\u001b[0m\\u202e\\r"');
+		expect(cli.stderr).toContain("left out badx dt64-export: wrote 0 rows [OK] \\u001b[31mRED\\u001b[0m\\u202e\\u000d");
+		expect(lines.filter((line) => line.includes("differ only by case"))).toHaveLength(1);
+
+		// An attribute's text: CF attributes on a datetime64 array, quoted in a warning.
+		await writeArray(group, "marked", { shape: [4], chunks: [4], values: times, attributes: { units: `seconds since ${names}` } });
+		const marked = await runCliAsync([group, "--array", "marked", "-q", "-o", path.join(work, "forged-marked.arrow")]);
+		expect(marked.status).toBe(0);
+		expect(marked.stderr).not.toMatch(/[\u001b\u202e\r]/);
+		expect(marked.stderr).toMatch(/^dt64-export: warning: marked is a numpy.datetime64 array that also carries CF attributes \(units "seconds since x\\ndt64-export: wrote 0 rows \[OK\]\\n\\u001b\[31mRED\\u001b\[0m\\u202e\\r"\).*\n$/);
+	});
+
+	it("are written only through the one place that escapes them", () => {
+		const cli = path.join(path.dirname(new URL(import.meta.url).pathname), "../src/cli");
+		// The escaping itself, the error line (written synchronously, escaped as it is made, and DT64_DEBUG's stack) and
+		// the progress line (counts).
+		const allowed = new Map([["stderr-line.ts", 1], ["main.ts", 2], ["progress.ts", 3]]);
+		for (const file of fs.readdirSync(cli).filter((name) => name.endsWith(".ts"))) {
+			const writes = fs.readFileSync(path.join(cli, file), "utf8").match(/\b(process\.stderr\.write|console\.(error|warn))\(|this\.stream\.write\(/g) ?? [];
+			expect([file, writes.length]).toEqual([file, allowed.get(file) ?? 0]);
+		}
+	});
+});
+
 describe("long quoted values", () => {
 	it("are cut in the middle of the message, which keeps its end and its code, whole through a pipe", async () => {
 		const huge = "N".repeat(2_000_000);

@@ -15,6 +15,7 @@ import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js"
 import { datasetExportJson, partitionCount, writeJsonSummary } from "./export-summary.js";
 import type { Progress } from "./progress.js";
 import type { DatasetExportSummary } from "../export-selection.js";
+import { writeStderrLine } from "./stderr-line.js";
 
 const plural = (count: number, word: string) => `${countText(count)} ${word}${count === 1 ? "" : "s"}`;
 
@@ -45,7 +46,7 @@ export async function runDatasetExport(
 	const lockTakenOver = (lock: FoundLock) => {
 		const holder = lock.holder === undefined ? `an unreadable lock (${lock.reason})` : `the lock of ${describeHolder(lock.holder)}`;
 		const why = lock.state === "ended" ? "which has ended" : lock.state === "expired" ? `which has not renewed it for ${Math.round((lock.age ?? 0) / 60_000)} minutes` : "as --break-lock asks";
-		process.stderr.write(`dt64-export: warning: part ${lock.part}: took over ${holder}, ${why} (${lock.file})\n`);
+		writeStderrLine(`dt64-export: warning: part ${lock.part}: took over ${holder}, ${why} (${lock.file})`);
 	};
 	let schema: Schema | undefined;
 	let openedTable: ZarrTable | undefined;
@@ -64,22 +65,22 @@ export async function runDatasetExport(
 	}
 	progress()?.finish();
 	const forbidden = forbiddenChunksNotice(openedTable?.store.forbiddenAsMissing);
-	if (forbidden !== undefined) process.stderr.write(forbidden);
+	if (forbidden !== undefined) writeStderrLine(forbidden);
 	const dropped = droppedDatesNotice(summary.droppedInvalidDates);
-	if (dropped !== undefined) process.stderr.write(dropped);
+	if (dropped !== undefined) writeStderrLine(dropped);
 	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary));
 	const { selection, part } = summary;
 	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.
 	if (summary.rows === 0) {
 		const file = summary.files[0]?.path;
-		process.stderr.write(`dt64-export: warning: part ${part.index}/${part.count} of ${folder} selected no rows${file === undefined ? "" : `: it wrote one file of no rows with the columns (${file}), which readers read as 0 rows`}\n`);
+		writeStderrLine(`dt64-export: warning: part ${part.index}/${part.count} of ${folder} selected no rows${file === undefined ? "" : `: it wrote one file of no rows with the columns (${file}), which readers read as 0 rows`}`);
 	}
 	if (options.quiet) return;
-	if (selection.unsortedReason !== undefined) process.stderr.write(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered\n`);
+	if (selection.unsortedReason !== undefined) writeStderrLine(`dt64-export: the time column is not sorted (${selection.unsortedReason}): every row was read and filtered`);
 	if (options.json) return;
 	const where = plan.dataset?.partitionBy === undefined ? "" : ` in ${plural(partitionCount(summary.files), "partition")}`;
-	process.stderr.write(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})${overflowNullsText(summary.overflowNulls, schema)}${droppedDatesText(summary.droppedInvalidDates)}\n`);
-	if (summary.committed !== undefined) process.stderr.write(`committed ${folder} (_SUCCESS)\n`);
+	writeStderrLine(`wrote ${plural(summary.rows, "row")} to ${folder}: ${plural(summary.files.length, "file")}${where}, part ${part.index}/${part.count} (${summary.manifest})${overflowNullsText(summary.overflowNulls, schema)}${droppedDatesText(summary.droppedInvalidDates)}`);
+	if (summary.committed !== undefined) writeStderrLine(`committed ${folder} (_SUCCESS)`);
 }
 
 export async function runCommit(folder: string, json: boolean, quiet = false): Promise<void> {
@@ -93,10 +94,10 @@ export async function runCommit(folder: string, json: boolean, quiet = false): P
 		throw error;
 	}
 	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
-	else if (!quiet) process.stderr.write(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}${droppedDatesText(summary.droppedInvalidDates)}\n`);
+	else if (!quiet) writeStderrLine(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}${droppedDatesText(summary.droppedInvalidDates)}`);
 	// Said even with --quiet, as the parts' exports said it (see forbidden-chunks-notice.ts).
 	const forbidden = forbiddenChunksWarning(summary.forbiddenChunks ?? 0, summary.forbiddenKeys ?? []);
-	if (forbidden !== undefined) process.stderr.write(forbidden);
-	if (summary.rows === 0) process.stderr.write(`dt64-export: warning: ${folder} holds no rows: every part selected none (readers read it as a table of 0 rows)\n`);
-	for (const lock of summary.staleLocks) process.stderr.write(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over\n`);
+	if (forbidden !== undefined) writeStderrLine(forbidden);
+	if (summary.rows === 0) writeStderrLine(`dt64-export: warning: ${folder} holds no rows: every part selected none (readers read it as a table of 0 rows)`);
+	for (const lock of summary.staleLocks) writeStderrLine(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over`);
 }

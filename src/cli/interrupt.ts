@@ -2,6 +2,8 @@
  * The signals that end the CLI, each with the status a shell reports for it (128 + its number), and one line saying
  * so on stderr: the same exit whatever step the signal finds, with that step's own undoing first.
  */
+import { writeStderrLine } from "./stderr-line.js";
+
 const INTERRUPTS = [
 	["SIGINT", 130],
 	["SIGTERM", 143],
@@ -22,7 +24,7 @@ export function exitOnInterrupt(undo: () => void = () => undefined): () => void 
 			// thousands of files), and a second Ctrl-C meanwhile, with no listener left, would end the process at
 			// once, leaving what the undoing had not removed yet.
 			for (const [other] of INTERRUPTS) process.on(other, ignore);
-			process.stderr.write(`dt64-export: interrupted by ${signal}\n`);
+			writeStderrLine(`dt64-export: interrupted by ${signal}`);
 			undo();
 			process.exit(code);
 		};

@@ -47,6 +47,7 @@ import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js"
 import { overflowNullsText } from "./overflow-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
+import { writeStderrLine } from "./stderr-line.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -235,7 +236,7 @@ function warnOfDatetime64CfAttributes(table: ZarrTable): void {
 	for (const column of table.columns) {
 		if (column.kind !== "time" || column.metadata.dataType.kind !== "datetime64") continue;
 		const warning = datetime64CfAttributesWarning(column.name, column.metadata.attributes);
-		if (warning !== undefined) process.stderr.write(`dt64-export: ${warning}\n`);
+		if (warning !== undefined) writeStderrLine(`dt64-export: ${warning}`);
 	}
 }
 
@@ -259,7 +260,7 @@ function columnFacts(schema: Schema): Pick<RunFacts, "timestamps" | "floats" | "
 /** Names the temporary files an export of `target` killed outright left beside it (see strayTemporaryFiles). */
 function warnOfStrayTemporaryFiles(target: string): void {
 	for (const stray of strayTemporaryFiles(target)) {
-		process.stderr.write(`dt64-export: warning: ${stray.path} (${countText(stray.bytes)} bytes) is the temporary file of an export of ${target} that was killed while writing: remove it\n`);
+		writeStderrLine(`dt64-export: warning: ${stray.path} (${countText(stray.bytes)} bytes) is the temporary file of an export of ${target} that was killed while writing: remove it`);
 	}
 }
 
@@ -267,7 +268,7 @@ function warnInapplicable(command: CommandLine, facts: RunFacts, warned = new Se
 	for (const option of optionsOf(command.command)) {
 		const reason = command.given.has(option.name) && !warned.has(option.name) ? option.inapplicable?.(facts) : undefined;
 		if (reason === undefined) continue;
-		process.stderr.write(`dt64-export: warning: ${command.spelled?.get(option.name) ?? flag(option.name)} does nothing here: ${reason}\n`);
+		writeStderrLine(`dt64-export: warning: ${command.spelled?.get(option.name) ?? flag(option.name)} does nothing here: ${reason}`);
 		warned.add(option.name);
 	}
 	return warned;
@@ -369,16 +370,16 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 		warnOfDatetime64CfAttributes(table);
 		const stale = staleConsolidatedWarning(table.staleConsolidatedMetadata ?? []);
-		if (stale !== undefined) process.stderr.write(`dt64-export: warning: ${stale}\n`);
-		if (table.leftOut.length > 0 && !args.quiet) process.stderr.write(`dt64-export: columns${plan.open.columns === "all" ? " all" : ""} left out ${table.leftOut.join("; ")}\n`);
+		if (stale !== undefined) writeStderrLine(`dt64-export: warning: ${stale}`);
+		if (table.leftOut.length > 0 && !args.quiet) writeStderrLine(`dt64-export: columns${plan.open.columns === "all" ? " all" : ""} left out ${table.leftOut.join("; ")}`);
 		// Without --index; --index positions asked for positions instead of them.
 		const coordinates = table.coordinatesLeftOut ?? [];
 		if (coordinates.length > 0 && index === false && !args.quiet) {
 			const which = `${coordinates.length === 1 ? "coordinate" : "coordinates"} ${coordinates.join(", ")}`;
-			process.stderr.write(`dt64-export: columns all left out the ${which}: the dimensions' index, exported as columns with --index\n`);
+			writeStderrLine(`dt64-export: columns all left out the ${which}: the dimensions' index, exported as columns with --index`);
 		}
 		warnInapplicable(command, { ...facts, ...columnFacts(schema) }, warned);
-		for (const pair of namesDifferingOnlyByCase(schema.fields.map((field) => field.name))) process.stderr.write(`dt64-export: ${caseOnlyNamesWarning(pair)}\n`);
+		for (const pair of namesDifferingOnlyByCase(schema.fields.map((field) => field.name))) writeStderrLine(`dt64-export: ${caseOnlyNamesWarning(pair)}`);
 	};
 	if (plan.dataset !== undefined) {
 		await runDatasetExport(args.store, args.output, plan, { quiet: args.quiet, json, overwrite: args.force, breakLock: args.breakLock }, planned, () => progress);
@@ -422,22 +423,22 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		throw inPlace === undefined ? error : nameInPlaceFailure(error, toStdout ? "stdout" : target);
 	}
 	progress?.finish(stages.reader.totalChunks);
-	if (stages.notice !== undefined && !args.quiet) process.stderr.write(`dt64-export: ${stages.notice}\n`);
+	if (stages.notice !== undefined && !args.quiet) writeStderrLine(`dt64-export: ${stages.notice}`);
 	const overflow = overflowNullsText((stages.filter ?? stages.batcher).overflowNulls?.counts ?? {}, stages.batcher.schema);
 	const written = stages.filter?.rowsOut ?? stages.batcher.rowsOut;
 	const forbidden = table.store.forbiddenAsMissing;
 	const notice = forbiddenChunksNotice(forbidden);
-	if (notice !== undefined) process.stderr.write(notice);
+	if (notice !== undefined) writeStderrLine(notice);
 	const dropped = stages.batcher.droppedInvalidDates;
 	const droppedNotice = droppedDatesNotice(dropped);
-	if (droppedNotice !== undefined) process.stderr.write(droppedNotice);
+	if (droppedNotice !== undefined) writeStderrLine(droppedNotice);
 	if (json) {
 		const overflowNulls = (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {};
 		await writeJsonSummary({ output: target, format, rows: written, overflowNulls, ...(forbidden === undefined ? {} : { forbiddenChunks: forbidden.count }), ...(dropped === undefined ? {} : { droppedInvalidDates: dropped }) });
 	}
 	if (!args.quiet && !toStdout && !json) {
-		process.stderr.write(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}${droppedDatesText(dropped)}\n`);
-	} else if (!args.quiet && !json && overflow !== "") process.stderr.write(`dt64-export: ${overflow.slice(2)}\n`);
+		writeStderrLine(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}${droppedDatesText(dropped)}`);
+	} else if (!args.quiet && !json && overflow !== "") writeStderrLine(`dt64-export: ${overflow.slice(2)}`);
 }
 
 const STORE_HELP =
@@ -463,7 +464,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	const completing = argv.includes("--get-yargs-completions");
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
 	const environment = optionsFromEnvironment(commandLine.command, process.env, commandLine.given);
-	for (const warning of environment.warnings) process.stderr.write(`dt64-export: warning: ${warning}\n`);
+	for (const warning of environment.warnings) writeStderrLine(`dt64-export: warning: ${warning}`);
 	const parser = yargs(commandLine.argv ?? argv)
 		.scriptName("dt64-export")
 		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
