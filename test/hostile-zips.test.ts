@@ -12,6 +12,7 @@ import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportToFile } from "../src/export.js";
 import { inspectStore } from "../src/inspect.js";
 import { MAX_METADATA_BYTES } from "../src/store/metadata-documents.js";
+import { boundedDirectoryReads, MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES } from "../src/store/zip-directory-bound.js";
 import { runCli, tempDir } from "./support/cli.js";
 import { writeStoredZip } from "./support/zip.js";
 
@@ -82,5 +83,65 @@ describe("a central directory that lies", () => {
 		const error = await exportToFile(zip, path.join(work, "eocd.arrow")).catch((caught: unknown) => caught);
 		expect(error).toMatchObject({ code: "STORE_INVALID" });
 		expect((error as Error).message).toBe(`${zip}: not a readable zip file (its central directory points at 4294967280 bytes at offset 4294967280, past the end of the file (${bytes.length} bytes))`);
+	});
+});
+
+/**
+ * `zip` rewritten as a zip64 one stating `count` entries: a zip64 end record and its locator before the end record,
+ * whose own count says to read them (0xffff), as a zip of more than 65,534 entries is written.
+ */
+function asZip64(zip: Buffer, count: bigint): Buffer {
+	const end = recordsOf(zip, 0x06054b50).at(-1)!;
+	const record = Buffer.alloc(56);
+	record.writeUInt32LE(0x06064b50, 0);
+	record.writeBigUInt64LE(44n, 4);
+	record.writeUInt16LE(45, 12);
+	record.writeUInt16LE(45, 14);
+	record.writeBigUInt64LE(count, 24);
+	record.writeBigUInt64LE(count, 32);
+	record.writeBigUInt64LE(BigInt(zip.readUInt32LE(end + 12)), 40);
+	record.writeBigUInt64LE(BigInt(zip.readUInt32LE(end + 16)), 48);
+	const locator = Buffer.alloc(20);
+	locator.writeUInt32LE(0x07064b50, 0);
+	locator.writeBigUInt64LE(BigInt(end), 8);
+	locator.writeUInt32LE(1, 16);
+	const endRecord = Buffer.from(zip.subarray(end));
+	endRecord.writeUInt16LE(0xffff, 8);
+	endRecord.writeUInt16LE(0xffff, 10);
+	return Buffer.concat([zip.subarray(0, end), record, locator, endRecord]);
+}
+
+describe("a zip's central directory", () => {
+	it("is refused when it claims more entries than the bound, before they are read; a zip64 zip of its own count is read", async () => {
+		const root = await smallStore("zip64.zarr");
+		const zip = path.join(work, "zip64.zip");
+		writeStoredZip(root, zip);
+		const plain = fs.readFileSync(zip);
+		const entries = BigInt(plain.readUInt16LE(recordsOf(plain, 0x06054b50).at(-1)! + 10));
+		fs.writeFileSync(zip, asZip64(plain, entries));
+		await exportToFile(zip, path.join(work, "zip64.arrow"));
+
+		const claimed = path.join(work, "millions.zip");
+		fs.writeFileSync(claimed, asZip64(plain, 5_000_000n));
+		const error = await exportToFile(claimed, path.join(work, "millions.arrow")).catch((caught: unknown) => caught);
+		expect(error).toMatchObject({ code: "TOO_LARGE", path: claimed, value: MAX_ZIP_ENTRIES });
+		expect((error as Error).message).toBe(
+			`${claimed}: its central directory lists 5000000 entries, more than the 1000000 a zip store may hold (a limit of this tool: about 2 KB of memory each once read); unzip it and export the folder`,
+		);
+		const cli = runCli([claimed, "-o", path.join(work, "millions-cli.arrow")]);
+		expect(cli.status).toBe(1);
+		expect(cli.stderr).toMatch(/lists 5000000 entries, more than the 1000000 .*\[TOO_LARGE\]\n$/);
+	});
+
+	it("is refused past its byte bound before the read is made, and a read past the end of the file is left to say so", async () => {
+		const asked: number[] = [];
+		const huge = { getLength: async () => 2 ** 31, read: async (_offset: number, length: number) => (asked.push(length), new Uint8Array(Math.min(length, 100))) };
+		const bounded = boundedDirectoryReads(huge, "big.zip");
+		await expect(bounded.read(2 ** 20, MAX_ZIP_DIRECTORY_BYTES + 1)).rejects.toMatchObject({ code: "TOO_LARGE", message: expect.stringContaining("big.zip: its central directory is 268435457 bytes, more than the 256 MiB") });
+		expect(asked).toEqual([]);
+		await bounded.read(0, 100);
+		// Past the end: the bytes' own refusal (STORE_INVALID once opening reports it), not a size the zip may not have.
+		await bounded.read(2 ** 31 - 10, MAX_ZIP_DIRECTORY_BYTES + 1);
+		expect(asked).toEqual([100, MAX_ZIP_DIRECTORY_BYTES + 1]);
 	});
 });

@@ -20,6 +20,7 @@ import { MetadataDocuments } from "./metadata-documents.js";
 import { startsAsZip } from "./zip-signature.js";
 import { PastEndOfZip, ZipFileBytes } from "./zip-file-bytes.js";
 import { entryLayouts, ZipStore, type ZipBytes } from "./zip-store.js";
+import { boundedDirectoryReads } from "./zip-directory-bound.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
 
@@ -235,7 +236,7 @@ async function openZip(bytes: ZipBytes, location: string, remote: boolean, signa
 	let zipFolder: string | undefined;
 	let store: ZipStore;
 	try {
-		const zip = new ZipFileStore(bytes, {
+		const zip = new ZipFileStore(boundedDirectoryReads(bytes, location), {
 			transformEntries: (all) => {
 				({ entries, folder: zipFolder } = stripTopFolder(all));
 				return entries;
