@@ -1,6 +1,5 @@
-import { largestEncodedChunk } from "./encoded-chunk-bound.js";
+import { encodedChunkBound, largestEncodedChunk } from "./encoded-chunk-bound.js";
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
-import type { ValueBound } from "../store/value-bound.js";
 import { CODECS } from "./codecs/codec-map.js";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, withErrorFields } from "../errors.js";
@@ -204,7 +203,7 @@ function plainChunks<V extends ChunkValues>(
 	const { valueBytes } = elements.decodedAs;
 	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
 	const small = valueBytes !== "variable" && size * valueBytes <= SMALL_CHUNK_BYTES;
-	const bound = valueBytes === "variable" ? undefined : encodedChunkBound(size, valueBytes);
+	const bound = encodedChunkBound(size, valueBytes);
 	// Over the network, an answer is cut past the largest encoded size (strings: the store's own cap).
 	const maxBytes = valueBytes === "variable" ? undefined : largestEncodedChunk(size * valueBytes);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
@@ -231,18 +230,6 @@ function plainChunks<V extends ChunkValues>(
 			});
 		},
 	};
-}
-
-/**
- * The most bytes a chunk of `size` values of `valueBytes` each can be encoded to: its decoded bytes, and what a codec
- * that does not compress adds (a compressor's frame, a checksum: blosc 16 bytes, lz4 n/255 + 16, zstd and gzip
- * under 1%), with a wide margin. A store refuses a larger chunk file or zip entry before reading or inflating it
- * (GetOptions.bound): a zip entry of 1 MB that inflates to 1 GiB for a chunk of 4 values is never inflated.
- */
-export function encodedChunkBound(size: number, valueBytes: number): ValueBound {
-	const decoded = size * valueBytes;
-	const bytes = decoded + Math.ceil(decoded / 8) + 65_536;
-	return { bytes, code: "CHUNK_CORRUPT", why: `more than a chunk of ${size} ${size === 1 ? "value" : "values"} (${decoded} bytes decoded) can be encoded to (${bytes} at most)` };
 }
 
 /**
@@ -302,9 +289,9 @@ function shardedChunks<V extends ChunkValues>(
 	const storedPerShard = stored.map((axis) => perShard[axis]);
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
-	const index = new ShardIndexReader(store, storedPerShard, indexCodecs, location, options.forbiddenAsMissing);
-	const decoder = new ChunkDecoder<V>(innerShape, [...before, ...innerCodecs], elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
 	const size = product(innerShape);
+	const index = new ShardIndexReader(store, storedPerShard, indexCodecs, location, options.forbiddenAsMissing, encodedChunkBound(size, elements.decodedAs.valueBytes));
+	const decoder = new ChunkDecoder<V>(innerShape, [...before, ...innerCodecs], elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
 	const gridShape = chunksPerAxis(meta.shape, innerShape);
 	// Coordinates of the array's axes in the order the shard stores them.
 	const toStored = (coords: readonly number[]) => stored.map((axis) => coords[axis]);

@@ -8,6 +8,8 @@ import { crc32c } from "./codecs/crc32c.js";
 import { ChunkDecoder } from "./chunk-decoder.js";
 import { cStrides, product } from "./grid.js";
 import type { ChunkBox } from "./chunk-box.js";
+import type { ValueBound } from "../store/value-bound.js";
+import { encodedShardBound } from "./encoded-chunk-bound.js";
 import { KeptInnerChunks } from "./kept-inner-chunks.js";
 import { runAround, shardLayout, type DataSpan } from "./shard-runs.js";
 
@@ -83,6 +85,8 @@ export class ShardIndexReader {
 		private readonly location: "start" | "end",
 		/** When given, a shard whose key is refused with a 403 that may be a missing key is a missing shard, counted there (see RefusedKeyError). */
 		private readonly forbiddenAsMissing?: ForbiddenChunks,
+		/** The most bytes an inner chunk can be encoded to (see encodedChunkBound): a shard is bounded by as many and its index. */
+		innerBound?: ValueBound,
 	) {
 		const unsupported = indexCodecs.find((codec) => codec.name !== "bytes" && codec.name !== "crc32c");
 		if (unsupported) throw new Dt64ExportError("UNSUPPORTED", `${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
@@ -91,9 +95,15 @@ export class ShardIndexReader {
 		this.#strides = cStrides(perShard);
 		this.#encodedIndexBytes = product(perShard) * 16 + (indexCodecs.some((codec) => codec.name === "crc32c") ? 4 : 0);
 		this.#checksum = indexCodecs.some((codec) => codec.name === "crc32c");
+		this.#bound = innerBound === undefined ? undefined : encodedShardBound(product(perShard), innerBound, this.#encodedIndexBytes);
 	}
 
 	readonly #checksum: boolean;
+	/**
+	 * Given with each read of the shard's ranges: a store that reads the whole shard to read a range of it (a deflated
+	 * zip entry) refuses a shard larger than this before inflating it.
+	 */
+	readonly #bound: ValueBound | undefined;
 
 	/**
 	 * `room`: bytes the buffer of an inner chunk read on its own should hold (see GetOptions.room). `within`: the
@@ -140,7 +150,7 @@ export class ShardIndexReader {
 		}
 		let bytes: Uint8Array | undefined;
 		try {
-			bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal });
+			bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal, bound: this.#bound });
 		} catch (error) {
 			// A store that checks the range itself (a folder) says so in its own words: named here as the entry it is.
 			if (error instanceof Dt64ExportError && error.code === "CHUNK_CORRUPT") {
@@ -192,12 +202,12 @@ export class ShardIndexReader {
 		try {
 			if (this.store.getRanges !== undefined && !span.overlapping && room !== undefined && span.entries.length * room <= ROOMY_READ_FACTOR * (span.end - span.start)) {
 				// Each inner chunk in a buffer of its own, with room to be decoded where it is: no copy per inner chunk.
-				const read = await this.store.getRanges(shardKey, span.entries, { signal, pooled: true, room });
+				const read = await this.store.getRanges(shardKey, span.entries, { signal, pooled: true, room, bound: this.#bound });
 				if (read === undefined || read.length !== span.entries.length) return null;
 				return { start: span.start, chunks: new Map(span.entries.map(({ slot }, k) => [slot, read[k]])), handedOut: new Set() };
 			}
 			// Pooled only where each byte belongs to one inner chunk: two entries sharing bytes would be two owners.
-			const bytes = await this.store.getRange!(shardKey, { offset: span.start, length: span.end - span.start }, { signal, pooled: !span.overlapping });
+			const bytes = await this.store.getRange!(shardKey, { offset: span.start, length: span.end - span.start }, { signal, pooled: !span.overlapping, bound: this.#bound });
 			return bytes !== undefined && bytes.byteLength === span.end - span.start ? { start: span.start, bytes, handedOut: new Set() } : null;
 		} catch {
 			return null;
@@ -223,7 +233,7 @@ export class ShardIndexReader {
 			bytes = await this.store.getRange(
 				shardKey,
 				this.location === "end" ? { suffixLength: size } : { offset: 0, length: size },
-				{ signal },
+				{ signal, bound: this.#bound },
 			);
 		} catch (error) {
 			if (isRefusedKey(error)) {
