@@ -170,7 +170,7 @@ export interface ExportPlan {
  * since a JavaScript caller's misspelt option (`unti: "s"`) would otherwise be ignored and its export made with the
  * default. The compiler checks that the list and ExportOptions agree.
  */
-const EXPORT_OPTION_NAMES: readonly string[] = [
+export const EXPORT_OPTION_NAMES: readonly string[] = [
 	...Object.keys({
 		array: 0, group: 0, columns: 0, column: 0, timezone: 0, index: 0, rename: 0, cf: 0, nanAsNull: 0,
 		convertCalendar: 0, alignOn: 0, dropInvalidDates: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,

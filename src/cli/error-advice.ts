@@ -1,52 +1,25 @@
 import { Dt64ExportError, type ErrorCode } from "../errors.js";
+import { OPTIONS, flag } from "./options.js";
 
 /**
- * The library names options as its API spells them (`timezone`, `group`); the CLI's user knows them as flags.
- * Options the CLI does not have (`timeoutMs`, `maxChunks`) keep their library name. A message names the option at
- * fault first (`option`), and any other option in backticks (`end`): both are given as flags.
+ * The library names options as its API spells them (`timezone`, `group`); the CLI's user knows them as flags. The
+ * flag of each library option, from the table of options (its name in camelCase, or the names it lists as
+ * `library`). Options the CLI does not have (`maxChunks`, `bufferPool`) keep their library name. A message names the
+ * option at fault first (`option`), and any other option in backticks (`end`): both are given as flags.
  */
-const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
-	array: "--array",
-	group: "--array",
-	columns: "--columns",
-	column: "--column",
-	timezone: "--tz",
-	order: "--order",
-	index: "--index",
-	unit: "--unit",
-	onOverflow: "--on-overflow",
-	format: "--to",
-	concurrency: "--concurrency",
-	compression: "--compression",
-	rowGroupRows: "--row-group-rows",
-	retries: "--retries",
-	timeoutMs: "--timeout",
-	redirects: "--redirects",
-	header: "--header",
-	headers: "--header",
-	convertCalendar: "--convert-calendar",
-	alignOn: "--align-on",
-	dropInvalidDates: "--drop-invalid-dates",
-	partitionBy: "--partition-by",
-	timeColumn: "--time-column",
-	rangeSearch: "--range-search",
-	timeSorted: "--time-sorted",
-	maxRowsPerFile: "--max-rows-per-file",
-	maxPartitions: "--max-partitions",
-	part: "--part",
-	parts: "--parts",
-	breakLock: "--break-lock",
-	start: "--start",
-	end: "--end",
-	allowTruncate: "--allow-truncate",
-	rounding: "--round",
-	rename: "--rename",
-	nanAsNull: "--nan-as-null",
-	cf: "--cf",
-	forbiddenAsMissing: "--forbidden-as-missing",
-	followLinksOutside: "--follow-links-outside",
-	overwrite: "--force",
-};
+const FLAG_OF_OPTION: ReadonlyMap<string, string> = new Map(
+	OPTIONS.flatMap((spec) => (spec.library ?? [camelCase(spec.name)]).map((name): [string, string] => [name, flag(spec.name)])),
+);
+
+/** `row-group-rows` -> `rowGroupRows`, as yargs names an option's value. */
+function camelCase(name: string): string {
+	return name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** The flag that sets a library option, if the CLI has one. */
+export function flagOfOption(name: string): string | undefined {
+	return FLAG_OF_OPTION.get(name);
+}
 
 /** A refusal of the 360_day calendar, as inspect reports it (without the error's `value`). */
 const THIRTY_DAY_REFUSAL = /calendar "360_day" is a model calendar/i;
@@ -103,13 +76,13 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 /** The one line the CLI prints for a library error: the option named by its flag, and the flag that helps. */
 export function describeForCli(error: Dt64ExportError): string {
 	let message = error.message;
-	const flag = error.option === undefined ? undefined : FLAG_OF_OPTION[error.option];
+	const flag = error.option === undefined ? undefined : FLAG_OF_OPTION.get(error.option);
 	if (flag !== undefined) {
 		const option = error.option as string;
 		if (message.startsWith(`${option} `) || message.startsWith(`${option}:`)) message = flag + message.slice(option.length);
 		else if (message.startsWith(`invalid ${option} `)) message = `invalid ${flag}${message.slice(`invalid ${option}`.length)}`;
 	}
-	message = message.replace(/`(\w+)`/g, (quoted, name: string) => FLAG_OF_OPTION[name] ?? quoted);
+	message = message.replace(/`(\w+)`/g, (quoted, name: string) => FLAG_OF_OPTION.get(name) ?? quoted);
 	return message + (ADVICE[error.code]?.(error) ?? "");
 }
 

@@ -1,8 +1,10 @@
 /**
  * Every option of the command line, declared once: its help text, default, the commands that take it, when it
  * does nothing, and its environment variable (DT64_EXPORT_<NAME>). The parser (yargs), the checks of the raw
- * arguments, the help, the warnings and shell completion are all built from this table, so that adding an option
- * is adding one entry here (and reading it in the command that uses it).
+ * arguments, the help, the warnings, shell completion and the flags that the CLI's messages name for the library's
+ * option names are all built from this table. Adding an option is adding one entry here, then carrying its value
+ * to the library: the Args of src/cli/main.ts and the ExportOptions it builds, and the library's own option where
+ * the export plan (src/export-plan.ts) or its part (src/select/selection-options.ts) checks it.
  */
 import { CALENDAR_ALIGNMENTS } from "../cf/calendar-alignment.js";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
@@ -71,6 +73,11 @@ export interface OptionSpec {
 	readonly commands: readonly CommandName[];
 	/** Why the option does nothing in this run (a warning names it), or undefined when it applies. */
 	readonly inapplicable?: (facts: RunFacts) => string | undefined;
+	/**
+	 * The library options this flag sets, when they are not its name in camelCase (`--tz` sets `timezone`): a
+	 * library error naming one of them is printed with the flag (src/cli/error-advice.ts).
+	 */
+	readonly library?: readonly string[];
 }
 
 const onlyParquet = ({ format }: RunFacts) => (format === undefined || format === "parquet" ? undefined : `it applies to --to parquet, not --to ${format}`);
@@ -98,9 +105,10 @@ const EXTENSIONS_HELP = Object.entries(FORMAT_OF_EXTENSION)
 	.join(", ");
 
 export const OPTIONS: readonly OptionSpec[] = [
-	{ name: "array", kind: "string", describe: "path of the array inside the store", commands: ["export"] },
+	{ name: "array", kind: "string", describe: "path of the array inside the store", commands: ["export"], library: ["array", "group"] },
 	{
 		name: "to",
+		library: ["format"],
 		kind: "string",
 		choices: OUTPUT_FORMATS,
 		defaultText: "from -o's extension, else arrow",
@@ -109,10 +117,11 @@ export const OPTIONS: readonly OptionSpec[] = [
 	},
 	{ name: "output", alias: "o", kind: "string", defaultText: "<column>.<ext>", describe: "output file, or - for stdout", commands: ["export"] },
 	{ name: "unit", kind: "string", choices: TARGET_UNIT_CHOICES, default: "auto", describe: "Arrow timestamp unit", commands: ["export"] },
-	{ name: "tz", kind: "string", defaultText: "none, naive like numpy", describe: "timezone of the timestamps", commands: ["export"], inapplicable: onlyTimestamps },
+	{ name: "tz", kind: "string", defaultText: "none, naive like numpy", describe: "timezone of the timestamps", commands: ["export"], inapplicable: onlyTimestamps, library: ["timezone"] },
 	{ name: "allow-truncate", kind: "boolean", default: false, describe: "floor values finer than the unit instead of failing (not with --round)", commands: ["export"] },
 	{
 		name: "round",
+		library: ["rounding"],
 		kind: "boolean",
 		default: false,
 		describe: "round values finer than the unit to the nearest one, ties to even, instead of failing (as xarray decodes float CF time); with --unit auto, float CF time gets the coarsest unit its values are within one float ulp of",
@@ -231,6 +240,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	},
 	{
 		name: "header",
+		library: ["header", "headers"],
 		kind: "strings",
 		default: [],
 		describe: "HTTP header 'Name: value', or @file of such lines, for every request (repeatable; never printed)",
@@ -240,6 +250,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	{ name: "retries", kind: "number", min: 0, default: DEFAULT_RETRIES, describe: "retries of a failed HTTP request", commands: ["export", "inspect"], inapplicable: onlyRemote },
 	{
 		name: "timeout",
+		library: ["timeoutMs"],
 		kind: "number",
 		min: 1,
 		default: DEFAULT_TIMEOUT_MS / 1000,
@@ -258,6 +269,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	},
 	{
 		name: "sign-request",
+		library: ["signRequests"],
 		kind: "boolean",
 		default: true,
 		describe: "send s3://, gs:// and az:// requests with credentials from the environment (off: anonymous requests, for public buckets)",
@@ -282,7 +294,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 	},
 	{ name: "progress", kind: "boolean", defaultText: "when stderr is a terminal", describe: "show progress on stderr", commands: ["export"], inapplicable: progressShown },
 	{ name: "quiet", alias: "q", kind: "boolean", default: false, describe: { export: "no progress, no summary and no notices (warnings are still printed)", commit: "no summary line (stale locks are still named)" }, commands: ["export", "commit"] },
-	{ name: "force", alias: "f", kind: "boolean", default: false, describe: "overwrite an existing output file (or the dataset in an output folder)", commands: ["export"] },
+	{ name: "force", alias: "f", kind: "boolean", default: false, describe: "overwrite an existing output file (or the dataset in an output folder)", commands: ["export"], library: ["overwrite"] },
 	{ name: "start", kind: "string", describe: "keep rows whose time is at or after this ISO 8601 instant (2021-03-01, 2021-03-01T06:00+02:00)", commands: ["export"] },
 	{ name: "end", kind: "string", describe: "keep rows whose time is before this ISO 8601 instant", commands: ["export"] },
 	{
