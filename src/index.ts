@@ -11,7 +11,7 @@ export { createTableExportStages, exportTable, exportToFile, type ExportStages, 
 export type { StrayTemporaryFile } from "./output/atomic-file.js";
 export { openTable, tableOfTimeArray, type ZarrTable, type TableColumn, type TableIndex, type IndexSource, type OpenTableOptions } from "./open-table.js";
 export { openTimeArray, type TimeArray, type OpenArrayOptions } from "./open-array.js";
-export { inspectStore, formatInspectReport, inspectReportToJson, type InspectOptions, type InspectReport, type InspectNode, type InspectTextOptions } from "./inspect.js";
+export { inspectStore, formatInspectReport, inspectReportToJson, type InspectOptions, type InspectReport, type InspectNode, type InspectTextOptions, type CfPackingReport } from "./inspect.js";
 export { TableReader, type RowOrder, type TableBand, type TableReaderOptions } from "./stream/table-reader.js";
 export { TableBatcher, type TableBatcherOptions } from "./stream/table-batcher.js";
 export { IpcWriter, type IpcFormat } from "./stream/ipc-writer.js";

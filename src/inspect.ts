@@ -12,7 +12,7 @@ import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
 import { isMissingValue } from "./cf/missing-value.js";
-import { packingRuleOf } from "./cf/packing.js";
+import { packingRuleOf, type PackingRule } from "./cf/packing.js";
 import { isCfBoolean } from "./cf/boolean-coding.js";
 import type { Rounding } from "./convert/options.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
@@ -150,10 +150,26 @@ export interface InspectNode {
 	readonly attributes?: Record<string, unknown>;
 	/** A CF time array: its units and calendar, e.g. `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
 	readonly cfTime?: string;
+	/**
+	 * A CF time array of packed counts: how the export unpacks them before decoding them to `arrowType`, as xarray's
+	 * decode_cf does (after masking): `count × scaleFactor + addOffset` in `unpackedType`.
+	 */
+	readonly cfPacking?: CfPackingReport;
 	/** `dimension_names` as written, the names of index columns (`--index`). */
 	readonly dimensionNames?: (string | null)[];
 	readonly first?: EndValue;
 	readonly last?: EndValue;
+}
+
+/** The unpacking of packed CF time counts (InspectNode.cfPacking). */
+export interface CfPackingReport {
+	/** The counts' type as read: the stored data type, or the one `_Unsigned` reads it as. */
+	readonly countType: string;
+	/** The attributes as numbers; each absent when the array has not that attribute. */
+	readonly scaleFactor?: number;
+	readonly addOffset?: number;
+	/** The type of the unpacked counts, `float32` or `float64`, in which they are computed (see cf/packing.ts). */
+	readonly unpackedType: "float32" | "float64";
 }
 
 const DEFAULT_MAX_CHUNKS = 64;
@@ -449,7 +465,24 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 			? { exportable: true }
 			: { exportable: false, reason: `${metadata.dataType.name} count ${inexact} is not a whole number of ns, which an exact export refuses`, reasonCode: "TRUNCATION" as const, reasonOption: "rounding" };
 	const read = unsigned === undefined ? (metadata.dataType.name === "float16" ? `, counts ${HALF_WIDENING}` : "") : `, counts read as ${unsigned.read} by _Unsigned "${unsigned.unsigned}"`;
-	return { ...described, cfTime: `${cfTime}${read}`, ...exportable, arrowType, ...rounded, ...floatCountsRead, first, last };
+	const packing = decoding.coding.packing === null ? {} : { cfPacking: packingReport(metadata.dataType.name, decoding.coding.packing) };
+	return { ...described, cfTime: `${cfTime}${read}`, ...packing, ...exportable, arrowType, ...rounded, ...floatCountsRead, first, last };
+}
+
+function packingReport(countType: string, rule: PackingRule): CfPackingReport {
+	return {
+		countType,
+		...(rule.applied.scale_factor === undefined ? {} : { scaleFactor: rule.scaleFactor }),
+		...(rule.applied.add_offset === undefined ? {} : { addOffset: rule.addOffset }),
+		unpackedType: rule.target,
+	};
+}
+
+/** `int16 counts × scale_factor 12 + add_offset -60, in float64 as xarray unpacks them`. */
+function packingText(packing: CfPackingReport): string {
+	const scale = packing.scaleFactor === undefined ? "" : ` × scale_factor ${packing.scaleFactor}`;
+	const offset = packing.addOffset === undefined ? "" : ` + add_offset ${packing.addOffset}`;
+	return `${packing.countType} counts${scale}${offset}, in ${packing.unpackedType} as xarray's decode_cf unpacks them`;
 }
 
 /** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */
@@ -737,6 +770,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", fillValueText(node));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
+		if (node.cfPacking !== undefined) field("packed", `${packingText(node.cfPacking)}, then decoded${node.arrowType === undefined ? "" : ` to ${node.arrowType}`}`);
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");
 		const rounded = node.arrowTypeRounded === undefined ? "" : `; ${node.arrowTypeRounded} rounded to the nearest unit`;

@@ -24,6 +24,7 @@ import { withCoordinatesLeftOut } from "./table/index-source.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
 import { staleConsolidatedOf } from "./store/stale-consolidated.js";
+import { keepingReads } from "./store/kept-reads.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
 /**
@@ -180,19 +181,28 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	const stored = parsePlainArrayMetadata(node, where);
 	const unsigned = options.cf === false ? undefined : unsignedCodingOf(stored);
 	const metadata = unsigned === undefined ? stored : withUnsignedCoding(stored);
-	const chunks = createPlainChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
+	const cfTime = options.cf !== false && isCfTimeMetadata(metadata);
+	const readsUnit = cfTime && (options.unit ?? "auto") === "auto";
+	// Float counts are read once here for --unit auto's unit: what that pass reads is kept for the export's.
+	const kept = readsUnit ? keepingReads(opened.store) : undefined;
+	const chunks = createPlainChunkSource(kept ?? opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
 	const plain = { kind: "plain", name: columnName, metadata, chunks, ...(unsigned === undefined ? {} : { unsigned }) } as const;
-	if (options.cf === false || !isCfTimeMetadata(metadata)) return plain;
+	if (!cfTime) return plain;
 	let parsed: Omit<CfTimeDecoding, "autoUnit">;
 	try {
 		parsed = parseCfTimeDecoding(metadata, options);
 	} catch {
 		// A refused coding (months since...) is refused when the column is planned, before any read: an array that
 		// `--columns all` leaves out is never refused.
+		kept?.stopKeeping();
 		return plain;
 	}
-	// Float counts are read once here for --unit auto's unit.
-	const autoUnit = await cfAutoUnit(metadata, chunks, parsed, (options.unit ?? "auto") === "auto", opened.signal);
+	let autoUnit: CfTimeDecoding["autoUnit"];
+	try {
+		autoUnit = await cfAutoUnit(metadata, chunks, parsed, readsUnit, opened.signal);
+	} finally {
+		kept?.stopKeeping();
+	}
 	const column: Omit<Extract<TableColumn, { kind: "plain" }>, "axes"> = { ...plain, cfTime: { ...parsed, autoUnit } };
 	return column;
 }

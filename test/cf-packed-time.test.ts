@@ -11,9 +11,10 @@ import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportTable } from "../src/export.js";
 import type { ExportOptions } from "../src/export-plan.js";
-import { inspectStore } from "../src/inspect.js";
+import { formatInspectReport, inspectReportToJson, inspectStore } from "../src/inspect.js";
 import { exportedArrow } from "./support/arrow-sink.js";
-import { REPO, tempDir } from "./support/cli.js";
+import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import { useDuckDB } from "./support/duckdb.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/packed-time");
 
@@ -22,9 +23,11 @@ interface PackedCase {
 	attributes: Record<string, unknown>;
 	instants: (string | null)[];
 	from: { start: string; v: number[] };
+	unpacked_dtype: string;
 }
 
 const CASES = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Record<string, PackedCase>;
+const query = useDuckDB();
 /** Nanoseconds per value of each Arrow TimeUnit (SECOND = 0 ... NANOSECOND = 3). */
 const NS_PER_UNIT: readonly bigint[] = [1_000_000_000n, 1_000_000n, 1_000n, 1n];
 
@@ -73,6 +76,38 @@ describe("packed CF time written by xarray", () => {
 		const time = report.nodes.find((node) => node.path === "time")!;
 		expect(time.first).toMatchObject({ status: "found", row: 0, iso: "2000-01-01T00:00:00" });
 		expect(time.last).toMatchObject({ status: "found", row: 5, iso: "2000-01-03T12:00:00" });
+	});
+
+	it.each(Object.keys(CASES))("%s: inspect says how the counts unpack, in the type xarray unpacks them to, and the Arrow type they decode to", async (name) => {
+		const report = await inspectStore(path.join(FIXTURES, `${name}.zarr`));
+		const time = report.nodes.find((node) => node.path === "time")!;
+		const { scale_factor: scaleFactor, add_offset: addOffset } = CASES[name].attributes;
+		const countType = { "<i2": "int16", "<i4": "int32" }[CASES[name].dtype];
+		expect(time.cfPacking).toEqual({ countType, scaleFactor, ...(addOffset === undefined ? {} : { addOffset }), unpackedType: CASES[name].unpacked_dtype });
+		const json = JSON.parse(inspectReportToJson(report)) as { nodes: { path: string; cfPacking?: unknown; arrowType?: string }[] };
+		expect(json.nodes.find((node) => node.path === "time")).toMatchObject({ cfPacking: time.cfPacking, arrowType: time.arrowType });
+		const offset = addOffset === undefined ? "" : ` + add_offset ${addOffset}`;
+		expect(formatInspectReport(report)).toContain(`  packed      ${countType} counts × scale_factor ${scaleFactor}${offset}, in ${CASES[name].unpacked_dtype} as xarray's decode_cf unpacks them, then decoded to ${time.arrowType}\n`);
+	});
+
+	it("keeps scale_factor and add_offset in the field metadata, in Arrow IPC and in Parquet's ARROW:schema", async () => {
+		const work = tempDir("dt64-packed-meta-");
+		const store = path.join(FIXTURES, "int32-offset-fill.zarr");
+		const ipc = path.join(work, "time.arrow");
+		expect(runCli([store, "--columns", "v", "--index", "-o", ipc]).status).toBe(0);
+		const metadata = readArrow(ipc).schema.fields.find((field) => field.name === "time")!.metadata;
+		expect([metadata.get("scale_factor"), metadata.get("add_offset"), metadata.get("units"), metadata.get("zarr.cf_decoded")]).toEqual(["0.5", "-60", "minutes since 2000-01-01", "true"]);
+		const parquet = path.join(work, "time.parquet");
+		expect(runCli([store, "--array", "time", "-o", parquet]).status).toBe(0);
+		const rows = await query(`SELECT value FROM parquet_kv_metadata('${parquet}') WHERE key = 'ARROW:schema'`);
+		// The base64 text of the Arrow IPC schema message, whose field metadata keys and values are plain bytes.
+		const schema = Buffer.from(Buffer.from((rows[0][0] as { bytes: Uint8Array }).bytes).toString("latin1"), "base64").toString("latin1");
+		for (const text of ["scale_factor", "0.5", "add_offset", "-60", "zarr.cf_decoded"]) expect(schema).toContain(text);
+		// Without an add_offset, none is recorded.
+		const scaled = path.join(work, "scaled.arrow");
+		expect(runCli([path.join(FIXTURES, "int16-scale.zarr"), "--array", "time", "-o", scaled]).status).toBe(0);
+		const scaledMetadata = readArrow(scaled).schema.fields[0].metadata;
+		expect([scaledMetadata.get("scale_factor"), scaledMetadata.has("add_offset")]).toEqual(["12", false]);
 	});
 });
 

@@ -17,12 +17,15 @@ const KEPT_TIME_ATTRIBUTES = ["units", "calendar", "dtype", "long_name", "standa
  * The Arrow field of a decoded CF time array: Timestamp (Duration for the timedelta form), nullable, its metadata
  * the Zarr data type, the CF attributes kept as written and `zarr.cf_decoded: "true"` (and for a model calendar's
  * converted dates `zarr.cf_align_on`, and `zarr.cf_invalid_dates: "dropped"` when the rows of its dates the
- * proleptic Gregorian calendar lacks were left out).
+ * proleptic Gregorian calendar lacks were left out). Packed counts keep the `scale_factor` and `add_offset` they were
+ * unpacked by, as JSON text (`12`, `-60.5`): the stored counts, which `zarr.data_type` names, are not the decoded
+ * values' counts without them.
  */
 export function cfTimeField(name: string, metadata: PlainArrayMetadata, coding: CfTimeCoding, unit: TargetUnit, timezone: string | null, dropsInvalidDates = false): Field {
 	const duration = coding.kind === "duration";
 	const field = arrowTimeField({ name, kind: duration ? "timedelta64" : "datetime64", unit, timezone: duration ? null : timezone, zarrDataType: metadata.rawDataType });
 	for (const key of KEPT_TIME_ATTRIBUTES) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
+	if (coding.packing !== null) for (const [key, value] of Object.entries(coding.packing.applied)) field.metadata.set(key, JSON.stringify(value));
 	field.metadata.set(CF_DECODED_KEY, "true");
 	if (coding.alignOn !== null) field.metadata.set(CF_ALIGN_ON_KEY, coding.alignOn);
 	if (dropsInvalidDates) field.metadata.set(CF_INVALID_DATES_KEY, "dropped");

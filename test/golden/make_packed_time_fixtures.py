@@ -11,7 +11,8 @@ and only then decodes them as time. Each store holds `time` and a data variable 
 
 Expected, per store: "instants", the decoded times as exact integer nanoseconds since 1970-01-01T00:00:00 UTC
 (strings; null for NaT), read back by `xarray.open_zarr`; "from", a time and the `v` values xarray selects with
-`time >= from`.
+`time >= from`; "unpacked_dtype", the dtype of the counts xarray unpacks (masked and scaled, not yet decoded as
+time: `open_zarr(..., decode_times=False)`), which inspect names.
 """
 
 import json
@@ -49,6 +50,7 @@ def packed(name: str, times, encoding: dict, start: str) -> None:
         "dtype": dtype,
         "attributes": {k: v for k, v in attrs.items() if k != "_ARRAY_DIMENSIONS"},
         "instants": instants(back.time.values),
+        "unpacked_dtype": str(xr.open_zarr(path, decode_times=False).time.dtype),
         "from": {"start": start, "v": [float(x) for x in selected]},
     }
 
