@@ -49,6 +49,7 @@ import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
 import { missingChunksOf } from "./zarr/missing-chunks.js";
 import { checkHttpStoreOptions } from "./store/http-store.js";
+import { stringifyExactIntegers } from "./json/exact-integers.js";
 
 export interface InspectOptions extends OpenStoreOptions {
 	/** Chunks read from each end of an array to find its first and last value before giving up (default 64). */
@@ -769,7 +770,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		}
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", fillValueText(node));
-		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${JSON.stringify(value)}`).join(", "));
+		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${stringifyExactIntegers(value)}`).join(", "));
 		if (node.cfPacking !== undefined) field("packed", `${packingText(node.cfPacking)}, then decoded${node.arrowType === undefined ? "" : ` to ${node.arrowType}`}`);
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");

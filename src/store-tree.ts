@@ -370,8 +370,9 @@ function consolidatedEntries(groupText: string, prefix: string, shownAs: string,
 			if (!isObject(value)) {
 				throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: consolidated metadata of ${JSON.stringify(key)} is not an object`, { path: document, field: "consolidated_metadata" });
 			}
-			// Only datetime arrays need their exact text (the fill value); re-serializing the rest is cheaper.
-			const needsText = value.node_type === "group" || isObject(value.data_type);
+			// Only datetime arrays need their exact text (the fill value), and arrays whose text may write an integer
+			// past 2^53 (a marker attribute's, see exact-integers.ts); re-serializing the rest is cheaper.
+			const needsText = value.node_type === "group" || isObject(value.data_type) || /\d{16}/.test(members.get(key)!);
 			const text = needsText ? members.get(key)! : JSON.stringify(value);
 			const node = parseNodeJson(text, nodePath, `${shownAs} (consolidated metadata of ${JSON.stringify(key)})`, document);
 			out.set(nodePath, { path: nodePath, node });

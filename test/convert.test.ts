@@ -58,6 +58,15 @@ describe("toArrowTimestamps", () => {
 		expect(() => toArrowTimestamps(new Uint8Array(7), dt("D"))).toThrow(/not a whole number of 8-byte values/);
 	});
 
+	it("accepts a Node Buffer at an unaligned offset (whose slice is a view, not a copy)", () => {
+		const source = BigInt64Array.of(12_817n, NAT);
+		const bytes = Buffer.alloc(17);
+		bytes.set(new Uint8Array(source.buffer), 1);
+		const out = toArrowTimestamps(bytes.subarray(1), dt("D"));
+		expect(Array.from(out.values)).toEqual([1_107_388_800n, NAT]);
+		expect(out.nullCount).toBe(1);
+	});
+
 	it("chooses the auto target unit from the source unit", () => {
 		for (const unit of UNITS) {
 			expect(toArrowTimestamps(BigInt64Array.of(0n), dt(unit)).unit).toBe(referenceAutoUnit(unit));

@@ -214,6 +214,13 @@ describe("library options: timezone", () => {
 		}
 	});
 
+	it("is written as IANA's current name of a renamed zone, never as the old name ICU resolves it to", async () => {
+		const array = await openTimeArray(weather);
+		const renamed = [["Asia/Kolkata", "Asia/Kolkata"], ["asia/calcutta", "Asia/Kolkata"], ["Europe/Kyiv", "Europe/Kyiv"], ["Asia/Kathmandu", "Asia/Kathmandu"], ["America/Nuuk", "America/Nuuk"], ["Asia/Ho_Chi_Minh", "Asia/Ho_Chi_Minh"], ["pacific/yap", "Pacific/Chuuk"]];
+		// A zone IANA merged into another keeps its name, as ICU keeps it.
+		for (const [given, written] of [...renamed, ["Europe/Oslo", "Europe/Oslo"]]) expect(timezoneOf(createTableExportStages(tableOfTimeArray(array), { timezone: given }).batcher.schema), given).toBe(written);
+	});
+
 	it("an unknown zone or an impossible offset is a UsageError, before anything is read", async () => {
 		const sink = new PassThrough();
 		for (const timezone of ["Mars/Olympus_Mons", "+25:00"]) {

@@ -14,6 +14,7 @@ import { readChunksInOrder } from "../src/stream/chunk-bands.js";
 import { createChunkSource } from "../src/zarr/chunk-source.js";
 import { transposedSource } from "../src/table/transposed-variable.js";
 import { tempDir } from "./support/cli.js";
+import { withIndexEntry } from "./support/shard-index.js";
 
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
@@ -73,6 +74,46 @@ describe("sharded arrays on a local store", () => {
 			expect(Object.fromEntries(reads)).toEqual({ "/c/0": 2, "/c/1": 2, "/c/2": 2, "/c/3": 2 });
 		});
 	}
+
+	// Inner chunks of 16 bytes and a checksum: the second starts at byte 20 of the shard (24 with a 4-byte index
+	// head), which no 8-byte value may start at in the shard's buffer. A valid shard: the spec puts no alignment on offsets.
+	for (const endian of ["little", "big"] as const) {
+		for (const location of ["end", "start"] as const) {
+			it(`read inner chunks at offsets that are not multiples of 8 (${endian} endian, crc32c each, index at the ${location}, into the pool)`, async () => {
+				const root = path.join(tempDir("dt64-shard-unaligned-"), "a.zarr");
+				const values = BigInt64Array.from({ length: 8 }, (_, i) => BigInt(86_400 * i));
+				const inner = [{ name: "bytes", configuration: { endian } }, { name: "crc32c" }];
+				const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [2], codecs: inner, index_codecs: [LE, { name: "crc32c" }], index_location: location } }];
+				await writeArray(root, "", { shape: [8], chunks: [8], dataType: seconds, values, codecs });
+				const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+				const pool = new BufferPool();
+				const source = createChunkSource(new DirectoryStore(root, pool), meta, "a.zarr", { bufferPool: pool });
+				const chunks = await Promise.all(Array.from({ length: 4 }, (_, c) => source.read([c])));
+				expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
+			});
+		}
+	}
+
+	it("decode two index entries naming the same big-endian bytes alike, read as a Node Buffer: they are swapped in a copy, not where they were read", async () => {
+		const root = path.join(tempDir("dt64-shard-shared-"), "a.zarr");
+		const values = BigInt64Array.of(1_000n, 2_000n, 1_000n, 2_000n);
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [2], codecs: [{ name: "bytes", configuration: { endian: "big" } }], index_codecs: [LE, { name: "crc32c" }] } }];
+		await writeArray(root, "", { shape: [4], chunks: [4], dataType: seconds, values, codecs });
+		// Inner chunk 1 holds what inner chunk 0 holds: its entry is made to name inner chunk 0's bytes.
+		const shardPath = path.join(root, "c", "0");
+		fs.writeFileSync(shardPath, withIndexEntry(fs.readFileSync(shardPath), 1, 0n, 16n, 2));
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		// A store that hands out Node Buffers (as the buffer pool does), whose slice() is a view of the same memory.
+		const inner = new DirectoryStore(root);
+		const asBuffer = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+		const store: AsyncReadable = {
+			get: async (key, options) => asBuffer(await inner.get(key, options)),
+			getRange: async (key, range, options) => asBuffer(await inner.getRange(key, range, options)),
+		};
+		const source = createChunkSource(store, meta, "a.zarr");
+		const chunks = await Promise.all([source.read([0]), source.read([1])]);
+		expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
+	});
 
 	it("read a shard into the pool, give each inner chunk's bytes out once, and take the buffer back after the last", async () => {
 		const root = path.join(tempDir("dt64-shard-pool-"), "a.zarr");

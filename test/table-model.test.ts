@@ -33,6 +33,14 @@ describe("CF masking", () => {
 		expect(thrown(() => maskRuleOf(source({ type: "int64", attributes: { _FillValue: 2 ** 60 } }))).message).toMatch(/past 2\^53/);
 	});
 
+	it("takes a bound read exactly past 2^53 (a bigint) as it is, and refuses a float bound past 2^53 naming it a float", () => {
+		const rule = maskRuleOf(source({ type: "int64", attributes: { valid_range: [-9007199254740993n, 9007199254740993n] } }))!;
+		expect(bits(maskValues(new BigInt64Array([9007199254740993n, 9007199254740994n, -9007199254740993n, -9007199254740994n]), rule), 4)).toBe("1010");
+		const halves = maskRuleOf(source({ type: "float64", attributes: { valid_max: 9007199254740993n } }))!;
+		expect(halves.validMax).toBe(9007199254740992);
+		expect(thrown(() => maskRuleOf(source({ type: "uint64", attributes: { valid_max: 1e19 } }))).message).toBe("array v: valid_max 10000000000000000000 of uint64 data is a float past 2^53 (written with a fraction or an exponent), which cannot mark integers exactly; write it as an integer");
+	});
+
 	it("compares float32 data with the marker rounded to float32; NaN markers mask nothing", () => {
 		const rule = maskRuleOf(source({ type: "float32", attributes: { _FillValue: 1e20, missing_value: "NaN" } }))!;
 		expect([...rule.markers]).toEqual([Math.fround(1e20)]);

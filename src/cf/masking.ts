@@ -7,10 +7,11 @@
  * float (see halfComparand). NaN is never a marker: NaN data stays NaN (see `--nan-as-null`).
  */
 import { Dt64ExportError } from "../errors.js";
+import { stringifyExactIntegers } from "../json/exact-integers.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import { halfComparand, halfValue } from "../zarr/half-float.js";
 import { formatPlainFill, type PlainFill, type PlainTypeName } from "../zarr/plain-dtype.js";
-import { cfFillValueOf } from "./missing-value.js";
+import { cfFillValueOf, refuseFloatPast2p53 } from "./missing-value.js";
 
 export type MaskableType = Exclude<PlainTypeName, "bool" | "string">;
 
@@ -63,8 +64,8 @@ function fillNumber(fill: PlainFill, type: MaskableType): number | bigint {
 
 /**
  * A value of a CF attribute in the data's terms, or undefined when no stored value can equal it (a fraction for
- * integer data, NaN): such a marker masks nothing, as in xarray. An integer JSON number past 2^53 was rounded
- * when the attributes were parsed: refused, rather than masking the wrong value.
+ * integer data, NaN): such a marker masks nothing, as in xarray. An integer written past 2^53 is a bigint, exact
+ * (exact-integers.ts); a float past 2^53 for integer data is refused (refuseFloatPast2p53).
  */
 function attributeNumber(value: unknown, type: MaskableType, what: string, field: string): number | bigint | undefined {
 	if (typeof value === "bigint") return isFloat(type) ? Number(value) : value;
@@ -73,7 +74,7 @@ function attributeNumber(value: unknown, type: MaskableType, what: string, field
 	if (Number.isNaN(value)) return undefined;
 	if (isFloat(type)) return asComparedWith(value, type);
 	if (!Number.isInteger(value)) return undefined;
-	if (!Number.isSafeInteger(value)) return refuseUnsafe(what, value, type);
+	if (!Number.isSafeInteger(value)) return refuseFloatPast2p53(what, value, type);
 	return is64Bit(type) ? BigInt(value) : value;
 }
 
@@ -119,7 +120,7 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
 	let validMax: number | bigint | undefined;
 	if (attributes.valid_range !== undefined) {
 		const range = attributes.valid_range;
-		if (!Array.isArray(range) || range.length !== 2) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: valid_range must be a list of two numbers, got ${JSON.stringify(range)}`, { field: "valid_range" });
+		if (!Array.isArray(range) || range.length !== 2) throw new Dt64ExportError("METADATA_INVALID", `array ${name}: valid_range must be a list of two numbers, got ${stringifyExactIntegers(range)}`, { field: "valid_range" });
 		validMin = bound(range[0], "valid_range", Math.ceil);
 		validMax = bound(range[1], "valid_range", Math.floor);
 		applied.valid_range = range;
@@ -142,16 +143,13 @@ export function maskRuleOf(source: MaskSource): MaskRule | undefined {
  * range (`round` is Math.ceil for a minimum, Math.floor for a maximum), so that comparisons stay exact.
  */
 function boundOf(value: unknown, type: MaskableType, round: (n: number) => number, what: string, field: string): number | bigint | undefined {
-	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number, got ${JSON.stringify(value)}`, { field });
+	if (typeof value === "bigint") return isFloat(type) ? asComparedWith(Number(value), type) : value;
+	if (typeof value !== "number" || Number.isNaN(value)) throw new Dt64ExportError("METADATA_INVALID", `${what} must be a number, got ${stringifyExactIntegers(value)}`, { field });
 	if (isFloat(type)) return asComparedWith(value, type);
 	const integer = round(value);
 	// Infinity compares with a bigint as with a number; a finite 64-bit bound must be exact.
 	if (!is64Bit(type) || !Number.isFinite(integer)) return integer;
-	return Number.isSafeInteger(integer) ? BigInt(integer) : refuseUnsafe(what, value, type);
-}
-
-function refuseUnsafe(what: string, value: number, type: MaskableType): never {
-	throw new Dt64ExportError("UNSUPPORTED", `${what} ${value} is past 2^53: JSON read it as a rounded number, it cannot be compared exactly with ${type} values`);
+	return Number.isSafeInteger(integer) ? BigInt(integer) : refuseFloatPast2p53(what, value, type);
 }
 
 /** The validity of `values` under `rule`; undefined when no value is masked. */

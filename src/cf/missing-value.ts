@@ -58,8 +58,9 @@ function floatOfBits(bits: bigint, dataType: PlainTypeName): number {
 }
 
 /**
- * A marker of an attribute: a number, or a float word xarray and zarr write ("NaN", "Infinity"). For an integer
- * array it must be exact: JSON.parse has already rounded an integer past 2^53, which could then mark the wrong value.
+ * A marker of an attribute: a number, a bigint (an integer written past 2^53, read exactly: exact-integers.ts), or a
+ * float word xarray and zarr write ("NaN", "Infinity"). For an integer array it must be exact: a float past 2^53 (a
+ * fraction or an exponent in its text) is refused, which numpy would compare through doubles.
  */
 function attributeMarker(value: unknown, name: string, integerArray: boolean): number | bigint {
 	if (typeof value === "string" && value in FLOAT_WORDS) return FLOAT_WORDS[value];
@@ -67,10 +68,17 @@ function attributeMarker(value: unknown, name: string, integerArray: boolean): n
 	if (typeof value === "bigint") return integerArray ? value : Number(value);
 	if (typeof value !== "number") throw new Dt64ExportError("METADATA_INVALID", `attribute ${name} ${JSON.stringify(value)} is not a number`, { field: name });
 	if (!integerArray || !Number.isInteger(value)) return value;
-	if (!Number.isSafeInteger(value)) {
-		throw new Dt64ExportError("UNSUPPORTED", `attribute ${name} ${JSON.stringify(value)} of an integer array is past 2^53, which cannot be read exactly from JSON`);
-	}
+	if (!Number.isSafeInteger(value)) refuseFloatPast2p53(`attribute ${name}`, value, "integer");
 	return BigInt(value);
+}
+
+/**
+ * A marker (or bound) of integer data that is a float past 2^53: an integer written with a fraction or an exponent
+ * (`1e19`, `9519333550154345791.0`) is read as a double, and numpy compares integers with it through doubles,
+ * marking every value that rounds to it. Refused rather than marking a guess. An integer written as one is exact.
+ */
+export function refuseFloatPast2p53(what: string, value: number, type: string): never {
+	throw new Dt64ExportError("UNSUPPORTED", `${what} ${value} of ${type === "integer" ? "an integer array" : `${type} data`} is a float past 2^53 (written with a fraction or an exponent), which cannot mark integers exactly; write it as an integer`);
 }
 
 function attributeMarkers(attributes: Record<string, unknown>, name: string, integerArray: boolean): (number | bigint)[] {

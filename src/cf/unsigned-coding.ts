@@ -38,8 +38,9 @@ function wrapped(value: bigint, type: PlainTypeName): bigint {
 
 function wrappedAttribute(value: unknown, type: PlainTypeName): unknown {
 	if (Array.isArray(value)) return value.map((item) => wrappedAttribute(item, type));
-	// A fraction or a number JSON rounded is left for the masking to refuse or ignore, as written.
-	if (typeof value !== "number" || !Number.isSafeInteger(value)) return value;
+	// A fraction or a float past 2^53 is left for the masking to refuse or ignore, as written; an integer written
+	// past 2^53 is a bigint (exact-integers.ts), wrapped as the others.
+	if (typeof value !== "bigint" && (typeof value !== "number" || !Number.isSafeInteger(value))) return value;
 	const result = wrapped(BigInt(value), type);
 	return Number.isSafeInteger(Number(result)) ? Number(result) : result;
 }

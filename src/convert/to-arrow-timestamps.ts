@@ -2,6 +2,7 @@ import { formatDatetime64Type, type Datetime64Type } from "../dtype/datetime64.j
 import { NAT } from "../dtype/fill-value.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
+import { copyOfBytes } from "../memory/copy-of-bytes.js";
 import { floorDiv, roundHalfEvenDiv } from "./bigint-division.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { addWords, floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
@@ -75,7 +76,7 @@ function asBigInt64Array(counts: BigInt64Array | Uint8Array): BigInt64Array {
 	if (counts.byteLength % 8 !== 0) {
 		throw new Dt64ExportError("CHUNK_CORRUPT", `int64 data of ${counts.byteLength} bytes is not a whole number of 8-byte values`);
 	}
-	const aligned = counts.byteOffset % 8 === 0 ? counts : counts.slice();
+	const aligned = counts.byteOffset % 8 === 0 ? counts : copyOfBytes(counts);
 	return new BigInt64Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 8);
 }
 

@@ -29,6 +29,8 @@ function canonical(value: unknown): string {
 		const object = value as Record<string, unknown>;
 		return `{${Object.keys(object).sort().map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(",")}}`;
 	}
+	// An integer a marker attribute writes past 2^53 is read exactly, as a bigint (see exact-integers.ts).
+	if (typeof value === "bigint") return value.toString();
 	return JSON.stringify(value) ?? "undefined";
 }
 

@@ -8,6 +8,7 @@ import type { TableColumn } from "../open-table.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import type { ColumnPlan } from "./column-plan.js";
 import { allocateEmpty } from "./plain-column.js";
+import { stringifyExactIntegers } from "../json/exact-integers.js";
 
 /** The CF attributes a decoded column keeps in its field metadata, as written. */
 export const KEPT_CF_ATTRIBUTES = ["units", "long_name", "standard_name"] as const;
@@ -41,7 +42,7 @@ export function planCfValuesColumn({ column, storedField, unsigned, mask, packin
 	const { attributes, rawDataType } = column.metadata;
 	const metadata = new Map<string, string>([[ZARR_DATA_TYPE_KEY, JSON.stringify(rawDataType)]]);
 	for (const key of KEPT_CF_ATTRIBUTES) if (typeof attributes[key] === "string") metadata.set(key, attributes[key] as string);
-	metadata.set(CF_APPLIED_KEY, JSON.stringify({ ...(unsigned === undefined ? {} : { _Unsigned: unsigned.unsigned }), ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}), ...(boolean ? { dtype: "bool" } : {}) }));
+	metadata.set(CF_APPLIED_KEY, stringifyExactIntegers({ ...(unsigned === undefined ? {} : { _Unsigned: unsigned.unsigned }), ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}), ...(boolean ? { dtype: "bool" } : {}) }));
 	const type = boolean ? new Bool() : packing === undefined ? storedField.type : packing.target === "float32" ? new Float32() : new Float64();
 	const nullable = mask !== undefined || (!boolean && nanAsNull);
 	const field = new Field(storedField.name, type, nullable, metadata);

@@ -3,6 +3,7 @@ import { parseFillValue } from "../dtype/fill-value.js";
 import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
 import { Dt64ExportError, errorInContext, withErrorFields } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
+import { withExactMarkerIntegers } from "../json/exact-integers.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
 import { isV2TimeArray, v2ArrayAsV3, v2ValuesOf } from "./v2-metadata.js";
@@ -131,10 +132,19 @@ export function parseNodeJson(text: string, path: string, where: string, documen
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`, { path: document, field: "zarr_format" });
 	}
 	if (object.node_type === "group") return { kind: "group", zarrFormat: 3, path, json: object };
-	if (object.node_type === "array") return { kind: "array", zarrFormat: 3, path, json: object, text, document, attributesDocument: document };
+	if (object.node_type === "array") return { kind: "array", zarrFormat: 3, path, json: withExactAttributes(object, text), text, document, attributesDocument: document };
 	throw new Dt64ExportError("METADATA_INVALID", `${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`, { path: document, field: "node_type" });
 }
 
+/** A v3 array's zarr.json with the integers its marker attributes write past 2^53 exact (see exact-integers.ts). */
+function withExactAttributes(object: Record<string, unknown>, text: string): Record<string, unknown> {
+	const attributes = object.attributes;
+	if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes)) return object;
+	const attributesText = memberText(text, ["attributes"]);
+	if (attributesText === undefined) return object;
+	const exact = withExactMarkerIntegers(attributes as Record<string, unknown>, attributesText);
+	return exact === attributes ? object : { ...object, attributes: exact };
+}
 
 export function isTimeArray(node: NodeMetadata): boolean {
 	if (node.kind !== "array") return false;

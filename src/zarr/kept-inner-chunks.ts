@@ -1,3 +1,5 @@
+import { copyOfBytes } from "../memory/copy-of-bytes.js";
+
 /**
  * The encoded bytes of the last inner chunks read on their own (the probes of the range search), kept for the
  * export: its range starts and ends in the inner chunks the search probed last, which would otherwise be fetched
@@ -28,7 +30,7 @@ export class KeptInnerChunks {
 		if (bytes === undefined) return undefined;
 		this.#chunks.delete(key);
 		this.#chunks.set(key, bytes);
-		return bytes.slice();
+		return copyOfBytes(bytes);
 	}
 
 	/** Keeps a copy of `bytes`, the inner chunk's as read, forgetting the least recently used beyond the bounds. */
@@ -36,7 +38,7 @@ export class KeptInnerChunks {
 		if (bytes.byteLength > KEPT_BYTES) return;
 		const key = keyOf(shardKey, slot);
 		this.#forget(key);
-		this.#chunks.set(key, bytes.slice());
+		this.#chunks.set(key, copyOfBytes(bytes));
 		this.#bytes += bytes.byteLength;
 		while (this.#chunks.size > KEPT_CHUNKS || this.#bytes > KEPT_BYTES) this.#forget(this.#chunks.keys().next().value as string);
 	}

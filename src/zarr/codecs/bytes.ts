@@ -1,5 +1,6 @@
 import { natPositionsOf, recordNatPositions } from "../../convert/nat-positions.js";
 import { Dt64ExportError } from "../../errors.js";
+import { copyOfBytes } from "../../memory/copy-of-bytes.js";
 import type { ChunkValues } from "../chunk-values.js";
 import { cStrides } from "../grid.js";
 import type { ArrayToBytesCodec, CodecFactory } from "./codec.js";
@@ -51,8 +52,7 @@ export const bytesCodec: CodecFactory = (configuration, spec): ArrayToBytesCodec
 		decode(bytes) {
 			const strayBytes = bytes.byteLength % width;
 			let own = bytes.subarray(0, bytes.byteLength - strayBytes);
-			// A copy of its own (`new Uint8Array`, not `slice`, which a Node Buffer, as zlib inflates to, makes a view).
-			if (bigEndian || own.byteOffset % width !== 0) own = new Uint8Array(own);
+			if (bigEndian || own.byteOffset % width !== 0) own = copyOfBytes(own);
 			if (bigEndian) swapBytes(own, width);
 			const data = new Values(own.buffer, own.byteOffset, own.byteLength / width);
 			// The same values at the same positions, swapped or not: the decoder looked for NaT in both byte orders.
