@@ -19,7 +19,7 @@ import type { NumericValues } from "../zarr/chunk-values.js";
 import { YEAR_ALIGNED_CALENDAR, yearAlignedGregorianDays } from "./calendar-alignment.js";
 import { gregorianDaysOfLabel } from "./calendars.js";
 import { describeCfTimeCoding, NANOSECONDS_PER_DAY, type CfTimeCoding } from "./cf-time-coding.js";
-import { exactDyadic } from "./exact-double.js";
+import { exactDyadic, isExactProduct } from "./exact-double.js";
 import { invalidDatePosition, type InvalidDate } from "../convert/dropped-dates.js";
 import { gregorianEpochDays } from "./calendar-days.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
@@ -202,23 +202,6 @@ function affineKernel(coding: CfTimeCoding, target: bigint, markers: MissingValu
 	if (coding.calendar?.kind === "model") return null;
 	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
 	return WasmLinearKernel.forAffine(coding.unitNanoseconds / target, coding.referenceNanoseconds / target, [...markers.integers]);
-}
-
-/** Veltkamp's splitter for doubles: 2^27 + 1. */
-const SPLITTER = 134_217_729;
-
-/**
- * Whether the double product `p` of `a` and `b` is exact: Dekker's TwoProduct gives the rounding error of a×b
- * exactly (no overflow here: |a| < 2^53 / |b|, both far below 2^996).
- */
-function isExactProduct(a: number, b: number, p: number): boolean {
-	let t = SPLITTER * a;
-	const aHigh = t - (t - a);
-	const aLow = a - aHigh;
-	t = SPLITTER * b;
-	const bHigh = t - (t - b);
-	const bLow = b - bHigh;
-	return aHigh * bHigh - p + aHigh * bLow + aLow * bHigh + aLow * bLow === 0;
 }
 
 /**
