@@ -12,7 +12,7 @@ import { roundHalfEvenDiv } from "../convert/bigint-division.js";
 import type { TargetUnit } from "../dtype/units.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import type { CfTimeCoding } from "./cf-time-coding.js";
-import { exactDyadic } from "./exact-double.js";
+import { exactDyadic, isExactProduct } from "./exact-double.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 import { valueUnpacker } from "./packing.js";
 
@@ -78,11 +78,25 @@ export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, m
 	const precision = packing !== null ? PACKED_SIGNIFICAND_BITS[packing.target] : significandBits ?? (values instanceof Float64Array ? 53 : 24);
 	const unpack = packing === null ? (stored: number | bigint) => stored as number : valueUnpacker(packing);
 	let { exact, nearest, inexact } = units;
+	// A count that is a whole number of the coarser of the two units changes neither (the finer unit divides it, and
+	// the reference is a whole number of both): told in doubles when count × (units / that unit) is an exact
+	// integer product, without the BigInt arithmetic below (quarter hours as float hours: 0.25 × 3600 s).
+	let wholeFactor = 0;
+	const settleFactor = () => {
+		const size = NANOSECONDS_PER_TARGET[Math.min(FINENESS[exact], FINENESS[nearest])][1];
+		wholeFactor = coding.unitNanoseconds % size === 0n && coding.unitNanoseconds / size <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(coding.unitNanoseconds / size) : 0;
+	};
+	settleFactor();
 	for (let i = 0; i < values.length && !(exact === "ns" && nearest === "ns" && (!findInexact || inexact !== undefined)); i++) {
 		const stored = values[i];
 		if (isMissingValue(markers, stored)) continue;
 		const value = unpack(stored);
 		if (Number.isInteger(value) || !Number.isFinite(value)) continue;
+		if (wholeFactor !== 0) {
+			const product = value * wholeFactor;
+			if (Number.isInteger(product) && Math.abs(product) <= Number.MAX_SAFE_INTEGER && isExactProduct(value, wholeFactor, product)) continue;
+		}
+		const [exactBefore, nearestBefore] = [exact, nearest];
 		const { numerator, shift } = exactDyadic(value);
 		const scaled = (coding.referenceNanoseconds << shift) + numerator * coding.unitNanoseconds;
 		const magnitude = numerator < 0n ? -numerator : numerator;
@@ -106,6 +120,7 @@ export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, m
 				break;
 			}
 		}
+		if (exact !== exactBefore || nearest !== nearestBefore) settleFactor();
 	}
 	return { exact, nearest, ...(inexact === undefined ? {} : { inexact }) };
 }

@@ -19,11 +19,12 @@ import type { NumericValues } from "../zarr/chunk-values.js";
 import { YEAR_ALIGNED_CALENDAR, yearAlignedGregorianDays } from "./calendar-alignment.js";
 import { gregorianDaysOfLabel } from "./calendars.js";
 import { describeCfTimeCoding, NANOSECONDS_PER_DAY, type CfTimeCoding } from "./cf-time-coding.js";
-import { exactDyadic } from "./exact-double.js";
+import { exactDyadic, isExactProduct } from "./exact-double.js";
 import { invalidDatePosition, type InvalidDate } from "../convert/dropped-dates.js";
 import { gregorianEpochDays } from "./calendar-days.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 import { valueUnpacker } from "./packing.js";
+import { WASM_WINDOW_VALUES, WasmLinearKernel, type SmallIntegers } from "../convert/wasm/wasm-kernel.js";
 
 export interface CfDecodeOptions {
 	readonly unit: TargetUnit;
@@ -43,6 +44,11 @@ export interface CfDecodeOptions {
 	 * `invalidDates`, for its row to be left out (`dropInvalidDates`, of a time coordinate: see dropped-dates.ts).
 	 */
 	readonly invalidDates?: "refuse" | "drop";
+	/**
+	 * Write int64 counts' instants over them instead of into a new buffer: for a caller that owns the values and
+	 * drops them (the export pipeline's own decoded chunks), a buffer less per chunk.
+	 */
+	readonly inPlace?: boolean;
 }
 
 /** A decoding's values, with the dates it left out when asked to (CfDecodeOptions.invalidDates). */
@@ -85,16 +91,19 @@ type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
 
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
 	const length = values.length;
-	const out = new BigInt64Array(length);
+	// In place, each value is read before its slot is written (a refusal's message names the value as stored).
+	const out = options.inPlace === true && values instanceof BigInt64Array ? values : new BigInt64Array(length);
 	let validity: Uint8Array | null = null;
 	let nullCount = 0;
 	const overflowed: number[] = [];
 	const invalidDates: InvalidDate[] = [];
 	const dropInvalid = options.invalidDates === "drop";
+	// A null's slot holds 0, as a new buffer's does: the output is the same in place or not.
 	const setNull = (i: number) => {
 		if (validity === null) validity = (options.allocateBitmap?.((length + 7) >> 3) ?? new Uint8Array((length + 7) >> 3)).fill(0xff);
 		validity[i >> 3] &= ~(1 << (i & 7));
 		nullCount++;
+		out[i] = 0n;
 	};
 	const target = NANOSECONDS_PER_TARGET[options.unit];
 	const rounding = resolveRounding(options);
@@ -107,11 +116,12 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 		throw new CfDecodeError(code, `value ${value}${unpacked} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value, options.unit);
 	};
 	const fast = integerFastPath(coding, target);
-	for (let i = 0; i < length; i++) {
+	/** The value at index i: its instant in out[i], or null (overflow, a dropped date, a missing value), or a refusal. */
+	const settle = (i: number): void => {
 		const stored = values[i];
 		if (isMissingValue(markers, stored)) {
 			setNull(i);
-			continue;
+			return;
 		}
 		// Messages name the stored count; the coding they quote names the packing.
 		const value = unpack === null ? stored : unpack(stored);
@@ -119,7 +129,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			const result = fast(value);
 			if (result !== undefined) {
 				out[i] = result;
-				continue;
+				return;
 			}
 		}
 		let outcome: Outcome;
@@ -132,14 +142,14 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			if (options.onOverflow === "null") {
 				setNull(i);
 				overflowed.push(i);
-				continue;
+				return;
 			}
 			refuse(i, stored, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
 		}
 		if ("label" in outcome && dropInvalid) {
 			setNull(i);
 			invalidDates.push({ index: i, nextMonthDays: outcome.nextMonthDays });
-			continue;
+			return;
 		}
 		if ("label" in outcome) refuse(i, stored, "VALUE_INVALID", `is the date ${outcome.label} of the ${coding.calendarName} calendar, which does not exist in the proleptic Gregorian calendar${labelWays(coding)}`);
 		if (!outcome.exact && rounding === "error") {
@@ -151,6 +161,27 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 			refuse(i, stored, "TRUNCATION", `is not a whole number of ${options.unit}${why}${floorAndNearest(outcome, typeof nearest === "object" && "value" in nearest ? nearest : "overflow", options.unit)}`);
 		}
 		out[i] = outcome.value;
+	};
+	const wide = values instanceof BigInt64Array;
+	const kernel = (wide || isSmallIntegers(values)) && unpack === null ? affineKernel(coding, target, markers) : null;
+	if (kernel !== null) {
+		// Integer counts (xarray's int64 encoding of datetime64, a netCDF file's int32 hours) window by window through
+		// the WebAssembly kernel, which stops at what it cannot settle alone (a missing-value marker, an instant
+		// outside int64) for `settle`.
+		const in32 = wide ? new Int32Array(values.buffer, values.byteOffset, length * 2) : null;
+		const out32 = new Int32Array(out.buffer, out.byteOffset, length * 2);
+		for (let start = 0; start < length; start += WASM_WINDOW_VALUES) {
+			const end = Math.min(length, start + WASM_WINDOW_VALUES);
+			const window = in32 !== null ? kernel.load(in32, start, end) : kernel.loadWidened(values as SmallIntegers, start, end);
+			for (let i = kernel.run(0, end - start); i < end - start; i = kernel.run(i + 1, end - start)) {
+				settle(start + i);
+				window[2 * i] = out32[2 * (start + i)];
+				window[2 * i + 1] = out32[2 * (start + i) + 1];
+			}
+			out32.set(window, 2 * start);
+		}
+	} else {
+		for (let i = 0; i < length; i++) settle(i);
 	}
 	// Arrow requires nothing of the bits past the end, but clean zeros make the output byte-reproducible.
 	const bitmap = validity as Uint8Array | null;
@@ -158,21 +189,19 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	return { unit: options.unit, values: out, validity: bitmap, nullCount, ...(overflowed.length > 0 && { overflowed }), ...(invalidDates.length > 0 && { invalidDates }) };
 }
 
-/** Veltkamp's splitter for doubles: 2^27 + 1. */
-const SPLITTER = 134_217_729;
+/** Whether the values are integers of up to 32 bits, which the kernel widens to int64. */
+function isSmallIntegers(values: NumericValues): values is SmallIntegers {
+	return values instanceof Int32Array || values instanceof Int16Array || values instanceof Int8Array || values instanceof Uint32Array || values instanceof Uint16Array || values instanceof Uint8Array;
+}
 
 /**
- * Whether the double product `p` of `a` and `b` is exact: Dekker's TwoProduct gives the rounding error of a×b
- * exactly (no overflow here: |a| < 2^53 / |b|, both far below 2^996).
+ * The WebAssembly kernel of integer counts where integerFastPath holds (a real-world calendar, whole target units):
+ * count × step + start, stopping at the markers; none for more than its markers, or without WebAssembly.
  */
-function isExactProduct(a: number, b: number, p: number): boolean {
-	let t = SPLITTER * a;
-	const aHigh = t - (t - a);
-	const aLow = a - aHigh;
-	t = SPLITTER * b;
-	const bHigh = t - (t - b);
-	const bLow = b - bHigh;
-	return aHigh * bHigh - p + aHigh * bLow + aLow * bHigh + aLow * bLow === 0;
+function affineKernel(coding: CfTimeCoding, target: bigint, markers: MissingValueMarkers): WasmLinearKernel | null {
+	if (coding.calendar?.kind === "model") return null;
+	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
+	return WasmLinearKernel.forAffine(coding.unitNanoseconds / target, coding.referenceNanoseconds / target, [...markers.integers]);
 }
 
 /**

@@ -19,3 +19,20 @@ export function exactDyadic(value: number): Dyadic {
 	}
 	return { numerator: BigInt(scaled), shift };
 }
+
+/** Veltkamp's splitter for doubles: 2^27 + 1. */
+const SPLITTER = 134_217_729;
+
+/**
+ * Whether the double product `p` of `a` and `b` is exact: Dekker's TwoProduct gives the rounding error of a×b
+ * exactly (no overflow here: |a| < 2^53 / |b|, both far below 2^996).
+ */
+export function isExactProduct(a: number, b: number, p: number): boolean {
+	let t = SPLITTER * a;
+	const aHigh = t - (t - a);
+	const aLow = a - aHigh;
+	t = SPLITTER * b;
+	const bHigh = t - (t - b);
+	const bLow = b - bHigh;
+	return aHigh * bHigh - p + aHigh * bLow + aLow * bHigh + aLow * bLow === 0;
+}

@@ -1,5 +1,6 @@
 ;; The two common linear conversions of int64 counts, in place in this module's memory (value i at byte 8 * i):
-;; multiply by one factor, or divide by one divisor (floor, or nearest with ties to even). Each loop stops at the first value it cannot settle
+;; multiply by one factor, or divide by one divisor (floor, or nearest with ties to even); and CF time's integer
+;; counts to instants, count * factor + offset, stopping at its missing-value markers. Each loop stops at the first value it cannot settle
 ;; alone and returns its index (the caller handles that value and resumes after it); it returns `to` when done.
 ;; Compiled to linear-kernel.wasm.ts by scripts/build-wasm-kernel.mjs.
 (module
@@ -12,6 +13,11 @@
   ;; A value that is not a whole number of divisors: 1 stops there (truncation refused), 0 floors it, 2 rounds it to
   ;; the nearest quotient, a tie to the even one.
   (global $inexact (mut i32) (i32.const 1))
+  ;; affine: the offset added, and up to two markers (how many in $markers) at which it stops.
+  (global $offset (mut i64) (i64.const 0))
+  (global $markers (mut i32) (i32.const 0))
+  (global $marker0 (mut i64) (i64.const 0))
+  (global $marker1 (mut i64) (i64.const 0))
 
   (func (export "setMultiply") (param $factor i64) (param $min i64) (param $max i64)
     (global.set $factor (local.get $factor))
@@ -68,6 +74,37 @@
                         (i32.wrap_i64 (i64.and (local.get $q) (i64.const 1)))))
                   (then (local.set $q (i64.add (local.get $q) (i64.const 1)))))))))
         (i64.store (local.get $at) (local.get $q))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $to))
+
+  ;; Values in [min, max] map into int64: the product and the sum may wrap on the way, the result cannot.
+  (func (export "setAffine") (param $factor i64) (param $offset i64) (param $min i64) (param $max i64)
+    (global.set $factor (local.get $factor))
+    (global.set $offset (local.get $offset))
+    (global.set $min (local.get $min))
+    (global.set $max (local.get $max)))
+
+  (func (export "setMarkers") (param $count i32) (param $marker0 i64) (param $marker1 i64)
+    (global.set $markers (local.get $count))
+    (global.set $marker0 (local.get $marker0))
+    (global.set $marker1 (local.get $marker1)))
+
+  (func (export "affine") (param $from i32) (param $to i32) (result i32)
+    (local $i i32) (local $at i32) (local $v i64)
+    (local.set $i (local.get $from))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $to)))
+        (local.set $at (i32.shl (local.get $i) (i32.const 3)))
+        (local.set $v (i64.load (local.get $at)))
+        (if (i32.or
+              (i32.and (i32.gt_u (global.get $markers) (i32.const 0)) (i64.eq (local.get $v) (global.get $marker0)))
+              (i32.and (i32.gt_u (global.get $markers) (i32.const 1)) (i64.eq (local.get $v) (global.get $marker1))))
+          (then (return (local.get $i))))
+        (if (i32.or (i64.lt_s (local.get $v) (global.get $min)) (i64.gt_s (local.get $v) (global.get $max)))
+          (then (return (local.get $i))))
+        (i64.store (local.get $at) (i64.add (i64.mul (local.get $v) (global.get $factor)) (global.get $offset)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
     (local.get $to))

@@ -16,11 +16,20 @@ interface KernelExports {
 	setDivide(divisor: bigint, inexact: number): void;
 	multiply(from: number, to: number): number;
 	divide(from: number, to: number): number;
+	setAffine(factor: bigint, offset: bigint, min: bigint, max: bigint): void;
+	setMarkers(count: number, marker0: bigint, marker1: bigint): void;
+	affine(from: number, to: number): number;
 }
+
+/** The integer arrays a kernel widens to int64 as it loads them. */
+export type SmallIntegers = Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
 
 /** Values copied into the module per window: 8 MiB of memory, whatever the batch. */
 export const WASM_WINDOW_VALUES = 1 << 20;
 const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+/** The markers an affine kernel stops at itself: more send the array to the general path. */
+const AFFINE_MARKERS = 2;
 const PAGE_BYTES = 65_536;
 const INEXACT_MODE: Readonly<Record<Rounding, number>> = { error: 1, floor: 0, nearest: 2 };
 
@@ -64,13 +73,51 @@ export class WasmLinearKernel {
 		return null;
 	}
 
+	/**
+	 * CF time's integer counts to instants: count * factor + offset (factor >= 1), stopping at each of `markers`
+	 * (the missing-value markers, at most two) and at a count whose instant leaves int64 or is -2^63 (NaT's bits),
+	 * for the caller to settle.
+	 * Its parameters are the module's: set here, so a caller runs it before making another kernel.
+	 */
+	static forAffine(factor: bigint, offset: bigint, markers: readonly bigint[]): WasmLinearKernel | null {
+		if (webAssembly === undefined || factor < 1n || factor > INT64_MAX || offset < INT64_MIN || offset > INT64_MAX || markers.length > AFFINE_MARKERS) return null;
+		const exports = kernelExports();
+		// The counts whose instant is in (-2^63, 2^63): ceil((INT64_MIN + 1 - offset) / factor) to floor((INT64_MAX - offset) / factor).
+		const floorDiv = (a: bigint) => (a >= 0n ? a / factor : -((-a + factor - 1n) / factor));
+		const min = -floorDiv(-(INT64_MIN + 1n - offset));
+		const max = floorDiv(INT64_MAX - offset);
+		const clamp = (v: bigint) => (v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v);
+		exports.setAffine(factor, offset, clamp(min), clamp(max));
+		exports.setMarkers(markers.length, markers[0] ?? 0n, markers[1] ?? 0n);
+		return new WasmLinearKernel(exports, (from, to) => exports.affine(from, to));
+	}
+
 	/** Copies values [start, end) of `in32` (two words each) into the module; returns a view of them there. */
 	load(in32: Int32Array, start: number, end: number): Int32Array {
-		const bytes = (end - start) * 8;
+		const window = this.#window(end - start);
+		window.set(in32.subarray(start * 2, end * 2));
+		return window;
+	}
+
+	/** The words of `count` values at the start of the module's memory, grown to hold them. */
+	#window(count: number): Int32Array {
+		const bytes = count * 8;
 		const memory = this.#exports.memory;
 		if (memory.buffer.byteLength < bytes) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
-		const window = new Int32Array(memory.buffer, 0, (end - start) * 2);
-		window.set(in32.subarray(start * 2, end * 2));
+		return new Int32Array(memory.buffer, 0, count * 2);
+	}
+
+	/**
+	 * Copies integers [start, end) of an array of up to 32 bits into the module as int64 values (the low word the
+	 * value's bits, the high one its sign); returns a view of their words there.
+	 */
+	loadWidened(values: SmallIntegers, start: number, end: number): Int32Array {
+		const window = this.#window(end - start);
+		for (let i = 0; i < end - start; i++) {
+			const value = values[start + i];
+			window[2 * i] = value | 0;
+			window[2 * i + 1] = value < 0 ? -1 : 0;
+		}
 		return window;
 	}
 
