@@ -52,6 +52,7 @@ export function createStagesAround(table: ZarrTable, reader: TableReader, plan: 
 			// Written whole by the output, a bitmap comes back to the pool as chunks do; small ones are joined with the
 			// pieces around them by the IPC writer (a copy), so they would never come back.
 			allocateBitmap: pool === undefined ? undefined : (bytes) => (bytes >= SMALL_PIECE_BYTES ? pool.acquire(bytes) : new Uint8Array(bytes)),
+			allocateValues: pool === undefined ? undefined : (length) => (length * 8 >= SMALL_PIECE_BYTES ? new BigInt64Array(pool.acquire(length * 8).buffer, 0, length) : new BigInt64Array(length)),
 		}),
 		// Position index columns too, written whole (N-d batches: a megabyte-sized column per dimension per batch).
 		allocateIndex: pool === undefined ? undefined : (length) => (length * 8 >= SMALL_PIECE_BYTES ? new BigInt64Array(pool.acquire(length * 8).buffer, 0, length) : new BigInt64Array(length)),

@@ -49,6 +49,8 @@ export interface CfDecodeOptions {
 	 * drops them (the export pipeline's own decoded chunks), a buffer less per chunk.
 	 */
 	readonly inPlace?: boolean;
+	/** Where the values' memory comes from when not in place (every slot is written): by default a new BigInt64Array. */
+	readonly allocateValues?: (length: number) => BigInt64Array;
 }
 
 /** A decoding's values, with the dates it left out when asked to (CfDecodeOptions.invalidDates). */
@@ -92,7 +94,7 @@ type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
 	const length = values.length;
 	// In place, each value is read before its slot is written (a refusal's message names the value as stored).
-	const out = options.inPlace === true && values instanceof BigInt64Array ? values : new BigInt64Array(length);
+	const out = options.inPlace === true && values instanceof BigInt64Array ? values : (options.allocateValues?.(length) ?? new BigInt64Array(length));
 	let validity: Uint8Array | null = null;
 	let nullCount = 0;
 	const overflowed: number[] = [];

@@ -36,7 +36,7 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 	return {
 		field,
 		decode(values, describePosition) {
-			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap, inPlace: context.convertInPlace });
+			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap, inPlace: context.convertInPlace, allocateValues: context.allocateValues });
 			const scaled = scaleAfter ? secondsAsMillis(decoded, { ...options, describePosition, allocateBitmap: context.allocateBitmap }) : decoded;
 			markOverflowNulls(scaled);
 			// Last: an overflow's marking clears the other null slots.

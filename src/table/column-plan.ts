@@ -41,6 +41,11 @@ export interface ColumnContext {
 	/** Where validity bitmaps' memory comes from (a BufferPool's, when the output hands buffers back); default new. */
 	readonly allocateBitmap?: (bytes: number) => Uint8Array;
 	/**
+	 * Where a kind that cannot convert in place (a CF time column of int32 counts) gets the int64 values it writes,
+	 * from the same pool; default new. Every slot is written.
+	 */
+	readonly allocateValues?: (length: number) => BigInt64Array;
+	/**
 	 * The column is a time coordinate (an index coordinate, or the array exported alone), whose dates the proleptic
 	 * Gregorian calendar lacks leave their rows out when the plan drops them (`dropInvalidDates`).
 	 */
