@@ -100,7 +100,7 @@ export function numcodecToV3(value: unknown, field: string, itemBytes: number): 
 	const translate = typeof id === "string" ? NUMCODECS.get(id) : undefined;
 	if (translate === undefined) {
 		const identity = field.startsWith("filters") ? `; as filters, also ${[...IDENTITY_FILTERS.keys()].join(", ")}` : "";
-		throw new Dt64ExportError("UNSUPPORTED", `${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")}${identity})`);
+		throw new Dt64ExportError("UNSUPPORTED", `${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")}${identity})`, { field });
 	}
 	try {
 		return translate(configuration, itemBytes);
