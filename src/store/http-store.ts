@@ -115,7 +115,7 @@ export const MAX_METADATA_ANSWER_BYTES = 256 * 2 ** 20;
  * The largest other answer (a chunk, a shard's range, a listing page): a chunk decodes to at most 1 GiB (larger ones
  * are refused), and no codec grows incompressible data by more than a fraction of a percent; 16 MiB over that.
  */
-export const MAX_ANSWER_BYTES = 2 ** 30 + 16 * 2 ** 20;
+const MAX_ANSWER_BYTES = 2 ** 30 + 16 * 2 ** 20;
 const METADATA_DOCUMENTS = new Set(["zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"]);
 
 const MAX_BACKOFF_MS = 5000;

@@ -239,7 +239,7 @@ function plainChunks<V extends ChunkValues>(
  * under 1%), with a wide margin. A store refuses a larger chunk file or zip entry before reading or inflating it
  * (GetOptions.bound): a zip entry of 1 MB that inflates to 1 GiB for a chunk of 4 values is never inflated.
  */
-export function encodedChunkBound(size: number, valueBytes: number): ValueBound {
+function encodedChunkBound(size: number, valueBytes: number): ValueBound {
 	const decoded = size * valueBytes;
 	const bytes = decoded + Math.ceil(decoded / 8) + 65_536;
 	return { bytes, code: "CHUNK_CORRUPT", why: `more than a chunk of ${size} ${size === 1 ? "value" : "values"} (${decoded} bytes decoded) can be encoded to (${bytes} at most)` };

@@ -4,7 +4,7 @@ import { product } from "../grid.js";
 export const DECODED_SLACK_BYTES = 64;
 
 /** The most bytes a chunk of variable-length strings may decode to: the 1 GiB every chunk is held to. */
-export const MAX_VARIABLE_WIDTH_CHUNK_BYTES = 2 ** 30;
+const MAX_VARIABLE_WIDTH_CHUNK_BYTES = 2 ** 30;
 
 /**
  * The most bytes a bytes-to-bytes codec may decode one chunk of `shape` to: its payload and a little slack.
