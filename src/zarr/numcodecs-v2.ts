@@ -72,7 +72,7 @@ function floatTypeOf(value: unknown): string | undefined {
 	return `${match[1] === ">" ? ">" : "<"}f${match[2]}`;
 }
 
-const SUPPORTED_NUMCODECS: readonly string[] = [...NUMCODECS.keys()];
+export const SUPPORTED_NUMCODECS: readonly string[] = [...NUMCODECS.keys()];
 
 /**
  * Whether a `filters` entry is one whose decode is the identity on the stored bytes (see IDENTITY_FILTERS), which
