@@ -306,7 +306,7 @@ describe("v2 refusals: one line naming the .zarray and the field", () => {
 		const compressor = (await exportError(variant("ns-raw.zarr", (z) => void (z.compressor = { id: "bz2" })))).message;
 		expect(compressor).toMatch(new RegExp(`\\(supported: ${SUPPORTED_NUMCODECS.join(", ")}\\)$`));
 		const filter = (await exportError(variant("ns-raw.zarr", (z) => void (z.filters = [{ id: "packbits" }])))).message;
-		expect(filter).toMatch(new RegExp(`\\(supported: ${SUPPORTED_NUMCODECS.join(", ")}; as filters, also bitround, quantize\\)$`));
+		expect(filter).toMatch(new RegExp(`\\(supported: ${SUPPORTED_NUMCODECS.join(", ")}; as filters, also delta, bitround, quantize\\)$`));
 	});
 
 	it("through the CLI: exit 1, one line on stderr", () => {
