@@ -11,6 +11,8 @@ difference from the one before it in the chunk (computed in the dtype, wrapping)
   chunks of 4; expected "instants": exact integer nanoseconds since 1970 (strings; null for NaT).
 - wrap.zarr: zarr-python 2 arrays whose differences wrap in their dtype: `i1` (100, -100, 127, -128...),
   `u2` (0, 65535, 1...), `i8` (int64 min and max); expected "values": the stored numbers (strings for 64-bit).
+- times.zarr: `t`, numpy `M8[s]` stored as int64 differences, blosc-zstd, with NaT (a running sum here, never a
+  stored value); expected "times": the counts (strings; null for NaT).
 - refused.zarr: `astype` other than `dtype` (differences stored narrower, widened on decode): not read.
 """
 
@@ -51,6 +53,13 @@ for name, values in WRAPS.items():
     array[:] = values
     array.attrs["_ARRAY_DIMENSIONS"] = ["row"]
     expected["wrap"][name] = [str(int(v)) for v in zarr.open_array(str(OUT / "wrap.zarr" / name), mode="r")[:]]
+
+# numpy times stored as int64 differences, blosc-zstd compressed: a NaT is a running sum, not a stored value.
+stamps = np.array(["2020-01-01T00:00:00", "NaT", "2020-01-01T00:00:07", "NaT", "NaT", "1969-12-31T23:59:59", "2021-06-01T12:00:00"], dtype="M8[s]")
+times_group = zarr.open_group(str(OUT / "times.zarr"), mode="w")
+t = times_group.create_dataset("t", shape=stamps.shape, chunks=(4,), dtype="<M8[s]", filters=[numcodecs.Delta(dtype="<i8")], compressor=numcodecs.Blosc(cname="zstd", clevel=3, shuffle=numcodecs.Blosc.SHUFFLE), fill_value=None)
+t[:] = stamps
+expected["times"] = [None if np.isnat(v) else str(int(v.astype(np.int64))) for v in zarr.open_array(str(OUT / "times.zarr" / "t"), mode="r")[:]]
 
 refused = zarr.open_group(str(OUT / "refused.zarr"), mode="w")
 narrow = refused.create_dataset("x", shape=(4,), chunks=(4,), dtype="<i8", filters=[numcodecs.Delta(dtype="<i8", astype="<i2")], compressor=None, fill_value=0)

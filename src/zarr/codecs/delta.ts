@@ -13,6 +13,8 @@ const INTEGER_TYPES: ReadonlySet<string> = new Set(["int8", "int16", "int32", "i
  */
 export function deltaRefusal(configuration: Readonly<Record<string, unknown>>, dataType: string): string | undefined {
 	const typeOf = (value: unknown) => {
+		// numcodecs' dtype string (`<i8`), or the type's name (`int64`).
+		if (typeof value === "string" && INTEGER_TYPES.has(value)) return value;
 		try {
 			return parseNumpyPlainDtype(value).dataType;
 		} catch {
@@ -31,7 +33,8 @@ export function deltaRefusal(configuration: Readonly<Record<string, unknown>>, d
  * numcodecs' Delta filter (zarr-python 3's `numcodecs.delta`): each stored value is the difference from the one before
  * it in the chunk's stored order (the first is itself), computed in the integer type, wrapping. Decoding is the
  * running sum, wrapping in that type as numpy's cumsum does; into new values, as the stored ones may be a view of
- * bytes another read shares.
+ * bytes another read shares. The new values carry none of the NaT positions a decoder found among the differences
+ * (nat-positions.ts): the conversion looks at every one.
  */
 export const deltaCodec: CodecFactory = (configuration, spec): ArrayToArrayCodec => {
 	const refusal = deltaRefusal(configuration, spec.dataType);
