@@ -147,7 +147,12 @@ interface GroupAt {
 	readonly format: ZarrFormat;
 }
 
-async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt, name: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
+/**
+ * Opens the array `name` of a group as a column. One asked for as a column (`as` "column", the default) whose codec
+ * this package does not read is COLUMN_UNSUPPORTED, a usage error as a data type no column holds is; a CF time array
+ * exported alone ("array") is refused UNSUPPORTED, as any array exported alone.
+ */
+async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt, name: string, options: ColumnOpening, as: "column" | "array" = "column"): Promise<Omit<TableColumn, "axes">> {
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path, format);
@@ -158,7 +163,12 @@ async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt,
 		throw document === undefined ? nodeNotFound(opened, opened.location, path, () => notFound) : notFound;
 	}
 	const { node } = document;
-	return openArrayColumn(opened, node, path, lastSegment(relative), `${opened.location}/${path}/${metadataFileOf(node)}`, options);
+	const where = `${opened.location}/${path}/${metadataFileOf(node)}`;
+	try {
+		return await openArrayColumn(opened, node, path, lastSegment(relative), where, options);
+	} catch (error) {
+		throw as === "column" && isUnsupported(error) ? columnUnsupported(error, path, where, false) : error;
+	}
 }
 
 /**
@@ -179,14 +189,6 @@ const isUnsupported = (error: unknown): error is Dt64ExportError => error instan
 
 /** Opens an array node as a column named `columnName`; `where` names its metadata file in messages. */
 async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: string, columnName: string, where: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
-	try {
-		return await openReadableColumn(opened, node, path, columnName, where, options);
-	} catch (error) {
-		throw isUnsupported(error) ? columnUnsupported(error, path, where, false) : error;
-	}
-}
-
-async function openReadableColumn(opened: OpenedStore, node: NodeMetadata, path: string, columnName: string, where: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
 	const { bufferPool } = options;
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
@@ -510,7 +512,7 @@ export async function openCfTimeArrayTable(located: LocatedArray, options: Omit<
 	const table = { indexSource: indexSourceOf(options), leftOut: [], options };
 	if (parent?.node.kind === "group") {
 		const at: GroupAt = { path: group, format: parent.node.zarrFormat };
-		return layOutColumns(opened, [await openColumn(opened, at, columnName, options)], { ...table, group: at, name: columnNameFor(located.location, group) });
+		return layOutColumns(opened, [await openColumn(opened, at, columnName, options, "array")], { ...table, group: at, name: columnNameFor(located.location, group) });
 	}
 	const name = columnNameFor(located.location, arrayPath);
 	return layOutColumns(opened, [await openArrayColumn(opened, located.node, arrayPath, name, whereIs(located), options)], { ...table, group: undefined, name });
