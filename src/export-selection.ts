@@ -57,7 +57,7 @@ export interface SelectedStages {
 }
 
 /** The values the rows written hold as null because they overflowed (`onOverflow: "null"`), per column. */
-export function overflowNullsWritten(stages: Pick<SelectedStages, "batcher" | "filter">): OverflowNulls {
+function overflowNullsWritten(stages: Pick<SelectedStages, "batcher" | "filter">): OverflowNulls {
 	return (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {};
 }
 
@@ -111,7 +111,7 @@ export interface SelectionSummary {
 }
 
 /** `{ droppedInvalidDates }` when the export leaves out the rows of dates that do not exist, else nothing. */
-export function droppedInvalidDatesOf(batcher: TableBatcher): { droppedInvalidDates?: number } {
+function droppedInvalidDatesOf(batcher: TableBatcher): { droppedInvalidDates?: number } {
 	const dropped = batcher.droppedInvalidDates;
 	return dropped === undefined ? {} : { droppedInvalidDates: dropped };
 }

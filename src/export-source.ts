@@ -50,12 +50,12 @@ export function remoteChunksInFlight(store: Pick<OpenedStore, "remote">, chunkSh
 /** Requests in flight for a table read from a remote store, shared by its columns (see defaultConcurrency). */
 export const REMOTE_REQUESTS = 32;
 /** Requests in flight for each column of a remote table at least: what every column had before REMOTE_REQUESTS. */
-export const REMOTE_MIN_PER_COLUMN = 8;
+const REMOTE_MIN_PER_COLUMN = 8;
 /** Decoded bytes the chunks in flight of a remote table hold at most, beyond REMOTE_MIN_PER_COLUMN chunks a column. */
 export const REMOTE_READ_BYTES = 64 * 2 ** 20;
 
 /** The chunk shape each column of a table export reads in (its inner chunks', when sharded). */
-export function readChunkShapes(table: ZarrTable, index: boolean): number[][] {
+function readChunkShapes(table: ZarrTable, index: boolean): number[][] {
 	return readColumns(table, index).map((column) => column.chunks.chunkShape);
 }
 

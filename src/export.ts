@@ -132,7 +132,7 @@ export async function runStages(chain: readonly (Readable | Writable)[], signal:
  * Whether the export writes part of a batch's rows (a time range, a part, partitions, dates left out): the chunk
  * buffers behind the batches then never come back to a pool whole.
  */
-export function writesPartOfBatches(options: ExportOptions): boolean {
+function writesPartOfBatches(options: ExportOptions): boolean {
 	return selectsRows(options) || options.dropInvalidDates === true;
 }
 

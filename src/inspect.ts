@@ -191,7 +191,7 @@ function scalarText(value: unknown): string {
 const BLOSC_SHUFFLE: Readonly<Record<number, string>> = { 0: "noshuffle", 1: "shuffle", 2: "bitshuffle" };
 
 /** A codec with the configuration that matters to a reader: `bytes(little)`, `zstd(level=3)`, `blosc(lz4, clevel=5, shuffle)`. */
-export function formatCodec(codec: CodecMetadata): string {
+function formatCodec(codec: CodecMetadata): string {
 	const c = codec.configuration ?? {};
 	switch (codec.name) {
 		case "bytes":

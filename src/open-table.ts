@@ -8,7 +8,7 @@
  */
 import { cfAutoUnit, isCfTimeMetadata, parseCfTimeDecoding, type CfOptions, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { abortable, throwIfAborted } from "./abort.js";
-import { Dt64ExportError, UsageError } from "./errors.js";
+import { Dt64ExportError, errorFieldsOf, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
@@ -148,7 +148,12 @@ interface GroupAt {
 	readonly format: ZarrFormat;
 }
 
-async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt, name: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
+/**
+ * Opens the array `name` of a group as a column. One asked for as a column (`as` "column", the default) whose codec
+ * this package does not read is COLUMN_UNSUPPORTED, a usage error as a data type no column holds is; a CF time array
+ * exported alone ("array") is refused UNSUPPORTED, as any array exported alone.
+ */
+async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt, name: string, options: ColumnOpening, as: "column" | "array" = "column"): Promise<Omit<TableColumn, "axes">> {
 	const relative = normalizeArrayPath(name, "columns");
 	const path = group === "" ? relative : `${group}/${relative}`;
 	const document = relative === "" ? undefined : await readNodeDocument(opened, path, format);
@@ -159,8 +164,29 @@ async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt,
 		throw document === undefined ? nodeNotFound(opened, opened.location, path, () => notFound) : notFound;
 	}
 	const { node } = document;
-	return openArrayColumn(opened, node, path, lastSegment(relative), `${opened.location}/${path}/${metadataFileOf(node)}`, options);
+	const where = `${opened.location}/${path}/${metadataFileOf(node)}`;
+	try {
+		return await openArrayColumn(opened, node, path, lastSegment(relative), where, options);
+	} catch (error) {
+		throw as === "column" && isUnsupported(error) ? columnUnsupported(error, path, where, false) : error;
+	}
 }
+
+/**
+ * An array that cannot be a column: a data type no column holds, or a codec (or layout) this package does not read.
+ * A usage error (another choice of columns), unlike a broken array: `columns: array <path> (<metadata file>): why`.
+ */
+function columnUnsupported(error: Error, path: string, where: string, showWhere: boolean): Dt64ExportError {
+	const located = error.message.startsWith(`${where}: `);
+	const why = located ? error.message.slice(where.length + 2) : error.message;
+	const field = error instanceof Dt64ExportError ? error.field : undefined;
+	// The cause is the refusal without the metadata file (this message names it): what `--columns all` lists.
+	const cause = located ? new Dt64ExportError(error instanceof Dt64ExportError ? error.code : "UNSUPPORTED", why, { ...errorFieldsOf(error), cause: error }) : error;
+	return new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${showWhere || located ? ` (${where})` : ""}: ${why}`, { option: "columns", path, ...(field === undefined ? {} : { field }), cause });
+}
+
+/** Whether an error is an UNSUPPORTED refusal, which a column's opening makes COLUMN_UNSUPPORTED (see columnUnsupported). */
+const isUnsupported = (error: unknown): error is Dt64ExportError => error instanceof Dt64ExportError && error.code === "UNSUPPORTED";
 
 /** Opens an array node as a column named `columnName`; `where` names its metadata file in messages. */
 async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: string, columnName: string, where: string, options: ColumnOpening): Promise<Omit<TableColumn, "axes">> {
@@ -170,12 +196,12 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }) };
 	}
 	if (node.kind !== "array") throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${path} is a group, not an array`, { option: "columns", path });
-	// A data type that cannot be a column is a usage error (another choice of columns), unlike a broken array.
+	// The data type first, refused whatever the codecs (a malformed one too: no column is made of it).
 	try {
 		// The fill value is checked with the rest of the array below ("null" reads as none here).
 		parsePlainDataType(node.zarrFormat === 2 ? v2ValuesOf(node.json, "null").dataType : node.json.data_type, attributesOf(node));
 	} catch (error) {
-		throw new Dt64ExportError("COLUMN_UNSUPPORTED", `columns: array ${path}${node.zarrFormat === 2 ? ` (${where})` : ""}: ${(error as Error).message}`, { option: "columns", path, cause: error });
+		throw columnUnsupported(error as Error, path, where, node.zarrFormat === 2);
 	}
 	// `_Unsigned` is CF's first step: the bytes are read as the type it says, for masking, unpacking and CF time alike.
 	const stored = parsePlainArrayMetadata(node, where);
@@ -496,7 +522,7 @@ export async function openCfTimeArrayTable(located: LocatedArray, options: Omit<
 	const table = { indexSource: indexSourceOf(options), leftOut: [], options };
 	if (parent?.node.kind === "group") {
 		const at: GroupAt = { path: group, format: parent.node.zarrFormat };
-		return layOutColumns(opened, [await openColumn(opened, at, columnName, options)], { ...table, group: at, name: columnNameFor(located.location, group) });
+		return layOutColumns(opened, [await openColumn(opened, at, columnName, options, "array")], { ...table, group: at, name: columnNameFor(located.location, group) });
 	}
 	const name = columnNameFor(located.location, arrayPath);
 	return layOutColumns(opened, [await openArrayColumn(opened, located.node, arrayPath, name, whereIs(located), options)], { ...table, group: undefined, name });

@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
 import { createTableExportStages, exportTable } from "../src/export.js";
 import type { ExportOptions } from "../src/export-plan.js";
+import { inspectStore } from "../src/index.js";
 import { openTable } from "../src/open-table.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 
@@ -161,5 +162,41 @@ describe("a CF time array that is the store root", () => {
 		expect(result.status).toBe(1);
 		expect(result.stderr).toMatch(/^dt64-export: array \(the store root\): units "months since 2000-01-01": months are not a fixed duration[^\n]*\n$/);
 		expect(fs.existsSync(output)).toBe(false);
+	});
+});
+
+describe("a CF time array whose codec this package does not read", () => {
+	// A v2 int64 CF time array with a numcodecs filter this package lacks: whether it is a time array is a question of
+	// its data type and attributes, so every path says it is one and refuses it for the codec, naming it.
+	const FILTER = /filters\[0\]: codec id "fixedscaleoffset" is not supported/;
+	let store: string;
+	beforeAll(() => {
+		store = path.join(work, "cf-unsupported-filter.zarr");
+		fs.mkdirSync(path.join(store, "time"), { recursive: true });
+		fs.writeFileSync(path.join(store, ".zgroup"), JSON.stringify({ zarr_format: 2 }));
+		const filter = { id: "fixedscaleoffset", offset: 0, scale: 1, dtype: "<i8" };
+		fs.writeFileSync(path.join(store, "time/.zarray"), JSON.stringify({ zarr_format: 2, shape: [2], chunks: [2], dtype: "<i8", fill_value: -1, order: "C", compressor: null, filters: [filter] }));
+		fs.writeFileSync(path.join(store, "time/.zattrs"), JSON.stringify({ units: "seconds since 2000-01-01", calendar: "standard", _ARRAY_DIMENSIONS: ["time"] }));
+	});
+
+	it("is found, named or the store root: UNSUPPORTED naming the codec, not 'no CF time array' or 'not a time'", async () => {
+		for (const [at, options] of [
+			[store, {}],
+			[store, { array: "time" }],
+			[path.join(store, "time"), {}],
+		] as const) {
+			const error = await exported(at, options).then(
+				() => undefined,
+				(thrown: unknown) => thrown as { code?: string; message: string },
+			);
+			expect(error?.code).toBe("UNSUPPORTED");
+			expect(error?.message).toMatch(FILTER);
+		}
+	});
+
+	it("inspect shows it as a CF time array, not exportable for the codec", async () => {
+		const report = await inspectStore(store);
+		const node = report.nodes.find((entry) => entry.path === "time");
+		expect(node).toMatchObject({ cfTime: "seconds since 2000-01-01, standard", exportable: false, reason: expect.stringMatching(FILTER) });
 	});
 });

@@ -5,9 +5,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { PassThrough } from "node:stream";
 import pl from "nodejs-polars";
 import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { exportTable } from "../src/index.js";
 import { readArrow, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 
@@ -325,5 +327,19 @@ describe("usage errors (exit 2)", () => {
 		// A clash a rename made: the advice names the column by its name in the store, which renames are keyed by.
 		await writeArray(root, "v", { shape: [2, 2], chunks: [2, 2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, 4n), dimensionNames: ["t", "y"] });
 		usage([root, "--columns", "v", "--index", "--rename", "y=t"], /^dt64-export: column name "t" is given to both the index of dimension "t" and the index of dimension "y": rename one with --rename y=<new name> \[COLUMNS_INCOMPATIBLE\]$/m);
+	});
+});
+
+describe("an auxiliary coordinate no column can be made of", () => {
+	it("is left out, named with why, whether for its data type or a codec this package does not decode", async () => {
+		const root = path.join(tempDir(), "unreadable-coordinates.zarr");
+		await writeGroup(root, "");
+		await writeArray(root, "time", { shape: [2], chunks: [2], values: BigInt64Array.of(0n, 60n), dimensionNames: ["time"] });
+		const floats = { shape: [2], chunks: [2], dataType: "float32", fillValue: 0, values: Float32Array.of(1, 2), dimensionNames: ["time"] };
+		await writeArray(root, "tas", { ...floats, attributes: { coordinates: "code height" } });
+		await writeArray(root, "code", { ...floats, extraMetadata: { data_type: "complex64" } });
+		await writeArray(root, "height", { ...floats, extraMetadata: { codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "lzma9000" }] } });
+		const { leftOut } = await exportTable(root, new PassThrough().resume(), { columns: ["tas"], index: true });
+		expect(leftOut).toEqual([expect.stringMatching(/^the coordinate code: data type complex64 cannot be exported as a column/), 'the coordinate height: unknown codec "lzma9000"']);
 	});
 });

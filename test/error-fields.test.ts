@@ -245,6 +245,24 @@ const metadataCases: Case[] = [
 		expected: () => ({ code: "METADATA_INVALID", path: "time/.zattrs", field: "units" }),
 	},
 	{
+		name: "a column of a data type no column holds (a usage error: another choice of columns)",
+		store: async () => v2Store(path.join(work, `s${stores++}.zarr`), "s", { dtype: "<c16", fill_value: null }),
+		call: exporting({ columns: ["s"] }),
+		expected: (store) => ({ code: "COLUMN_UNSUPPORTED", option: "columns", path: "s", message: `columns: array s (${store}/s/.zarray): dtype "<c16" cannot be exported as a column (Arrow has no complex type)` }),
+	},
+	{
+		name: "a column whose v2 filter this package does not read: the same usage error, naming the codec",
+		store: async () => v2Store(path.join(work, `s${stores++}.zarr`), "x", { dtype: "<i8", fill_value: 0, filters: [{ id: "fixedscaleoffset", offset: 0, scale: 1, dtype: "<i8" }] }),
+		call: exporting({ columns: ["x"] }),
+		expected: (store) => ({ code: "COLUMN_UNSUPPORTED", option: "columns", path: "x", field: "filters[0]", message: expect.stringMatching(new RegExp(`^columns: array x \\(${store}/x/\\.zarray\\): filters\\[0\\]: codec id "fixedscaleoffset" is not supported`)) }),
+	},
+	{
+		name: "a datetime64 column whose v3 codec this package does not read",
+		store: () => tempStore({ extraMetadata: { codecs: [LE, { name: "lzma9000" }] } }),
+		call: exporting({ columns: ["temp"] }),
+		expected: (store) => ({ code: "COLUMN_UNSUPPORTED", option: "columns", path: "temp", message: `columns: array temp (${store}/temp/zarr.json): unknown codec "lzma9000"` }),
+	},
+	{
 		name: "dimension names that are not strings (a table column)",
 		store: async () => {
 			const root = await freshStore();

@@ -83,6 +83,16 @@ describe("CF unpacking", () => {
 		expect(Array.from(unpackValues(new BigInt64Array([-5n]), packingRuleOf("x", "int64", { scale_factor: 2 })!))).toEqual([-10]);
 	});
 
+	it("keeps numpy's -0 for a stored 0 times a negative scale factor without add_offset, for every integer width", () => {
+		const negativeZero = (out: ArrayLike<number>) => Object.is(out[0], -0);
+		const rule = (type: "int64" | "uint64" | "int32") => packingRuleOf("x", type, { scale_factor: -2 })!;
+		expect(negativeZero(unpackValues(new BigInt64Array([0n, 2n]), rule("int64")))).toBe(true);
+		expect(negativeZero(unpackValues(new BigUint64Array([0n, 2n]), rule("uint64")))).toBe(true);
+		expect(negativeZero(unpackValues(new Int32Array([0, 2]), rule("int32")))).toBe(true);
+		// With the attribute, numpy adds it: -0 + 0 is +0.
+		expect(Object.is(unpackValues(new BigInt64Array([0n]), packingRuleOf("x", "int64", { scale_factor: -2, add_offset: 0 })!)[0], 0)).toBe(true);
+	});
+
 	it("refuses a scale factor that is not a number, and needs one of the two attributes", () => {
 		const error = thrown(() => packingRuleOf("x", "int16", { scale_factor: "0.5" }));
 		expect(error.code).toBe("METADATA_INVALID");

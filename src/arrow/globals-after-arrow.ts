@@ -7,7 +7,7 @@ import { globalsBeforeArrow, TSLIB_GLOBAL_NAME } from "./globals-before-arrow.js
  * back as they were before apache-arrow was evaluated: the names it added deleted, a host's own of those names
  * given back its value. Importing this library leaves the host's globals as it found them.
  */
-export function restoreGlobals(before: typeof globalsBeforeArrow): void {
+function restoreGlobals(before: typeof globalsBeforeArrow): void {
 	for (const name of Object.getOwnPropertyNames(globalThis)) {
 		if (!TSLIB_GLOBAL_NAME.test(name)) continue;
 		const own = before.properties.get(name);

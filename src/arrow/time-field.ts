@@ -1,7 +1,6 @@
-import { Duration, Field, makeData, type Data, type DataType, TimeUnit, Timestamp } from "apache-arrow";
+import { Duration, Field, TimeUnit, Timestamp } from "apache-arrow";
 import type { TimeKind } from "../dtype/datetime64.js";
 import type { TargetUnit } from "../dtype/units.js";
-import type { TimestampValues } from "../convert/to-arrow-timestamps.js";
 import { ZARR_DATA_TYPE_KEY } from "./field-metadata-keys.js";
 
 const ARROW_TIME_UNIT: Readonly<Record<TargetUnit, TimeUnit>> = {
@@ -17,7 +16,7 @@ export type TimeArrowType = Timestamp | Duration;
  * The Arrow type of an exported column: `Timestamp(unit, timezone)` for datetime64 (naive, timezone null, unless
  * one is asked for, as pyarrow maps numpy), `Duration(unit)` for timedelta64.
  */
-export function arrowTimeType(kind: TimeKind, unit: TargetUnit, timezone: string | null = null): TimeArrowType {
+function arrowTimeType(kind: TimeKind, unit: TargetUnit, timezone: string | null = null): TimeArrowType {
 	return kind === "timedelta64" ? new Duration(ARROW_TIME_UNIT[unit]) : new Timestamp(ARROW_TIME_UNIT[unit], timezone);
 }
 
@@ -33,15 +32,4 @@ export interface TimeFieldOptions {
 export function arrowTimeField(options: TimeFieldOptions): Field<TimeArrowType> {
 	const metadata = new Map([[ZARR_DATA_TYPE_KEY, JSON.stringify(options.zarrDataType)]]);
 	return new Field(options.name, arrowTimeType(options.kind, options.unit, options.timezone ?? null), true, metadata);
-}
-
-/** Wraps converted values as Arrow data of the field's type, without copying them. */
-export function arrowTimeData<T extends DataType>(type: T, converted: TimestampValues): Data<T> {
-	return makeData({
-		type,
-		length: converted.values.length,
-		nullCount: converted.nullCount,
-		data: converted.values,
-		nullBitmap: converted.validity ?? undefined,
-	} as Parameters<typeof makeData>[0]) as unknown as Data<T>;
 }

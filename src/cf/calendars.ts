@@ -121,7 +121,7 @@ const CALENDARS: ReadonlyMap<string, CfCalendar> = new Map<string, CfCalendar>([
 	["none", { kind: "refused", name: "none", why: "it has no dates, only counts" }],
 ]);
 
-export const CALENDAR_NAMES: readonly string[] = [...CALENDARS.keys()];
+const CALENDAR_NAMES: readonly string[] = [...CALENDARS.keys()];
 
 /**
  * The calendar of a `calendar` attribute (absent: `standard`). A calendar defined by `month_lengths` is refused:

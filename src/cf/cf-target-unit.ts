@@ -34,7 +34,7 @@ function coarsestDividing(nanoseconds: bigint): TargetUnit {
 	return "ns";
 }
 
-export function finerUnit(a: TargetUnit, b: TargetUnit): TargetUnit {
+function finerUnit(a: TargetUnit, b: TargetUnit): TargetUnit {
 	return FINENESS[a] >= FINENESS[b] ? a : b;
 }
 

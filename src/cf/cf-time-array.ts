@@ -7,7 +7,8 @@
 import type { Rounding, TargetUnitOption } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, errorInContext, UsageError } from "../errors.js";
-import { attributesOf, inArrayDocument, v3FormOf, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
+import { parseNumpyPlainDtype } from "../dtype/numpy-plain-dtype.js";
+import { attributesOf, inArrayDocument, type NodeMetadata, type PlainArrayMetadata } from "../zarr/array-metadata.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
@@ -52,12 +53,16 @@ export interface CfTimeDecoding {
 
 export { attributesOf };
 
-/** The numeric data type name of an array node, or undefined for any other data type (or a broken v2 dtype). */
+/**
+ * The numeric data type name of an array node, or undefined for any other data type (or a broken v2 dtype). A v2
+ * array's is read from its dtype alone: whether its codecs are supported is no part of whether it is a CF time array
+ * (an unsupported one is refused naming the codec when the array is opened, not taken for data).
+ */
 function numericTypeOf(node: NodeMetadata): string | undefined {
 	if (node.kind !== "array") return undefined;
 	let dataType: unknown;
 	try {
-		dataType = node.zarrFormat === 2 ? v3FormOf(node, "").json.data_type : node.json.data_type;
+		dataType = node.zarrFormat === 2 ? parseNumpyPlainDtype(node.json.dtype).dataType : node.json.data_type;
 	} catch {
 		return undefined;
 	}

@@ -148,11 +148,6 @@ export function cfMissingValueMarkers(source: MissingValueSource): MissingValueM
 	return { integers, smallIntegers: new Set([...integers].map(Number)), floats, nanIsMissing: float };
 }
 
-/** True when a variable has a marker, or is a float array (NaN): only then can a value be missing. */
-export function hasMissingValues(markers: MissingValueMarkers): boolean {
-	return markers.nanIsMissing || markers.integers.size > 0;
-}
-
 /** Whether one value (as read from its typed array) is missing. */
 export function isMissingValue(markers: MissingValueMarkers, value: number | bigint): boolean {
 	if (typeof value === "bigint") return markers.integers.has(value);

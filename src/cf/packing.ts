@@ -62,17 +62,23 @@ function float32Operand(value: number): number {
 }
 
 /**
- * The unpacking of one value, as unpackValues computes it: for CF time counts, which are unpacked one by one once
- * their missing values are known (a count stays a bigint only when there is no packing).
+ * The unpacking of one value: the single statement of the rule, which unpackValues applies to a whole column and CF
+ * time decoding to counts one by one once their missing values are known (a count stays a bigint only when there is
+ * no packing). 64-bit integers go through a double (as in numpy's `astype(float64)`): the Float64 result of a
+ * multiplication is rounded anyway. Without `add_offset` nothing is added: adding 0 would turn -0 into 0, which
+ * numpy does only with the attribute.
  */
 export function valueUnpacker(rule: PackingRule): (value: number | bigint) => number {
 	const { scaleFactor, addOffset, float32Operands } = rule;
+	const hasOffset = rule.applied.add_offset !== undefined;
 	if (rule.target === "float32") {
+		// Both factors are float32 values with 24-bit significands: their double product is exact, one rounding. The
+		// double sum of two float32 values rounded once to float32 is the float32 sum (53 >= 2 × 24 + 2 bits).
 		const scale = float32Operands?.scale ?? scaleFactor;
-		const offset = float32Operands !== undefined && rule.applied.add_offset !== undefined ? float32Operands.offset : undefined;
+		const offset = float32Operands !== undefined && hasOffset ? float32Operands.offset : undefined;
 		return offset === undefined ? (value) => Math.fround(Number(value) * scale) : (value) => Math.fround(Math.fround(Number(value) * scale) + offset);
 	}
-	if (rule.applied.add_offset === undefined) return (value) => Number(value) * scaleFactor;
+	if (!hasOffset) return (value) => Number(value) * scaleFactor;
 	return (value) => Number(value) * scaleFactor + addOffset;
 }
 
@@ -83,32 +89,11 @@ export function describePacking(rule: PackingRule): string {
 		.join(", ");
 }
 
-/**
- * The unpacked values. 64-bit integers go through a double (as in numpy's `astype(float64)`): the Float64 result
- * of a multiplication is rounded anyway.
- */
+/** The unpacked values: valueUnpacker's rule applied to each, into a Float32Array or Float64Array as the rule says. */
 export function unpackValues(values: NumericValues, rule: PackingRule): Float32Array | Float64Array {
-	const { scaleFactor, addOffset } = rule;
+	const unpack = valueUnpacker(rule);
 	const length = values.length;
-	if (rule.target === "float32") {
-		const out = new Float32Array(length);
-		const data = values as ArrayLike<number>;
-		const scale = rule.float32Operands?.scale ?? scaleFactor;
-		// Both factors are float32 values with 24-bit significands: their double product is exact, one rounding.
-		for (let i = 0; i < length; i++) out[i] = data[i] * scale;
-		// numpy's in-place add of a float32 array: the double sum of two float32 values, rounded once to float32 as
-		// stored, is the float32 sum (53 >= 2 × 24 + 2 bits: the double rounding is innocuous).
-		if (rule.float32Operands !== undefined && rule.applied.add_offset !== undefined) for (let i = 0; i < length; i++) out[i] += rule.float32Operands.offset;
-		return out;
-	}
-	const out = new Float64Array(length);
-	if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
-		for (let i = 0; i < length; i++) out[i] = Number(values[i]) * scaleFactor + addOffset;
-		return out;
-	}
-	const data = values as ArrayLike<number>;
-	// Without the attribute nothing is added (adding 0 would turn -0 into 0, which numpy does only with one).
-	if (rule.applied.add_offset === undefined) for (let i = 0; i < length; i++) out[i] = data[i] * scaleFactor;
-	else for (let i = 0; i < length; i++) out[i] = data[i] * scaleFactor + addOffset;
+	const out = rule.target === "float32" ? new Float32Array(length) : new Float64Array(length);
+	for (let i = 0; i < length; i++) out[i] = unpack(values[i]);
 	return out;
 }

@@ -54,7 +54,7 @@ function calendarUnitRefusal(spelling: string): string {
 	return "years are not a fixed duration (UDUNITS makes a year 365.242198781 days, a tropical year), so the counts are no instants";
 }
 
-export const ACCEPTED_UNITS_TEXT = "days/day/d, hours/hour/hr/h, minutes/minute/min, seconds/second/sec/s, milliseconds/msec/ms, microseconds/usec/us, nanoseconds/nsec/ns, weeks/week";
+const ACCEPTED_UNITS_TEXT = "days/day/d, hours/hour/hr/h, minutes/minute/min, seconds/second/sec/s, milliseconds/msec/ms, microseconds/usec/us, nanoseconds/nsec/ns, weeks/week";
 
 const SINCE = /^\s*(\S+)\s+since\s+(.*?)\s*$/is;
 

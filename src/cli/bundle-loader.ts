@@ -31,7 +31,7 @@ export function codeCacheFile(chunk: string): string {
 }
 
 /** The source of a chunk as Node's CommonJS loader compiles it: a function of the module's variables. */
-export function wrapChunkSource(source: string): string {
+function wrapChunkSource(source: string): string {
 	return `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
 }
 

@@ -120,7 +120,7 @@ function readJson(file: string): Record<string, unknown> | undefined {
 }
 
 /** Whether an array's metadata (v3 or v2) names a codec of the decode threads and its values are not small. */
-export function decodesOnThreads(metadata: Record<string, unknown>): boolean {
+function decodesOnThreads(metadata: Record<string, unknown>): boolean {
 	const shape = metadata.shape;
 	if (!Array.isArray(shape) || !shape.every((size) => Number.isSafeInteger(size) && size >= 0)) return false;
 	const valueBytes = valueBytesOf(metadata.data_type ?? metadata.dtype);

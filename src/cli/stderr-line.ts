@@ -11,7 +11,7 @@ import { oneLine } from "../errors.js";
 import { safeMessageText } from "../message-text.js";
 
 /** `text` (one line, its trailing line break optional) as written to stderr: escaped, on one line, ended. */
-export function stderrLine(text: string): string {
+function stderrLine(text: string): string {
 	return `${oneLine(safeMessageText(text.endsWith("\n") ? text.slice(0, -1) : text))}\n`;
 }
 

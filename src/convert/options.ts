@@ -30,7 +30,7 @@ export interface NormalizedConversionOptions {
 
 export const TARGET_UNIT_CHOICES: readonly TargetUnitOption[] = ["auto", ...TARGET_UNITS];
 export const OVERFLOW_CHOICES: readonly OverflowPolicy[] = ["error", "null"];
-export const ROUNDING_CHOICES: readonly Rounding[] = ["error", "floor", "nearest"];
+const ROUNDING_CHOICES: readonly Rounding[] = ["error", "floor", "nearest"];
 
 /**
  * The rounding asked for by `rounding` and `allowTruncate` (`allowTruncate: true` is `rounding: "floor"`): given

@@ -9,7 +9,7 @@ import { DataType, type RecordBatch } from "apache-arrow";
 import type { TimestampValues } from "./to-arrow-timestamps.js";
 
 /** int64's largest value: what an overflowed value's slot holds under its null bit. */
-export const OVERFLOW_NULL_SLOT = 2n ** 63n - 1n;
+const OVERFLOW_NULL_SLOT = 2n ** 63n - 1n;
 
 /** Marks the values `converted` made null by overflow (see above); a conversion without any is left as it is. */
 export function markOverflowNulls(converted: TimestampValues): void {

@@ -291,7 +291,7 @@ const INT64_MAX = -NAT - 1n;
  * cannot take, and the wording of messages. `exact`: the instant is a whole number of target units; the value is
  * its floor, or with `nearest` the nearest unit (ties to even). Overflow is that of the value given.
  */
-export function convertCountExactly(count: bigint, plan: ConversionPlan, rounding: Rounding = "floor"): { value: bigint; exact: boolean } | "overflow" {
+function convertCountExactly(count: bigint, plan: ConversionPlan, rounding: Rounding = "floor"): { value: bigint; exact: boolean } | "overflow" {
 	let numerator: bigint;
 	const q = plan.q;
 	if (plan.mode === "calendar") {

@@ -13,7 +13,7 @@ export const SUCCESS_FILE = "_SUCCESS";
 const pad = (value: number) => String(value).padStart(5, "0");
 
 /** The prefix every data file of `part` starts with. */
-export function partFilePrefix(part: Part): string {
+function partFilePrefix(part: Part): string {
 	return `part-${pad(part.index)}-of-${pad(part.count)}`;
 }
 
@@ -36,7 +36,7 @@ export function lockPath(part: Part): string {
 	return `${PARTS_FOLDER}/part-${part.index}-of-${part.count}.lock`;
 }
 
-export const MANIFEST_NAME = /^part-(\d+)-of-(\d+)\.json$/;
+const MANIFEST_NAME = /^part-(\d+)-of-(\d+)\.json$/;
 
 /** A part's manifest found in a dataset folder: its name in `_parts/`, its path, and the part K/N its name says. */
 export interface FoundManifest {

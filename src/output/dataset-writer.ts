@@ -34,7 +34,7 @@ import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } fr
 import { DEFAULT_BUFFER_BYTES, PartitionBuffers } from "./partition-buffers.js";
 
 /** Open files by default: each holds up to a row group of rows in memory until it is closed. */
-export const DEFAULT_MAX_OPEN_FILES = 16;
+const DEFAULT_MAX_OPEN_FILES = 16;
 
 /**
  * Rows of unsorted time held for an open file before they are written to it: one write per 64 Ki rows (the slice
@@ -43,7 +43,7 @@ export const DEFAULT_MAX_OPEN_FILES = 16;
 const WRITE_ROWS = 1 << 16;
 
 /** Hive's (and Spark's, DuckDB's) name for the partition of rows whose partition value is null. */
-export const NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__";
+const NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__";
 
 export interface DatasetWriterOptions {
 	readonly folder: string;

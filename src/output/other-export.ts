@@ -41,7 +41,7 @@ function describeValue(key: string, value: unknown): string {
 }
 
 /** `` `start` 2021-01-01T00:00:00 (this run: 2021-01-02T00:00:00) ``, for each option that differs. */
-export function describeOptionChanges(before: Record<string, unknown>, now: Record<string, unknown>): string {
+function describeOptionChanges(before: Record<string, unknown>, now: Record<string, unknown>): string {
 	// Sorted, but a range's start before its end.
 	const rank = (key: string) => (key === "end" ? "start~" : key);
 	const keys = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort((a, b) => (rank(a) < rank(b) ? -1 : 1));

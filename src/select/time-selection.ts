@@ -170,7 +170,7 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 }
 
 /** The most bytes of decoded time chunks kept from the search for the export (see keepingTimeChunks): a whole-checked column's. */
-export const KEPT_TIME_BYTES = WHOLE_CHECK_VALUES * 8;
+const KEPT_TIME_BYTES = WHOLE_CHECK_VALUES * 8;
 
 /**
  * The table and time column with the time column's chunks kept as the search reads them (up to KEPT_TIME_BYTES, see

@@ -2,10 +2,10 @@
 export type ReadRange = (offset: number, length: number, signal: AbortSignal | undefined) => Promise<Uint8Array>;
 
 /** Bytes between two ranges read with them rather than apart: less than a request's own cost over HTTP, a page locally. */
-export const MAX_GAP_BYTES = 4096;
+const MAX_GAP_BYTES = 4096;
 
 /** The most bytes one coalesced read spans: what it holds alive while any of its ranges is in use. */
-export const MAX_COALESCED_BYTES = 4 * 2 ** 20;
+const MAX_COALESCED_BYTES = 4 * 2 ** 20;
 
 interface WaitingRead {
 	readonly offset: number;

@@ -111,4 +111,4 @@ export class HttpZipReader {
 }
 
 /** The largest zip kept whole from a server that ignores byte ranges (see HttpZipReader). */
-export const MAX_WHOLE_ZIP_BYTES = 1024 * 2 ** 20;
+const MAX_WHOLE_ZIP_BYTES = 1024 * 2 ** 20;

@@ -13,7 +13,7 @@ export interface AwsCredentials {
 }
 
 /** SHA-256 of no bytes: the payload hash of a request without a body. */
-export const EMPTY_PAYLOAD_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+const EMPTY_PAYLOAD_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 /** SigV4's URI encoding: every byte but the unreserved characters `A-Za-z0-9-._~` as %XY, hex in upper case. */
 export function awsUriEncode(text: string): string {

@@ -6,7 +6,7 @@
 const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 
 /** The text of an element with entity and character references resolved, CDATA kept as is. */
-export function xmlText(inner: string): string {
+function xmlText(inner: string): string {
 	return inner.replace(/<!\[CDATA\[([\s\S]*?)\]\]>|&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (whole, cdata: string | undefined, ref: string | undefined) => {
 		if (cdata !== undefined) return cdata;
 		if (ref!.startsWith("#x")) return String.fromCodePoint(Number.parseInt(ref!.slice(2), 16));

@@ -70,7 +70,7 @@ export interface BroadcastSource {
  * 2 MiB per int64 column. Batches in the pipeline (a few, between its stages) hold this much of each column,
  * index columns included: a million rows measured 55 MiB more peak RSS on a 3-D zstd store with `--index`.
  */
-export const BAND_VALUES = 1 << 18;
+const BAND_VALUES = 1 << 18;
 
 /**
  * Values of one band at most in chunk order, where a band's values are views of its chunks and what each batch
@@ -78,7 +78,7 @@ export const BAND_VALUES = 1 << 18;
  * 117 -> 105 MiB peak RSS on the bench's 3-D zstd store with `--index --order chunk`, no slower. In C order the row
  * of chunks held sets the peak: bands of one row (100k values) instead of two saved 2 MiB there and took 4% longer.
  */
-export const CHUNK_ORDER_BAND_VALUES = 1 << 17;
+const CHUNK_ORDER_BAND_VALUES = 1 << 17;
 
 /**
  * Bytes of values of one band at most, all of its columns together (as a batch holds them: index columns, values

@@ -11,10 +11,10 @@ import { allocateEmpty } from "./plain-column.js";
 import { stringifyExactIntegers } from "../json/exact-integers.js";
 
 /** The CF attributes a decoded column keeps in its field metadata, as written. */
-export const KEPT_CF_ATTRIBUTES = ["units", "long_name", "standard_name"] as const;
+const KEPT_CF_ATTRIBUTES = ["units", "long_name", "standard_name"] as const;
 
 /** Field metadata key saying which CF attributes were applied to the values, with their values (JSON). */
-export const CF_APPLIED_KEY = "zarr.cf_applied";
+const CF_APPLIED_KEY = "zarr.cf_applied";
 
 export interface CfValuesColumn {
 	readonly column: Extract<TableColumn, { kind: "plain" }>;

@@ -1,5 +1,6 @@
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
+import { deltaRefusal } from "./codecs/delta.js";
 
 /**
  * The numcodecs configurations a Zarr v2 `.zarray` names as `compressor` or `filters` (`{"id": "zlib",
@@ -72,7 +73,27 @@ function floatTypeOf(value: unknown): string | undefined {
 	return `${match[1] === ">" ? ">" : "<"}f${match[2]}`;
 }
 
+/**
+ * numcodecs filters of the values rather than of their bytes, as the v3 array-to-array codecs (zarr-python 3's names)
+ * that decode them, by id; `storedType` is the data type of the stored values. The reason, when refused.
+ */
+const ARRAY_FILTERS: ReadonlyMap<string, { name: string; refusal: (configuration: Record<string, unknown>, storedType: string) => string | undefined }> = new Map([["delta", { name: "numcodecs.delta", refusal: deltaRefusal }]]);
+
 export const SUPPORTED_NUMCODECS: readonly string[] = [...NUMCODECS.keys()];
+
+/**
+ * A `filters` entry that is a filter of the values (ARRAY_FILTERS) as its v3 codec, refused (UNSUPPORTED, the
+ * reason) when configured as this package does not read it; undefined for any other entry.
+ */
+export function numcodecArrayFilter(value: unknown, field: string, storedType: string): CodecMetadata | undefined {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+	const { id, ...configuration } = value as Record<string, unknown>;
+	const filter = typeof id === "string" ? ARRAY_FILTERS.get(id) : undefined;
+	if (filter === undefined) return undefined;
+	const reason = filter.refusal(configuration, storedType);
+	if (reason !== undefined) throw new Dt64ExportError("UNSUPPORTED", `${field}: ${reason}`, { field });
+	return { name: filter.name, configuration };
+}
 
 /**
  * Whether a `filters` entry is one whose decode is the identity on the stored bytes (see IDENTITY_FILTERS), which
@@ -99,8 +120,8 @@ export function numcodecToV3(value: unknown, field: string, itemBytes: number): 
 	const { id, ...configuration } = value as Record<string, unknown>;
 	const translate = typeof id === "string" ? NUMCODECS.get(id) : undefined;
 	if (translate === undefined) {
-		const identity = field.startsWith("filters") ? `; as filters, also ${[...IDENTITY_FILTERS.keys()].join(", ")}` : "";
-		throw new Dt64ExportError("UNSUPPORTED", `${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")}${identity})`);
+		const identity = field.startsWith("filters") ? `; as filters, also ${[...ARRAY_FILTERS.keys(), ...IDENTITY_FILTERS.keys()].join(", ")}` : "";
+		throw new Dt64ExportError("UNSUPPORTED", `${field}: codec id ${JSON.stringify(id)} is not supported (supported: ${SUPPORTED_NUMCODECS.join(", ")}${identity})`, { field });
 	}
 	try {
 		return translate(configuration, itemBytes);

@@ -14,7 +14,7 @@ import { withExactMarkerIntegers } from "../json/exact-integers.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { documentKey, inArrayDocument, type ArrayNode, type CodecMetadata, type NodeMetadata, type V3ArrayForm } from "./array-metadata.js";
 import { decodeVlenUtf8 } from "./codecs/vlen-utf8.js";
-import { isIdentityFilter, numcodecToV3 } from "./numcodecs-v2.js";
+import { isIdentityFilter, numcodecArrayFilter, numcodecToV3 } from "./numcodecs-v2.js";
 
 export const ZARRAY = ".zarray";
 export const ZGROUP = ".zgroup";
@@ -118,14 +118,23 @@ function v2Codecs(json: Record<string, unknown>, rank: number, values: V2Values)
 	if (order !== "C" && order !== "F") throw new Dt64ExportError("METADATA_INVALID", `order must be "C" or "F", got ${JSON.stringify(order)}`, { field: "order" });
 	// Axis reversal is the identity for 0-d and 1-d chunks: no codec is needed there.
 	if (order === "F" && rank > 1) codecs.push({ name: "transpose", configuration: { order: Array.from({ length: rank }, (_, i) => rank - 1 - i) } });
-	codecs.push(values.arrayToBytes);
+	const arrayFilters: CodecMetadata[] = [];
+	const bytesFilters: CodecMetadata[] = [];
 	const skipped = (json.filters as unknown[] | null | undefined)?.length ?? 0;
 	const first = skipped - values.filters.length;
+	// Time arrays are stored as int64 counts.
+	const storedType = typeof values.dataType === "string" ? values.dataType : "int64";
 	values.filters.forEach((filter, i) => {
 		const field = `filters[${first + i}]`;
 		// A lossy filter whose decode is the identity (bitround, quantize) leaves nothing to undo.
-		if (!isIdentityFilter(filter, field)) codecs.push(numcodecToV3(filter, field, values.itemBytes));
+		if (isIdentityFilter(filter, field)) return;
+		// A filter of the values (delta) decodes on them, next to the array-to-bytes codec: before any filter of bytes.
+		const arrayFilter = numcodecArrayFilter(filter, field, storedType);
+		if (arrayFilter === undefined) bytesFilters.push(numcodecToV3(filter, field, values.itemBytes));
+		else if (bytesFilters.length > 0) throw new Dt64ExportError("UNSUPPORTED", `${field}: ${arrayFilter.name} after a filter of bytes is not read (only before them, on the values)`, { field });
+		else arrayFilters.push(arrayFilter);
 	});
+	codecs.push(...arrayFilters, values.arrayToBytes, ...bytesFilters);
 	if (json.compressor !== null && json.compressor !== undefined) codecs.push(numcodecToV3(json.compressor, "compressor", values.itemBytes));
 	return codecs;
 }

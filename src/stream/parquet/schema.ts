@@ -8,7 +8,7 @@ import { rowGroupRowsFor } from "./row-group-size.js";
 
 export type TimeType = Timestamp | Duration;
 
-export function isTimeType(type: DataType): type is TimeType {
+function isTimeType(type: DataType): type is TimeType {
 	return type instanceof Timestamp || type instanceof Duration;
 }
 

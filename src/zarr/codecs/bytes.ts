@@ -31,11 +31,6 @@ function layoutOf(dataType: string): ValuesConstructor | undefined {
 	return FIXED_BYTES.test(dataType) ? Uint8Array : VALUE_LAYOUTS.get(dataType);
 }
 
-/** Whether the `bytes` codec can make values of this data type. */
-export function hasByteLayout(dataType: string): boolean {
-	return layoutOf(dataType) !== undefined;
-}
-
 /**
  * The `bytes` codec: the chunk's bytes as values in C order, swapped from big endian where the metadata says so.
  * The values are a view of the bytes when they are aligned and little endian (no copy), a copy otherwise.

@@ -2,6 +2,7 @@ import { bloscCodec, lz4Codec, zstdCodec } from "./bounded-wasm.js";
 import { bytesCodec } from "./bytes.js";
 import type { CodecFactory } from "./codec.js";
 import { crc32cCodec } from "./crc32c.js";
+import { deltaCodec } from "./delta.js";
 import { gzipCodec, zlibCodec } from "./node-zlib.js";
 import { transposeCodec } from "./transpose.js";
 import { vlenUtf8Codec } from "./vlen-utf8.js";
@@ -27,4 +28,5 @@ export const CODECS: ReadonlyMap<string, CodecFactory> = new Map<string, CodecFa
 	["blosc", bloscCodec],
 	["numcodecs.blosc", bloscCodec],
 	["crc32c", crc32cCodec],
+	["numcodecs.delta", deltaCodec],
 ]);

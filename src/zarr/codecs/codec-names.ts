@@ -1,7 +1,7 @@
 import { CODECS } from "./codec-map.js";
 
 /** The sharding codec, read by the chunk source rather than the codec pipeline. */
-export const SHARDING_CODEC = "sharding_indexed";
+const SHARDING_CODEC = "sharding_indexed";
 
 /** Every codec name this package reads. */
 export const KNOWN_CODECS: ReadonlySet<string> = new Set([...CODECS.keys(), SHARDING_CODEC]);

@@ -5,7 +5,7 @@
 import { UsageError } from "../../errors.js";
 
 /** The most decode threads `DT64_DECODE_THREADS` may ask for: each costs 10-20 MiB and a chunk in flight. */
-export const MAX_DECODE_THREADS = 16;
+const MAX_DECODE_THREADS = 16;
 
 /** The count `DT64_DECODE_THREADS` asks for, if it is set (an empty value is not); anything else is refused. */
 export function decodeThreadsAsked(): number | undefined {

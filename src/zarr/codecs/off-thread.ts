@@ -33,7 +33,7 @@ function workerUrl(): URL {
  * then fails with the same error whatever the array's size (decoded here or on threads, see onThreads), before its
  * first chunk is read.
  */
-export function requireDecoderFiles(): void {
+function requireDecoderFiles(): void {
 	decodersWasmFile();
 	if (threadCount() > 0) workerUrl();
 }
