@@ -415,8 +415,9 @@ function shownAttributes(node: ArrayNode): Partial<InspectNode> {
  * counts may ask for a finer one, which only reading every value tells.
  */
 async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: InspectNode, where: string, maxChunks: number): Promise<InspectNode> {
-	// Decoded as time, it is no companion column (unless --no-cf, where it is its numbers).
-	const { reason: _notTime, companion: _companion, companionReason: _why, arrowType: _plain, ...described } = other;
+	// Decoded as time, it is no companion column (unless --no-cf, where it is its numbers): none of the companion's
+	// fields (its type, and how CF decoding or widening makes it) describe the time it decodes to.
+	const { reason: _notTime, companion: _companion, companionReason: _why, arrowType: _plain, cfDecoding: _decoding, widening: _widening, ...described } = other;
 	const attributes = attributesOf(node);
 	const cfTime = `${String(attributes.units)}${cfTimeKindOf(attributes) === "duration" ? ", timedelta" : `, ${typeof attributes.calendar === "string" ? attributes.calendar : "standard"}`}`;
 	let metadata: PlainArrayMetadata;
@@ -483,7 +484,7 @@ function packingReport(countType: string, rule: PackingRule): CfPackingReport {
 function packingText(packing: CfPackingReport): string {
 	const scale = packing.scaleFactor === undefined ? "" : ` × scale_factor ${packing.scaleFactor}`;
 	const offset = packing.addOffset === undefined ? "" : ` + add_offset ${packing.addOffset}`;
-	return `${packing.countType} counts${scale}${offset}, in ${packing.unpackedType} as xarray's decode_cf unpacks them`;
+	return `${packing.countType} counts${scale}${offset}, unpacked in ${packing.unpackedType} (CF's rule)`;
 }
 
 /** Shape, chunking and codecs as a v2 `.zarray` writes them, for arrays that are not read as v3. */

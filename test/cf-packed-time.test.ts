@@ -87,7 +87,10 @@ describe("packed CF time written by xarray", () => {
 		const json = JSON.parse(inspectReportToJson(report)) as { nodes: { path: string; cfPacking?: unknown; arrowType?: string }[] };
 		expect(json.nodes.find((node) => node.path === "time")).toMatchObject({ cfPacking: time.cfPacking, arrowType: time.arrowType });
 		const offset = addOffset === undefined ? "" : ` + add_offset ${addOffset}`;
-		expect(formatInspectReport(report)).toContain(`  packed      ${countType} counts × scale_factor ${scaleFactor}${offset}, in ${CASES[name].unpacked_dtype} as xarray's decode_cf unpacks them, then decoded to ${time.arrowType}\n`);
+		expect(formatInspectReport(report)).toContain(`  packed      ${countType} counts × scale_factor ${scaleFactor}${offset}, unpacked in ${CASES[name].unpacked_dtype} (CF's rule), then decoded to ${time.arrowType}\n`);
+		// A CF time array is no companion column: nothing of the companion's decoding describes it (trial 23b, 09).
+		expect(json.nodes.find((node) => node.path === "time")).not.toHaveProperty("cfDecoding");
+		expect(formatInspectReport(report)).not.toContain("as stored without CF decoding");
 	});
 
 	it("keeps scale_factor and add_offset in the field metadata, in Arrow IPC and in Parquet's ARROW:schema", async () => {

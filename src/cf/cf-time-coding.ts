@@ -119,8 +119,8 @@ export function parseCfTimeCoding(attributes: Record<string, unknown>, options: 
 }
 
 /**
- * How inspect and messages name the coding: `hours since 2020-01-01 00:00:00, proleptic_gregorian` (and the packing:
- * `, scale_factor 12`).
+ * How messages name the coding: `hours since 2020-01-01 00:00:00, proleptic_gregorian` (and the packing:
+ * `, scale_factor 12`). inspect shows the attributes themselves, and the packing on a line of its own.
  */
 export function describeCfTimeCoding(coding: CfTimeCoding): string {
 	const packing = coding.packing === null ? "" : `, ${describePacking(coding.packing)}`;
