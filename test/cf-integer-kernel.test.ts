@@ -128,3 +128,67 @@ describe("integer CF counts through the WebAssembly kernel", () => {
 		});
 	}
 });
+
+describe("float CF counts through the WebAssembly kernel", () => {
+	/** Doubles of every kind the kernel must stop at or take: fractions exact and not, -0, NaN, infinities, 2^53 edges. */
+	function floatCounts(make: (n: number) => Float64Array | Float32Array, special: number[]): Float64Array | Float32Array {
+		const values = make(LENGTH);
+		const next = patterns();
+		for (let i = 0; i < LENGTH; i++) {
+			const x = next.next().value as bigint;
+			const pick = Number(x % 6n);
+			const whole = Number((x >> 8n) % 2_000_000n) - 1_000_000;
+			values[i] = pick === 0 ? whole : pick === 1 ? whole + 0.25 : pick === 2 ? whole / 3 : pick === 3 ? whole * 0.1 : pick === 4 ? Number(BigInt.asIntN(64, x)) / 7 : whole / 1024;
+		}
+		SPOTS.forEach((spot, k) => (values[spot] = special[k % special.length]));
+		for (let i = 7; i < LENGTH; i += 4099) values[i] = special[i % special.length];
+		return values;
+	}
+	const special = [Number.NaN, -9999, Number.POSITIVE_INFINITY, -0, 2 ** 53, 2 ** 53 - 1, 0.1, Number.NEGATIVE_INFINITY, 1e300, -1e-300];
+
+	const cases = [
+		["float64", "hours since 2000-01-01"],
+		["float64", "days since 1677-09-22"],
+		["float32", "seconds since 1970-01-01"],
+	] as const;
+	for (const [name, units] of cases) {
+		const make = (n: number) => (name === "float64" ? new Float64Array(n) : new Float32Array(n));
+		{
+			it(`${name} ${units}: the same instants, nulls and overflows as the general path`, () => {
+				const coding = parseCfTimeCoding({ units }, {});
+				const counts = floatCounts(make, special);
+				const two = cfMissingValueMarkers({ zarrFormat: 3, dataType: name, attributes: { _FillValue: -9999 }, fillValue: null });
+				// Markers the data never holds, beyond what the kernel takes: the general path alone.
+				const four = cfMissingValueMarkers({ zarrFormat: 3, dataType: name, attributes: { _FillValue: -9999, missing_value: [-9998.5, -9997.5, -9996.5] }, fillValue: null });
+				expect(four.floats.size).toBeGreaterThan(2);
+				for (const unit of ["ns", "s"] as const) {
+					// Floor: a product that rounds to a whole number from below is one less (Dekker tells it is inexact).
+					const options = { unit, rounding: "floor" as const, onOverflow: "null" as const, dataType: name };
+					const kernel = decodeCfTimes(counts.slice(), coding, two, { ...options, inPlace: true });
+					const general = decodeCfTimes(counts.slice(), coding, four, options);
+					expect(kernel.nullCount).toBe(general.nullCount);
+					expect(kernel.overflowed ?? []).toEqual(general.overflowed ?? []);
+					expect(Buffer.from(kernel.validity ?? new Uint8Array(0)).equals(Buffer.from(general.validity ?? new Uint8Array(0)))).toBe(true);
+					const differing = kernel.values.findIndex((value, i) => value !== general.values[i]);
+					expect(differing === -1 ? null : { i: differing, count: counts[differing], kernel: kernel.values[differing], general: general.values[differing] }).toBeNull();
+				}
+			});
+		}
+	}
+
+	it("takes the step and markers it holds", () => {
+		expect(WasmLinearKernel.forAffineFloat(3_600_000_000_000n, 0n, [-9999])).not.toBeNull();
+		expect(WasmLinearKernel.forAffineFloat(2n ** 53n, 0n, [])).toBeNull();
+		expect(WasmLinearKernel.forAffineFloat(1n, 0n, [1, 2, 3])).toBeNull();
+	});
+
+	it("float64 in place: the instants take the counts' bytes", () => {
+		const counts = new Float64Array([0, 1.5, Number.NaN, 24]);
+		const coding = parseCfTimeCoding({ units: "hours since 2000-01-01" }, {});
+		const markers = cfMissingValueMarkers({ zarrFormat: 3, dataType: "float64", attributes: {}, fillValue: null });
+		const decoded = decodeCfTimes(counts, coding, markers, { unit: "s", onOverflow: "error", dataType: "float64", inPlace: true });
+		expect(decoded.values.buffer).toBe(counts.buffer);
+		expect([...decoded.values]).toEqual([946684800n, 946684800n + 5400n, 0n, 946684800n + 86400n]);
+		expect(decoded.nullCount).toBe(1);
+	});
+});

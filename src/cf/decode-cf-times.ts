@@ -93,8 +93,14 @@ type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
 
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
 	const length = values.length;
-	// In place, each value is read before its slot is written (a refusal's message names the value as stored).
-	const out = options.inPlace === true && values instanceof BigInt64Array ? values : (options.allocateValues?.(length) ?? new BigInt64Array(length));
+	// In place (int64 counts, and float64 ones whose bytes the instants take), each value is read before its slot is
+	// written (a refusal's message names the value as stored).
+	const out =
+		options.inPlace === true && values instanceof BigInt64Array
+			? values
+			: options.inPlace === true && values instanceof Float64Array
+				? new BigInt64Array(values.buffer, values.byteOffset, length)
+				: (options.allocateValues?.(length) ?? new BigInt64Array(length));
 	let validity: Uint8Array | null = null;
 	let nullCount = 0;
 	const overflowed: number[] = [];
@@ -165,16 +171,17 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 		out[i] = outcome.value;
 	};
 	const wide = values instanceof BigInt64Array;
-	const kernel = (wide || isSmallIntegers(values)) && unpack === null ? affineKernel(coding, target, markers) : null;
+	const floats = values instanceof Float64Array || values instanceof Float32Array;
+	const kernel = unpack !== null ? null : wide || isSmallIntegers(values) ? affineKernel(coding, target, markers) : floats ? affineFloatKernel(coding, target, markers) : null;
 	if (kernel !== null) {
-		// Integer counts (xarray's int64 encoding of datetime64, a netCDF file's int32 hours) window by window through
-		// the WebAssembly kernel, which stops at what it cannot settle alone (a missing-value marker, an instant
-		// outside int64) for `settle`.
+		// Integer counts (xarray's int64 encoding of datetime64, a netCDF file's int32 hours) and float counts window by
+		// window through the WebAssembly kernel, which stops at what it cannot settle alone (a missing-value marker,
+		// NaN, an instant outside int64, a float count whose product is not an exact whole number) for `settle`.
 		const in32 = wide ? new Int32Array(values.buffer, values.byteOffset, length * 2) : null;
 		const out32 = new Int32Array(out.buffer, out.byteOffset, length * 2);
 		for (let start = 0; start < length; start += WASM_WINDOW_VALUES) {
 			const end = Math.min(length, start + WASM_WINDOW_VALUES);
-			const window = in32 !== null ? kernel.load(in32, start, end) : kernel.loadWidened(values as SmallIntegers, start, end);
+			const window = in32 !== null ? kernel.load(in32, start, end) : floats ? kernel.loadDoubles(values, start, end) : kernel.loadWidened(values as SmallIntegers, start, end);
 			for (let i = kernel.run(0, end - start); i < end - start; i = kernel.run(i + 1, end - start)) {
 				settle(start + i);
 				window[2 * i] = out32[2 * (start + i)];
@@ -189,6 +196,16 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	const bitmap = validity as Uint8Array | null;
 	if (bitmap !== null && length & 7) bitmap[length >> 3] &= (1 << (length & 7)) - 1;
 	return { unit: options.unit, values: out, validity: bitmap, nullCount, ...(overflowed.length > 0 && { overflowed }), ...(invalidDates.length > 0 && { invalidDates }) };
+}
+
+/**
+ * The WebAssembly kernel of float counts where integerFastPath holds, taking what its double product takes; none for
+ * more markers than it holds (NaN needs none: it stops there).
+ */
+function affineFloatKernel(coding: CfTimeCoding, target: bigint, markers: MissingValueMarkers): WasmLinearKernel | null {
+	if (!markers.nanIsMissing || coding.calendar?.kind === "model") return null;
+	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
+	return WasmLinearKernel.forAffineFloat(coding.unitNanoseconds / target, coding.referenceNanoseconds / target, [...markers.floats]);
 }
 
 /** Whether the values are integers of up to 32 bits, which the kernel widens to int64. */

@@ -18,6 +18,13 @@
   (global $markers (mut i32) (i32.const 0))
   (global $marker0 (mut i64) (i64.const 0))
   (global $marker1 (mut i64) (i64.const 0))
+  ;; affineFloat: the step as a double and its Veltkamp halves, and up to two float markers.
+  (global $step (mut f64) (f64.const 1))
+  (global $stepHigh (mut f64) (f64.const 1))
+  (global $stepLow (mut f64) (f64.const 0))
+  (global $floatMarkers (mut i32) (i32.const 0))
+  (global $floatMarker0 (mut f64) (f64.const 0))
+  (global $floatMarker1 (mut f64) (f64.const 0))
 
   (func (export "setMultiply") (param $factor i64) (param $min i64) (param $max i64)
     (global.set $factor (local.get $factor))
@@ -105,6 +112,60 @@
         (if (i32.or (i64.lt_s (local.get $v) (global.get $min)) (i64.gt_s (local.get $v) (global.get $max)))
           (then (return (local.get $i))))
         (i64.store (local.get $at) (i64.add (i64.mul (local.get $v) (global.get $factor)) (global.get $offset)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (local.get $to))
+
+  (func (export "setAffineFloat") (param $step f64) (param $stepHigh f64) (param $stepLow f64) (param $count i32) (param $marker0 f64) (param $marker1 f64)
+    (global.set $step (local.get $step))
+    (global.set $stepHigh (local.get $stepHigh))
+    (global.set $stepLow (local.get $stepLow))
+    (global.set $floatMarkers (local.get $count))
+    (global.set $floatMarker0 (local.get $marker0))
+    (global.set $floatMarker1 (local.get $marker1)))
+
+  ;; Float counts (doubles at byte 8 * i) to instants in place: the double product count * step when it is a whole
+  ;; number of at most 2^53 - 1 in magnitude and exact (an integer count, or Dekker's error term zero, computed in
+  ;; the order decode-cf-times.ts's isExactProduct computes it), plus the offset; it stops at a marker, at NaN or an
+  ;; infinity, at any other count, and at a product whose instant leaves (-2^63, 2^63) ($min and $max bound the
+  ;; product), as the affine loop does.
+  (func (export "affineFloat") (param $from i32) (param $to i32) (result i32)
+    (local $i i32) (local $at i32) (local $v f64) (local $p f64) (local $t f64) (local $high f64) (local $low f64) (local $q i64)
+    (local.set $i (local.get $from))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $to)))
+        (local.set $at (i32.shl (local.get $i) (i32.const 3)))
+        (local.set $v (f64.load (local.get $at)))
+        (if (i32.or
+              (i32.and (i32.gt_u (global.get $floatMarkers) (i32.const 0)) (f64.eq (local.get $v) (global.get $floatMarker0)))
+              (i32.and (i32.gt_u (global.get $floatMarkers) (i32.const 1)) (f64.eq (local.get $v) (global.get $floatMarker1))))
+          (then (return (local.get $i))))
+        (local.set $p (f64.mul (local.get $v) (global.get $step)))
+        ;; Not (|p| <= 2^53 - 1) also stops NaN.
+        (if (i32.eqz (f64.le (f64.abs (local.get $p)) (f64.const 9007199254740991)))
+          (then (return (local.get $i))))
+        (if (f64.ne (local.get $p) (f64.trunc (local.get $p)))
+          (then (return (local.get $i))))
+        (if (f64.ne (local.get $v) (f64.trunc (local.get $v)))
+          (then
+            (local.set $t (f64.mul (f64.const 134217729) (local.get $v)))
+            (local.set $high (f64.sub (local.get $t) (f64.sub (local.get $t) (local.get $v))))
+            (local.set $low (f64.sub (local.get $v) (local.get $high)))
+            (if (f64.ne
+                  (f64.add
+                    (f64.add
+                      (f64.add
+                        (f64.sub (f64.mul (local.get $high) (global.get $stepHigh)) (local.get $p))
+                        (f64.mul (local.get $high) (global.get $stepLow)))
+                      (f64.mul (local.get $low) (global.get $stepHigh)))
+                    (f64.mul (local.get $low) (global.get $stepLow)))
+                  (f64.const 0))
+              (then (return (local.get $i))))))
+        (local.set $q (i64.trunc_f64_s (local.get $p)))
+        (if (i32.or (i64.lt_s (local.get $q) (global.get $min)) (i64.gt_s (local.get $q) (global.get $max)))
+          (then (return (local.get $i))))
+        (i64.store (local.get $at) (i64.add (local.get $q) (global.get $offset)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
     (local.get $to))

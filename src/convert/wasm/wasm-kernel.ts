@@ -19,6 +19,8 @@ interface KernelExports {
 	setAffine(factor: bigint, offset: bigint, min: bigint, max: bigint): void;
 	setMarkers(count: number, marker0: bigint, marker1: bigint): void;
 	affine(from: number, to: number): number;
+	setAffineFloat(step: number, stepHigh: number, stepLow: number, count: number, marker0: number, marker1: number): void;
+	affineFloat(from: number, to: number): number;
 }
 
 /** The integer arrays a kernel widens to int64 as it loads them. */
@@ -30,6 +32,8 @@ const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 /** The markers an affine kernel stops at itself: more send the array to the general path. */
 const AFFINE_MARKERS = 2;
+/** Veltkamp's splitter for doubles, 2^27 + 1, as exact-double.ts's isExactProduct splits. */
+const VELTKAMP_SPLITTER = 134_217_729;
 const PAGE_BYTES = 65_536;
 const INEXACT_MODE: Readonly<Record<Rounding, number>> = { error: 1, floor: 0, nearest: 2 };
 
@@ -105,6 +109,32 @@ export class WasmLinearKernel {
 		const memory = this.#exports.memory;
 		if (memory.buffer.byteLength < bytes) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
 		return new Int32Array(memory.buffer, 0, count * 2);
+	}
+
+	/**
+	 * CF time's float counts to instants: count × step + offset where the double product is an exact whole number of
+	 * at most 2^53 - 1 in magnitude (as decode-cf-times.ts's integer fast path takes it), stopping at each of `markers`
+	 * (at most two), at NaN, at any other count and at an instant outside (-2^63, 2^63). The counts are doubles in the
+	 * module's memory (loadDoubles), the instants written over them.
+	 */
+	static forAffineFloat(step: bigint, offset: bigint, markers: readonly number[]): WasmLinearKernel | null {
+		if (webAssembly === undefined || step < 1n || step > BigInt(Number.MAX_SAFE_INTEGER) || offset < INT64_MIN || offset > INT64_MAX || markers.length > AFFINE_MARKERS) return null;
+		const exports = kernelExports();
+		const clamp = (v: bigint) => (v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v);
+		// The products whose instant is in (-2^63, 2^63).
+		exports.setAffine(1n, offset, clamp(INT64_MIN + 1n - offset), clamp(INT64_MAX - offset));
+		const stepNumber = Number(step);
+		const t = VELTKAMP_SPLITTER * stepNumber;
+		const stepHigh = t - (t - stepNumber);
+		exports.setAffineFloat(stepNumber, stepHigh, stepNumber - stepHigh, markers.length, markers[0] ?? 0, markers[1] ?? 0);
+		return new WasmLinearKernel(exports, (from, to) => exports.affineFloat(from, to));
+	}
+
+	/** Copies floats [start, end) into the module as doubles (float32 ones widened exactly); returns their words. */
+	loadDoubles(values: Float64Array | Float32Array, start: number, end: number): Int32Array {
+		const window = this.#window(end - start);
+		new Float64Array(window.buffer, 0, end - start).set(values.subarray(start, end));
+		return window;
 	}
 
 	/**
