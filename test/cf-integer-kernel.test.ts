@@ -153,7 +153,6 @@ describe("float CF counts through the WebAssembly kernel", () => {
 	] as const;
 	for (const [name, units] of cases) {
 		const make = (n: number) => (name === "float64" ? new Float64Array(n) : new Float32Array(n));
-		{
 			it(`${name} ${units}: the same instants, nulls and overflows as the general path`, () => {
 				const coding = parseCfTimeCoding({ units }, {});
 				const counts = floatCounts(make, special);
@@ -173,7 +172,6 @@ describe("float CF counts through the WebAssembly kernel", () => {
 					expect(differing === -1 ? null : { i: differing, count: counts[differing], kernel: kernel.values[differing], general: general.values[differing] }).toBeNull();
 				}
 			});
-		}
 	}
 
 	it("takes the step and markers it holds", () => {
