@@ -5,6 +5,7 @@
  * place or not, from every integer width.
  */
 import { describe, expect, it } from "vitest";
+import { veltkampHigh } from "../src/cf/exact-double.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "../src/convert/wasm/wasm-kernel.js";
 import { cfMissingValueMarkers, decodeCfTimes, parseCfTimeCoding } from "../src/index.js";
 import { thrown } from "./support/thrown.js";
@@ -175,9 +176,9 @@ describe("float CF counts through the WebAssembly kernel", () => {
 	}
 
 	it("takes the step and markers it holds", () => {
-		expect(WasmLinearKernel.forAffineFloat(3_600_000_000_000n, 0n, [-9999])).not.toBeNull();
-		expect(WasmLinearKernel.forAffineFloat(2n ** 53n, 0n, [])).toBeNull();
-		expect(WasmLinearKernel.forAffineFloat(1n, 0n, [1, 2, 3])).toBeNull();
+		expect(WasmLinearKernel.forAffineFloat(3_600_000_000_000n, veltkampHigh(3_600_000_000_000), 0n, [-9999])).not.toBeNull();
+		expect(WasmLinearKernel.forAffineFloat(2n ** 53n, veltkampHigh(2 ** 53), 0n, [])).toBeNull();
+		expect(WasmLinearKernel.forAffineFloat(1n, 1, 0n, [1, 2, 3])).toBeNull();
 	});
 
 	it("float64 in place: the instants take the counts' bytes", () => {

@@ -5,27 +5,21 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PassThrough, Writable } from "node:stream";
-import { tableFromIPC, type Table } from "apache-arrow";
+import { PassThrough } from "node:stream";
+import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { exportTable, type ExportOptions } from "../src/index.js";
 import { deltaCodec } from "../src/zarr/codecs/delta.js";
+import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO } from "./support/cli.js";
 import { rejection } from "./support/thrown.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/delta");
 const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8"));
 
-async function exported(store: string, options: ExportOptions): Promise<Table> {
-	const parts: Buffer[] = [];
-	const sink = new Writable({
-		write(chunk: Buffer, _encoding, callback) {
-			parts.push(chunk);
-			callback();
-		},
-	});
-	await exportTable(store, sink, options);
-	return tableFromIPC(Buffer.concat(parts));
+/** The export of `store` as Arrow, read back from memory. */
+function exported(store: string, options: ExportOptions): Promise<Table> {
+	return exportedArrow((sink) => exportTable(store, sink, options));
 }
 
 /** A column's values as strings, null for null. */

@@ -19,7 +19,7 @@ import type { NumericValues } from "../zarr/chunk-values.js";
 import { YEAR_ALIGNED_CALENDAR, yearAlignedGregorianDays } from "./calendar-alignment.js";
 import { gregorianDaysOfLabel } from "./calendars.js";
 import { describeCfTimeCoding, NANOSECONDS_PER_DAY, type CfTimeCoding } from "./cf-time-coding.js";
-import { exactDyadic, isExactProduct } from "./exact-double.js";
+import { exactDyadic, isExactProduct, veltkampHigh } from "./exact-double.js";
 import { invalidDatePosition, type InvalidDate } from "../convert/dropped-dates.js";
 import { gregorianEpochDays } from "./calendar-days.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
@@ -203,9 +203,9 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
  * more markers than it holds (NaN needs none: it stops there).
  */
 function affineFloatKernel(coding: CfTimeCoding, target: bigint, markers: MissingValueMarkers): WasmLinearKernel | null {
-	if (!markers.nanIsMissing || coding.calendar?.kind === "model") return null;
-	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
-	return WasmLinearKernel.forAffineFloat(coding.unitNanoseconds / target, coding.referenceNanoseconds / target, [...markers.floats]);
+	const steps = wholeUnitSteps(coding, target);
+	if (steps === null || !markers.nanIsMissing) return null;
+	return WasmLinearKernel.forAffineFloat(steps.step, veltkampHigh(Number(steps.step)), steps.start, [...markers.floats]);
 }
 
 /** Whether the values are integers of up to 32 bits, which the kernel widens to int64. */
@@ -218,9 +218,19 @@ function isSmallIntegers(values: NumericValues): values is SmallIntegers {
  * count × step + start, stopping at the markers; none for more than its markers, or without WebAssembly.
  */
 function affineKernel(coding: CfTimeCoding, target: bigint, markers: MissingValueMarkers): WasmLinearKernel | null {
+	const steps = wholeUnitSteps(coding, target);
+	return steps === null ? null : WasmLinearKernel.forAffine(steps.step, steps.start, [...markers.integers]);
+}
+
+/**
+ * For a real-world calendar whose unit and reference are whole target units, the unit and the reference in target
+ * units: the instant of a count is count × step + start. Null otherwise (a model calendar, a unit or reference finer
+ * than the target): the general path alone decodes such counts.
+ */
+function wholeUnitSteps(coding: CfTimeCoding, target: bigint): { step: bigint; start: bigint } | null {
 	if (coding.calendar?.kind === "model") return null;
 	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
-	return WasmLinearKernel.forAffine(coding.unitNanoseconds / target, coding.referenceNanoseconds / target, [...markers.integers]);
+	return { step: coding.unitNanoseconds / target, start: coding.referenceNanoseconds / target };
 }
 
 /**
@@ -230,11 +240,10 @@ function affineKernel(coding: CfTimeCoding, target: bigint, markers: MissingValu
  * safe integer, or a result outside int64.
  */
 function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number | bigint) => bigint | undefined) | null {
-	if (coding.calendar?.kind === "model") return null;
-	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
-	const step = coding.unitNanoseconds / target;
+	const steps = wholeUnitSteps(coding, target);
+	if (steps === null) return null;
+	const { step, start } = steps;
 	const stepNumber = Number(step);
-	const start = coding.referenceNanoseconds / target;
 	return (count) => {
 		let result: bigint;
 		if (typeof count === "number") {

@@ -23,16 +23,21 @@ export function exactDyadic(value: number): Dyadic {
 /** Veltkamp's splitter for doubles: 2^27 + 1. */
 const SPLITTER = 134_217_729;
 
+/** The high half of `x` by Veltkamp's split (its low half is `x` minus it), as isExactProduct splits each factor. */
+export function veltkampHigh(x: number): number {
+	const t = SPLITTER * x;
+	return t - (t - x);
+}
+
 /**
  * Whether the double product `p` of `a` and `b` is exact: Dekker's TwoProduct gives the rounding error of a×b
- * exactly (no overflow here: |a| < 2^53 / |b|, both far below 2^996).
+ * exactly (no overflow here: |a| < 2^53 / |b|, both far below 2^996). The WebAssembly kernel's affineFloat computes
+ * the same terms in the same order (src/convert/wasm/linear-kernel.wat).
  */
 export function isExactProduct(a: number, b: number, p: number): boolean {
-	let t = SPLITTER * a;
-	const aHigh = t - (t - a);
+	const aHigh = veltkampHigh(a);
 	const aLow = a - aHigh;
-	t = SPLITTER * b;
-	const bHigh = t - (t - b);
+	const bHigh = veltkampHigh(b);
 	const bLow = b - bHigh;
 	return aHigh * bHigh - p + aHigh * bLow + aLow * bHigh + aLow * bLow === 0;
 }

@@ -1,5 +1,6 @@
 import type { Rounding } from "../options.js";
 import type { ConversionPlan } from "../plan.js";
+import { ceilDiv, floorDiv } from "../bigint-division.js";
 import { LINEAR_KERNEL_WASM_BASE64 } from "./linear-kernel-wasm.js";
 
 /** The part of the WebAssembly JS API used here (the compiler's Node libraries do not declare it). */
@@ -32,8 +33,6 @@ const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 /** The markers an affine kernel stops at itself: more send the array to the general path. */
 const AFFINE_MARKERS = 2;
-/** Veltkamp's splitter for doubles, 2^27 + 1, as exact-double.ts's isExactProduct splits. */
-const VELTKAMP_SPLITTER = 134_217_729;
 const PAGE_BYTES = 65_536;
 const INEXACT_MODE: Readonly<Record<Rounding, number>> = { error: 1, floor: 0, nearest: 2 };
 
@@ -86,10 +85,9 @@ export class WasmLinearKernel {
 	static forAffine(factor: bigint, offset: bigint, markers: readonly bigint[]): WasmLinearKernel | null {
 		if (webAssembly === undefined || factor < 1n || factor > INT64_MAX || offset < INT64_MIN || offset > INT64_MAX || markers.length > AFFINE_MARKERS) return null;
 		const exports = kernelExports();
-		// The counts whose instant is in (-2^63, 2^63): ceil((INT64_MIN + 1 - offset) / factor) to floor((INT64_MAX - offset) / factor).
-		const floorDiv = (a: bigint) => (a >= 0n ? a / factor : -((-a + factor - 1n) / factor));
-		const min = -floorDiv(-(INT64_MIN + 1n - offset));
-		const max = floorDiv(INT64_MAX - offset);
+		// The counts whose instant is in (-2^63, 2^63).
+		const min = ceilDiv(INT64_MIN + 1n - offset, factor);
+		const max = floorDiv(INT64_MAX - offset, factor);
 		const clamp = (v: bigint) => (v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v);
 		exports.setAffine(factor, offset, clamp(min), clamp(max));
 		exports.setMarkers(markers.length, markers[0] ?? 0n, markers[1] ?? 0n);
@@ -115,17 +113,16 @@ export class WasmLinearKernel {
 	 * CF time's float counts to instants: count × step + offset where the double product is an exact whole number of
 	 * at most 2^53 - 1 in magnitude (as decode-cf-times.ts's integer fast path takes it), stopping at each of `markers`
 	 * (at most two), at NaN, at any other count and at an instant outside (-2^63, 2^63). The counts are doubles in the
-	 * module's memory (loadDoubles), the instants written over them.
+	 * module's memory (loadDoubles), the instants written over them. `stepHigh`: the high half of the step as a
+	 * double, split as the caller's exactness test splits it (exact-double.ts's veltkampHigh).
 	 */
-	static forAffineFloat(step: bigint, offset: bigint, markers: readonly number[]): WasmLinearKernel | null {
+	static forAffineFloat(step: bigint, stepHigh: number, offset: bigint, markers: readonly number[]): WasmLinearKernel | null {
 		if (webAssembly === undefined || step < 1n || step > BigInt(Number.MAX_SAFE_INTEGER) || offset < INT64_MIN || offset > INT64_MAX || markers.length > AFFINE_MARKERS) return null;
 		const exports = kernelExports();
 		const clamp = (v: bigint) => (v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v);
 		// The products whose instant is in (-2^63, 2^63).
 		exports.setAffine(1n, offset, clamp(INT64_MIN + 1n - offset), clamp(INT64_MAX - offset));
 		const stepNumber = Number(step);
-		const t = VELTKAMP_SPLITTER * stepNumber;
-		const stepHigh = t - (t - stepNumber);
 		exports.setAffineFloat(stepNumber, stepHigh, stepNumber - stepHigh, markers.length, markers[0] ?? 0, markers[1] ?? 0);
 		return new WasmLinearKernel(exports, (from, to) => exports.affineFloat(from, to));
 	}
