@@ -17,7 +17,7 @@ import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan } from 
 import { createTableReader, openPlannedTable, tableReadLimits } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
 import { commitDatasetHolding, type CommitSummary } from "./output/commit.js";
-import { listDataset, LOCK_NAME, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
+import { listDataset, LOCK_NAME, manifestPath, partStagingPath, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
 import { checkPartitionKeysFree } from "./output/hive-partition.js";
 import { digestOptions } from "./output/manifest.js";
@@ -214,6 +214,17 @@ function clearDataset(folder: string, kept: ReadonlySet<string>, phase: "marker"
 	}
 }
 
+/**
+ * Clears a part's earlier run as a run of the part replaces it, once its files are all written aside: `marker`, the
+ * folder's `_SUCCESS` (the dataset changes from now on) and the part's manifest (it is unfinished until this run
+ * writes its own); the earlier run's files not replaced are removed by the writer once the new ones are in place.
+ */
+function clearPartRun(folder: string, part: Part, phase: "marker" | "files"): void {
+	if (phase !== "marker") return;
+	fs.rmSync(path.join(folder, SUCCESS_FILE), { force: true });
+	fs.rmSync(path.join(folder, manifestPath(part)), { force: true });
+}
+
 export interface DatasetExportSummary extends DatasetSummary {
 	readonly part: Part;
 	readonly selection: RowSelection;
@@ -343,8 +354,10 @@ async function writeLockedDataset(
 		forbiddenChunks: table.store.forbiddenAsMissing,
 		droppedInvalidDates: () => stages.batcher.droppedInvalidDates,
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
-		// The dataset replaced stays as it is, committed, until every file of the new one is written.
+		// The dataset replaced stays as it is, committed, until every file of the new one is written; so does a part's
+		// earlier run until every file of this one is.
 		...(replace && { replacing: { staging: path.join(folder, PARTS_FOLDER, STAGING_NAME), clear: (kept: ReadonlySet<string>, phase: "marker" | "files") => clearDataset(folder, kept, phase) } }),
+		...(!whole && { replacing: { staging: path.join(folder, partStagingPath(part)), clear: (_kept: ReadonlySet<string>, phase: "marker" | "files") => clearPartRun(folder, part, phase) } }),
 		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
 		commit: whole
 			? async () => {

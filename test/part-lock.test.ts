@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { commitDataset, exportDataset, exportToFile } from "../src/index.js";
-import { listDataset } from "../src/output/dataset-files.js";
+import { listDataset, partStagingPath } from "../src/output/dataset-files.js";
 import { acquirePartLock, LOCK_LEASE_MS, LOCK_RENEWAL_MS } from "../src/output/part-lock.js";
 import { BIN, REPO, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
@@ -228,7 +228,8 @@ describe("every way a run ends releases its lock", () => {
 		it(`${signal} in the middle of a write: exit ${status}, the lock released`, async () => {
 			const folder = path.join(tempDir(), "out");
 			const run = slowRun([...COMMON, "--part", "0/2", "-o", folder]);
-			await until(() => fs.existsSync(lockOf(folder, 0, 2)) && listDataset(folder).tempFiles.length > 0);
+			// A part writes its files aside until all are written (see dataset-writer.ts).
+			await until(() => fs.existsSync(lockOf(folder, 0, 2)) && listDataset(path.join(folder, partStagingPath({ index: 0, count: 2 }))).tempFiles.length > 0);
 			run.child.kill(signal);
 			expect((await run.exited).status).toBe(status);
 			expect(fs.existsSync(lockOf(folder, 0, 2))).toBe(false);

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { listDataset } from "../src/output/dataset-files.js";
+import { listDataset, partStagingPath } from "../src/output/dataset-files.js";
 import { useDuckDB } from "./support/duckdb.js";
 import { BIN, REPO, tempDir } from "./support/cli.js";
 import { runCliAsync } from "./support/run-cli-async.js";
@@ -122,15 +122,20 @@ describe("retries and commit", () => {
 		for (const k of [0, 2]) expect((await runCliAsync([...common, "--part", `${k}/3`])).status).toBe(0);
 		const victim = slowRun([...common, "--part", "1/3"]);
 		const exited = new Promise((resolve) => victim.once("exit", resolve));
-		for (let i = 0; i < 400 && listDataset(folder).tempFiles.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-		expect(listDataset(folder).tempFiles.length).toBeGreaterThan(0);
+		// The part writes its files aside (`_parts/.replacing-part-1-of-3/`) until all are written.
+		const staging = path.join(folder, partStagingPath({ index: 1, count: 3 }));
+		for (let i = 0; i < 400 && listDataset(staging).tempFiles.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(listDataset(staging).tempFiles.length).toBeGreaterThan(0);
 		victim.kill("SIGKILL");
 		await exited;
+		// Nothing of it among the dataset's files: what it left is aside, for its next run to remove.
+		expect(listDataset(folder).dataFiles.filter((file) => file.includes("part-00001"))).toEqual([]);
 		const refused = await runCliAsync(["commit", folder]);
 		expect(refused.status).toBe(1);
 		expect(refused.stderr).toMatch(/cannot commit .*(1\/3|killed while writing)/);
 		expect((await runCliAsync([...common, "--part", "1/3"])).status).toBe(0);
 		expect(listDataset(folder).tempFiles).toEqual([]);
+		expect(fs.existsSync(staging)).toBe(false);
 		expect((await runCliAsync(["commit", folder])).status).toBe(0);
 		const single = path.join(tempDir(), "single.parquet");
 		expect((await runCliAsync([location, "--columns", "time,value", "--to", "parquet", "-q", "-o", single])).status).toBe(0);
@@ -147,12 +152,40 @@ describe("retries and commit", () => {
 		// Into the dataset of the other parts, once a file of its own is finished; and into a folder it creates.
 		const created = path.join(tempDir(), "new", "out");
 		const interrupted = await Promise.all([
-			interruptWhen([...common, "--part", "1/3", "-o", folder], () => listDataset(folder).dataFiles.some((file) => file.includes("part-00001")) && listDataset(folder).tempFiles.length > 0),
+			interruptWhen([...common, "--part", "1/3", "-o", folder], () => {
+				// Aside until all are written: a file of its own finished (`.staged`), another being written.
+				const staging = path.join(folder, partStagingPath({ index: 1, count: 3 }));
+				const names = fs.existsSync(staging) ? fs.readdirSync(staging, { recursive: true, encoding: "utf8" }) : [];
+				return names.some((name) => name.endsWith(".parquet.staged")) && listDataset(staging).tempFiles.length > 0;
+			}),
 			interruptWhen([...common, "-o", created], () => listDataset(created).tempFiles.length > 0),
 		]);
 		expect(interrupted).toEqual([130, 130]);
 		expect(folderState(folder)).toEqual(before);
 		expect(fs.readdirSync(path.dirname(path.dirname(created)))).toEqual([]);
+	});
+
+	it("a committed part run again and interrupted mid-way leaves its earlier run, the manifest and _SUCCESS as they were", async () => {
+		const location = await stores["3-D"];
+		const folder = path.join(tempDir(), "out");
+		const common = [location, "--columns", "time,value", "--to", "parquet", "--partition-by", "day", "--row-group-rows", "16", "-q", "-o", folder];
+		for (const k of [0, 1, 2]) expect((await runCliAsync([...common, "--part", `${k}/3`])).status).toBe(0);
+		expect((await runCliAsync(["commit", folder])).status).toBe(0);
+		const before = folderState(folder);
+		const staging = path.join(folder, partStagingPath({ index: 1, count: 3 }));
+		// Once a file of the run is finished and the next being written, wherever it writes them.
+		const status = await interruptWhen([...common, "--part", "1/3"], () => {
+			const names = fs.existsSync(staging) ? fs.readdirSync(staging, { recursive: true, encoding: "utf8" }) : [];
+			const aside = names.some((name) => name.endsWith(".parquet.staged")) && listDataset(staging).tempFiles.length > 0;
+			const replacedInPlace = folderState(folder).some((entry) => entry.includes("part-00001-of-00003") && !before.includes(entry)) && listDataset(folder).tempFiles.length > 0;
+			return aside || replacedInPlace;
+		});
+		expect(status).toBe(130);
+		// Every file as it was, byte for byte and untouched (size and mtime), _SUCCESS and part 1's manifest included.
+		expect(folderState(folder)).toEqual(before);
+		expect(before.some((entry) => entry.startsWith("_SUCCESS "))).toBe(true);
+		expect(before.some((entry) => entry.startsWith("_parts/part-1-of-3.json "))).toBe(true);
+		expect((await runCliAsync(["commit", folder])).status).toBe(0);
 	});
 
 	it("commit refuses a missing part and a part run with other options, naming them", async () => {

@@ -178,9 +178,9 @@ function manifestTexts(folder: string): string {
 
 /**
  * After `_SUCCESS` is written: a part's run that started while the folder was being checked (a retry, a speculative
- * copy) took its lock and removed `_SUCCESS` and its manifest before this wrote it; the marker would then say
- * complete over a part being written. The locks and manifests are read again, and `_SUCCESS` goes if either changed.
- * A run that starts after this finds the marker and removes it itself (it takes its lock first).
+ * copy) took its lock (and, once its files were written aside, removed `_SUCCESS` and its manifest); the marker would
+ * then say complete over a part being written. The locks and manifests are read again, and `_SUCCESS` goes if either
+ * changed. A run that starts after this takes its lock first, and removes the marker itself before it moves its files in.
  */
 async function checkUnchanged(folder: string, manifestsRead: string, own: PartLock | undefined): Promise<void> {
 	const active = activeLocks(await readPartLocks(folder), own);

@@ -36,6 +36,15 @@ export function lockPath(part: Part): string {
 	return `${PARTS_FOLDER}/part-${part.index}-of-${part.count}.lock`;
 }
 
+/**
+ * `_parts/.replacing-part-K-of-N`, relative to the dataset folder: where a run of the part writes its files aside
+ * until every one is written (see DatasetWriterOptions.replacing). In `_parts/`, which readers and commit's checks
+ * of the data files skip; the next run of the part removes what a run killed outright left there.
+ */
+export function partStagingPath(part: Part): string {
+	return `${PARTS_FOLDER}/.replacing-part-${part.index}-of-${part.count}`;
+}
+
 const MANIFEST_NAME = /^part-(\d+)-of-(\d+)\.json$/;
 
 /** A part's manifest found in a dataset folder: its name in `_parts/`, its path, and the part K/N its name says. */

@@ -8,8 +8,9 @@
  * When every file is in place, the files this part wrote in an earlier run and not now are removed (a part run
  * again replaces exactly its own files), and the part's manifest is written last: a part without a manifest is
  * not finished, whatever files it left. A run that fails or is interrupted before its manifest undoes itself
- * (see `abandon`). A whole export that replaces a dataset writes its files aside (`replacing`) and puts them in place
- * only once all are written: a run that fails leaves the previous dataset as it was, committed.
+ * (see `abandon`). A part's run, and a whole export that replaces a dataset, write their files aside (`replacing`)
+ * and put them in place only once all are written: a run that fails leaves the part's earlier run (or the previous
+ * dataset) as it was, committed if it was.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -83,9 +84,11 @@ export interface DatasetWriterOptions {
 	 */
 	readonly commit?: () => Promise<void>;
 	/**
-	 * A whole export replacing the dataset in the folder: its files are written below `staging` (a folder of its own,
-	 * which readers skip), the previous dataset left as it is, committed; once every file is written, `clear` removes
-	 * that dataset (its marker and manifests, then its files but those of `kept`) and the files are moved in place.
+	 * A run that replaces what the folder holds (a part's run, whose earlier run it replaces; a whole export replacing
+	 * the dataset): its files are written below `staging` (a folder of its own, which readers skip), what they replace
+	 * left as it is, committed if it was; once every file is written, `clear` removes the marker (`_SUCCESS`) and the
+	 * manifests replaced, the files are moved in place, then `clear` removes the replaced files but those of `kept`
+	 * (a part's earlier files not replaced are removed by the writer itself, as without `replacing`).
 	 */
 	readonly replacing?: { readonly staging: string; clear(kept: ReadonlySet<string>, phase: "marker" | "files"): void };
 }
@@ -184,7 +187,7 @@ export class DatasetWriter extends Writable {
 		this.#makeFolder(options.folder);
 		unfinished.add(this);
 		if (options.replacing !== undefined) {
-			// What a run killed outright left aside is not this run's.
+			// What a run killed outright left aside is not this run's. What it replaces changes only once its files are written.
 			fs.rmSync(options.replacing.staging, { recursive: true, force: true });
 			return;
 		}
@@ -429,9 +432,9 @@ export class DatasetWriter extends Writable {
 	}
 
 	/**
-	 * Replacing a dataset, once every file of the new one is written aside: the previous one is no longer committed
-	 * (marker and manifests removed), the new files are moved in place (each replacing the file of its name
-	 * atomically), then the previous dataset's other files go. Renames within the folder: no copy, nothing to run out of.
+	 * Replacing, once every file of this run is written aside: what it replaces is no longer committed (marker and
+	 * manifests removed), the new files are moved in place (each replacing the file of its name atomically), then the
+	 * replaced dataset's other files go. Renames within the folder: no copy, nothing to run out of.
 	 */
 	#moveInPlace(kept: ReadonlySet<string>): void {
 		const { folder, replacing } = this.#options;
@@ -463,10 +466,11 @@ export class DatasetWriter extends Writable {
 
 	/**
 	 * Undoes this run, synchronously (a signal handler exits right after): the files being written are discarded,
-	 * the files it finished are removed, then the folders it created, those left empty. Nothing else is touched:
-	 * other parts' files, a user's files, and this part's files of an earlier run that this run has not replaced
-	 * (they stay until the part runs again, as after a kill, and commit refuses the part meanwhile: its manifest was
-	 * removed when this run started). A finished part is not undone.
+	 * the files it finished are removed (its staging folder with them), then the folders it created, those left
+	 * empty. Nothing else is touched: other parts' files, a user's files, and what this run replaces while it has not
+	 * started moving its files in place (a part's earlier run, files and manifest, and the folder's `_SUCCESS`). Once
+	 * it has, the files it moved in are removed, and commit refuses the part until it runs again (its manifest went
+	 * before the moves). A finished part is not undone.
 	 */
 	abandon(): void {
 		unfinished.delete(this);
