@@ -2,6 +2,7 @@ import { encodedChunkBound, largestEncodedChunk } from "./encoded-chunk-bound.js
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { CODECS } from "./codecs/codec-map.js";
 import { throwIfAborted } from "../abort.js";
+import { EventLoopTurns } from "../event-loop-turns.js";
 import { Dt64ExportError, withErrorFields } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import type { ForbiddenChunks } from "../store/forbidden-chunks.js";
@@ -207,6 +208,7 @@ function plainChunks<V extends ChunkValues>(
 	// Over the network, an answer is cut past the largest encoded size (strings: the store's own cap).
 	const maxBytes = valueBytes === "variable" ? undefined : largestEncodedChunk(size * valueBytes);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
+	const turns = new EventLoopTurns();
 	return {
 		chunkShape: meta.chunkShape,
 		gridShape: chunksPerAxis(meta.shape, meta.chunkShape),
@@ -223,6 +225,8 @@ function plainChunks<V extends ChunkValues>(
 					}
 					throw refusedChunkError(error, `chunk ${describe(coords)}`);
 				});
+				// A missing chunk, or a small file read at once, waits for no I/O: the event loop turns now and then.
+				await turns.turn();
 				// Read before the abort, decoded after it would be work nobody waits for (a local read ignores the signal).
 				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
@@ -301,6 +305,7 @@ function shardedChunks<V extends ChunkValues>(
 	// are more than that decoded are counted inner chunk by inner chunk, as they may be read so.
 	const { valueBytes } = elements.decodedAs;
 	const oneRequest = valueBytes !== "variable" && product(meta.chunkShape) * valueBytes <= WHOLE_SHARD_BYTES;
+	const turns = new EventLoopTurns();
 	return {
 		chunkShape: innerShape,
 		gridShape,
@@ -316,6 +321,8 @@ function shardedChunks<V extends ChunkValues>(
 				const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
 				const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
 				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox, !narrowed);
+				// An empty inner chunk, or one of a shard already read, waits for no I/O: the event loop turns now and then.
+				await turns.turn();
 				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
 				return decoder.decode(bytes, describe(coords), signal);

@@ -1,0 +1,110 @@
+/**
+ * Chunks that wait for no I/O (trial 24, finding 06): an array whose chunks are all missing (zarr-python 3 writes
+ * none for a time axis still all NaT), a shard of empty inner chunks. Each chunk's promise resolved at once, so the
+ * event loop never turned while they lasted: SIGTERM on a 1,000,000-chunk array waited for the whole export, and on
+ * a larger one forever; timers and the output's write callbacks waited too. The chunk sources now let the loop turn
+ * every TURN_MS.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { exportToFile } from "../src/index.js";
+import { BIN, tempDir } from "./support/cli.js";
+
+/** A v3 datetime64[s] array of `length` values in chunks of one, NaT fill, `codecs` as given, no chunk written. */
+function emptyArray(name: string, length: number, codecs: unknown[], chunkShape = [1]): string {
+	const store = path.join(tempDir(), name);
+	fs.mkdirSync(store, { recursive: true });
+	const metadata = {
+		zarr_format: 3,
+		node_type: "array",
+		shape: [length],
+		data_type: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } },
+		chunk_grid: { name: "regular", configuration: { chunk_shape: chunkShape } },
+		chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+		fill_value: "NaT",
+		codecs,
+		attributes: {},
+	};
+	fs.writeFileSync(path.join(store, "zarr.json"), JSON.stringify(metadata));
+	return store;
+}
+
+/** Exports `store` (to `file`), and counts the chunks read by the time a timer set at the first chunk runs. */
+async function chunksBeforeATimer(store: string, file = "out.arrow"): Promise<{ atTimer: number | undefined; total: number }> {
+	let read = 0;
+	let total = 0;
+	let atTimer: number | undefined;
+	await exportToFile(store, path.join(tempDir(), file), {
+		onChunk: (index, chunks) => {
+			read = index;
+			total = chunks;
+			if (index === 1) setTimeout(() => (atTimer = read), 0);
+		},
+	});
+	return { atTimer, total };
+}
+
+describe("the event loop turns while chunks wait for no I/O", () => {
+	it("missing chunks: a timer set at the first chunk runs long before the last", async () => {
+		const store = emptyArray("missing.zarr", 200_000, [{ name: "bytes", configuration: { endian: "little" } }]);
+		const { atTimer, total } = await chunksBeforeATimer(store);
+		expect(total).toBe(200_000);
+		// Before: the timer ran once every chunk was read (the whole export in one turn of the loop).
+		expect(atTimer).toBeDefined();
+		expect(atTimer!).toBeLessThan(total / 2);
+	});
+
+	it("a shard of empty inner chunks (index entries 2^64 - 1): the same", async () => {
+		const length = 200_000;
+		const store = emptyArray("empty-shard.zarr", length, [
+			{ name: "sharding_indexed", configuration: { chunk_shape: [1], codecs: [{ name: "bytes", configuration: { endian: "little" } }], index_codecs: [{ name: "bytes", configuration: { endian: "little" } }], index_location: "end" } },
+		], [length]);
+		fs.mkdirSync(path.join(store, "c"));
+		fs.writeFileSync(path.join(store, "c", "0"), Buffer.alloc(length * 16, 0xff));
+		const { atTimer, total } = await chunksBeforeATimer(store);
+		expect(total).toBe(length);
+		expect(atTimer).toBeDefined();
+		expect(atTimer!).toBeLessThan(total / 2);
+	});
+
+	it("the CLI ends on SIGTERM during a 10^9-chunk array of missing chunks: exit 143, no output left", async () => {
+		const store = emptyArray("huge.zarr", 1_000_000_000, [{ name: "bytes", configuration: { endian: "little" } }]);
+		const out = path.join(tempDir(), "huge.parquet");
+		const child = spawn(process.execPath, [BIN, store, "-o", out, "--progress"], { stdio: ["ignore", "ignore", "pipe"] });
+		let stderr = "";
+		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+		const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+		// Once chunks are being read: the progress line says so.
+		for (let i = 0; i < 3000 && !/rows/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(stderr).toMatch(/rows/);
+		child.kill("SIGTERM");
+		// Before: the signal waited for the end of an export of 10^9 chunks (hours): the test's timeout.
+		expect(await exited).toBe(143);
+		expect(stderr).toMatch(/dt64-export: interrupted by SIGTERM\n$/);
+		expect(fs.readdirSync(path.dirname(out))).toEqual([]);
+	}, 60_000);
+
+	it("the CLI ends on SIGTERM while small chunk files are read at once into Parquet (trial 24, finding 12)", async () => {
+		const store = emptyArray("small.zarr", 4_000_000, [{ name: "bytes", configuration: { endian: "little" } }], [1000]);
+		fs.mkdirSync(path.join(store, "c"));
+		for (let k = 0; k < 4000; k++) {
+			const values = BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(k * 1000 + i));
+			fs.writeFileSync(path.join(store, "c", String(k)), new Uint8Array(values.buffer));
+		}
+		const out = path.join(tempDir(), "small.parquet");
+		const child = spawn(process.execPath, [BIN, store, "-o", out, "--progress"], { stdio: ["ignore", "ignore", "pipe"] });
+		let stderr = "";
+		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+		const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+		for (let i = 0; i < 3000 && !/chunks \d/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		child.kill("SIGTERM");
+		expect(await exited).toBe(143);
+		// The last progress line before the signal's: before, every chunk was read first (4000/4000).
+		const counts = [...stderr.matchAll(/chunks ([\d,]+)\/([\d,]+)/g)].map((match) => Number(match[1].replaceAll(",", "")));
+		expect(counts.length).toBeGreaterThan(0);
+		expect(counts[counts.length - 1]).toBeLessThan(4000);
+		expect(fs.readdirSync(path.dirname(out))).toEqual([]);
+	}, 60_000);
+});
