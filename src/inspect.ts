@@ -166,11 +166,14 @@ export interface InspectNode {
 export interface CfPackingReport {
 	/** The counts' type as read: the stored data type, or the one `_Unsigned` reads it as. */
 	readonly countType: string;
-	/** The attributes as numbers; each absent when the array has not that attribute. */
-	readonly scaleFactor?: number;
-	readonly addOffset?: number;
-	/** The type of the unpacked counts, `float32` or `float64`, in which they are computed (see cf/packing.ts). */
-	readonly unpackedType: "float32" | "float64";
+	/** The attributes as numbers (an integer past 2^53 a bigint, JSON text its digits); each absent when the array has not that attribute. */
+	readonly scaleFactor?: number | bigint;
+	readonly addOffset?: number | bigint;
+	/**
+	 * The type of the unpacked counts, `float32` or `float64`, in which they are computed (see cf/packing.ts); `int64`
+	 * for integer counts with integer factors one of which is past 2^53, unpacked exactly.
+	 */
+	readonly unpackedType: "float32" | "float64" | "int64";
 }
 
 const DEFAULT_MAX_CHUNKS = 64;
@@ -474,8 +477,8 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 function packingReport(countType: string, rule: PackingRule): CfPackingReport {
 	return {
 		countType,
-		...(rule.applied.scale_factor === undefined ? {} : { scaleFactor: rule.scaleFactor }),
-		...(rule.applied.add_offset === undefined ? {} : { addOffset: rule.addOffset }),
+		...(rule.applied.scale_factor === undefined ? {} : { scaleFactor: rule.integerFactors?.scale ?? rule.scaleFactor }),
+		...(rule.applied.add_offset === undefined ? {} : { addOffset: rule.integerFactors?.offset ?? rule.addOffset }),
 		unpackedType: rule.target,
 	};
 }
