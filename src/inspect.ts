@@ -561,6 +561,18 @@ function dimensionNamesOf(form: Record<string, unknown>): Partial<InspectNode> {
 }
 
 /**
+ * A v2 array's `_ARRAY_DIMENSIONS` (`.zattrs`), when its v3 form cannot be made (a codec or dtype this package does
+ * not read): the names need neither, and are shown as a readable array's are. A list that does not name each
+ * dimension is left out (reading the array refuses it).
+ */
+function v2DimensionNames(node: Extract<ArrayNode, { zarrFormat: 2 }>): Partial<InspectNode> {
+	const names = node.attributes._ARRAY_DIMENSIONS;
+	const shape = node.json.shape;
+	if (!Array.isArray(names) || !Array.isArray(shape) || names.length !== shape.length || !names.every((name) => typeof name === "string")) return {};
+	return dimensionNamesOf({ dimension_names: names });
+}
+
+/**
  * An array of another data type than numpy times: not exportable alone, maybe as a companion column. A v2 array
  * is shown as it is read (its v3 data type and codecs) when its dtype can be, else as written, saying why not.
  */
@@ -576,7 +588,7 @@ function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectN
 		form = v3FormOf(node, where);
 	} catch (error) {
 		const dataType = dtypeText(node.json.dtype);
-		return { ...base, dataType, ...v2Layout(node.json), ...notTime(dataType), companion: false, companionReason: reasonOf(error, where) };
+		return { ...base, dataType, ...v2Layout(node.json), ...v2DimensionNames(node), ...notTime(dataType), companion: false, companionReason: reasonOf(error, where) };
 	}
 	const dataType = describeDataType(form.json.data_type);
 	return { ...base, dataType, ...v3Layout(form.json), ...dimensionNamesOf(form.json), ...notTime(dataType), ...describeCompanion(opened, node, where) };
@@ -594,7 +606,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 		form = v3FormOf(node, where);
 	} catch (error) {
 		// Only a v2 array can fail here (its dtype, order or codecs): it is shown as written.
-		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), fillValue: rawFillValue(node.text, node.json), exportable: false, ...refusalOf(error, where) };
+		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), ...v2DimensionNames(node as Extract<ArrayNode, { zarrFormat: 2 }>), fillValue: rawFillValue(node.text, node.json), exportable: false, ...refusalOf(error, where) };
 	}
 	let type: Datetime64Type | undefined;
 	try {
