@@ -10,7 +10,7 @@ import { normalizeConversionOptions, type ConversionOptions, type NormalizedConv
 import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./errors.js";
 import { checkPartitionsSpanned } from "./output/partition-bound.js";
-import { checkPartsOption, planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
+import { checkPartsOption, DATASET_OPTION_NAMES, planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
 import type { OpenStoreOptions } from "./store/open-store.js";
 import { normalizeOptions as normalizeParquetOptions, type ParquetCompression } from "./stream/parquet/options.js";
 import type { RowOrder } from "./stream/table-reader.js";
@@ -207,10 +207,10 @@ function planInvalidDates({ dropInvalidDates, convertCalendar }: Pick<ExportOpti
 }
 
 /** Refuses the options only a dataset folder takes, for an export that writes one file or stream. */
-export function checkDatasetOptions(options: Pick<ExportOptions, "partitionBy" | "maxRowsPerFile" | "maxOpenFiles" | "maxPartitions">, dataset: boolean): void {
+export function checkDatasetOptions(options: DatasetOptions, dataset: boolean): void {
 	if (dataset) return;
 	if (options.partitionBy !== undefined) throw new UsageError("partitionBy writes a dataset folder (exportDataset), not one file or stream", { option: "partitionBy" });
-	for (const option of ["maxRowsPerFile", "maxOpenFiles", "maxPartitions"] as const) {
+	for (const option of DATASET_OPTION_NAMES) {
 		if (options[option] !== undefined) throw new UsageError(`${option} applies to the files of a dataset folder, and this export writes one file or stream`, { option });
 	}
 }

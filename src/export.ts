@@ -53,6 +53,7 @@ export function createStagesAround(table: ZarrTable, reader: TableReader, plan: 
 			// pieces around them by the IPC writer (a copy), so they would never come back.
 			allocateBitmap: pool === undefined ? undefined : (bytes) => (bytes >= SMALL_PIECE_BYTES ? pool.acquire(bytes) : new Uint8Array(bytes)),
 			allocateValues: pool === undefined ? undefined : (length) => (length * 8 >= SMALL_PIECE_BYTES ? new BigInt64Array(pool.acquire(length * 8).buffer, 0, length) : new BigInt64Array(length)),
+			releaseValues: pool === undefined ? undefined : (values) => pool.release(new Uint8Array(values.buffer, values.byteOffset, values.byteLength)),
 		}),
 		// Position index columns too, written whole (N-d batches: a megabyte-sized column per dimension per batch).
 		allocateIndex: pool === undefined ? undefined : (length) => (length * 8 >= SMALL_PIECE_BYTES ? new BigInt64Array(pool.acquire(length * 8).buffer, 0, length) : new BigInt64Array(length)),

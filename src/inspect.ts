@@ -166,11 +166,14 @@ export interface InspectNode {
 export interface CfPackingReport {
 	/** The counts' type as read: the stored data type, or the one `_Unsigned` reads it as. */
 	readonly countType: string;
-	/** The attributes as numbers; each absent when the array has not that attribute. */
-	readonly scaleFactor?: number;
-	readonly addOffset?: number;
-	/** The type of the unpacked counts, `float32` or `float64`, in which they are computed (see cf/packing.ts). */
-	readonly unpackedType: "float32" | "float64";
+	/** The attributes as numbers (an integer past 2^53 a bigint, JSON text its digits); each absent when the array has not that attribute. */
+	readonly scaleFactor?: number | bigint;
+	readonly addOffset?: number | bigint;
+	/**
+	 * The type of the unpacked counts, `float32` or `float64`, in which they are computed (see cf/packing.ts); `int64`
+	 * for integer counts with integer factors one of which is past 2^53, unpacked exactly.
+	 */
+	readonly unpackedType: "float32" | "float64" | "int64";
 }
 
 const DEFAULT_MAX_CHUNKS = 64;
@@ -474,8 +477,8 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 function packingReport(countType: string, rule: PackingRule): CfPackingReport {
 	return {
 		countType,
-		...(rule.applied.scale_factor === undefined ? {} : { scaleFactor: rule.scaleFactor }),
-		...(rule.applied.add_offset === undefined ? {} : { addOffset: rule.addOffset }),
+		...(rule.applied.scale_factor === undefined ? {} : { scaleFactor: rule.integerFactors?.scale ?? rule.scaleFactor }),
+		...(rule.applied.add_offset === undefined ? {} : { addOffset: rule.integerFactors?.offset ?? rule.addOffset }),
 		unpackedType: rule.target,
 	};
 }
@@ -558,6 +561,18 @@ function dimensionNamesOf(form: Record<string, unknown>): Partial<InspectNode> {
 }
 
 /**
+ * A v2 array's `_ARRAY_DIMENSIONS` (`.zattrs`), when its v3 form cannot be made (a codec or dtype this package does
+ * not read): the names need neither, and are shown as a readable array's are. A list that does not name each
+ * dimension is left out (reading the array refuses it).
+ */
+function v2DimensionNames(node: Extract<ArrayNode, { zarrFormat: 2 }>): Partial<InspectNode> {
+	const names = node.attributes._ARRAY_DIMENSIONS;
+	const shape = node.json.shape;
+	if (!Array.isArray(names) || !Array.isArray(shape) || names.length !== shape.length || !names.every((name) => typeof name === "string")) return {};
+	return dimensionNamesOf({ dimension_names: names });
+}
+
+/**
  * An array of another data type than numpy times: not exportable alone, maybe as a companion column. A v2 array
  * is shown as it is read (its v3 data type and codecs) when its dtype can be, else as written, saying why not.
  */
@@ -573,7 +588,7 @@ function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectN
 		form = v3FormOf(node, where);
 	} catch (error) {
 		const dataType = dtypeText(node.json.dtype);
-		return { ...base, dataType, ...v2Layout(node.json), ...notTime(dataType), companion: false, companionReason: reasonOf(error, where) };
+		return { ...base, dataType, ...v2Layout(node.json), ...v2DimensionNames(node), ...notTime(dataType), companion: false, companionReason: reasonOf(error, where) };
 	}
 	const dataType = describeDataType(form.json.data_type);
 	return { ...base, dataType, ...v3Layout(form.json), ...dimensionNamesOf(form.json), ...notTime(dataType), ...describeCompanion(opened, node, where) };
@@ -591,7 +606,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 		form = v3FormOf(node, where);
 	} catch (error) {
 		// Only a v2 array can fail here (its dtype, order or codecs): it is shown as written.
-		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), fillValue: rawFillValue(node.text, node.json), exportable: false, ...refusalOf(error, where) };
+		return { ...base, dataType: dtypeText(node.json.dtype), ...v2Layout(node.json), ...v2DimensionNames(node as Extract<ArrayNode, { zarrFormat: 2 }>), fillValue: rawFillValue(node.text, node.json), exportable: false, ...refusalOf(error, where) };
 	}
 	let type: Datetime64Type | undefined;
 	try {

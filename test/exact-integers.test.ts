@@ -1,6 +1,6 @@
 /** Integers a JSON text writes past 2^53, read exactly (src/json/exact-integers.ts). */
 import { describe, expect, it } from "vitest";
-import { parseExactIntegers, stringifyExactIntegers, withExactMarkerIntegers } from "../src/json/exact-integers.js";
+import { parseExactIntegers, stringifyExactIntegers, withExactIntegerAttributes } from "../src/json/exact-integers.js";
 
 describe("integers past 2^53 in JSON text", () => {
 	it("reads them as bigints and everything else as JSON.parse does", () => {
@@ -15,12 +15,20 @@ describe("integers past 2^53 in JSON text", () => {
 		expect([value.e, value.l]).toEqual([{}, []]);
 	});
 
-	it("makes only the marker attributes exact, and leaves an object with none as it is", () => {
-		const text = '{"_FillValue": 9519333550154345791, "missing_value": [1, 18446744073709551615], "scale_factor": 12345678901234567890, "valid_range": [0, 9007199254740993], "units": "days since 1-1-1"}';
-		const exact = withExactMarkerIntegers(JSON.parse(text), text);
-		expect(exact).toEqual({ _FillValue: 9519333550154345791n, missing_value: [1, 18446744073709551615n], scale_factor: Number("12345678901234567890"), valid_range: [0, 9007199254740993n], units: "days since 1-1-1" });
+	it("makes only the marker and packing attributes exact, and leaves an object with none as it is", () => {
+		const text = '{"_FillValue": 9519333550154345791, "missing_value": [1, 18446744073709551615], "scale_factor": 12345678901234567890, "add_offset": 9007199254740993, "valid_range": [0, 9007199254740993], "flag_values": 12345678901234567890, "units": "days since 1-1-1"}';
+		const exact = withExactIntegerAttributes(JSON.parse(text), text);
+		expect(exact).toEqual({
+			_FillValue: 9519333550154345791n,
+			missing_value: [1, 18446744073709551615n],
+			scale_factor: 12345678901234567890n,
+			add_offset: 9007199254740993n,
+			valid_range: [0, 9007199254740993n],
+			flag_values: Number("12345678901234567890"),
+			units: "days since 1-1-1",
+		});
 		const small = JSON.parse('{"_FillValue": 1234567890123456, "units": "days since 1-1-1"}');
-		expect(withExactMarkerIntegers(small, '{"_FillValue": 1234567890123456, "units": "days since 1-1-1"}')).toBe(small);
+		expect(withExactIntegerAttributes(small, '{"_FillValue": 1234567890123456, "units": "days since 1-1-1"}')).toBe(small);
 	});
 
 	it("writes them back as their digits", () => {

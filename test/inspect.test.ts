@@ -233,6 +233,34 @@ describe("inspect a folder store", () => {
 		expect(formatIsoDuration(90_061n, "s")).toBe("P1DT1H1M1S");
 	});
 
+	it("shows a v2 array's _ARRAY_DIMENSIONS when its codec cannot be read (text and JSON), as for a readable array", async () => {
+		const root = fresh("v2-codec.zarr");
+		const v2Array = (name: string, dtype: string, attributes: Record<string, unknown>) => {
+			fs.mkdirSync(path.join(root, name), { recursive: true });
+			const zarray = { zarr_format: 2, shape: [4, 3], chunks: [4, 3], dtype, compressor: { id: "lz77" }, fill_value: 0, order: "C", filters: null };
+			fs.writeFileSync(path.join(root, name, ".zarray"), JSON.stringify(zarray));
+			fs.writeFileSync(path.join(root, name, ".zattrs"), JSON.stringify({ _ARRAY_DIMENSIONS: ["time", "station"], ...attributes }));
+		};
+		fs.mkdirSync(root, { recursive: true });
+		fs.writeFileSync(path.join(root, ".zgroup"), '{"zarr_format": 2}');
+		v2Array("stamp", "<M8[s]", {});
+		v2Array("level", "<i2", {});
+		v2Array("hours", "<i4", { units: "hours since 2000-01-01" });
+		// A list that does not name each dimension: no line (reading the array refuses it).
+		v2Array("short", "<i2", { _ARRAY_DIMENSIONS: ["time"] });
+		const result = cli(["inspect", root]);
+		expect(result.status).toBe(0);
+		for (const name of ["stamp", "level", "hours"]) {
+			const section = result.stdout.split("\n\n").find((text) => text.startsWith(`${name}  array`))!;
+			expect(section, name).toContain('codec id "lz77" is not supported');
+			expect(section, name).toContain("  dimensions  [time, station]\n");
+		}
+		expect(result.stdout.split("\n\n").find((text) => text.startsWith("short  array"))).not.toContain("  dimensions  ");
+		const { nodes } = await inspectStore(root);
+		for (const name of ["stamp", "level", "hours"]) expect(node(nodes, name).dimensionNames, name).toEqual(["time", "station"]);
+		expect(node(nodes, "short").dimensionNames).toBeUndefined();
+	});
+
 	it("lists a node whose zarr.json is broken as invalid, and keeps going", async () => {
 		const root = await mixedGroup();
 		fs.mkdirSync(path.join(root, "broken"));

@@ -14,7 +14,7 @@ import type { NumericValues } from "../zarr/chunk-values.js";
 import type { CfTimeCoding } from "./cf-time-coding.js";
 import { exactDyadic, isExactProduct } from "./exact-double.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
-import { valueUnpacker } from "./packing.js";
+import { exactUnpacker } from "./packing.js";
 
 const NANOSECONDS_PER_TARGET: readonly (readonly [TargetUnit, bigint])[] = [
 	["s", 1_000_000_000n],
@@ -24,7 +24,7 @@ const NANOSECONDS_PER_TARGET: readonly (readonly [TargetUnit, bigint])[] = [
 ];
 
 /** The significant bits of unpacked counts (packing.ts): Float32 or Float64. */
-const PACKED_SIGNIFICAND_BITS = { float32: 24, float64: 53 } as const;
+const PACKED_SIGNIFICAND_BITS = { float32: 24, float64: 53, int64: 64 } as const;
 
 const FINENESS: Readonly<Record<TargetUnit, number>> = { s: 0, ms: 1, us: 2, ns: 3 };
 
@@ -76,7 +76,7 @@ export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, m
 	// A float of p significant bits holding m/2^k with m of b bits has an ulp of 2^(b-p)/2^k; half floats are held
 	// as float32 values, of the stored precision `significandBits`. Packed counts are floats of their unpacking's type.
 	const precision = packing !== null ? PACKED_SIGNIFICAND_BITS[packing.target] : significandBits ?? (values instanceof Float64Array ? 53 : 24);
-	const unpack = packing === null ? (stored: number | bigint) => stored as number : valueUnpacker(packing);
+	const unpack = packing === null ? (stored: number | bigint) => stored as number : exactUnpacker(packing);
 	let { exact, nearest, inexact } = units;
 	// A count that is a whole number of the coarser of the two units changes neither (the finer unit divides it, and
 	// the reference is a whole number of both): told in doubles when count × (units / that unit) is an exact
@@ -91,7 +91,8 @@ export function refineTargetUnits(values: NumericValues, coding: CfTimeCoding, m
 		const stored = values[i];
 		if (isMissingValue(markers, stored)) continue;
 		const value = unpack(stored);
-		if (Number.isInteger(value) || !Number.isFinite(value)) continue;
+		// Integer packing's counts are integers (a bigint past 2^53).
+		if (typeof value === "bigint" || Number.isInteger(value) || !Number.isFinite(value)) continue;
 		if (wholeFactor !== 0) {
 			const product = value * wholeFactor;
 			if (Number.isInteger(product) && Math.abs(product) <= Number.MAX_SAFE_INTEGER && isExactProduct(value, wholeFactor, product)) continue;

@@ -3,6 +3,7 @@
  * apache-arrow (a third of the CLI's code) is loaded only by the export's stages, while its first chunks are read
  * and decoded (test/cli-bundle.test.ts checks that no module the CLI starts with imports it).
  */
+import { stringifyExactIntegers } from "../json/exact-integers.js";
 import type { Field } from "apache-arrow";
 import { CF_ALIGN_ON_KEY, CF_DECODED_KEY, CF_INVALID_DATES_KEY } from "../arrow/field-metadata-keys.js";
 import { arrowTimeField } from "../arrow/time-field.js";
@@ -25,7 +26,7 @@ export function cfTimeField(name: string, metadata: PlainArrayMetadata, coding: 
 	const duration = coding.kind === "duration";
 	const field = arrowTimeField({ name, kind: duration ? "timedelta64" : "datetime64", unit, timezone: duration ? null : timezone, zarrDataType: metadata.rawDataType });
 	for (const key of KEPT_TIME_ATTRIBUTES) if (typeof metadata.attributes[key] === "string") field.metadata.set(key, metadata.attributes[key] as string);
-	if (coding.packing !== null) for (const [key, value] of Object.entries(coding.packing.applied)) field.metadata.set(key, JSON.stringify(value));
+	if (coding.packing !== null) for (const [key, value] of Object.entries(coding.packing.applied)) field.metadata.set(key, stringifyExactIntegers(value));
 	field.metadata.set(CF_DECODED_KEY, "true");
 	if (coding.alignOn !== null) field.metadata.set(CF_ALIGN_ON_KEY, coding.alignOn);
 	if (dropsInvalidDates) field.metadata.set(CF_INVALID_DATES_KEY, "dropped");

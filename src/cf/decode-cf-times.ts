@@ -23,7 +23,7 @@ import { exactDyadic, isExactProduct, veltkampHigh } from "./exact-double.js";
 import { invalidDatePosition, type InvalidDate } from "../convert/dropped-dates.js";
 import { gregorianEpochDays } from "./calendar-days.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
-import { valueUnpacker } from "./packing.js";
+import { exactUnpacker } from "./packing.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel, type SmallIntegers } from "../convert/wasm/wasm-kernel.js";
 
 export interface CfDecodeOptions {
@@ -116,7 +116,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	const target = NANOSECONDS_PER_TARGET[options.unit];
 	const rounding = resolveRounding(options);
 	const instant = exactInstant(coding, target, rounding);
-	const unpack = coding.packing === null ? null : valueUnpacker(coding.packing);
+	const unpack = coding.packing === null ? null : exactUnpacker(coding.packing);
 	const refuse: (i: number, value: number | bigint, code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", why: string) => never = (i, value, code, why) => {
 		const position = options.describePosition?.(i) ?? `index ${i}`;
 		// A packed count is named as stored, with the count it unpacks to.
@@ -336,7 +336,7 @@ const ATTOSECONDS_PER_NANOSECOND = 1_000_000_000n;
 export function cfInstantOf(coding: CfTimeCoding, markers: MissingValueMarkers, dataType: string, nearestIn?: TargetUnit, invalidDates: "refuse" | "drop" = "refuse"): (value: number | bigint) => bigint | null {
 	if (coding.kind !== "datetime") throw new Dt64ExportError("UNSUPPORTED", `CF time of units ${JSON.stringify(coding.units)} holds durations, not times: it cannot select a time range`);
 	const instant = scaledInstant(coding);
-	const unpack = coding.packing === null ? null : valueUnpacker(coding.packing);
+	const unpack = coding.packing === null ? null : exactUnpacker(coding.packing);
 	return (stored) => {
 		if (isMissingValue(markers, stored)) return null;
 		const value = unpack === null ? stored : unpack(stored);

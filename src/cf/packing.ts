@@ -9,15 +9,24 @@
  * `_choose_float_dtype` upcasts float16 to float32 and no further), computed as its numpy does: float32 multiply
  * and add, each attribute taken as a float32 (numpy 1.x's value-based casting of a Python float, which stays a
  * double past float32's range).
+ *
+ * An integer `scale_factor` or `add_offset` written past 2^53 (read exactly, a bigint: json/exact-integers.ts) is no
+ * double: float arithmetic would round it. Of integer data with integer factors (CF's integer packing, whose unpacked
+ * type is an integer) it is applied exactly, into Int64 (a result outside int64 refused); otherwise it is refused.
+ * xarray 2023.01 unpacks in float64 whatever the attributes, rounding such a factor.
  */
 import { Dt64ExportError } from "../errors.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
-import type { MaskableType } from "./masking.js";
+import { stringifyExactIntegers } from "../json/exact-integers.js";
+import type { MaskableType, Validity } from "./masking.js";
 
 export interface PackingRule {
+	/** The factors as doubles (exact but for a factor that is a bigint in `integerFactors`). */
 	readonly scaleFactor: number;
 	readonly addOffset: number;
-	readonly target: "float32" | "float64";
+	readonly target: "float32" | "float64" | "int64";
+	/** Integer data with integer factors, one of them past 2^53: both exactly, for `value × scale + offset` in int64. */
+	readonly integerFactors?: { readonly scale: bigint; readonly offset: bigint };
 	/** For a Float32 result: the factors as numpy's float32 arithmetic takes them (see float32Operand). */
 	readonly float32Operands?: { readonly scale: number; readonly offset: number };
 	/** The attributes applied, as read, for the field metadata. */
@@ -26,13 +35,35 @@ export interface PackingRule {
 
 const SMALL_INTEGERS: readonly MaskableType[] = ["int8", "uint8", "int16", "uint16"];
 
-function packingNumber(value: unknown, key: string, name: string | undefined): number {
+const INTEGERS: readonly MaskableType[] = [...SMALL_INTEGERS, "int32", "uint32", "int64", "uint64"];
+
+function packingNumber(value: unknown, key: string, name: string | undefined): number | bigint {
 	// A one-element list is how netCDF-derived attributes often arrive; CF allows only a scalar, but it is unambiguous.
 	const scalar = Array.isArray(value) && value.length === 1 ? value[0] : value;
+	if (typeof scalar === "bigint") return scalar;
 	if (typeof scalar !== "number" || !Number.isFinite(scalar)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${name === undefined ? "" : `array ${name}: `}${key} must be a finite number, got ${JSON.stringify(value)}`, { field: key });
+		throw new Dt64ExportError("METADATA_INVALID", `${name === undefined ? "" : `array ${name}: `}${key} must be a finite number, got ${stringifyExactIntegers(value)}`, { field: key });
 	}
 	return scalar;
+}
+
+/**
+ * Both factors as exact integers for CF's integer packing, when one is past 2^53 (a bigint); undefined when neither is.
+ * Refused when one is and an exact result is impossible: float data, or a factor that is not an integer.
+ */
+function integerFactorsOf(scale: number | bigint, offset: number | bigint, type: MaskableType, name: string | undefined): PackingRule["integerFactors"] {
+	if (typeof scale !== "bigint" && typeof offset !== "bigint") return undefined;
+	const wide = Object.entries({ scale_factor: scale, add_offset: offset }).find(([, factor]) => typeof factor === "bigint")!;
+	const isInteger = (factor: number | bigint) => typeof factor === "bigint" || Number.isInteger(factor);
+	const why = !INTEGERS.includes(type) ? `${type} data unpack in floats` : !isInteger(scale) ? `scale_factor ${scale} is not an integer` : !isInteger(offset) ? `add_offset ${offset} is not an integer` : undefined;
+	if (why !== undefined) {
+		throw new Dt64ExportError(
+			"UNSUPPORTED",
+			`${name === undefined ? "" : `array ${name}: `}${wide[0]} ${wide[1]} is an integer past 2^53, which float unpacking would round (${why}): only integer data with integer scale_factor and add_offset unpack exactly with it`,
+			{ field: wide[0] },
+		);
+	}
+	return { scale: BigInt(scale), offset: BigInt(offset) };
 }
 
 /**
@@ -48,9 +79,13 @@ export function packingRuleOf(name: string | undefined, type: MaskableType, attr
 	const applied: Record<string, unknown> = {};
 	if (hasScale) applied.scale_factor = attributes.scale_factor;
 	if (hasOffset) applied.add_offset = attributes.add_offset;
-	if (type === "float16") return { scaleFactor, addOffset, target: "float32", float32Operands: { scale: float32Operand(scaleFactor), offset: float32Operand(addOffset) }, applied };
-	const target = SMALL_INTEGERS.includes(type) && !hasOffset && Math.fround(scaleFactor) === scaleFactor ? "float32" : "float64";
-	return { scaleFactor, addOffset, target, applied };
+	const integerFactors = integerFactorsOf(scaleFactor, addOffset, type, name);
+	const doubles = { scaleFactor: Number(scaleFactor), addOffset: Number(addOffset) };
+	if (integerFactors !== undefined) return { ...doubles, target: "int64", integerFactors, applied };
+	const { scaleFactor: scale, addOffset: offset } = doubles;
+	if (type === "float16") return { ...doubles, target: "float32", float32Operands: { scale: float32Operand(scale), offset: float32Operand(offset) }, applied };
+	const target = SMALL_INTEGERS.includes(type) && !hasOffset && Math.fround(scale) === scale ? "float32" : "float64";
+	return { ...doubles, target, applied };
 }
 
 /**
@@ -68,7 +103,8 @@ function float32Operand(value: number): number {
  * multiplication is rounded anyway. Without `add_offset` nothing is added: adding 0 would turn -0 into 0, which
  * numpy does only with the attribute.
  */
-export function valueUnpacker(rule: PackingRule): (value: number | bigint) => number {
+function valueUnpacker(rule: PackingRule): (value: number | bigint) => number {
+	if (rule.integerFactors !== undefined) throw new Error("integer packing unpacks with exactUnpacker");
 	const { scaleFactor, addOffset, float32Operands } = rule;
 	const hasOffset = rule.applied.add_offset !== undefined;
 	if (rule.target === "float32") {
@@ -82,17 +118,57 @@ export function valueUnpacker(rule: PackingRule): (value: number | bigint) => nu
 	return (value) => Number(value) * scaleFactor + addOffset;
 }
 
+/**
+ * The unpacking of one count, exact where the rule's arithmetic is (integer packing: the exact integer, a number when
+ * it is a safe integer, else a bigint), else valueUnpacker's: what CF time decoding takes.
+ */
+export function exactUnpacker(rule: PackingRule): (value: number | bigint) => number | bigint {
+	if (rule.integerFactors === undefined) return valueUnpacker(rule);
+	const { scale, offset } = rule.integerFactors;
+	return (value) => {
+		const exact = BigInt(value) * scale + offset;
+		return exact >= -MAX_SAFE && exact <= MAX_SAFE ? Number(exact) : exact;
+	};
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
 /** How messages name a packing: `scale_factor 12, add_offset 0.5` (the attributes as written). */
 export function describePacking(rule: PackingRule): string {
 	return Object.entries(rule.applied)
-		.map(([key, value]) => `${key} ${JSON.stringify(value)}`)
+		.map(([key, value]) => `${key} ${stringifyExactIntegers(value)}`)
 		.join(", ");
 }
 
-/** The unpacked values: valueUnpacker's rule applied to each, into a Float32Array or Float64Array as the rule says. */
-export function unpackValues(values: NumericValues, rule: PackingRule): Float32Array | Float64Array {
-	const unpack = valueUnpacker(rule);
+/** Of integer packing's values: the ones masked (left 0), and how messages name a position. */
+export interface IntegerUnpacking {
+	readonly validity?: Validity;
+	readonly describePosition?: (i: number) => string;
+}
+
+/**
+ * The unpacked values: valueUnpacker's rule applied to each, into a Float32Array or Float64Array as the rule says;
+ * integer packing into a BigInt64Array, a value outside int64 that is not masked refused (VALUE_INVALID).
+ */
+export function unpackValues(values: NumericValues, rule: PackingRule, { validity, describePosition = (i) => `index ${i}` }: IntegerUnpacking = {}): Float32Array | Float64Array | BigInt64Array {
 	const length = values.length;
+	if (rule.integerFactors !== undefined) {
+		const { scale, offset } = rule.integerFactors;
+		const out = new BigInt64Array(length);
+		const bitmap = validity?.bitmap;
+		for (let i = 0; i < length; i++) {
+			if (bitmap !== undefined && (bitmap[i >> 3] & (1 << (i & 7))) === 0) continue;
+			const unpacked = BigInt(values[i]) * scale + offset;
+			if (unpacked < INT64_MIN || unpacked > INT64_MAX) {
+				throw new Dt64ExportError("VALUE_INVALID", `value ${values[i]} at ${describePosition(i)} unpacks to ${unpacked} (${describePacking(rule)}), outside int64`, { index: i, value: values[i] });
+			}
+			out[i] = unpacked;
+		}
+		return out;
+	}
+	const unpack = valueUnpacker(rule);
 	const out = rule.target === "float32" ? new Float32Array(length) : new Float64Array(length);
 	for (let i = 0; i < length; i++) out[i] = unpack(values[i]);
 	return out;

@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import { UsageError } from "../errors.js";
-import { HEADER_NAME, HEADER_VALUE } from "../store/http-store.js";
+import { HEADER_NAME, HEADER_VALUE } from "../store/request-headers.js";
 
 /** Parses a `--header 'Name: value'` option. The message never repeats the input: it may be a secret. */
 export function parseHeaderOption(value: string): [string, string] {

@@ -10,21 +10,22 @@ import { rawMembers } from "./raw-member.js";
 const LONG_DIGITS = /\d{16}/;
 
 /**
- * The CF attributes that mark values of the data (compared with them exactly): an integer written past 2^53 in one
+ * The CF attributes applied to the values of the data: those that mark values (compared with them exactly) and the
+ * packing factors (applied exactly to integer data, or refused: cf/packing.ts). An integer written past 2^53 in one
  * of them is read as a bigint. Other attributes stay as `JSON.parse` reads them.
  */
-const MARKER_ATTRIBUTES = ["_FillValue", "missing_value", "valid_min", "valid_max", "valid_range"] as const;
+const EXACT_ATTRIBUTES = ["_FillValue", "missing_value", "valid_min", "valid_max", "valid_range", "scale_factor", "add_offset"] as const;
 
 /**
- * `attributes` (what `JSON.parse` read from `text`, the attributes object's exact JSON text) with each marker
- * attribute holding an integer written past 2^53 - 1 read again from its text, that integer a bigint. The object
- * itself when there is none.
+ * `attributes` (what `JSON.parse` read from `text`, the attributes object's exact JSON text) with each attribute
+ * applied to values (EXACT_ATTRIBUTES) holding an integer written past 2^53 - 1 read again from its text, that
+ * integer a bigint. The object itself when there is none.
  */
-export function withExactMarkerIntegers(attributes: Record<string, unknown>, text: string): Record<string, unknown> {
+export function withExactIntegerAttributes(attributes: Record<string, unknown>, text: string): Record<string, unknown> {
 	if (!LONG_DIGITS.test(text)) return attributes;
 	let exact: Record<string, unknown> | undefined;
 	let members: Map<string, string> | undefined;
-	for (const name of MARKER_ATTRIBUTES) {
+	for (const name of EXACT_ATTRIBUTES) {
 		if (attributes[name] === undefined) continue;
 		members ??= rawMembers(text);
 		const memberText = members.get(name);

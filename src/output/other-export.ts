@@ -7,13 +7,18 @@
  */
 import { formatIsoTimestamp } from "../convert/iso8601.js";
 import { Dt64ExportError } from "../errors.js";
+import { EXPORT_OPTION_NAMES } from "../export-plan.js";
 import type { Part } from "../select/part.js";
 import { ATTOSECONDS_PER_SECOND } from "../select/time-bounds.js";
 import { manifestsIn } from "./dataset-files.js";
 import { readManifest, type PartManifest } from "./manifest.js";
 
-/** Options named as the library spells them (the CLI gives their flags); the others are the manifests' own words. */
-const OPTION_NAMES = new Set(["array", "group", "columns", "column", "order", "timezone", "index", "rename", "cf", "nanAsNull", "convertCalendar", "alignOn", "start", "end", "timeColumn", "partitionBy", "maxRowsPerFile"]);
+/**
+ * Whether a key of the manifests' options is an export option, named as the library spells it (the CLI gives their
+ * flags); the others (`store`, `conversion`, `output`) are the manifests' own words. From the export's one list of
+ * option names, not a list of its own.
+ */
+const isOptionName = (key: string) => EXPORT_OPTION_NAMES.includes(key);
 
 /** The manifests of `part`'s N in the folder (an unreadable one is commit's to refuse), by part index. */
 function manifestsOfSplit(folder: string, part: Part): PartManifest[] {
@@ -47,7 +52,7 @@ function describeOptionChanges(before: Record<string, unknown>, now: Record<stri
 	const keys = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort((a, b) => (rank(a) < rank(b) ? -1 : 1));
 	const changed = keys.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(now[key]));
 	if (changed.length === 0) return "options of another version of this package";
-	return changed.map((key) => `${OPTION_NAMES.has(key) ? `\`${key}\`` : key} ${describeValue(key, before[key])} (this run: ${describeValue(key, now[key])})`).join(", ");
+	return changed.map((key) => `${isOptionName(key) ? `\`${key}\`` : key} ${describeValue(key, before[key])} (this run: ${describeValue(key, now[key])})`).join(", ");
 }
 
 /**

@@ -36,7 +36,8 @@ export interface SelectionOptions {
 	env?: NodeJS.ProcessEnv;
 }
 
-export interface DatasetOptions extends SelectionOptions {
+/** How the files of a dataset folder are written: DatasetOptions' own, which its plan (DatasetPlan) carries checked. */
+export interface DatasetFileOptions {
 	/** Write a dataset folder in Hive partitions of the time column. */
 	partitionBy?: PartitionLevel;
 	/** Rows per file at most; a partition with more rows gets several files. */
@@ -51,6 +52,14 @@ export interface DatasetOptions extends SelectionOptions {
 	maxPartitions?: number;
 }
 
+export interface DatasetOptions extends SelectionOptions, DatasetFileOptions {}
+
+/**
+ * The names of DatasetFileOptions, checked against it by the compiler (a name missing or extra does not build): the
+ * plan carries each (planDataset), and an export of one file or stream refuses each (checkDatasetOptions).
+ */
+export const DATASET_OPTION_NAMES = Object.keys({ partitionBy: 0, maxRowsPerFile: 0, maxOpenFiles: 0, maxPartitions: 0 } satisfies Record<keyof DatasetFileOptions, 0>) as readonly (keyof DatasetFileOptions)[];
+
 /** Which rows: the time range, the column it applies to, and this process's part. */
 export interface SelectPlan {
 	readonly bounds: TimeBounds;
@@ -62,13 +71,8 @@ export interface SelectPlan {
 	readonly timeSorted?: boolean;
 }
 
-/** How a dataset folder is written. */
-export interface DatasetPlan {
-	readonly partitionBy?: PartitionLevel;
-	readonly maxRowsPerFile?: number;
-	readonly maxOpenFiles?: number;
-	readonly maxPartitions?: number;
-}
+/** How a dataset folder is written: its options, checked (planDataset). */
+export type DatasetPlan = Readonly<DatasetFileOptions>;
 
 function checkCount(option: string, value: number | undefined): void {
 	if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new UsageError(`invalid ${option} ${value}: must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (2^53 - 1)`, { option, value });
@@ -121,5 +125,5 @@ export function planDataset(options: DatasetOptions, format: string): DatasetPla
 	if (options.maxPartitions !== undefined && options.partitionBy === undefined) {
 		throw new UsageError("maxPartitions bounds the Hive partitions of `partitionBy`, and is given without it", { option: "maxPartitions" });
 	}
-	return { partitionBy: options.partitionBy, maxRowsPerFile: options.maxRowsPerFile, maxOpenFiles: options.maxOpenFiles, maxPartitions: options.maxPartitions };
+	return Object.fromEntries(DATASET_OPTION_NAMES.map((name) => [name, options[name]])) as DatasetPlan;
 }

@@ -8,6 +8,8 @@ import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { RefusedKeyError } from "./refused-key.js";
 import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
+import { checkByteCount, objectSize, rangeHeader, RangeStartsAfter, selectBytes, type ByteRequest } from "./byte-ranges.js";
+import { headersOfRequest, requestHeaders } from "./request-headers.js";
 import { describeNetworkError, isRetryableStatus, isThrottlingStatus, permanentNetworkError, retryAfterMs, retryDelayMs } from "./retry-policy.js";
 
 export interface RetryInfo {
@@ -118,11 +120,6 @@ export const MAX_METADATA_ANSWER_BYTES = 256 * 2 ** 20;
 const MAX_ANSWER_BYTES = 2 ** 30 + 16 * 2 ** 20;
 const METADATA_DOCUMENTS = new Set(["zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"]);
 
-/** An HTTP header name: RFC 9110's token characters. */
-export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// Headers the store sets itself per request; a user value would corrupt range reads.
-const RESERVED_HEADERS = new Set(["range", "host", "content-length"]);
-
 /** The URL as it may be shown: no credentials, no fragment, and the query (often a token) replaced by `?…`. */
 export function redactUrl(url: string | URL): string {
 	const shown = new URL(url);
@@ -168,34 +165,6 @@ function requestNumbers(options: HttpStoreOptions): { retries: number; timeoutMs
 		throw new UsageError(`invalid backoff ${JSON.stringify(backoffMs)}: expected a number of milliseconds >= 0`, { option: "backoffMs" });
 	}
 	return { retries, timeoutMs, backoffMs };
-}
-
-/**
- * What a header value may hold, as Node's fetch sends it: tab, visible ASCII, space and the bytes 0x80-0xFF (RFC
- * 9110's field-vchar and obs-text). Any other character, a control character above all, fails every request.
- */
-export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** The headers every request carries, checked. */
-function requestHeaders(given: Readonly<Record<string, string>>): Headers {
-	const headers = new Headers();
-	for (const [name, value] of Object.entries(given)) {
-		if (!HEADER_NAME.test(name)) {
-			throw new UsageError(`invalid header name ${JSON.stringify(name)}`, { option: "headers" });
-		}
-		if (RESERVED_HEADERS.has(name.toLowerCase())) {
-			throw new UsageError(`header ${JSON.stringify(name)} cannot be set: the store sets it per request`, { option: "headers" });
-		}
-		if (typeof value !== "string" || !HEADER_VALUE.test(value)) {
-			throw new UsageError(`invalid value for header ${JSON.stringify(name)}: expected text without control characters (tab, printable ASCII and Latin-1)`, { option: "headers" });
-		}
-		try {
-			headers.set(name, value);
-		} catch {
-			throw new UsageError(`invalid value for header ${JSON.stringify(name)}`, { option: "headers" });
-		}
-	}
-	return headers;
 }
 
 function normalizeOptions(options: HttpStoreOptions, userinfo: string | undefined): NormalizedHttpStoreOptions {
@@ -416,9 +385,6 @@ function onCallerAbort(caller: AbortSignal, abort: () => void): () => void {
 	return () => waiting.delete(abort);
 }
 
-/** The bytes asked for, and how to check and cut what the server sent for them; `head` asks for the size only. */
-type ByteRequest = { kind: "all"; maxBytes?: number } | { kind: "range"; offset: number; length: number; maxWhole?: number } | { kind: "suffix"; length: number } | { kind: "head" };
-
 /** What an attempt got: the bytes asked for, and the object's whole size when the response told it. */
 interface Answer {
 	readonly bytes: Uint8Array;
@@ -429,55 +395,6 @@ interface Answer {
 
 /** A range read by HttpStore.readRange: the bytes, the object's size if told, and all of it if the server sent all. */
 export type RangeAnswer = Answer;
-
-function rangeHeader(request: ByteRequest): string | undefined {
-	switch (request.kind) {
-		case "all":
-		case "head":
-			return undefined;
-		case "range":
-			return `bytes=${request.offset}-${request.offset + request.length - 1}`;
-		case "suffix":
-			return `bytes=-${request.length}`;
-	}
-}
-
-/** Where a 206 body starts in the object (`Content-Range: bytes start-end/total`). */
-function contentRangeStart(response: Response): number | undefined {
-	const match = /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(response.headers.get("content-range")?.trim() ?? "");
-	return match === null ? undefined : Number(match[1]);
-}
-
-/** The object's size: the total of a 206's Content-Range, or the Content-Length of a whole, unencoded answer. */
-function objectSize(response: Response, encoded: boolean): number | undefined {
-	const text =
-		response.status === 206
-			? /\/(\d+)$/.exec(response.headers.get("content-range")?.trim() ?? "")?.[1]
-			: encoded
-				? undefined
-				: response.headers.get("content-length");
-	const size = Number(text ?? Number.NaN);
-	return Number.isSafeInteger(size) && size >= 0 ? size : undefined;
-}
-
-/** The requested bytes out of a 200 (whole object) or 206 (the range, or a superset of it) body. */
-function selectBytes(body: Uint8Array, response: Response, request: ByteRequest): Uint8Array {
-	switch (request.kind) {
-		case "all":
-		case "head":
-			return body;
-		case "suffix":
-			// Both a 200 and a 206 for a suffix end at the object's end.
-			return body.subarray(Math.max(0, body.length - request.length));
-		case "range": {
-			const start = response.status === 206 ? (contentRangeStart(response) ?? request.offset) : 0;
-			if (start > request.offset) {
-				throw new FinalFailure(`the server sent bytes from ${start}, after the requested offset ${request.offset}`);
-			}
-			return body.subarray(request.offset - start, request.offset - start + request.length);
-		}
-	}
-}
 
 export class HttpStore implements AsyncReadable {
 	/** The base URL requests are made under, credentials removed; its query string may hold a token. */
@@ -654,23 +571,6 @@ export class HttpStore implements AsyncReadable {
 	}
 
 	/**
-	 * The store's own headers of a request (Range, Accept-Encoding) over `base`: the user's headers, or none for a
-	 * request redirected to another origin.
-	 */
-	#requestHeaders(request: ByteRequest, base: Headers | undefined): Headers {
-		const headers = new Headers(base);
-		const range = rangeHeader(request);
-		if (range !== undefined) {
-			headers.set("Range", range);
-		} else if (!headers.has("accept-encoding")) {
-			// Chunks are already compressed by their codecs; a content coding on top would only make Content-Length
-			// count other bytes. (For range requests fetch itself sends `identity`, as the Fetch standard says.)
-			headers.set("Accept-Encoding", "identity");
-		}
-		return headers;
-	}
-
-	/**
 	 * Sends a request and follows the redirects `redirects` allows, itself (fetch's own following sends every header
 	 * but Authorization on to any host the server names): the user's headers go to the store's origin only; a
 	 * redirect refused, to another scheme than http(s), or past MAX_REDIRECTS is a final failure, never retried.
@@ -679,7 +579,7 @@ export class HttpStore implements AsyncReadable {
 		const { redirects } = this.#options;
 		let at = url;
 		for (let followed = 0; ; followed++) {
-			const sent = at.origin === this.#base.origin ? headers : this.#requestHeaders(request, undefined);
+			const sent = at.origin === this.#base.origin ? headers : headersOfRequest(request, undefined);
 			const response = await this.#options.fetch(at, { method, headers: sent, signal, redirect: "manual" });
 			const target = redirectTarget(response, at);
 			if (target === undefined) return response;
@@ -696,7 +596,7 @@ export class HttpStore implements AsyncReadable {
 	}
 
 	async #attempt(url: URL, request: ByteRequest, caller: AbortSignal | undefined): Promise<Answer | undefined> {
-		const headers = this.#requestHeaders(request, this.#options.headers);
+		const headers = headersOfRequest(request, this.#options.headers);
 		const method = request.kind === "head" ? "HEAD" : "GET";
 		const { authorizer } = this.#options;
 		const attempt = attemptSignal(caller, this.#options.timeoutMs);
@@ -762,7 +662,7 @@ export class HttpStore implements AsyncReadable {
 				throw new TransientFailure(waited, undefined, { cause: error });
 			}
 			if (error instanceof AccessRefused) error.credentialsVersion = credentialsVersion;
-			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof AnswerTooLarge || error instanceof FinalFailure || error instanceof Dt64ExportError) {
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof AnswerTooLarge || error instanceof FinalFailure || error instanceof RangeStartsAfter || error instanceof Dt64ExportError) {
 				throw error;
 			}
 			const permanent = permanentNetworkError(error, url);
@@ -824,10 +724,4 @@ async function statusFailure(response: Response, authorizer: RequestAuthorizer |
 	}
 	if (response.status === 401) return new AccessRefused(`${line} (authentication required)`);
 	return new FinalFailure(line);
-}
-
-function checkByteCount(value: number, name: string, key: string): void {
-	if (!Number.isSafeInteger(value) || value < 0) {
-		throw new Dt64ExportError("INTERNAL", `invalid byte range for ${key}: ${name} ${value} is not a whole number >= 0`, { key, value });
-	}
 }

@@ -36,7 +36,11 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 	return {
 		field,
 		decode(values, describePosition) {
-			const decoded = decodeCfTimes(values as NumericValues, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap, inPlace: context.convertInPlace, allocateValues: context.allocateValues });
+			const counts = values as NumericValues;
+			const decoded = decodeCfTimes(counts, coding, markers, { ...options, describePosition, allocateBitmap: context.allocateBitmap, inPlace: context.convertInPlace, allocateValues: context.allocateValues });
+			// Counts narrower than int64 (or packed ones) were decoded into other memory: theirs is dead now, and back
+			// for the next chunks (20M int32 hours to Arrow IPC: peak RSS 140-147 -> 92-100 MiB).
+			if (context.convertInPlace && decoded.values.buffer !== counts.buffer) context.releaseValues?.(counts);
 			const scaled = scaleAfter ? secondsAsMillis(decoded, { ...options, describePosition, allocateBitmap: context.allocateBitmap }) : decoded;
 			markOverflowNulls(scaled);
 			// Last: an overflow's marking clears the other null slots.

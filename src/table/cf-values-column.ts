@@ -1,4 +1,4 @@
-import { Bool, Field, Float32, Float64 } from "apache-arrow";
+import { Bool, Field, Float32, Float64, Int64 } from "apache-arrow";
 import { ZARR_DATA_TYPE_KEY } from "../arrow/field-metadata-keys.js";
 import { booleanBytes } from "../cf/boolean-coding.js";
 import { maskNaN, maskValues, type MaskRule } from "../cf/masking.js";
@@ -43,16 +43,16 @@ export function planCfValuesColumn({ column, storedField, unsigned, mask, packin
 	const metadata = new Map<string, string>([[ZARR_DATA_TYPE_KEY, JSON.stringify(rawDataType)]]);
 	for (const key of KEPT_CF_ATTRIBUTES) if (typeof attributes[key] === "string") metadata.set(key, attributes[key] as string);
 	metadata.set(CF_APPLIED_KEY, stringifyExactIntegers({ ...(unsigned === undefined ? {} : { _Unsigned: unsigned.unsigned }), ...mask?.applied, ...packing?.applied, ...(nanAsNull ? { nan_as_null: true } : {}), ...(boolean ? { dtype: "bool" } : {}) }));
-	const type = boolean ? new Bool() : packing === undefined ? storedField.type : packing.target === "float32" ? new Float32() : new Float64();
+	const type = boolean ? new Bool() : packing === undefined ? storedField.type : packing.target === "float32" ? new Float32() : packing.target === "int64" ? new Int64() : new Float64();
 	const nullable = mask !== undefined || (!boolean && nanAsNull);
 	const field = new Field(storedField.name, type, nullable, metadata);
 	const isFloat = type instanceof Float32 || type instanceof Float64;
 	return {
 		field,
-		decode(raw) {
+		decode(raw, describePosition) {
 			const stored = raw as NumericValues;
 			const validity = mask === undefined ? undefined : maskValues(stored, mask);
-			const values = packing === undefined ? stored : unpackValues(stored, packing);
+			const values = packing === undefined ? stored : unpackValues(stored, packing, { validity, describePosition });
 			if (boolean) return { values: booleanBytes(values), validity };
 			if (nanAsNull && isFloat) return { values, validity: maskNaN(values as Float32Array | Float64Array, validity) };
 			return { values, validity };

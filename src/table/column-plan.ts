@@ -2,7 +2,7 @@ import { Bool, type Data, type Field, makeData, Utf8 } from "apache-arrow";
 import { plainArrowData } from "../arrow/column-types.js";
 import type { Validity } from "../cf/masking.js";
 import type { ColumnsPlan } from "../export-plan.js";
-import type { ChunkValues } from "../zarr/chunk-values.js";
+import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 
 /** A column's values as its Arrow field holds them, with the rows that are null. */
 export interface DecodedValues {
@@ -45,6 +45,12 @@ export interface ColumnContext {
 	 * from the same pool; default new. Every slot is written.
 	 */
 	readonly allocateValues?: (length: number) => BigInt64Array;
+	/**
+	 * Hands back the memory of band values a kind decoded into other memory (int32 CF time counts widened into
+	 * int64): the bands are the reader's own (`convertInPlace`), dead once decoded. Only a pool's buffers go back (a
+	 * store's own bytes, a copy of a kept read are left to the collector); without it, nothing does.
+	 */
+	readonly releaseValues?: (values: NumericValues) => void;
 	/**
 	 * The column is a time coordinate (an index coordinate, or the array exported alone), whose dates the proleptic
 	 * Gregorian calendar lacks leave their rows out when the plan drops them (`dropInvalidDates`).

@@ -40,7 +40,7 @@ export function planPlainColumn(column: Extract<TableColumn, { kind: "plain" }>,
 			throw inArrayDocument(error, metadata, "attributes");
 		}
 		const boolean = isCfBoolean(metadata.attributes);
-		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float16" || type === "float32" || type === "float64" || packing !== undefined);
+		const nanAsNull = !boolean && context.plan.nanAsNull && (type === "float16" || type === "float32" || type === "float64" || (packing !== undefined && packing.target !== "int64"));
 		const { unsigned } = column;
 		if (mask !== undefined || packing !== undefined || nanAsNull || boolean || unsigned !== undefined) return planCfValuesColumn({ column, storedField, unsigned, mask, packing, nanAsNull, boolean });
 	}

@@ -3,7 +3,7 @@ import { parseFillValue } from "../dtype/fill-value.js";
 import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
 import { Dt64ExportError, errorInContext, withErrorFields } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
-import { withExactMarkerIntegers } from "../json/exact-integers.js";
+import { withExactIntegerAttributes } from "../json/exact-integers.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { parsePlainDataType, parsePlainFillValue, type PlainDataType, type PlainFill } from "./plain-dtype.js";
 import { isV2TimeArray, v2ArrayAsV3, v2ValuesOf } from "./v2-metadata.js";
@@ -142,7 +142,7 @@ function withExactAttributes(object: Record<string, unknown>, text: string): Rec
 	if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes)) return object;
 	const attributesText = memberText(text, ["attributes"]);
 	if (attributesText === undefined) return object;
-	const exact = withExactMarkerIntegers(attributes as Record<string, unknown>, attributesText);
+	const exact = withExactIntegerAttributes(attributes as Record<string, unknown>, attributesText);
 	return exact === attributes ? object : { ...object, attributes: exact };
 }
 

@@ -10,7 +10,7 @@ import { describeNumpyDtype, isNumpyTimeDtype, parseNumpyTimeDtype } from "../dt
 import { parseNumpyPlainDtype } from "../dtype/numpy-plain-dtype.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
-import { withExactMarkerIntegers } from "../json/exact-integers.js";
+import { withExactIntegerAttributes } from "../json/exact-integers.js";
 import { rawMemberText } from "../json/raw-member.js";
 import { documentKey, inArrayDocument, type ArrayNode, type CodecMetadata, type NodeMetadata, type V3ArrayForm } from "./array-metadata.js";
 import { decodeVlenUtf8 } from "./codecs/vlen-utf8.js";
@@ -32,7 +32,7 @@ export function parseV2NodeJson(kind: "array" | "group", text: string, attribute
 	const attributesWhere = where.replace(/\.z(array|group)$/, ZATTRS);
 	const attributes = attributesText === undefined ? {} : parseJsonObject(attributesText, attributesWhere, attributesDocument);
 	if (kind === "group") return { kind, zarrFormat: 2, path, json, attributes };
-	const exact = attributesText === undefined ? attributes : withExactMarkerIntegers(attributes, attributesText);
+	const exact = attributesText === undefined ? attributes : withExactIntegerAttributes(attributes, attributesText);
 	return { kind, zarrFormat: 2, path, json, text, attributes: exact, document, attributesDocument };
 }
 
