@@ -130,6 +130,38 @@ function keepOwnership(fd: number, replaced: fs.Stats): void {
 	}
 }
 
+/** Gives the file open at `fd` the owner, group (see keepOwnership) and permissions of the file it replaces. */
+function keepAttributes(fd: number, replaced: fs.Stats): void {
+	// Owner and group first: a change of owner clears the set-user-ID and set-group-ID bits, which the mode restores.
+	keepOwnership(fd, replaced);
+	try {
+		fs.fchmodSync(fd, replaced.mode & 0o7777);
+	} catch {
+		// Another user's file in a folder we may write: the new file is ours, with the default permissions.
+	}
+}
+
+/**
+ * Gives `file`, written aside to be renamed over `target`, what AtomicFileWriter gives a file that replaces another:
+ * `target`'s permissions, owner and group (a dataset's files written aside by a part's run or a whole export that
+ * replaces the dataset, trial 25: 14). Nothing when `target` is no file.
+ */
+export function keepAttributesOf(target: string, file: string): void {
+	let replaced: fs.Stats;
+	try {
+		replaced = fs.statSync(target);
+	} catch {
+		return;
+	}
+	if (!replaced.isFile()) return;
+	const fd = fs.openSync(file, "r");
+	try {
+		keepAttributes(fd, replaced);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
 /**
  * A file written all or nothing: bytes go to a temporary file beside the target, which is fsynced and moved to
  * the target when the stream finishes, and removed when it is destroyed with an error. Without `overwrite`, the
@@ -208,15 +240,7 @@ export class AtomicFileWriter extends Writable {
 			}
 		}
 		pending.add(this.tempPath);
-		if (existing) {
-			// Owner and group first: a change of owner clears the set-user-ID and set-group-ID bits, which the mode restores.
-			keepOwnership(this.#fd, existing);
-			try {
-				fs.fchmodSync(this.#fd, existing.mode & 0o7777);
-			} catch {
-				// Another user's file in a folder we may write: the new file is ours, with the default permissions.
-			}
-		}
+		if (existing) keepAttributes(this.#fd, existing);
 	}
 
 	override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {

@@ -25,7 +25,7 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
 import type { RowRange } from "../select/time-search.js";
 import { KEYS_NAMED, type ForbiddenChunks } from "../store/forbidden-chunks.js";
-import { AtomicFileWriter } from "./atomic-file.js";
+import { AtomicFileWriter, keepAttributesOf } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { makeFolder } from "./make-folder.js";
 import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
@@ -443,6 +443,8 @@ export class DatasetWriter extends Writable {
 		for (const relative of kept) {
 			const target = path.join(folder, relative);
 			this.#makeFolder(path.dirname(target));
+			// A file replaced keeps its permissions, owner and group, as a file replaced with `overwrite` does.
+			keepAttributesOf(target, this.#pathOf(relative));
 			fs.renameSync(this.#pathOf(relative), target);
 		}
 		replacing!.clear(kept, "files");
