@@ -1,6 +1,7 @@
 /**
  * Forms the Zarr v3 core spec (and the v2 spec) allow or forbid, found by the trial 24 conformance audit: a group's
- * extension members obey `must_understand` as an array's do (finding 02).
+ * extension members obey `must_understand` as an array's do (finding 02); v2 consolidated metadata of a format other
+ * than 1 is refused, as zarr-python 2 and xarray refuse it (finding 07).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -60,5 +61,46 @@ describe("a group's zarr.json extension members (v3 core spec: must_understand)"
 				["t", "array"],
 			]);
 		}
+	});
+});
+
+/**
+ * A zarr-python 2 group holding `t`, datetime64[s] 0..11 in chunks of 4, consolidated when `t` had 8 values (then
+ * grown to 12), its `.zmetadata` with `format` as zarr_consolidated_format (undefined: left out).
+ */
+function v2ConsolidatedStore(name: string, format: unknown): string {
+	const root = fresh(name);
+	fs.mkdirSync(path.join(root, "t"), { recursive: true });
+	const zarray = (length: number) => ({ zarr_format: 2, shape: [length], chunks: [4], dtype: "<M8[s]", fill_value: null, order: "C", filters: null, compressor: null });
+	fs.writeFileSync(path.join(root, ".zgroup"), JSON.stringify({ zarr_format: 2 }));
+	fs.writeFileSync(path.join(root, "t", ".zarray"), JSON.stringify(zarray(12)));
+	fs.writeFileSync(path.join(root, "t", ".zattrs"), "{}");
+	for (let chunk = 0; chunk < 3; chunk++) fs.writeFileSync(path.join(root, "t", String(chunk)), new Uint8Array(BigInt64Array.from({ length: 4 }, (_, i) => BigInt(4 * chunk + i)).buffer));
+	const metadata = { metadata: { ".zgroup": { zarr_format: 2 }, "t/.zarray": zarray(8), "t/.zattrs": {} }, ...(format === undefined ? {} : { zarr_consolidated_format: format }) };
+	fs.writeFileSync(path.join(root, ".zmetadata"), JSON.stringify(metadata));
+	return root;
+}
+
+describe("v2 consolidated metadata's zarr_consolidated_format", () => {
+	it("other than 1, or missing, is refused naming .zmetadata and the field (it was read as format 1: 8 rows of 12)", async () => {
+		for (const format of [2, "1", undefined]) {
+			const root = v2ConsolidatedStore("format.zarr", format);
+			const found = format === undefined ? "missing" : JSON.stringify(format);
+			const refusal = {
+				code: "METADATA_INVALID",
+				path: ".zmetadata",
+				field: "zarr_consolidated_format",
+				message: expect.stringContaining(`${root}/.zmetadata: zarr_consolidated_format is ${found}, expected 1, the only consolidated metadata format zarr-python 2 and xarray read`),
+			};
+			await expect(exportedArrow((sink) => exportTable(root, sink, {}))).rejects.toMatchObject(refusal);
+			await expect(exportedArrow((sink) => exportTable(root, sink, { columns: ["t"] }))).rejects.toMatchObject(refusal);
+			await expect(inspectStore(root)).rejects.toMatchObject(refusal);
+		}
+	});
+
+	it("format 1 is the store's metadata, as xarray's open_zarr reads it (8 rows)", async () => {
+		const root = v2ConsolidatedStore("format1.zarr", 1);
+		const table = await exportedArrow((sink) => exportTable(root, sink, { columns: ["t"] }));
+		expect(table.numRows).toBe(8);
 	});
 });
