@@ -2,7 +2,6 @@ import { encodedChunkBound, largestEncodedChunk } from "./encoded-chunk-bound.js
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
 import { CODECS } from "./codecs/codec-map.js";
 import { throwIfAborted } from "../abort.js";
-import { eventLoopTurn } from "../event-loop-turn.js";
 import { Dt64ExportError, withErrorFields } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import type { ForbiddenChunks } from "../store/forbidden-chunks.js";
@@ -114,9 +113,6 @@ const CHUNK_ERRORS = ["CHUNK_CORRUPT", "CHUNK_MISSING", "READ_FAILED"] as const;
  */
 async function readingChunk<T>(arrayPath: string, key: string, read: () => Promise<T>): Promise<T> {
 	try {
-		// A missing chunk (or a small file read on this thread) awaits no I/O: the loop's turn is given here.
-		const turn = eventLoopTurn();
-		if (turn !== undefined) await turn;
 		return await read();
 	} catch (error) {
 		throw withErrorFields(error, CHUNK_ERRORS, { path: arrayPath, key }, "replace");
