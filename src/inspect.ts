@@ -3,7 +3,7 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
-import { staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
+import { isStaleConsolidated, staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
@@ -28,8 +28,8 @@ import { safeLineText } from "./message-text.js";
 import { isListingRefused, type ListingRefusedError } from "./store/listing-errors.js";
 import { listStoreTree, readNodeDocument, type StoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.js";
 import {
+	arrayMetadataPlace,
 	isTimeArray,
-	metadataFileOf,
 	parsePlainArrayMetadata,
 	parseTimeArrayMetadata,
 	v3FormOf,
@@ -583,7 +583,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	const v2 = node.zarrFormat === 2;
 	const missing = missingChunksOf(node);
 	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}), ...(missing === "fill" ? {} : { missingChunks: missing }), ...shownAttributes(node) };
-	const where = `${node.path ? `${node.path}/` : ""}${metadataFileOf(node)}`;
+	const where = arrayMetadataPlace(node, isStaleConsolidated(opened, node.path));
 	if (isCfTimeArray(node)) return describeCfTimeArray(opened, node, describeOtherArray(opened, node, base, where), where, maxChunks);
 	if (!isTimeArray(node)) return describeOtherArray(opened, node, base, where);
 	let form: V3ArrayForm;

@@ -2,7 +2,8 @@
  * Forms the Zarr v3 core spec (and the v2 spec) allow or forbid, found by the trial 24 conformance audit: a group's
  * extension members obey `must_understand` as an array's do (finding 02); v2 consolidated metadata of a format other
  * than 1 is refused, as zarr-python 2 and xarray refuse it (finding 07); nested sharding (`sharding_indexed` as the
- * array -> bytes codec of another's inner chunks) is read (finding 01).
+ * array -> bytes codec of another's inner chunks) is read (finding 01); a refusal of what only a store's consolidated
+ * metadata says names that document, not the array's own file (finding 13).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -159,5 +160,36 @@ describe("nested sharding (v3 sharding_indexed spec: the inner codecs end in any
 			code: "CHUNK_CORRUPT",
 			message: "shard c/0/0 (inner chunk [0,0]): index checksum mismatch (crc32c)",
 		});
+	});
+});
+
+describe("a refusal of what only the consolidated metadata says (finding 13)", () => {
+	/** A v3 root group consolidating `t`, its entry edited by `edit` (the array's own zarr.json left as written). */
+	async function consolidated(name: string, edit: (entry: Record<string, unknown>) => void): Promise<string> {
+		const root = fresh(name);
+		// Fill "NaT": the document goes through JSON.parse and back, which would round -2^63.
+		await writeArray(root, "t", { shape: [8], chunks: [4], dataType: SECONDS, fillValue: "NaT", values: BigInt64Array.from({ length: 8 }, (_, i) => BigInt(i)), codecs: [LE] });
+		const entry = JSON.parse(fs.readFileSync(path.join(root, "t", "zarr.json"), "utf8"));
+		edit(entry);
+		fs.writeFileSync(path.join(root, "zarr.json"), JSON.stringify({ zarr_format: 3, node_type: "group", attributes: {}, consolidated_metadata: { kind: "inline", must_understand: false, metadata: { t: entry } } }));
+		return root;
+	}
+
+	it("names the group's zarr.json and the entry, message and path alike, when the array's own zarr.json says otherwise", async () => {
+		const root = await consolidated("stale.zarr", (entry) => void (entry.foo = { must_understand: true }));
+		const refusal = { code: "UNSUPPORTED", path: "zarr.json", message: `${root}/zarr.json (consolidated metadata of "t"): zarr.json member "foo" is an extension this reader does not know, and it does not say "must_understand": false` };
+		await expect(exportedArrow((sink) => exportTable(root, sink, {}))).rejects.toMatchObject(refusal);
+		await expect(exportedArrow((sink) => exportTable(root, sink, { columns: ["t"] }))).rejects.toMatchObject({ message: expect.stringContaining(`array t (${root}/zarr.json (consolidated metadata of "t")): zarr.json member "foo"`) });
+	});
+
+	it("names the array's own zarr.json when both say the same", async () => {
+		const root = await consolidated("agreeing.zarr", () => undefined);
+		for (const at of [root, path.join(root, "t")]) {
+			const entry = JSON.parse(fs.readFileSync(path.join(at, "zarr.json"), "utf8"));
+			const t = at === root ? entry.consolidated_metadata.metadata.t : entry;
+			t.data_type = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 0 } };
+			fs.writeFileSync(path.join(at, "zarr.json"), JSON.stringify(entry));
+		}
+		await expect(exportedArrow((sink) => exportTable(root, sink, {}))).rejects.toMatchObject({ message: expect.stringMatching(new RegExp(`^${root}/t/zarr.json: data_type: configuration.scale_factor`)) });
 	});
 });

@@ -112,6 +112,17 @@ export function metadataFileOf(node: NodeMetadata): string {
 	return node.kind === "array" ? ".zarray" : ".zgroup";
 }
 
+/**
+ * Where an array's metadata is, for messages: its own metadata file (`t/zarr.json`, `t/.zarray`), or, when it was read
+ * from consolidated metadata that says otherwise than that file (`differs`: stale, see stale-consolidated.ts), the
+ * document it was read from (`zarr.json (consolidated metadata of "t")`): a refusal of what only that document holds
+ * must name it, not the array's own file.
+ */
+export function arrayMetadataPlace(node: ArrayNode, differs: boolean): string {
+	const own = documentKey(node.path, metadataFileOf(node));
+	return node.document === own || !differs ? own : `${node.document} (consolidated metadata of ${JSON.stringify(node.path)})`;
+}
+
 /** The `zarr_format` of the draft v3 layout zarr-python 2.11–2.18 wrote with its experimental v3 API. */
 const DRAFT_V3_PROTOCOL = "https://purl.org/zarr/spec/protocol/core/3.0";
 
@@ -323,7 +334,7 @@ function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs must be a list of {"name": ...} objects`, { field: "codecs" });
 	}
 	if (form.zarrFormat === 3) {
-		checkExtensionMembers(json, V3_ARRAY_MEMBERS, where);
+		checkExtensionMembers(json, V3_ARRAY_MEMBERS, where, form.document);
 		checkArrayToBytesCodec(json.codecs as CodecMetadata[], where);
 		checkDimensionNames(json, shape, where);
 	}
