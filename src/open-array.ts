@@ -27,14 +27,13 @@ export interface OpenArrayOptions extends OpenStoreOptions, CfOptions {
 	array?: string;
 }
 
-/** Normalizes the `array` option (or a `columns` name, `option`): a relative path of plain segments that cannot leave the store. */
+/**
+ * Normalizes the `array` option (or a `columns` name, `option`): a relative path of plain segments that cannot leave the
+ * store. A name is taken as written, `%` included (`50%`, `t%20x`: legal Zarr node names, which zarr-python opens by
+ * those names): it is no URL, and every store reads it literally (a URL store encodes each segment, `%` as `%25`).
+ */
 export function normalizeArrayPath(input: string, option = "array"): string {
-	let decoded: string;
-	try {
-		decoded = decodeURIComponent(input);
-	} catch {
-		throw new UsageError(`${option} ${JSON.stringify(input)}: not a valid path`, { option, value: input });
-	}
+	const decoded = input;
 	if (decoded.includes("\\") || decoded.includes("\0") || path.posix.isAbsolute(decoded) || /^[A-Za-z]:/.test(decoded)) {
 		throw new UsageError(`${option} ${JSON.stringify(input)}: must be a relative path inside the store`, { option, value: input });
 	}

@@ -3,7 +3,8 @@
  * extension members obey `must_understand` as an array's do (finding 02); v2 consolidated metadata of a format other
  * than 1 is refused, as zarr-python 2 and xarray refuse it (finding 07); nested sharding (`sharding_indexed` as the
  * array -> bytes codec of another's inner chunks) is read (finding 01); a refusal of what only a store's consolidated
- * metadata says names that document, not the array's own file (finding 13).
+ * metadata says names that document, not the array's own file (finding 13); node names holding `%` are names, read
+ * as written (finding 11).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -11,9 +12,11 @@ import { describe, expect, it } from "vitest";
 import { NAT, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportTable, inspectStore } from "../src/index.js";
 import { exportedArrow } from "./support/arrow-sink.js";
-import { tempDir } from "./support/cli.js";
+import { runCli, tempDir } from "./support/cli.js";
+import { serveFolder } from "./support/served-folder.js";
 
 const work = tempDir("dt64-spec-");
+const http = serveFolder(work);
 let counter = 0;
 const fresh = (name: string) => path.join(work, `${counter++}-${name}`);
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -191,5 +194,44 @@ describe("a refusal of what only the consolidated metadata says (finding 13)", (
 			fs.writeFileSync(path.join(at, "zarr.json"), JSON.stringify(entry));
 		}
 		await expect(exportedArrow((sink) => exportTable(root, sink, {}))).rejects.toMatchObject({ message: expect.stringMatching(new RegExp(`^${root}/t/zarr.json: data_type: configuration.scale_factor`)) });
+	});
+});
+
+describe("node names holding % (legal in Zarr: only /, empty, . and .. are not names)", () => {
+	const NAMES = ["50%", "t%20x", "a b", "té"];
+	async function namesStore(): Promise<string> {
+		const root = fresh("names.zarr");
+		fs.mkdirSync(root);
+		fs.writeFileSync(path.join(root, "zarr.json"), JSON.stringify({ zarr_format: 3, node_type: "group", attributes: {} }));
+		for (const [k, name] of NAMES.entries()) {
+			await writeArray(root, name, { shape: [2], chunks: [2], dataType: SECONDS, values: BigInt64Array.of(BigInt(10 * k), BigInt(10 * k + 1)), codecs: [LE] });
+		}
+		return root;
+	}
+	const seconds = (table: Awaited<ReturnType<typeof exportedArrow>>, name: string) => [...(table.getChild(name)!.data[0].values as BigInt64Array)];
+
+	it("are read as written by --array and --columns, from a folder and over HTTP, and --columns all takes them all", async () => {
+		const root = await namesStore();
+		const url = `${http.server.url}/${path.relative(work, root).split(path.sep).map(encodeURIComponent).join("/")}`;
+		for (const store of [root, url]) {
+			for (const [k, name] of NAMES.entries()) {
+				const table = await exportedArrow((sink) => exportTable(store, sink, { array: name }));
+				expect(seconds(table, name)).toEqual([BigInt(10 * k), BigInt(10 * k + 1)]);
+			}
+			const both = await exportedArrow((sink) => exportTable(store, sink, { columns: ["t%20x", "50%"] }));
+			expect([seconds(both, "t%20x"), seconds(both, "50%")]).toEqual([
+				[10n, 11n],
+				[0n, 1n],
+			]);
+		}
+		const all = await exportedArrow((sink) => exportTable(root, sink, { columns: "all" }));
+		expect(all.schema.fields.map((field) => field.name).sort()).toEqual([...NAMES].sort());
+	});
+
+	it("a percent-encoding is not decoded: 50%25 names no array, and ..%2Fx is a name, never a way out of the store", async () => {
+		const root = await namesStore();
+		await expect(exportedArrow((sink) => exportTable(root, sink, { array: "50%25" }))).rejects.toMatchObject({ code: "ARRAY_NOT_FOUND" });
+		const escape = runCli([root, "--array", "..%2Fnames.zarr", "-o", path.join(work, "never.arrow")]);
+		expect([escape.status, escape.stderr]).toEqual([1, expect.stringMatching(/\/\.\.%2Fnames\.zarr: no zarr\.json, \.zarray or \.zgroup .*\[ARRAY_NOT_FOUND\]\n$/)]);
 	});
 });
