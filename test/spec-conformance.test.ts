@@ -231,7 +231,7 @@ describe("node names holding % (legal in Zarr: only /, empty, . and .. are not n
 	it("a percent-encoding is not decoded: 50%25 names no array, and ..%2Fx is a name, never a way out of the store", async () => {
 		const root = await namesStore();
 		await expect(exportedArrow((sink) => exportTable(root, sink, { array: "50%25" }))).rejects.toMatchObject({ code: "ARRAY_NOT_FOUND" });
-		const escape = runCli([root, "--array", "..%2Fnames.zarr", "-o", path.join(work, "never.arrow")]);
-		expect([escape.status, escape.stderr]).toEqual([1, expect.stringMatching(/\/\.\.%2Fnames\.zarr: no zarr\.json, \.zarray or \.zgroup .*\[ARRAY_NOT_FOUND\]\n$/)]);
+		const encodedName = runCli([root, "--array", "..%2Fnames.zarr", "-o", path.join(work, "never.arrow")]);
+		expect([encodedName.status, encodedName.stderr]).toEqual([1, expect.stringMatching(/\/\.\.%2Fnames\.zarr: no zarr\.json, \.zarray or \.zgroup .*\[ARRAY_NOT_FOUND\]\n$/)]);
 	});
 });
