@@ -14,10 +14,10 @@ import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/
 import { isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf, type PackingRule } from "./cf/packing.js";
 import { isCfBoolean } from "./cf/boolean-coding.js";
-import type { Rounding } from "./convert/options.js";
+import type { OverflowPolicy, Rounding } from "./convert/options.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
-import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
+import { ConversionError, toArrowTimestamps, type TimestampValues } from "./convert/to-arrow-timestamps.js";
 import { describeDataType, formatDatetime64Type, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
 import { formatFillValue, parseFillValue } from "./dtype/fill-value.js";
 import type { TargetUnit } from "./dtype/units.js";
@@ -356,18 +356,33 @@ async function findEnd({ source, shape, maxChunks, signal, isAbsent }: EndSearch
 	return "none";
 }
 
-/** The ISO 8601 text of a count, through the same conversion as an export with `--unit auto`. */
-function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string } {
+/**
+ * The ISO 8601 text of a count, through the same conversion as an export with `--unit auto`; `refusal`: the error the
+ * default export (exact, `--on-overflow error`) stops at on this value, which makes the array not exportable as is.
+ */
+function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string; refusal?: ConversionError } {
 	const format = (value: bigint) => (type.kind === "timedelta64" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
-	const convert = (rounding: Rounding) =>
-		toArrowTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow: "null", describePosition: () => `row ${row}` });
+	const convert = (rounding: Rounding, onOverflow: OverflowPolicy = "null") =>
+		toArrowTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow, describePosition: () => `row ${row}` });
+	let refusal: ConversionError | undefined;
+	try {
+		convert("error", "error");
+	} catch (error) {
+		if (!(error instanceof ConversionError)) throw error;
+		refusal = error;
+	}
+	return { ...shownCount(count, type, unit, format, convert), ...(refusal === undefined ? {} : { refusal }) };
+}
+
+/** A count as inspect shows it: exact, else floored (as `--allow-truncate` exports it), else why it has no instant. */
+function shownCount(count: bigint, type: Datetime64Type, unit: TargetUnit, format: (value: bigint) => string, convert: (rounding: Rounding) => TimestampValues): { iso: string | null; note?: string } {
 	try {
 		const converted = convert("error");
 		if (converted.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
 		return { iso: format(converted.values[0]) };
 	} catch (error) {
 		if (!(error instanceof ConversionError) || type.unit === "generic") return { iso: null, note: (error as Error).message };
-		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}` };
+		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}, as --allow-truncate exports it` };
 	}
 }
 
@@ -617,10 +632,19 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	}
 	const unit = resolveTargetUnit(metadata.dataType, "auto");
 	const arrowType = `${metadata.dataType.kind === "timedelta64" ? "duration" : "timestamp"}[${unit}]`;
-	const search: EndSearch = { source, shape: metadata.shape, maxChunks, signal: opened.signal, isAbsent: isNaTValue, format: (count, row) => formatCount(count as bigint, row, metadata.dataType, unit) };
+	// The first and last values go through the export's own conversion: one the default export refuses (a count that is
+	// not a whole number of the unit, a value of a generic datetime64, one past int64) makes the array not exportable as is.
+	let refusal: ConversionError | undefined;
+	const format = (count: bigint | number, row: number) => {
+		const { refusal: refused, ...shown } = formatCount(count as bigint, row, metadata.dataType, unit);
+		refusal ??= refused;
+		return shown;
+	};
+	const search: EndSearch = { source, shape: metadata.shape, maxChunks, signal: opened.signal, isAbsent: isNaTValue, format };
 	const first = await endValue(search, 1);
 	const last = await endValue(search, -1);
-	return { ...described, exportable: true, arrowType, first, last };
+	const exportable = refusal === undefined ? { exportable: true } : { exportable: false, ...refusalOf(refusal, where) };
+	return { ...described, ...exportable, arrowType, first, last };
 }
 
 async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number): Promise<InspectNode> {
