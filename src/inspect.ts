@@ -371,11 +371,11 @@ function formatCount(count: bigint, row: number, type: Datetime64Type, unit: Tar
 		if (!(error instanceof ConversionError)) throw error;
 		refusal = error;
 	}
-	return { ...shownCount(count, type, unit, format, convert), ...(refusal === undefined ? {} : { refusal }) };
+	return { ...shownCount(type, unit, format, convert), ...(refusal === undefined ? {} : { refusal }) };
 }
 
 /** A count as inspect shows it: exact, else floored (as `--allow-truncate` exports it), else why it has no instant. */
-function shownCount(count: bigint, type: Datetime64Type, unit: TargetUnit, format: (value: bigint) => string, convert: (rounding: Rounding) => TimestampValues): { iso: string | null; note?: string } {
+function shownCount(type: Datetime64Type, unit: TargetUnit, format: (value: bigint) => string, convert: (rounding: Rounding) => TimestampValues): { iso: string | null; note?: string } {
 	try {
 		const converted = convert("error");
 		if (converted.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
