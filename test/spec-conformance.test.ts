@@ -4,7 +4,7 @@
  * than 1 is refused, as zarr-python 2 and xarray refuse it (finding 07); nested sharding (`sharding_indexed` as the
  * array -> bytes codec of another's inner chunks) is read (finding 01); a refusal of what only a store's consolidated
  * metadata says names that document, not the array's own file (finding 13); node names holding `%` are names, read
- * as written (finding 11).
+ * as written (finding 11); a column name clash a rename cannot resolve advises what does (finding 09).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -233,5 +233,43 @@ describe("node names holding % (legal in Zarr: only /, empty, . and .. are not n
 		await expect(exportedArrow((sink) => exportTable(root, sink, { array: "50%25" }))).rejects.toMatchObject({ code: "ARRAY_NOT_FOUND" });
 		const encodedName = runCli([root, "--array", "..%2Fnames.zarr", "-o", path.join(work, "never.arrow")]);
 		expect([encodedName.status, encodedName.stderr]).toEqual([1, expect.stringMatching(/\/\.\.%2Fnames\.zarr: no zarr\.json, \.zarray or \.zgroup .*\[ARRAY_NOT_FOUND\]\n$/)]);
+	});
+});
+
+describe("column name clashes that a rename by name cannot resolve (finding 09)", () => {
+	/** A 2 x 3 root array in a folder of its own named `name` (its column's name, `.zarr` dropped). */
+	async function grid(name: string, dimensionNames: string[]): Promise<string> {
+		const root = path.join(fresh("grid"), name);
+		await writeArray(root, "", { shape: [2, 3], chunks: [2, 3], dataType: SECONDS, values: BigInt64Array.from({ length: 6 }, (_, i) => BigInt(i)), codecs: [LE], dimensionNames });
+		return root;
+	}
+
+	it("an array named like its dimension: --column names its column (the advice was a --rename that renames both)", async () => {
+		const root = await grid("v.zarr", ["x", "v"]);
+		const refused = runCli([root, "--index", "-o", path.join(work, "never.arrow")]);
+		expect([refused.status, refused.stderr]).toEqual([
+			2,
+			'dt64-export: the column name "v" is given to both the index of dimension "v" and array v, which a rename by name cannot tell apart (it renames both): name the array\'s column with --column <new name> [COLUMNS_INCOMPATIBLE]\n',
+		]);
+		const table = await exportedArrow((sink) => exportTable(root, sink, { index: true, column: "value" }));
+		expect(table.schema.fields.map((field) => field.name)).toEqual(["x", "v", "value"]);
+	});
+
+	it("two dimensions of one name (dimension_names may repeat one): export without --index, which works", async () => {
+		const root = await grid("dup.zarr", ["x", "x"]);
+		for (const index of ["--index", "--index=positions"]) {
+			const refused = runCli([root, index, "-o", path.join(work, "never.arrow")]);
+			expect(refused.stderr).toBe(
+				'dt64-export: the column name "x" is given to both the index of dimension "x" and the index of dimension "x", which a rename by name cannot tell apart (it renames both): export without --index, or write the array with distinct dimension names [COLUMNS_INCOMPATIBLE]\n',
+			);
+		}
+		expect((await exportedArrow((sink) => exportTable(root, sink, {}))).numRows).toBe(6);
+	});
+
+	it("a clash a rename resolves still advises it", () => {
+		return grid("w.zarr", ["x", "y"]).then((root) => {
+			const refused = runCli([root, "--index", "--rename", "x=y", "-o", path.join(work, "never.arrow")]);
+			expect(refused.stderr).toMatch(/column name "y" is given to both the index of dimension "x" and the index of dimension "y": rename one with --rename y=<new name> \[COLUMNS_INCOMPATIBLE\]\n$/);
+		});
 	});
 });
