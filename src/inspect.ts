@@ -43,7 +43,7 @@ import { chunkRowsBox } from "./zarr/chunk-box.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "./zarr/chunk-values.js";
 import { keepingChunks } from "./zarr/kept-chunks.js";
-import { isPlainDataType } from "./zarr/plain-dtype.js";
+import { coreTypeNameOfObject, isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
@@ -579,7 +579,8 @@ function dimensionNamesOf(form: Record<string, unknown>): Partial<InspectNode> {
 function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectNode, where: string): InspectNode {
 	const notTime = (dataType: string) => ({ fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64 or numpy.timedelta64` });
 	if (node.zarrFormat === 3) {
-		const dataType = describeDataType(node.json.data_type);
+		// A core type written as an object is shown as written: it is not the type its name says (see parsePlainDataType).
+		const dataType = coreTypeNameOfObject(node.json.data_type) === undefined ? describeDataType(node.json.data_type) : JSON.stringify(node.json.data_type);
 		const described = { ...base, dataType, ...v3Layout(node.json), ...dimensionNamesOf(node.json), ...notTime(dataType) };
 		return isPlainDataType(node.json.data_type) ? { ...described, ...describeCompanion(opened, node, where) } : described;
 	}

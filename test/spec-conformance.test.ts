@@ -4,7 +4,8 @@
  * than 1 is refused, as zarr-python 2 and xarray refuse it (finding 07); nested sharding (`sharding_indexed` as the
  * array -> bytes codec of another's inner chunks) is read (finding 01); a refusal of what only a store's consolidated
  * metadata says names that document, not the array's own file (finding 13); node names holding `%` are names, read
- * as written (finding 11); a column name clash a rename cannot resolve advises what does (finding 09).
+ * as written (finding 11); a column name clash a rename cannot resolve advises what does (finding 09); a core data
+ * type written as an object is refused alike by inspect and the export, saying why (finding 03).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -271,5 +272,23 @@ describe("column name clashes that a rename by name cannot resolve (finding 09)"
 			const refused = runCli([root, "--index", "--rename", "x=y", "-o", path.join(work, "never.arrow")]);
 			expect(refused.stderr).toMatch(/column name "y" is given to both the index of dimension "x" and the index of dimension "y": rename one with --rename y=<new name> \[COLUMNS_INCOMPATIBLE\]\n$/);
 		});
+	});
+});
+
+describe("a core data type written as an object ({\"name\": \"uint8\"}: the spec writes core types as strings) (finding 03)", () => {
+	it("is refused as a column by the export and inspect alike, saying the string is the core type's form; --columns all leaves it out", async () => {
+		const root = fresh("object-type.zarr");
+		await writeArray(root, "time", { shape: [4], chunks: [4], dataType: SECONDS, values: BigInt64Array.of(0n, 1n, 2n, 3n), codecs: [LE], dimensionNames: ["time"] });
+		await writeArray(root, "u8", { shape: [4], chunks: [4], dataType: { name: "uint8" }, fillValue: 200n, values: Uint8Array.of(1, 2, 3, 4), codecs: [LE], dimensionNames: ["time"] });
+		await writeArray(root, "level", { shape: [4], chunks: [4], dataType: "uint8", fillValue: 200n, values: Uint8Array.of(1, 2, 3, 4), codecs: [LE], dimensionNames: ["time"] });
+		const why = 'data type {"name":"uint8"} cannot be exported as a column: a core data type is named by its string, "uint8", as the v3 spec writes it';
+		await expect(exportedArrow((sink) => exportTable(root, sink, { columns: ["time", "u8"] }))).rejects.toMatchObject({ code: "COLUMN_UNSUPPORTED", message: expect.stringContaining(why) });
+		const u8 = (await inspectStore(root)).nodes.find((node) => node.path === "u8");
+		expect(u8).toMatchObject({ dataType: '{"name":"uint8"}', companion: false, companionReason: expect.stringContaining(why) });
+		let leftOut: readonly string[] = [];
+		await exportedArrow(async (sink) => {
+			leftOut = (await exportTable(root, sink, { columns: "all" })).leftOut;
+		});
+		expect(leftOut).toContainEqual(expect.stringContaining(`u8: ${why}`));
 	});
 });
