@@ -5,7 +5,8 @@
  * array -> bytes codec of another's inner chunks) is read (finding 01); a refusal of what only a store's consolidated
  * metadata says names that document, not the array's own file (finding 13); node names holding `%` are names, read
  * as written (finding 11); a column name clash a rename cannot resolve advises what does (finding 09); a core data
- * type written as an object is refused alike by inspect and the export, saying why (finding 03).
+ * type written as an object is refused alike by inspect and the export, saying why (finding 03); a v2 datetime
+ * fill_value written as a date string is read as zarr-python 2 (numpy) reads it, exactly, or refused (finding 05).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -290,5 +291,42 @@ describe("a core data type written as an object ({\"name\": \"uint8\"}: the spec
 			leftOut = (await exportTable(root, sink, { columns: "all" })).leftOut;
 		});
 		expect(leftOut).toContainEqual(expect.stringContaining(`u8: ${why}`));
+	});
+});
+
+describe("a v2 datetime64 fill_value written as a date string (zarr-python 2 reads it as numpy does) (finding 05)", () => {
+	/** A v2 array of 8 values in chunks of 4, only the first chunk written (0, 1, 2, 3): the rest is the fill value. */
+	function v2Store(dtype: string, fill: unknown): string {
+		const root = fresh("v2-fill.zarr");
+		fs.mkdirSync(root);
+		fs.writeFileSync(path.join(root, ".zarray"), JSON.stringify({ zarr_format: 2, shape: [8], chunks: [4], dtype, fill_value: fill, order: "C", filters: null, compressor: null }));
+		fs.writeFileSync(path.join(root, "0"), new Uint8Array(BigInt64Array.of(0n, 1n, 2n, 3n).buffer));
+		return root;
+	}
+	const counts = async (root: string, unit?: "s" | "ms" | "us" | "ns") => {
+		const table = await exportedArrow((sink) => exportTable(root, sink, unit === undefined ? {} : { unit }));
+		const column = table.getChildAt(0)!;
+		return Array.from({ length: column.length }, (_, i) => (column.get(i) === null ? null : (column.data[0].values as BigInt64Array)[i]));
+	};
+
+	it("an ISO 8601 date or date-time in the array's unit is its exact count; an empty string is NaT", async () => {
+		expect((await counts(v2Store("<M8[s]", "2020-01-01T00:00:00"))).slice(4)).toEqual([1577836800n, 1577836800n, 1577836800n, 1577836800n]);
+		// Days and months: the counts 18262 (2020-01-01) and 601 (2020-02), in seconds once exported.
+		expect((await counts(v2Store("<M8[D]", "2020-01-01"))).slice(4, 5)).toEqual([18262n * 86400n]);
+		expect((await counts(v2Store("<M8[M]", "2020-02"))).slice(4, 5)).toEqual([1580515200n]);
+		expect((await counts(v2Store("<M8[10ms]", "1970-01-01T00:00:01.23"), "ms")).slice(4, 5)).toEqual([1230n]);
+		expect((await counts(v2Store("<M8[s]", ""))).slice(4)).toEqual([null, null, null, null]);
+	});
+
+	it("a date finer than the unit (numpy floors it), or no date, is refused naming the fill value; v3 still takes only integers and NaT", async () => {
+		const refused = async (root: string, why: string) =>
+			expect(exportedArrow((sink) => exportTable(root, sink, {}))).rejects.toMatchObject({ code: "METADATA_INVALID", field: "fill_value", message: expect.stringContaining(why) });
+		await refused(v2Store("<M8[s]", "2020-01-01T00:00:00.5"), `fill_value: "2020-01-01T00:00:00.5" is not a whole number of the array's unit (s): numpy would floor it`);
+		await refused(v2Store("<M8[D]", "2020-01-01T12:00"), `is not a whole number of the array's unit (D)`);
+		await refused(v2Store("<M8[s]", "tomorrow"), `fill_value: "tomorrow" is neither an integer, "NaT" nor an ISO 8601 date or date-time`);
+		await refused(v2Store("<m8[s]", "2020-01-01"), 'fill_value: the only string allowed is "NaT"');
+		const v3 = fresh("v3-fill.zarr");
+		await writeArray(v3, "", { shape: [2], chunks: [1], dataType: SECONDS, fillValue: "2020-01-01T00:00:00", values: BigInt64Array.of(1n, 2n), codecs: [LE] });
+		await refused(v3, 'fill_value: the only string allowed is "NaT"');
 	});
 });

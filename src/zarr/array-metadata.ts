@@ -1,5 +1,5 @@
 import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
-import { parseFillValue } from "../dtype/fill-value.js";
+import { parseFillValue, parseV2FillValue } from "../dtype/fill-value.js";
 import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
 import { Dt64ExportError, errorInContext, withErrorFields } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
@@ -215,7 +215,7 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	}
 	try {
 		// v2 writes `null` for "no fill value"; v3 has no such thing.
-		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parseFillValue(form.fillValueText);
+		fillValue = form.zarrFormat === 2 ? (form.fillValueText?.trim() === "null" ? null : parseV2FillValue(form.fillValueText, dataType)) : parseFillValue(form.fillValueText);
 	} catch (error) {
 		throw errorInContext(where, error, "METADATA_INVALID", { field: "fill_value" });
 	}
