@@ -3,7 +3,7 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
-import { staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
+import { isStaleConsolidated, staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
@@ -14,10 +14,10 @@ import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/
 import { isMissingValue } from "./cf/missing-value.js";
 import { packingRuleOf, type PackingRule } from "./cf/packing.js";
 import { isCfBoolean } from "./cf/boolean-coding.js";
-import type { Rounding } from "./convert/options.js";
+import type { OverflowPolicy, Rounding } from "./convert/options.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
-import { ConversionError, toArrowTimestamps } from "./convert/to-arrow-timestamps.js";
+import { ConversionError, toArrowTimestamps, type TimestampValues } from "./convert/to-arrow-timestamps.js";
 import { describeDataType, formatDatetime64Type, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
 import { formatFillValue, parseFillValue } from "./dtype/fill-value.js";
 import type { TargetUnit } from "./dtype/units.js";
@@ -28,8 +28,8 @@ import { safeLineText } from "./message-text.js";
 import { isListingRefused, type ListingRefusedError } from "./store/listing-errors.js";
 import { listStoreTree, readNodeDocument, type StoreTree, type TreeDiscovery, type TreeEntry } from "./store-tree.js";
 import {
+	arrayMetadataPlace,
 	isTimeArray,
-	metadataFileOf,
 	parsePlainArrayMetadata,
 	parseTimeArrayMetadata,
 	v3FormOf,
@@ -43,7 +43,7 @@ import { chunkRowsBox } from "./zarr/chunk-box.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import type { ChunkValues, NumericValues } from "./zarr/chunk-values.js";
 import { keepingChunks } from "./zarr/kept-chunks.js";
-import { isPlainDataType } from "./zarr/plain-dtype.js";
+import { coreTypeNameOfObject, isPlainDataType } from "./zarr/plain-dtype.js";
 import { plainArrowTypeName } from "./arrow/type-names.js";
 import { cOrderCoordinates, cStrides, product } from "./zarr/grid.js";
 import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
@@ -359,18 +359,33 @@ async function findEnd({ source, shape, maxChunks, signal, isAbsent }: EndSearch
 	return "none";
 }
 
-/** The ISO 8601 text of a count, through the same conversion as an export with `--unit auto`. */
-function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string } {
+/**
+ * The ISO 8601 text of a count, through the same conversion as an export with `--unit auto`; `refusal`: the error the
+ * default export (exact, `--on-overflow error`) stops at on this value, which makes the array not exportable as is.
+ */
+function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string; refusal?: ConversionError } {
 	const format = (value: bigint) => (type.kind === "timedelta64" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
-	const convert = (rounding: Rounding) =>
-		toArrowTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow: "null", describePosition: () => `row ${row}` });
+	const convert = (rounding: Rounding, onOverflow: OverflowPolicy = "null") =>
+		toArrowTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow, describePosition: () => `row ${row}` });
+	let refusal: ConversionError | undefined;
+	try {
+		convert("error", "error");
+	} catch (error) {
+		if (!(error instanceof ConversionError)) throw error;
+		refusal = error;
+	}
+	return { ...shownCount(type, unit, format, convert), ...(refusal === undefined ? {} : { refusal }) };
+}
+
+/** A count as inspect shows it: exact, else floored (as `--allow-truncate` exports it), else why it has no instant. */
+function shownCount(type: Datetime64Type, unit: TargetUnit, format: (value: bigint) => string, convert: (rounding: Rounding) => TimestampValues): { iso: string | null; note?: string } {
 	try {
 		const converted = convert("error");
 		if (converted.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
 		return { iso: format(converted.values[0]) };
 	} catch (error) {
 		if (!(error instanceof ConversionError) || type.unit === "generic") return { iso: null, note: (error as Error).message };
-		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}` };
+		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}, as --allow-truncate exports it` };
 	}
 }
 
@@ -579,7 +594,8 @@ function v2DimensionNames(node: Extract<ArrayNode, { zarrFormat: 2 }>): Partial<
 function describeOtherArray(opened: OpenedStore, node: ArrayNode, base: InspectNode, where: string): InspectNode {
 	const notTime = (dataType: string) => ({ fillValue: rawFillValue(node.text, node.json), exportable: false, reason: `data type is ${dataType}, not numpy.datetime64 or numpy.timedelta64` });
 	if (node.zarrFormat === 3) {
-		const dataType = describeDataType(node.json.data_type);
+		// A core type written as an object is shown as written: it is not the type its name says (see parsePlainDataType).
+		const dataType = coreTypeNameOfObject(node.json.data_type) === undefined ? describeDataType(node.json.data_type) : JSON.stringify(node.json.data_type);
 		const described = { ...base, dataType, ...v3Layout(node.json), ...dimensionNamesOf(node.json), ...notTime(dataType) };
 		return isPlainDataType(node.json.data_type) ? { ...described, ...describeCompanion(opened, node, where) } : described;
 	}
@@ -598,7 +614,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	const v2 = node.zarrFormat === 2;
 	const missing = missingChunksOf(node);
 	const base = { path: node.path, kind: "array" as const, zarrFormat: node.zarrFormat, ...(v2 ? { dtype: dtypeText(node.json.dtype) } : {}), ...(missing === "fill" ? {} : { missingChunks: missing }), ...shownAttributes(node) };
-	const where = `${node.path ? `${node.path}/` : ""}${metadataFileOf(node)}`;
+	const where = arrayMetadataPlace(node, isStaleConsolidated(opened, node.path));
 	if (isCfTimeArray(node)) return describeCfTimeArray(opened, node, describeOtherArray(opened, node, base, where), where, maxChunks);
 	if (!isTimeArray(node)) return describeOtherArray(opened, node, base, where);
 	let form: V3ArrayForm;
@@ -632,10 +648,19 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	}
 	const unit = resolveTargetUnit(metadata.dataType, "auto");
 	const arrowType = `${metadata.dataType.kind === "timedelta64" ? "duration" : "timestamp"}[${unit}]`;
-	const search: EndSearch = { source, shape: metadata.shape, maxChunks, signal: opened.signal, isAbsent: isNaTValue, format: (count, row) => formatCount(count as bigint, row, metadata.dataType, unit) };
+	// The first and last values go through the export's own conversion: one the default export refuses (a count that is
+	// not a whole number of the unit, a value of a generic datetime64, one past int64) makes the array not exportable as is.
+	let refusal: ConversionError | undefined;
+	const format = (count: bigint | number, row: number) => {
+		const { refusal: refused, ...shown } = formatCount(count as bigint, row, metadata.dataType, unit);
+		refusal ??= refused;
+		return shown;
+	};
+	const search: EndSearch = { source, shape: metadata.shape, maxChunks, signal: opened.signal, isAbsent: isNaTValue, format };
 	const first = await endValue(search, 1);
 	const last = await endValue(search, -1);
-	return { ...described, exportable: true, arrowType, first, last };
+	const exportable = refusal === undefined ? { exportable: true } : { exportable: false, ...refusalOf(refusal, where) };
+	return { ...described, ...exportable, arrowType, first, last };
 }
 
 async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number): Promise<InspectNode> {

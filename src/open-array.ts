@@ -6,8 +6,9 @@ import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { locationWithoutQuery } from "./store/store-location.js";
+import { isStaleConsolidated } from "./store/stale-consolidated.js";
 import { cfTimeArrayPaths, listStoreTree, noNodeError, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
-import { metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { arrayMetadataPlace, metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 
 /** An array ready to export: its validated metadata, and where its decoded chunks come from. */
@@ -26,14 +27,13 @@ export interface OpenArrayOptions extends OpenStoreOptions, CfOptions {
 	array?: string;
 }
 
-/** Normalizes the `array` option (or a `columns` name, `option`): a relative path of plain segments that cannot leave the store. */
+/**
+ * Normalizes the `array` option (or a `columns` name, `option`): a relative path of plain segments that cannot leave the
+ * store. A name is taken as written, `%` included (`50%`, `t%20x`: legal Zarr node names, which zarr-python opens by
+ * those names): it is no URL, and every store reads it literally (a URL store encodes each segment, `%` as `%25`).
+ */
 export function normalizeArrayPath(input: string, option = "array"): string {
-	let decoded: string;
-	try {
-		decoded = decodeURIComponent(input);
-	} catch {
-		throw new UsageError(`${option} ${JSON.stringify(input)}: not a valid path`, { option, value: input });
-	}
+	const decoded = input;
 	if (decoded.includes("\\") || decoded.includes("\0") || path.posix.isAbsolute(decoded) || /^[A-Za-z]:/.test(decoded)) {
 		throw new UsageError(`${option} ${JSON.stringify(input)}: must be a relative path inside the store`, { option, value: input });
 	}
@@ -110,7 +110,7 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 
 /** Where a located array's messages say it is: its metadata file in the store. */
 export function whereIs(located: LocatedArray): string {
-	return `${located.opened.location}${located.arrayPath ? `/${located.arrayPath}` : ""}/${metadataFileOf(located.node)}`;
+	return located.node.kind === "array" ? `${located.opened.location}/${arrayMetadataPlace(located.node, isStaleConsolidated(located.opened, located.node.path))}` : `${located.opened.location}${located.arrayPath ? `/${located.arrayPath}` : ""}/${metadataFileOf(located.node)}`;
 }
 
 /** Opens a located datetime64 (or timedelta64) array for export. */

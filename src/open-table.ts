@@ -14,7 +14,7 @@ import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { compareNames, consolidatedNodeOf, listStoreTree, noNodeError, readMembersAhead, readNodeDocument, type ZarrFormat } from "./store-tree.js";
 import { nodeNotFound } from "./store/refused-probes.js";
-import { attributesOf, isTimeArray, metadataFileOf, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { arrayMetadataPlace, attributesOf, isTimeArray, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import type { ChunkValues } from "./zarr/chunk-values.js";
 import { createChunkSource, createPlainChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 import { parsePlainDataType } from "./zarr/plain-dtype.js";
@@ -23,7 +23,7 @@ import { describeVariable, dimensionNamesOf, isCoordinateOf, isDimensionCoordina
 import { withCoordinatesLeftOut } from "./table/index-source.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
-import { staleConsolidatedOf } from "./store/stale-consolidated.js";
+import { isStaleConsolidated, staleConsolidatedOf } from "./store/stale-consolidated.js";
 import { keepingReads } from "./store/kept-reads.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
@@ -164,7 +164,7 @@ async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt,
 		throw document === undefined ? nodeNotFound(opened, opened.location, path, () => notFound) : notFound;
 	}
 	const { node } = document;
-	const where = `${opened.location}/${path}/${metadataFileOf(node)}`;
+	const where = `${opened.location}/${arrayMetadataPlace(node, isStaleConsolidated(opened, node.path))}`;
 	try {
 		return await openArrayColumn(opened, node, path, lastSegment(relative), where, options);
 	} catch (error) {

@@ -392,6 +392,16 @@ function zmetadataEntries(text: string, prefix: string, shownAs: string): TreeEn
 	const document = documentKey(prefix, ZMETADATA);
 	const json = parseJson(text, shownAs, document);
 	if (!isObject(json) || !isObject(json.metadata)) throw new Dt64ExportError("METADATA_INVALID", `${shownAs}: expected {"metadata": {...}}`, { path: document, field: "metadata" });
+	// zarr-python 2's open_consolidated, which xarray's open_zarr calls, refuses any other format (or none): a document
+	// of a format it does not know cannot be taken to list the store's arrays as format 1 does.
+	if (json.zarr_consolidated_format !== 1) {
+		const found = json.zarr_consolidated_format === undefined ? "missing" : `${JSON.stringify(json.zarr_consolidated_format)}`;
+		throw new Dt64ExportError(
+			"METADATA_INVALID",
+			`${shownAs}: zarr_consolidated_format is ${found}, expected 1, the only consolidated metadata format zarr-python 2 and xarray read (both refuse this store); remove ${ZMETADATA} to read the arrays' own metadata, or write it again with zarr.consolidate_metadata(store)`,
+			{ path: document, field: "zarr_consolidated_format" },
+		);
+	}
 	const members = rawMembers(rawMemberText(text, "metadata")!);
 	const entries: TreeEntry[] = [];
 	for (const key of Object.keys(json.metadata)) {

@@ -278,7 +278,8 @@ describe("CLI contract", () => {
 	});
 
 	it("--array cannot leave the store", () => {
-		for (const bad of ["../x", "/etc", "a/../../b", "..%2Fx"]) {
+		// "..%2Fx" is a name (a % is not decoded, see spec-conformance.test.ts), read inside the store or not found.
+		for (const bad of ["../x", "/etc", "a/../../b", "a\\..\\..\\b"]) {
 			const result = runCli([path.join(REPO, "data/weather-station.zarr"), "--array", bad]);
 			expect(result.status).toBe(2);
 			expect(result.stderr).toMatch(/^dt64-export: --array .*(must not leave the store|relative path inside the store)/);

@@ -323,7 +323,8 @@ describe("usage errors (exit 2)", () => {
 	it("an index column named like a value column", async () => {
 		const root = fresh("clash.zarr");
 		await writeArray(root, "t", { shape: [2, 2], chunks: [2, 2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, 4n), dimensionNames: ["t", "y"] });
-		usage([root, "--columns", "t", "--index"], /^dt64-export: column name "t" is given to both the index of dimension "t" and array t: rename one with --rename t=<new name> \[COLUMNS_INCOMPATIBLE\]$/m);
+		// Both named t in the store: a rename of t renames both (trial 24 finding 09), so that is not the advice.
+		usage([root, "--columns", "t", "--index"], /^dt64-export: the column name "t" is given to both the index of dimension "t" and array t, which a rename by name cannot tell apart \(it renames both\): leave the array out of --columns, or export without --index \[COLUMNS_INCOMPATIBLE\]$/m);
 		// A clash a rename made: the advice names the column by its name in the store, which renames are keyed by.
 		await writeArray(root, "v", { shape: [2, 2], chunks: [2, 2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, 4n), dimensionNames: ["t", "y"] });
 		usage([root, "--columns", "v", "--index", "--rename", "y=t"], /^dt64-export: column name "t" is given to both the index of dimension "t" and the index of dimension "y": rename one with --rename y=<new name> \[COLUMNS_INCOMPATIBLE\]$/m);

@@ -37,6 +37,13 @@ describe("parseDatetime64Type", () => {
 	for (const [name, input, message] of refusals) {
 		it(`refuses ${name}`, () => expect(() => parseDatetime64Type(input)).toThrow(message));
 	}
+
+	it("a timedelta64 in years or months is valid metadata (the spec allows Y and M) that is not exported: UNSUPPORTED, not METADATA_INVALID", () => {
+		for (const unit of ["Y", "M"]) {
+			expect(() => parseDatetime64Type({ name: "numpy.timedelta64", configuration: { unit, scale_factor: 1 } })).toThrow(expect.objectContaining({ code: "UNSUPPORTED", field: "data_type" }));
+		}
+		expect(() => parseDatetime64Type(dt({ unit: "s", scale_factor: 0 }))).toThrow(expect.objectContaining({ code: "METADATA_INVALID" }));
+	});
 });
 
 describe("fill value", () => {

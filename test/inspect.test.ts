@@ -215,7 +215,29 @@ describe("inspect a folder store", () => {
 		expect([iso(b.first), iso(b.last)]).toEqual(["-0001-01-01T00:00:00", "+1000001970-01-01T00:00:00"]);
 		const ps = fresh();
 		await writeArray(ps, "", { shape: [1], chunks: [1], dataType: { name: "numpy.datetime64", configuration: { unit: "ps", scale_factor: 1 } }, values: BigInt64Array.of(1500n), codecs: [LE] });
-		expect((await inspectStore(ps)).nodes[0].first).toEqual({ status: "found", row: 0, count: 1500n, iso: "1970-01-01T00:00:00.000000001", note: "floored to ns" });
+		expect((await inspectStore(ps)).nodes[0].first).toEqual({ status: "found", row: 0, count: 1500n, iso: "1970-01-01T00:00:00.000000001", note: "floored to ns, as --allow-truncate exports it" });
+	});
+
+	it("a first or last value the default export refuses makes the array not exportable, with the export's own reason and code (trial 24 finding 04)", async () => {
+		const ps = fresh();
+		await writeArray(ps, "", { shape: [3], chunks: [3], dataType: { name: "numpy.datetime64", configuration: { unit: "ps", scale_factor: 1 } }, values: BigInt64Array.of(1000n, 1500n, NAT), codecs: [LE] });
+		expect((await inspectStore(ps)).nodes[0]).toMatchObject({
+			exportable: false,
+			reasonCode: "TRUNCATION",
+			reason: expect.stringContaining("value 1500 of datetime64[ps] at row 1 is not a whole number of ns"),
+			last: { iso: "1970-01-01T00:00:00.000000001", note: "floored to ns, as --allow-truncate exports it" },
+		});
+		expect(runCli(["inspect", ps]).stdout.toString()).toMatch(/exportable {2}no: value 1500 of datetime64\[ps\] at row 1 is not a whole number of ns .*; use --round to round to the nearest .*--allow-truncate to floor\n/);
+		const generic = fresh();
+		await writeArray(generic, "", { shape: [2], chunks: [2], dataType: { name: "numpy.datetime64", configuration: { unit: "generic", scale_factor: 1 } }, values: BigInt64Array.of(NAT, 5n), codecs: [LE] });
+		expect((await inspectStore(generic)).nodes[0]).toMatchObject({ exportable: false, reasonCode: "VALUE_INVALID", reason: expect.stringContaining("a generic datetime64 (no unit) can only hold NaT") });
+		const overflow = fresh();
+		await writeArray(overflow, "", { shape: [1], chunks: [1], dataType: { name: "numpy.datetime64", configuration: { unit: "D", scale_factor: 1 } }, values: BigInt64Array.of(2n ** 62n), codecs: [LE] });
+		expect((await inspectStore(overflow)).nodes[0]).toMatchObject({ exportable: false, reasonCode: "OVERFLOW" });
+		// Values the export takes as they are: exportable.
+		const exact = fresh();
+		await writeArray(exact, "", { shape: [2], chunks: [2], dataType: { name: "numpy.datetime64", configuration: { unit: "ps", scale_factor: 1 } }, values: BigInt64Array.of(1000n, 2000n), codecs: [LE] });
+		expect((await inspectStore(exact)).nodes[0]).toMatchObject({ exportable: true, arrowType: "timestamp[ns]" });
 	});
 
 	it("formats timestamps and durations like numpy", () => {

@@ -58,7 +58,7 @@ describe("the stages of an opened table write the one call's columns", () => {
 	});
 
 	it("positions for the index and a coordinate named as a column: both refuse the one name given twice", async () => {
-		const refusal = { code: "COLUMNS_INCOMPATIBLE", message: 'column name "time" is given to both the index of dimension "time" and array time' };
+		const refusal = { code: "COLUMNS_INCOMPATIBLE", message: 'the column name "time" is given to both the index of dimension "time" and array time, which a rename by name cannot tell apart (it renames both): leave the array out of `columns`, or export without `index`' };
 		await expect(viaExportTable(["time", "t2m"], { index: "positions" })).rejects.toMatchObject(refusal);
 		await expect(viaStages(["time", "t2m"], { index: "positions" })).rejects.toMatchObject(refusal);
 	});

@@ -302,6 +302,13 @@ describe("v2 refusals: one line naming the .zarray and the field", () => {
 		});
 	}
 
+	it("a timedelta64 in years or months, which numpy and zarr-python 2 write, is UNSUPPORTED (valid metadata), not METADATA_INVALID", async () => {
+		for (const dtype of ["<m8[Y]", "<m8[2M]"]) {
+			const root = variant("ns-raw.zarr", (z) => void (z.dtype = dtype));
+			expect(await exportError(root)).toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining(`${at(root)}: dtype "${dtype}": unit`) });
+		}
+	});
+
 	it("an unknown codec's refusal lists every codec read, and as filters the identity ones too", async () => {
 		const compressor = (await exportError(variant("ns-raw.zarr", (z) => void (z.compressor = { id: "bz2" })))).message;
 		expect(compressor).toMatch(new RegExp(`\\(supported: ${SUPPORTED_NUMCODECS.join(", ")}\\)$`));

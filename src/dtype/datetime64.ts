@@ -31,8 +31,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function refuse(message: string): never {
-	throw new Dt64ExportError("METADATA_INVALID", `data_type: ${message}`, { field: "data_type" });
+function refuse(message: string, code: "METADATA_INVALID" | "UNSUPPORTED" = "METADATA_INVALID"): never {
+	throw new Dt64ExportError(code, `data_type: ${message}`, { field: "data_type" });
 }
 
 function checkNoExtraKeys(object: Record<string, unknown>, allowed: readonly string[], where: string): void {
@@ -100,7 +100,8 @@ export function parseDatetime64Type(dataType: unknown): Datetime64Type {
 	if (!("scale_factor" in configuration)) refuse("configuration.scale_factor is missing");
 	const unit = parseUnit(configuration.unit);
 	if (kind === "timedelta64" && (unit === "Y" || unit === "M")) {
-		refuse(`configuration.unit ${JSON.stringify(unit)} is a calendar unit and not a fixed duration; timedelta64 in years or months cannot be exported`);
+		// Valid metadata (the spec allows Y and M): a type this package does not export.
+		refuse(`configuration.unit ${JSON.stringify(unit)} is a calendar unit and not a fixed duration; timedelta64 in years or months cannot be exported`, "UNSUPPORTED");
 	}
 	return { kind, unit, scaleFactor: parseScaleFactor(configuration.scale_factor) };
 }

@@ -33,8 +33,9 @@ export function describeNumpyDtype(dtype: unknown): string {
 
 /** Parses a v2 datetime64/timedelta64 dtype string; anything else is refused with a message naming `field`. */
 export function parseNumpyTimeDtype(dtype: unknown, field = "dtype"): NumpyTimeDtype {
-	const refuse = (why: string): never => {
-		throw new Dt64ExportError("METADATA_INVALID", `${field} ${describeNumpyDtype(dtype)}: ${why}`, { field });
+	// A dtype numpy writes that this package cannot export (timedelta64 in years or months) is UNSUPPORTED, not invalid.
+	const refuse = (why: string, code: "METADATA_INVALID" | "UNSUPPORTED" = "METADATA_INVALID"): never => {
+		throw new Dt64ExportError(code, `${field} ${describeNumpyDtype(dtype)}: ${why}`, { field });
 	};
 	if (typeof dtype !== "string") return refuse("not a numpy.datetime64 or numpy.timedelta64 dtype string");
 	const match = TIME_DTYPE.exec(dtype);
@@ -55,7 +56,7 @@ export function parseNumpyTimeDtype(dtype: unknown, field = "dtype"): NumpyTimeD
 		return refuse(`multiplier ${digits} is outside [1, ${MAX_SCALE_FACTOR}]`);
 	}
 	if (kind === "timedelta64" && (unit === "Y" || unit === "M")) {
-		return refuse(`unit ${JSON.stringify(unit)} is a calendar unit and not a fixed duration; timedelta64 in years or months cannot be exported`);
+		return refuse(`unit ${JSON.stringify(unit)} is a calendar unit and not a fixed duration; timedelta64 in years or months cannot be exported`, "UNSUPPORTED");
 	}
 	return {
 		kind,

@@ -16,6 +16,11 @@ export function recordStaleConsolidated(opened: OpenedStore, path: string, descr
 	if (!seen.has(path)) seen.set(path, description);
 }
 
+/** Whether the consolidated metadata of the node at `path` was seen to differ from its own documents (or they are missing). */
+export function isStaleConsolidated(opened: OpenedStore, path: string): boolean {
+	return found.get(opened)?.has(path) === true;
+}
+
 /** The differences seen so far, in path order: `time: shape [8] in time/.zarray, [4] in .zmetadata`. */
 export function staleConsolidatedOf(opened: OpenedStore): string[] {
 	const seen = found.get(opened);

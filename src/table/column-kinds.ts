@@ -36,15 +36,31 @@ function outputNames(table: ZarrTable, plan: ColumnsPlan): { index: string[]; va
 	for (const from of plan.rename.keys()) if (!all.includes(from)) throw new UsageError(`rename ${from}: no such column; the columns are ${all.join(", ")}`, { option: "rename", value: from });
 	const renamed = (name: string) => plan.rename.get(name) ?? name;
 	const names = { index: indexNames.map(renamed), values: valueNames.map(renamed) };
-	const seen = new Map<string, string>();
+	const seen = new Map<string, number>();
 	const describe = [...names.index.map((_, axis) => `the index of dimension ${JSON.stringify(table.index[axis].name)}`), ...table.columns.map((column) => `array ${column.metadata.path || column.name}`)];
 	[...names.index, ...names.values].forEach((name, k) => {
-		const other = seen.get(name);
-		// `value` is the store's name of the second column, which a rename is keyed by (the clash may be a rename's).
-		if (other !== undefined) throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `column name ${JSON.stringify(name)} is given to both ${other} and ${describe[k]}`, { option: "rename", value: all[k] });
-		seen.set(name, describe[k]);
+		const j = seen.get(name);
+		if (j !== undefined) throw nameClash(name, `${describe[j]} and ${describe[k]}`, all, j, k, indexNames.length, plan.singleArray && table.columns.length === 1);
+		seen.set(name, k);
 	});
 	return names;
+}
+
+/**
+ * Two output columns `j` < `k` (of `all`, the names before renaming, index columns first) named `name`. A rename is
+ * keyed by the store's name: it tells two columns apart only when their store names differ, so the advice is what
+ * does (`value`: the name a rename of the second one is keyed by).
+ */
+function nameClash(name: string, both: string, all: readonly string[], j: number, k: number, indexColumns: number, singleArray: boolean): Dt64ExportError {
+	const clash = `column name ${JSON.stringify(name)} is given to both ${both}`;
+	if (all[j] !== all[k]) return new Dt64ExportError("COLUMNS_INCOMPATIBLE", clash, { option: "rename", value: all[k] });
+	// "The column name": a message starting with an option's name (`column`) is the option's, to the CLI.
+	const unsplittable = `the ${clash}, which a rename by name cannot tell apart (it renames both)`;
+	// Two dimensions of one name (dimension_names may repeat one): their index columns have no other name.
+	if (k < indexColumns) return new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${unsplittable}: export without \`index\`, or write the array with distinct dimension names`, { option: "index" });
+	// A single array named like one of its dimensions: its own column is named by `column`.
+	if (singleArray) return new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${unsplittable}: name the array's column with \`column\` <new name>`, { option: "column" });
+	return new Dt64ExportError("COLUMNS_INCOMPATIBLE", `${unsplittable}: leave the array out of \`columns\`, or export without \`index\``, { option: "columns", value: all[k] });
 }
 
 /** The index and value columns of a table's batches, as the plan asks for them, in the reader's column order. */

@@ -1,5 +1,5 @@
 import { describeDataType, isTimeDataType, parseDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
-import { parseFillValue } from "../dtype/fill-value.js";
+import { parseFillValue, parseV2FillValue } from "../dtype/fill-value.js";
 import { describeNumpyDtype } from "../dtype/numpy-dtype-string.js";
 import { Dt64ExportError, errorInContext, withErrorFields } from "../errors.js";
 import { parseJsonObject } from "../json/parse-json.js";
@@ -112,6 +112,17 @@ export function metadataFileOf(node: NodeMetadata): string {
 	return node.kind === "array" ? ".zarray" : ".zgroup";
 }
 
+/**
+ * Where an array's metadata is, for messages: its own metadata file (`t/zarr.json`, `t/.zarray`), or, when it was read
+ * from consolidated metadata that says otherwise than that file (`differs`: stale, see stale-consolidated.ts), the
+ * document it was read from (`zarr.json (consolidated metadata of "t")`): a refusal of what only that document holds
+ * must name it, not the array's own file.
+ */
+export function arrayMetadataPlace(node: ArrayNode, differs: boolean): string {
+	const own = documentKey(node.path, metadataFileOf(node));
+	return node.document === own || !differs ? own : `${node.document} (consolidated metadata of ${JSON.stringify(node.path)})`;
+}
+
 /** The `zarr_format` of the draft v3 layout zarr-python 2.11–2.18 wrote with its experimental v3 API. */
 const DRAFT_V3_PROTOCOL = "https://purl.org/zarr/spec/protocol/core/3.0";
 
@@ -131,7 +142,10 @@ export function parseNodeJson(text: string, path: string, where: string, documen
 	if (object.zarr_format !== 3) {
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: zarr_format is ${JSON.stringify(object.zarr_format)}, expected 3`, { path: document, field: "zarr_format" });
 	}
-	if (object.node_type === "group") return { kind: "group", zarrFormat: 3, path, json: object };
+	if (object.node_type === "group") {
+		checkExtensionMembers(object, V3_GROUP_MEMBERS, where, document);
+		return { kind: "group", zarrFormat: 3, path, json: object };
+	}
 	if (object.node_type === "array") return { kind: "array", zarrFormat: 3, path, json: withExactAttributes(object, text), text, document, attributesDocument: document };
 	throw new Dt64ExportError("METADATA_INVALID", `${where}: node_type is ${JSON.stringify(object.node_type)}, expected "array" or "group"`, { path: document, field: "node_type" });
 }
@@ -201,7 +215,7 @@ function parseV3Form(form: V3ArrayForm, where: string): TimeArrayMetadata {
 	}
 	try {
 		// v2 writes `null` for "no fill value"; v3 has no such thing.
-		fillValue = form.zarrFormat === 2 && form.fillValueText?.trim() === "null" ? null : parseFillValue(form.fillValueText);
+		fillValue = form.zarrFormat === 2 ? (form.fillValueText?.trim() === "null" ? null : parseV2FillValue(form.fillValueText, dataType)) : parseFillValue(form.fillValueText);
 	} catch (error) {
 		throw errorInContext(where, error, "METADATA_INVALID", { field: "fill_value" });
 	}
@@ -242,18 +256,30 @@ export function parsePlainArrayMetadata(node: NodeMetadata, where: string): Plai
 }
 
 /** The members of a v3 array's zarr.json the core spec defines. */
-const V3_ARRAY_MEMBERS = new Set(["zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names"]);
+const V3_ARRAY_MEMBERS: ReadonlySet<string> = new Set(["zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names"]);
 
 /**
- * The v3 spec lets zarr.json carry extension members: one this reader does not know may be ignored only if it says
- * `"must_understand": false`; any other could change what the values mean (an offset, a mask), so the array is
- * refused rather than read as if it were not there.
+ * The members of a v3 group's zarr.json this reader knows: the core spec's, and zarr-python 3's inline
+ * `consolidated_metadata`, which it reads (store-tree.ts).
  */
-function checkExtensionMembers(json: Record<string, unknown>, where: string): void {
+const V3_GROUP_MEMBERS: ReadonlySet<string> = new Set(["zarr_format", "node_type", "attributes", "consolidated_metadata"]);
+
+/**
+ * The v3 spec lets zarr.json carry extension members, an array's or a group's alike: one this reader does not know
+ * may be ignored only if it says `"must_understand": false`; any other could change what the values mean (an offset,
+ * a mask) or how a group's members are found, so the node is refused rather than read as if it were not there.
+ * `document`: the error's `path` where it is known (a group's zarr.json; an array's is set by inArrayDocument).
+ */
+function checkExtensionMembers(json: Record<string, unknown>, known: ReadonlySet<string>, where: string, document?: string): void {
 	for (const [name, value] of Object.entries(json)) {
-		if (V3_ARRAY_MEMBERS.has(name)) continue;
+		if (known.has(name)) continue;
 		const optional = typeof value === "object" && value !== null && (value as { must_understand?: unknown }).must_understand === false;
-		if (!optional) throw new Dt64ExportError("UNSUPPORTED", `${where}: zarr.json member ${JSON.stringify(name)} is an extension this reader does not know, and it does not say "must_understand": false`);
+		if (!optional) {
+			throw new Dt64ExportError("UNSUPPORTED", `${where}: zarr.json member ${JSON.stringify(name)} is an extension this reader does not know, and it does not say "must_understand": false`, {
+				...(document === undefined ? {} : { path: document }),
+				field: name,
+			});
+		}
 	}
 }
 
@@ -308,7 +334,7 @@ function parseArrayLayout(form: V3ArrayForm, where: string): ArrayLayout {
 		throw new Dt64ExportError("METADATA_INVALID", `${where}: codecs must be a list of {"name": ...} objects`, { field: "codecs" });
 	}
 	if (form.zarrFormat === 3) {
-		checkExtensionMembers(json, where);
+		checkExtensionMembers(json, V3_ARRAY_MEMBERS, where, form.document);
 		checkArrayToBytesCodec(json.codecs as CodecMetadata[], where);
 		checkDimensionNames(json, shape, where);
 	}

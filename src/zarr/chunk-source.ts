@@ -1,6 +1,5 @@
 import { encodedChunkBound, largestEncodedChunk } from "./encoded-chunk-bound.js";
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
-import { CODECS } from "./codecs/codec-map.js";
 import { throwIfAborted } from "../abort.js";
 import { EventLoopTurns } from "../event-loop-turns.js";
 import { Dt64ExportError, withErrorFields } from "../errors.js";
@@ -17,7 +16,8 @@ import { chunksPerAxis, product } from "./grid.js";
 import { SHARD_DATA_LIMIT, ShardIndexReader, WHOLE_SHARD_BYTES } from "./shard-index.js";
 import { shardReadBox } from "./shard-read-box.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
-import { permutationOf } from "./codecs/transpose.js";
+import { checkCodecs, SHARDING, shardingInChain, shardingLayout } from "./codec-chain.js";
+import { chunkDecoding } from "./nested-shard.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -42,8 +42,6 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	describe(coords: readonly number[]): string;
 }
 
-const SHARDING = "sharding_indexed";
-
 function joinKey(arrayPath: string, key: string): AbsolutePath {
 	return `/${[arrayPath, key].filter((part) => part.length > 0).join("/")}` as AbsolutePath;
 }
@@ -61,35 +59,8 @@ function checkChunkSize(shape: readonly number[], what: string, where: string): 
 	}
 }
 
-function isPermutation(order: unknown, rank: number): boolean {
-	if (order === "C" || order === "F") return true;
-	return Array.isArray(order) && order.length === rank && [...order].sort((a, b) => a - b).every((axis, i) => axis === i);
-}
-
-/**
- * Every codec must be one this package decodes (or sharding, which is read here), with a configuration it reads
- * as written (an endian other than little or big, or a transpose order that is not a permutation, is refused); checked before any data is read.
- */
-function checkCodecs(codecs: unknown, field: string, rank: number, where: string): CodecMetadata[] {
-	if (!Array.isArray(codecs) || codecs.some((c) => typeof c !== "object" || c === null || typeof (c as CodecMetadata).name !== "string")) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${field} must be a list of {"name": ...} objects, got ${JSON.stringify(codecs)}`, { field });
-	}
-	for (const codec of codecs as CodecMetadata[]) {
-		if (codec.name === SHARDING) continue;
-		if (!CODECS.has(codec.name)) throw new Dt64ExportError("UNSUPPORTED", `${where}: unknown codec ${JSON.stringify(codec.name)}`);
-		const configuration = (codec.configuration ?? {}) as Record<string, unknown>;
-		if (codec.name === "bytes" && configuration.endian !== undefined && configuration.endian !== "little" && configuration.endian !== "big") {
-			throw new Dt64ExportError("METADATA_INVALID", `${where}: bytes codec endian must be "little" or "big", got ${JSON.stringify(configuration.endian)}`, { field: "bytes" });
-		}
-		if (codec.name === "transpose" && !isPermutation(configuration.order, rank)) {
-			throw new Dt64ExportError("METADATA_INVALID", `${where}: transpose codec order must be a permutation of the ${rank} axes, got ${JSON.stringify(configuration.order)}`, { field: "transpose" });
-		}
-	}
-	return codecs as CodecMetadata[];
-}
-
 /** How the values of one data type are decoded, and what a missing chunk (named by `chunk` in messages) holds. */
-interface ChunkElements<V extends ChunkValues> {
+export interface ChunkElements<V extends ChunkValues> {
 	readonly decodedAs: DecodedAs;
 	fillChunk(size: number, chunk: string): V;
 }
@@ -171,22 +142,17 @@ function chunkSourceOf<V extends ChunkValues>(
 	try {
 		checkCodecs(meta.codecs, "codecs", meta.shape.length, where);
 		const encodeKey = chunkKeyEncoder(meta.chunkKeyEncoding, where);
-		const at = meta.codecs.findIndex((codec) => codec.name === SHARDING);
-		if (at === -1) {
+		const inChain = shardingInChain(meta.codecs, where);
+		if (inChain === undefined) {
 			checkChunkSize(meta.chunkShape, "chunk_shape", where);
 			return plainChunks(store, meta, elements, encodeKey, options);
 		}
-		const chain = JSON.stringify(meta.codecs.map((codec) => codec.name));
-		if (at !== meta.codecs.length - 1) {
+		if (inChain.after.length > 0) {
 			// Bytes -> bytes codecs over a whole shard: its index could only be read once the whole shard is decoded.
+			const chain = JSON.stringify(meta.codecs.map((codec) => codec.name));
 			throw new Dt64ExportError("UNSUPPORTED", `${where}: codecs after ${SHARDING} are not supported (codecs ${chain}): the shard's index must be readable by ranges of the stored shard`, { field: SHARDING });
 		}
-		const before = meta.codecs.slice(0, at);
-		const misplaced = before.find((codec) => codec.name !== "transpose");
-		if (misplaced !== undefined) {
-			throw new Dt64ExportError("METADATA_INVALID", `${where}: codec ${JSON.stringify(misplaced.name)} cannot come before ${SHARDING}, only array -> array codecs (transpose) can (codecs ${chain})`, { field: misplaced.name });
-		}
-		return shardedChunks(store, meta, elements, encodeKey, meta.codecs[at], before, where, options);
+		return shardedChunks(store, meta, elements, encodeKey, inChain.sharding, inChain.before, where, options);
 	} catch (error) {
 		throw inArrayDocument(error, meta);
 	}
@@ -237,20 +203,6 @@ function plainChunks<V extends ChunkValues>(
 }
 
 /**
- * Where each axis of a shard went through the array -> array codecs before `sharding_indexed` (transposes): axis i
- * of the shard as the sharding codec receives it, and as its `chunk_shape` and index are laid out, is the array's
- * axis `stored[i]`.
- */
-function storedAxes(before: readonly CodecMetadata[], rank: number): number[] {
-	let stored = Array.from({ length: rank }, (_, axis) => axis);
-	for (const codec of before) {
-		const order = permutationOf(codec.configuration?.order, rank);
-		stored = order.map((axis) => stored[axis]);
-	}
-	return stored;
-}
-
-/**
  * The inner chunks of `sharding_indexed` shards, by inner chunk coordinates of the array. Transposes before the
  * sharding codec (`before`) transpose the whole shard before it is cut: its `chunk_shape`, its index and its inner
  * chunks are in the transposed axes (the spec's codec chain: sharding receives the array the transposes encoded).
@@ -267,35 +219,13 @@ function shardedChunks<V extends ChunkValues>(
 	where: string,
 	options: ChunkSourceOptions,
 ): ChunkSource<V> {
-	const configuration = sharding.configuration ?? {};
-	const rank = meta.shape.length;
-	const stored = storedAxes(before, rank);
-	const storedShard = stored.map((axis) => meta.chunkShape[axis]);
-	const storedInner = configuration.chunk_shape as number[];
-	if (!Array.isArray(storedInner) || storedInner.length !== rank || storedInner.some((n) => !Number.isSafeInteger(n) || n <= 0)) {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.chunk_shape must be ${rank} positive integers, got ${JSON.stringify(storedInner)}`, { field: SHARDING });
-	}
-	if (storedInner.some((n, axis) => storedShard[axis] % n !== 0)) {
-		const transposed = before.length === 0 ? "" : ` (${JSON.stringify(meta.chunkShape)} transposed by the codecs before ${SHARDING})`;
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: shard shape ${JSON.stringify(storedShard)}${transposed} is not a multiple of the inner chunk shape ${JSON.stringify(storedInner)}`, { field: SHARDING });
-	}
-	// The inner chunk shape in the array's axes.
-	const innerShape = new Array<number>(rank);
-	stored.forEach((axis, i) => (innerShape[axis] = storedInner[i]));
-	const innerCodecs = checkCodecs(configuration.codecs ?? [{ name: "bytes", configuration: { endian: "little" } }], `${SHARDING}.codecs`, rank, where);
-	const indexCodecs = checkCodecs(configuration.index_codecs ?? [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }], `${SHARDING}.index_codecs`, rank + 1, where);
-	if (innerCodecs.some((codec) => codec.name === SHARDING)) throw new Dt64ExportError("UNSUPPORTED", `${where}: nested sharding is not supported`);
-	const location = configuration.index_location ?? "end";
-	if (location !== "start" && location !== "end") {
-		throw new Dt64ExportError("METADATA_INVALID", `${where}: ${SHARDING}.index_location must be "start" or "end", got ${JSON.stringify(location)}`, { field: SHARDING });
-	}
-	const perShard = meta.chunkShape.map((n, axis) => n / innerShape[axis]);
-	const storedPerShard = stored.map((axis) => perShard[axis]);
+	const { stored, innerShape, perShard, storedPerShard, innerCodecs, indexCodecs, location } = shardingLayout(sharding, before, meta.chunkShape, where);
 	checkChunkSize(innerShape, `${SHARDING}.chunk_shape`, where);
 	checkChunkSize([...perShard, 2], "shard index of chunks per shard", where);
 	const size = product(innerShape);
-	const index = new ShardIndexReader(store, storedPerShard, indexCodecs, location, options.forbiddenAsMissing, encodedChunkBound(size, elements.decodedAs.valueBytes));
-	const decoder = new ChunkDecoder<V>(innerShape, [...before, ...innerCodecs], elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
+	// An inner chunk that is a shard itself (nested sharding) is decoded whole (nested-shard.ts).
+	const { decoder, bound } = chunkDecoding<V>(innerShape, [...before, ...innerCodecs], elements, where, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
+	const index = new ShardIndexReader(store, storedPerShard, indexCodecs, location, options.forbiddenAsMissing, bound);
 	const gridShape = chunksPerAxis(meta.shape, innerShape);
 	// Coordinates of the array's axes in the order the shard stores them.
 	const toStored = (coords: readonly number[]) => stored.map((axis) => coords[axis]);

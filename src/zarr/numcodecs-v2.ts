@@ -1,5 +1,6 @@
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { CodecMetadata } from "./array-metadata.js";
+import { checksumLocation } from "./codecs/checksum32.js";
 import { deltaRefusal } from "./codecs/delta.js";
 
 /**
@@ -40,6 +41,9 @@ const NUMCODECS: ReadonlyMap<string, Translate> = new Map<string, Translate>([
 			return { name: "crc32c" };
 		},
 	],
+	// numcodecs' CRC32 and Adler32: the checksum first (numcodecs 0.11, and 0.12+ by default), or last.
+	["crc32", (c) => ({ name: "numcodecs.crc32", configuration: { location: checksumLocation("crc32", c.location) } })],
+	["adler32", (c) => ({ name: "numcodecs.adler32", configuration: { location: checksumLocation("adler32", c.location) } })],
 ]);
 
 /**

@@ -199,14 +199,31 @@ export function parsePlainDataType(dataType: unknown, attributes: Readonly<Recor
 	if (width !== undefined) return encodedBytesTextOf(width, attributes);
 	const type = typeof dataType === "string" ? PLAIN_TYPES.get(dataType) : undefined;
 	if (type !== undefined) return type;
+	const coreName = coreTypeNameOfObject(dataType);
+	if (coreName !== undefined) {
+		throw new Dt64ExportError(
+			"UNSUPPORTED",
+			`data type ${JSON.stringify(dataType)} cannot be exported as a column: a core data type is named by its string, ${JSON.stringify(coreName)}, as the v3 spec writes it (zarr-python 3 refuses the object form too)`,
+		);
+	}
 	const name = typeof dataType === "string" ? dataType : JSON.stringify(dataType);
 	const why = typeof dataType === "string" ? WHY_NOT[dataType] : undefined;
 	throw new Dt64ExportError("UNSUPPORTED", `data type ${name} cannot be exported as a column${why ? ` (${why})` : ""}`);
 }
 
+/** The name of a core data type written as an object (`{"name": "uint8"}`), which the spec writes as a string only. */
+export function coreTypeNameOfObject(dataType: unknown): string | undefined {
+	const name = typeof dataType === "object" && dataType !== null ? (dataType as { name?: unknown }).name : undefined;
+	return typeof name === "string" && PLAIN_TYPES.has(name) ? name : undefined;
+}
+
+/**
+ * Whether a data type is one of the companion column types, read or refused by parsePlainDataType (a core type written
+ * as an object is one it refuses, saying why: inspect shows that reason as the export gives it).
+ */
 export function isPlainDataType(dataType: unknown): boolean {
 	const name = typeof dataType === "object" ? (dataType as { name?: unknown } | null)?.name : undefined;
-	return (typeof dataType === "string" && PLAIN_TYPES.has(dataType)) || name === FIXED_LENGTH_UTF32 || name === NULL_TERMINATED_BYTES;
+	return (typeof dataType === "string" && PLAIN_TYPES.has(dataType)) || name === FIXED_LENGTH_UTF32 || name === NULL_TERMINATED_BYTES || coreTypeNameOfObject(dataType) !== undefined;
 }
 
 const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;

@@ -71,7 +71,7 @@ interface HeldRun {
  */
 export class ShardIndexReader {
 	readonly #indexes = new Map<string, Promise<BigUint64Array | null>>();
-	readonly #decoder: ChunkDecoder;
+	readonly #indexCodec: ShardIndexCodec;
 	readonly #perShard: number[];
 	readonly #strides: number[];
 	readonly #encodedIndexBytes: number;
@@ -88,17 +88,13 @@ export class ShardIndexReader {
 		/** The most bytes an inner chunk can be encoded to (see encodedChunkBound): a shard is bounded by as many and its index. */
 		innerBound?: ValueBound,
 	) {
-		const unsupported = indexCodecs.find((codec) => codec.name !== "bytes" && codec.name !== "crc32c");
-		if (unsupported) throw new Dt64ExportError("UNSUPPORTED", `${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
-		this.#decoder = new ChunkDecoder([...perShard, 2], indexCodecs);
+		this.#indexCodec = new ShardIndexCodec(perShard, indexCodecs);
 		this.#perShard = perShard;
 		this.#strides = cStrides(perShard);
-		this.#encodedIndexBytes = product(perShard) * 16 + (indexCodecs.some((codec) => codec.name === "crc32c") ? 4 : 0);
-		this.#checksum = indexCodecs.some((codec) => codec.name === "crc32c");
+		this.#encodedIndexBytes = this.#indexCodec.encodedBytes;
 		this.#bound = innerBound === undefined ? undefined : encodedShardBound(product(perShard), innerBound, this.#encodedIndexBytes);
 	}
 
-	readonly #checksum: boolean;
 	/**
 	 * Given with each read of the shard's ranges: a store that reads the whole shard to read a range of it (a deflated
 	 * zip entry) refuses a shard larger than this before inflating it.
@@ -246,14 +242,37 @@ export class ShardIndexReader {
 			throw errorInContext(`shard ${shardKey.slice(1)}: cannot read its index`, error, "READ_FAILED", { key: shardKey.slice(1) });
 		}
 		if (bytes === undefined) return null;
-		if (this.#checksum) verifyCrc32c(bytes, shardKey);
-		const words = await this.#decoder.decode(bytes, `${shardKey.slice(1)} index`);
-		return new BigUint64Array(words.buffer, words.byteOffset, words.length);
+		return this.#indexCodec.decode(bytes, shardKey.slice(1), shardKey.slice(1));
 	}
 }
 
-function verifyCrc32c(bytes: Uint8Array, shardKey: AbsolutePath): void {
-	const payload = bytes.subarray(0, bytes.byteLength - 4);
-	const stored = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - 4, 4).getUint32(0, true);
-	if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index checksum mismatch (crc32c)`, { key: shardKey.slice(1) });
+/**
+ * The index of a `sharding_indexed` shard: `index_codecs` (bytes, either endian, and crc32c only), the bytes the index
+ * takes, and its decoding into (offset, length) words, its checksum verified. One rule for a shard read from the store
+ * (ShardIndexReader) and a shard inside another one's inner chunk (nested-shard.ts).
+ */
+export class ShardIndexCodec {
+	readonly #decoder: ChunkDecoder;
+	readonly #checksum: boolean;
+	/** The bytes the encoded index takes: 16 per inner chunk, and 4 for a crc32c. */
+	readonly encodedBytes: number;
+
+	constructor(perShard: readonly number[], indexCodecs: CodecMetadata[]) {
+		const unsupported = indexCodecs.find((codec) => codec.name !== "bytes" && codec.name !== "crc32c");
+		if (unsupported) throw new Dt64ExportError("UNSUPPORTED", `${"sharding_indexed"}: index codec ${JSON.stringify(unsupported.name)} is not supported (only bytes and crc32c)`);
+		this.#decoder = new ChunkDecoder([...perShard, 2], indexCodecs);
+		this.#checksum = indexCodecs.some((codec) => codec.name === "crc32c");
+		this.encodedBytes = product(perShard) * 16 + (this.#checksum ? 4 : 0);
+	}
+
+	/** The (offset, length) words of the encoded index `bytes` of the shard named `shard` in errors (`key`: its store key). */
+	async decode(bytes: Uint8Array, shard: string, key?: string): Promise<BigUint64Array> {
+		if (this.#checksum) {
+			const payload = bytes.subarray(0, bytes.byteLength - 4);
+			const stored = new DataView(bytes.buffer, bytes.byteOffset + bytes.byteLength - 4, 4).getUint32(0, true);
+			if (crc32c(payload) !== stored) throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shard}: index checksum mismatch (crc32c)`, key === undefined ? {} : { key });
+		}
+		const words = await this.#decoder.decode(bytes, `${shard} index`);
+		return new BigUint64Array(words.buffer, words.byteOffset, words.length);
+	}
 }

@@ -1,6 +1,7 @@
 import { bloscCodec, lz4Codec, zstdCodec } from "./bounded-wasm.js";
 import { bytesCodec } from "./bytes.js";
 import type { CodecFactory } from "./codec.js";
+import { adler32Codec, crc32Codec } from "./checksum32.js";
 import { crc32cCodec } from "./crc32c.js";
 import { deltaCodec } from "./delta.js";
 import { gzipCodec, zlibCodec } from "./node-zlib.js";
@@ -28,5 +29,7 @@ export const CODECS: ReadonlyMap<string, CodecFactory> = new Map<string, CodecFa
 	["blosc", bloscCodec],
 	["numcodecs.blosc", bloscCodec],
 	["crc32c", crc32cCodec],
+	["numcodecs.crc32", crc32Codec],
+	["numcodecs.adler32", adler32Codec],
 	["numcodecs.delta", deltaCodec],
 ]);
