@@ -22,6 +22,17 @@ export function checkLocalOutput(target: string): void {
 }
 
 /**
+ * The output a library call names, as an absolute path resolved when the call is made (after checkLocalOutput's
+ * refusals): a relative path names the file or folder in the working folder of that moment, as fs.createWriteStream
+ * resolves its path once, whatever a program embedding the library makes its working folder (`process.chdir`) while
+ * the export runs.
+ */
+export function absoluteOutput(target: string): string {
+	checkLocalOutput(target);
+	return path.resolve(target);
+}
+
+/**
  * What is at an output path (a file, a folder, a device), or undefined when nothing is. A path no output can be
  * created at is refused with OUTPUT_INVALID and the reason: a file where the path needs a folder
  * (`notes.txt/out.arrow`), a name too long, a loop of links, a folder it may not look into.
