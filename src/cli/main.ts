@@ -47,7 +47,7 @@ import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js"
 import { overflowNullsText } from "./overflow-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
-import { writeStderrLine } from "./stderr-line.js";
+import { ignoreStderrFailures, writeStderrLine } from "./stderr-line.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -460,6 +460,7 @@ function declareCompletion<T>(y: Argv<T>, commandLine: CommandLine, argv: string
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
 	process.on("uncaughtException", fail);
 	process.on("unhandledRejection", fail);
+	ignoreStderrFailures();
 	// yargs answers the shell's completion requests itself (from completeWords below): no checks on those words.
 	const completing = argv.includes("--get-yargs-completions");
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
