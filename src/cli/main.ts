@@ -48,6 +48,7 @@ import { overflowNullsText } from "./overflow-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 import { ignoreStderrFailures, writeStderrLine } from "./stderr-line.js";
+import { namedDescriptor } from "../output/named-descriptor.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -189,7 +190,13 @@ function nameInPlaceFailure(error: unknown, name: string): unknown {
 async function openInPlace(target: string, format: OutputFormat): Promise<Writable | undefined> {
 	const stat = statOutput(target);
 	if (stat?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name the output file (-o <folder>/<file>)`, { path: target });
-	if (stat === undefined || stat.isFile()) return undefined;
+	if (stat === undefined) return undefined;
+	if (stat.isFile()) {
+		// A file behind the shell's redirection (`-o /dev/stdout > f`, `>> log`): written through its descriptor, which
+		// appends where the shell opened it to append; replaced, the redirection would lose it (see namedDescriptor).
+		const descriptor = namedDescriptor(target);
+		return descriptor === undefined ? undefined : endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd: descriptor, autoClose: false }));
+	}
 	let fd: number;
 	try {
 		// The FIFO is held open for writing while it is opened again to be written (blocking, the reader there):
@@ -299,7 +306,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const maxPartitions = args.partitionBy === undefined ? undefined : args.maxPartitions;
 	const format = dataset
 		? resolveDatasetFormat(args.to, args.output, OUTPUT_FLAGS)
-		: resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
+		: resolveOutputFormat(args.to, args.output, existing !== undefined && (!existing.isFile() || namedDescriptor(args.output!) !== undefined), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
 	const facts: RunFacts = {
 		format,
@@ -313,7 +320,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		quiet: args.quiet,
 	};
 	const warned = warnInapplicable(command, facts);
-	if (!dataset && args.output !== undefined && !toStdout) warnOfStrayTemporaryFiles(args.output);
+	if (!dataset && args.output !== undefined && !toStdout && namedDescriptor(args.output) === undefined) warnOfStrayTemporaryFiles(args.output);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
 	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
