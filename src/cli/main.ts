@@ -49,6 +49,7 @@ import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 import { ignoreStderrFailures, writeStderrLine } from "./stderr-line.js";
 import { namedDescriptor } from "../output/named-descriptor.js";
+import { runtimeFailure } from "../runtime-support.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -122,6 +123,8 @@ function writeErrorLine(line: string): void {
 
 function fail(error: unknown): never {
 	removePendingTempFiles();
+	// A WebAssembly module this Node could not instantiate (under ulimit -v): said as such, not as a bug.
+	if (!isDt64ExportError(error)) error = runtimeFailure(error) ?? error;
 	if (process.env.DT64_DEBUG === "1") console.error(error);
 	const message = isDt64ExportError(error) ? describeForCli(error) : (error as Error)?.message ?? String(error);
 	// The library's code, for scripts and bug reports; an error that is not one of ours broke a contract: INTERNAL.

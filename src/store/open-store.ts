@@ -1,4 +1,5 @@
 import { startsAsNetcdf } from "./netcdf-signature.js";
+import { checkGlobalFetch } from "../runtime-support.js";
 import { envOriginOf } from "./env-origin.js";
 import { proxiesOf } from "./proxy-fetch.js";
 import * as fs from "node:fs";
@@ -133,6 +134,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	if (signal !== undefined && !(signal instanceof AbortSignal)) throw new UsageError("invalid signal: an AbortSignal", { option: "signal" });
 	throwIfAborted(signal);
 	location = localStorePath(location) ?? location;
+	if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) checkGlobalFetch(redactUrl(location));
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			const reader = httpZipReader(location, options);
