@@ -7,10 +7,20 @@
 import { readFileSync } from "node:fs";
 import { Dt64ExportError } from "./errors.js";
 
-/** Why `what` (the WebAssembly module being loaded) cannot run in this Node, or undefined when `error` says nothing of it. */
+/**
+ * Why `what` (the WebAssembly module being loaded) cannot run in this Node, or undefined when `error` says nothing of
+ * it; a working folder that was removed (process.cwd() failing, as resolving a relative path does) is said as such.
+ */
 export function runtimeFailure(error: unknown, what = "dt64-export's WebAssembly"): Dt64ExportError | undefined {
 	if ((globalThis as { WebAssembly?: unknown }).WebAssembly === undefined) {
 		return new Dt64ExportError("RUNTIME_UNSUPPORTED", `${what} cannot run: this Node runs without WebAssembly (started with --jitless?); run it without that flag`, { cause: error });
+	}
+	if ((error as NodeJS.ErrnoException | undefined)?.syscall === "uv_cwd") {
+		return new Dt64ExportError(
+			"USAGE",
+			"the working folder no longer exists (it was removed while this shell was in it), so a relative path names nothing: cd to a folder that exists, or give absolute paths",
+			{ cause: error },
+		);
 	}
 	const message = (error as Error | undefined)?.message ?? "";
 	if (!(error instanceof RangeError) || !/out of memory|cannot allocate wasm memory|reserve/i.test(message)) return undefined;

@@ -121,6 +121,20 @@ function writeErrorLine(line: string): void {
 	}
 }
 
+/**
+ * The working folder for yargs, which asks for it before parsing anything (to look for configuration files this CLI
+ * never reads): "/" when it has been removed (a shell left in a folder a previous step deleted), where process.cwd()
+ * throws ENOENT. Absolute paths then export as anywhere else (trial 25, finding 17: every command failed with
+ * `ENOENT: ... uv_cwd [INTERNAL]`); a relative one is refused as missing-folder (cwdGone).
+ */
+function workingFolderOrRoot(): string {
+	try {
+		return process.cwd();
+	} catch {
+		return "/";
+	}
+}
+
 function fail(error: unknown): never {
 	removePendingTempFiles();
 	// A WebAssembly module this Node could not instantiate (under ulimit -v): said as such, not as a bug.
@@ -476,7 +490,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
 	const environment = optionsFromEnvironment(commandLine.command, process.env, commandLine.given);
 	for (const warning of environment.warnings) writeStderrLine(`dt64-export: warning: ${warning}`);
-	const parser = yargs(commandLine.argv ?? argv)
+	const parser = yargs(commandLine.argv ?? argv, workingFolderOrRoot())
 		.scriptName("dt64-export")
 		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
 		.command<InspectArgs>(
