@@ -4,6 +4,7 @@ import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { checkBound, type ValueBound } from "./value-bound.js";
 import { throwIfAborted } from "../abort.js";
+import { absolutePath } from "../absolute-path.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
@@ -32,7 +33,7 @@ export class DirectoryStore implements AsyncReadable {
 		readonly root: string,
 		readonly bufferPool?: BufferPool,
 		readonly followLinksOutside = false,
-		folder = path.resolve(root),
+		folder = absolutePath(root),
 	) {
 		this.#openFlags = followLinksOutside ? OPEN_FLAGS & ~NO_FOLLOW : OPEN_FLAGS;
 		this.#folder = folder;
@@ -53,9 +54,11 @@ export class DirectoryStore implements AsyncReadable {
 	#identityCheckedAt = 0;
 
 	/**
-	 * What a key whose file is missing answers: undefined (a missing chunk, the fill value), once the store's own folder
-	 * is checked to be still the one opened. A store moved, removed, unmounted or switched (a link to it repointed) during
-	 * an export would otherwise read as missing chunks, or as another store's: READ_FAILED saying so.
+	 * What a key whose file is found missing answers: undefined (a missing chunk, the fill value), once the store's own
+	 * folder is checked to be still the one opened. A store moved, removed, unmounted or switched (a link to it
+	 * repointed) during an export would otherwise read as missing chunks, or as another store's: READ_FAILED saying so.
+	 * A key of a folder found missing before (#placeOf's kept verdict) is missing without a look: it was missing in the
+	 * store opened, which a sparse array's millions of missing chunks need not stat again.
 	 */
 	#missing(key: AbsolutePath): undefined {
 		this.#checkIdentity(key);
@@ -106,6 +109,8 @@ export class DirectoryStore implements AsyncReadable {
 		let place = this.#folders.get(folder);
 		if (place === undefined) {
 			place = this.#resolved(path.join(this.#folder, folder));
+			// Found missing now (not kept from before, when its keys were missing anyway): in the store opened?
+			if (place === MISSING) this.#checkIdentity(key);
 			if (this.#folders.size >= MAX_KEPT_FOLDERS) this.#folders.clear();
 			this.#folders.set(folder, place);
 		}
@@ -176,7 +181,7 @@ export class DirectoryStore implements AsyncReadable {
 		let fd: number | undefined;
 		try {
 			const place = this.#placeOf(key);
-			if (place === undefined) return this.#missing(key);
+			if (place === undefined) return undefined;
 			try {
 				fd = openSync(place, this.#openFlags);
 			} catch (error) {
@@ -264,7 +269,7 @@ export class DirectoryStore implements AsyncReadable {
 		try {
 			throwIfAborted(signal);
 			const place = this.#placeOf(key);
-			if (place === undefined) return this.#missing(key);
+			if (place === undefined) return undefined;
 			try {
 				handle = await fs.open(place, this.#openFlags);
 			} catch (error) {

@@ -1,9 +1,9 @@
 import { startsAsNetcdf } from "./netcdf-signature.js";
 import { checkGlobalFetch } from "../runtime-support.js";
+import { absolutePath } from "../absolute-path.js";
 import { envOriginOf } from "./env-origin.js";
 import { proxiesOf } from "./proxy-fetch.js";
 import * as fs from "node:fs";
-import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import ZipFileStore from "@zarrita/storage/zip";
 import { throwIfAborted } from "../abort.js";
@@ -163,7 +163,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	}
 	// Resolved once, now: the files are opened at this absolute path whatever the working folder becomes meanwhile (a
 	// program embedding the library may `process.chdir`); messages name the location as given.
-	const absolute = path.resolve(location);
+	const absolute = absolutePath(location);
 	let stat: fs.Stats;
 	try {
 		stat = await fs.promises.stat(absolute);
