@@ -83,6 +83,12 @@ export const ERROR_CODES = {
 	 * install is incomplete (`path`: where it was looked for). Not a bug of the data, nor of the output.
 	 */
 	PACKAGE_FILE_MISSING: "io",
+	/**
+	 * The Node running the export lacks what it needs: WebAssembly (`--jitless`), the address space a WebAssembly
+	 * memory reserves (under `ulimit -v`), or the global fetch remote stores are read with (`--no-experimental-fetch`).
+	 * The message says which, and what to change. Not the data's fault, nor the package's.
+	 */
+	RUNTIME_UNSUPPORTED: "io",
 	/** A dependency or this tool broke its own contract (a Parquet writer that loses rows): a bug to report. */
 	INTERNAL: "io",
 } as const satisfies Record<string, ErrorKind>;

@@ -32,7 +32,7 @@ import { locationWithoutQuery } from "./store/store-location.js";
 import { checkSortedOver, findTimeColumn, keepingTimeChunks, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
-import { checkOutputOutsideStore, statOutput } from "./output/output-path.js";
+import { absoluteOutput, checkOutputOutsideStore, statOutput } from "./output/output-path.js";
 import { intoCallerDestination } from "./output/caller-destination.js";
 import { LIBRARY_SPELLING, resolveDatasetFormat } from "./output/output-format.js";
 
@@ -251,6 +251,7 @@ export interface DatasetRunOptions {
  * before the store is opened until it ends, whichever way.
  */
 export async function exportDataset(store: string, folder: string, options: ExportOptions & DatasetRunOptions): Promise<DatasetExportSummary> {
+	folder = absoluteOutput(folder);
 	// The folder's extension names its files' format, as a file's does (checked by planExport when it is no format).
 	const format = options.format === undefined || OUTPUT_FORMATS.includes(options.format) ? resolveDatasetFormat(options.format, folder, LIBRARY_SPELLING) : options.format;
 	// Rows are filtered and routed to many files: no chunk buffer goes back to a pool once written.

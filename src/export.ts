@@ -21,7 +21,7 @@ import { selectsRows } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
 import { withIndexSource } from "./table/index-source.js";
 import { LIBRARY_SPELLING, resolveOutputFormat } from "./output/output-format.js";
-import { checkOutputOutsideStore, statOutput } from "./output/output-path.js";
+import { absoluteOutput, checkOutputOutsideStore, statOutput } from "./output/output-path.js";
 import { checkDestinationOpen, destinationFailure, intoCallerDestination } from "./output/caller-destination.js";
 
 /** The stages of an export, to pipe with `stream.pipeline` or to use one by one. */
@@ -193,6 +193,7 @@ export type FileExport = TableExport & {
 export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<FileExport> {
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
 	const bufferPool = writesPartOfBatches(options) ? undefined : (options.bufferPool ?? new BufferPool());
+	path = absoluteOutput(path);
 	// The format the file's name says, as -o's does; `format` may only agree. A device or a pipe says none (and a
 	// folder is refused by the writer), nor does a format planExport refuses anyway.
 	const existing = statOutput(path);

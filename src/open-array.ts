@@ -5,7 +5,7 @@ import { Dt64ExportError, UsageError } from "./errors.js";
 import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { nodeNotFound } from "./store/refused-probes.js";
-import { locationWithoutQuery } from "./store/store-location.js";
+import { localStorePath, locationWithoutQuery } from "./store/store-location.js";
 import { isStaleConsolidated } from "./store/stale-consolidated.js";
 import { cfTimeArrayPaths, listStoreTree, noNodeError, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
 import { arrayMetadataPlace, metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -45,9 +45,10 @@ export function normalizeArrayPath(input: string, option = "array"): string {
 }
 
 export function columnNameFor(storeLocation: string, arrayPath: string): string {
-	// A local store is named by its folder or file as resolved: `.` or `store.zarr/..` name no column.
-	const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(storeLocation);
-	const source = arrayPath || (local ? path.resolve(storeLocation) : locationWithoutQuery(storeLocation));
+	// A local store is named by its folder or file as resolved: `.` or `store.zarr/..` name no column. A `file:` URL
+	// is a local path spelled otherwise (`with%20space.zarr` names the folder `with space.zarr`): named as that path.
+	const local = localStorePath(storeLocation);
+	const source = arrayPath || (local !== undefined ? path.resolve(local) : locationWithoutQuery(storeLocation));
 	const last = source.split(/[\\/]/).filter((part) => part.length > 0).pop() ?? "time";
 	return last.replace(/\.zarr(?:\.zip)?$/i, "").replace(/\.zip$/i, "") || "time";
 }

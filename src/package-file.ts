@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Dt64ExportError } from "./errors.js";
+import { runtimeFailure } from "./runtime-support.js";
 
 /**
  * The files this package loads at run time from beside its own modules: the decoders' WebAssembly and the decode
@@ -17,9 +18,13 @@ const MOVED_BY_A_BUNDLER =
 
 /**
  * The error for a run-time file that cannot be found or loaded: `subject` names it ("dt64-export's decoders.wasm
- * (...)"), `problem` says what is wrong, `where` is the path it was looked for at, when there is one.
+ * (...)"), `problem` says what is wrong, `where` is the path it was looked for at, when there is one. A `cause` that
+ * says this Node cannot run WebAssembly (see runtimeFailure) is that error instead: the file is not missing.
  */
 export function packageFileMissing(subject: string, problem: string, where?: string, cause?: unknown): Dt64ExportError {
+	// The file is there, and this Node cannot run it (no WebAssembly, no address space for its memory): said so.
+	const runtime = cause === undefined ? undefined : runtimeFailure(cause, subject);
+	if (runtime !== undefined) return runtime;
 	return new Dt64ExportError("PACKAGE_FILE_MISSING", `${subject} ${problem}: ${MOVED_BY_A_BUNDLER}`, { ...(where === undefined ? {} : { path: where }), ...(cause === undefined ? {} : { cause }) });
 }
 

@@ -197,11 +197,17 @@ describe("CLI contract", () => {
 		plain.done();
 		expect(written.join("")).toMatch(/^chunks 1\/1 [^\r\x1b]*\n$/);
 		written.length = 0;
-		const tty = new Progress(sink(true), 10);
+		const tty = new Progress(sink(true), 10, "xterm-256color");
 		tty.update(1, 1);
 		tty.done();
 		tty.done();
 		expect(written.join("")).toMatch(/^\r\x1b\[Kchunks 1\/1 [^\n]*\n$/);
+		// A terminal that cannot erase a line (TERM=dumb) gets the plain lines (trial 25, finding 16).
+		written.length = 0;
+		const dumb = new Progress(sink(true), 10, "dumb");
+		dumb.update(1, 1);
+		dumb.done();
+		expect(written.join("")).toMatch(/^chunks 1\/1 [^\r\x1b]*\n$/);
 	});
 
 	it("a store given as `.` is named after its folder, for the column and the default output file", () => {

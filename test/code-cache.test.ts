@@ -176,6 +176,19 @@ describe("the CLI with its code caches", () => {
 		expect(fs.readdirSync(bundle).filter((file) => file.endsWith(".tmp"))).toEqual([]);
 	}, 60_000);
 
+	it("writes a cache with its chunk's permissions whatever the umask: never writable by others (trial 25, finding 03)", () => {
+		const installed = installCli(path.join(work, "umask"));
+		const bundle = path.join(installed, "dist", "bundle");
+		const chunk = chunkOf(installed, "iso8601-");
+		fs.chmodSync(path.join(bundle, chunk), 0o644);
+		fs.rmSync(path.join(bundle, `${chunk}.v8cache`));
+		const result = spawnSync("/bin/sh", ["-c", `umask 000; exec '${process.execPath}' '${path.join(installed, "bin", "dt64-export.js")}' "$@"`, "sh", ...COMMANDS.arrow.map((arg) => arg.replace("OUT", path.join(work, "umask-out")))], {
+			env: { ...process.env, DT64_DECODE_THREADS: "0" },
+		});
+		expect(result.status).toBe(0);
+		expect((fs.statSync(path.join(bundle, `${chunk}.v8cache`)).mode & 0o777).toString(8)).toBe("644");
+	});
+
 	it("compiles every chunk of every command from its source, with the same output, when each cache is damaged", () => {
 		const installed = installCli(path.join(work, "all-damaged"));
 		for (const file of cacheFiles(installed)) {

@@ -108,7 +108,9 @@ export class BundleLoader {
 		const temporary = `${target}.${process.pid}.tmp`;
 		let fd: number;
 		try {
-			fd = fs.openSync(temporary, "wx");
+			// Made with its chunk's permissions (less the umask), never more: written under the running process's umask
+			// (000 in a service), the cache of code the CLI runs became writable by anyone (trial 25, finding 03).
+			fd = fs.openSync(temporary, "wx", fs.statSync(file).mode & 0o666);
 		} catch {
 			// A read-only install folder (or another run's file): the cache is simply not kept, and not even made.
 			return false;

@@ -77,8 +77,13 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 		const token = argv[i];
 		forYargs.push(token);
 		if (token === "--") {
-			positionals.push(...argv.slice(i + 1));
-			forYargs.push(...argv.slice(i + 1));
+			// POSIX's end of options: what follows is operands, even `-dash.zarr`. yargs fills no positional from past
+			// `--` ("1 argument(s) missing"), so it is handed them as operands it cannot take for options: a name
+			// starting with "-" as the same path from the working folder (trial 25, finding 02).
+			const operands = argv.slice(i + 1);
+			positionals.push(...operands);
+			forYargs.pop();
+			forYargs.push(...operands.map((operand) => (operand.startsWith("-") && operand !== "-" ? `./${operand}` : operand)));
 			break;
 		}
 		if (isValue(token)) {
@@ -91,6 +96,9 @@ export function checkCommandLine(argv: readonly string[]): CommandLine {
 		const names = long ? [body] : [...body];
 		for (const [k, name] of names.entries()) {
 			const found = lookup(everyOption, name);
+			if (found === undefined && fs.existsSync(token)) {
+				throw new UsageError(`unknown option ${flag(name)}: to name the store ${token}, write ./${token}, or put it after -- (see --help)`);
+			}
 			if (found === undefined) throw unknownOption(name, everyOption);
 			// One value per option, unless it is repeatable: yargs would make a list of them (`--to arrow --to parquet`).
 			if (named.includes(found.option.name) && found.option.kind !== "boolean" && found.option.kind !== "strings") {

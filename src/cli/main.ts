@@ -47,7 +47,9 @@ import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js"
 import { overflowNullsText } from "./overflow-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
-import { writeStderrLine } from "./stderr-line.js";
+import { ignoreStderrFailures, writeStderrLine } from "./stderr-line.js";
+import { namedDescriptor } from "../output/named-descriptor.js";
+import { runtimeFailure } from "../runtime-support.js";
 
 const version = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
@@ -119,8 +121,24 @@ function writeErrorLine(line: string): void {
 	}
 }
 
+/**
+ * The working folder for yargs, which asks for it before parsing anything (to look for configuration files this CLI
+ * never reads): "/" when it has been removed (a shell left in a folder a previous step deleted), where process.cwd()
+ * throws ENOENT. Absolute paths then export as anywhere else (trial 25, finding 17: every command failed with
+ * `ENOENT: ... uv_cwd [INTERNAL]`); a relative one is refused as missing-folder (cwdGone).
+ */
+function workingFolderOrRoot(): string {
+	try {
+		return process.cwd();
+	} catch {
+		return "/";
+	}
+}
+
 function fail(error: unknown): never {
 	removePendingTempFiles();
+	// A WebAssembly module this Node could not instantiate (under ulimit -v): said as such, not as a bug.
+	if (!isDt64ExportError(error)) error = runtimeFailure(error) ?? error;
 	if (process.env.DT64_DEBUG === "1") console.error(error);
 	const message = isDt64ExportError(error) ? describeForCli(error) : (error as Error)?.message ?? String(error);
 	// The library's code, for scripts and bug reports; an error that is not one of ours broke a contract: INTERNAL.
@@ -189,7 +207,13 @@ function nameInPlaceFailure(error: unknown, name: string): unknown {
 async function openInPlace(target: string, format: OutputFormat): Promise<Writable | undefined> {
 	const stat = statOutput(target);
 	if (stat?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name the output file (-o <folder>/<file>)`, { path: target });
-	if (stat === undefined || stat.isFile()) return undefined;
+	if (stat === undefined) return undefined;
+	if (stat.isFile()) {
+		// A file behind the shell's redirection (`-o /dev/stdout > f`, `>> log`): written through its descriptor, which
+		// appends where the shell opened it to append; replaced, the redirection would lose it (see namedDescriptor).
+		const descriptor = namedDescriptor(target);
+		return descriptor === undefined ? undefined : endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd: descriptor, autoClose: false }));
+	}
 	let fd: number;
 	try {
 		// The FIFO is held open for writing while it is opened again to be written (blocking, the reader there):
@@ -299,7 +323,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const maxPartitions = args.partitionBy === undefined ? undefined : args.maxPartitions;
 	const format = dataset
 		? resolveDatasetFormat(args.to, args.output, OUTPUT_FLAGS)
-		: resolveOutputFormat(args.to, args.output, existing !== undefined && !existing.isFile(), OUTPUT_FLAGS);
+		: resolveOutputFormat(args.to, args.output, existing !== undefined && (!existing.isFile() || namedDescriptor(args.output!) !== undefined), OUTPUT_FLAGS);
 	const selects = args.start !== undefined || args.end !== undefined || args.partitionBy !== undefined;
 	const facts: RunFacts = {
 		format,
@@ -313,7 +337,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		quiet: args.quiet,
 	};
 	const warned = warnInapplicable(command, facts);
-	if (!dataset && args.output !== undefined && !toStdout) warnOfStrayTemporaryFiles(args.output);
+	if (!dataset && args.output !== undefined && !toStdout && namedDescriptor(args.output) === undefined) warnOfStrayTemporaryFiles(args.output);
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
 	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
@@ -460,12 +484,13 @@ function declareCompletion<T>(y: Argv<T>, commandLine: CommandLine, argv: string
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
 	process.on("uncaughtException", fail);
 	process.on("unhandledRejection", fail);
+	ignoreStderrFailures();
 	// yargs answers the shell's completion requests itself (from completeWords below): no checks on those words.
 	const completing = argv.includes("--get-yargs-completions");
 	const commandLine = completing ? { command: "export" as const, given: new Set<string>() } : checkCommandLine(argv);
 	const environment = optionsFromEnvironment(commandLine.command, process.env, commandLine.given);
 	for (const warning of environment.warnings) writeStderrLine(`dt64-export: warning: ${warning}`);
-	const parser = yargs(commandLine.argv ?? argv)
+	const parser = yargs(commandLine.argv ?? argv, workingFolderOrRoot())
 		.scriptName("dt64-export")
 		.usage("$0 <store> [options]\n\nExport a Zarr (v3 or v2) numpy.datetime64 or timedelta64 array, alone or with companion arrays, to Arrow IPC or Parquet.")
 		.command<InspectArgs>(

@@ -2,7 +2,8 @@ import { countText } from "./count-text.js";
 
 /**
  * Progress on stderr: chunks, rows, rate and ETA. On a terminal one line redrawn at most every 200 ms; elsewhere
- * (`--progress` into a log or a pipe) plain lines at most every 2 s, with no control characters to garble the log.
+ * (`--progress` into a log or a pipe, or a terminal of TERM=dumb) plain lines at most every 2 s, with no control
+ * characters to garble the log.
  */
 export class Progress {
 	readonly #started = Date.now();
@@ -15,11 +16,16 @@ export class Progress {
 	/** The chunks to read, as the last update told. */
 	#totalChunks: number | undefined;
 
+	/**
+	 * `term`: the terminal's type (TERM). A `dumb` one (Emacs' shell, a CI log viewer that allocates a pty) cannot
+	 * erase a line, and would show every redraw's escape as text: it gets the plain lines (trial 25, finding 16).
+	 */
 	constructor(
 		private readonly stream: NodeJS.WritableStream & { isTTY?: boolean },
 		private readonly totalValues: number,
+		term = process.env.TERM,
 	) {
-		this.#redraw = stream.isTTY === true;
+		this.#redraw = stream.isTTY === true && term !== "dumb";
 	}
 
 	update(chunk: number, totalChunks: number): void {

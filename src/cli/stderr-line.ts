@@ -19,3 +19,14 @@ function stderrLine(text: string): string {
 export function writeStderrLine(text: string): void {
 	process.stderr.write(stderrLine(text));
 }
+
+/**
+ * stderr's write errors are ignored, for the whole run: progress, notices and the summary are told to whoever reads
+ * stderr, and a reader that went away (`2>&1 | head`, `| true`, a log shipper that died: EPIPE) or a log on a full disk
+ * must not decide the fate of the data. Without this, the failed write was an uncaught error: an export whose file
+ * was written reported failure (INTERNAL, exit 1), and one whose last progress line failed removed its finished file.
+ * What cannot be written is lost; the export goes on, and its exit status is the export's.
+ */
+export function ignoreStderrFailures(): void {
+	process.stderr.on("error", () => undefined);
+}

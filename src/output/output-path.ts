@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { absolutePath } from "../absolute-path.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import { checkStoreLocation, localStorePath } from "../store/store-location.js";
 
@@ -19,6 +20,17 @@ export function checkLocalOutput(target: string): void {
 			{ path: target },
 		);
 	}
+}
+
+/**
+ * The output a library call names, as an absolute path resolved when the call is made (after checkLocalOutput's
+ * refusals): a relative path names the file or folder in the working folder of that moment, as fs.createWriteStream
+ * resolves its path once, whatever a program embedding the library makes its working folder (`process.chdir`) while
+ * the export runs (see absolutePath).
+ */
+export function absoluteOutput(target: string): string {
+	checkLocalOutput(target);
+	return absolutePath(target);
 }
 
 /**

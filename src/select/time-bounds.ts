@@ -27,10 +27,21 @@ function checkRange(option: string, text: string, what: string, value: number, l
 }
 
 /**
+ * Refuses a bound that is not a string (a JavaScript caller's Date, number or null): it failed with an uncoded
+ * `TypeError: text.trim is not a function` (trial 25, finding 13). A Date is an instant: its ISO string says it.
+ */
+function checkBoundText(text: unknown, option: "start" | "end"): asserts text is string {
+	if (typeof text === "string") return;
+	const got = text instanceof Date ? "a Date: pass date.toISOString()" : text === null ? "null" : typeof text === "number" ? `the number ${text}: write it as a string` : `a ${typeof text}`;
+	throw new UsageError(`${option}: expected an ISO 8601 date or date-time string (e.g. "2021-03-04" or "2021-03-04T05:06:07Z"), got ${got}`, { option });
+}
+
+/**
  * Parses an ISO 8601 date or date-time (`2021`, `2021-03`, `2021-03-04`, `2021-03-04T05:06:07.123456789`, with
  * an optional `Z`, `UTC` or `±hh[:mm]`) into its exact instant. Omitted fields are the start of the period.
  */
 export function parseTimeBound(text: string, option: "start" | "end" = "start"): bigint {
+	checkBoundText(text, option);
 	const match = BOUND.exec(text.trim());
 	if (match === null) throw new UsageError(`${option} ${JSON.stringify(text)}: not an ISO 8601 date or date-time (e.g. 2021-03-04 or 2021-03-04T05:06:07Z)`, { option, value: text });
 	const [, yearText, monthText, dayText, hourText, minuteText, secondText, fractionText, zone] = match;

@@ -47,11 +47,35 @@ const UNSUPPORTED_SOURCES = ["credential_process", "role_arn", "sso_session", "s
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim());
 
-function expandHome(file: string, home: string): string {
-	return file === "~" || file.startsWith("~/") ? path.join(home, file.slice(1)) : file;
+/** `file` with a leading `~` replaced by the home folder; left as it is when there is none (see readIni). */
+function expandHome(file: string, home: string | undefined): string {
+	return home !== undefined && (file === "~" || file.startsWith("~/")) ? path.join(home, file.slice(1)) : file;
+}
+
+/**
+ * The home folder the AWS files are found under: HOME, else the account's (the password database's), whichever is
+ * first an absolute path; undefined when none is. An empty HOME (`env HOME= ...`, a container or CI step that blanks
+ * it) names no folder: joined with `.aws/credentials` it became a path relative to the working folder, whose
+ * `.aws/` files (a checked-out repository's, a scratch folder others write to) were read for credentials and
+ * endpoints (trial 25, finding 09). It counts as unset, as os.homedir() reads an unset HOME.
+ */
+function homeFolder(given: string | undefined): string | undefined {
+	const candidates = [() => given, () => os.homedir(), () => os.userInfo().homedir];
+	for (const candidate of candidates) {
+		let folder: string | undefined;
+		try {
+			folder = nonEmpty(candidate());
+		} catch {
+			folder = undefined;
+		}
+		if (folder !== undefined && path.isAbsolute(folder)) return folder;
+	}
+	return undefined;
 }
 
 async function readIni(file: string): Promise<IniSections> {
+	// `~/...` left unexpanded: there is no home folder to find it in (homeFolder), and no `~` folder is meant.
+	if (file === "~" || file.startsWith("~/")) return new Map();
 	let text: string;
 	try {
 		text = await fs.readFile(file, "utf8");
@@ -121,11 +145,11 @@ function resolveEndpoint({ env, profile, inConfig, configIni, configFile }: Endp
 export async function resolveAwsSettings(options: AwsSettingsOptions): Promise<AwsSettings> {
 	const { env } = options;
 	const origin = options.envOrigin ?? "the environment";
-	const home = nonEmpty(env.HOME) ?? os.homedir();
+	const home = homeFolder(env.HOME);
 	const explicitProfile = nonEmpty(env.AWS_PROFILE) ?? nonEmpty(env.AWS_DEFAULT_PROFILE);
 	const profile = explicitProfile ?? "default";
-	const credentialsFile = expandHome(nonEmpty(env.AWS_SHARED_CREDENTIALS_FILE) ?? path.join(home, ".aws", "credentials"), home);
-	const configFile = expandHome(nonEmpty(env.AWS_CONFIG_FILE) ?? path.join(home, ".aws", "config"), home);
+	const credentialsFile = expandHome(nonEmpty(env.AWS_SHARED_CREDENTIALS_FILE) ?? "~/.aws/credentials", home);
+	const configFile = expandHome(nonEmpty(env.AWS_CONFIG_FILE) ?? "~/.aws/config", home);
 	const readsFiles = origin !== "the env option" || FILE_VARIABLES.some((name) => nonEmpty(env[name]) !== undefined);
 	const [credentialsIni, configIni] = readsFiles ? await Promise.all([readIni(credentialsFile), readIni(configFile)]) : [new Map(), new Map()];
 	const inCredentials = credentialsIni.get(profile);

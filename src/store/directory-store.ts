@@ -1,9 +1,10 @@
 import * as fs from "node:fs/promises";
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
 import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { checkBound, type ValueBound } from "./value-bound.js";
 import { throwIfAborted } from "../abort.js";
+import { absolutePath } from "../absolute-path.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
@@ -26,14 +27,65 @@ export class DirectoryStore implements AsyncReadable {
 	/**
 	 * `bufferPool`: whole chunk files are read into its buffers (see BufferPool). `followLinksOutside`: whether a
 	 * symbolic link that leads out of the store is followed (OpenStoreOptions.followLinksOutside); by default it is
-	 * refused. Links inside the store are followed either way.
+	 * refused. Links inside the store are followed either way. `folder`: `root` as an absolute path (see #folder).
 	 */
 	constructor(
 		readonly root: string,
 		readonly bufferPool?: BufferPool,
 		readonly followLinksOutside = false,
+		folder = absolutePath(root),
 	) {
 		this.#openFlags = followLinksOutside ? OPEN_FLAGS & ~NO_FOLLOW : OPEN_FLAGS;
+		this.#folder = folder;
+		this.#identity = identityOf(this.#folder);
+	}
+
+	/**
+	 * The store's folder as an absolute path, resolved once when the store is made: its files are opened there, so that
+	 * a change of the process's working folder during an export (`process.chdir` in a program that embeds the library)
+	 * changes nothing. `root` stays as given, for messages.
+	 */
+	readonly #folder: string;
+
+	/** The store folder's device and inode when the store was made (undefined when it could not be read then). */
+	readonly #identity: FolderIdentity | undefined;
+
+	/** When the store folder's identity was last checked after a file was read (performance.now()). */
+	#identityCheckedAt = 0;
+
+	/**
+	 * What a key whose file is found missing answers: undefined (a missing chunk, the fill value), once the store's own
+	 * folder is checked to be still the one opened. A store moved, removed, unmounted or switched (a link to it
+	 * repointed) during an export would otherwise read as missing chunks, or as another store's: READ_FAILED saying so.
+	 * A key of a folder found missing before (#placeOf's kept verdict) is missing without a look: it was missing in the
+	 * store opened, which a sparse array's millions of missing chunks need not stat again.
+	 */
+	#missing(key: AbsolutePath): undefined {
+		this.#checkIdentity(key);
+		return undefined;
+	}
+
+	/**
+	 * After a file is read: the store's folder checked as #missing does, at most every IDENTITY_CHECK_MS, so that a store
+	 * switched for another that holds the same keys fails the export too, at the cost of one stat per period.
+	 */
+	#checkedAfterRead(key: AbsolutePath): void {
+		const now = performance.now();
+		if (now - this.#identityCheckedAt < IDENTITY_CHECK_MS) return;
+		this.#identityCheckedAt = now;
+		this.#checkIdentity(key);
+	}
+
+	#checkIdentity(key: AbsolutePath): void {
+		const before = this.#identity;
+		if (before === undefined) return;
+		const now = identityOf(this.#folder);
+		if (now !== undefined && now.dev === before.dev && now.ino === before.ino) return;
+		const what =
+			now === undefined
+				? `the store ${this.root} is no longer there (moved, removed or unmounted while it was read)`
+				: `the store ${this.root} is another folder than the one opened (moved, or a link to it repointed, while it was read)`;
+		throw new Dt64ExportError("READ_FAILED", `cannot read ${this.resolve(key)}: ${what}`, { path: this.root, key: key.slice(1) });
 	}
 
 	/** OPEN_FLAGS, less O_NOFOLLOW when links out of the store are followed. */
@@ -51,12 +103,14 @@ export class DirectoryStore implements AsyncReadable {
 	 */
 	#placeOf(key: AbsolutePath): string | undefined {
 		const parts = key.split("/").filter((part) => part.length > 0);
-		const file = path.join(this.root, ...parts);
+		const file = path.join(this.#folder, ...parts);
 		if (this.followLinksOutside || parts.length < 2) return file;
 		const folder = parts.slice(0, -1).join("/");
 		let place = this.#folders.get(folder);
 		if (place === undefined) {
-			place = this.#resolved(path.join(this.root, folder));
+			place = this.#resolved(path.join(this.#folder, folder));
+			// Found missing now (not kept from before, when its keys were missing anyway): in the store opened?
+			if (place === MISSING) this.#checkIdentity(key);
 			if (this.#folders.size >= MAX_KEPT_FOLDERS) this.#folders.clear();
 			this.#folders.set(folder, place);
 		}
@@ -69,7 +123,7 @@ export class DirectoryStore implements AsyncReadable {
 	#resolved(file: string): FolderPlace {
 		let real: string;
 		try {
-			this.#realRoot ??= realpathSync.native(this.root);
+			this.#realRoot ??= realpathSync.native(this.#folder);
 			real = realpathSync.native(file);
 		} catch (error) {
 			if (isMissing(error)) return MISSING;
@@ -91,6 +145,8 @@ export class DirectoryStore implements AsyncReadable {
 	}
 
 	#outside(key: AbsolutePath, what: string, target: string): Dt64ExportError {
+		// A store switched for another (its link repointed) resolves elsewhere: that is what to say.
+		this.#checkIdentity(key);
 		return new Dt64ExportError(
 			"READ_FAILED",
 			`cannot read ${this.resolve(key)}: ${what} is a symbolic link that leads out of the store (to ${target}); links out of a store are followed only when asked (\`followLinksOutside\`)`,
@@ -131,7 +187,7 @@ export class DirectoryStore implements AsyncReadable {
 			} catch (error) {
 				if (!isLink(error)) throw error;
 				const target = this.#linkTarget(key, place);
-				if (target === undefined) return undefined;
+				if (target === undefined) return this.#missing(key);
 				file = target;
 				fd = openSync(target, OPEN_FLAGS);
 			}
@@ -147,9 +203,10 @@ export class DirectoryStore implements AsyncReadable {
 				if (bytesRead === 0) break;
 				filled += bytesRead;
 			}
+			this.#checkedAfterRead(key);
 			return filled === size ? bytes : bytes.subarray(0, filled);
 		} catch (error) {
-			if (isMissing(error)) return undefined;
+			if (isMissing(error)) return this.#missing(key);
 			if (error instanceof Dt64ExportError) throw error;
 			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
 		} finally {
@@ -218,15 +275,17 @@ export class DirectoryStore implements AsyncReadable {
 			} catch (error) {
 				if (!isLink(error)) throw error;
 				const target = this.#linkTarget(key, place);
-				if (target === undefined) return undefined;
+				if (target === undefined) return this.#missing(key);
 				handle = await fs.open(target, OPEN_FLAGS);
 			}
 			// Opened while the export was being aborted: its bytes would be read for nobody.
 			throwIfAborted(signal);
 			checkRegular(file, key, await handle.stat());
-			return await read(handle, file);
+			const value = await read(handle, file);
+			this.#checkedAfterRead(key);
+			return value;
 		} catch (error) {
-			if (isMissing(error)) return undefined;
+			if (isMissing(error)) return this.#missing(key);
 			if (error instanceof Dt64ExportError || signal?.aborted === true) throw error;
 			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
 		} finally {
@@ -239,6 +298,28 @@ export class DirectoryStore implements AsyncReadable {
 const INSIDE = Symbol("inside");
 const MISSING = Symbol("missing");
 type FolderPlace = typeof INSIDE | typeof MISSING | string;
+
+/** A folder's device and inode: what stays the same while it is the same folder, wherever it is moved. */
+interface FolderIdentity {
+	readonly dev: number;
+	readonly ino: number;
+}
+
+/** The identity of the folder at `folder` (links followed), undefined when there is none (or it cannot be read). */
+function identityOf(folder: string): FolderIdentity | undefined {
+	try {
+		const stats = statSync(folder, { throwIfNoEntry: false });
+		return stats === undefined ? undefined : { dev: stats.dev, ino: stats.ino };
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * How often (ms) the store's folder is checked to be the one opened while its files are read (DirectoryStore.#checkedAfterRead):
+ * a stat costs a microsecond or two, a small chunk file's read some tens.
+ */
+const IDENTITY_CHECK_MS = 100;
 
 /** Folders whose verdicts are kept at most (a chunk grid may have a folder per row of chunks): past it, forgotten. */
 const MAX_KEPT_FOLDERS = 4096;

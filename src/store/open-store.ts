@@ -1,4 +1,6 @@
 import { startsAsNetcdf } from "./netcdf-signature.js";
+import { checkGlobalFetch } from "../runtime-support.js";
+import { absolutePath } from "../absolute-path.js";
 import { envOriginOf } from "./env-origin.js";
 import { proxiesOf } from "./proxy-fetch.js";
 import * as fs from "node:fs";
@@ -132,6 +134,7 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 	if (signal !== undefined && !(signal instanceof AbortSignal)) throw new UsageError("invalid signal: an AbortSignal", { option: "signal" });
 	throwIfAborted(signal);
 	location = localStorePath(location) ?? location;
+	if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) checkGlobalFetch(redactUrl(location));
 	if (/^https?:\/\//i.test(location)) {
 		if (/\.zip(?:$|[?#])/i.test(location)) {
 			const reader = httpZipReader(location, options);
@@ -158,21 +161,24 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
 		const forbiddenAsMissing = bucket.kind === "s3" && options.forbiddenAsMissing === true ? new ForbiddenChunks() : undefined;
 		return { store: bucket.store, kind: bucket.kind, remote: true, list: bucket.list, location: bucket.location, forbiddenAsMissing, signal, documents: new MetadataDocuments(bucket.store, signal) };
 	}
+	// Resolved once, now: the files are opened at this absolute path whatever the working folder becomes meanwhile (a
+	// program embedding the library may `process.chdir`); messages name the location as given.
+	const absolute = absolutePath(location);
 	let stat: fs.Stats;
 	try {
-		stat = await fs.promises.stat(location);
+		stat = await fs.promises.stat(absolute);
 	} catch {
 		throw new Dt64ExportError("STORE_NOT_FOUND", `store not found: ${location}`, { path: location });
 	}
 	if (stat.isDirectory()) {
-		const store = new DirectoryStore(location, options.bufferPool, options.followLinksOutside === true);
-		return { store, kind: "directory", remote: false, directory: location, location, signal, documents: new MetadataDocuments(store, signal) };
+		const store = new DirectoryStore(location, options.bufferPool, options.followLinksOutside === true, absolute);
+		return { store, kind: "directory", remote: false, directory: absolute, location, signal, documents: new MetadataDocuments(store, signal) };
 	}
 	// A zip is known by its name, or by its first bytes (a zip named store.bin, a link without the extension).
-	if (stat.isFile() && (/\.zip$/i.test(location) || (await sniffZip(location)))) {
-		return openZip(new ZipFileBytes(location), location, false, signal);
+	if (stat.isFile() && (/\.zip$/i.test(location) || (await sniffZip(absolute)))) {
+		return openZip(new ZipFileBytes(absolute), location, false, signal);
 	}
-	if (stat.isFile() && (await startsAsNetcdf(location))) {
+	if (stat.isFile() && (await startsAsNetcdf(absolute))) {
 		throw new Dt64ExportError("STORE_INVALID", `not a Zarr store: ${location} is a netCDF (or HDF5) file; xarray converts one to a Zarr store: xr.open_dataset(file).to_zarr(store)`, { path: location });
 	}
 	const what = stat.isFile() ? "a file that is not a zip file either" : "neither a folder nor a file";

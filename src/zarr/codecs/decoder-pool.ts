@@ -31,9 +31,15 @@ interface Task {
 
 /**
  * A chunk not yet sent to a thread: its request but for the id, given when it is sent, and its task; and the signal
- * of the export it belongs to, which takes it out of the pool, never sent, once aborted (`onAbort`, listening).
+ * of the export it belongs to, which takes it out of the pool, never sent, once aborted (see DecoderPool.#watch).
  */
-type Waiting = Task & Omit<DecodeRequest, "id"> & { readonly signal?: AbortSignal; onAbort?: () => void };
+type Waiting = Task & Omit<DecodeRequest, "id"> & { readonly signal?: AbortSignal };
+
+/** The one abort listener of an export's signal while chunks of it wait, and how many do. */
+interface Watched {
+	readonly listener: () => void;
+	waiting: number;
+}
 
 /**
  * Chunks sent to a thread at most and not answered: the one it decodes, and the next, which it starts as soon as it
@@ -103,19 +109,42 @@ export class DecoderPool {
 			this.#waiting.push(waiting);
 			this.#dispatch();
 			// Not sent: it waits for a thread, until the export is aborted.
-			if (signal !== undefined && this.#waiting.includes(waiting)) {
-				waiting.onAbort = () => this.#drop(waiting);
-				signal.addEventListener("abort", waiting.onAbort, { once: true });
-			}
+			if (signal !== undefined && this.#waiting.includes(waiting)) this.#watch(signal);
 		});
 	}
 
-	/** Takes a waiting chunk out, never sent: its export was aborted. */
-	#drop(waiting: Waiting): void {
-		const at = this.#waiting.indexOf(waiting);
-		if (at === -1) return;
-		this.#waiting.splice(at, 1);
-		waiting.reject(abortError(waiting.signal!));
+	/**
+	 * Listens once to an export's signal however many of its chunks wait (a listener per chunk made Node warn of a
+	 * possible leak past 10, at --concurrency 16 or over HTTP's 32: trial 25, finding 12); #unwatch when one is sent.
+	 */
+	#watch(signal: AbortSignal): void {
+		let watched = this.#watched.get(signal);
+		if (watched === undefined) {
+			watched = { listener: () => this.#dropAll(signal), waiting: 0 };
+			this.#watched.set(signal, watched);
+			signal.addEventListener("abort", watched.listener, { once: true });
+		}
+		watched.waiting++;
+	}
+
+	#unwatch(signal: AbortSignal | undefined): void {
+		const watched = signal === undefined ? undefined : this.#watched.get(signal);
+		if (watched === undefined || --watched.waiting > 0) return;
+		signal!.removeEventListener("abort", watched.listener);
+		this.#watched.delete(signal!);
+	}
+
+	/** The export's signals chunks wait under, each with its one listener. */
+	readonly #watched = new Map<AbortSignal, Watched>();
+
+	/** Takes the waiting chunks of an aborted export out, never sent. */
+	#dropAll(signal: AbortSignal): void {
+		this.#watched.delete(signal);
+		const dropped: Waiting[] = [];
+		for (let at = this.#waiting.length - 1; at >= 0; at--) {
+			if (this.#waiting[at].signal === signal) dropped.unshift(...this.#waiting.splice(at, 1));
+		}
+		for (const waiting of dropped) waiting.reject(abortError(signal));
 	}
 
 	/** Sends the waiting chunks to the threads that can take them, starting threads as #pick says. */
@@ -123,8 +152,8 @@ export class DecoderPool {
 		while (this.#waiting.length > 0) {
 			const thread = this.#pick();
 			if (thread === undefined) return;
-			const { resolve, reject, signal, onAbort, ...unsent } = this.#waiting.shift()!;
-			if (onAbort !== undefined) signal!.removeEventListener("abort", onAbort);
+			const { resolve, reject, signal, ...unsent } = this.#waiting.shift()!;
+			this.#unwatch(signal);
 			const id = this.#nextId++;
 			// Referenced while it holds a chunk: the process waits for the answer. A chunk waiting here always has a
 			// thread holding one (the compiling thread), which keeps the process alive for it too.
@@ -158,7 +187,7 @@ export class DecoderPool {
 	/** Stops every thread; chunks in flight or waiting fail. */
 	async close(): Promise<void> {
 		for (const task of this.#waiting.splice(0)) {
-			if (task.onAbort !== undefined) task.signal!.removeEventListener("abort", task.onAbort);
+			this.#unwatch(task.signal);
 			task.reject(new Error("the decoder pool was closed"));
 		}
 		const threads = this.#threads.splice(0);
