@@ -3,9 +3,11 @@
  * (numcodecs 0.11: the checksum first, little endian; numcodecs 0.12+ says where with `location`, "start" by default)
  * and zarr-python 3 names them (`numcodecs.crc32`, `numcodecs.adler32`). A chunk that fails its checksum is refused.
  */
-import { crc32 as zlibCrc32 } from "node:zlib";
 import { Dt64ExportError } from "../../errors.js";
 import type { BytesToBytesCodec, CodecFactory } from "./codec.js";
+
+/** node:zlib is loaded where it is first needed (the CLI starts without it, test/cli-bundle.test.ts). */
+const zlib = () => process.getBuiltinModule("node:zlib");
 
 const ADLER_MODULUS = 65521;
 /** Bytes summed before the sums are reduced: the most for which they stay below 2^53 (zlib's NMAX is 5552 for 32 bits). */
@@ -54,5 +56,5 @@ function checksumCodec(name: string, checksum: (bytes: Uint8Array) => number): C
 
 const hex = (n: number) => `0x${n.toString(16).padStart(8, "0")}`;
 
-export const crc32Codec = checksumCodec("crc32", (bytes) => zlibCrc32(bytes));
+export const crc32Codec = checksumCodec("crc32", (bytes) => zlib().crc32(bytes));
 export const adler32Codec = checksumCodec("adler32", adler32);
