@@ -377,7 +377,7 @@ function formatCount(count: bigint, row: number, type: Datetime64Type, unit: Tar
 	return { ...shownCount(type, unit, format, convert), ...(refusal === undefined ? {} : { refusal }) };
 }
 
-/** A count as inspect shows it: exact, else floored (as `--allow-truncate` exports it), else why it has no instant. */
+/** A count as inspect shows it: exact, else floored (as an export that floors writes it), else why it has no instant. */
 function shownCount(type: Datetime64Type, unit: TargetUnit, format: (value: bigint) => string, convert: (rounding: Rounding) => TimestampValues): { iso: string | null; note?: string } {
 	try {
 		const converted = convert("error");
@@ -385,7 +385,7 @@ function shownCount(type: Datetime64Type, unit: TargetUnit, format: (value: bigi
 		return { iso: format(converted.values[0]) };
 	} catch (error) {
 		if (!(error instanceof ConversionError) || type.unit === "generic") return { iso: null, note: (error as Error).message };
-		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}, as --allow-truncate exports it` };
+		return { iso: format(convert("floor").values[0]), note: `floored to ${unit}, as an export that floors writes it` };
 	}
 }
 

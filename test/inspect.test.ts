@@ -215,7 +215,7 @@ describe("inspect a folder store", () => {
 		expect([iso(b.first), iso(b.last)]).toEqual(["-0001-01-01T00:00:00", "+1000001970-01-01T00:00:00"]);
 		const ps = fresh();
 		await writeArray(ps, "", { shape: [1], chunks: [1], dataType: { name: "numpy.datetime64", configuration: { unit: "ps", scale_factor: 1 } }, values: BigInt64Array.of(1500n), codecs: [LE] });
-		expect((await inspectStore(ps)).nodes[0].first).toEqual({ status: "found", row: 0, count: 1500n, iso: "1970-01-01T00:00:00.000000001", note: "floored to ns, as --allow-truncate exports it" });
+		expect((await inspectStore(ps)).nodes[0].first).toEqual({ status: "found", row: 0, count: 1500n, iso: "1970-01-01T00:00:00.000000001", note: "floored to ns, as an export that floors writes it" });
 	});
 
 	it("a first or last value the default export refuses makes the array not exportable, with the export's own reason and code (trial 24 finding 04)", async () => {
@@ -225,7 +225,7 @@ describe("inspect a folder store", () => {
 			exportable: false,
 			reasonCode: "TRUNCATION",
 			reason: expect.stringContaining("value 1500 of datetime64[ps] at row 1 is not a whole number of ns"),
-			last: { iso: "1970-01-01T00:00:00.000000001", note: "floored to ns, as --allow-truncate exports it" },
+			last: { iso: "1970-01-01T00:00:00.000000001", note: "floored to ns, as an export that floors writes it" },
 		});
 		expect(runCli(["inspect", ps]).stdout.toString()).toMatch(/exportable {2}no: value 1500 of datetime64\[ps\] at row 1 is not a whole number of ns .*; use --round to round to the nearest .*--allow-truncate to floor\n/);
 		const generic = fresh();

@@ -6,7 +6,7 @@
 import { Dt64ExportError } from "../../errors.js";
 import type { BytesToBytesCodec, CodecFactory } from "./codec.js";
 
-/** node:zlib, loaded when a crc32 chunk is first checked: the CLI does not load it at start (test/cli-bundle). */
+/** node:zlib is loaded where it is first needed (the CLI starts without it, test/cli-bundle.test.ts). */
 const zlib = () => process.getBuiltinModule("node:zlib");
 
 const ADLER_MODULUS = 65521;
