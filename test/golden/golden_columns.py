@@ -3,6 +3,8 @@
 a sibling: Python puts a script's folder on sys.path.
 """
 
+import json
+
 import numpy as np
 
 
@@ -16,3 +18,10 @@ def spelled(values) -> list:
 def frame_columns(frame, spell=spelled) -> list:
     """Each column of `frame`: its name, its pandas dtype and its values as `spell` spells them."""
     return [{"name": c, "dtype": str(frame[c].dtype), "values": spell(frame[c].values)} for c in frame.columns]
+
+
+def write_frame_expected(out, store, names, frame, **extra) -> None:
+    """`out`/expected.json: the store's name, the names asked for, and the frame's rows and columns (frame_columns),
+    with `extra` entries beside them (values the frame cannot say, such as exact integers)."""
+    expected = {"store": store.name, "columns_option": names, "rows": len(frame), "columns": frame_columns(frame), **extra}
+    (out / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")

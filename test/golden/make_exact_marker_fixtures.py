@@ -28,7 +28,7 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from golden_columns import frame_columns
+from golden_columns import write_frame_expected
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "exact-marker"
@@ -58,14 +58,8 @@ def main() -> None:
     frame = ds[NAMES].to_dataframe().reset_index()
     stored = np.asarray(zarr.open_group(str(STORE), mode="r")["counts"][:])
     exact = np.ma.masked_where(stored == COUNTS_MARKER, stored)
-    expected = {
-        "counts_exact": ["nan" if masked else str(value) for value, masked in zip(stored.tolist(), np.ma.getmaskarray(exact).tolist())],
-        "store": STORE.name,
-        "columns_option": NAMES,
-        "rows": len(frame),
-        "columns": frame_columns(frame),
-    }
-    (OUT / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    counts_exact = ["nan" if masked else str(value) for value, masked in zip(stored.tolist(), np.ma.getmaskarray(exact).tolist())]
+    write_frame_expected(OUT, STORE, NAMES, frame, counts_exact=counts_exact)
 
 
 if __name__ == "__main__":

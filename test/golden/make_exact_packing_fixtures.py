@@ -29,7 +29,7 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from golden_columns import frame_columns
+from golden_columns import write_frame_expected
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "exact-packing"
@@ -64,15 +64,14 @@ def main() -> None:
     ds = xr.open_zarr(STORE)
     frame = ds[NAMES].to_dataframe().reset_index()
     epoch = np.datetime64(0, "ns")
-    expected = {
-        "stamp_exact": ["NaT" if count == -1 else str(epoch + np.timedelta64(count + STAMP_OFFSET, "ns")) for count in STAMPS],
-        "counts_exact": ["nan" if count == -1 else str(count * 2 + COUNTS_OFFSET) for count in COUNTS],
-        "store": STORE.name,
-        "columns_option": NAMES,
-        "rows": len(frame),
-        "columns": frame_columns(frame),
-    }
-    (OUT / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    write_frame_expected(
+        OUT,
+        STORE,
+        NAMES,
+        frame,
+        stamp_exact=["NaT" if count == -1 else str(epoch + np.timedelta64(count + STAMP_OFFSET, "ns")) for count in STAMPS],
+        counts_exact=["nan" if count == -1 else str(count * 2 + COUNTS_OFFSET) for count in COUNTS],
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ Expected: each column of `ds[names].to_dataframe().reset_index()` with its panda
 (`nan` for NaN, `NaT` for NaT; times as ISO text).
 """
 
-import json
 import pathlib
 import shutil
 import warnings
@@ -32,7 +31,7 @@ import numpy as np
 import xarray as xr
 import zarr
 
-from golden_columns import frame_columns
+from golden_columns import write_frame_expected
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "fill-attribute"
@@ -61,13 +60,7 @@ def main() -> None:
     zarr.consolidate_metadata(str(STORE))
     ds = xr.open_zarr(STORE)
     frame = ds[NAMES].to_dataframe().reset_index()
-    expected = {
-        "store": STORE.name,
-        "columns_option": NAMES,
-        "rows": len(frame),
-        "columns": frame_columns(frame),
-    }
-    (OUT / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    write_frame_expected(OUT, STORE, NAMES, frame)
 
 
 if __name__ == "__main__":
