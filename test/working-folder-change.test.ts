@@ -23,33 +23,30 @@ async function twoFolders(): Promise<{ a: string; b: string }> {
 	return { a, b };
 }
 
+/** Starts `run` in the working folder `a`, moves to `b` while it runs and waits for it; the working folder restored. */
+async function startedInThenMoved(a: string, b: string, run: () => Promise<unknown>): Promise<void> {
+	const before = process.cwd();
+	process.chdir(a);
+	try {
+		const done = run();
+		process.chdir(b);
+		await done;
+	} finally {
+		process.chdir(before);
+	}
+}
+
 describe("the working folder changed while an export runs", () => {
 	it("exportToFile reads the store and writes the file named when it was called", async () => {
 		const { a, b } = await twoFolders();
-		const before = process.cwd();
-		process.chdir(a);
-		try {
-			const done = exportToFile("s.zarr", "out/t.arrow", { format: "arrow" });
-			process.chdir(b);
-			await done;
-		} finally {
-			process.chdir(before);
-		}
+		await startedInThenMoved(a, b, () => exportToFile("s.zarr", "out/t.arrow", { format: "arrow" }));
 		expect(readRawInt64(path.join(a, "out/t.arrow"))).toEqual([100n, 101n, 102n, 103n, 104n, 105n, 106n, 107n]);
 		expect(fs.readdirSync(path.join(b, "out"))).toEqual([]);
 	});
 
 	it("exportDataset writes its folder (and takes its lock) where it was named", async () => {
 		const { a, b } = await twoFolders();
-		const before = process.cwd();
-		process.chdir(a);
-		try {
-			const done = exportDataset("s.zarr", "out/ds", { partitionBy: "year" });
-			process.chdir(b);
-			await done;
-		} finally {
-			process.chdir(before);
-		}
+		await startedInThenMoved(a, b, () => exportDataset("s.zarr", "out/ds", { partitionBy: "year" }));
 		expect(fs.readdirSync(path.join(a, "out/ds")).sort()).toEqual(["_SUCCESS", "_parts", "year=1970"]);
 		expect(fs.readdirSync(path.join(a, "out/ds/_parts"))).toEqual(["part-0-of-1.json"]);
 		expect(fs.readdirSync(path.join(b, "out"))).toEqual([]);
