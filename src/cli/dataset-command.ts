@@ -73,7 +73,7 @@ export async function runDatasetExport(
 	if (forbidden !== undefined) writeStderrLine(forbidden);
 	const dropped = droppedDatesNotice(summary.droppedInvalidDates);
 	if (dropped !== undefined) writeStderrLine(dropped);
-	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary));
+	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary, openedTable));
 	const { selection, part } = summary;
 	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.
 	if (summary.rows === 0) {
