@@ -366,6 +366,12 @@ async function writeLockedDataset(
 				}
 			: undefined,
 	});
-	await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
+	try {
+		await runStages([stages.reader, stages.batcher, ...(stages.filter ? [stages.filter] : []), writer], plan.read.signal);
+	} catch (error) {
+		// The lock is released (and its folders removed once empty) only once nothing of the run is being written.
+		await writer.settled();
+		throw error;
+	}
 	return { ...writer.summary!, part, selection: stages.selection, committed, lockTakenOver: lock.tookOver, ...forbiddenChunksOf(table) };
 }

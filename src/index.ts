@@ -10,6 +10,7 @@ export { OUTPUT_FORMATS, type ExportOptions, type OutputFormat } from "./export-
 export { createTableExportStages, exportTable, exportToFile, type ExportStages, type FileExport, type TableExport } from "./export.js";
 export type { StrayTemporaryFile } from "./output/atomic-file.js";
 export { openTable, tableOfTimeArray, type ZarrTable, type TableColumn, type TableIndex, type IndexSource, type OpenTableOptions } from "./open-table.js";
+export type { RefusedNode } from "./store/refused-nodes.js";
 export { openTimeArray, type TimeArray, type OpenArrayOptions } from "./open-array.js";
 export { inspectStore, formatInspectReport, inspectReportToJson, type InspectOptions, type InspectReport, type InspectNode, type InspectTextOptions, type CfPackingReport } from "./inspect.js";
 export { TableReader, type RowOrder, type TableBand, type TableReaderOptions } from "./stream/table-reader.js";

@@ -95,6 +95,11 @@ export interface InspectNode {
 	readonly zarrFormat?: 2 | 3;
 	/** Why the node's metadata could not be read, for `invalid`. */
 	readonly error?: string;
+	/**
+	 * `false` for an `invalid` node of a store whose nodes are found by walking it (a folder, a bucket's listing): the
+	 * walk does not enter a node it cannot read, so what it holds (a group's arrays) is not listed. Absent otherwise.
+	 */
+	readonly membersListed?: false;
 	/** `datetime64[10us]`, or the data type's name (a v2 dtype string) for other arrays. */
 	readonly dataType?: string;
 	/** Zarr v2 only: the `.zarray` dtype as written, byte order included, e.g. `>M8[10us]`. */
@@ -663,8 +668,8 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	return { ...described, ...exportable, arrowType, first, last };
 }
 
-async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number): Promise<InspectNode> {
-	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error };
+async function describeEntry(opened: OpenedStore, entry: TreeEntry, discovery: TreeDiscovery, maxChunks: number): Promise<InspectNode> {
+	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error, ...(discovery === "directory" || discovery === "listing" ? { membersListed: false as const } : {}) };
 	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: entry.node.zarrFormat };
 	return describeArray(opened, entry.node, maxChunks);
 }
@@ -724,7 +729,7 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 	for (const entry of tree.entries) {
 		// A folder's reads do not look at the signal: an abort stops inspect between nodes.
 		throwIfAborted(opened.signal);
-		nodes.push(await describeEntry(opened, entry, maxChunks));
+		nodes.push(await describeEntry(opened, entry, tree.discovery, maxChunks));
 	}
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
 	const stale = staleConsolidatedWarning(staleConsolidatedOf(opened));
@@ -789,7 +794,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.kind === "array" || previousWasArray) lines.push("");
 		previousWasArray = node.kind === "array";
 		if (node.kind === "invalid") {
-			lines.push(`${name}  invalid: ${node.error}`);
+			lines.push(`${name}  invalid: ${node.error}${node.membersListed === false ? "; what it holds is not listed (not searched)" : ""}`);
 			continue;
 		}
 		lines.push(`${name}  ${node.kind}${node.zarrFormat === 2 ? " (Zarr v2)" : ""}`);

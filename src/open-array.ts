@@ -6,8 +6,9 @@ import type { BufferPool } from "./memory/buffer-pool.js";
 import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { localStorePath, locationWithoutQuery } from "./store/store-location.js";
+import { describeRefusedNodes, recordRefusedNodes } from "./store/refused-nodes.js";
 import { isStaleConsolidated } from "./store/stale-consolidated.js";
-import { cfTimeArrayPaths, listStoreTree, noNodeError, readNode, readNodeDocument, timeArrayPaths } from "./store-tree.js";
+import { cfTimeArrayPaths, listStoreTree, noNodeError, readNode, readNodeDocument, refusedNodesIn, timeArrayPaths } from "./store-tree.js";
 import { arrayMetadataPlace, metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 
@@ -86,17 +87,21 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 			);
 		}
 		const candidates = timeArrayPaths(tree, options);
+		// Nodes whose metadata is refused may hold a time array: never passed over without a word.
+		const refused = refusedNodesIn(tree);
+		const notSearched = refused.length === 0 ? "" : `; not searched, their metadata refused: ${describeRefusedNodes(refused)}`;
 		if (candidates.length === 0) {
 			const cfArrays = options.cf === false ? cfTimeArrayPaths(tree) : [];
 			const found = cfArrays.length === 0 ? "" : ` (CF time arrays, with CF decoding off: ${cfArrays.join(", ")})`;
 			const what = options.cf === false ? "no numpy.datetime64 array" : "no numpy.datetime64 array and no CF time array";
-			throw new Dt64ExportError("ARRAY_NOT_FOUND", `${group}: the group holds ${what}${found}`, { path: arrayPath, ...(cfArrays.length === 0 ? {} : { candidates: cfArrays }) });
+			throw new Dt64ExportError("ARRAY_NOT_FOUND", `${group}: the group holds ${what}${found}${notSearched}`, { path: arrayPath, ...(cfArrays.length === 0 ? {} : { candidates: cfArrays }) });
 		}
 		if (candidates.length > 1) {
 			const cf = options.cf !== false && cfTimeArrayPaths(tree).length > 0;
 			const what = cf ? "time arrays (datetime64 or CF time)" : "datetime64 arrays";
-			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${group}: the group holds several ${what}: ${candidates.join(", ")}`, { path: arrayPath, option: "array", candidates });
+			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${group}: the group holds several ${what}: ${candidates.join(", ")}${notSearched}`, { path: arrayPath, option: "array", candidates });
 		}
+		recordRefusedNodes(opened, refused);
 		arrayPath = candidates[0];
 		// Read in the format it was found in (its group's), which for a listed tree is a read already made.
 		const found = tree.entries.find((entry) => entry.path === arrayPath);

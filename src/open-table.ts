@@ -23,6 +23,7 @@ import { describeVariable, dimensionNamesOf, isCoordinateOf, isDimensionCoordina
 import { withCoordinatesLeftOut } from "./table/index-source.js";
 import { inTableOrder } from "./table/transposed-variable.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
+import { refusedNodesOf, type RefusedNode } from "./store/refused-nodes.js";
 import { isStaleConsolidated, staleConsolidatedOf } from "./store/stale-consolidated.js";
 import { keepingReads } from "./store/kept-reads.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
@@ -101,6 +102,12 @@ export interface ZarrTable {
 	 * Absent when they agree (or the store has none). See staleConsolidatedWarning.
 	 */
 	readonly staleConsolidatedMetadata?: readonly string[];
+	/**
+	 * The time array found without being named (the one of its group's tree) was found beside these nodes, whose
+	 * metadata is refused and which were not searched: a time array there would have made the choice ambiguous.
+	 * Absent when there are none (or the array was named). See refusedNodesWarning.
+	 */
+	readonly refusedNodes?: readonly RefusedNode[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
 	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
@@ -235,15 +242,22 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 
 const variableOf = (column: Omit<TableColumn, "axes">): DatasetVariable => ({ name: column.name, shape: column.metadata.shape, dimensionNames: column.metadata.dimensionNames, documents: column.metadata });
 
-/** The names of every array directly in the group, for `--columns all`. */
-async function groupArrayNames(opened: OpenedStore, group: string): Promise<string[]> {
+/**
+ * The names of every array directly in the group, for `--columns all`, and the members whose metadata is refused
+ * (each with why), which may be arrays: left out, and said so, never dropped without a word.
+ */
+async function groupArrayNames(opened: OpenedStore, group: string): Promise<{ names: string[]; refused: string[] }> {
 	const tree = await listStoreTree(opened, group);
 	if (tree.discovery === "root-only") throw new UsageError("columns all: the group's arrays cannot be listed (an HTTP store without consolidated metadata): name them", { option: "columns", value: "all" });
-	return tree.entries.slice(1).flatMap((entry) => {
-		if (!("node" in entry) || entry.node.kind !== "array") return [];
+	const names: string[] = [];
+	const refused: string[] = [];
+	for (const entry of tree.entries.slice(1)) {
 		const name = group === "" ? entry.path : entry.path.slice(group.length + 1);
-		return name.includes("/") ? [] : [name];
-	});
+		if (name.includes("/")) continue;
+		if ("error" in entry) refused.push(`${name}: its metadata is refused (${entry.error})`);
+		else if (entry.node.kind === "array") names.push(name);
+	}
+	return { names, refused };
 }
 
 /** The groups directly in a group (as paths from the store root), for a message: `to_zarr(group=...)` writes datasets there. */
@@ -371,8 +385,8 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 	const candidates: Omit<TableColumn, "axes">[] = [];
 	if (options.columns === "all") {
 		// An array of a type no column can hold is left out, with why, as a misfit is: `all` is every array that can be.
-		const unsupported: string[] = [];
-		const names = await groupArrayNames(opened, group);
+		const { names, refused } = await groupArrayNames(opened, group);
+		const unsupported = [...refused];
 		readAhead(opened, at, names);
 		for (const name of names) {
 			try {
@@ -495,6 +509,7 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	// A coordinate named in --columns is its dimension's index column, not a second copy of it.
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
 	const stale = staleConsolidatedOf(opened);
+	const refused = refusedNodesOf(opened);
 	return {
 		store: opened,
 		dimensions: layout.dimensions,
@@ -503,6 +518,7 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 		index,
 		leftOut,
 		...(stale.length === 0 ? {} : { staleConsolidatedMetadata: stale }),
+		...(refused.length === 0 ? {} : { refusedNodes: refused }),
 		name,
 		bufferPool: options.bufferPool,
 	};
@@ -534,8 +550,10 @@ export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames, documents: array.metadata }) ?? shape.map((_, axis) => `dim_${axis}`);
 	const dimensions = shape.map((length, axis) => ({ name: names[axis], length }));
 	const stale = staleConsolidatedOf(array.store);
+	const refused = refusedNodesOf(array.store);
 	return {
 		...(stale.length === 0 ? {} : { staleConsolidatedMetadata: stale }),
+		...(refused.length === 0 ? {} : { refusedNodes: refused }),
 		store: array.store,
 		dimensions,
 		shape,

@@ -21,6 +21,7 @@ import type { OpenedStore } from "./store/open-store.js";
 import { isRefusedKey } from "./store/refused-key.js";
 import { nodeNotFound, recordRefusedProbe } from "./store/refused-probes.js";
 import { attributesOf, documentKey, isTimeArray, metadataFileOf, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
+import type { RefusedNode } from "./store/refused-nodes.js";
 import { describeDifference, recordStaleConsolidated } from "./store/stale-consolidated.js";
 import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
 
@@ -533,6 +534,11 @@ async function consolidatedOnly(opened: OpenedStore, entries: TreeEntry[]): Prom
 export function timeArrayPaths(tree: StoreTree, options: { cf?: boolean } = {}): string[] {
 	const cf = options.cf !== false;
 	return tree.entries.slice(1).flatMap((entry) => ("node" in entry && (isTimeArray(entry.node) || (cf && isCfTimeArray(entry.node))) ? [entry.path] : []));
+}
+
+/** The nodes of a tree below its root whose metadata is refused (a walk does not enter them), in path order. */
+export function refusedNodesIn(tree: StoreTree): RefusedNode[] {
+	return tree.entries.slice(1).flatMap((entry) => ("error" in entry ? [{ path: entry.path, reason: entry.error }] : []));
 }
 
 /** The CF time arrays of a tree, named when decoding is off and no other time array is found. */

@@ -12,14 +12,17 @@ import { describe, expect, it } from "vitest";
 import { exportToFile } from "../src/index.js";
 import { BIN, tempDir } from "./support/cli.js";
 
-/** A v3 datetime64[s] array of `length` values in chunks of one, NaT fill, `codecs` as given, no chunk written. */
-function emptyArray(name: string, length: number, codecs: unknown[], chunkShape = [1]): string {
+/**
+ * A v3 datetime64[s] array of `length` values in chunks of one, NaT fill, `codecs` as given, no chunk written; with
+ * `shape`, of that shape instead.
+ */
+function emptyArray(name: string, length: number, codecs: unknown[], chunkShape = [1], shape = [length]): string {
 	const store = path.join(tempDir(), name);
 	fs.mkdirSync(store, { recursive: true });
 	const metadata = {
 		zarr_format: 3,
 		node_type: "array",
-		shape: [length],
+		shape,
 		data_type: { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } },
 		chunk_grid: { name: "regular", configuration: { chunk_shape: chunkShape } },
 		chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
@@ -48,7 +51,9 @@ async function chunksBeforeATimer(store: string, file = "out.arrow"): Promise<{ 
 
 describe("the event loop turns while chunks wait for no I/O", () => {
 	it("missing chunks: a timer set at the first chunk runs long before the last", async () => {
-		const store = emptyArray("missing.zarr", 200_000, [{ name: "bytes", configuration: { endian: "little" } }]);
+		// 2-D, each chunk read on its own: a 1-D array's runs of missing chunks are read as one band each, 65,536
+		// values at a time, and 200,000 of them end before the loop has to turn (the SIGTERM test below reads runs).
+		const store = emptyArray("missing.zarr", 200_000, [{ name: "bytes", configuration: { endian: "little" } }], [1, 1], [200_000, 1]);
 		const { atTimer, total } = await chunksBeforeATimer(store);
 		expect(total).toBe(200_000);
 		// Before: the timer ran once every chunk was read (the whole export in one turn of the loop).

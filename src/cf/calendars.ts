@@ -137,8 +137,3 @@ export function parseCfCalendar(calendar: unknown, attributes: Record<string, un
 	if (found === undefined) throw new Dt64ExportError("CALENDAR_UNSUPPORTED", `unknown calendar ${JSON.stringify(calendar)}; known: ${CALENDAR_NAMES.join(", ")}`);
 	return found;
 }
-
-/** The proleptic Gregorian day number of a model calendar's label, or an error when the label has no such date. */
-export function gregorianDaysOfLabel(year: number, month: number, day: number): number {
-	return PROLEPTIC_GREGORIAN.epochDaysOf(year, month, day);
-}

@@ -17,11 +17,11 @@ import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import { YEAR_ALIGNED_CALENDAR, yearAlignedGregorianDays } from "./calendar-alignment.js";
-import { gregorianDaysOfLabel } from "./calendars.js";
+import type { ModelCalendar } from "./calendars.js";
 import { describeCfTimeCoding, NANOSECONDS_PER_DAY, type CfTimeCoding } from "./cf-time-coding.js";
 import { exactDyadic, isExactProduct, veltkampHigh } from "./exact-double.js";
 import { invalidDatePosition, type InvalidDate } from "../convert/dropped-dates.js";
-import { gregorianEpochDays } from "./calendar-days.js";
+import { gregorianEpochDays, isGregorianLeapYear, monthLength } from "./calendar-days.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 import { exactUnpacker } from "./packing.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel, type SmallIntegers } from "../convert/wasm/wasm-kernel.js";
@@ -173,7 +173,24 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	const wide = values instanceof BigInt64Array;
 	const floats = values instanceof Float64Array || values instanceof Float32Array;
 	const kernel = unpack !== null ? null : wide || isSmallIntegers(values) ? affineKernel(coding, target, markers) : floats ? affineFloatKernel(coding, target, markers) : null;
-	if (kernel !== null) {
+	const modelInstant = kernel === null ? modelCalendarInstants(coding, target) : null;
+	if (modelInstant !== null) {
+		// A model calendar's counts in doubles (its labels through a table per year), each written as the two int32
+		// words of its int64: no BigInt per value. What they cannot take (a missing value, a label the proleptic
+		// Gregorian calendar lacks, past 2^53) is `settle`'s.
+		const out32 = new Int32Array(out.buffer, out.byteOffset, length * 2);
+		for (let i = 0; i < length; i++) {
+			const stored = values[i];
+			const result = isMissingValue(markers, stored) ? Number.NaN : modelInstant(unpack === null ? stored : unpack(stored));
+			if (Number.isNaN(result)) {
+				settle(i);
+				continue;
+			}
+			const high = Math.floor(result / TWO_32);
+			out32[2 * i] = result - high * TWO_32;
+			out32[2 * i + 1] = high;
+		}
+	} else if (kernel !== null) {
 		// Integer counts (xarray's int64 encoding of datetime64, a netCDF file's int32 hours) and float counts window by
 		// window through the WebAssembly kernel, which stops at what it cannot settle alone (a missing-value marker,
 		// NaN, an instant outside int64, a float count whose product is not an exact whole number) for `settle`.
@@ -262,6 +279,82 @@ function integerFastPath(coding: CfTimeCoding, target: bigint): ((count: number 
 	};
 }
 
+const TWO_32 = 2 ** 32;
+
+/** Model-calendar years whose day tables are kept (see gregorianDaysOfModelDays): data of a few centuries, in order or not. */
+const KEPT_YEARS = 64;
+
+/**
+ * The proleptic Gregorian day number of each day of a model calendar (days since its year 0, January 1), NaN for a
+ * label the proleptic Gregorian calendar lacks: a table per model year, made from the calendar's own labels once for
+ * its 360 to 366 days, so that a count costs a lookup, not a label. Exact while |days| < 2^53 / 366.
+ */
+function gregorianDaysOfModelDays(calendar: ModelCalendar): (days: number) => number {
+	const yearDays = calendar.daysOf(1, 1, 1) - calendar.daysOf(0, 1, 1);
+	const tables = new Map<number, Float64Array>();
+	let lastYear = Number.NaN;
+	let last: Float64Array = new Float64Array(0);
+	const tableOf = (year: number): Float64Array => {
+		let table = tables.get(year);
+		if (table === undefined) {
+			table = new Float64Array(yearDays);
+			for (let day = 0; day < yearDays; day++) {
+				const [y, month, dayOfMonth] = calendar.labelOf(year * yearDays + day);
+				table[day] = dayOfMonth > monthLength(month, isGregorianLeapYear(y)) ? Number.NaN : gregorianEpochDays(y, month, dayOfMonth);
+			}
+			if (tables.size >= KEPT_YEARS) tables.clear();
+			tables.set(year, table);
+		}
+		return table;
+	};
+	return (days) => {
+		const year = Math.floor(days / yearDays);
+		if (year !== lastYear) {
+			last = tableOf(year);
+			lastYear = year;
+		}
+		return last[days - year * yearDays];
+	};
+}
+
+/**
+ * For a model calendar's dates aligned on the date (`--convert-calendar`), a unit and a reference that are whole
+ * target units: the instant of a count in target units, as a double, the same as scaledInstant gives (the label's
+ * proleptic Gregorian day, plus the time of day); NaN for what the exact general path settles: a count whose product
+ * by the unit is not an exact whole number, anything past 2^53, a label the proleptic Gregorian calendar lacks.
+ */
+function modelCalendarInstants(coding: CfTimeCoding, target: bigint): ((count: number | bigint) => number) | null {
+	const { calendar } = coding;
+	if (calendar?.kind !== "model" || coding.alignOn === "year") return null;
+	if (coding.unitNanoseconds % target !== 0n || coding.referenceNanoseconds % target !== 0n) return null;
+	const step = Number(coding.unitNanoseconds / target);
+	const start = Number(coding.referenceNanoseconds / target);
+	const dayUnits = Number(NANOSECONDS_PER_DAY / target);
+	if (!Number.isSafeInteger(step) || !Number.isSafeInteger(start)) return null;
+	const gregorianDays = gregorianDaysOfModelDays(calendar);
+	return (stored) => {
+		const count = typeof stored === "bigint" ? (stored >= -MAX_SAFE && stored <= MAX_SAFE ? Number(stored) : Number.NaN) : stored;
+		const product = count * step;
+		if (!(Math.abs(product) <= Number.MAX_SAFE_INTEGER && Number.isInteger(product) && (Number.isInteger(count) || isExactProduct(count, step, product)))) return Number.NaN;
+		const instant = product + start;
+		if (!Number.isSafeInteger(instant)) return Number.NaN;
+		// Floored division in doubles, corrected by the exact remainder.
+		let days = Math.floor(instant / dayUnits);
+		let timeOfDay = instant - days * dayUnits;
+		if (timeOfDay < 0) {
+			days--;
+			timeOfDay += dayUnits;
+		} else if (timeOfDay >= dayUnits) {
+			days++;
+			timeOfDay -= dayUnits;
+		}
+		const result = gregorianDays(days) * dayUnits + timeOfDay;
+		return Number.isSafeInteger(result) ? result : Number.NaN;
+	};
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /**
  * The exact instant of numerator / 2^shift counts as nanoseconds × 2^shift since 1970-01-01T00:00:00 UTC (a model
  * calendar's label converted to the same proleptic Gregorian label): "overflow" past any Arrow unit's range, the
@@ -277,14 +370,12 @@ function scaledInstant(coding: CfTimeCoding): (numerator: bigint, shift: bigint)
 		if (days > DAY_LIMIT || days < -DAY_LIMIT) return "overflow";
 		if (alignOn === "year") return scaled + (BigInt(yearAlignedGregorianDays(Number(days))) - days) * dayScaled;
 		const [year, month, day] = calendar.labelOf(Number(days));
-		let gregorianDays: number;
-		try {
-			gregorianDays = gregorianDaysOfLabel(year, month, day);
-		} catch {
+		// Told without an error thrown and caught (daily 360_day data has two such dates a year, each dropped or refused).
+		if (day > monthLength(month, isGregorianLeapYear(year))) {
 			const nextMonthDays = month === 12 ? gregorianEpochDays(year + 1, 1, 1) : gregorianEpochDays(year, month + 1, 1);
 			return { label: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`, nextMonthDays };
 		}
-		return scaled + (BigInt(gregorianDays) - days) * dayScaled;
+		return scaled + (BigInt(gregorianEpochDays(year, month, day)) - days) * dayScaled;
 	};
 }
 

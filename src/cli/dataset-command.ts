@@ -31,16 +31,21 @@ export async function runDatasetExport(
 		if (plan.dataset?.partitionBy !== undefined) throw new UsageError("--partition-by writes a dataset folder: name it with -o <folder>");
 		throw new UsageError("--part writes a dataset folder: name it with -o <folder>, or write the part's rows to stdout with -o -");
 	}
-	// A signal ends the export as a failure does: the files this run wrote, and the folders it created, are removed,
-	// and the part's lock released (at exit too, whatever ends the process: no `finally` runs past process.exit).
+	// Whatever ends the process before the export has finished (a signal, an error none of the export's own that
+	// main's fail() reports, both exiting at once: no `finally` runs past process.exit) ends it as a failure does: the
+	// files this run wrote and the folders it created are removed, the lock released (last: its folders are removed
+	// once empty). After a finished export there is nothing left to undo.
 	const { abandonUnfinishedDatasets } = await import("../output/dataset-writer.js");
 	const { releaseHeldPartLocks, describeHolder } = await import("../output/part-lock.js");
-	process.once("exit", releaseHeldPartLocks);
-	exitOnInterrupt(() => {
-		progress()?.done();
+	const undoUnfinished = () => {
 		abandonUnfinishedDatasets();
 		removePendingTempFiles();
 		releaseHeldPartLocks();
+	};
+	process.once("exit", undoUnfinished);
+	exitOnInterrupt(() => {
+		progress()?.done();
+		undoUnfinished();
 	});
 	const { exportPlannedDataset } = await import("../export-selection.js");
 	const lockTakenOver = (lock: FoundLock) => {
@@ -68,7 +73,7 @@ export async function runDatasetExport(
 	if (forbidden !== undefined) writeStderrLine(forbidden);
 	const dropped = droppedDatesNotice(summary.droppedInvalidDates);
 	if (dropped !== undefined) writeStderrLine(dropped);
-	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary));
+	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary, openedTable));
 	const { selection, part } = summary;
 	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.
 	if (summary.rows === 0) {

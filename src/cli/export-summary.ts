@@ -6,6 +6,8 @@
 import type { DatasetExportSummary } from "../export-selection.js";
 import type { OutputFormat } from "../export-plan.js";
 import type { OverflowNulls } from "../convert/overflow-nulls.js";
+import type { ZarrTable } from "../open-table.js";
+import type { RefusedNode } from "../store/refused-nodes.js";
 import { writeFailure } from "../errors.js";
 
 export interface FileExportJson {
@@ -17,6 +19,14 @@ export interface FileExportJson {
 	readonly forbiddenChunks?: number;
 	/** With `--drop-invalid-dates`: the rows left out because their time coordinate held a date that does not exist. */
 	readonly droppedInvalidDates?: number;
+	/** The nodes whose metadata is refused, not searched for the time array found without `--array` (see refused-nodes.ts). */
+	readonly refusedNodes?: readonly RefusedNode[];
+}
+
+/** The summary's `refusedNodes`, when the table was found beside some. */
+export function refusedNodesJson(table: ZarrTable | undefined): Pick<FileExportJson, "refusedNodes"> {
+	const nodes = table?.refusedNodes ?? [];
+	return nodes.length === 0 ? {} : { refusedNodes: nodes };
 }
 
 export interface DatasetExportJson extends FileExportJson {
@@ -37,7 +47,7 @@ export function partitionCount(files: DatasetExportSummary["files"]): number {
 	return new Set(files.flatMap((file) => (file.path.includes("/") ? [file.path.slice(0, file.path.lastIndexOf("/"))] : []))).size;
 }
 
-export function datasetExportJson(folder: string, format: OutputFormat, summary: DatasetExportSummary): DatasetExportJson {
+export function datasetExportJson(folder: string, format: OutputFormat, summary: DatasetExportSummary, table: ZarrTable | undefined): DatasetExportJson {
 	return {
 		output: folder,
 		format,
@@ -51,6 +61,7 @@ export function datasetExportJson(folder: string, format: OutputFormat, summary:
 		manifest: summary.manifest,
 		committed: summary.committed !== undefined,
 		unsortedTime: summary.selection.unsortedReason ?? null,
+		...refusedNodesJson(table),
 	};
 }
 

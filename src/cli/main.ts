@@ -1,3 +1,4 @@
+import { refusedNodesWarning } from "../store/refused-nodes.js";
 import { staleConsolidatedWarning } from "../store/stale-consolidated.js";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -38,7 +39,7 @@ import { flag, OUTPUT_FLAGS, optionsOf, type RunFacts } from "./options.js";
 import { resolveDatasetFormat, resolveOutputFormat } from "../output/output-format.js";
 import { rewriteYargsMessage } from "./yargs-messages.js";
 import { Progress } from "./progress.js";
-import { writeJsonSummary } from "./export-summary.js";
+import { refusedNodesJson, writeJsonSummary } from "./export-summary.js";
 import { runCommit, runDatasetExport } from "./dataset-command.js";
 import type { PartitionLevel } from "../output/hive-partition.js";
 import { countText } from "./count-text.js";
@@ -395,6 +396,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		warnOfDatetime64CfAttributes(table);
 		const stale = staleConsolidatedWarning(table.staleConsolidatedMetadata ?? []);
 		if (stale !== undefined) writeStderrLine(`dt64-export: warning: ${stale}`);
+		const refused = refusedNodesWarning(table.refusedNodes ?? [], table.columns[0]?.metadata.path ?? table.name, "name it with --array (nothing is searched then)");
+		if (refused !== undefined) writeStderrLine(`dt64-export: warning: ${refused}`);
 		if (table.leftOut.length > 0 && !args.quiet) writeStderrLine(`dt64-export: columns${plan.open.columns === "all" ? " all" : ""} left out ${table.leftOut.join("; ")}`);
 		// Without --index; --index positions asked for positions instead of them.
 		const coordinates = table.coordinatesLeftOut ?? [];
@@ -458,7 +461,15 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (droppedNotice !== undefined) writeStderrLine(droppedNotice);
 	if (json) {
 		const overflowNulls = (stages.filter ?? stages.batcher).overflowNulls?.counts ?? {};
-		await writeJsonSummary({ output: target, format, rows: written, overflowNulls, ...(forbidden === undefined ? {} : { forbiddenChunks: forbidden.count }), ...(dropped === undefined ? {} : { droppedInvalidDates: dropped }) });
+		await writeJsonSummary({
+			output: target,
+			format,
+			rows: written,
+			overflowNulls,
+			...(forbidden === undefined ? {} : { forbiddenChunks: forbidden.count }),
+			...(dropped === undefined ? {} : { droppedInvalidDates: dropped }),
+			...refusedNodesJson(table),
+		});
 	}
 	if (!args.quiet && !toStdout && !json) {
 		writeStderrLine(`wrote ${countText(written)} ${written === 1 ? "row" : "rows"} to ${target}${overflow}${droppedDatesText(dropped)}`);

@@ -151,7 +151,13 @@ export class DatasetWriter extends Writable {
 	#finished = false;
 	/** Set once a replacing run starts moving its files in place: they may be in either place. */
 	#movingIn = false;
+	/**
+	 * Set as the manifest starts being written (then `_SUCCESS`, by a whole export's commit): a run abandoned from then
+	 * on removes them, and a write that completes after it did is removed by #finish.
+	 */
+	#ending: { readonly manifest: string; readonly success: string | undefined } | undefined;
 	#abandoned = false;
+	#finishing: Promise<void> | undefined;
 	#schema: Schema | undefined;
 	/** Rows of partitions whose file is not open, or not worth a write yet; made with the schema. */
 	#buffers: PartitionBuffers | undefined;
@@ -375,7 +381,17 @@ export class DatasetWriter extends Writable {
 	}
 
 	override _final(callback: (error?: Error | null) => void): void {
-		this.#finish().then(() => callback(), callback);
+		this.#finishing = this.#finish();
+		this.#finishing.then(() => callback(), callback);
+	}
+
+	/**
+	 * Resolves once the part's last steps (its manifest, a whole export's commit), if they started, are over, whether
+	 * they completed or failed: a run abandoned meanwhile (an abort) releases its lock, which removes the folders it
+	 * created once empty, only after the manifest being written is written and removed again.
+	 */
+	async settled(): Promise<void> {
+		await this.#finishing?.catch(() => undefined);
 	}
 
 	async #finish(): Promise<void> {
@@ -417,7 +433,9 @@ export class DatasetWriter extends Writable {
 		};
 		this.#makeFolder(path.join(folder, PARTS_FOLDER));
 		const manifestFile = path.join(folder, manifestPath(part));
+		this.#ending = { manifest: manifestFile, success: this.#options.commit === undefined ? undefined : path.join(folder, SUCCESS_FILE) };
 		await writeJsonFile(manifestFile, manifest);
+		this.#removeEndingIfAbandoned();
 		if (this.#options.commit !== undefined) {
 			try {
 				await this.#options.commit();
@@ -425,10 +443,27 @@ export class DatasetWriter extends Writable {
 				fs.rmSync(manifestFile, { force: true });
 				throw error;
 			}
+			this.#removeEndingIfAbandoned();
 		}
 		this.#finished = true;
 		unfinished.delete(this);
 		this.summary = { files, rows: this.#rows, overflowNulls, ...dropped, manifest: manifestPath(part) };
+	}
+
+	/**
+	 * A manifest (or a whole export's `_SUCCESS`) whose write completed after the run was abandoned (an abort, a signal
+	 * while it was being written) would pass for finished a part whose files are gone: removed, and the run fails.
+	 */
+	#removeEndingIfAbandoned(): void {
+		if (!this.#abandoned) return;
+		this.#removeEnding();
+		this.#checkNotAbandoned();
+	}
+
+	#removeEnding(): void {
+		if (this.#ending === undefined) return;
+		if (this.#ending.success !== undefined) fs.rmSync(this.#ending.success, { force: true });
+		fs.rmSync(this.#ending.manifest, { force: true });
 	}
 
 	/**
@@ -472,7 +507,8 @@ export class DatasetWriter extends Writable {
 	 * empty. Nothing else is touched: other parts' files, a user's files, and what this run replaces while it has not
 	 * started moving its files in place (a part's earlier run, files and manifest, and the folder's `_SUCCESS`). Once
 	 * it has, the files it moved in are removed, and commit refuses the part until it runs again (its manifest went
-	 * before the moves). A finished part is not undone.
+	 * before the moves). A manifest being written or written (and a whole export's `_SUCCESS`) goes too. A finished
+	 * part is not undone.
 	 */
 	abandon(): void {
 		unfinished.delete(this);
@@ -493,6 +529,7 @@ export class DatasetWriter extends Writable {
 			if (replacing === undefined || this.#movingIn) fs.rmSync(path.join(folder, relative), { force: true });
 		}
 		if (replacing !== undefined) fs.rmSync(replacing.staging, { recursive: true, force: true });
+		this.#removeEnding();
 		for (const folder of [...this.#createdFolders].sort((a, b) => b.length - a.length)) {
 			try {
 				fs.rmdirSync(folder);

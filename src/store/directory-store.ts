@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises";
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
 import * as path from "node:path";
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
+import { FolderListings } from "./folder-listing.js";
 import { checkBound, type ValueBound } from "./value-bound.js";
 import { throwIfAborted } from "../abort.js";
 import { absolutePath } from "../absolute-path.js";
@@ -22,7 +23,10 @@ export class DirectoryStore implements AsyncReadable {
 	/** The store's folder with its links resolved, once (see #placeOf). */
 	#realRoot: string | undefined;
 	/** Each folder of keys read so far: inside the store, missing, or where it leads outside it (see #placeOf). */
-	readonly #folders = new Map<string, FolderPlace>();
+	readonly #folders = new Map<string, KeyFolder>();
+
+	/** The names of folders of keys some of which were found missing (see FolderListings). */
+	readonly #listings = new FolderListings((folderKey) => this.#checkIdentity(`/${folderKey}` as AbsolutePath));
 
 	/**
 	 * `bufferPool`: whole chunk files are read into its buffers (see BufferPool). `followLinksOutside`: whether a
@@ -62,6 +66,10 @@ export class DirectoryStore implements AsyncReadable {
 	 */
 	#missing(key: AbsolutePath): undefined {
 		this.#checkIdentity(key);
+		// Its folder's other keys are looked up in its listing from now on: a sparse array's next missing chunk costs no open.
+		const slash = key.lastIndexOf("/");
+		const folder = slash >= 0 ? this.#folders.get(key.slice(1, Math.max(1, slash))) : undefined;
+		if (folder !== undefined) folder.keysMissing = true;
 		return undefined;
 	}
 
@@ -102,21 +110,27 @@ export class DirectoryStore implements AsyncReadable {
 	 * The folders' verdicts are kept: a store of 100,000 chunk files in a few folders resolves a few folders.
 	 */
 	#placeOf(key: AbsolutePath): string | undefined {
-		const parts = key.split("/").filter((part) => part.length > 0);
-		const file = path.join(this.#folder, ...parts);
-		if (this.followLinksOutside || parts.length < 2) return file;
-		const folder = parts.slice(0, -1).join("/");
-		let place = this.#folders.get(folder);
-		if (place === undefined) {
-			place = this.#resolved(path.join(this.#folder, folder));
+		// A key not written as this package writes them (joinKey), with empty parts: without them.
+		if (key.includes("//") || key.endsWith("/")) key = `/${key.split("/").filter((part) => part.length > 0).join("/")}` as AbsolutePath;
+		const slash = key.lastIndexOf("/");
+		const name = key.slice(slash + 1);
+		// "" for a key of the store's own folder (a v2 root array's chunks).
+		const folderKey = key.slice(1, Math.max(1, slash));
+		let folder = this.#folders.get(folderKey);
+		if (folder === undefined) {
+			const absolute = folderKey === "" ? this.#folder : path.join(this.#folder, folderKey);
+			const place = this.followLinksOutside || folderKey === "" ? INSIDE : this.#resolved(absolute);
 			// Found missing now (not kept from before, when its keys were missing anyway): in the store opened?
 			if (place === MISSING) this.#checkIdentity(key);
 			if (this.#folders.size >= MAX_KEPT_FOLDERS) this.#folders.clear();
-			this.#folders.set(folder, place);
+			folder = { place, absolute, keysMissing: false };
+			this.#folders.set(folderKey, folder);
 		}
-		if (place === MISSING) return undefined;
-		if (place !== INSIDE) throw this.#outside(key, `its folder ${folder}`, place);
-		return file;
+		if (folder.place === MISSING) return undefined;
+		if (folder.place !== INSIDE) throw this.#outside(key, `its folder ${folderKey}`, folder.place);
+		// Not in its folder's listing (kept once a key of it was found missing): missing, without opening it.
+		if (this.#listings.absent(folderKey, folder.absolute, name, folder.keysMissing)) return undefined;
+		return folder.absolute + path.sep + name;
 	}
 
 	/** Where `file` leads once its links are resolved: INSIDE the store, MISSING, or the outside path it leads to. */
@@ -154,6 +168,18 @@ export class DirectoryStore implements AsyncReadable {
 		);
 	}
 
+	/**
+	 * A key whose folder was found missing, or that is not in its folder's listing (kept once a key of the folder was
+	 * found missing, and checked as #placeOf checks it): missing now. Anything else, an error included, is for `get`.
+	 */
+	isAbsent(key: AbsolutePath): boolean {
+		try {
+			return this.#placeOf(key) === undefined;
+		} catch {
+			return false;
+		}
+	}
+
 	async get(key: AbsolutePath, options: GetOptions = {}): Promise<Uint8Array | undefined> {
 		// A local read cannot be cancelled once started: after an abort, none starts.
 		throwIfAborted(options.signal);
@@ -176,7 +202,8 @@ export class DirectoryStore implements AsyncReadable {
 	 * cores), which says nothing of the file system.
 	 */
 	#readSmall(key: AbsolutePath, room: number | undefined, bound: ValueBound | undefined): Uint8Array | undefined | typeof LARGE {
-		let file = this.resolve(key);
+		// Said in messages only: not made for each of a sparse array's missing chunks.
+		let file: string | undefined;
 		const started = performance.now();
 		let fd: number | undefined;
 		try {
@@ -208,7 +235,7 @@ export class DirectoryStore implements AsyncReadable {
 		} catch (error) {
 			if (isMissing(error)) return this.#missing(key);
 			if (error instanceof Dt64ExportError) throw error;
-			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
+			throw new Dt64ExportError("READ_FAILED", `cannot read ${file ?? this.resolve(key)}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
 		} finally {
 			if (fd !== undefined) closeSync(fd);
 			this.#timed(performance.now() - started);
@@ -298,6 +325,13 @@ export class DirectoryStore implements AsyncReadable {
 const INSIDE = Symbol("inside");
 const MISSING = Symbol("missing");
 type FolderPlace = typeof INSIDE | typeof MISSING | string;
+
+/** A folder of keys, as first read: where it is, its absolute path, and whether a key of it was found missing. */
+interface KeyFolder {
+	readonly place: FolderPlace;
+	readonly absolute: string;
+	keysMissing: boolean;
+}
 
 /** A folder's device and inode: what stays the same while it is the same folder, wherever it is moved. */
 interface FolderIdentity {

@@ -55,4 +55,11 @@ export interface AsyncReadable {
 	 * holding `room` bytes each. A range past the end of the key is an error.
 	 */
 	getRanges?(key: AbsolutePath, ranges: readonly { offset: number; length: number }[], options?: GetOptions): Promise<Uint8Array[] | undefined>;
+	/**
+	 * Whether the key is known missing now, without reading it (a local store's listing: a zip's entries, a folder's
+	 * names): true only when `get` would answer undefined at this moment; false when it may be there, or cannot be told
+	 * without a read, or the read would fail (the read then says why). A sparse array's runs of missing chunks are read
+	 * as one fill band from it (ChunkSource.missingRun).
+	 */
+	isAbsent?(key: AbsolutePath): boolean;
 }

@@ -68,6 +68,11 @@ export class ZipStore implements AsyncReadable {
 		this.#reads = new CoalescedReads((offset, count, signal) => bytes.read(offset, count, signal));
 	}
 
+	/** A zip's entries are listed once, when it is opened, and do not change: a key not among them is missing. */
+	isAbsent(key: AbsolutePath): boolean {
+		return !this.entries.has(key.slice(1));
+	}
+
 	async has(key: AbsolutePath): Promise<boolean> {
 		return this.entries.has(key.slice(1));
 	}

@@ -109,7 +109,8 @@ function requestKeyOf(source: ChunkSource<ChunkValues>): ((coords: readonly numb
  * yielded in its turn, whichever finishes first. Reads past the chunk the consumer waits for are read-ahead:
  * `mayReadAhead` can hold them back, `control` too (its `resume` starts them once allowed), and `share` the
  * table's ReadAheadBudget (each chunk read ahead holds its bytes until it is yielded); the chunk waited for is
- * always read, so the export goes on.
+ * always read, so the export goes on. With `missingRuns`, a run of chunks the source knows missing
+ * (ChunkSource.missingRun) is read as one, yielded with the `count` of chunks it stands for (1 otherwise).
  */
 export async function* readChunksInOrder<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -119,14 +120,17 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	chunks?: { start: number; end: number },
 	control?: ReadAheadControl,
 	share?: ReadAheadShare,
-): AsyncGenerator<{ coords: number[]; data: V }> {
+	missingRuns = false,
+): AsyncGenerator<{ coords: number[]; data: V; count: number }> {
 	const { requests, chunks: chunkLimit } = readLimits(limits);
 	const coordinates = coordinatesWithin(source.gridShape, chunks);
 	// Told with each read: a sharded source then reads at once only the inner chunks of this pass.
 	const box = chunks === undefined ? undefined : chunkRowsBox(source.gridShape, chunks);
 	const requestOf = requestKeyOf(source as ChunkSource<ChunkValues>);
 	// `budgeted`: read ahead within `share`'s budget, whose bytes it holds until yielded.
-	const inFlight: { coords: number[]; data: Promise<V>; budgeted: boolean; request?: string }[] = [];
+	const inFlight: { coords: number[]; data: Promise<V>; count: number; budgeted: boolean; request?: string }[] = [];
+	const lastChunk = chunks?.end ?? source.gridShape[0];
+	const runOf = missingRuns && source.missingRun !== undefined && source.readMissingRun !== undefined ? source.missingRun.bind(source) : undefined;
 	// Chunks in flight by request key (chunks of their own are counted in `alone`): the requests in flight.
 	const byRequest = new Map<string, number>();
 	let alone = 0;
@@ -160,10 +164,13 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 		if (ahead) share?.budget.take(share.column, share.chunkBytes);
 		// Read because it is waited for: the column no longer waits for the budget.
 		else share?.budget.leave(share.column);
-		const data = source.read(next.value, signal, box);
+		// Known missing, with those after it: one read of the fill value for all (the coordinates are consecutive, 1-D).
+		const count = runOf?.(next.value, lastChunk - next.value[0]) ?? 0;
+		for (let k = 1; k < count; k++) coordinates.next();
+		const data = count > 0 ? source.readMissingRun!(next.value, count, signal) : source.read(next.value, signal, box);
 		// Rejections are observed when the chunk's turn comes; this keeps an early one from being unhandled.
 		data.catch(() => undefined);
-		inFlight.push({ coords: next.value, data, budgeted: ahead && share !== undefined, request });
+		inFlight.push({ coords: next.value, data, count: Math.max(1, count), budgeted: ahead && share !== undefined, request });
 		if (request === undefined) alone++;
 		else byRequest.set(request, (byRequest.get(request) ?? 0) + 1);
 		return true;
@@ -180,7 +187,7 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 	try {
 		if (launch()) readAhead();
 		while (inFlight.length > 0) {
-			const { coords, data, budgeted, request } = inFlight[0];
+			const { coords, data, count, budgeted, request } = inFlight[0];
 			let decoded: V;
 			try {
 				decoded = await data;
@@ -195,7 +202,7 @@ export async function* readChunksInOrder<V extends ChunkValues>(
 			// Its slot is free only now: launching before the await would put more than the limits in flight.
 			control?.arrived?.(decoded);
 			readAhead();
-			yield { coords, data: decoded };
+			yield { coords, data: decoded, count };
 			// The consumer asks for the next chunk: it is read, held back or not (but see roomForWaited).
 			if (inFlight.length === 0) {
 				const room = control?.roomForWaited?.(mayReadAhead, signal);
@@ -394,7 +401,8 @@ export async function* readBands<V extends ChunkValues>(
 			return true;
 		},
 	};
-	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead);
+	// A 1-D array's runs of missing chunks are read as one band each (a sparse array of tiny chunks).
+	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead, shape.length === 1);
 	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
 	const handBack = (data: V) => {
 		const copied = bytesOf(data);
@@ -407,17 +415,21 @@ export async function* readBands<V extends ChunkValues>(
 			const rowsHere = Math.min(chunkRows, shape[0] - firstRow);
 			const from = rows === undefined ? firstRow : Math.max(firstRow, rows.start);
 			const to = rows === undefined ? firstRow + rowsHere : Math.min(firstRow + rowsHere, rows.end);
-			const row: { coords: number[]; data: V }[] = [];
+			const row: { coords: number[]; data: V; count: number }[] = [];
 			const arrangeable = mayArrange && rowsHere === chunkRows;
 			currentRow = chunkRow;
 			later = 0;
 			handedBack = arrangeable ? 0 : Number.POSITIVE_INFINITY;
 			for (let k = 0; k < chunksPerRow; k++) {
-				row.push((await chunks.next()).value as { coords: number[]; data: V });
-				onChunk?.(++decoded, total);
+				const chunk = (await chunks.next()).value as { coords: number[]; data: V; count: number };
+				row.push(chunk);
+				for (let c = 0; c < chunk.count; c++) onChunk?.(++decoded, total);
 			}
 			if (shape.length === 1) {
-					yield { values: sliceValues(row[0].data, from - firstRow, to - firstRow), offset: from, firstRow: from };
+				// A run of missing chunks read as one: its rows are those of its `count` chunks, cut as the last one's are.
+				const runEnd = row[0].count === 1 ? to : Math.min(shape[0], (chunkRow + row[0].count) * chunkRows, rows === undefined ? shape[0] : rows.end);
+				chunkRow += row[0].count - 1;
+				yield { values: sliceValues(row[0].data, from - firstRow, runEnd - firstRow), offset: from, firstRow: from };
 				continue;
 			}
 			if (arrangeable && arrangeRowInCOrder(row.map(({ data }) => data), row.map(({ coords }) => coords), chunkShape, shape, rowsHere, bufferPool)) {

@@ -40,7 +40,21 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	readonly chunksPerRequest?: readonly number[];
 	/** The store key of a chunk, for messages. */
 	describe(coords: readonly number[]): string;
+	/**
+	 * A 1-D array of a store that knows its missing keys without reading them (AsyncReadable.isAbsent): how many chunks
+	 * from `coords` on are missing now, at most `limit` (0 when the first is there, or may be). Its chunks of at most
+	 * MISSING_RUN_VALUES values together. Absent: each chunk is read.
+	 */
+	missingRun?(coords: readonly number[], limit: number): number;
+	/** The values of the `count` chunks from `coords` on that missingRun found missing, as one chunk: the fill value. */
+	readMissingRun?(coords: readonly number[], count: number, signal?: AbortSignal): Promise<V>;
 }
+
+/**
+ * The most values a run of missing chunks read as one holds (ChunkSource.missingRun): a batch's rows, so that a
+ * sparse array of tiny chunks (zarr-python 3 writes no chunk that is all fill) costs a band per batch, not per chunk.
+ */
+const MISSING_RUN_VALUES = 1 << 16;
 
 function joinKey(arrayPath: string, key: string): AbsolutePath {
 	return `/${[arrayPath, key].filter((part) => part.length > 0).join("/")}` as AbsolutePath;
@@ -175,10 +189,30 @@ function plainChunks<V extends ChunkValues>(
 	const maxBytes = valueBytes === "variable" ? undefined : largestEncodedChunk(size * valueBytes);
 	const describe = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords)).slice(1);
 	const turns = new EventLoopTurns();
+	const gridShape = chunksPerAxis(meta.shape, meta.chunkShape);
+	const isAbsent = store.isAbsent?.bind(store);
+	const runs = isAbsent !== undefined && gridShape.length === 1 && size * 2 <= MISSING_RUN_VALUES;
 	return {
 		chunkShape: meta.chunkShape,
-		gridShape: chunksPerAxis(meta.shape, meta.chunkShape),
+		gridShape,
 		describe,
+		...(runs && {
+			missingRun(coords: readonly number[], limit: number) {
+				const most = Math.min(limit, Math.floor(MISSING_RUN_VALUES / size), gridShape[0] - coords[0]);
+				let count = 0;
+				while (count < most && isAbsent(joinKey(meta.path, encodeKey([coords[0] + count])))) count++;
+				return count;
+			},
+			readMissingRun(coords: readonly number[], count: number, signal?: AbortSignal) {
+				return readingChunk(meta.path, describe(coords), async () => {
+					throwIfAborted(signal);
+					// Resolved at once: the event loop turns now and then, as for a missing chunk read alone.
+					await turns.turn();
+					throwIfAborted(signal);
+					return elements.fillChunk(size * count, describe(coords));
+				});
+			},
+		}),
 		read(coords, signal) {
 			const key = joinKey(meta.path, encodeKey(coords));
 			return readingChunk(meta.path, key.slice(1), async () => {
