@@ -149,8 +149,6 @@ export class DatasetWriter extends Writable {
 	readonly #createdFolders: string[] = [];
 	/** Set once the manifest is written: the part is finished and nothing of it is undone. */
 	#finished = false;
-	/** Set once a replacing run starts moving its files in place: they may be in either place. */
-	#movingIn = false;
 	#abandoned = false;
 	#schema: Schema | undefined;
 	/** Rows of partitions whose file is not open, or not worth a write yet; made with the schema. */
@@ -439,7 +437,6 @@ export class DatasetWriter extends Writable {
 	#moveInPlace(kept: ReadonlySet<string>): void {
 		const { folder, replacing } = this.#options;
 		replacing!.clear(kept, "marker");
-		this.#movingIn = true;
 		for (const relative of kept) {
 			const target = path.join(folder, relative);
 			this.#makeFolder(path.dirname(target));
@@ -471,8 +468,10 @@ export class DatasetWriter extends Writable {
 	 * the files it finished are removed (its staging folder with them), then the folders it created, those left
 	 * empty. Nothing else is touched: other parts' files, a user's files, and what this run replaces while it has not
 	 * started moving its files in place (a part's earlier run, files and manifest, and the folder's `_SUCCESS`). Once
-	 * it has, the files it moved in are removed, and commit refuses the part until it runs again (its manifest went
-	 * before the moves). A finished part is not undone.
+	 * it has, the files it moved in stay where they are: each replaced the previous file of its name, and the previous
+	 * dataset's other files are gone, so removing them would leave neither dataset (trial 26: 01); commit refuses the
+	 * part until it runs again (its manifest went before the moves), and that run replaces them. A finished part is
+	 * not undone.
 	 */
 	abandon(): void {
 		unfinished.delete(this);
@@ -489,8 +488,8 @@ export class DatasetWriter extends Writable {
 			if (moving) fs.rmSync(sink.target, { force: true });
 		}
 		const { folder, replacing } = this.#options;
-		for (const { path: relative } of this.#written) {
-			if (replacing === undefined || this.#movingIn) fs.rmSync(path.join(folder, relative), { force: true });
+		if (replacing === undefined) {
+			for (const { path: relative } of this.#written) fs.rmSync(path.join(folder, relative), { force: true });
 		}
 		if (replacing !== undefined) fs.rmSync(replacing.staging, { recursive: true, force: true });
 		for (const folder of [...this.#createdFolders].sort((a, b) => b.length - a.length)) {
