@@ -90,7 +90,12 @@ export interface DatasetWriterOptions {
 	 * manifests replaced, the files are moved in place, then `clear` removes the replaced files but those of `kept`
 	 * (a part's earlier files not replaced are removed by the writer itself, as without `replacing`).
 	 */
-	readonly replacing?: { readonly staging: string; clear(kept: ReadonlySet<string>, phase: "marker" | "files"): void };
+	readonly replacing?: {
+		readonly staging: string;
+		clear(kept: ReadonlySet<string>, phase: "marker" | "files"): void;
+		/** Whether the folder holds data files of what the run replaces (the dataset, or the part's earlier run). */
+		holdsEarlierFiles(): boolean;
+	};
 }
 
 /**
@@ -149,6 +154,11 @@ export class DatasetWriter extends Writable {
 	readonly #createdFolders: string[] = [];
 	/** Set once the manifest is written: the part is finished and nothing of it is undone. */
 	#finished = false;
+	/**
+	 * Set once a replacing run starts moving its files in place: `removable` when they replace nothing (no file of
+	 * what the run replaces was there), so that undoing the run may remove them; otherwise they stay (see abandon).
+	 */
+	#movedIn: "removable" | "kept" | undefined;
 	#abandoned = false;
 	#schema: Schema | undefined;
 	/** Rows of partitions whose file is not open, or not worth a write yet; made with the schema. */
@@ -436,6 +446,7 @@ export class DatasetWriter extends Writable {
 	 */
 	#moveInPlace(kept: ReadonlySet<string>): void {
 		const { folder, replacing } = this.#options;
+		this.#movedIn = replacing!.holdsEarlierFiles() ? "kept" : "removable";
 		replacing!.clear(kept, "marker");
 		for (const relative of kept) {
 			const target = path.join(folder, relative);
@@ -468,10 +479,10 @@ export class DatasetWriter extends Writable {
 	 * the files it finished are removed (its staging folder with them), then the folders it created, those left
 	 * empty. Nothing else is touched: other parts' files, a user's files, and what this run replaces while it has not
 	 * started moving its files in place (a part's earlier run, files and manifest, and the folder's `_SUCCESS`). Once
-	 * it has, the files it moved in stay where they are: each replaced the previous file of its name, and the previous
-	 * dataset's other files are gone, so removing them would leave neither dataset (trial 26: 01); commit refuses the
-	 * part until it runs again (its manifest went before the moves), and that run replaces them. A finished part is
-	 * not undone.
+	 * it has, commit refuses the part until it runs again (its manifest went before the moves), and the files it moved
+	 * in are removed only when they replaced nothing (a folder the run created, a part's first run): once they replaced
+	 * an earlier run's files (of their names, the others then removed), removing them would leave neither run's rows
+	 * (trial 26: 01), so they stay, uncommitted, for the next run to replace. A finished part is not undone.
 	 */
 	abandon(): void {
 		unfinished.delete(this);
@@ -488,7 +499,7 @@ export class DatasetWriter extends Writable {
 			if (moving) fs.rmSync(sink.target, { force: true });
 		}
 		const { folder, replacing } = this.#options;
-		if (replacing === undefined) {
+		if (replacing === undefined || this.#movedIn === "removable") {
 			for (const { path: relative } of this.#written) fs.rmSync(path.join(folder, relative), { force: true });
 		}
 		if (replacing !== undefined) fs.rmSync(replacing.staging, { recursive: true, force: true });
