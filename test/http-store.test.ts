@@ -178,6 +178,16 @@ describe("HttpStore retries", () => {
 		expect(http.server.requests.map((r) => r.status)).toEqual([429, 200]);
 	});
 
+	it("a Retry-After past the longest wait is said, not answered with advice to retry more (trial 26: 05)", async () => {
+		http.fault = () => ({ status: 429, headers: { "Retry-After": "100000" } });
+		const error = await failure(store({ retries: 0 }).get("/c/0"));
+		expect(error.message).toBe(
+			`GET ${http.server.url}/data.zarr/c/0 failed after 1 attempt: HTTP 429 Too Many Requests; the server asked to wait 28 hours before trying again (Retry-After), longer than the 20 s waited between attempts: run the export once it takes requests again`,
+		);
+		http.fault = () => ({ status: 503, headers: { "Retry-After": "10" } });
+		expect((await failure(store({ retries: 0 }).get("/c/0"))).message).toMatch(/HTTP 503 Service Unavailable; the service throttled the requests: fewer in flight/);
+	});
+
 	it("fails after retries + 1 attempts with one line naming the key and no header value", async () => {
 		http.fault = () => ({ status: 500 });
 		const retries: RetryInfo[] = [];

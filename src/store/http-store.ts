@@ -10,7 +10,7 @@ import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
 import { checkByteCount, objectSize, rangeHeader, RangeStartsAfter, selectBytes, type ByteRequest } from "./byte-ranges.js";
 import { headersOfRequest, requestHeaders } from "./request-headers.js";
-import { describeNetworkError, isRetryableStatus, isThrottlingStatus, permanentNetworkError, retryAfterMs, retryDelayMs } from "./retry-policy.js";
+import { describeNetworkError, isRetryableStatus, isThrottlingStatus, permanentNetworkError, retryAfterMs, retryAfterPastCapMs, retryDelayMs } from "./retry-policy.js";
 
 export interface RetryInfo {
 	key: string;
@@ -183,6 +183,14 @@ function redirectPolicy(given: RedirectPolicy | undefined): RedirectPolicy {
 		throw new UsageError(`invalid redirects ${JSON.stringify(given)}: expected ${REDIRECT_POLICIES.map((policy) => `"${policy}"`).join(", ")}`, { option: "redirects" });
 	}
 	return given;
+}
+
+/** A Retry-After wait as people read it: seconds, or minutes and hours past an hour's worth of them. */
+function waitText(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	if (seconds < 120) return `${seconds} s`;
+	if (seconds < 7200) return `${Math.round(seconds / 60)} minutes`;
+	return `${Math.round(seconds / 3600)} hours`;
 }
 
 /** A failure worth another attempt (throttling, server trouble, network) as opposed to a final answer. */
@@ -543,7 +551,13 @@ export class HttpStore implements AsyncReadable {
 				}
 				if (attempt > retries) {
 					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-					const advice = error.throttled ? `; the service throttled the requests: fewer in flight (\`concurrency\`), or more \`retries\` (each waits longer), let it keep up` : "";
+					const cap = retryAfterPastCapMs(error.throttled, error.retryAfterMs);
+					const advice =
+						cap !== undefined
+							? `; the server asked to wait ${waitText(error.retryAfterMs!)} before trying again (Retry-After), longer than the ${cap / 1000} s waited between attempts: run the export once it takes requests again`
+							: error.throttled
+								? `; the service throttled the requests: fewer in flight (\`concurrency\`), or more \`retries\` (each waits longer), let it keep up`
+								: "";
 					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}${advice}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
 				}
 				const delayMs = retryDelayMs(attempt, backoffMs, error.throttled, error.retryAfterMs);
