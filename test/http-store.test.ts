@@ -116,6 +116,15 @@ describe("HttpStore reads", () => {
 		expect(retries).toEqual([]);
 	});
 
+	it("says a 206 to a request for the whole object is one, naming its Content-Range (trial 26: 06; it said 'failed: HTTP 206 Partial Content')", async () => {
+		const fakeFetch: typeof fetch = async () => new Response(CHUNK.subarray(0, 10), { status: 206, headers: { "Content-Range": "bytes 0-9/256", "Content-Length": "10" } });
+		const retries: RetryInfo[] = [];
+		const s = new HttpStore("https://bucket.example/data.zarr", { ...FAST, fetch: fakeFetch, onRetry: (i) => retries.push(i) });
+		const error = await failure(s.get("/c/0"));
+		expect(error.message).toBe("GET https://bucket.example/data.zarr/c/0 failed: HTTP 206 Partial Content (Content-Range bytes 0-9/256) to a request for the whole object, which asked for no range");
+		expect(retries).toEqual([]);
+	});
+
 	it("falls back to a full GET when a suffix longer than the object gets 416", async () => {
 		http.fault = (request) => (request.range?.startsWith("bytes=-") ? { status: 416 } : undefined);
 		expect(await store().getRange("/c/0", { suffixLength: 1000 })).toEqual(CHUNK);

@@ -8,7 +8,7 @@ import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { RefusedKeyError } from "./refused-key.js";
 import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
-import { checkByteCount, objectSize, rangeHeader, RangeStartsAfter, selectBytes, type ByteRequest } from "./byte-ranges.js";
+import { checkByteCount, objectSize, rangeHeader, RangeMismatch, selectBytes, type ByteRequest } from "./byte-ranges.js";
 import { headersOfRequest, requestHeaders } from "./request-headers.js";
 import { describeNetworkError, isRetryableStatus, isThrottlingStatus, permanentNetworkError, retryAfterMs, retryAfterPastCapMs, retryDelayMs } from "./retry-policy.js";
 
@@ -640,6 +640,13 @@ export class HttpStore implements AsyncReadable {
 				await response.body?.cancel();
 				throw new RangeNotSatisfiable();
 			}
+			if (response.status === 206 && (request.kind === "all" || request.kind === "head")) {
+				// A part of the object to a request for all of it (a proxy's cached range, a server's bug): said as such,
+				// not as a failed status (trial 26: 06).
+				await response.body?.cancel();
+				const range = response.headers.get("content-range");
+				throw new FinalFailure(`HTTP 206 Partial Content${range === null ? "" : ` (Content-Range ${range})`} to a request for the whole object, which asked for no range`);
+			}
 			const expected = request.kind === "all" || request.kind === "head" ? response.status === 200 : response.status === 200 || response.status === 206;
 			if (!expected) throw await statusFailure(response, authorizer, url);
 			// Content-Length counts encoded bytes when the server compressed the response anyway.
@@ -676,7 +683,7 @@ export class HttpStore implements AsyncReadable {
 				throw new TransientFailure(waited, undefined, { cause: error });
 			}
 			if (error instanceof AccessRefused) error.credentialsVersion = credentialsVersion;
-			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof AnswerTooLarge || error instanceof FinalFailure || error instanceof RangeStartsAfter || error instanceof Dt64ExportError) {
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof AnswerTooLarge || error instanceof FinalFailure || error instanceof RangeMismatch || error instanceof Dt64ExportError) {
 				throw error;
 			}
 			const permanent = permanentNetworkError(error, url);
