@@ -11,8 +11,11 @@ import { describe, expect, it, vi } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { tempDir } from "./support/cli.js";
 
-/** Set by a test: run when a part's manifest is about to be written, after the run moved its files in place. */
-const atManifest: { act?: () => void } = {};
+/**
+ * Set by a test: run when a part's manifest is about to be written, after the run moved its files in place;
+ * `written` then settles once that write has.
+ */
+const atManifest: { act?: () => void; written?: Promise<unknown> } = {};
 
 vi.mock("../src/output/manifest.js", async (importOriginal) => {
 	const original = await importOriginal<typeof import("../src/output/manifest.js")>();
@@ -23,6 +26,9 @@ vi.mock("../src/output/manifest.js", async (importOriginal) => {
 				const act = atManifest.act;
 				atManifest.act = undefined;
 				act();
+				const written = original.writeJsonFile(target, value);
+				atManifest.written = written.catch(() => undefined);
+				return written;
 			}
 			return original.writeJsonFile(target, value);
 		},
@@ -78,7 +84,7 @@ describe("a run stopped after it moved its files in place", () => {
 		await expect(commitDataset(folder)).resolves.toMatchObject({ rows: DAYS * 24 });
 	});
 
-	it("an aborted signal there leaves them too, and rejects as an abort", async () => {
+	it("an aborted signal there leaves them too, rejects as an abort, and writes no manifest and no _SUCCESS after it", async () => {
 		const store = await hourlyStore();
 		const folder = path.join(tempDir(), "out.parquet");
 		await exportDataset(store, folder, { partitionBy: "day" });
@@ -86,8 +92,14 @@ describe("a run stopped after it moved its files in place", () => {
 		const controller = new AbortController();
 		atManifest.act = () => controller.abort(new Error("stop"));
 		await expect(exportDataset(store, folder, { partitionBy: "day", overwrite: true, signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
+		// The call rejects at the abort; the manifest's write under way then ends, and the run with it: the manifest
+		// goes again, and no commit follows (the run went on to commit the dataset it was aborted in).
+		await atManifest.written;
+		await new Promise((resolve) => setImmediate(resolve));
 		expect(dataFiles(folder)).toEqual(files);
+		expect(fs.readdirSync(path.join(folder, "_parts")).filter((name) => !name.endsWith(".lock"))).toEqual([]);
 		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(false);
+		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "DATASET_INVALID" });
 	});
 
 	it("a part's retry stopped there leaves its files, and the other parts' untouched", async () => {

@@ -225,6 +225,13 @@ export class DatasetWriter extends Writable {
 		if (this.#abandoned) throw new Dt64ExportError("WRITE_FAILED", `the dataset export to ${this.#options.folder} stopped`, { path: this.#options.folder });
 	}
 
+	/** Once abandoned, removes `written` (the manifest, the commit's `_SUCCESS`) and fails the run. */
+	#unlessAbandoned(...written: string[]): void {
+		if (!this.#abandoned) return;
+		for (const file of written) fs.rmSync(file, { force: true });
+		this.#checkNotAbandoned();
+	}
+
 	#open(partition: string, sequence: number): OpenFile {
 		this.#checkNotAbandoned();
 		const name = partFileName(this.#options.part, sequence, this.#options.extension);
@@ -426,6 +433,9 @@ export class DatasetWriter extends Writable {
 		this.#makeFolder(path.join(folder, PARTS_FOLDER));
 		const manifestFile = path.join(folder, manifestPath(part));
 		await writeJsonFile(manifestFile, manifest);
+		// Abandoned meanwhile (an aborted signal: the call has rejected already), the run stops here: not finished,
+		// never committed. It went on before, and committed once the files it moved in were kept (trial 26: 01).
+		this.#unlessAbandoned(manifestFile);
 		if (this.#options.commit !== undefined) {
 			try {
 				await this.#options.commit();
@@ -433,6 +443,7 @@ export class DatasetWriter extends Writable {
 				fs.rmSync(manifestFile, { force: true });
 				throw error;
 			}
+			this.#unlessAbandoned(manifestFile, path.join(folder, SUCCESS_FILE));
 		}
 		this.#finished = true;
 		unfinished.delete(this);
