@@ -17,7 +17,7 @@ import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan } from 
 import { createTableReader, openPlannedTable, tableReadLimits } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
 import { commitDatasetHolding, type CommitSummary } from "./output/commit.js";
-import { listDataset, LOCK_NAME, manifestPath, partStagingPath, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
+import { isFileOfPart, listDataset, LOCK_NAME, manifestPath, partStagingPath, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
 import { checkPartitionKeysFree } from "./output/hive-partition.js";
 import { digestOptions } from "./output/manifest.js";
@@ -35,6 +35,7 @@ import type { TableReader } from "./stream/table-reader.js";
 import { absoluteOutput, checkOutputOutsideStore, statOutput } from "./output/output-path.js";
 import { intoCallerDestination } from "./output/caller-destination.js";
 import { LIBRARY_SPELLING, resolveDatasetFormat } from "./output/output-format.js";
+import { holdsOnlyUnfinishedWholeExport } from "./output/unfinished-whole-export.js";
 
 const TARGET_UNIT_OF: Readonly<Record<TimeUnit, TargetUnit>> = {
 	[TimeUnit.SECOND]: "s",
@@ -303,7 +304,10 @@ async function writePlannedDataset(store: string, folder: string, plan: ExportPl
 	const existing = statOutput(folder);
 	checkOutputOutsideStore(store, folder);
 	if (existing !== undefined && !existing.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${folder} is a file: a dataset is written to a folder`, { path: folder });
-	if (whole && existing !== undefined && fs.readdirSync(folder).length > 0 && !overwrite) {
+	const holding = whole && existing !== undefined && fs.readdirSync(folder).length > 0;
+	// What a killed run of a whole export left is replaced by its retry, as `overwrite` replaces a dataset.
+	const unfinished = holding && !overwrite && holdsOnlyUnfinishedWholeExport(folder);
+	if (holding && !overwrite && !unfinished) {
 		throw new Dt64ExportError("OUTPUT_EXISTS", `${folder} is not empty: a whole dataset is written to an empty folder (a part adds to one)`, { path: folder });
 	}
 	if (!whole && existing !== undefined) checkOneSplit(folder, part);
@@ -314,7 +318,7 @@ async function writePlannedDataset(store: string, folder: string, plan: ExportPl
 		if (whole) await checkNoPartRunning(folder, lock);
 		// Under the lock: no other run of the part changes its manifest meanwhile.
 		else if (!overwrite) checkSameExport(folder, part, digested.options, digested.digest);
-		return await writeLockedDataset(store, folder, plan, part, whole && overwrite && existing !== undefined, lock, digested, events.planned);
+		return await writeLockedDataset(store, folder, plan, part, whole && (overwrite || unfinished) && existing !== undefined, lock, digested, events.planned);
 	} finally {
 		lock.release();
 	}
@@ -357,8 +361,20 @@ async function writeLockedDataset(
 		slice: { table: { dimensions: table.dimensions.map((dimension) => dimension.name), shape: [...table.shape] }, rows: stages.selection.rows },
 		// The dataset replaced stays as it is, committed, until every file of the new one is written; so does a part's
 		// earlier run until every file of this one is.
-		...(replace && { replacing: { staging: path.join(folder, PARTS_FOLDER, STAGING_NAME), clear: (kept: ReadonlySet<string>, phase: "marker" | "files") => clearDataset(folder, kept, phase) } }),
-		...(!whole && { replacing: { staging: path.join(folder, partStagingPath(part)), clear: (_kept: ReadonlySet<string>, phase: "marker" | "files") => clearPartRun(folder, part, phase) } }),
+		...(replace && {
+			replacing: {
+				staging: path.join(folder, PARTS_FOLDER, STAGING_NAME),
+				clear: (kept: ReadonlySet<string>, phase: "marker" | "files") => clearDataset(folder, kept, phase),
+				holdsEarlierFiles: () => listDataset(folder).dataFiles.length > 0,
+			},
+		}),
+		...(!whole && {
+			replacing: {
+				staging: path.join(folder, partStagingPath(part)),
+				clear: (_kept: ReadonlySet<string>, phase: "marker" | "files") => clearPartRun(folder, part, phase),
+				holdsEarlierFiles: () => listDataset(folder).dataFiles.some((file) => isFileOfPart(file, part)),
+			},
+		}),
 		// A whole export is finished once committed: a commit that fails undoes it, as any failure does.
 		commit: whole
 			? async () => {

@@ -1,6 +1,6 @@
 /** The pure parts of an HTTP store's requests (src/store/byte-ranges.ts, src/store/request-headers.ts), without a server. */
 import { describe, expect, it } from "vitest";
-import { checkByteCount, objectSize, rangeHeader, RangeStartsAfter, selectBytes, type ByteRequest } from "../src/store/byte-ranges.js";
+import { checkByteCount, objectSize, rangeHeader, RangeMismatch, selectBytes, type ByteRequest } from "../src/store/byte-ranges.js";
 import { HEADER_NAME, HEADER_VALUE, headersOfRequest, requestHeaders } from "../src/store/request-headers.js";
 
 const response = (status: number, headers: Record<string, string> = {}) => ({ status, headers: new Headers(headers) });
@@ -44,8 +44,23 @@ describe("byte ranges", () => {
 
 	it("refuses a 206 that starts after the offset asked for", () => {
 		const attempt = () => selectBytes(body.subarray(5), response(206, { "content-range": "bytes 5-9/10" }), { kind: "range", offset: 4, length: 3 });
-		expect(attempt).toThrow(RangeStartsAfter);
+		expect(attempt).toThrow(RangeMismatch);
 		expect(attempt).toThrow("the server sent bytes from 5, after the requested offset 4");
+	});
+
+	it("refuses a 206 whose Content-Range no object has, or which ends before the bytes asked for (trial 26: 06)", () => {
+		const range: ByteRequest = { kind: "range", offset: 4, length: 3 };
+		// "bytes 0-9/1" was read as an object of 1 byte; "bytes 0-2/10" for bytes=4-6 as no bytes at all.
+		expect(() => selectBytes(body, response(206, { "content-range": "bytes 0-9/1" }), { kind: "range", offset: 0, length: 1 })).toThrow(
+			new RangeMismatch("the server answered bytes=0-0 with Content-Range bytes 0-9/1, which no object has"),
+		);
+		expect(() => selectBytes(body, response(206, { "content-range": "bytes 7-6/10" }), range)).toThrow("which no object has");
+		expect(() => selectBytes(body.subarray(0, 3), response(206, { "content-range": "bytes 0-2/10" }), range)).toThrow(
+			new RangeMismatch("the server answered bytes=4-6 with Content-Range bytes 0-2/10, which ends before the bytes asked for"),
+		);
+		// A range past the object's end is cut there: not a mismatch.
+		expect([...selectBytes(body.subarray(8), response(206, { "content-range": "bytes 8-9/10" }), { kind: "range", offset: 8, length: 5 })]).toEqual([8, 9]);
+		expect([...selectBytes(body.subarray(4, 7), response(206, { "content-range": "bytes 4-6/*" }), range)]).toEqual([4, 5, 6]);
 	});
 
 	it("refuses an offset or length that is not a whole number >= 0 as INTERNAL, naming the key", () => {

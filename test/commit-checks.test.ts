@@ -3,6 +3,7 @@
  * while the folder is being committed (a retry, a speculative copy) removes `_SUCCESS` and its manifest before the
  * commit writes the marker; a data file cut short is the file's fault, not the writer's.
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -65,6 +66,30 @@ describe("a part's run that starts while the folder is being committed", () => {
 		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(false);
 		fs.writeFileSync(manifest, kept);
 		expect((await commitDataset(folder)).rows).toBe(96);
+	});
+});
+
+describe("what a commit or a part's manifest killed while writing left (trial 26: 04)", () => {
+	it("is named in a warning and the summary, left alone (a commit killed outright left ._SUCCESS.<pid>.<hex>.tmp unnamed for good)", async () => {
+		const folder = await twoParts();
+		const dead = spawnSync(process.execPath, ["-e", "0"]).pid as number;
+		const success = path.join(folder, `._SUCCESS.${dead}.0123abcd.tmp`);
+		const manifest = path.join(folder, "_parts", `.part-1-of-2.json.${dead}.89abcdef.tmp`);
+		fs.writeFileSync(success, Buffer.alloc(120));
+		fs.writeFileSync(manifest, Buffer.alloc(2345));
+		const summary = await commitDataset(folder);
+		expect(summary.strayTemporaryFiles).toEqual([
+			{ path: success, bytes: 120 },
+			{ path: manifest, bytes: 2345 },
+		]);
+		expect(JSON.parse(fs.readFileSync(path.join(folder, "_SUCCESS"), "utf8"))).not.toHaveProperty("strayTemporaryFiles");
+		const cli = runCli(["commit", folder, "-q"]);
+		expect([cli.status, cli.stderr]).toEqual([
+			0,
+			`dt64-export: warning: ${success} (120 bytes) is the temporary file of a commit or a part's manifest that was killed while writing: remove it\n` +
+				`dt64-export: warning: ${manifest} (2,345 bytes) is the temporary file of a commit or a part's manifest that was killed while writing: remove it\n`,
+		]);
+		expect([fs.existsSync(success), fs.existsSync(manifest)]).toEqual([true, true]);
 	});
 });
 

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { commitDataset, exportDataset } from "../src/index.js";
+import { commitDataset, exportDataset, exportToFile } from "../src/index.js";
 import { listDataset } from "../src/output/dataset-files.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 import { failWritesTo } from "./support/full-disk.mjs";
@@ -65,11 +65,14 @@ describe("a part's manifest or _SUCCESS on a full disk (library)", () => {
 		const store = await hourlyStore();
 		const folder = path.join(tempDir(), "again.parquet");
 		await exportDataset(store, folder, { partitionBy: "day", part: "0/1" });
+		const files = listDataset(folder);
 		undo = failWritesTo(new RegExp(MANIFEST));
 		await expect(exportDataset(store, folder, { partitionBy: "day", part: "0/1" })).rejects.toMatchObject({ code: "WRITE_FAILED" });
 		undo();
 		undo = undefined;
-		expect(listDataset(folder)).toEqual({ dataFiles: [], tempFiles: [], otherDataFiles: [] });
+		// The files moved in had replaced the earlier run's: they stay, uncommitted (trial 26: 01; they were removed,
+		// which left the part's rows nowhere), and the next run replaces them.
+		expect(listDataset(folder)).toEqual(files);
 		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "DATASET_INVALID", message: expect.stringContaining("no part has finished") });
 	});
 
@@ -155,6 +158,20 @@ describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
 		const run = runCli([store, "--partition-by", "day", "-o", folder], { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount } });
 		expect(run.stderr).toBe(`dt64-export: cannot create the dataset folder ${path.join(folder, "_parts")}: EROFS: read-only file system [OUTPUT_INVALID]\n`);
 		expect(run.status).toBe(1);
+	});
+
+	it("a file there: OUTPUT_INVALID as for a dataset folder, without the temporary file's name (trial 26: 03; it was WRITE_FAILED)", async () => {
+		const store = await hourlyStore();
+		const mount = tempDir();
+		const target = path.join(mount, "x.parquet");
+		undo = makeReadOnly(mount);
+		await expect(exportToFile(store, target)).rejects.toMatchObject({ code: "OUTPUT_INVALID", path: mount, message: `cannot create a file in ${mount}: EROFS: read-only file system` });
+		undo();
+		undo = undefined;
+		const run = runCli([store, "-o", target], { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount } });
+		expect(run.stderr).toBe(`dt64-export: cannot create a file in ${mount}: EROFS: read-only file system [OUTPUT_INVALID]\n`);
+		expect(run.status).toBe(1);
+		expect(fs.readdirSync(mount)).toEqual([]);
 	});
 });
 

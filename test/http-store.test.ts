@@ -116,6 +116,15 @@ describe("HttpStore reads", () => {
 		expect(retries).toEqual([]);
 	});
 
+	it("says a 206 to a request for the whole object is one, naming its Content-Range (trial 26: 06; it said 'failed: HTTP 206 Partial Content')", async () => {
+		const fakeFetch: typeof fetch = async () => new Response(CHUNK.subarray(0, 10), { status: 206, headers: { "Content-Range": "bytes 0-9/256", "Content-Length": "10" } });
+		const retries: RetryInfo[] = [];
+		const s = new HttpStore("https://bucket.example/data.zarr", { ...FAST, fetch: fakeFetch, onRetry: (i) => retries.push(i) });
+		const error = await failure(s.get("/c/0"));
+		expect(error.message).toBe("GET https://bucket.example/data.zarr/c/0 failed: HTTP 206 Partial Content (Content-Range bytes 0-9/256) to a request for the whole object, which asked for no range");
+		expect(retries).toEqual([]);
+	});
+
 	it("falls back to a full GET when a suffix longer than the object gets 416", async () => {
 		http.fault = (request) => (request.range?.startsWith("bytes=-") ? { status: 416 } : undefined);
 		expect(await store().getRange("/c/0", { suffixLength: 1000 })).toEqual(CHUNK);
@@ -176,6 +185,16 @@ describe("HttpStore retries", () => {
 		http.fault = (request) => (request.attempt === 1 ? { status: 429, headers: { "Retry-After": "0" } } : undefined);
 		expect(await store().get("/c/0")).toEqual(CHUNK);
 		expect(http.server.requests.map((r) => r.status)).toEqual([429, 200]);
+	});
+
+	it("a Retry-After past the longest wait is said, not answered with advice to retry more (trial 26: 05)", async () => {
+		http.fault = () => ({ status: 429, headers: { "Retry-After": "100000" } });
+		const error = await failure(store({ retries: 0 }).get("/c/0"));
+		expect(error.message).toBe(
+			`GET ${http.server.url}/data.zarr/c/0 failed after 1 attempt: HTTP 429 Too Many Requests; the server asked to wait 28 hours before trying again (Retry-After), longer than the 20 s waited between attempts: run the export once it takes requests again`,
+		);
+		http.fault = () => ({ status: 503, headers: { "Retry-After": "10" } });
+		expect((await failure(store({ retries: 0 }).get("/c/0"))).message).toMatch(/HTTP 503 Service Unavailable; the service throttled the requests: fewer in flight/);
 	});
 
 	it("fails after retries + 1 attempts with one line naming the key and no header value", async () => {

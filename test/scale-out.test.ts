@@ -142,6 +142,36 @@ describe("retries and commit", () => {
 		expect(await aggregate(`read_parquet('${folder}/**/*.parquet', hive_partitioning = true)`)).toEqual(await aggregate(`read_parquet('${single}')`));
 	});
 
+	it("a whole export killed (SIGKILL) into the folder it created is run again by the same command, without --force (trial 26: 02)", async () => {
+		const location = await stores["3-D"];
+		const folder = path.join(tempDir(), "out");
+		const command = [location, "--columns", "time,value", "--to", "parquet", "--partition-by", "day", "--row-group-rows", "16", "-q", "-o", folder];
+		const victim = slowRun(command);
+		const exited = new Promise((resolve) => victim.once("exit", resolve));
+		// A new dataset is written in place: a file finished at its name, another being written.
+		const leftBehind = () => fs.existsSync(folder) && listDataset(folder).dataFiles.length > 0 && listDataset(folder).tempFiles.length > 0;
+		for (let i = 0; i < 1000 && !leftBehind(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		expect(leftBehind()).toBe(true);
+		victim.kill("SIGKILL");
+		await exited;
+		// Before: "out is not empty: a whole dataset is written to an empty folder ... (use --force to overwrite)".
+		const retry = await runCliAsync(command);
+		expect([retry.status, retry.stderr]).toEqual([0, expect.stringMatching(/^dt64-export: warning: part 0\/1: took over the lock of pid \d+/)]);
+		expect(listDataset(folder).tempFiles).toEqual([]);
+		expect(fs.readdirSync(path.join(folder, "_parts"))).toEqual(["part-0-of-1.json"]);
+		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(true);
+		const single = path.join(tempDir(), "single.parquet");
+		expect((await runCliAsync([location, "--columns", "time,value", "--to", "parquet", "-q", "-o", single])).status).toBe(0);
+		expect(await aggregate(`read_parquet('${folder}/**/*.parquet', hive_partitioning = true)`)).toEqual(await aggregate(`read_parquet('${single}')`));
+		// A folder holding anything a killed whole export does not leave (a user's file) is still refused.
+		const other = path.join(tempDir(), "other");
+		fs.mkdirSync(path.join(other, "year=2021"), { recursive: true });
+		fs.copyFileSync(path.join(folder, listDataset(folder).dataFiles[0]), path.join(other, "year=2021", "part-00000-of-00001.parquet"));
+		fs.writeFileSync(path.join(other, "notes.txt"), "the user's own file");
+		const refused = await runCliAsync([...command.slice(0, -1), other]);
+		expect([refused.status, refused.stderr]).toEqual([1, expect.stringContaining("is not empty")]);
+	});
+
 	it("a part interrupted (SIGINT) in the middle of a write removes what it wrote and the folders it created, and nothing else", async () => {
 		const location = await stores["3-D"];
 		const folder = path.join(tempDir(), "out");

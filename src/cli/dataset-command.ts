@@ -6,7 +6,7 @@ import type { Schema } from "apache-arrow";
 import type { ExportPlan } from "../export-plan.js";
 import type { ZarrTable } from "../open-table.js";
 import type { FoundLock } from "../output/part-lock.js";
-import { removePendingTempFiles } from "../output/atomic-file.js";
+import { removePendingTempFiles, type StrayTemporaryFile } from "../output/atomic-file.js";
 import { countText } from "./count-text.js";
 import { exitOnInterrupt } from "./interrupt.js";
 import { forbiddenChunksNotice, forbiddenChunksWarning } from "./forbidden-chunks-notice.js";
@@ -76,6 +76,7 @@ export async function runDatasetExport(
 	if (options.json) await writeJsonSummary(datasetExportJson(folder, plan.output.format, summary, openedTable));
 	const { selection, part } = summary;
 	// A scheduler sees the job green either way: a range upstream has not filled yet is said, even with --quiet.
+	warnOfStrayMarkerFiles(summary.committed?.strayTemporaryFiles ?? []);
 	if (summary.rows === 0) {
 		const file = summary.files[0]?.path;
 		writeStderrLine(`dt64-export: warning: part ${part.index}/${part.count} of ${folder} selected no rows${file === undefined ? "" : `: it wrote one file of no rows with the columns (${file}), which readers read as 0 rows`}`);
@@ -105,4 +106,12 @@ export async function runCommit(folder: string, json: boolean, quiet = false): P
 	if (forbidden !== undefined) writeStderrLine(forbidden);
 	if (summary.rows === 0) writeStderrLine(`dt64-export: warning: ${folder} holds no rows: every part selected none (readers read it as a table of 0 rows)`);
 	for (const lock of summary.staleLocks) writeStderrLine(`dt64-export: part ${lock.part}: a stale lock is left (${lock.holder}, ended; ${lock.file}): the part's next run takes it over`);
+	warnOfStrayMarkerFiles(summary.strayTemporaryFiles);
+}
+
+/** Names the temporary files of `_SUCCESS` or of manifests that a commit or a part killed outright left (see CommitSummary). */
+function warnOfStrayMarkerFiles(files: readonly StrayTemporaryFile[]): void {
+	for (const stray of files) {
+		writeStderrLine(`dt64-export: warning: ${stray.path} (${countText(stray.bytes)} bytes) is the temporary file of a commit or a part's manifest that was killed while writing: remove it`);
+	}
 }

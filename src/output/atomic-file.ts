@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import type { BufferPool } from "../memory/buffer-pool.js";
-import { Dt64ExportError, isDt64ExportError, writeFailure } from "../errors.js";
+import { Dt64ExportError, isDt64ExportError, systemErrorReason, writeFailure } from "../errors.js";
 import { danglingLinkTarget, outputFolder, statOutput } from "./output-path.js";
 import { pidExists } from "./process-identity.js";
 
@@ -235,8 +235,13 @@ export class AtomicFileWriter extends Writable {
 				this.#fd = fs.openSync(this.tempPath, "wx");
 				break;
 			} catch (error) {
-				if ((error as NodeJS.ErrnoException).code === "EEXIST" && attempt < TEMP_NAME_ATTEMPTS) continue;
-				throw new Dt64ExportError("WRITE_FAILED", `cannot write in ${folder}: ${(error as Error).message}`, { path: folder, cause: error });
+				const code = (error as NodeJS.ErrnoException).code;
+				if (code === "EEXIST" && attempt < TEMP_NAME_ATTEMPTS) continue;
+				// A folder that takes no new file (read-only file system, permissions) is where the output cannot be
+				// created, as a dataset folder that cannot be created is: OUTPUT_INVALID, not a write that failed midway
+				// (trial 26: 03). The temporary file's name, in Node's message, is no concern of the reader's.
+				const refused = code === "EACCES" || code === "EROFS" || code === "EPERM";
+				throw new Dt64ExportError(refused ? "OUTPUT_INVALID" : "WRITE_FAILED", `cannot ${refused ? "create a file" : "write"} in ${folder}: ${systemErrorReason(error as Error)}`, { path: folder, cause: error });
 			}
 		}
 		pending.add(this.tempPath);

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { sumOverflowNulls, type OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
 import { footerRowCount } from "../stream/parquet/footer.js";
+import { strayTemporaryFiles, type StrayTemporaryFile } from "./atomic-file.js";
 import { listDataset, manifestsIn, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { readManifest, writeJsonFile, type PartManifest, type SlicedTable } from "./manifest.js";
 import { describeSplit, splitsIn } from "./other-splits.js";
@@ -40,6 +41,25 @@ export interface CommitSummary {
 	readonly staleLocks: readonly { readonly part: string; readonly file: string; readonly holder: string }[];
 	/** With `forbiddenChunks`: the first keys the parts' manifests name, for the warning. Not written to `_SUCCESS`. */
 	readonly forbiddenKeys?: readonly string[];
+	/**
+	 * The temporary files of a `_SUCCESS` or a part's manifest that a commit or a part's run killed outright left (see
+	 * strayTemporaryFiles): named, never removed, as an export names those of its file. Not written to `_SUCCESS`.
+	 */
+	readonly strayTemporaryFiles: readonly StrayTemporaryFile[];
+}
+
+/** A manifest's temporary file, as AtomicFileWriter names it: `.part-K-of-N.json.<pid>.<hex>.tmp`. */
+const MANIFEST_TEMP = /^\.(part-\d+-of-\d+\.json)\.\d+\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * The temporary files of the folder's own small files, `_SUCCESS` and the manifests, left by processes killed while
+ * writing them (trial 26: 04: a commit killed outright left `._SUCCESS.<pid>.<hex>.tmp`, which nothing named or removed).
+ */
+function strayMarkerFiles(folder: string): StrayTemporaryFile[] {
+	const partsFolder = path.join(folder, PARTS_FOLDER);
+	const names = fs.existsSync(partsFolder) ? fs.readdirSync(partsFolder) : [];
+	const manifests = new Set(names.flatMap((name) => MANIFEST_TEMP.exec(name)?.[1] ?? []));
+	return [path.join(folder, SUCCESS_FILE), ...[...manifests].sort().map((name) => path.join(partsFolder, name))].flatMap((target) => strayTemporaryFiles(target));
 }
 
 /** The chunks the parts read as missing under `--forbidden-as-missing`, summed, and the keys they name; none recorded: {}. */
@@ -239,7 +259,8 @@ async function commitChecked(folder: string, stale: readonly FoundLock[], own: P
 	const dropping = manifests[0].options.dropInvalidDates === true;
 	const uncounted = dropping ? manifests.find((manifest) => manifest.droppedInvalidDates === undefined) : undefined;
 	if (uncounted !== undefined) refuse(folder, `part ${uncounted.part}/${count} leaves out the rows of dates that do not exist (dropInvalidDates) but its manifest does not count them (run that part again)`);
-	const summary: Omit<CommitSummary, "staleLocks" | "forbiddenKeys"> = {
+	const strayFiles = strayMarkerFiles(folder);
+	const summary: Omit<CommitSummary, "staleLocks" | "forbiddenKeys" | "strayTemporaryFiles"> = {
 		committed: true,
 		parts: count,
 		files: listed.size,
@@ -254,5 +275,10 @@ async function commitChecked(folder: string, stale: readonly FoundLock[], own: P
 	};
 	await writeJsonFile(path.join(folder, SUCCESS_FILE), summary);
 	await checkUnchanged(folder, manifestsRead, own);
-	return { ...summary, staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })), ...(forbiddenKeys === undefined ? {} : { forbiddenKeys }) };
+	return {
+		...summary,
+		staleLocks: stale.map((lock) => ({ part: lock.part, file: lock.file, holder: describeHolder(lock.holder!) })),
+		...(forbiddenKeys === undefined ? {} : { forbiddenKeys }),
+		strayTemporaryFiles: strayFiles,
+	};
 }

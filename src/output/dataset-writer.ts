@@ -90,7 +90,12 @@ export interface DatasetWriterOptions {
 	 * manifests replaced, the files are moved in place, then `clear` removes the replaced files but those of `kept`
 	 * (a part's earlier files not replaced are removed by the writer itself, as without `replacing`).
 	 */
-	readonly replacing?: { readonly staging: string; clear(kept: ReadonlySet<string>, phase: "marker" | "files"): void };
+	readonly replacing?: {
+		readonly staging: string;
+		clear(kept: ReadonlySet<string>, phase: "marker" | "files"): void;
+		/** Whether the folder holds data files of what the run replaces (the dataset, or the part's earlier run). */
+		holdsEarlierFiles(): boolean;
+	};
 }
 
 /**
@@ -149,8 +154,11 @@ export class DatasetWriter extends Writable {
 	readonly #createdFolders: string[] = [];
 	/** Set once the manifest is written: the part is finished and nothing of it is undone. */
 	#finished = false;
-	/** Set once a replacing run starts moving its files in place: they may be in either place. */
-	#movingIn = false;
+	/**
+	 * Set once a replacing run starts moving its files in place: `removable` when they replace nothing (no file of
+	 * what the run replaces was there), so that undoing the run may remove them; otherwise they stay (see abandon).
+	 */
+	#movedIn: "removable" | "kept" | undefined;
 	/**
 	 * Set as the manifest starts being written (then `_SUCCESS`, by a whole export's commit): a run abandoned from then
 	 * on removes them, and a write that completes after it did is removed by #finish.
@@ -473,8 +481,8 @@ export class DatasetWriter extends Writable {
 	 */
 	#moveInPlace(kept: ReadonlySet<string>): void {
 		const { folder, replacing } = this.#options;
+		this.#movedIn = replacing!.holdsEarlierFiles() ? "kept" : "removable";
 		replacing!.clear(kept, "marker");
-		this.#movingIn = true;
 		for (const relative of kept) {
 			const target = path.join(folder, relative);
 			this.#makeFolder(path.dirname(target));
@@ -506,9 +514,11 @@ export class DatasetWriter extends Writable {
 	 * the files it finished are removed (its staging folder with them), then the folders it created, those left
 	 * empty. Nothing else is touched: other parts' files, a user's files, and what this run replaces while it has not
 	 * started moving its files in place (a part's earlier run, files and manifest, and the folder's `_SUCCESS`). Once
-	 * it has, the files it moved in are removed, and commit refuses the part until it runs again (its manifest went
-	 * before the moves). A manifest being written or written (and a whole export's `_SUCCESS`) goes too. A finished
-	 * part is not undone.
+	 * it has, commit refuses the part until it runs again (its manifest went before the moves), and the files it moved
+	 * in are removed only when they replaced nothing (a folder the run created, a part's first run): once they replaced
+	 * an earlier run's files (of their names, the others then removed), removing them would leave neither run's rows
+	 * (trial 26: 01), so they stay, uncommitted, for the next run to replace. A manifest being written or written (and a whole
+	 * export's `_SUCCESS`) goes too. A finished part is not undone.
 	 */
 	abandon(): void {
 		unfinished.delete(this);
@@ -525,8 +535,8 @@ export class DatasetWriter extends Writable {
 			if (moving) fs.rmSync(sink.target, { force: true });
 		}
 		const { folder, replacing } = this.#options;
-		for (const { path: relative } of this.#written) {
-			if (replacing === undefined || this.#movingIn) fs.rmSync(path.join(folder, relative), { force: true });
+		if (replacing === undefined || this.#movedIn === "removable") {
+			for (const { path: relative } of this.#written) fs.rmSync(path.join(folder, relative), { force: true });
 		}
 		if (replacing !== undefined) fs.rmSync(replacing.staging, { recursive: true, force: true });
 		this.#removeEnding();

@@ -12,8 +12,11 @@ export type ByteRequest = { kind: "all"; maxBytes?: number } | { kind: "range"; 
 /** What selectBytes needs of a response: its status and headers. */
 export type RangeResponse = Pick<Response, "status" | "headers">;
 
-/** A 206 body that starts after the offset asked for: a final answer (retrying would get the same), not the data. */
-export class RangeStartsAfter extends Error {}
+/**
+ * A 206 body that does not hold the bytes asked for (it starts after the offset, ends before the bytes asked for, or
+ * its Content-Range is one no object has): a final answer (retrying would get the same), not the data.
+ */
+export class RangeMismatch extends Error {}
 
 /** The Range header of a request (`bytes=10-19`, `bytes=-8`); none for a whole object or its size. */
 export function rangeHeader(request: ByteRequest): string | undefined {
@@ -28,10 +31,10 @@ export function rangeHeader(request: ByteRequest): string | undefined {
 	}
 }
 
-/** Where a 206 body starts in the object (`Content-Range: bytes start-end/total`). */
-function contentRangeStart(response: RangeResponse): number | undefined {
-	const match = /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(response.headers.get("content-range")?.trim() ?? "");
-	return match === null ? undefined : Number(match[1]);
+/** A 206's `Content-Range: bytes start-end/total` (total undefined for `*`), when it has one of that form. */
+function contentRange(response: RangeResponse): { start: number; end: number; total: number | undefined } | undefined {
+	const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get("content-range")?.trim() ?? "");
+	return match === null ? undefined : { start: Number(match[1]), end: Number(match[2]), total: match[3] === "*" ? undefined : Number(match[3]) };
 }
 
 /** The object's size: the total of a 206's Content-Range, or the Content-Length of a whole, unencoded answer. */
@@ -56,12 +59,32 @@ export function selectBytes(body: Uint8Array, response: RangeResponse, request: 
 			// Both a 200 and a 206 for a suffix end at the object's end.
 			return body.subarray(Math.max(0, body.length - request.length));
 		case "range": {
-			const start = response.status === 206 ? (contentRangeStart(response) ?? request.offset) : 0;
+			const range = response.status === 206 ? contentRange(response) : undefined;
+			const start = response.status === 206 ? (range?.start ?? request.offset) : 0;
+			if (range !== undefined) checkContentRange(range, request);
 			if (start > request.offset) {
-				throw new RangeStartsAfter(`the server sent bytes from ${start}, after the requested offset ${request.offset}`);
+				throw new RangeMismatch(`the server sent bytes from ${start}, after the requested offset ${request.offset}`);
 			}
 			return body.subarray(request.offset - start, request.offset - start + request.length);
 		}
+	}
+}
+
+/**
+ * Refuses a 206 whose Content-Range cannot hold the bytes asked for (trial 26: 06): one no object has (its end before
+ * its start, or past its total), or one of another range, ending before the bytes asked for (those the object has:
+ * a range past its end is cut there). Taken as they came, the first was read as the object's size (a zip of 1 byte,
+ * "not a readable zip file"), the second as no bytes ("got 0 bytes at offset ...").
+ */
+function checkContentRange(range: { start: number; end: number; total: number | undefined }, request: { offset: number; length: number }): void {
+	const asked = `bytes=${request.offset}-${request.offset + request.length - 1}`;
+	const answered = `bytes ${range.start}-${range.end}/${range.total ?? "*"}`;
+	if (range.end < range.start || (range.total !== undefined && range.end >= range.total)) {
+		throw new RangeMismatch(`the server answered ${asked} with Content-Range ${answered}, which no object has`);
+	}
+	const wanted = Math.min(request.offset + request.length, range.total ?? Number.POSITIVE_INFINITY);
+	if (range.start <= request.offset && range.end + 1 < wanted) {
+		throw new RangeMismatch(`the server answered ${asked} with Content-Range ${answered}, which ends before the bytes asked for`);
 	}
 }
 

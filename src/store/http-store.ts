@@ -8,9 +8,9 @@ import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
 import { RefusedKeyError } from "./refused-key.js";
 import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
-import { checkByteCount, objectSize, rangeHeader, RangeStartsAfter, selectBytes, type ByteRequest } from "./byte-ranges.js";
+import { checkByteCount, objectSize, rangeHeader, RangeMismatch, selectBytes, type ByteRequest } from "./byte-ranges.js";
 import { headersOfRequest, requestHeaders } from "./request-headers.js";
-import { describeNetworkError, isRetryableStatus, isThrottlingStatus, permanentNetworkError, retryAfterMs, retryDelayMs } from "./retry-policy.js";
+import { describeNetworkError, isRetryableStatus, isThrottlingStatus, permanentNetworkError, retryAfterMs, retryAfterPastCapMs, retryDelayMs } from "./retry-policy.js";
 
 export interface RetryInfo {
 	key: string;
@@ -183,6 +183,14 @@ function redirectPolicy(given: RedirectPolicy | undefined): RedirectPolicy {
 		throw new UsageError(`invalid redirects ${JSON.stringify(given)}: expected ${REDIRECT_POLICIES.map((policy) => `"${policy}"`).join(", ")}`, { option: "redirects" });
 	}
 	return given;
+}
+
+/** A Retry-After wait as people read it: seconds, or minutes and hours past an hour's worth of them. */
+function waitText(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	if (seconds < 120) return `${seconds} s`;
+	if (seconds < 7200) return `${Math.round(seconds / 60)} minutes`;
+	return `${Math.round(seconds / 3600)} hours`;
 }
 
 /** A failure worth another attempt (throttling, server trouble, network) as opposed to a final answer. */
@@ -543,7 +551,13 @@ export class HttpStore implements AsyncReadable {
 				}
 				if (attempt > retries) {
 					const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-					const advice = error.throttled ? `; the service throttled the requests: fewer in flight (\`concurrency\`), or more \`retries\` (each waits longer), let it keep up` : "";
+					const cap = retryAfterPastCapMs(error.throttled, error.retryAfterMs);
+					const advice =
+						cap !== undefined
+							? `; the server asked to wait ${waitText(error.retryAfterMs!)} before trying again (Retry-After), longer than the ${cap / 1000} s waited between attempts: run the export once it takes requests again`
+							: error.throttled
+								? `; the service throttled the requests: fewer in flight (\`concurrency\`), or more \`retries\` (each waits longer), let it keep up`
+								: "";
 					throw new Dt64ExportError("READ_FAILED", `${what} failed after ${attempts}: ${reason}${advice}`, { path: redactUrl(this.#base), key: key.replace(/^\//, ""), cause: error });
 				}
 				const delayMs = retryDelayMs(attempt, backoffMs, error.throttled, error.retryAfterMs);
@@ -626,6 +640,13 @@ export class HttpStore implements AsyncReadable {
 				await response.body?.cancel();
 				throw new RangeNotSatisfiable();
 			}
+			if (response.status === 206 && (request.kind === "all" || request.kind === "head")) {
+				// A part of the object to a request for all of it (a proxy's cached range, a server's bug): said as such,
+				// not as a failed status (trial 26: 06).
+				await response.body?.cancel();
+				const range = response.headers.get("content-range");
+				throw new FinalFailure(`HTTP 206 Partial Content${range === null ? "" : ` (Content-Range ${range})`} to a request for the whole object, which asked for no range`);
+			}
 			const expected = request.kind === "all" || request.kind === "head" ? response.status === 200 : response.status === 200 || response.status === 206;
 			if (!expected) throw await statusFailure(response, authorizer, url);
 			// Content-Length counts encoded bytes when the server compressed the response anyway.
@@ -662,7 +683,7 @@ export class HttpStore implements AsyncReadable {
 				throw new TransientFailure(waited, undefined, { cause: error });
 			}
 			if (error instanceof AccessRefused) error.credentialsVersion = credentialsVersion;
-			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof AnswerTooLarge || error instanceof FinalFailure || error instanceof RangeStartsAfter || error instanceof Dt64ExportError) {
+			if (error instanceof TransientFailure || error instanceof RangeNotSatisfiable || error instanceof WholeObjectTooLarge || error instanceof AnswerTooLarge || error instanceof FinalFailure || error instanceof RangeMismatch || error instanceof Dt64ExportError) {
 				throw error;
 			}
 			const permanent = permanentNetworkError(error, url);

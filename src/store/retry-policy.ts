@@ -27,6 +27,16 @@ export function retryDelayMs(attempt: number, backoffMs: number, throttled: bool
 	return Math.round(Math.max(jittered, Math.min(retryAfter ?? 0, most)));
 }
 
+/**
+ * The longest wait between attempts, when the server's Retry-After asks for more (a throttle lifted in an hour, a
+ * maintenance window): no attempt the tool makes can then succeed, and the error says so rather than advise more
+ * retries (trial 26: 05). Undefined when Retry-After is within the cap, or absent.
+ */
+export function retryAfterPastCapMs(throttled: boolean, retryAfter: number | undefined): number | undefined {
+	const most = throttled ? MAX_THROTTLED_BACKOFF_MS : MAX_BACKOFF_MS;
+	return retryAfter !== undefined && retryAfter > most ? most : undefined;
+}
+
 /** The service asks for fewer requests: 429 Too Many Requests, 503 (S3's SlowDown, Azure's ServerBusy, GCS). */
 export function isThrottlingStatus(status: number): boolean {
 	return status === 429 || status === 503;
