@@ -4,11 +4,9 @@ import { WholeObjectTooLarge, type HttpStore } from "./http-store.js";
 import { PastEndOfZip } from "./zip-file-bytes.js";
 
 /**
- * The bytes of a remote .zip file for unzipit, read by HTTP Range through `HttpStore`, so that a zip store gets
+ * The bytes of a remote .zip file (ZipBytes), read by HTTP Range through `HttpStore`, so that a zip store gets
  * the same retries, header handling, credentials and redacted messages as a folder store over HTTP or in a bucket.
- * (@zarrita/storage's own reader does not retry, and its errors print the URL with its query string.) It is a
- * `ZipFileStore` reader by shape (checked where open-store.ts hands it over), not by an `implements` clause, so that
- * this declaration does not import @zarrita/storage (see readable.ts).
+ * (@zarrita/storage's own reader does not retry, and its errors print the URL with its query string.)
  */
 export class HttpZipReader {
 	#length: Promise<number> | undefined;
@@ -16,9 +14,8 @@ export class HttpZipReader {
 	#whole: Uint8Array | undefined;
 
 	/**
-	 * `folder` holds the file `key`; `shownAs` names the file in messages (redacted). unzipit asks for the central
-	 * directory without a signal: a read without one of its own goes under `signal` (the store's opening's,
-	 * OpenStoreOptions.signal), if any.
+	 * `folder` holds the file `key`; `shownAs` names the file in messages (redacted). A read without a
+	 * signal of its own goes under `signal` (the store's opening's, OpenStoreOptions.signal), if any.
 	 */
 	constructor(
 		readonly folder: HttpStore,
@@ -54,7 +51,7 @@ export class HttpZipReader {
 	}
 
 	/**
-	 * unzipit reads the central directory from the end: it needs the size first. Asked with a one-byte range, whose
+	 * The central directory is read from the end: its size is needed first. Asked with a one-byte range, whose
 	 * answer from a server that ignores Range is the whole zip: kept, and every read is then served from it.
 	 */
 	async #size(): Promise<number> {

@@ -5,7 +5,6 @@ import { envOriginOf } from "./env-origin.js";
 import { proxiesOf } from "./proxy-fetch.js";
 import * as fs from "node:fs";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
-import ZipFileStore from "@zarrita/storage/zip";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, systemErrorReason, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
@@ -21,16 +20,11 @@ import { ForbiddenChunks } from "./forbidden-chunks.js";
 import { MetadataDocuments } from "./metadata-documents.js";
 import { startsAsZip } from "./zip-signature.js";
 import { PastEndOfZip, ZipFileBytes } from "./zip-file-bytes.js";
-import { entryLayouts, ZipStore, type ZipBytes } from "./zip-store.js";
-import { boundedDirectoryReads } from "./zip-directory-bound.js";
+import { ZipStore, type ZipBytes } from "./zip-store.js";
+import { readCentralDirectory } from "./zip-central-directory.js";
+import type { ZipIndex } from "./zip-index.js";
 import type { ListPrefix } from "./prefix-listing.js";
 import { openS3Store } from "./s3-store.js";
-
-type ZipEntries = NonNullable<NonNullable<ConstructorParameters<typeof ZipFileStore>[1]>["transformEntries"]> extends (
-	entries: infer E,
-) => unknown
-	? E
-	: never;
 
 export interface OpenedStore {
 	readonly store: AsyncReadable;
@@ -202,19 +196,14 @@ const NODE_DOCUMENTS = ["zarr.json", ".zarray", ".zgroup", ".zmetadata"];
  * the store at the top. Both are read: a single top folder holding a node's document (with none at the top) is
  * removed.
  */
-function stripTopFolder(entries: ZipEntries): { entries: ZipEntries; folder?: string } {
-	if (NODE_DOCUMENTS.some((name) => name in entries)) return { entries };
-	const names = Object.keys(entries);
+function stripTopFolder(entries: ZipIndex): { entries: ZipIndex; folder?: string } {
+	if (NODE_DOCUMENTS.some((name) => entries.has(name))) return { entries };
+	const names = entries.names();
 	const top = names[0]?.split("/")[0];
-	if (top === undefined || !names.every((name) => name.startsWith(`${top}/`)) || !NODE_DOCUMENTS.some((name) => `${top}/${name}` in entries)) {
+	if (top === undefined || !names.every((name) => name.startsWith(`${top}/`)) || !NODE_DOCUMENTS.some((name) => entries.has(`${top}/${name}`))) {
 		return { entries };
 	}
-	const stripped: ZipEntries = {};
-	for (const name of names) {
-		const inner = name.slice(top.length + 1);
-		if (inner !== "") stripped[inner] = entries[name];
-	}
-	return { entries: stripped, folder: top };
+	return { entries: entries.renamed((name) => (name.length === top.length + 1 ? undefined : name.slice(top.length + 1))), folder: top };
 }
 
 /** A zip file at an http(s) URL, read by ranges through the HTTP store of its folder (query string kept). */
@@ -234,22 +223,18 @@ function httpZipReader(location: string, options: OpenStoreOptions): HttpZipRead
 }
 
 /**
- * Opens a zip store: its central directory read now (by unzipit), so that a file that is not a zip fails here with
- * one clear line, then its entries read by this package's ZipStore (one read per entry, reads coalesced).
+ * Opens a zip store: its central directory read now, into a compact index (zip-central-directory.ts), so that a
+ * file that is not a zip fails here with one clear line, then its entries read by this package's ZipStore (one read
+ * per entry, reads coalesced).
  */
 async function openZip(bytes: ZipBytes, location: string, remote: boolean, signal: AbortSignal | undefined): Promise<OpenedStore> {
-	let entries: ZipEntries | undefined;
-	let zipFolder: string | undefined;
 	let store: ZipStore;
+	let zipFolder: string | undefined;
 	try {
-		const zip = new ZipFileStore(boundedDirectoryReads(bytes, location), {
-			transformEntries: (all) => {
-				({ entries, folder: zipFolder } = stripTopFolder(all));
-				return entries;
-			},
-		});
-		await zip.has("/zarr.json");
-		store = new ZipStore(bytes, entryLayouts(entries ?? {}), location, await bytes.getLength());
+		const length = await bytes.getLength();
+		const stripped = stripTopFolder(await readCentralDirectory(bytes, length, location, signal));
+		zipFolder = stripped.folder;
+		store = new ZipStore(bytes, stripped.entries, location, length);
 	} catch (error) {
 		// Cut short, the central directory says nothing about the file.
 		throwIfAborted(signal);
@@ -257,6 +242,6 @@ async function openZip(bytes: ZipBytes, location: string, remote: boolean, signa
 		const why = error instanceof PastEndOfZip ? `its central directory points at ${error.message}` : (error as Error).message;
 		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${why})`, { path: location, cause: error });
 	}
-	const names = [...store.entries.keys()].filter((name) => !name.endsWith("/"));
+	const names = store.entries.names().filter((name) => !name.endsWith("/"));
 	return { store, kind: "zip", remote, entries: names, ...(zipFolder === undefined ? {} : { zipFolder }), location, signal, documents: new MetadataDocuments(store, signal) };
 }

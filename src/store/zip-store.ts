@@ -3,6 +3,7 @@ import { Dt64ExportError } from "../errors.js";
 import { CoalescedReads } from "./coalesced-reads.js";
 import { checkBound } from "./value-bound.js";
 import { PastEndOfZip } from "./zip-file-bytes.js";
+import type { ZipIndex } from "./zip-index.js";
 
 /** The bytes of a zip file by ranges: a local file (ZipFileBytes) or an object over HTTP (HttpZipReader). */
 export interface ZipBytes {
@@ -47,21 +48,19 @@ function inflateRawAsync(data: Uint8Array, options: { maxOutputLength: number })
 
 /**
  * A zip file as a Zarr store, its entries read by ranges of the file through one source of bytes: the central
- * directory once (read by unzipit when the store is opened), then each entry with one read spanning its local header
+ * directory once (read into a compact ZipIndex when the store is opened, zip-central-directory.ts), then each entry with one read spanning its local header
  * and its data (the header's length is known from the central directory but for a different extra field: the read
  * goes on to the next entry's header, within a margin), entries asked for together coalesced into one read (see CoalescedReads), deflated entries
- * inflated with Node's zlib, bounded by the size the directory gives. unzipit's own entry reading costs two reads
- * per entry (the local header, then the data), one after the other, each a request over HTTP.
+ * inflated with Node's zlib, bounded by the size the directory gives. (unzipit, which read zips before, read two
+ * ranges per entry, the local header, then the data, one after the other, each a request over HTTP.)
  */
 export class ZipStore implements AsyncReadable {
 	readonly #reads: CoalescedReads;
-	/** Where an entry's data starts, once its local header was read: later ranges of it need only the data. */
-	readonly #dataStarts = new Map<string, number>();
 
 	/** `shownAs` names the zip in messages; `length` is its size in bytes. */
 	constructor(
 		readonly bytes: ZipBytes,
-		readonly entries: ReadonlyMap<string, ZipEntryLayout>,
+		readonly entries: ZipIndex,
 		readonly shownAs: string,
 		readonly length: number,
 	) {
@@ -96,7 +95,7 @@ export class ZipStore implements AsyncReadable {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `${this.shownAs}: byte range ${offset}..${offset + length} is outside entry ${entry.name} (${size} bytes)`, { key: entry.name });
 		}
 		if (entry.method !== 0) return (await this.get(key, options))?.subarray(offset, offset + length);
-		const start = this.#dataStarts.get(entry.name) ?? (await this.#located(entry, this.#localHeader(entry, options.signal))).dataStart;
+		const start = this.entries.dataStart(entry.name) ?? (await this.#located(entry, this.#localHeader(entry, options.signal))).dataStart;
 		return this.#located(entry, this.#reads.read(start + offset, length, options.signal));
 	}
 
@@ -116,7 +115,7 @@ export class ZipStore implements AsyncReadable {
 	 */
 	async #data(entry: ZipEntryLayout, signal: AbortSignal | undefined): Promise<Uint8Array> {
 		this.#check(entry);
-		const known = this.#dataStarts.get(entry.name);
+		const known = this.entries.dataStart(entry.name);
 		if (known !== undefined) return this.#reads.read(known, entry.compressedSize, signal);
 		const span = Math.min(entry.headerGuess + entry.compressedSize + LOCAL_EXTRA_MARGIN, (entry.nextHeader ?? this.length) - entry.localHeader);
 		const { bytes, dataStart } = await this.#localHeader(entry, signal, span);
@@ -135,7 +134,7 @@ export class ZipStore implements AsyncReadable {
 		if (dataStart + entry.compressedSize > this.length) {
 			throw this.#corrupt(entry, `its data (${entry.compressedSize} bytes at offset ${dataStart}) runs past the end of the file (${this.length} bytes)`);
 		}
-		this.#dataStarts.set(entry.name, dataStart);
+		this.entries.setDataStart(entry.name, dataStart);
 		return { bytes, dataStart };
 	}
 
@@ -163,56 +162,4 @@ export class ZipStore implements AsyncReadable {
 	#corrupt(entry: ZipEntryLayout, why: string): Dt64ExportError {
 		return new Dt64ExportError("READ_FAILED", `${this.shownAs}: cannot read entry ${entry.name}: ${why}`, { path: this.shownAs, key: entry.name });
 	}
-}
-
-/** What this store needs of an unzipit entry: its public fields and the raw central directory record under them. */
-interface UnzipitEntry {
-	readonly size: number;
-	readonly compressedSize: number;
-	readonly compressionMethod: number;
-	readonly encrypted: boolean;
-	readonly _rawEntry?: { relativeOffsetOfLocalHeader?: unknown; fileNameLength?: unknown; extraFieldLength?: unknown };
-}
-
-/**
- * The layout of each entry of the central directory as unzipit parsed it (zip64 sizes and offsets included), by the
- * names given (a top folder may have been stripped). unzipit keeps the local header's offset on a field it does not
- * document; @zarrita/storage reads it the same way for its range reads.
- */
-export function entryLayouts(entries: Readonly<Record<string, unknown>>): Map<string, ZipEntryLayout> {
-	const layouts = new Map<string, ZipEntryLayout>();
-	// Every entry's local header offset, in order: an entry's bytes end at the next one's at most.
-	const starts = Object.values(entries)
-		.map((value) => (value as UnzipitEntry)._rawEntry?.relativeOffsetOfLocalHeader)
-		.filter((offset): offset is number => typeof offset === "number")
-		.sort((a, b) => a - b);
-	const nextAfter = (offset: number): number | undefined => {
-		let low = 0;
-		let high = starts.length;
-		while (low < high) {
-			const middle = (low + high) >>> 1;
-			if (starts[middle] <= offset) low = middle + 1;
-			else high = middle;
-		}
-		return starts[low];
-	};
-	for (const [name, value] of Object.entries(entries)) {
-		const entry = value as UnzipitEntry;
-		const raw = entry._rawEntry;
-		const offset = raw?.relativeOffsetOfLocalHeader;
-		if (typeof offset !== "number" || typeof raw?.fileNameLength !== "number" || typeof raw.extraFieldLength !== "number") {
-			throw new Dt64ExportError("INTERNAL", "the zip reader (unzipit) no longer gives the offsets of its entries");
-		}
-		layouts.set(name, {
-			name,
-			localHeader: offset,
-			headerGuess: LOCAL_HEADER_BYTES + raw.fileNameLength + raw.extraFieldLength,
-			nextHeader: nextAfter(offset),
-			compressedSize: entry.compressedSize,
-			size: entry.size,
-			method: entry.compressionMethod,
-			encrypted: entry.encrypted,
-		});
-	}
-	return layouts;
 }
