@@ -131,6 +131,7 @@ describe("a zip's central directory, read into an index", () => {
 				size: entries[k].data.length,
 				method: 0,
 				encrypted: false,
+				crc32: zlib.crc32(entries[k].data),
 			});
 			// Made when asked for: nothing per entry is kept but its row.
 			expect(index.get(entries[k].name)).not.toBe(layout);
@@ -160,6 +161,25 @@ describe("a zip's central directory, read into an index", () => {
 		expect(await bytesAt("/é/ü")).toEqual([...valuesOf(5)]);
 		expect(await store.get("/c/9" as AbsolutePath)).toBeUndefined();
 		expect(store.isAbsent("/c/9" as AbsolutePath)).toBe(true);
+	});
+
+	it("refuses an entry read whole whose bytes (inflated) fail the CRC-32 its record gives", async () => {
+		const built = buildZip([
+			{ name: "c/0", data: valuesOf(0) },
+			{ name: "c/1", data: new Uint8Array(100).fill(7), deflate: true, patch: (record) => record.writeUInt32LE(record.readUInt32LE(16) ^ 1, 16) },
+		]);
+		// c/0's second byte changed in the file, its CRC left as it was.
+		built.zip[built.localHeaders[0] + 30 + 3 + 1] ^= 0xff;
+		const store = new ZipStore(bytesOf(built.zip), await read(built), "t.zip", built.zip.length);
+		const crc0 = zlib.crc32(valuesOf(0)).toString(16).padStart(8, "0");
+		const changed = valuesOf(0);
+		changed[1] ^= 0xff;
+		await expect(store.get("/c/0" as AbsolutePath)).rejects.toMatchObject({
+			code: "READ_FAILED",
+			key: "c/0",
+			message: `t.zip: cannot read entry c/0: its bytes fail their CRC-32 (the zip says 0x${crc0}, they give 0x${zlib.crc32(changed).toString(16).padStart(8, "0")})`,
+		});
+		await expect(store.get("/c/1" as AbsolutePath)).rejects.toMatchObject({ code: "READ_FAILED", key: "c/1", message: expect.stringContaining("t.zip: cannot read entry c/1: its bytes fail their CRC-32") });
 	});
 
 	it("refuses what a zip reader must refuse, each in one line", async () => {

@@ -11,7 +11,7 @@ import { Dt64ExportError } from "../errors.js";
 import { MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES, tooManyEntries } from "./zip-directory-bound.js";
 import { PastEndOfZip } from "./zip-file-bytes.js";
 import { ZipIndex } from "./zip-index.js";
-import type { ZipBytes } from "./zip-store.js";
+import type { ZipBytes, ZipEntryLayout } from "./zip-store.js";
 
 const END_RECORD_SIGNATURE = 0x06054b50;
 const END_RECORD_BYTES = 22;
@@ -86,7 +86,7 @@ interface DirectoryRecord {
 	readonly nameStart: number;
 	readonly nameBytes: number;
 	readonly recordBytes: number;
-	readonly entry: { localHeader: number; headerGuess: number; compressedSize: number; size: number; method: number; encrypted: boolean };
+	readonly entry: Omit<ZipEntryLayout, "name" | "nextHeader">;
 }
 
 /** The record at `at` of `piece`, or undefined when the piece ends within it. */
@@ -137,7 +137,7 @@ function recordAt(piece: Uint8Array, data: DataView, at: number, index: number):
 	if (method === 0 && compressedSize !== size + (encrypted ? 12 : 0)) {
 		throw new Error(`entry ${decodeName(piece, nameStart, nameBytes)}: stored, but its compressed size ${compressedSize} is not its size ${size}`);
 	}
-	return { nameStart, nameBytes, recordBytes, entry: { localHeader, headerGuess: LOCAL_HEADER_BYTES + nameBytes + extraBytes, compressedSize, size, method, encrypted } };
+	return { nameStart, nameBytes, recordBytes, entry: { localHeader, headerGuess: LOCAL_HEADER_BYTES + nameBytes + extraBytes, compressedSize, size, method, encrypted, crc32: data.getUint32(at + 16, true) } };
 }
 
 const names = new TextDecoder();

@@ -14,6 +14,7 @@ class Columns {
 	readonly size: Float64Array;
 	readonly method: Uint16Array;
 	readonly encrypted: Uint8Array;
+	readonly crc32: Uint32Array;
 	/** Where an entry's data starts once its local header was read (NaN before): later ranges need only the data. */
 	readonly dataStart: Float64Array;
 	count = 0;
@@ -27,6 +28,7 @@ class Columns {
 		this.size = new Float64Array(capacity);
 		this.method = new Uint16Array(capacity);
 		this.encrypted = new Uint8Array(capacity);
+		this.crc32 = new Uint32Array(capacity);
 		this.dataStart = new Float64Array(capacity).fill(Number.NaN);
 	}
 }
@@ -51,6 +53,7 @@ export class ZipIndex {
 		columns.size[row] = entry.size;
 		columns.method[row] = entry.method;
 		columns.encrypted[row] = entry.encrypted ? 1 : 0;
+		columns.crc32[row] = entry.crc32;
 		columns.starts = undefined;
 		this.#name(name, row);
 	}
@@ -100,6 +103,7 @@ export class ZipIndex {
 			size: columns.size[row],
 			method: columns.method[row],
 			encrypted: columns.encrypted[row] === 1,
+			crc32: columns.crc32[row],
 		};
 	}
 

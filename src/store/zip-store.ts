@@ -25,6 +25,8 @@ export interface ZipEntryLayout {
 	/** 0 stored, 8 deflated. */
 	readonly method: number;
 	readonly encrypted: boolean;
+	/** The CRC-32 of its bytes (inflated), checked when the entry is read whole. */
+	readonly crc32: number;
 }
 
 const LOCAL_HEADER_BYTES = 30;
@@ -41,6 +43,8 @@ const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 const SYNC_INFLATE_MAX_BYTES = 64 * 2 ** 10;
 /** node:zlib, loaded by the first deflated entry: the CLI does not load it at start (see inflate-into.ts). */
 const zlib = () => process.getBuiltinModule("node:zlib");
+
+const hex = (crc: number) => `0x${crc.toString(16).padStart(8, "0")}`;
 
 function inflateRawAsync(data: Uint8Array, options: { maxOutputLength: number }): Promise<Uint8Array> {
 	return new Promise((resolve, reject) => zlib().inflateRaw(data, options, (error, result) => (error === null ? resolve(result) : reject(error))));
@@ -143,7 +147,15 @@ export class ZipStore implements AsyncReadable {
 		if (entry.method !== 0 && entry.method !== 8) throw this.#corrupt(entry, `compression method ${entry.method} (only stored and deflated entries are read)`);
 	}
 
+	/** The entry's bytes, inflated if deflated, checked against the CRC-32 the central directory gives. */
 	async #inflated(entry: ZipEntryLayout, data: Uint8Array): Promise<Uint8Array> {
+		const bytes = await this.#inflatedUnchecked(entry, data);
+		const crc = zlib().crc32(bytes);
+		if (crc !== entry.crc32) throw this.#corrupt(entry, `its bytes fail their CRC-32 (the zip says ${hex(entry.crc32)}, they give ${hex(crc)})`);
+		return bytes;
+	}
+
+	async #inflatedUnchecked(entry: ZipEntryLayout, data: Uint8Array): Promise<Uint8Array> {
 		if (entry.method === 0) return data;
 		if (entry.size === 0) return new Uint8Array(0);
 		let inflated: Uint8Array;
