@@ -5,7 +5,8 @@
  * as soon as a written chunk comes back, not once the consumer asks for the next.
  */
 import { describe, expect, it } from "vitest";
-import { readBands } from "../src/stream/chunk-bands.js";
+import { BufferPool } from "../src/memory/buffer-pool.js";
+import { countingHandedOn, readBands } from "../src/stream/chunk-bands.js";
 import { TableReader, type TableBand } from "../src/stream/table-reader.js";
 import type { ChunkSource } from "../src/zarr/chunk-source.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
@@ -203,5 +204,47 @@ describe("chunks handed on to the writer", () => {
 		await fourth;
 		for (let k = 4; k < CHUNKS; k++) pending.get(k)?.();
 		await bands.return(undefined);
+	});
+});
+
+describe("the chunks handed on, counted", () => {
+	it("are counted without looking at each one: a chunk back stops counting, and thousands counted cost no walk over them", () => {
+		const pool = new BufferPool();
+		pool.expectWrittenBack();
+		const control = countingHandedOn(pool, 4);
+		const views = Array.from({ length: 5000 }, () => pool.acquire(128));
+		const chunks = views.map((view) => new BigInt64Array(view.buffer, view.byteOffset, 16));
+		const derefs = { count: 0 };
+		const deref = WeakRef.prototype.deref;
+		WeakRef.prototype.deref = function (this: WeakRef<object>) {
+			derefs.count++;
+			return deref.call(this);
+		};
+		try {
+			for (const chunk of chunks.slice(0, 3)) {
+				expect(control.allows([0], 0)).toBe(true);
+				control.arrived!(chunk);
+			}
+			// Three handed on and one in flight: the limit.
+			expect(control.allows([0], 1)).toBe(false);
+			expect(control.allows([0], 0)).toBe(true);
+			// The same chunk told twice counts once.
+			control.arrived!(chunks[0]);
+			expect(control.allows([0], 0)).toBe(true);
+			pool.release(views[1]);
+			expect(control.allows([0], 1)).toBe(true);
+			// Thousands held, each asked about: before, every question walked all of them (25 million derefs here).
+			for (const chunk of chunks.slice(3)) {
+				control.arrived!(chunk);
+				control.allows([0], 0);
+			}
+			expect(control.allows([0], 0)).toBe(false);
+			for (const view of [views[0], ...views.slice(2)]) pool.release(view);
+			expect(control.allows([0], 3)).toBe(true);
+			expect(derefs.count).toBeLessThan(100);
+		} finally {
+			WeakRef.prototype.deref = deref;
+			control.close();
+		}
 	});
 });

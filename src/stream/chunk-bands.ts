@@ -229,7 +229,15 @@ export async function* readChunksInOrder<V extends ChunkValues>(
  * thread as busy). Held weakly: a chunk converted into other memory (never handed back) stops counting once collected.
  */
 class HandedOnChunks {
-	readonly #chunks: WeakRef<ArrayBuffer>[] = [];
+	/** The chunks counted, each by a weak reference to its buffer; a buffer's reference by the buffer. */
+	readonly #chunks = new Set<WeakRef<ArrayBuffer>>();
+	readonly #refs = new WeakMap<ArrayBuffer, WeakRef<ArrayBuffer>>();
+	/**
+	 * A chunk collected without coming back stops counting. Told by the garbage collector: looking at every chunk
+	 * counted each time (deref) cost O(chunks counted) per chunk read, and they can be thousands until collected
+	 * (an export in chunk order of 15,625 chunks of 16 values: up to 9,316 counted, 6.2 of its 8 s of CPU).
+	 */
+	readonly #collected = new FinalizationRegistry<WeakRef<ArrayBuffer>>((ref) => this.#chunks.delete(ref));
 	readonly #pool: BufferPool;
 	readonly #unsubscribe: () => void;
 	#resume: () => void = () => undefined;
@@ -239,9 +247,10 @@ class HandedOnChunks {
 	constructor(pool: BufferPool) {
 		this.#pool = pool;
 		this.#unsubscribe = pool.onReturn((buffer) => {
-			const at = this.#chunks.findIndex((chunk) => chunk.deref() === buffer);
-			if (at < 0) return;
-			this.#chunks.splice(at, 1);
+			const ref = this.#refs.get(buffer);
+			if (ref === undefined || !this.#chunks.delete(ref)) return;
+			this.#refs.delete(buffer);
+			this.#collected.unregister(ref);
 			for (const wake of this.#waiting.splice(0)) wake();
 			// After the stage that handed it back has finished its turn (the output's write callback, whose stream
 			// resumes the writer just after): the reads ahead then see the writer ready (see mayReadAhead).
@@ -262,12 +271,18 @@ class HandedOnChunks {
 	/** Counts `values` until its buffer comes back, if it is the whole use of a buffer of the pool. */
 	add(values: ChunkValues): void {
 		const bytes = bytesOf(values);
-		if (bytes !== undefined && this.counting && this.#pool.isWhole(bytes)) this.#chunks.push(new WeakRef(bytes.buffer as ArrayBuffer));
+		if (bytes === undefined || !this.counting || !this.#pool.isWhole(bytes)) return;
+		const buffer = bytes.buffer as ArrayBuffer;
+		const known = this.#refs.get(buffer);
+		if (known !== undefined && this.#chunks.has(known)) return;
+		const ref = new WeakRef(buffer);
+		this.#chunks.add(ref);
+		this.#refs.set(buffer, ref);
+		this.#collected.register(buffer, ref, ref);
 	}
 
 	count(): number {
-		for (let k = this.#chunks.length - 1; k >= 0; k--) if (this.#chunks[k].deref() === undefined) this.#chunks.splice(k, 1);
-		return this.#chunks.length;
+		return this.#chunks.size;
 	}
 
 	/** Resolves once a chunk counted comes back, or after `ms` (whatever else there is to look at by then). */
@@ -286,7 +301,8 @@ class HandedOnChunks {
 
 	close(): void {
 		this.#unsubscribe();
-		this.#chunks.length = 0;
+		for (const ref of this.#chunks) this.#collected.unregister(ref);
+		this.#chunks.clear();
 		for (const wake of this.#waiting.splice(0)) wake();
 	}
 }
