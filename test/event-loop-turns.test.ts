@@ -51,9 +51,10 @@ async function chunksBeforeATimer(store: string, file = "out.arrow"): Promise<{ 
 
 describe("the event loop turns while chunks wait for no I/O", () => {
 	it("missing chunks: a timer set at the first chunk runs long before the last", async () => {
-		// 2-D, each chunk read on its own: a 1-D array's runs of missing chunks are read as one band each, 65,536
-		// values at a time, and 200,000 of them end before the loop has to turn (the SIGTERM test below reads runs).
-		const store = emptyArray("missing.zarr", 200_000, [{ name: "bytes", configuration: { endian: "little" } }], [1, 1], [200_000, 1]);
+		// 2-D, each chunk read on its own: runs of missing chunks (a 1-D array's, an N-d array's whole rows of chunks)
+		// are read as one band each, 65,536 values at a time, and 200,000 of them end before the loop has to turn (the
+		// SIGTERM test below reads runs); rows of 100,000 chunks are more than a run may hold.
+		const store = emptyArray("missing.zarr", 200_000, [{ name: "bytes", configuration: { endian: "little" } }], [1, 1], [2, 100_000]);
 		const { atTimer, total } = await chunksBeforeATimer(store);
 		expect(total).toBe(200_000);
 		// Before: the timer ran once every chunk was read (the whole export in one turn of the loop).

@@ -50,6 +50,76 @@ async function exported(store: string, options: Record<string, unknown> = {}): P
 	});
 }
 
+/**
+ * A `shape` array of hourly times (the flat C-order position, in hours) in chunks of `chunks`, only the chunks
+ * `written` says written (the others all fill, not written): the values in C order an export must give.
+ */
+async function sparseNdStore(folder: string, shape: number[], chunks: number[], written: (coords: number[]) => boolean, fill: bigint = NAT, writeEmptyChunks = false): Promise<(bigint | null)[]> {
+	const strides = shape.map((_, axis) => shape.slice(axis + 1).reduce((a, b) => a * b, 1));
+	const length = shape.reduce((a, b) => a * b, 1);
+	const values = BigInt64Array.from({ length }, (_, i) => {
+		const coords = strides.map((stride, axis) => Math.floor(Math.floor(i / stride) % shape[axis] / chunks[axis]));
+		return written(coords) ? BigInt(i) * HOUR : fill;
+	});
+	await writeArray(folder, "", { shape, chunks, values, fillValue: fill === NAT ? undefined : Number(fill), writeEmptyChunks });
+	writtenEarlier(folder);
+	return [...values].map((value) => (value === NAT ? null : value * 1000n));
+}
+
+/** The columns of an export of `store` to Arrow, by name; the time column (the array's) as `time`. */
+async function exportedColumns(store: string, options: Record<string, unknown> = {}): Promise<Record<string, (bigint | number | null)[]>> {
+	const file = path.join(tempDir(), "out.arrow");
+	await exportToFile(store, file, { unit: "ms", ...options });
+	const table = tableFromIPC(fs.readFileSync(file));
+	return Object.fromEntries(
+		table.schema.fields.map((field, k) => {
+			const column = table.getChildAt(k)!;
+			return [field.name.startsWith("dim_") ? field.name : "time", Array.from({ length: column.length }, (_, i) => column.get(i) as bigint | number | null)];
+		}),
+	);
+}
+
+describe("a sparse N-d array's values, whole rows of missing chunks read as one band", () => {
+	it("2-D and 3-D, folder and zip, C order and chunk order: every value and fill exact, partial edge chunks, a range of rows", async () => {
+		const cases = [
+			// 2-D: 101 rows in chunks of 3 (the last chunk row partial), 22 columns in chunks of 4 (the last partial); rows
+			// of chunks 0-2 written, 21 with one chunk, 30 with its last (edge) chunk, the others missing.
+			{ shape: [101, 22], chunks: [3, 4], written: ([r, c]: number[]) => r <= 2 || (r === 21 && c === 2) || (r === 30 && c === 5) },
+			// 3-D: 40 × 5 × 6 in chunks of 4 × 2 × 3; rows of chunks 0 and 6 written in part, the rest missing.
+			{ shape: [40, 5, 6], chunks: [4, 2, 3], written: ([r, b, c]: number[]) => (r === 0 && b === 1) || (r === 6 && b === 2 && c === 0) },
+			// Nothing written at all.
+			{ shape: [50, 8], chunks: [2, 2], written: () => false },
+		];
+		for (const { shape, chunks, written } of cases) {
+			for (const fill of [NAT, 7n * HOUR]) {
+				const folder = path.join(tempDir(), "sparse-nd.zarr");
+				const expected = await sparseNdStore(folder, shape, chunks, written, fill);
+				const dense = path.join(tempDir(), "dense-nd.zarr");
+				await sparseNdStore(dense, shape, chunks, written, fill, true);
+				const zip = path.join(tempDir(), "sparse-nd.zip");
+				writeStoredZip(folder, zip);
+				const rowSize = shape.slice(1).reduce((a, b) => a * b, 1);
+				for (const store of [folder, zip]) {
+					const cOrder = await exportedColumns(store, { index: true });
+					expect(cOrder.time.map((value) => (value === null ? null : BigInt(value)))).toEqual(expected);
+					expect(cOrder.dim_0).toEqual(Array.from({ length: expected.length }, (_, i) => BigInt(Math.floor(i / rowSize))));
+					// Chunk order: each chunk's values (clipped at the edges) in C order, chunks in C order of the grid.
+					const chunkOrder = await exportedColumns(store, { index: true, order: "chunk" });
+					const positions = chunkOrder.dim_0.map((row, i) => Number(row) * rowSize + shape.slice(1).reduce((at, _, axis) => at * shape[axis + 1] + Number(chunkOrder[`dim_${axis + 1}`][i]), 0));
+					expect(chunkOrder.time.map((value) => (value === null ? null : BigInt(value)))).toEqual(positions.map((position) => expected[position]));
+					expect([...positions].sort((a, b) => a - b)).toEqual(Array.from({ length: expected.length }, (_, i) => i));
+					// A range of rows (by time: the written values rise in C order), cut inside chunk rows at both ends: as
+					// from the same array with every chunk written (all fill ones too), which reads each chunk.
+					if (fill === NAT && expected.some((value) => value !== null)) {
+						const range = { index: true, start: new Date(4 * rowSize * 3_600_000).toISOString(), end: new Date(98 * rowSize * 3_600_000).toISOString() };
+						expect(await exportedColumns(store, range)).toEqual(await exportedColumns(dense, range));
+					}
+				}
+			}
+		}
+	});
+});
+
 describe("a sparse 1-D array's values, read through runs of missing chunks", () => {
 	it("folder and zip: every value and fill exact (NaT fill, a time fill), a partial last chunk, a range of rows", async () => {
 		for (const fill of [NAT, 7n * HOUR]) {

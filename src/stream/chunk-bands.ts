@@ -417,8 +417,9 @@ export async function* readBands<V extends ChunkValues>(
 			return true;
 		},
 	};
-	// A 1-D array's runs of missing chunks are read as one band each (a sparse array of tiny chunks).
-	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead, shape.length === 1);
+	// Runs of missing chunks are read as one band each (a sparse array of tiny chunks): a 1-D array's, and an N-d
+	// array's whole rows of chunks (a time axis written ahead).
+	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead, true);
 	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
 	const handBack = (data: V) => {
 		const copied = bytesOf(data);
@@ -440,6 +441,21 @@ export async function* readBands<V extends ChunkValues>(
 				const chunk = (await chunks.next()).value as { coords: number[]; data: V; count: number };
 				row.push(chunk);
 				for (let c = 0; c < chunk.count; c++) onChunk?.(++decoded, total);
+				// Whole rows of missing chunks read as one (ChunkSource.missingRun): nothing else of this row comes.
+				if (chunk.count > 1) break;
+			}
+			if (shape.length > 1 && row[0].count > 1) {
+				// Rows of chunks all missing: one band of the fill value over their rows, cut as the last one's are.
+				const runRows = row[0].count / chunksPerRow;
+				const runEnd = Math.min(shape[0], (chunkRow + runRows) * chunkRows, rows === undefined ? shape[0] : rows.end);
+				chunkRow += runRows - 1;
+				currentRow = chunkRow;
+				if (handedBack !== Number.POSITIVE_INFINITY) {
+					handedBack = Number.POSITIVE_INFINITY;
+					control.resume?.();
+				}
+				yield { values: sliceValues(row[0].data, 0, (runEnd - from) * rowSize), offset: from * rowSize, firstRow: from };
+				continue;
 			}
 			if (shape.length === 1) {
 				// A run of missing chunks read as one: its rows are those of its `count` chunks, cut as the last one's are.

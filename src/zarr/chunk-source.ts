@@ -12,7 +12,7 @@ import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
 import type { ChunkValues } from "./chunk-values.js";
 import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
-import { chunksPerAxis, product } from "./grid.js";
+import { chunksPerAxis, cOrderCoordinates, product } from "./grid.js";
 import { SHARD_DATA_LIMIT, ShardIndexReader, WHOLE_SHARD_BYTES } from "./shard-index.js";
 import { shardReadBox } from "./shard-read-box.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
@@ -41,12 +41,16 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	/** The store key of a chunk, for messages. */
 	describe(coords: readonly number[]): string;
 	/**
-	 * A 1-D array of a store that knows its missing keys without reading them (AsyncReadable.isAbsent): how many chunks
-	 * from `coords` on are missing now, at most `limit` (0 when the first is there, or may be). Its chunks of at most
-	 * MISSING_RUN_VALUES values together. Absent: each chunk is read.
+	 * An array of a store that knows its missing keys without reading them (AsyncReadable.isAbsent): how many chunks
+	 * from `coords` on are missing now, 0 when the first is there, or may be. 1-D: at most `limit` chunks. N-d: whole
+	 * rows of chunks along the first axis only, `coords` the first chunk of a row, at most `limit` rows, as their count
+	 * of chunks (rows × chunks per row). Its chunks of at most MISSING_RUN_VALUES values together. Absent: each chunk is read.
 	 */
 	missingRun?(coords: readonly number[], limit: number): number;
-	/** The values of the `count` chunks from `coords` on that missingRun found missing, as one chunk: the fill value. */
+	/**
+	 * The values of the `count` chunks from `coords` on that missingRun found missing, as one chunk: the fill value,
+	 * `count` chunks' worth (a band of their rows is a prefix of it).
+	 */
 	readMissingRun?(coords: readonly number[], count: number, signal?: AbortSignal): Promise<V>;
 }
 
@@ -191,17 +195,29 @@ function plainChunks<V extends ChunkValues>(
 	const turns = new EventLoopTurns();
 	const gridShape = chunksPerAxis(meta.shape, meta.chunkShape);
 	const isAbsent = store.isAbsent?.bind(store);
-	const runs = isAbsent !== undefined && gridShape.length === 1 && size * 2 <= MISSING_RUN_VALUES;
+	// Chunks along the other axes than the first: an N-d run is whole rows of them.
+	const chunksPerRow = product(gridShape.slice(1));
+	const runs = isAbsent !== undefined && gridShape.length > 0 && size * chunksPerRow * (gridShape.length === 1 ? 2 : 1) <= MISSING_RUN_VALUES;
+	const isAbsentChunk = (coords: readonly number[]) => isAbsent!(joinKey(meta.path, encodeKey(coords)));
 	return {
 		chunkShape: meta.chunkShape,
 		gridShape,
 		describe,
 		...(runs && {
 			missingRun(coords: readonly number[], limit: number) {
-				const most = Math.min(limit, Math.floor(MISSING_RUN_VALUES / size), gridShape[0] - coords[0]);
-				let count = 0;
-				while (count < most && isAbsent(joinKey(meta.path, encodeKey([coords[0] + count])))) count++;
-				return count;
+				if (gridShape.length === 1) {
+					const most = Math.min(limit, Math.floor(MISSING_RUN_VALUES / size), gridShape[0] - coords[0]);
+					let count = 0;
+					while (count < most && isAbsentChunk([coords[0] + count])) count++;
+					return count;
+				}
+				if (coords.some((c, axis) => axis > 0 && c !== 0)) return 0;
+				const most = Math.min(limit, Math.floor(MISSING_RUN_VALUES / (size * chunksPerRow)), gridShape[0] - coords[0]);
+				let rows = 0;
+				for (; rows < most; rows++) {
+					for (const rest of cOrderCoordinates(gridShape.slice(1))) if (!isAbsentChunk([coords[0] + rows, ...rest])) return rows * chunksPerRow;
+				}
+				return rows * chunksPerRow;
 			},
 			readMissingRun(coords: readonly number[], count: number, signal?: AbortSignal) {
 				return readingChunk(meta.path, describe(coords), async () => {
