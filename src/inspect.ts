@@ -8,6 +8,7 @@ import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
+import { boundsParentsByPath, withBoundsAttributes, type BoundsParent } from "./cf/bounds-attributes.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
@@ -149,6 +150,8 @@ export interface InspectNode {
 	readonly widening?: string;
 	/** The CF attributes a reader needs to understand the numbers (units, calendar, markers, packing, names), as written. */
 	readonly attributes?: Record<string, unknown>;
+	/** The coordinate whose `bounds` names this array, when the array takes its units or calendar from it (CF bounds). */
+	readonly boundsOf?: string;
 	/** A CF time array: its units and calendar, e.g. `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
 	readonly cfTime?: string;
 	/**
@@ -663,10 +666,14 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	return { ...described, ...exportable, arrowType, first, last };
 }
 
-async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number): Promise<InspectNode> {
+async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number, boundsParents: ReadonlyMap<string, BoundsParent>): Promise<InspectNode> {
 	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error };
 	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: entry.node.zarrFormat };
-	return describeArray(opened, entry.node, maxChunks);
+	// A coordinate's boundary variable is shown as an export decodes it: with the units and calendar it takes (CF bounds).
+	const parent = boundsParents.get(entry.path);
+	const node = parent === undefined || isTimeArray(entry.node) ? entry.node : withBoundsAttributes(entry.node, parent);
+	if (node === entry.node) return describeArray(opened, node, maxChunks);
+	return { ...(await describeArray(opened, node, maxChunks)), boundsOf: parent!.name };
 }
 
 /**
@@ -721,10 +728,11 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 	await readOwnDocumentsOf(opened, tree);
 	opened.documents.release();
 	const nodes: InspectNode[] = [];
+	const boundsParents = boundsParentsByPath(tree.entries.flatMap((entry) => ("node" in entry && entry.node.kind === "array" ? [{ path: entry.path, attributes: attributesOf(entry.node) }] : [])));
 	for (const entry of tree.entries) {
 		// A folder's reads do not look at the signal: an abort stops inspect between nodes.
 		throwIfAborted(opened.signal);
-		nodes.push(await describeEntry(opened, entry, maxChunks));
+		nodes.push(await describeEntry(opened, entry, maxChunks, boundsParents));
 	}
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
 	const stale = staleConsolidatedWarning(staleConsolidatedOf(opened));
@@ -812,6 +820,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", fillValueText(node));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${stringifyExactIntegers(value)}`).join(", "));
+		if (node.boundsOf !== undefined) field("bounds of", `${node.boundsOf} (CF cell boundaries: the units and calendar it lacks are ${node.boundsOf}'s)`);
 		if (node.cfPacking !== undefined) field("packed", `${packingText(node.cfPacking)}, then decoded${node.arrowType === undefined ? "" : ` to ${node.arrowType}`}`);
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");
