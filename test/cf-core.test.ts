@@ -32,8 +32,8 @@ describe("CF time units", () => {
 			hours: ["hours", "hour", "hr", "h", "Hours"],
 			minutes: ["minutes", "minute", "min"],
 			seconds: ["seconds", "second", "sec", "s"],
-			milliseconds: ["milliseconds", "msec", "ms"],
-			microseconds: ["microseconds", "usec", "us"],
+			milliseconds: ["milliseconds", "millisec", "millisecs", "msec", "ms"],
+			microseconds: ["microseconds", "microsec", "microsecs", "usec", "us"],
 			nanoseconds: ["nanoseconds", "nsec", "ns"],
 			weeks: ["weeks", "week"],
 		};

@@ -201,6 +201,14 @@ def main() -> None:
         "unit-capital": ("Hours since 2000-01-01", "hours since 2000-01-01"),
     }.items():
         from_counts(name, [0, 7, -3], {"units": units}, spelled=spelled)
+    # Spellings cftime reads, which xarray decodes through it (pandas does not know them).
+    for name, units in {
+        "unit-microsecs": "microsecs since 2000-01-01",
+        "unit-microsec": "microsec since 2000-01-01",
+        "unit-millisecs": "millisecs since 2000-01-01",
+        "unit-millisec": "millisec since 2000-01-01",
+    }.items():
+        from_counts(name, [0, 7, -3], {"units": units})
 
     # Float counts.
     from_counts("float-hours", [0.0, 0.5, 0.25, 1.75, -0.5, 36.125, np.nan], {"units": "hours since 2000-01-01", "calendar": "proleptic_gregorian"}, dtype="f8")
