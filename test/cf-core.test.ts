@@ -99,8 +99,18 @@ describe("reference dates", () => {
 		expect(instant("+2000-01-01")).toBe(at("2000-01-01T00:00:00Z"));
 	});
 
+	it("reads a year and month, or a year, alone as the first of the month or year (UDUNITS; pandas reads them so)", () => {
+		expect(instant("2000-03")).toBe(at("2000-03-01T00:00:00Z"));
+		expect(instant("1999-7")).toBe(at("1999-07-01T00:00:00Z"));
+		expect(instant("2001")).toBe(at("2001-01-01T00:00:00Z"));
+		expect(instant("2001Z")).toBe(at("2001-01-01T00:00:00Z"));
+		expect(instant("-100")).toBe((gregorianJdn(-100n, 1n, 1n) - 2_440_588n) * NS_PER_DAY);
+		// A packed date is not read as the year 20,000,101.
+		expect(() => instant("20000101")).toThrow(/reference date "20000101" is a number of more than 4 digits: a year alone, or a packed date \(YYYYMMDD\)\? Write it Y-M-D/);
+	});
+
 	it("refuses what is not a date, quoting it", () => {
-		for (const text of ["2000/01/01", "yesterday", "2000-13-01", "2000-01-32", "2000-01-01 25:00:00", "2000-01-01 00:00:00.0000000001", "2000-01-01 +24:00"]) {
+		for (const text of ["2000/01/01", "yesterday", "2000-01 06:00", "2000-13-01", "2000-01-32", "2000-01-01 25:00:00", "2000-01-01 00:00:00.0000000001", "2000-01-01 +24:00"]) {
 			expect(() => parseReferenceDate(text, `days since ${text}`)).toThrow(new RegExp(`reference date ${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
 		}
 		expect(() => instant("2001-02-29")).toThrow(/2001-02-29 does not exist in the proleptic_gregorian calendar/);

@@ -186,6 +186,10 @@ def main() -> None:
         "ref-fraction": "seconds since 1970-01-01 00:00:00.5",
         "ref-negative-year": "days since -100-01-01",
         "ref-long-year": "days since 12000-01-01",
+        # UDUNITS leaves out the day, or the month and day: the first of the month or year (pandas reads them so).
+        "ref-year-month": "days since 2000-03",
+        "ref-year-month-unpadded": "hours since 1999-7",
+        "ref-year": "minutes since 2001",
     }
     for name, units in forms.items():
         from_counts(name, [0, 1, 2, 1000], {"units": units, "calendar": "proleptic_gregorian"})
