@@ -8,6 +8,7 @@ import { exactDyadic } from "../src/cf/exact-double.js";
 import { cfMissingValueMarkers, type MissingValueMarkers } from "../src/cf/missing-value.js";
 import { parseReferenceDate } from "../src/cf/reference-date.js";
 import { parseCfInstantUnits } from "../src/cf/time-units.js";
+import { describeForCli } from "../src/cli/error-advice.js";
 import type { TargetUnit } from "../src/dtype/units.js";
 import type { NumericValues } from "../src/zarr/chunk-values.js";
 import { doubleAsFraction, gregorianJdn, julianJdn, REFERENCE_UNITS, referenceDecode, referenceNanoseconds, type ReferenceInstant } from "./support/reference-cf.js";
@@ -195,6 +196,27 @@ describe("decoding", () => {
 		expect(() => decodeCfTimes(Float64Array.of(Infinity), coding, markers, { unit: "s", allowTruncate: false, onOverflow: "error", dataType: "float64" })).toThrow(expect.objectContaining({ code: "OVERFLOW", index: 0, unit: "s", message: expect.stringMatching(/outside the int64 range in unit s$/) }));
 		const nulls = decodeCfTimes(Float64Array.of(-Infinity, 1e300), coding, markers, { unit: "s", allowTruncate: false, onOverflow: "null", dataType: "float64" });
 		expect(nulls.nullCount).toBe(2);
+	});
+
+	it("says whether a coarser unit holds a count ns cannot, so that the CLI suggests one only then", () => {
+		const refusal = (value: number | bigint, units: string) => {
+			try {
+				decodeOne(value, { units }, "ns");
+			} catch (error) {
+				return error as CfDecodeError;
+			}
+			throw new Error("not refused");
+		};
+		for (const [value, units] of [[Infinity, "hours since 2000-01-01"], [-Infinity, "seconds"], [1e300, "days since 2000-01-01"], [2n ** 62n, "weeks since 2000-01-01"]] as const) {
+			const refused = refusal(value, units);
+			expect(refused).toMatchObject({ code: "OVERFLOW", unit: "ns", coarserUnitHolds: false });
+			expect(describeForCli(refused)).toBe(`${refused.message} (use --on-overflow null to write null instead)`);
+		}
+		for (const [value, units] of [[106_752n, "days since 1970-01-01"], [1e6, "days since 2000-01-01"]] as const) {
+			const refused = refusal(value, units);
+			expect(refused).toMatchObject({ code: "OVERFLOW", unit: "ns", coarserUnitHolds: true });
+			expect(describeForCli(refused)).toMatch(/ \(a coarser --unit, us, ms or s, holds a wider range: .*\)$/);
+		}
 	});
 
 	it("reads markers as xarray does: v2 fill_value, v3 _FillValue, missing_value lists; float32 markers rounded to float32", () => {
