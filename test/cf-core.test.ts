@@ -85,7 +85,7 @@ describe("reference dates", () => {
 		expect(instant("2000-01-01 06:30:15.5")).toBe(at("2000-01-01T06:30:15.500Z"));
 		expect(instant("2000-01-01 00:00:00.123456789")).toBe(at("2000-01-01T00:00:00Z") + 123_456_789n);
 		expect(instant("2000-01-01 00:00:00.1234567890000")).toBe(at("2000-01-01T00:00:00Z") + 123_456_789n);
-		for (const utc of ["Z", " Z", "UTC", " UTC", " utc", "+00:00", " -0000"]) expect(instant(`2000-01-01 00:00:00${utc}`)).toBe(at("2000-01-01T00:00:00Z"));
+		for (const utc of ["Z", " Z", "UTC", " UTC", " utc", " GMT", "GMT", "+00:00", " -0000"]) expect(instant(`2000-01-01 00:00:00${utc}`)).toBe(at("2000-01-01T00:00:00Z"));
 	});
 
 	it("subtracts a time zone offset, as cftime does", () => {

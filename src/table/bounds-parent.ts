@@ -10,7 +10,7 @@
 import { throwIfAborted } from "../abort.js";
 import { boundsParentOf, boundsParentsByPath, mayTakeBoundsAttributes, withBoundsAttributes, type BoundsParent } from "../cf/bounds-attributes.js";
 import type { OpenedStore } from "../store/open-store.js";
-import { consolidatedNodeOf, listStoreTree, readNodeDocument, type ZarrFormat } from "../store-tree.js";
+import { consolidatedNodeOf, listStoreTree, readNodeDocument, type NodeDocument, type ZarrFormat } from "../store-tree.js";
 import { attributesOf, isTimeArray, type ArrayNode, type NodeMetadata } from "../zarr/array-metadata.js";
 
 /** A group of the store by path, and the format its members are read in first. */
@@ -57,7 +57,7 @@ function parentsOfGroup(opened: OpenedStore, group: string): Promise<ReadonlyMap
 async function dimensionParent(opened: OpenedStore, group: BoundsGroup, name: string, node: ArrayNode): Promise<BoundsParent | undefined> {
 	for (const dimension of dimensionNamesOf(node)) {
 		if (dimension === name) continue;
-		let document;
+		let document: NodeDocument | undefined;
 		try {
 			document = await readNodeDocument(opened, memberPath(group.path, dimension), group.format);
 		} catch {
