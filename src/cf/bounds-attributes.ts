@@ -24,7 +24,7 @@ export function boundsParentOf(name: string, attributes: Record<string, unknown>
 }
 
 /** The attributes a boundary variable decodes with: its own, then its coordinate's `units` and `calendar` where it has none. */
-export function boundsAttributes(attributes: Record<string, unknown>, parent: BoundsParent): Record<string, unknown> {
+function boundsAttributes(attributes: Record<string, unknown>, parent: BoundsParent): Record<string, unknown> {
 	const taken = {
 		...(attributes.units === undefined ? { units: parent.units } : {}),
 		...(attributes.calendar === undefined && parent.calendar !== undefined ? { calendar: parent.calendar } : {}),
