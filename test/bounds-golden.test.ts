@@ -1,7 +1,8 @@
 /**
  * CF cell boundaries without units (test/fixtures/bounds, made by test/golden/make_bounds_fixtures.py with xarray
  * 2023.01): a boundary variable takes its coordinate's units and calendar, as xarray decodes it, found among its
- * dimension coordinates (`time_bnds` of `time`) or the group's arrays (`valid_bnds` of the auxiliary `valid_time`);
+ * dimension coordinates (`time_bnds` of `time`) or, where consolidated metadata lists them, the group's arrays
+ * (`valid_bnds` of the auxiliary `valid_time`);
  * one with units of its own keeps them, and a climatology variable stays numbers (as xarray leaves it). The same
  * decoding as a column, alone, by inspect, and never with CF decoding off.
  */
@@ -55,6 +56,18 @@ describe("CF bounds without units, decoded with their coordinate's, as xarray de
 		expect(String(table.schema.fields[0].type)).toBe("Timestamp<SECOND>");
 		expect(table.schema.fields[0].metadata.get("calendar")).toBe("julian");
 		expect([...table.getChildAt(0)!].map(Number)).toEqual(EXPECTED.julian_bounds_seconds.map((seconds) => seconds * 1000));
+	});
+
+	it("without consolidated metadata: a dimension coordinate's bounds are found (one read each), an auxiliary coordinate's are not", async () => {
+		const copy = path.join(tempDir(), "unconsolidated.zarr");
+		fs.cpSync(STORE, copy, { recursive: true });
+		fs.rmSync(path.join(copy, ".zmetadata"));
+		const aux = await exportedArrow((sink) => exportTable(copy, sink, { columns: ["valid_bnds"], format: "arrow", unit: "ms" }));
+		expect(String(aux.schema.fields[0].type)).toBe("Float64");
+		const table = await exportedArrow((sink) => exportTable(copy, sink, { columns: ["time_bnds"], format: "arrow", unit: "ms" }));
+		expect(String(table.schema.fields[0].type)).toBe("Timestamp<MILLISECOND>");
+		const timeBounds = EXPECTED.selections.time_bnds.find((column) => column.name === "time_bnds")!;
+		expect([...table.getChild("time_bnds")!].map((value) => new Date(Number(value)).toISOString())).toEqual(xarrayValues(timeBounds));
 	});
 
 	it("with CF decoding off, the stored counts", async () => {

@@ -1,16 +1,17 @@
 /**
  * Finds the coordinate whose CF `bounds` attribute names an array of a group, for the attributes the array takes
- * from it (src/cf/bounds-attributes.ts). xarray looks at every variable of the dataset; here the array's dimension
- * coordinates are looked at first (a boundary variable `time_bnds(time, nv)` belongs to `time`: their documents are
- * read for the index anyway), then every array of the group where the group's members are known without a request
- * per array: a folder, a zip, or consolidated metadata (what xarray writes and open_zarr reads). An object store or
- * HTTP store without consolidated metadata is not listed for this (a request per array of the group): there an
- * auxiliary coordinate's bounds (`valid_time_bnds` of a 2-D `valid_time`) keep their own attributes.
+ * from it (src/cf/bounds-attributes.ts). xarray looks at every variable of the dataset; so does this where the store's
+ * consolidated metadata (what xarray writes, and what open_zarr reads) lists the group: nothing more is read. Without
+ * it, reading every array's metadata to find one would cost a request per array of the group over an object store,
+ * and an export reads only the arrays it needs: the coordinates looked at are then the array's dimension coordinates
+ * (`time` for `time_bnds(time, nv)`), for an array without any `units` over at least two dimensions (a boundary
+ * variable has its coordinate's dimensions and one more), so that a data variable costs no read; there the bounds of
+ * an auxiliary coordinate (`valid_bnds` of a 2-D `valid_time`) keep their own attributes.
  */
 import { throwIfAborted } from "../abort.js";
 import { boundsParentOf, boundsParentsByPath, mayTakeBoundsAttributes, withBoundsAttributes, type BoundsParent } from "../cf/bounds-attributes.js";
 import type { OpenedStore } from "../store/open-store.js";
-import { consolidatedNodeOf, listStoreTree, readNodeDocument, type NodeDocument, type ZarrFormat } from "../store-tree.js";
+import { consolidatedArraysOf, readNodeDocument, type NodeDocument, type ZarrFormat } from "../store-tree.js";
 import { attributesOf, isTimeArray, type ArrayNode, type NodeMetadata } from "../zarr/array-metadata.js";
 
 /** A group of the store by path, and the format its members are read in first. */
@@ -26,36 +27,17 @@ function dimensionNamesOf(node: NodeMetadata): string[] {
 	return Array.isArray(names) ? [...new Set(names.filter((name): name is string => typeof name === "string" && name !== "" && !name.includes("/")))] : [];
 }
 
-/** The parents the group's arrays name, by the boundary variable's path; the first one (in name order) wins, as xarray's setdefault. */
-const groupParents = new WeakMap<OpenedStore, Map<string, Promise<ReadonlyMap<string, BoundsParent>>>>();
-
-async function listParents(opened: OpenedStore, group: string): Promise<ReadonlyMap<string, BoundsParent>> {
-	const listable = opened.directory !== undefined || opened.entries !== undefined || (await consolidatedNodeOf(opened, group)) !== undefined;
-	if (!listable) return new Map();
-	const tree = await listStoreTree(opened, group);
-	const members = tree.entries.slice(1).flatMap((entry) => ("node" in entry && entry.node.kind === "array" && !entry.path.slice(group === "" ? 0 : group.length + 1).includes("/") ? [{ path: entry.path, attributes: attributesOf(entry.node) }] : []));
-	return boundsParentsByPath(members);
-}
-
-function parentsOfGroup(opened: OpenedStore, group: string): Promise<ReadonlyMap<string, BoundsParent>> {
-	let byGroup = groupParents.get(opened);
-	if (byGroup === undefined) {
-		byGroup = new Map();
-		groupParents.set(opened, byGroup);
-	}
-	let parents = byGroup.get(group);
-	if (parents === undefined) {
-		parents = listParents(opened, group);
-		byGroup.set(group, parents);
-		// A failed listing is read again by whoever asks next (an abort, a reset past its retries).
-		parents.catch(() => byGroup.delete(group));
-	}
-	return parents;
+/** The parents the consolidated metadata's arrays of a group name, by the boundary variable's path; undefined without it. */
+async function consolidatedParents(opened: OpenedStore, group: string): Promise<ReadonlyMap<string, BoundsParent> | undefined> {
+	const arrays = await consolidatedArraysOf(opened, group);
+	return arrays === undefined ? undefined : boundsParentsByPath(arrays.map(({ path, node }) => ({ path, attributes: attributesOf(node) })));
 }
 
 /** The parent among the array's dimension coordinates, if one names it. */
 async function dimensionParent(opened: OpenedStore, group: BoundsGroup, name: string, node: ArrayNode): Promise<BoundsParent | undefined> {
-	for (const dimension of dimensionNamesOf(node)) {
+	const dimensions = dimensionNamesOf(node);
+	if (attributesOf(node).units !== undefined || dimensions.length < 2) return undefined;
+	for (const dimension of dimensions) {
 		if (dimension === name) continue;
 		let document: NodeDocument | undefined;
 		try {
@@ -78,7 +60,8 @@ async function dimensionParent(opened: OpenedStore, group: BoundsGroup, name: st
  */
 export async function withBoundsAttributesOf(opened: OpenedStore, group: BoundsGroup, node: ArrayNode): Promise<ArrayNode> {
 	if (isTimeArray(node) || !mayTakeBoundsAttributes(node)) return node;
+	const listed = await consolidatedParents(opened, group.path);
 	const name = group.path === "" ? node.path : node.path.slice(group.path.length + 1);
-	const parent = (await dimensionParent(opened, group, name, node)) ?? (await parentsOfGroup(opened, group.path)).get(node.path);
+	const parent = listed !== undefined ? listed.get(node.path) : await dimensionParent(opened, group, name, node);
 	return parent === undefined ? node : withBoundsAttributes(node, parent);
 }
