@@ -8,7 +8,8 @@ import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
-import { boundsParentsByPath, withBoundsAttributes, type BoundsParent } from "./cf/bounds-attributes.js";
+import { withBoundsAttributes } from "./cf/bounds-attributes.js";
+import { boundsParentFor, type NodeLookup } from "./table/bounds-parent.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
@@ -666,12 +667,14 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	return { ...described, ...exportable, arrowType, first, last };
 }
 
-async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number, boundsParents: ReadonlyMap<string, BoundsParent>): Promise<InspectNode> {
+async function describeEntry(opened: OpenedStore, entry: TreeEntry, maxChunks: number, lookup: NodeLookup): Promise<InspectNode> {
 	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error };
 	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: entry.node.zarrFormat };
-	// A coordinate's boundary variable is shown as an export decodes it: with the units and calendar it takes (CF bounds).
-	const parent = boundsParents.get(entry.path);
-	const node = parent === undefined || isTimeArray(entry.node) ? entry.node : withBoundsAttributes(entry.node, parent);
+	// A coordinate's boundary variable is shown as an export decodes it: with the units and calendar it takes (CF
+	// bounds), its coordinate found by the export's rule, in the tree already read.
+	const group = entry.path.includes("/") ? entry.path.slice(0, entry.path.lastIndexOf("/")) : "";
+	const parent = await boundsParentFor(opened, { path: group, format: entry.node.zarrFormat }, entry.node, lookup);
+	const node = parent === undefined ? entry.node : withBoundsAttributes(entry.node, parent);
 	if (node === entry.node) return describeArray(opened, node, maxChunks);
 	return { ...(await describeArray(opened, node, maxChunks)), boundsOf: parent!.name };
 }
@@ -728,11 +731,12 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 	await readOwnDocumentsOf(opened, tree);
 	opened.documents.release();
 	const nodes: InspectNode[] = [];
-	const boundsParents = boundsParentsByPath(tree.entries.flatMap((entry) => ("node" in entry && entry.node.kind === "array" ? [{ path: entry.path, attributes: attributesOf(entry.node) }] : [])));
+	const treeNodes = new Map(tree.entries.flatMap((entry) => ("node" in entry ? [[entry.path, entry.node] as const] : [])));
+	const lookup: NodeLookup = async (path) => treeNodes.get(path);
 	for (const entry of tree.entries) {
 		// A folder's reads do not look at the signal: an abort stops inspect between nodes.
 		throwIfAborted(opened.signal);
-		nodes.push(await describeEntry(opened, entry, maxChunks, boundsParents));
+		nodes.push(await describeEntry(opened, entry, maxChunks, lookup));
 	}
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
 	const stale = staleConsolidatedWarning(staleConsolidatedOf(opened));

@@ -68,6 +68,12 @@ describe("CF bounds without units, decoded with their coordinate's, as xarray de
 		expect(String(table.schema.fields[0].type)).toBe("Timestamp<MILLISECOND>");
 		const timeBounds = EXPECTED.selections.time_bnds.find((column) => column.name === "time_bnds")!;
 		expect([...table.getChild("time_bnds")!].map((value) => new Date(Number(value)).toISOString())).toEqual(xarrayValues(timeBounds));
+		// inspect follows the export's rule: what it says is decoded, an export decodes.
+		const report = await inspectStore(copy);
+		const node = (name: string) => report.nodes.find((n) => n.path === name)!;
+		expect(node("time_bnds")).toMatchObject({ exportable: true, boundsOf: "time" });
+		expect(node("valid_bnds").boundsOf).toBeUndefined();
+		expect(node("valid_bnds").exportable).toBe(false);
 	});
 
 	it("with CF decoding off, the stored counts", async () => {

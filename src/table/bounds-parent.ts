@@ -11,7 +11,7 @@
 import { throwIfAborted } from "../abort.js";
 import { boundsParentOf, boundsParentsByPath, mayTakeBoundsAttributes, withBoundsAttributes, type BoundsParent } from "../cf/bounds-attributes.js";
 import type { OpenedStore } from "../store/open-store.js";
-import { consolidatedArraysOf, readNodeDocument, type NodeDocument, type ZarrFormat } from "../store-tree.js";
+import { consolidatedArraysOf, readNodeDocument, type ZarrFormat } from "../store-tree.js";
 import { attributesOf, isTimeArray, type ArrayNode, type NodeMetadata } from "../zarr/array-metadata.js";
 
 /** A group of the store by path, and the format its members are read in first. */
@@ -33,35 +33,49 @@ async function consolidatedParents(opened: OpenedStore, group: string): Promise<
 	return arrays === undefined ? undefined : boundsParentsByPath(arrays.map(({ path, node }) => ({ path, attributes: attributesOf(node) })));
 }
 
+/** The node at a path of the store, as the caller reads it (an export: its metadata documents; inspect: its tree). */
+export type NodeLookup = (path: string) => Promise<NodeMetadata | undefined>;
+
+/** Reads a node's documents in the group's format; a node that cannot be read is none (it is refused where it is read as itself). */
+function documentLookup(opened: OpenedStore, format: ZarrFormat): NodeLookup {
+	return async (path) => {
+		try {
+			return (await readNodeDocument(opened, path, format))?.node;
+		} catch {
+			throwIfAborted(opened.signal);
+			return undefined;
+		}
+	};
+}
+
 /** The parent among the array's dimension coordinates, if one names it. */
-async function dimensionParent(opened: OpenedStore, group: BoundsGroup, name: string, node: ArrayNode): Promise<BoundsParent | undefined> {
+async function dimensionParent(group: string, name: string, node: ArrayNode, lookup: NodeLookup): Promise<BoundsParent | undefined> {
 	const dimensions = dimensionNamesOf(node);
 	if (attributesOf(node).units !== undefined || dimensions.length < 2) return undefined;
 	for (const dimension of dimensions) {
 		if (dimension === name) continue;
-		let document: NodeDocument | undefined;
-		try {
-			document = await readNodeDocument(opened, memberPath(group.path, dimension), group.format);
-		} catch {
-			// A coordinate that cannot be read is refused where it is read as one; it is no parent here.
-			throwIfAborted(opened.signal);
-			continue;
-		}
-		if (document === undefined || document.node.kind !== "array") continue;
-		const named = boundsParentOf(dimension, attributesOf(document.node));
+		const coordinate = await lookup(memberPath(group, dimension));
+		if (coordinate === undefined || coordinate.kind !== "array") continue;
+		const named = boundsParentOf(dimension, attributesOf(coordinate));
 		if (named?.bounds === name) return named.parent;
 	}
 	return undefined;
 }
 
 /**
- * The array `node` of `group` with the `units` and `calendar` it takes as a coordinate's boundary variable; the node
- * itself when it is no such variable, or lacks nothing, or is a datetime64 array (no CF time).
+ * The coordinate the array `node` of `group` takes `units` or `calendar` from as its boundary variable; undefined when
+ * it is no such variable, or lacks neither, or is a datetime64 array (no CF time). `lookup` finds a dimension
+ * coordinate where the store has no consolidated metadata (the documents, read, by default).
  */
-export async function withBoundsAttributesOf(opened: OpenedStore, group: BoundsGroup, node: ArrayNode): Promise<ArrayNode> {
-	if (isTimeArray(node) || !mayTakeBoundsAttributes(node)) return node;
+export async function boundsParentFor(opened: OpenedStore, group: BoundsGroup, node: ArrayNode, lookup: NodeLookup = documentLookup(opened, group.format)): Promise<BoundsParent | undefined> {
+	if (isTimeArray(node) || !mayTakeBoundsAttributes(node)) return undefined;
 	const listed = await consolidatedParents(opened, group.path);
 	const name = group.path === "" ? node.path : node.path.slice(group.path.length + 1);
-	const parent = listed !== undefined ? listed.get(node.path) : await dimensionParent(opened, group, name, node);
+	return listed !== undefined ? listed.get(node.path) : await dimensionParent(group.path, name, node, lookup);
+}
+
+/** The array `node` of `group` with the `units` and `calendar` it takes as a coordinate's boundary variable (boundsParentFor). */
+export async function withBoundsAttributesOf(opened: OpenedStore, group: BoundsGroup, node: ArrayNode): Promise<ArrayNode> {
+	const parent = await boundsParentFor(opened, group, node);
 	return parent === undefined ? node : withBoundsAttributes(node, parent);
 }
