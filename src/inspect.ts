@@ -8,6 +8,8 @@ import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
+import { withBoundsAttributes } from "./cf/bounds-attributes.js";
+import { boundsParentFor, type NodeLookup } from "./table/bounds-parent.js";
 import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
@@ -154,6 +156,8 @@ export interface InspectNode {
 	readonly widening?: string;
 	/** The CF attributes a reader needs to understand the numbers (units, calendar, markers, packing, names), as written. */
 	readonly attributes?: Record<string, unknown>;
+	/** The coordinate whose `bounds` names this array, when the array takes its units or calendar from it (CF bounds). */
+	readonly boundsOf?: string;
 	/** A CF time array: its units and calendar, e.g. `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
 	readonly cfTime?: string;
 	/**
@@ -668,10 +672,16 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	return { ...described, ...exportable, arrowType, first, last };
 }
 
-async function describeEntry(opened: OpenedStore, entry: TreeEntry, discovery: TreeDiscovery, maxChunks: number): Promise<InspectNode> {
+async function describeEntry(opened: OpenedStore, entry: TreeEntry, discovery: TreeDiscovery, maxChunks: number, lookup: NodeLookup): Promise<InspectNode> {
 	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error, ...(discovery === "directory" || discovery === "listing" ? { membersListed: false as const } : {}) };
 	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: entry.node.zarrFormat };
-	return describeArray(opened, entry.node, maxChunks);
+	// A coordinate's boundary variable is shown as an export decodes it: with the units and calendar it takes (CF
+	// bounds), its coordinate found by the export's rule, in the tree already read.
+	const group = entry.path.includes("/") ? entry.path.slice(0, entry.path.lastIndexOf("/")) : "";
+	const parent = await boundsParentFor(opened, { path: group, format: entry.node.zarrFormat }, entry.node, lookup);
+	const node = parent === undefined ? entry.node : withBoundsAttributes(entry.node, parent);
+	if (node === entry.node) return describeArray(opened, node, maxChunks);
+	return { ...(await describeArray(opened, node, maxChunks)), boundsOf: parent!.name };
 }
 
 /**
@@ -726,10 +736,12 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 	await readOwnDocumentsOf(opened, tree);
 	opened.documents.release();
 	const nodes: InspectNode[] = [];
+	const treeNodes = new Map(tree.entries.flatMap((entry) => ("node" in entry ? [[entry.path, entry.node] as const] : [])));
+	const lookup: NodeLookup = async (path) => treeNodes.get(path);
 	for (const entry of tree.entries) {
 		// A folder's reads do not look at the signal: an abort stops inspect between nodes.
 		throwIfAborted(opened.signal);
-		nodes.push(await describeEntry(opened, entry, tree.discovery, maxChunks));
+		nodes.push(await describeEntry(opened, entry, tree.discovery, maxChunks, lookup));
 	}
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
 	const stale = staleConsolidatedWarning(staleConsolidatedOf(opened));
@@ -817,6 +829,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", fillValueText(node));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${stringifyExactIntegers(value)}`).join(", "));
+		if (node.boundsOf !== undefined) field("bounds of", `${node.boundsOf} (CF cell boundaries: the units and calendar it lacks are ${node.boundsOf}'s)`);
 		if (node.cfPacking !== undefined) field("packed", `${packingText(node.cfPacking)}, then decoded${node.arrowType === undefined ? "" : ` to ${node.arrowType}`}`);
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");

@@ -9,7 +9,8 @@ import { localStorePath, locationWithoutQuery } from "./store/store-location.js"
 import { describeRefusedNodes, recordRefusedNodes } from "./store/refused-nodes.js";
 import { isStaleConsolidated } from "./store/stale-consolidated.js";
 import { cfTimeArrayPaths, listStoreTree, noNodeError, readNode, readNodeDocument, refusedNodesIn, timeArrayPaths } from "./store-tree.js";
-import { arrayMetadataPlace, metadataFileOf, parseTimeArrayMetadata, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
+import { withBoundsAttributesOf } from "./table/bounds-parent.js";
+import { arrayMetadataPlace, metadataFileOf, parseTimeArrayMetadata, type ArrayNode, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 
 /** An array ready to export: its validated metadata, and where its decoded chunks come from. */
@@ -111,7 +112,19 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 		}
 		node = chosen;
 	}
+	if (options.cf !== false && node.kind === "array") node = await withGroupBoundsAttributes(opened, arrayPath, node);
 	return { location, opened, arrayPath, node };
+}
+
+/**
+ * A CF boundary variable named alone (`array: "time_bnds"`) decodes with its coordinate's units and calendar, as it
+ * does as a column (src/table/bounds-parent.ts): an array at the store root, or whose parent is no group, has none.
+ */
+async function withGroupBoundsAttributes(opened: OpenedStore, arrayPath: string, node: ArrayNode): Promise<ArrayNode> {
+	if (arrayPath === "") return node;
+	const group = arrayPath.split("/").slice(0, -1).join("/");
+	const parent = await readNodeDocument(opened, group);
+	return parent?.node.kind === "group" ? withBoundsAttributesOf(opened, { path: group, format: parent.node.zarrFormat }, node) : node;
 }
 
 /** Where a located array's messages say it is: its metadata file in the store. */

@@ -26,6 +26,7 @@ import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/
 import { refusedNodesOf, type RefusedNode } from "./store/refused-nodes.js";
 import { isStaleConsolidated, staleConsolidatedOf } from "./store/stale-consolidated.js";
 import { keepingReads } from "./store/kept-reads.js";
+import { withBoundsAttributesOf } from "./table/bounds-parent.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
 /**
@@ -170,7 +171,8 @@ async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt,
 		// A column whose metadata a bucket refused may be there: the refusal says so.
 		throw document === undefined ? nodeNotFound(opened, opened.location, path, () => notFound) : notFound;
 	}
-	const { node } = document;
+	// A coordinate's boundary variable decodes with the coordinate's units and calendar where it has none (CF bounds).
+	const node = options.cf === false ? document.node : await withBoundsAttributesOf(opened, { path: group, format }, document.node);
 	const where = `${opened.location}/${arrayMetadataPlace(node, isStaleConsolidated(opened, node.path))}`;
 	try {
 		return await openArrayColumn(opened, node, path, lastSegment(relative), where, options);

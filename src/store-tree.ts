@@ -180,6 +180,18 @@ export async function consolidatedNodeOf(opened: OpenedStore, nodePath: string):
 	return listed !== undefined && "node" in listed ? listed.node : undefined;
 }
 
+/**
+ * The arrays directly in the group at `group` as the store's consolidated metadata lists them (nothing is read but
+ * the consolidated metadata, and no difference with their own documents is looked for); undefined where the store has
+ * none, or it does not list the group.
+ */
+export async function consolidatedArraysOf(opened: OpenedStore, group: string): Promise<{ readonly path: string; readonly node: NodeMetadata }[] | undefined> {
+	const view = await consolidatedViewOf(opened);
+	if (view === undefined || !view.entries.has(group)) return undefined;
+	const prefix = group === "" ? "" : `${group}/`;
+	return [...view.entries.values()].flatMap((entry) => ("node" in entry && entry.node.kind === "array" && entry.path.startsWith(prefix) && !entry.path.slice(prefix.length).includes("/") ? [{ path: entry.path, node: entry.node }] : []));
+}
+
 /** The nodes a store's consolidated metadata lists, by path, and the document holding it. */
 interface ConsolidatedView {
 	readonly document: string;

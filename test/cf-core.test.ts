@@ -8,6 +8,7 @@ import { exactDyadic } from "../src/cf/exact-double.js";
 import { cfMissingValueMarkers, type MissingValueMarkers } from "../src/cf/missing-value.js";
 import { parseReferenceDate } from "../src/cf/reference-date.js";
 import { parseCfInstantUnits } from "../src/cf/time-units.js";
+import { describeForCli } from "../src/cli/error-advice.js";
 import type { TargetUnit } from "../src/dtype/units.js";
 import type { NumericValues } from "../src/zarr/chunk-values.js";
 import { doubleAsFraction, gregorianJdn, julianJdn, REFERENCE_UNITS, referenceDecode, referenceNanoseconds, type ReferenceInstant } from "./support/reference-cf.js";
@@ -32,8 +33,8 @@ describe("CF time units", () => {
 			hours: ["hours", "hour", "hr", "h", "Hours"],
 			minutes: ["minutes", "minute", "min"],
 			seconds: ["seconds", "second", "sec", "s"],
-			milliseconds: ["milliseconds", "msec", "ms"],
-			microseconds: ["microseconds", "usec", "us"],
+			milliseconds: ["milliseconds", "millisec", "millisecs", "msec", "ms"],
+			microseconds: ["microseconds", "microsec", "microsecs", "usec", "us"],
 			nanoseconds: ["nanoseconds", "nsec", "ns"],
 			weeks: ["weeks", "week"],
 		};
@@ -84,7 +85,7 @@ describe("reference dates", () => {
 		expect(instant("2000-01-01 06:30:15.5")).toBe(at("2000-01-01T06:30:15.500Z"));
 		expect(instant("2000-01-01 00:00:00.123456789")).toBe(at("2000-01-01T00:00:00Z") + 123_456_789n);
 		expect(instant("2000-01-01 00:00:00.1234567890000")).toBe(at("2000-01-01T00:00:00Z") + 123_456_789n);
-		for (const utc of ["Z", " Z", "UTC", " UTC", " utc", "+00:00", " -0000"]) expect(instant(`2000-01-01 00:00:00${utc}`)).toBe(at("2000-01-01T00:00:00Z"));
+		for (const utc of ["Z", " Z", "UTC", " UTC", " utc", " GMT", "GMT", "+00:00", " -0000"]) expect(instant(`2000-01-01 00:00:00${utc}`)).toBe(at("2000-01-01T00:00:00Z"));
 	});
 
 	it("subtracts a time zone offset, as cftime does", () => {
@@ -99,8 +100,18 @@ describe("reference dates", () => {
 		expect(instant("+2000-01-01")).toBe(at("2000-01-01T00:00:00Z"));
 	});
 
+	it("reads a year and month, or a year, alone as the first of the month or year (UDUNITS; pandas reads them so)", () => {
+		expect(instant("2000-03")).toBe(at("2000-03-01T00:00:00Z"));
+		expect(instant("1999-7")).toBe(at("1999-07-01T00:00:00Z"));
+		expect(instant("2001")).toBe(at("2001-01-01T00:00:00Z"));
+		expect(instant("2001Z")).toBe(at("2001-01-01T00:00:00Z"));
+		expect(instant("-100")).toBe((gregorianJdn(-100n, 1n, 1n) - 2_440_588n) * NS_PER_DAY);
+		// A packed date is not read as the year 20,000,101.
+		expect(() => instant("20000101")).toThrow(/reference date "20000101" is a number of more than 4 digits: a year alone, or a packed date \(YYYYMMDD\)\? Write it Y-M-D/);
+	});
+
 	it("refuses what is not a date, quoting it", () => {
-		for (const text of ["2000/01/01", "yesterday", "2000-13-01", "2000-01-32", "2000-01-01 25:00:00", "2000-01-01 00:00:00.0000000001", "2000-01-01 +24:00"]) {
+		for (const text of ["2000/01/01", "yesterday", "2000-01 06:00", "2000-13-01", "2000-01-32", "2000-01-01 25:00:00", "2000-01-01 00:00:00.0000000001", "2000-01-01 +24:00"]) {
 			expect(() => parseReferenceDate(text, `days since ${text}`)).toThrow(new RegExp(`reference date ${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
 		}
 		expect(() => instant("2001-02-29")).toThrow(/2001-02-29 does not exist in the proleptic_gregorian calendar/);
@@ -185,6 +196,27 @@ describe("decoding", () => {
 		expect(() => decodeCfTimes(Float64Array.of(Infinity), coding, markers, { unit: "s", allowTruncate: false, onOverflow: "error", dataType: "float64" })).toThrow(expect.objectContaining({ code: "OVERFLOW", index: 0, unit: "s", message: expect.stringMatching(/outside the int64 range in unit s$/) }));
 		const nulls = decodeCfTimes(Float64Array.of(-Infinity, 1e300), coding, markers, { unit: "s", allowTruncate: false, onOverflow: "null", dataType: "float64" });
 		expect(nulls.nullCount).toBe(2);
+	});
+
+	it("says whether a coarser unit holds a count ns cannot, so that the CLI suggests one only then", () => {
+		const refusal = (value: number | bigint, units: string) => {
+			try {
+				decodeOne(value, { units }, "ns");
+			} catch (error) {
+				return error as CfDecodeError;
+			}
+			throw new Error("not refused");
+		};
+		for (const [value, units] of [[Infinity, "hours since 2000-01-01"], [-Infinity, "seconds"], [1e300, "days since 2000-01-01"], [2n ** 62n, "weeks since 2000-01-01"]] as const) {
+			const refused = refusal(value, units);
+			expect(refused).toMatchObject({ code: "OVERFLOW", unit: "ns", coarserUnitHolds: false });
+			expect(describeForCli(refused)).toBe(`${refused.message} (use --on-overflow null to write null instead)`);
+		}
+		for (const [value, units] of [[106_752n, "days since 1970-01-01"], [1e6, "days since 2000-01-01"]] as const) {
+			const refused = refusal(value, units);
+			expect(refused).toMatchObject({ code: "OVERFLOW", unit: "ns", coarserUnitHolds: true });
+			expect(describeForCli(refused)).toMatch(/ \(a coarser --unit, us, ms or s, holds a wider range: .*\)$/);
+		}
 	});
 
 	it("reads markers as xarray does: v2 fill_value, v3 _FillValue, missing_value lists; float32 markers rounded to float32", () => {

@@ -98,7 +98,12 @@ describe("toArrowTimestamps", () => {
 		const refused = thrown(() => toArrowTimestamps(BigInt64Array.of(10n ** 15n), dt("D"), { unit: "ns" }));
 		expect(refused).toMatchObject({ code: "OVERFLOW", index: 0, value: 10n ** 15n, unit: "ns" });
 		expect(refused.message).toBe("value 1000000000000000 of datetime64[D] at index 0 is outside the int64 range in unit ns");
-		expect(describeForCli(refused)).toBe(`${refused.message} (a coarser --unit, us, ms or s, holds a wider range: ns ends in 2262, us in year 294,246; or --on-overflow null writes null instead)`);
+		// 10^15 days are 8.64e19 s, past int64 in s too: no coarser unit holds them, so none is suggested.
+		expect(refused.coarserUnitHolds).toBe(false);
+		expect(describeForCli(refused)).toBe(`${refused.message} (use --on-overflow null to write null instead)`);
+		const inMicroseconds = thrown(() => toArrowTimestamps(BigInt64Array.of(10n ** 13n), dt("D"), { unit: "ns" }));
+		expect(inMicroseconds.coarserUnitHolds).toBe(true);
+		expect(describeForCli(inMicroseconds)).toBe(`${inMicroseconds.message} (a coarser --unit, us, ms or s, holds a wider range: ns ends in 2262, us in year 294,246; or --on-overflow null writes null instead)`);
 		const inSeconds = thrown(() => toArrowTimestamps(BigInt64Array.of(2n ** 62n), dt("W"), { unit: "s" }));
 		expect(describeForCli(inSeconds)).toBe(`${inSeconds.message} (use --on-overflow null to write null instead)`);
 		const nulled = toArrowTimestamps(BigInt64Array.of(10n ** 15n, 1n), dt("D"), { unit: "ns", onOverflow: "null" });

@@ -65,8 +65,8 @@ export interface CfTimestampValues extends TimestampValues {
 export class CfDecodeError extends ConversionError {
 	declare readonly value: number | bigint;
 
-	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, value: number | bigint, unit: TargetUnit) {
-		super(code, message, index, value, unit);
+	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, value: number | bigint, unit: TargetUnit, coarserUnitHolds?: boolean) {
+		super(code, message, index, value, unit, coarserUnitHolds);
 		this.name = "CfDecodeError";
 	}
 }
@@ -117,11 +117,19 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 	const rounding = resolveRounding(options);
 	const instant = exactInstant(coding, target, rounding);
 	const unpack = coding.packing === null ? null : exactUnpacker(coding.packing);
-	const refuse: (i: number, value: number | bigint, code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", why: string) => never = (i, value, code, why) => {
+	const refuse: (i: number, value: number | bigint, code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", why: string, coarserUnitHolds?: boolean) => never = (i, value, code, why, coarserUnitHolds) => {
 		const position = options.describePosition?.(i) ?? `index ${i}`;
 		// A packed count is named as stored, with the count it unpacks to.
 		const unpacked = unpack === null ? "" : ` (unpacked to ${unpack(value)})`;
-		throw new CfDecodeError(code, `value ${value}${unpacked} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value, options.unit);
+		throw new CfDecodeError(code, `value ${value}${unpacked} of ${options.dataType} CF time (${describeCfTimeCoding(coding)}) at ${position} ${why}`, i, value, options.unit, coarserUnitHolds);
+	};
+	// Whether seconds hold a count another unit overflowed (±Infinity, 1e300 days: no unit does), for the CLI's advice.
+	const inSeconds = options.unit === "s" ? null : exactInstant(coding, NANOSECONDS_PER_TARGET.s, "floor");
+	const secondsHold = (value: number | bigint): boolean | undefined => {
+		if (inSeconds === null) return undefined;
+		if (typeof value === "number" && !Number.isFinite(value)) return false;
+		const { numerator, shift } = typeof value === "bigint" ? { numerator: value, shift: 0n } : exactDyadic(value);
+		return inSeconds(numerator, shift) !== "overflow";
 	};
 	const fast = integerFastPath(coding, target);
 	/** The value at index i: its instant in out[i], or null (overflow, a dropped date, a missing value), or a refusal. */
@@ -152,7 +160,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 				overflowed.push(i);
 				return;
 			}
-			refuse(i, stored, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`);
+			refuse(i, stored, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`, secondsHold(value));
 		}
 		if ("label" in outcome && dropInvalid) {
 			setNull(i);

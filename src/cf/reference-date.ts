@@ -1,6 +1,7 @@
 /**
- * The reference date of CF time units, in the forms UDUNITS and cftime read: `Y-M-D`, then optionally
- * `h[:m[:s[.fraction]]]` after `T` or spaces (an hour alone, `2000-01-01T00`, as cftime reads it), then optionally a time zone (`Z`, `UTC`, `±h`, `±hh`, `±hh:mm`,
+ * The reference date of CF time units, in the forms UDUNITS and cftime read: `Y-M-D` (or `Y-M`, `Y`: the first of
+ * the month or year, as UDUNITS and pandas read them), then optionally
+ * `h[:m[:s[.fraction]]]` after `T` or spaces (an hour alone, `2000-01-01T00`, as cftime reads it), then optionally a time zone (`Z`, `UTC`, `GMT`, `±h`, `±hh`, `±hh:mm`,
  * `±hhmm`, with or without a space before it). Leading zeros are optional and years may be signed or longer than
  * four digits. The date is a label in the array's calendar: only the calendar says whether it exists.
  */
@@ -23,12 +24,15 @@ export interface ReferenceDate {
 }
 
 const REFERENCE =
-	/^([+-]?\d+)-(\d{1,2})-(\d{1,2})(?:(?:T|\s+)(\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?)?\s*(Z|UTC|[+-]\d{1,2}(?::?\d{2})?)?$/i;
+	/^([+-]?\d+)(?:-(\d{1,2})(?:-(\d{1,2})(?:(?:T|\s+)(\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?)?)?)?\s*(Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2})?)?$/i;
+
+/** The most digits of a year written alone (`2000`): more is a packed date (`20000101`), which is refused, not guessed. */
+const MAX_LONE_YEAR_DIGITS = 4;
 
 const MAX_YEAR_DIGITS = 12;
 
 function parseOffset(zone: string | undefined): number | undefined {
-	if (zone === undefined || /^(?:Z|UTC)$/i.test(zone)) return 0;
+	if (zone === undefined || /^(?:Z|UTC|GMT)$/i.test(zone)) return 0;
 	const sign = zone.startsWith("-") ? -1 : 1;
 	const digits = zone.slice(1).replace(":", "");
 	// `±h` and `±hh` are hours; `±hhmm` (or `±hh:mm`) hours and minutes.
@@ -44,10 +48,12 @@ export function parseReferenceDate(text: string, units: string): ReferenceDate {
 		throw new Dt64ExportError("METADATA_INVALID", `units ${JSON.stringify(units)}: reference date ${JSON.stringify(text)} ${why}`, { field: "units" });
 	};
 	const match = REFERENCE.exec(text.trim());
-	if (match === null) return refuse("is not a date of the form Y-M-D[ h[:m[:s[.f]]]][ zone] (zone Z, UTC, ±hh, ±hh:mm or ±hhmm)");
+	if (match === null) return refuse("is not a date of the form Y[-M[-D[ h[:m[:s[.f]]]]]][ zone] (zone Z, UTC, GMT, ±hh, ±hh:mm or ±hhmm)");
 	const [, yearText, monthText, dayText, hourText, minuteText, secondText, fractionText, zone] = match;
 	if (yearText.replace(/^[+-]/, "").length > MAX_YEAR_DIGITS) refuse(`has a year of more than ${MAX_YEAR_DIGITS} digits`);
-	const [month, day] = [Number(monthText), Number(dayText)];
+	// UDUNITS leaves the month and day out (`2000`, `2000-01`): the first of the year or month, as pandas reads them.
+	if (monthText === undefined && yearText.replace(/^[+-]/, "").length > MAX_LONE_YEAR_DIGITS) refuse(`is a number of more than ${MAX_LONE_YEAR_DIGITS} digits: a year alone, or a packed date (YYYYMMDD)? Write it Y-M-D`);
+	const [month, day] = [monthText === undefined ? 1 : Number(monthText), dayText === undefined ? 1 : Number(dayText)];
 	const [hour, minute, second] = [hourText, minuteText, secondText].map((part) => (part === undefined ? 0 : Number(part)));
 	if (month < 1 || month > 12) refuse(`has month ${month}`);
 	if (day < 1 || day > 31) refuse(`has day ${day}`);

@@ -14,7 +14,7 @@ const NUMPY_UNIT: Readonly<Record<CfTimeUnit, LinearUnit>> = { weeks: "W", days:
 
 export const NANOSECONDS_PER_CF_UNIT = Object.fromEntries(Object.entries(NUMPY_UNIT).map(([unit, numpy]) => [unit, ATTOSECONDS_PER_UNIT[numpy] / 10n ** 9n])) as Readonly<Record<CfTimeUnit, bigint>>;
 
-/** Every accepted spelling (compared in lower case): UDUNITS' names, plurals and abbreviations. */
+/** Every accepted spelling (compared in lower case): UDUNITS' names, plurals and abbreviations, and cftime's (`millisec`, `microsecs`). */
 const SPELLINGS: ReadonlyMap<string, CfTimeUnit> = new Map(
 	(
 		[
@@ -23,8 +23,8 @@ const SPELLINGS: ReadonlyMap<string, CfTimeUnit> = new Map(
 			["hours", ["hours", "hour", "hrs", "hr", "h"]],
 			["minutes", ["minutes", "minute", "mins", "min"]],
 			["seconds", ["seconds", "second", "secs", "sec", "s"]],
-			["milliseconds", ["milliseconds", "millisecond", "msecs", "msec", "ms"]],
-			["microseconds", ["microseconds", "microsecond", "usecs", "usec", "us"]],
+			["milliseconds", ["milliseconds", "millisecond", "millisecs", "millisec", "msecs", "msec", "ms"]],
+			["microseconds", ["microseconds", "microsecond", "microsecs", "microsec", "usecs", "usec", "us"]],
 			["nanoseconds", ["nanoseconds", "nanosecond", "nsecs", "nsec", "ns"]],
 		] as const
 	).flatMap(([unit, spellings]) => spellings.map((spelling) => [spelling, unit] as const)),
@@ -54,7 +54,7 @@ function calendarUnitRefusal(spelling: string): string {
 	return "years are not a fixed duration (UDUNITS makes a year 365.242198781 days, a tropical year), so the counts are no instants";
 }
 
-const ACCEPTED_UNITS_TEXT = "days/day/d, hours/hour/hr/h, minutes/minute/min, seconds/second/sec/s, milliseconds/msec/ms, microseconds/usec/us, nanoseconds/nsec/ns, weeks/week";
+const ACCEPTED_UNITS_TEXT = "days/day/d, hours/hour/hr/h, minutes/minute/min, seconds/second/sec/s, milliseconds/millisec/msec/ms, microseconds/microsec/usec/us, nanoseconds/nsec/ns, weeks/week";
 
 const SINCE = /^\s*(\S+)\s+since\s+(.*?)\s*$/is;
 

@@ -39,9 +39,11 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
 	// limit does not.
 	// A coarser unit first: it keeps the value, where null loses it (ns, what auto falls back to, ends in 2262).
+	// A value no unit holds (±Infinity, 10^15 days) gets no coarser unit suggested (ConversionError.coarserUnitHolds).
 	OVERFLOW: (error) => {
 		if (error.index === undefined) return "";
-		const coarser = { ns: "us, ms or s", us: "ms or s", ms: "s" }[error.unit ?? ""];
+		const holds = (error as { coarserUnitHolds?: boolean }).coarserUnitHolds !== false;
+		const coarser = holds ? { ns: "us, ms or s", us: "ms or s", ms: "s" }[error.unit ?? ""] : undefined;
 		return coarser === undefined ? " (use --on-overflow null to write null instead)" : ` (a coarser --unit, ${coarser}, holds a wider range: ns ends in 2262, us in year 294,246; or --on-overflow null writes null instead)`;
 	},
 	// A part of another export in a dataset folder: its message says what --force would replace.

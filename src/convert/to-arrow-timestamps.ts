@@ -36,11 +36,17 @@ export interface ConvertOptions extends ConversionOptions {
 export class ConversionError extends Dt64ExportError {
 	declare readonly index: number;
 	readonly count: bigint | number;
+	/**
+	 * For an OVERFLOW in a unit finer than s: whether a coarser unit holds the value (s does), so that the CLI
+	 * suggests one only where it helps (±Infinity, 10^15 days are outside every unit). Undefined when not known.
+	 */
+	readonly coarserUnitHolds?: boolean;
 
-	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, count: bigint | number, unit: TargetUnit) {
+	constructor(code: "TRUNCATION" | "OVERFLOW" | "VALUE_INVALID", message: string, index: number, count: bigint | number, unit: TargetUnit, coarserUnitHolds?: boolean) {
 		super(code, message, { index, value: count, unit });
 		this.name = "ConversionError";
 		this.count = count;
+		if (coarserUnitHolds !== undefined) this.coarserUnitHolds = coarserUnitHolds;
 	}
 }
 
@@ -112,7 +118,8 @@ export function convertWithPlan(input: BigInt64Array, plan: ConversionPlan, opti
 	const refuse = (i: number, outcome: "truncated" | "overflow" | "generic"): never => {
 		const count = wordsToBigInt(in32[2 * i + 1], in32[2 * i]);
 		const code = outcome === "truncated" ? "TRUNCATION" : outcome === "overflow" ? "OVERFLOW" : "VALUE_INVALID";
-		throw new ConversionError(code, describeRefusal(count, plan, outcome, options.describePosition?.(i) ?? `index ${i}`), i, count, plan.target);
+		const coarserHolds = outcome === "overflow" && plan.target !== "s" ? convertCountExactly(count, planConversion(plan.source, "s"), "floor") !== "overflow" : undefined;
+		throw new ConversionError(code, describeRefusal(count, plan, outcome, options.describePosition?.(i) ?? `index ${i}`), i, count, plan.target, coarserHolds);
 	};
 	if (plan.mode === "generic") {
 		markNaT(in32, length, nulls);

@@ -186,6 +186,10 @@ def main() -> None:
         "ref-fraction": "seconds since 1970-01-01 00:00:00.5",
         "ref-negative-year": "days since -100-01-01",
         "ref-long-year": "days since 12000-01-01",
+        # UDUNITS leaves out the day, or the month and day: the first of the month or year (pandas reads them so).
+        "ref-year-month": "days since 2000-03",
+        "ref-year-month-unpadded": "hours since 1999-7",
+        "ref-year": "minutes since 2001",
     }
     for name, units in forms.items():
         from_counts(name, [0, 1, 2, 1000], {"units": units, "calendar": "proleptic_gregorian"})
@@ -201,6 +205,14 @@ def main() -> None:
         "unit-capital": ("Hours since 2000-01-01", "hours since 2000-01-01"),
     }.items():
         from_counts(name, [0, 7, -3], {"units": units}, spelled=spelled)
+    # Spellings cftime reads, which xarray decodes through it (pandas does not know them).
+    for name, units in {
+        "unit-microsecs": "microsecs since 2000-01-01",
+        "unit-microsec": "microsec since 2000-01-01",
+        "unit-millisecs": "millisecs since 2000-01-01",
+        "unit-millisec": "millisec since 2000-01-01",
+    }.items():
+        from_counts(name, [0, 7, -3], {"units": units})
 
     # Float counts.
     from_counts("float-hours", [0.0, 0.5, 0.25, 1.75, -0.5, 36.125, np.nan], {"units": "hours since 2000-01-01", "calendar": "proleptic_gregorian"}, dtype="f8")
