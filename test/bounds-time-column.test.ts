@@ -75,7 +75,7 @@ describe("a coordinate's bounds are no rival time column", () => {
 		}
 	});
 
-	it("without index columns, the bounds are not the time column unless named", async () => {
+	it("without index columns, the bounds are not the time column unless named or exported alone", async () => {
 		const out = path.join(tempDir(), "no-index.arrow");
 		const result = runCli([STORE, "--columns", "all", "--start", start, "-o", out]);
 		expect(result.status).toBe(2);
@@ -84,6 +84,11 @@ describe("a coordinate's bounds are no rival time column", () => {
 		// Every bound in [12:00, 07:00 the next day), each a row of the table (time, nv).
 		const kept = [...named.getChildAt(0)!].map((value) => new Date(Number(value)).toISOString());
 		expect(kept).toEqual(["2000-01-01T12:00:00.000Z", "2000-01-01T12:00:00.000Z", "2000-01-02T00:00:00.000Z", "2000-01-02T00:00:00.000Z"]);
+		// Exported alone, the array's own times select its rows, as any time array's.
+		const alone = path.join(tempDir(), "alone.arrow");
+		const run = runCli([STORE, "--array", "time_bnds", "--start", start, "--end", END, "--unit", "ms", "-o", alone]);
+		expect(run.status, run.stderr).toBe(0);
+		expect([...readArrow(alone).getChildAt(0)!].map((value) => new Date(Number(value)).toISOString())).toEqual(kept);
 	});
 
 	it("two genuine time variables are still refused, naming both and not the bounds (library and CLI)", async () => {

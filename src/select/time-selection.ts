@@ -81,6 +81,8 @@ export interface TimeColumnOptions {
 	readonly rename?: ReadonlyMap<string, string>;
 	/** The output name of a single array's column (`column`), which `name` may give too. */
 	readonly column?: string;
+	/** One array is exported alone (`--array`, not `columns`): its own times select rows, a boundary variable's too. */
+	readonly singleArray?: boolean;
 }
 
 /**
@@ -147,8 +149,8 @@ function boundaryVariablePaths(table: ZarrTable): Set<string> {
 /**
  * The column whose time selects and partitions rows: `name`, or the table's only time column (datetime64 or CF
  * time), a value column or a dimension's coordinate (an index column, output with `index` only). A boundary variable
- * (`time_bnds` of `time`, see boundaryVariablePaths) is one only when named, as an auxiliary coordinate: it never
- * competes with its coordinate, the time axis an xarray user selects by (`ds.sel(time=...)`).
+ * (`time_bnds` of `time`, see boundaryVariablePaths) is one only when named or exported alone, as an auxiliary
+ * coordinate: it never competes with its coordinate, the time axis an xarray user selects by (`ds.sel(time=...)`).
  */
 export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): TimeSource {
 	const { index, name } = options;
@@ -161,7 +163,7 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 	// An auxiliary coordinate (a forecast's valid_time beside its time index) is the time column only when named.
 	const single = table.columns.length === 1 && options.column !== undefined ? table.columns[0] : undefined;
 	const outputName = (entryName: string, column: TableColumn) => options.rename?.get(entryName) ?? (column === single ? options.column : undefined);
-	const boundaries = name === undefined ? boundaryVariablePaths(table) : new Set<string>();
+	const boundaries = name === undefined && options.singleArray !== true ? boundaryVariablePaths(table) : new Set<string>();
 	const wanted = (entryName: string, column: TableColumn) =>
 		name === undefined ? column.coordinate !== true && !boundaries.has(column.metadata.path) : entryName === name || column.name === name || outputName(entryName, column) === name;
 	const candidates: TimeSource[] = [
