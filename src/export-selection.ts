@@ -69,7 +69,7 @@ export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan):
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const found = needsTime ? findTimeColumn(opened, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, dropInvalidDates: plan.columns.dropInvalidDates, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column }) : undefined;
+	const found = needsTime ? findTimeColumn(opened, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, dropInvalidDates: plan.columns.dropInvalidDates, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column, singleArray: plan.columns.singleArray }) : undefined;
 	// The chunks of the time column the search reads (a short one whole) are read once: kept for the range's rows.
 	const keeping = ranged && found !== undefined ? keepingTimeChunks(opened, found) : undefined;
 	const time = keeping?.time ?? found;

@@ -26,7 +26,8 @@ import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/
 import { refusedNodesOf, type RefusedNode } from "./store/refused-nodes.js";
 import { isStaleConsolidated, staleConsolidatedOf } from "./store/stale-consolidated.js";
 import { keepingReads } from "./store/kept-reads.js";
-import { withBoundsAttributesOf } from "./table/bounds-parent.js";
+import { boundsParentFor } from "./table/bounds-parent.js";
+import { withBoundsAttributes } from "./cf/bounds-attributes.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
 /**
@@ -47,6 +48,11 @@ export type TableColumn =
 			readonly unsigned?: UnsignedCoding;
 			/** An auxiliary coordinate of the columns asked for, added as xarray's `ds[names]` adds it (attached-coordinates.ts). */
 			readonly coordinate?: true;
+			/**
+			 * A CF boundary variable (CF decoding on): the coordinate whose `bounds` attribute names it, found as its
+			 * units are (table/bounds-parent.ts). It is the time column only when named (select/time-selection.ts).
+			 */
+			readonly boundsOf?: string;
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
@@ -172,10 +178,12 @@ async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt,
 		throw document === undefined ? nodeNotFound(opened, opened.location, path, () => notFound) : notFound;
 	}
 	// A coordinate's boundary variable decodes with the coordinate's units and calendar where it has none (CF bounds).
-	const node = options.cf === false ? document.node : await withBoundsAttributesOf(opened, { path: group, format }, document.node);
+	const parent = options.cf === false ? undefined : await boundsParentFor(opened, { path: group, format }, document.node);
+	const node = parent === undefined ? document.node : withBoundsAttributes(document.node, parent);
 	const where = `${opened.location}/${arrayMetadataPlace(node, isStaleConsolidated(opened, node.path))}`;
 	try {
-		return await openArrayColumn(opened, node, path, lastSegment(relative), where, options);
+		const column = await openArrayColumn(opened, node, path, lastSegment(relative), where, options);
+		return parent === undefined || column.kind !== "plain" ? column : ({ ...column, boundsOf: parent.name } as Omit<TableColumn, "axes">);
 	} catch (error) {
 		throw as === "column" && isUnsupported(error) ? columnUnsupported(error, path, where, false) : error;
 	}

@@ -81,6 +81,8 @@ export interface TimeColumnOptions {
 	readonly rename?: ReadonlyMap<string, string>;
 	/** The output name of a single array's column (`column`), which `name` may give too. */
 	readonly column?: string;
+	/** One array is exported alone (`--array`, not `columns`): its own times select rows, a boundary variable's too. */
+	readonly singleArray?: boolean;
 }
 
 /**
@@ -114,9 +116,41 @@ function timeCodingOf(column: TableColumn, options: TimeColumnOptions): TimeCodi
 	return { kind: "cf", markers: decoding.markers, instantOf: cfInstantOf(decoding.coding, decoding.markers, metadata.dataType.name, nearestIn, options.dropInvalidDates === true ? "drop" : "refuse") };
 }
 
+/** The time coding of a column, or undefined where it has none or its coding is refused (for a hint, not a choice). */
+function timeCodingOrNone(column: TableColumn, options: TimeColumnOptions): TimeCoding | undefined {
+	try {
+		return timeCodingOf(column, options);
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The paths of the table's boundary variables: those a `bounds` or `climatology` attribute (CF 1.10 §7.1, §7.4) of
+ * one of its arrays names (a coordinate names a variable of its own group), and those that took their coordinate's
+ * units (`boundsOf`, its coordinate then perhaps not in the table: `time_bnds` exported without `time`).
+ */
+function boundaryVariablePaths(table: ZarrTable): Set<string> {
+	const arrays = [...table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column] : [])), ...table.columns];
+	const paths = new Set<string>();
+	for (const column of arrays) {
+		if (column.kind === "plain" && column.boundsOf !== undefined) paths.add(column.metadata.path);
+		const { path, attributes } = column.metadata;
+		const cut = path.lastIndexOf("/");
+		for (const named of [attributes.bounds, attributes.climatology]) {
+			if (typeof named !== "string" || named === "" || named.includes("/")) continue;
+			const namedPath = cut < 0 ? named : `${path.slice(0, cut)}/${named}`;
+			if (namedPath !== path) paths.add(namedPath);
+		}
+	}
+	return paths;
+}
+
 /**
  * The column whose time selects and partitions rows: `name`, or the table's only time column (datetime64 or CF
- * time), a value column or a dimension's coordinate (an index column, output with `index` only).
+ * time), a value column or a dimension's coordinate (an index column, output with `index` only). A boundary variable
+ * (`time_bnds` of `time`, see boundaryVariablePaths) is one only when named or exported alone, as an auxiliary
+ * coordinate: it never competes with its coordinate, the time axis an xarray user selects by (`ds.sel(time=...)`).
  */
 export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): TimeSource {
 	const { index, name } = options;
@@ -129,8 +163,9 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 	// An auxiliary coordinate (a forecast's valid_time beside its time index) is the time column only when named.
 	const single = table.columns.length === 1 && options.column !== undefined ? table.columns[0] : undefined;
 	const outputName = (entryName: string, column: TableColumn) => options.rename?.get(entryName) ?? (column === single ? options.column : undefined);
+	const boundaries = name === undefined && options.singleArray !== true ? boundaryVariablePaths(table) : new Set<string>();
 	const wanted = (entryName: string, column: TableColumn) =>
-		name === undefined ? column.coordinate !== true : entryName === name || column.name === name || outputName(entryName, column) === name;
+		name === undefined ? column.coordinate !== true && !boundaries.has(column.metadata.path) : entryName === name || column.name === name || outputName(entryName, column) === name;
 	const candidates: TimeSource[] = [
 		...table.index.flatMap((entry) => (entry.kind === "coordinate" && wanted(entry.name, entry.column) ? source(entry.column, index ? entry.axis : undefined, entry.name) : [])),
 		...table.columns.flatMap((column, k) => (wanted(column.name, column) ? source(column, indexFields + k, column.name) : [])),
@@ -160,7 +195,10 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 					: without.length > 0
 						? ` (${without.join(", ")} ${without.length === 1 ? "has" : "have"} no coordinate array in the group: ${without.length === 1 ? "its index is its positions" : "their indexes are positions"}, which hold no time)`
 						: "";
-			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}`, { option: "timeColumn" });
+			// Boundary variables of time, left out above, are named so: one may be chosen by naming it.
+			const bounds = table.columns.filter((column) => boundaries.has(column.metadata.path) && timeCodingOrNone(column, options) !== undefined).map((column) => shown(column.name, column));
+			const boundsHint = bounds.length === 0 ? "" : ` (${bounds.join(", ")} ${bounds.length === 1 ? "holds a coordinate's cell bounds, a time column" : "hold coordinates' cell bounds, time columns"} only when \`timeColumn\` names ${bounds.length === 1 ? "it" : "one"})`;
+			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}${boundsHint}`, { option: "timeColumn" });
 		}
 		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });
 		chosen = candidates[0];
