@@ -73,7 +73,7 @@ describe("a part's manifest or _SUCCESS on a full disk (library)", () => {
 		// The files moved in had replaced the earlier run's: they stay, uncommitted (trial 26: 01; they were removed,
 		// which left the part's rows nowhere), and the next run replaces them.
 		expect(listDataset(folder)).toEqual(files);
-		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "DATASET_INVALID", message: expect.stringContaining("no part has finished") });
+		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "DATASET_INVALID", message: expect.stringContaining("no part has finished (_parts/ holds no part-K-of-N.json): run the export, or each of its parts, again, then commit") });
 	});
 
 	it("commit that cannot write _SUCCESS fails WRITE_FAILED, and an earlier commit's _SUCCESS goes", async () => {

@@ -97,7 +97,7 @@ async function rowsOf(file: string): Promise<number> {
 /** The manifests present, by part index; they must all be of the same N. */
 function readManifests(folder: string): PartManifest[] {
 	const found = manifestsIn(folder);
-	if (found.length === 0) refuse(folder, `no part has finished (${PARTS_FOLDER}/ holds no part-K-of-N.json)`);
+	if (found.length === 0) refuse(folder, `no part has finished (${PARTS_FOLDER}/ holds no part-K-of-N.json): run the export, or each of its parts, again, then commit`);
 	const manifests = found.map(({ name, file, index, count }) => {
 		const manifest = readManifest(file);
 		if (manifest.part !== index || manifest.parts !== count) refuse(folder, `${PARTS_FOLDER}/${name} describes part ${manifest.part} of ${manifest.parts}`);
