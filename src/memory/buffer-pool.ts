@@ -66,10 +66,6 @@ export class BufferPool {
 	}
 
 	/**
-	 * A view of exactly `size` bytes, with undefined content, of a buffer handed back or a new one. `room`: its buffer
-	 * holds at least this many bytes (encoded bytes read where their decoded bytes will go, see GetOptions.room).
-	 */
-	/**
 	 * The export is over: its free buffers go, and any handed back later (a write finishing after the export settled)
 	 * are not kept, so that an object still holding the pool (the table an export resolves to) holds no chunk memory.
 	 */
@@ -79,6 +75,10 @@ export class BufferPool {
 		this.#freeBytes = 0;
 	}
 
+	/**
+	 * A view of exactly `size` bytes, with undefined content, of a buffer handed back or a new one. `room`: its buffer
+	 * holds at least this many bytes (encoded bytes read where their decoded bytes will go, see GetOptions.room).
+	 */
 	acquire(size: number, room = size): Buffer {
 		const capacity = capacityFor(Math.max(size, room));
 		const reused = this.#free.get(capacity)?.pop();
