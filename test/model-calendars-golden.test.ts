@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../scripts/lib/mulberry32.mjs";
 import { cfInstantOf, decodeCfTimes } from "../src/cf/decode-cf-times.js";
 import { parseCfTimeCoding } from "../src/cf/cf-time-coding.js";
 import { cfMissingValueMarkers } from "../src/cf/missing-value.js";
@@ -57,19 +58,8 @@ describe("model calendars against cftime", () => {
 	});
 });
 
-/** A seeded generator of numbers in [0, 1) (mulberry32): the same counts on every run. */
-function seeded(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-	};
-}
-
-const random = seeded(20261205);
+/** The same counts on every run. */
+const random = mulberry32(20261205);
 
 /** A random integer in [-bound, bound], as a number. */
 function randomCount(bound: number): number {
