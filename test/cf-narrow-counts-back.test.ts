@@ -6,18 +6,13 @@
  * PoisoningPool (a buffer spoilt the moment it comes back), so a buffer handed back while still in use shows in the
  * values, and counts the buffers of the counts' size that come back.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
-import { pipeline } from "node:stream/promises";
-import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { createTableExportStages } from "../src/export.js";
 import { capacityFor } from "../src/memory/buffer-pool.js";
-import { openTable } from "../src/open-table.js";
-import { AtomicFileWriter } from "../src/output/atomic-file.js";
 import { tempDir } from "./support/cli.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
+import { countReturns, exportTimeThroughPool } from "./support/pool-export.js";
 
 const work = tempDir("dt64-cf-narrow-back-");
 const GZIP = [{ name: "bytes", configuration: { endian: "little" } }, { name: "gzip", configuration: { level: 1 } }];
@@ -105,14 +100,8 @@ describe("CF time counts narrower than int64 hand their buffers back once decode
 				...(c.codecs && { codecs: c.codecs }),
 			});
 			const pool = new PoisoningPool();
-			const back = new Map<number, number>();
-			pool.onReturn((buffer) => back.set(buffer.byteLength, (back.get(buffer.byteLength) ?? 0) + 1));
-			const table = await openTable(store, { columns: ["time"], unit: "ms", bufferPool: pool, indexSource: "positions" });
-			const out = path.join(work, `${path.basename(store)}.arrow`);
-			const { reader, batcher, writer } = createTableExportStages(table, { unit: "ms", index: false });
-			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
-			const result = tableFromIPC(fs.readFileSync(out));
-			const column = result.getChild("time")!;
+			const back = countReturns(pool);
+			const column = await exportTimeThroughPool(store, pool, path.join(work, `${path.basename(store)}.arrow`));
 			expect(column.length).toBe(length);
 			let wrong = 0;
 			let at = 0;

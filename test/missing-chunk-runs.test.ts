@@ -15,16 +15,10 @@ import { exportToFile } from "../src/index.js";
 import { DirectoryStore } from "../src/store/directory-store.js";
 import { tempDir } from "./support/cli.js";
 import { writeStoredZip } from "./support/zip.js";
+import { writtenEarlier } from "./support/written-earlier.js";
 
 const NAT = -(2n ** 63n);
 const HOUR = 3600n;
-
-/** Sets the modification time of `folder` and the folders below it an hour back: as a store written earlier. */
-function writtenEarlier(folder: string): void {
-	const then = new Date(Date.now() - 3_600_000);
-	for (const entry of fs.readdirSync(folder, { recursive: true, withFileTypes: true })) if (entry.isDirectory()) fs.utimesSync(path.join(entry.parentPath, entry.name), then, then);
-	fs.utimesSync(folder, then, then);
-}
 
 /** Waits past the time a folder's listing answers without a look at the folder (20 ms). */
 const pastFreshness = () => new Promise((resolve) => setTimeout(resolve, 40));

@@ -6,18 +6,14 @@
  * case exports through a PoisoningPool (a buffer spoilt the moment it comes back), so a band handed back while still
  * in use shows in the values, and counts the buffers of a run's size that come back.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
-import { pipeline } from "node:stream/promises";
-import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
-import { createTableExportStages } from "../src/export.js";
 import { capacityFor } from "../src/memory/buffer-pool.js";
-import { openTable } from "../src/open-table.js";
-import { AtomicFileWriter } from "../src/output/atomic-file.js";
 import { tempDir } from "./support/cli.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
+import { countReturns, exportTimeThroughPool } from "./support/pool-export.js";
+import { writtenEarlier } from "./support/written-earlier.js";
 
 const work = tempDir("dt64-missing-run-pooled-");
 const NAT = -(2n ** 63n);
@@ -35,13 +31,6 @@ const CASES: Case[] = [
 	{ name: "1-D, one chunk in ten written", shape: [40_000], chunks: [100], written: ([c]) => c % 10 === 0 },
 	{ name: "2-D written a tenth ahead (whole rows of chunks missing)", shape: [4_000, 40], chunks: [4, 4], written: ([row]) => row < 50 },
 ];
-
-/** The mtime of every folder of `store` an hour back: a store written earlier, whose listings are trusted at once. */
-function writtenEarlier(store: string): void {
-	const then = new Date(Date.now() - 3_600_000);
-	for (const entry of fs.readdirSync(store, { recursive: true, withFileTypes: true })) if (entry.isDirectory()) fs.utimesSync(path.join(entry.parentPath, entry.name), then, then);
-	fs.utimesSync(store, then, then);
-}
 
 describe("runs of missing chunks are filled in the export's pool and handed back once written", () => {
 	for (const c of CASES) {
@@ -63,13 +52,8 @@ describe("runs of missing chunks are filled in the export's pool and handed back
 				acquired.set(size, (acquired.get(size) ?? 0) + 1);
 				return acquire(size, room);
 			};
-			const back = new Map<number, number>();
-			pool.onReturn((buffer) => back.set(buffer.byteLength, (back.get(buffer.byteLength) ?? 0) + 1));
-			const table = await openTable(store, { columns: ["time"], unit: "ms", bufferPool: pool, indexSource: "positions" });
-			const out = path.join(work, `${path.basename(store)}.arrow`);
-			const { reader, batcher, writer } = createTableExportStages(table, { unit: "ms", index: false });
-			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
-			const column = tableFromIPC(fs.readFileSync(out)).getChild("time")!;
+			const back = countReturns(pool);
+			const column = await exportTimeThroughPool(store, pool, path.join(work, `${path.basename(store)}.arrow`));
 			expect(column.length).toBe(length);
 			let wrong = 0;
 			for (let i = 0; i < length; i++) {
