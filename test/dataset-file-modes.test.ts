@@ -6,26 +6,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportDataset } from "../src/index.js";
 import { listDataset } from "../src/output/dataset-files.js";
 import { tempDir } from "./support/cli.js";
-
-const T0 = BigInt(Date.UTC(2021, 0, 30) / 1000);
-
-/** 72 hourly times from 2021-01-30: three days. */
-async function hourlyStore(): Promise<string> {
-	const store = path.join(tempDir(), "hourly.zarr");
-	const values = BigInt64Array.from({ length: 72 }, (_, i) => T0 + BigInt(i) * 3600n);
-	await writeArray(store, "", { shape: [72], chunks: [24], values, dimensionNames: ["time"] });
-	return store;
-}
+import { hourlyStore } from "./support/hourly-store.js";
 
 const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 
 describe("a dataset's files replaced keep their permissions", () => {
 	it("a part run again: its files made private stay private; a file it writes anew takes the default", async () => {
-		const store = await hourlyStore();
+		const store = await hourlyStore({ hours: 72, chunk: 24 });
 		const folder = path.join(tempDir(), "parts.parquet");
 		await exportDataset(store, folder, { partitionBy: "day", part: "0/1" });
 		const [first, second] = listDataset(folder).dataFiles.map((file) => path.join(folder, file));
@@ -37,7 +27,7 @@ describe("a dataset's files replaced keep their permissions", () => {
 	});
 
 	it("a whole export replacing the dataset (overwrite): the same", async () => {
-		const store = await hourlyStore();
+		const store = await hourlyStore({ hours: 72, chunk: 24 });
 		const folder = path.join(tempDir(), "whole.parquet");
 		await exportDataset(store, folder, { partitionBy: "day" });
 		const [first, second] = listDataset(folder).dataFiles.map((file) => path.join(folder, file));

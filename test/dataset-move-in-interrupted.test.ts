@@ -8,8 +8,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { tempDir } from "./support/cli.js";
+import { hourlyStore } from "./support/hourly-store.js";
 
 /**
  * Set by a test: run when a part's manifest is about to be written, after the run moved its files in place;
@@ -40,13 +40,6 @@ const { abandonUnfinishedDatasets } = await import("../src/output/dataset-writer
 
 const DAYS = 6;
 
-async function hourlyStore(): Promise<string> {
-	const store = path.join(tempDir(), "hours.zarr");
-	const values = BigInt64Array.from({ length: DAYS * 24 }, (_, i) => BigInt(Date.UTC(2021, 0, 1) / 1000) + BigInt(i) * 3600n);
-	await writeArray(store, "", { shape: [DAYS * 24], chunks: [12], values, dimensionNames: ["time"] });
-	return store;
-}
-
 /** The data files below `folder`, relative to it, sorted. */
 function dataFiles(folder: string): string[] {
 	return (fs.readdirSync(folder, { recursive: true, encoding: "utf8" }) as string[]).filter((entry) => entry.endsWith(".parquet")).sort();
@@ -67,7 +60,7 @@ describe("a run stopped after it moved its files in place", () => {
 			},
 		],
 	])("a whole export replacing a dataset leaves its files in place, uncommitted, when %s", async (_, act) => {
-		const store = await hourlyStore();
+		const store = await hourlyStore({ hours: DAYS * 24, from: "2021-01-01", name: "hours.zarr" });
 		const folder = path.join(tempDir(), "out.parquet");
 		await exportDataset(store, folder, { partitionBy: "day" });
 		const files = dataFiles(folder);
@@ -85,7 +78,7 @@ describe("a run stopped after it moved its files in place", () => {
 	});
 
 	it("an aborted signal there leaves them too, rejects as an abort, and writes no manifest and no _SUCCESS after it", async () => {
-		const store = await hourlyStore();
+		const store = await hourlyStore({ hours: DAYS * 24, from: "2021-01-01", name: "hours.zarr" });
 		const folder = path.join(tempDir(), "out.parquet");
 		await exportDataset(store, folder, { partitionBy: "day" });
 		const files = dataFiles(folder);
@@ -103,7 +96,7 @@ describe("a run stopped after it moved its files in place", () => {
 	});
 
 	it("a part's retry stopped there leaves its files, and the other parts' untouched", async () => {
-		const store = await hourlyStore();
+		const store = await hourlyStore({ hours: DAYS * 24, from: "2021-01-01", name: "hours.zarr" });
 		const folder = path.join(tempDir(), "out.parquet");
 		for (const k of [0, 1]) await exportDataset(store, folder, { partitionBy: "day", part: `${k}/2` });
 		await commitDataset(folder);

@@ -7,29 +7,19 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { commitDataset, exportDataset } from "../src/index.js";
 import { listDataset } from "../src/output/dataset-files.js";
 import { runCli, tempDir } from "./support/cli.js";
+import { hourlyStore } from "./support/hourly-store.js";
 import { useDuckDB } from "./support/duckdb.js";
 
 const query = useDuckDB();
-
-const T0 = BigInt(Date.UTC(2021, 0, 1) / 1000);
-
-/** `days` days of hourly times from 2021-01-01, in chunks of 12 rows, as `name`. */
-async function hourlyStore(name: string, days: number): Promise<string> {
-	const store = path.join(tempDir(), name);
-	const values = BigInt64Array.from({ length: days * 24 }, (_, i) => T0 + BigInt(i) * 3600n);
-	await writeArray(store, "", { shape: [days * 24], chunks: [12], values, dimensionNames: ["time"] });
-	return store;
-}
 
 const day = (d: number) => `2021-01-${String(d).padStart(2, "0")}`;
 
 describe("a part run with other options than the parts in the folder (library)", () => {
 	it("another range into the folder of part 0/1 refuses, naming the options and the file; the earlier rows stay", async () => {
-		const store = await hourlyStore("t.zarr", 3);
+		const store = await hourlyStore({ name: "t.zarr", hours: 3 * 24, from: "2021-01-01" });
 		const folder = path.join(tempDir(), "inc.parquet");
 		await exportDataset(store, folder, { partitionBy: "day", start: day(1), end: day(2), part: "0/1" });
 		await expect(exportDataset(store, folder, { partitionBy: "day", start: day(2), end: day(3), part: "0/1" })).rejects.toMatchObject({
@@ -43,7 +33,7 @@ describe("a part run with other options than the parts in the folder (library)",
 	});
 
 	it("a retry (the same options) replaces its own files; overwrite replaces another export's", async () => {
-		const store = await hourlyStore("t.zarr", 3);
+		const store = await hourlyStore({ name: "t.zarr", hours: 3 * 24, from: "2021-01-01" });
 		const folder = path.join(tempDir(), "retry.parquet");
 		await exportDataset(store, folder, { partitionBy: "day", start: day(1), end: day(2), part: "0/1" });
 		await exportDataset(store, folder, { partitionBy: "day", start: day(1), end: day(2), part: "0/1" });
@@ -54,8 +44,8 @@ describe("a part run with other options than the parts in the folder (library)",
 	});
 
 	it("another store, or another part's other options: refused too", async () => {
-		const store = await hourlyStore("a.zarr", 2);
-		const other = await hourlyStore("b.zarr", 2);
+		const store = await hourlyStore({ name: "a.zarr", hours: 2 * 24, from: "2021-01-01" });
+		const other = await hourlyStore({ name: "b.zarr", hours: 2 * 24, from: "2021-01-01" });
 		const folder = path.join(tempDir(), "stores.parquet");
 		await exportDataset(store, folder, { partitionBy: "day", part: "0/2" });
 		await expect(exportDataset(other, folder, { partitionBy: "day", part: "0/2" })).rejects.toMatchObject({
@@ -71,7 +61,7 @@ describe("a part run with other options than the parts in the folder (library)",
 		expect(await commitDataset(folder)).toMatchObject({ rows: 48 });
 	});
 	it("a part run with the other parts' options replaces its own earlier run of other options (a repair)", async () => {
-		const store = await hourlyStore("t.zarr", 2);
+		const store = await hourlyStore({ name: "t.zarr", hours: 2 * 24, from: "2021-01-01" });
 		const folder = path.join(tempDir(), "repair.parquet");
 		for (const k of [0, 1]) await exportDataset(store, folder, { partitionBy: "day", part: `${k}/2` });
 		await exportDataset(store, folder, { partitionBy: "day", part: "1/2", end: day(2), overwrite: true });
@@ -88,7 +78,7 @@ describe("a part run with other options than the parts in the folder (library)",
 
 describe("a part run with other options (CLI)", () => {
 	it("refuses with exit 1, the options as flags, and --force as the way to replace; --force replaces", async () => {
-		const store = await hourlyStore("t.zarr", 3);
+		const store = await hourlyStore({ name: "t.zarr", hours: 3 * 24, from: "2021-01-01" });
 		const folder = path.join(tempDir(), "cli.parquet");
 		const run = (d: number, ...more: string[]) => runCli([store, "--partition-by", "day", "--start", day(d), "--end", day(d + 1), "--part", "0/1", "-o", folder, "-q", ...more]);
 		expect(run(1).status).toBe(0);
@@ -106,7 +96,7 @@ describe("a part run with other options (CLI)", () => {
 
 describe("README recipe: a dataset that grows by a day at a time", () => {
 	it("one folder per day, date=YYYY-MM-DD, each a one-part dataset committed; retries replace the day; DuckDB reads every day with its date", async () => {
-		const store = await hourlyStore("era5.zarr", 3);
+		const store = await hourlyStore({ name: "era5.zarr", hours: 3 * 24, from: "2021-01-01" });
 		const dataset = path.join(tempDir(), "t2m-daily");
 		// The daily job, as the README gives it: the day's rows, then commit (a retry of either is safe).
 		const daily = (d: number) => {

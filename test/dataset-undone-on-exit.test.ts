@@ -11,20 +11,11 @@ import nodeFs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportDataset } from "../src/index.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
+import { hourlyStore } from "./support/hourly-store.js";
 
 const UNCAUGHT = path.join(REPO, "test/support/uncaught-after-folder.mjs");
-const T0 = BigInt(Date.UTC(2021, 0, 30) / 1000);
-
-/** 96 hourly times from 2021-01-30, in chunks of 12 rows: four days. */
-async function hourlyStore(): Promise<string> {
-	const store = path.join(tempDir(), "hourly.zarr");
-	const values = BigInt64Array.from({ length: 96 }, (_, i) => T0 + BigInt(i) * 3600n);
-	await writeArray(store, "", { shape: [96], chunks: [12], values, dimensionNames: ["time"] });
-	return store;
-}
 
 /** Everything under `folder` with each file's bytes, relative, folders with a trailing `/`. */
 function contents(folder: string): string[] {

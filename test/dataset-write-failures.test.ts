@@ -10,10 +10,10 @@ import { syncBuiltinESMExports } from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { commitDataset, exportDataset, exportToFile } from "../src/index.js";
 import { listDataset } from "../src/output/dataset-files.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
+import { hourlyStore } from "./support/hourly-store.js";
 import { failWritesTo } from "./support/full-disk.mjs";
 import { makeReadOnly } from "./support/read-only-folder.mjs";
 
@@ -21,16 +21,6 @@ const FULL_DISK = pathToFileURL(path.join(REPO, "test/support/full-disk.mjs")).h
 const READ_ONLY = pathToFileURL(path.join(REPO, "test/support/read-only-folder.mjs")).href;
 const MANIFEST = String.raw`^\.part-0-of-1\.json\.`;
 const SUCCESS = String.raw`^\._SUCCESS\.`;
-
-const T0 = BigInt(Date.UTC(2021, 0, 30) / 1000);
-
-/** 96 hourly times from 2021-01-30, in chunks of 12 rows: four days. */
-async function hourlyStore(): Promise<string> {
-	const store = path.join(tempDir(), "hourly.zarr");
-	const values = BigInt64Array.from({ length: 96 }, (_, i) => T0 + BigInt(i) * 3600n);
-	await writeArray(store, "", { shape: [96], chunks: [12], values, dimensionNames: ["time"] });
-	return store;
-}
 
 /** Everything under `folder`, relative, folders with a trailing `/`. */
 function contents(folder: string): string[] {
