@@ -21,14 +21,13 @@ column as numpy's exact comparison of the int64 data with the marker masks it, t
 
 import json
 import pathlib
-import shutil
 import warnings
 
 import numpy as np
 import xarray as xr
 import zarr
 
-from golden_columns import write_frame_expected
+from golden_columns import new_group_over_days, write_frame_expected
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "exact-marker"
@@ -41,11 +40,7 @@ warnings.simplefilter("ignore")
 
 
 def main() -> None:
-    shutil.rmtree(OUT, ignore_errors=True)
-    OUT.mkdir(parents=True)
-    group = zarr.open_group(str(STORE), mode="w")
-    time = group.create_dataset("time", data=np.arange(1, 5, dtype="int32"), fill_value=None)
-    time.attrs.update({"_ARRAY_DIMENSIONS": ["time"], "units": "days since 2000-01-01", "calendar": "proleptic_gregorian"})
+    group = new_group_over_days(OUT, STORE, 4)
     stamp = group.create_dataset("stamp", data=np.array([60, STAMP_MARKER, 120, 180], dtype="uint64"), fill_value=None)
     stamp.attrs.update({"_ARRAY_DIMENSIONS": ["time"], "units": "minutes since 2000-01-01", "missing_value": STAMP_MARKER})
     counts = group.create_dataset("counts", data=np.array([1, COUNTS_MARKER, COUNTS_MARKER - 1, 3], dtype="int64"), fill_value=None)

@@ -22,14 +22,13 @@ Python's integers (count × scale_factor + add_offset), the values this package 
 
 import json
 import pathlib
-import shutil
 import warnings
 
 import numpy as np
 import xarray as xr
 import zarr
 
-from golden_columns import write_frame_expected
+from golden_columns import new_group_over_days, write_frame_expected
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "exact-packing"
@@ -44,11 +43,7 @@ warnings.simplefilter("ignore")
 
 
 def main() -> None:
-    shutil.rmtree(OUT, ignore_errors=True)
-    OUT.mkdir(parents=True)
-    group = zarr.open_group(str(STORE), mode="w")
-    time = group.create_dataset("time", data=np.arange(1, 5, dtype="int32"), fill_value=None)
-    time.attrs.update({"_ARRAY_DIMENSIONS": ["time"], "units": "days since 2000-01-01", "calendar": "proleptic_gregorian"})
+    group = new_group_over_days(OUT, STORE, 4)
     stamp = group.create_dataset("stamp", data=np.array(STAMPS, dtype="int64"), fill_value=None)
     stamp.attrs.update({"_ARRAY_DIMENSIONS": ["time"], "units": "nanoseconds since 1970-01-01", "calendar": "proleptic_gregorian", "add_offset": STAMP_OFFSET, "missing_value": -1})
     counts = group.create_dataset("counts", data=np.array(COUNTS, dtype="int64"), fill_value=None)

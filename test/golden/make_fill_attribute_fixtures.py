@@ -24,14 +24,13 @@ Expected: each column of `ds[names].to_dataframe().reset_index()` with its panda
 """
 
 import pathlib
-import shutil
 import warnings
 
 import numpy as np
 import xarray as xr
 import zarr
 
-from golden_columns import write_frame_expected
+from golden_columns import new_group_over_days, write_frame_expected
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "fixtures" / "fill-attribute"
@@ -42,11 +41,7 @@ warnings.simplefilter("ignore")
 
 
 def main() -> None:
-    shutil.rmtree(OUT, ignore_errors=True)
-    OUT.mkdir(parents=True)
-    group = zarr.open_group(str(STORE), mode="w")
-    time = group.create_dataset("time", data=np.arange(1, 7, dtype="int32"), fill_value=None)
-    time.attrs.update({"_ARRAY_DIMENSIONS": ["time"], "units": "days since 2000-01-01", "calendar": "proleptic_gregorian"})
+    group = new_group_over_days(OUT, STORE, 6)
     packed = np.array([1, 2, -32768, 4, 5, -32768], dtype="int16")
     for name, fill, scale in [("scalar", -32768, 0.5), ("listed", [-32768], [0.5])]:
         array = group.create_dataset(name, data=packed, chunks=(4,), fill_value=None)
