@@ -46,6 +46,12 @@ export function mayTakeBoundsAttributes(node: ArrayNode): boolean {
 	return attributes.units === undefined || attributes.calendar === undefined;
 }
 
+/** The path of `name`, a variable of the group of the array at `path`: a CF attribute names one of its own group. */
+export function siblingPath(path: string, name: string): string {
+	const cut = path.lastIndexOf("/");
+	return cut < 0 ? name : `${path.slice(0, cut)}/${name}`;
+}
+
 /**
  * The parents the arrays of a store tree name, by the boundary variable's path: a coordinate names a variable of its
  * own group. The first in the order given (the tree's name order, as xarray takes its variables) wins, as setdefault.
@@ -53,10 +59,9 @@ export function mayTakeBoundsAttributes(node: ArrayNode): boolean {
 export function boundsParentsByPath(arrays: Iterable<{ readonly path: string; readonly attributes: Record<string, unknown> }>): Map<string, BoundsParent> {
 	const parents = new Map<string, BoundsParent>();
 	for (const { path, attributes } of arrays) {
-		const cut = path.lastIndexOf("/");
-		const named = boundsParentOf(path.slice(cut + 1), attributes);
+		const named = boundsParentOf(path.slice(path.lastIndexOf("/") + 1), attributes);
 		if (named === undefined || named.bounds.includes("/")) continue;
-		const boundsPath = cut < 0 ? named.bounds : `${path.slice(0, cut)}/${named.bounds}`;
+		const boundsPath = siblingPath(path, named.bounds);
 		if (!parents.has(boundsPath)) parents.set(boundsPath, named.parent);
 	}
 	return parents;

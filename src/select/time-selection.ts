@@ -2,6 +2,7 @@
  * Which rows of a table an export reads: the time range (by binary search when the time column is sorted, all
  * rows otherwise), then this process's part of them. Works on the opened table, before any Arrow stage exists.
  */
+import { siblingPath } from "../cf/bounds-attributes.js";
 import type { CalendarAlignment } from "../cf/calendar-alignment.js";
 import { cfRefusal } from "../cf/cf-time-array.js";
 import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
@@ -136,10 +137,9 @@ function boundaryVariablePaths(table: ZarrTable): Set<string> {
 	for (const column of arrays) {
 		if (column.kind === "plain" && column.boundsOf !== undefined) paths.add(column.metadata.path);
 		const { path, attributes } = column.metadata;
-		const cut = path.lastIndexOf("/");
 		for (const named of [attributes.bounds, attributes.climatology]) {
 			if (typeof named !== "string" || named === "" || named.includes("/")) continue;
-			const namedPath = cut < 0 ? named : `${path.slice(0, cut)}/${named}`;
+			const namedPath = siblingPath(path, named);
 			if (namedPath !== path) paths.add(namedPath);
 		}
 	}
