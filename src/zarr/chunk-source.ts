@@ -80,13 +80,12 @@ function checkChunkSize(shape: readonly number[], what: string, where: string): 
 /** How the values of one data type are decoded, and what a missing chunk (named by `chunk` in messages) holds. */
 export interface ChunkElements<V extends ChunkValues> {
 	readonly decodedAs: DecodedAs;
-	fillChunk(size: number, chunk: string): V;
 	/**
-	 * The same fill in a buffer of `pool`, for a run of missing chunks (up to MISSING_RUN_VALUES values): the output
-	 * hands it back once written, as a chunk read, where a new buffer of that size would wait for the collector (20 MiB
-	 * more at the peak of a 2-D array written a tenth ahead). Absent: fillChunk.
+	 * `pool`: the fill is made in a buffer of it where the data type's values are fixed-size, for a run of missing
+	 * chunks (up to MISSING_RUN_VALUES values): the output hands it back once written, as a chunk read, where a new
+	 * buffer of that size would wait for the collector (20 MiB more at the peak of a 2-D array written a tenth ahead).
 	 */
-	fillPooled?(size: number, chunk: string, pool: BufferPool): V;
+	fillChunk(size: number, chunk: string, pool?: BufferPool): V;
 }
 
 /**
@@ -133,12 +132,9 @@ export interface ChunkSourceOptions {
 export function createChunkSource(store: AsyncReadable, meta: TimeArrayMetadata, where: string, options: ChunkSourceOptions = {}): ChunkSource {
 	const elements: ChunkElements<BigInt64Array> = {
 		decodedAs: { dataType: "int64", valueBytes: 8, scanNaT: true },
-		fillChunk: (size, key) => {
+		fillChunk: (size, key, pool) => {
 			if (meta.fillValue === null) throw missingWithoutFill(key);
-			return new BigInt64Array(size).fill(meta.fillValue);
-		},
-		fillPooled: (size, key, pool) => {
-			if (meta.fillValue === null) throw missingWithoutFill(key);
+			if (pool === undefined) return new BigInt64Array(size).fill(meta.fillValue);
 			const bytes = pool.acquire(size * 8);
 			return new BigInt64Array(bytes.buffer, bytes.byteOffset, size).fill(meta.fillValue);
 		},
@@ -236,10 +232,7 @@ function plainChunks<V extends ChunkValues>(
 					// Resolved at once: the event loop turns now and then, as for a missing chunk read alone.
 					await turns.turn();
 					throwIfAborted(signal);
-					const pool = options.bufferPool;
-					return pool !== undefined && elements.fillPooled !== undefined
-						? elements.fillPooled(size * count, describe(coords), pool)
-						: elements.fillChunk(size * count, describe(coords));
+					return elements.fillChunk(size * count, describe(coords), options.bufferPool);
 				});
 			},
 		}),
