@@ -206,6 +206,8 @@ function plainChunks<V extends ChunkValues>(
 	const chunksPerRow = product(gridShape.slice(1));
 	const runs = isAbsent !== undefined && gridShape.length > 0 && size * chunksPerRow * (gridShape.length === 1 ? 2 : 1) <= MISSING_RUN_VALUES;
 	const isAbsentChunk = (coords: readonly number[]) => isAbsent!(joinKey(meta.path, encodeKey(coords)));
+	// The coordinates of a row's chunks past the first axis, made once (a run's rows are each checked chunk by chunk).
+	const rowCoordinates = runs && gridShape.length > 1 ? [...cOrderCoordinates(gridShape.slice(1))] : [];
 	return {
 		chunkShape: meta.chunkShape,
 		gridShape,
@@ -222,7 +224,7 @@ function plainChunks<V extends ChunkValues>(
 				const most = Math.min(limit, Math.floor(MISSING_RUN_VALUES / (size * chunksPerRow)), gridShape[0] - coords[0]);
 				let rows = 0;
 				for (; rows < most; rows++) {
-					for (const rest of cOrderCoordinates(gridShape.slice(1))) if (!isAbsentChunk([coords[0] + rows, ...rest])) return rows * chunksPerRow;
+					for (const rest of rowCoordinates) if (!isAbsentChunk([coords[0] + rows, ...rest])) return rows * chunksPerRow;
 				}
 				return rows * chunksPerRow;
 			},
