@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { sumOverflowNulls, type OverflowNulls } from "../convert/overflow-nulls.js";
 import { Dt64ExportError } from "../errors.js";
+import { compareChunkKeys } from "../store/forbidden-chunks.js";
 import { footerRowCount } from "../stream/parquet/footer.js";
 import { strayTemporaryFiles, type StrayTemporaryFile } from "./atomic-file.js";
 import { listDataset, manifestsIn, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
@@ -67,7 +68,7 @@ function forbiddenChunksOf(manifests: readonly PartManifest[]): { forbiddenChunk
 	const recorded = manifests.filter((manifest) => manifest.forbiddenChunks !== undefined);
 	if (recorded.length === 0) return {};
 	const keys = new Set(recorded.flatMap((manifest) => manifest.forbiddenKeys ?? []));
-	return { forbiddenChunks: recorded.reduce((sum, manifest) => sum + manifest.forbiddenChunks!, 0), forbiddenKeys: [...keys] };
+	return { forbiddenChunks: recorded.reduce((sum, manifest) => sum + manifest.forbiddenChunks!, 0), forbiddenKeys: [...keys].sort(compareChunkKeys) };
 }
 
 function refuse(folder: string, what: string): never {
