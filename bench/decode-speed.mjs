@@ -101,26 +101,7 @@ async function main() {
 
 /** numcodecs decoding the same files into a buffer made once, `runs` passes after a warm-up: the median pass, wall and CPU ms. */
 function nativePass(codec, files, chunkBytes, runs) {
-	const script = `
-import sys, time, json
-import numpy as np
-from numcodecs import Zstd, Blosc, LZ4
-Blosc.use_threads = False
-codec, chunk_bytes, runs, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-chunks = [open(f, "rb").read() for f in files]
-out = np.empty(chunk_bytes, dtype=np.uint8)
-decoder = {"zstd": Zstd(), "blosc": Blosc(), "lz4": LZ4()}[codec]
-times, cpu = [], []
-for run in range(runs + 1):
-    t, p = time.perf_counter(), time.process_time()
-    for c in chunks:
-        decoder.decode(c, out=out)
-    if run > 0:
-        times.append((time.perf_counter() - t) * 1e3)
-        cpu.append((time.process_time() - p) * 1e3)
-print(json.dumps({"ms": sorted(times)[len(times) // 2], "cpu": sorted(cpu)[len(cpu) // 2]}))
-`;
-	const run = spawnSync("/usr/bin/python3", ["-c", script, codec, String(chunkBytes), String(runs), ...files], { encoding: "utf8" });
+	const run = spawnSync("/usr/bin/python3", [path.join(root, "bench", "decode-speed-native.py"), codec, String(chunkBytes), String(runs), ...files], { encoding: "utf8" });
 	if (run.status !== 0) throw new Error(`numcodecs failed: ${run.stderr}`);
 	return JSON.parse(run.stdout);
 }
