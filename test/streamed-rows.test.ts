@@ -6,6 +6,7 @@
  * read whole does. On the decode threads here; test/streamed-rows-in-thread.test.ts runs the same on the calling
  * thread (DT64_DECODE_THREADS=0).
  */
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -16,7 +17,7 @@ import { createTableExportStages } from "../src/export.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
 import { openTable } from "../src/open-table.js";
 import { rowsStreamed } from "../src/zarr/codecs/off-thread.js";
-import { tempDir } from "./support/cli.js";
+import { BIN, tempDir } from "./support/cli.js";
 import { exportTimeThroughPool } from "./support/pool-export.js";
 
 const NAT = -(2n ** 63n);
@@ -169,4 +170,50 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 		const reference = await exported(await store("raw-after.zarr", { codecs: RAW }));
 		expect((await exported(root)).equals(reference)).toBe(true);
 	});
+});
+
+/** Runs the CLI with a faulty decode thread (test/support/faulty-decode-threads.mjs); killed after 15 s. */
+function runFaulty(args: string[], fault: string, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<{ status: number | null; stderr: string }> {
+	const preload = path.resolve(import.meta.dirname, "support", "faulty-decode-threads.mjs");
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, ["--import", preload, BIN, ...args], { env: { ...process.env, DT64_TEST_THREAD_FAULT: fault }, stdio: ["ignore", "ignore", "pipe"] });
+		let stderr = "";
+		child.stderr!.on("data", (data: Buffer) => (stderr += data));
+		const hang = setTimeout(() => child.kill("SIGKILL"), 15_000);
+		child.once("close", (status) => {
+			clearTimeout(hang);
+			resolve({ status, stderr });
+		});
+		onStart?.(child);
+	});
+}
+
+describe.runIf(onThreads)("a decode thread that fails while it streams a row", () => {
+	for (const fault of ["exit", "throw"]) {
+		it(`(${fault}) fails the export with one line, exit 1, nothing at -o`, async () => {
+			const root = await store(`faulty-${fault}.zarr`);
+			const outDir = tempDir("dt64-streamed-out-");
+			const result = await runFaulty([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], fault);
+			expect(result.stderr).toMatch(/^dt64-export: zstd: the decode thread failed \(.*\) \[INTERNAL\]\n$/);
+			expect(result.status).toBe(1);
+			expect(fs.readdirSync(outDir)).toEqual([]);
+		}, 20_000);
+	}
+
+	it("Ctrl-C while a row's band never comes: exit 130, nothing at -o, no hang", async () => {
+		const root = await store("faulty-hang.zarr");
+		const outDir = tempDir("dt64-streamed-out-");
+		const result = await runFaulty([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], "hang", (child) => {
+			// Once the temporary file exists, the export is under way (its signal handlers are installed).
+			const poll = setInterval(() => {
+				if (!fs.readdirSync(outDir).some((name) => name.endsWith(".tmp"))) return;
+				clearInterval(poll);
+				setTimeout(() => child.kill("SIGINT"), 300);
+			}, 20);
+			child.once("close", () => clearInterval(poll));
+		});
+		expect(result.stderr).toBe("dt64-export: interrupted by SIGINT\n");
+		expect(result.status).toBe(130);
+		expect(fs.readdirSync(outDir)).toEqual([]);
+	}, 20_000);
 });

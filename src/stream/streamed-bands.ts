@@ -82,9 +82,14 @@ export async function* streamedBands<V extends ChunkValues>(
 				yield { values, offset: start * rowSize, firstRow: start };
 			}
 		} finally {
-			if (next !== undefined) await next.catch(() => undefined);
-			row?.close();
-			files.close();
+			// Left with a band asked for ahead (aborted, or the consumer gone): the files close once its answer comes,
+			// as the decoder may be reading them until then (a descriptor closed early could be another file's by then).
+			const end = () => {
+				row?.close();
+				files.close();
+			};
+			if (next === undefined) end();
+			else void next.then(end, end);
 		}
 	}
 }
