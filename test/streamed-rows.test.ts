@@ -17,6 +17,8 @@ import { createTableExportStages } from "../src/export.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
 import { openTable } from "../src/open-table.js";
 import { rowsStreamed } from "../src/zarr/codecs/off-thread.js";
+import { WasmDecoders } from "../src/zarr/codecs/wasm/decoder-module.js";
+import { idleStreamInstances } from "../src/zarr/codecs/wasm/streamed-row.js";
 import { BIN, tempDir } from "./support/cli.js";
 import { exportTimeThroughPool } from "./support/pool-export.js";
 
@@ -121,6 +123,28 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 		expect(result.equals(reference)).toBe(true);
 	});
 
+	it("read a row whole where a chunk's frame is not one to stream, which then says why it does not decode", async () => {
+		// The frame declares 4 KiB more than the chunk holds: the chunk read whole refuses it by its header.
+		const corruptChunk = (coords: number[], bytes: Uint8Array) => {
+			if (coords[0] !== 0 || coords[1] !== 1) return bytes;
+			const copy = Uint8Array.from(bytes);
+			const view = new DataView(copy.buffer);
+			view.setUint32(6, view.getUint32(6, true) + 4096, true);
+			return copy;
+		};
+		const dir = tempDir("dt64-streamed-out-");
+		const before = rowsStreamed();
+		const error = await exportTimeThroughPool(await store("declared.zarr", { corruptChunk }), new BufferPool(), path.join(dir, "out.arrow")).then(
+			() => undefined,
+			(failure: unknown) => failure as { code?: unknown; key?: unknown; message: string },
+		);
+		const after = rowsStreamed();
+		expect(onThreads ? after.onThreads - before.onThreads : after.here - before.here).toBe(0);
+		expect([error?.code, error?.key]).toEqual(["CHUNK_CORRUPT", "time/c/0/1/0"]);
+		expect(error?.message).toBe("chunk time/c/0/1/0: cannot decode: zstd: chunk declares 2101248 bytes, more than its expected 2097152");
+		expect(fs.readdirSync(dir)).toEqual([]);
+	});
+
 	it("refuse a corrupt chunk with its key, and leave nothing at the output", async () => {
 		// A block of the frame's middle given the reserved block type.
 		const corruptChunk = (coords: number[], bytes: Uint8Array) => {
@@ -166,6 +190,8 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 		// The generator's cleanup runs once the band asked for ahead is answered.
 		for (let wait = 0; wait < 200 && openFiles() > files; wait++) await new Promise((resolve) => setTimeout(resolve, 10));
 		expect(openFiles()).toBe(files);
+		// Here, the row's three streams are handed back to this thread's instances (a decode thread's are its own).
+		if (!onThreads) expect(idleStreamInstances(new WasmDecoders().module)).toBe(3);
 		// The thread (or this one) streams the next export's rows as well.
 		const reference = await exported(await store("raw-after.zarr", { codecs: RAW }));
 		expect((await exported(root)).equals(reference)).toBe(true);

@@ -25,10 +25,10 @@ import type { StreamedChunk, StreamedRowSpec } from "./codecs/wasm/streamed-row.
 import { chunksPerAxis, product } from "./grid.js";
 
 /** Chunks smaller than this decoded are read whole: 2 MiB, the size from which a chunk is decoded in steps. */
-export const STREAM_MIN_CHUNK_BYTES = 2 * 2 ** 20;
+const STREAM_MIN_CHUNK_BYTES = 2 * 2 ** 20;
 
 /** The largest zstd window a streamed chunk may declare: each stream holds its window (zarr-python's: 512 KiB). */
-export const STREAM_MAX_WINDOW_BYTES = 2 ** 20;
+const STREAM_MAX_WINDOW_BYTES = 2 ** 20;
 
 const ZSTD_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
@@ -129,7 +129,7 @@ export function openStreamedRow(
  * is a zstd frame (after at most MAX_LEADING_SKIPPABLE skippable frames) that declares `chunkBytes` of content, no
  * dictionary, and a window of at most STREAM_MAX_WINDOW_BYTES. Only the headers are read.
  */
-export function zstdStreamHead(file: Pick<PositionedFile, "readAt" | "size">, chunkBytes: number): { frameStart: number; windowLog: number } | undefined {
+function zstdStreamHead(file: Pick<PositionedFile, "readAt" | "size">, chunkBytes: number): { frameStart: number; windowLog: number } | undefined {
 	const head = new Uint8Array(14);
 	const view = new DataView(head.buffer);
 	let position = 0;
