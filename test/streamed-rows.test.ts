@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { encodeChunk, extractChunk, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { createTableExportStages } from "../src/export.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
 import { openTable } from "../src/open-table.js";
@@ -63,6 +63,27 @@ async function store(name: string, options: StoreOptions = {}): Promise<string> 
 	return root;
 }
 
+/** A v2 group with the array `time` as zarr-python 2 writes it (chunk keys `0.1.0`), `compressor` its compressor. */
+async function v2Store(name: string, compressor: { id: string; level: number } | null): Promise<string> {
+	const root = path.join(tempDir("dt64-streamed-"), name);
+	const dir = path.join(root, "time");
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(root, ".zgroup"), JSON.stringify({ zarr_format: 2 }));
+	const zarray = { zarr_format: 2, shape: SHAPE, chunks: CHUNKS, dtype: "<M8[ms]", compressor, fill_value: null, order: "C", filters: null, dimension_separator: "." };
+	fs.writeFileSync(path.join(dir, ".zarray"), JSON.stringify(zarray));
+	fs.writeFileSync(path.join(dir, ".zattrs"), JSON.stringify({ _ARRAY_DIMENSIONS: ["time", "y", "x"] }));
+	const all = values();
+	const codecs = compressor === null ? RAW : ZSTD;
+	for (let i = 0; i < 2; i++) {
+		for (let j = 0; j < 3; j++) {
+			const chunk = extractChunk(all, SHAPE, CHUNKS, [i * CHUNKS[0], j * CHUNKS[1], 0], NAT);
+			const bytes = await encodeChunk(chunk, CHUNKS, codecs, { fill: NAT, writeEmptyChunks: true });
+			fs.writeFileSync(path.join(dir, `${i}.${j}.0`), bytes!);
+		}
+	}
+	return root;
+}
+
 /** Exports `root` through the pool as the CLI does: the output's bytes. */
 async function exported(root: string): Promise<Buffer> {
 	const out = path.join(tempDir("dt64-streamed-out-"), "out.arrow");
@@ -104,6 +125,13 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 		const checked = await streamedDuring(async () => exported(await store("checked.zarr", { checksum: true })));
 		expect(checked.streamed).toBe(2);
 		expect(checked.result.equals(reference)).toBe(true);
+	});
+
+	it("stream a v2 array's rows of zstd chunks too, to the file its uncompressed twin gives", async () => {
+		const reference = await exported(await v2Store("raw-v2.zarr", null));
+		const { result, streamed } = await streamedDuring(async () => exported(await v2Store("zstd-v2.zarr", { id: "zstd", level: 0 })));
+		expect(streamed).toBe(2);
+		expect(result.equals(reference)).toBe(true);
 	});
 
 	it("read a row with a missing chunk chunk by chunk (the fill value), and stream the others", async () => {
