@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises";
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
 import * as path from "node:path";
-import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
+import type { AbsolutePath, AsyncReadable, GetOptions, PositionedFile, RangeQuery } from "./readable.js";
 import { FolderListings } from "./folder-listing.js";
 import { checkBound, type ValueBound } from "./value-bound.js";
 import { throwIfAborted } from "../abort.js";
@@ -242,6 +242,43 @@ export class DirectoryStore implements AsyncReadable {
 		}
 	}
 
+	/**
+	 * The key's file opened on this thread, as #readSmall opens it (its folder inside the store, a link resolved and
+	 * checked, a regular file, within `bound`), left open to be read at positions by whoever streams it (see
+	 * PositionedFile): undefined when it is missing.
+	 */
+	openFile(key: AbsolutePath, options: GetOptions = {}): PositionedFile | undefined {
+		throwIfAborted(options.signal);
+		let file = this.resolve(key);
+		let fd: number | undefined;
+		try {
+			const place = this.#placeOf(key);
+			if (place === undefined) return undefined;
+			try {
+				fd = openSync(place, this.#openFlags);
+			} catch (error) {
+				if (!isLink(error)) throw error;
+				const target = this.#linkTarget(key, place);
+				if (target === undefined) return this.#missing(key);
+				file = target;
+				fd = openSync(target, OPEN_FLAGS);
+			}
+			const stats = fstatSync(fd);
+			checkRegular(this.resolve(key), key, stats);
+			checkBound(this.resolve(key), key, stats.size, options.bound);
+			this.#checkedAfterRead(key);
+			const opened = fd;
+			fd = undefined;
+			return positionedFile(opened, stats.size, file, this.root, key);
+		} catch (error) {
+			if (isMissing(error)) return this.#missing(key);
+			if (error instanceof Dt64ExportError) throw error;
+			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
+		} finally {
+			if (fd !== undefined) closeSync(fd);
+		}
+	}
+
 	#timed(ms: number): void {
 		const times = this.#syncReadTimes;
 		times[this.#syncReads++ % times.length] = ms;
@@ -319,6 +356,28 @@ export class DirectoryStore implements AsyncReadable {
 			await handle?.close();
 		}
 	}
+}
+
+/** An open file of a key (DirectoryStore.openFile): read at positions, closed once. */
+function positionedFile(fd: number, size: number, file: string, root: string, key: AbsolutePath): PositionedFile {
+	let open = true;
+	return {
+		fd,
+		size,
+		name: file,
+		readAt(bytes, position) {
+			try {
+				return readSync(fd, bytes, 0, bytes.byteLength, position);
+			} catch (error) {
+				throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: root, key: key.slice(1), cause: error });
+			}
+		},
+		close() {
+			if (!open) return;
+			open = false;
+			closeSync(fd);
+		},
+	};
 }
 
 /** A folder of keys is in the store (INSIDE), missing (MISSING), or leads outside it (the path it leads to). */

@@ -45,6 +45,21 @@ export interface GetOptions {
 	maxBytes?: number;
 }
 
+/**
+ * A key's file opened to be read at positions, piece by piece (AsyncReadable.openFile): `fd` may be read with
+ * `readSync` on any thread of the process (a decode thread streams a chunk from it) until `close`, which its opener
+ * calls once nothing reads it any more. `size`: its bytes when opened; nothing past them is read.
+ */
+export interface PositionedFile {
+	readonly fd: number;
+	readonly size: number;
+	/** What messages call it: the file's path. */
+	readonly name: string;
+	/** Reads into `bytes` from `position`: the bytes read, fewer only at the end of the file. */
+	readAt(bytes: Uint8Array, position: number): number;
+	close(): void;
+}
+
 /** A store read asynchronously: a key's bytes, or `undefined` when the store does not hold the key. */
 export interface AsyncReadable {
 	get(key: AbsolutePath, options?: GetOptions): Promise<Uint8Array | undefined>;
@@ -62,4 +77,10 @@ export interface AsyncReadable {
 	 * as one fill band from it (ChunkSource.missingRun).
 	 */
 	isAbsent?(key: AbsolutePath): boolean;
+	/**
+	 * A local store's key opened as a file to read at positions, with the checks `get` makes of it (inside the store, a
+	 * regular file, within `options.bound`): undefined when the key is missing. Stores whose values are not files (a
+	 * zip's entries, remote objects) lack it; their chunks are read whole.
+	 */
+	openFile?(key: AbsolutePath, options?: GetOptions): PositionedFile | undefined;
 }

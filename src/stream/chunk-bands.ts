@@ -12,6 +12,7 @@ import { arrangeRowInCOrder } from "../zarr/row-in-c-order.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
 import type { ReadAheadShare } from "./read-ahead-budget.js";
+import { streamedBands } from "./streamed-bands.js";
 
 /** A run of consecutive values of the array in C order: rows [firstRow, firstRow + rows) along axis 0. */
 export interface ValueBand<V extends ChunkValues = BigInt64Array> {
@@ -359,6 +360,8 @@ export interface BandAssembly {
 	 * may convert a chunk into other memory, and its chunk would count until collected.
 	 */
 	readonly countHandedOn?: boolean;
+	/** Rows of chunks the source can stream are streamed (see streamed-bands.ts); false for the rows it reads whole. */
+	readonly streamRows?: boolean;
 }
 
 /**
@@ -396,6 +399,14 @@ export async function* readBands<V extends ChunkValues>(
 	const total = (bandRange.end - bandRange.start) * product(grid.slice(1));
 	if (total === 0 || product(shape) === 0) return;
 	const { bufferPool } = assembly;
+	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
+	if (bufferPool !== undefined && shape.length > 1 && source.streamedRow !== undefined && assembly.streamRows !== false) {
+		const whole = { ...assembly, streamRows: false };
+		yield* streamedBands(source, shape, step, bandRange, rows, bufferPool, signal, onChunk, (range, counted) =>
+			readBands(source, shape, concurrency, signal, counted, mayReadAhead, range, whole),
+		);
+		return;
+	}
 	const rowSize = product(shape.slice(1));
 	const chunkRowSize = product(chunkShape.slice(1));
 	const chunksPerRow = product(grid.slice(1));
@@ -420,7 +431,6 @@ export async function* readBands<V extends ChunkValues>(
 	// Runs of missing chunks are read as one band each (a sparse array of tiny chunks): a 1-D array's, and an N-d
 	// array's whole rows of chunks (a time axis written ahead).
 	const chunks = readChunksInOrder(source, concurrency, signal, mayReadAhead, bandRange, control, assembly.readAhead, true);
-	const step = Math.max(1, Math.min(chunkRows, assembly.maxRows ?? chunkRows));
 	const handBack = (data: V) => {
 		const copied = bytesOf(data);
 		if (copied !== undefined) bufferPool!.release(copied);

@@ -18,6 +18,7 @@ import { shardReadBox } from "./shard-read-box.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 import { checkCodecs, SHARDING, shardingInChain, shardingLayout } from "./codec-chain.js";
 import { chunkDecoding } from "./nested-shard.js";
+import { openStreamedRow, streamedRowLayout, type StreamedRowFiles } from "./streamed-rows.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -52,6 +53,11 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	 * `count` chunks' worth (a band of their rows is a prefix of it).
 	 */
 	readMissingRun?(coords: readonly number[], count: number, signal?: AbortSignal): Promise<V>;
+	/**
+	 * A row of chunks along the first axis (`chunkRow`) opened to be streamed into bands (see streamed-rows.ts): its
+	 * files, or undefined when that row is read chunk by chunk. Absent: an array whose rows are never streamed.
+	 */
+	streamedRow?(chunkRow: number, signal?: AbortSignal): StreamedRowFiles | undefined;
 }
 
 /**
@@ -190,7 +196,9 @@ function plainChunks<V extends ChunkValues>(
 	encodeKey: ChunkKeyEncoder,
 	options: ChunkSourceOptions,
 ): ChunkSource<V> {
-	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, meta.chunkShape));
+	const here = decodesHere(meta.shape, elements.decodedAs.valueBytes, meta.chunkShape);
+	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, here);
+	const streamed = options.bufferPool === undefined ? undefined : streamedRowLayout(store, meta, elements.decodedAs);
 	const size = product(meta.chunkShape);
 	const { valueBytes } = elements.decodedAs;
 	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
@@ -236,6 +244,16 @@ function plainChunks<V extends ChunkValues>(
 					throwIfAborted(signal);
 					return elements.fillChunk(size * count, describe(coords), options.bufferPool);
 				});
+			},
+		}),
+		...(streamed && {
+			streamedRow(chunkRow: number, signal?: AbortSignal) {
+				const keyOf = (coords: readonly number[]) => joinKey(meta.path, encodeKey(coords));
+				try {
+					return openStreamedRow(store, streamed, chunkRow, meta.shape.length, keyOf, describe, bound, here, meta.path, signal);
+				} catch (error) {
+					throw withErrorFields(error, CHUNK_ERRORS, { path: meta.path }, "fill");
+				}
 			},
 		}),
 		read(coords, signal) {

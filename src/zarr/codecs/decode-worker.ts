@@ -6,6 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { Dt64ExportError, errorFieldsOf, type ErrorCode, type ErrorFields } from "../../errors.js";
 import { loadWasmDecoders, type WasmCodec, type WasmDecoders } from "./wasm/decoder-module.js";
+import { readFileAt, StreamedRow, type StreamedRowSpec } from "./wasm/streamed-row.js";
 
 /**
  * What a thread is started with: the compiled decoders, once an earlier thread has compiled them; or, while another
@@ -40,6 +41,15 @@ export interface DecodeRequest {
 	readonly scanNaT: boolean;
 }
 
+/**
+ * A row of zstd chunks streamed on this thread (wasm/streamed-row.ts): opened, asked for its bands in turn (each
+ * answered as a DecodeRequest is, `length` the band's bytes), and closed, by the last band or by a close.
+ */
+export type StreamMessage =
+	| { readonly stream: "open"; readonly row: number; readonly spec: StreamedRowSpec }
+	| { readonly stream: "band"; readonly id: number; readonly row: number; readonly buffer: ArrayBuffer; readonly rows: number; readonly last: boolean; readonly scanNaT: boolean }
+	| { readonly stream: "close"; readonly row: number };
+
 /** A refusal goes back as its message, code and fields: the main thread makes the same Dt64ExportError of them. */
 export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & (
 	| { readonly length: number; readonly natPositions: Int32Array | null }
@@ -55,7 +65,46 @@ if (data.awaitModule !== true) {
 	if (data.module === undefined) parentPort!.postMessage({ compiled: decoders.module } satisfies CompiledAnswer);
 }
 
-parentPort!.on("message", (message: DecodeRequest | ModuleGift) => {
+/** The rows streamed on this thread, or why one could not be opened (said by its first band). */
+const rows = new Map<number, StreamedRow | Error>();
+
+function onStream(message: StreamMessage): void {
+	if (message.stream === "open") {
+		try {
+			if (decoders === undefined) throw new Dt64ExportError("INTERNAL", "zstd: a streamed row came before the decoders");
+			rows.set(message.row, new StreamedRow(decoders.module, message.spec, readFileAt));
+		} catch (error) {
+			rows.set(message.row, error as Error);
+		}
+		return;
+	}
+	const row = rows.get(message.row);
+	if (message.stream === "close") {
+		if (row instanceof StreamedRow) row.close();
+		rows.delete(message.row);
+		return;
+	}
+	const { id, buffer } = message;
+	let answer: DecodeAnswer;
+	try {
+		if (row === undefined) throw new Dt64ExportError("INTERNAL", "zstd: a band of a streamed row not opened");
+		if (row instanceof Error) throw row;
+		answer = { id, buffer, length: buffer.byteLength, natPositions: row.fill(new Uint8Array(buffer), message.rows, message.last, message.scanNaT) };
+	} catch (error) {
+		rows.delete(message.row);
+		if (row instanceof StreamedRow) row.close();
+		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT", fields: errorFieldsOf(error) };
+	}
+	if (message.last) rows.delete(message.row);
+	const natPositions = "natPositions" in answer ? answer.natPositions : null;
+	parentPort!.postMessage(answer, natPositions === null ? [buffer] : [buffer, natPositions.buffer as ArrayBuffer]);
+}
+
+parentPort!.on("message", (message: DecodeRequest | ModuleGift | StreamMessage) => {
+	if ("stream" in message) {
+		onStream(message);
+		return;
+	}
 	if (!("id" in message)) {
 		decoders = loadWasmDecoders(message.module);
 		return;

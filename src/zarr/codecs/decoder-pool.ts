@@ -1,7 +1,8 @@
 import { Worker } from "node:worker_threads";
 import { abortError } from "../../abort.js";
 import { Dt64ExportError } from "../../errors.js";
-import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData, ModuleGift } from "./decode-worker.js";
+import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData, ModuleGift, StreamMessage } from "./decode-worker.js";
+import type { StreamedRowSpec } from "./wasm/streamed-row.js";
 import type { WasmCodec } from "./wasm/decoder-module.js";
 
 /**
@@ -48,6 +49,15 @@ interface Watched {
  */
 export const CHUNKS_PER_THREAD = 2;
 
+/**
+ * A row of zstd chunks streamed on one decode thread (wasm/streamed-row.ts): its bands are asked for in turn, each
+ * buffer transferred there and back as a chunk's is; `close` ends a row left before its last band.
+ */
+export interface RowOnThread {
+	band(buffer: ArrayBuffer, rows: number, last: boolean, scanNaT: boolean): Promise<Decoded>;
+	close(): void;
+}
+
 /** One decode thread and the chunks sent to it that it has not answered. */
 interface DecodeThread {
 	readonly worker: Worker;
@@ -80,6 +90,7 @@ export class DecoderPool {
 	/** Chunks no thread can take yet (see #pick), oldest first. */
 	readonly #waiting: Waiting[] = [];
 	#nextId = 0;
+	#nextRow = 0;
 	/** The decoders as the first thread compiled them: later threads are started with them. */
 	#compiled: object | undefined;
 	/** Resolved once a chunk has been sent to a thread (see chunkSent). */
@@ -163,6 +174,41 @@ export class DecoderPool {
 			thread.worker.postMessage(request, [request.buffer]);
 			this.#markSent();
 		}
+	}
+
+	/**
+	 * Streams a row of zstd chunks on one thread, all its bands there (its streams' state is that thread's): the ready
+	 * thread with the fewest chunks in flight, or a new one when it holds some and fewer than `size` run. Its bands
+	 * count among that thread's chunks in flight, and fail as they do when the thread fails.
+	 */
+	streamRow(spec: StreamedRowSpec): RowOnThread {
+		let best: DecodeThread | undefined;
+		for (const thread of this.#threads) if (thread.ready && (best === undefined || thread.pending.size < best.pending.size)) best = thread;
+		const start = best === undefined || (best.pending.size > 0 && this.#threads.length < this.size && this.#compiled !== undefined);
+		const thread = start ? this.#start() : best!;
+		const row = this.#nextRow++;
+		const send = (message: StreamMessage, transfer: ArrayBuffer[] = []) => thread.worker.postMessage(message, transfer);
+		send({ stream: "open", row, spec });
+		this.#markSent();
+		let ended = false;
+		return {
+			band: (buffer, rows, last, scanNaT) =>
+				new Promise<Decoded>((resolve, reject) => {
+					if (ended || !this.#threads.includes(thread)) {
+						reject(threadFailure("zstd", new Error(ended ? "the streamed row has ended" : "the thread streaming the row has stopped")));
+						return;
+					}
+					const id = this.#nextId++;
+					if (thread.pending.size === 0) thread.worker.ref();
+					thread.pending.set(id, { codec: "zstd", resolve, reject });
+					if (last) ended = true;
+					send({ stream: "band", id, row, buffer, rows, last, scanNaT }, [buffer]);
+				}),
+			close: () => {
+				if (!ended && this.#threads.includes(thread)) send({ stream: "close", row });
+				ended = true;
+			},
+		};
 	}
 
 	/**

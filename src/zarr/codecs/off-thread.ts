@@ -6,6 +6,8 @@ import { decodeThreadsAsked } from "./decode-threads-asked.js";
 import { DecoderPool } from "./decoder-pool.js";
 import { decodersWasmFile } from "./wasm/decoders-file.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
+import type { StreamedRow, StreamedRowSpec } from "./wasm/streamed-row.js";
+import { Dt64ExportError } from "../../errors.js";
 
 /** This module's URL: undefined in a CommonJS bundle, though TypeScript types it as a string. */
 const moduleUrl = import.meta.url as string | undefined;
@@ -187,4 +189,71 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 	bufferPool?.adopt(bytes);
 	if (decoded.natPositions !== null) recordNatPositions(bytes, decoded.natPositions);
 	return bytes;
+}
+
+/** Rows of zstd chunks this process has streamed on the calling thread and on the decode threads (see streamZstdRow). */
+const streamedRows = { here: 0, onThreads: 0 };
+
+/** How many rows of zstd chunks this process has streamed, on the calling thread and on the decode threads. */
+export function rowsStreamed(): { readonly here: number; readonly onThreads: number } {
+	return { ...streamedRows };
+}
+
+/** A row of zstd chunks being streamed (see streamZstdRow). */
+export interface StreamingRow {
+	/**
+	 * Fills `band` (a whole buffer of the pool, `rows` array rows; the row's last band with `last`) and returns it as
+	 * the band's values, with the positions of its NaT recorded (nat-positions.ts); `band` is not to be used after.
+	 */
+	band(band: Uint8Array, rows: number, last: boolean): Promise<BigInt64Array>;
+	/** Ends the row: its streams are handed back (a row left before its last band, or after a failure). */
+	close(): void;
+}
+
+/**
+ * Streams a row of zstd chunks (wasm/streamed-row.ts) on a decode thread, all its bands on that one, or on the
+ * calling thread where chunks decode there (`DT64_DECODE_THREADS=0`, or `here`: see onThreads). A band comes back
+ * as a buffer of `bufferPool`, as a decoded chunk does. The chunks' files stay open until the caller closes them,
+ * after the row's last answer.
+ */
+export function streamZstdRow(spec: StreamedRowSpec, bufferPool: BufferPool, here = false): StreamingRow {
+	const pool = onThreads(here) ? sharedPool() : null;
+	const record = (bytes: Uint8Array, natPositions: Int32Array | null) => {
+		const values = new BigInt64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+		if (natPositions !== null) recordNatPositions(values, natPositions);
+		return values;
+	};
+	if (pool === null) {
+		streamedRows.here++;
+		onThisThread ??= loadDecodersHere();
+		// Loaded as the decoders are, on first use (see loadDecodersHere).
+		let row: Promise<StreamedRow> | undefined = onThisThread.then(async (decoders) => {
+			const streamed = await import("./wasm/streamed-row.js");
+			return new streamed.StreamedRow(decoders.module, spec, streamed.readFileAt);
+		});
+		row.catch(() => undefined);
+		return {
+			band: async (band, rows, last) => {
+				if (row === undefined) throw new Dt64ExportError("INTERNAL", "zstd: a band asked of a streamed row that has ended");
+				const natPositions = (await row).fill(band, rows, last, true);
+				return record(band, natPositions);
+			},
+			close: () => {
+				void row?.then((streamed) => streamed.close(), () => undefined);
+				row = undefined;
+			},
+		};
+	}
+	streamedRows.onThreads++;
+	const onThread = pool.streamRow(spec);
+	return {
+		band: async (band, rows, last) => {
+			const length = band.byteLength;
+			const decoded = await onThread.band(band.buffer as ArrayBuffer, rows, last, true);
+			const bytes = new Uint8Array(decoded.buffer, 0, length);
+			bufferPool.adopt(bytes);
+			return record(bytes, decoded.natPositions);
+		},
+		close: () => onThread.close(),
+	};
 }

@@ -21,7 +21,8 @@ interface WebAssemblyApi {
 }
 const webAssembly = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 
-interface DecoderExports {
+/** What an instance of decoders.c exports. */
+export interface DecoderExports {
 	readonly memory: { readonly buffer: ArrayBuffer };
 	alloc(bytes: number): number;
 	release(pointer: number): void;
@@ -81,6 +82,14 @@ function wasiStubs(module: object): Record<string, Record<string, () => number>>
 	const imports: Record<string, Record<string, () => number>> = {};
 	for (const { module: from, name } of webAssembly.Module.imports(module)) (imports[from] ??= {})[name] = () => 52;
 	return imports;
+}
+
+/**
+ * A new instance of the decoders' compiled `module`: its own memory and its own zstd context (decoders.c keeps one
+ * per instance), for a chunk streamed beside others on one thread (streamed-row.ts).
+ */
+export function decoderInstance(module: object): DecoderExports {
+	return new webAssembly.Instance(module, wasiStubs(module)).exports as DecoderExports;
 }
 
 /** Options of a WasmDecoders (tests set a small window to decode small chunks in steps). */
