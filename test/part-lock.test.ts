@@ -25,9 +25,10 @@ const COMMON = [WEATHER, "--to", "parquet", "--partition-by", "month", "--row-gr
 const lockOf = (folder: string, k: number, n: number) => path.join(folder, "_parts", `part-${k}-of-${n}.lock`);
 
 /** The CLI with every write slowed down, so that a run lasts long enough to overlap another or to be interrupted. */
-function slowRun(args: string[]) {
+function slowRun(args: string[], gate?: string) {
 	const slow = path.join(REPO, "test/support/slow-writes.mjs");
-	const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: `--import ${slow}`, DT64_TEST_WRITE_DELAY_MS: "40" }, stdio: ["ignore", "ignore", "pipe"] });
+	const env = { ...process.env, NODE_OPTIONS: `--import ${slow}`, DT64_TEST_WRITE_DELAY_MS: "40", ...(gate === undefined ? {} : { DT64_TEST_WRITE_GATE: gate }) };
+	const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
 	let stderr = "";
 	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
 	const exited = new Promise<{ status: number | null; stderr: string }>((resolve) => child.once("close", (status) => resolve({ status, stderr })));
@@ -64,11 +65,19 @@ async function readDataset(folder: string): Promise<{ rows: string; files: strin
 describe("two runs of the same part", () => {
 	it("started together: one refuses at once, naming the other; the other's files are intact and the dataset commits", async () => {
 		const folder = path.join(tempDir(), "out");
-		const runs = [slowRun([...COMMON, "--part", "0/2", "-o", folder]), slowRun([...COMMON, "--part", "0/2", "-o", folder])];
+		// Both write nothing until the gate opens: the one that takes the lock waits in its first write, holding it,
+		// however far apart the two started (on a loaded machine, one could start after the other had finished, and
+		// both then succeeded). The other refuses meanwhile; the gate opens once it has.
+		const gate = path.join(tempDir(), "gate");
+		const runs = [slowRun([...COMMON, "--part", "0/2", "-o", folder], gate), slowRun([...COMMON, "--part", "0/2", "-o", folder], gate)];
 		// The refusal comes while the other run still holds the lock: it does not wait for it.
 		const lockHeldAtExit = runs.map(({ exited }) => exited.then(() => fs.existsSync(lockOf(folder, 0, 2))));
+		const first = await Promise.race(runs.map(({ exited }, k) => exited.then(() => k)));
+		expect(runs[1 - first].child.exitCode).toBeNull();
+		fs.writeFileSync(gate, "");
 		const results = await Promise.all(runs.map(({ exited }) => exited));
 		const loser = results.findIndex((result) => result.status !== 0);
+		expect(loser).toBe(first);
 		expect(results.map((result) => result.status).sort()).toEqual([0, 1]);
 		expect(await lockHeldAtExit[loser]).toBe(true);
 		const winnerPid = runs[1 - loser].child.pid;
