@@ -5,7 +5,7 @@
  * is not, unless asked; every way a run ends releases it; commit refuses while a part may still write; and readers
  * of the dataset never see the lock.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -35,8 +35,9 @@ function slowRun(args: string[], gate?: string) {
 	return { child, exited };
 }
 
-async function until(ready: () => boolean): Promise<void> {
-	for (let i = 0; i < 1000 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Waits until `ready` holds, or `child` has ended (then fails): however long its start takes, not a number of turns. */
+async function until(child: ChildProcess, ready: () => boolean): Promise<void> {
+	while (!ready() && child.exitCode === null && child.signalCode === null) await new Promise((resolve) => setTimeout(resolve, 10));
 	expect(ready()).toBe(true);
 }
 
@@ -238,7 +239,7 @@ describe("every way a run ends releases its lock", () => {
 			const folder = path.join(tempDir(), "out");
 			const run = slowRun([...COMMON, "--part", "0/2", "-o", folder]);
 			// A part writes its files aside until all are written (see dataset-writer.ts).
-			await until(() => fs.existsSync(lockOf(folder, 0, 2)) && listDataset(path.join(folder, partStagingPath({ index: 0, count: 2 }))).tempFiles.length > 0);
+			await until(run.child, () => fs.existsSync(lockOf(folder, 0, 2)) && listDataset(path.join(folder, partStagingPath({ index: 0, count: 2 }))).tempFiles.length > 0);
 			run.child.kill(signal);
 			expect((await run.exited).status).toBe(status);
 			expect(fs.existsSync(lockOf(folder, 0, 2))).toBe(false);
@@ -252,7 +253,7 @@ describe("commit and readers", () => {
 		const folder = path.join(tempDir(), "out");
 		for (const k of [0, 1]) expect((await runCliAsync([...COMMON, "--part", `${k}/2`, "-o", folder])).status).toBe(0);
 		const run = slowRun([...COMMON, "--part", "1/2", "-o", folder]);
-		await until(() => fs.existsSync(lockOf(folder, 1, 2)));
+		await until(run.child, () => fs.existsSync(lockOf(folder, 1, 2)));
 		const refused = await runCliAsync(["commit", folder]);
 		expect(refused.status).toBe(1);
 		expect(refused.stderr).toMatch(new RegExp(`^dt64-export: cannot commit .*: part 1/2 is being exported by pid ${run.child.pid}@.* \\(lock .*part-1-of-2\\.lock\\): wait for that export to end, then commit \\[DATASET_INVALID\\]`));
