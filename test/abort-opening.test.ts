@@ -106,12 +106,17 @@ async function abortWhileHeld(held: Held, call: (signal: AbortSignal) => Promise
 	}
 }
 
-/** Resolves once the server has received no new request for 150 ms. */
+/**
+ * Resolves once the server has received no new request for 150 ms and the turns of the event loop after it: the
+ * server is in this process, and a timer that comes due while the process has no core runs before the connections
+ * that came meanwhile are taken (the timers first, then the I/O), so the turns let those in before it is quiet.
+ */
 async function quiet(): Promise<void> {
 	let count = -1;
 	while (count !== server.requests.length) {
 		count = server.requests.length;
 		await sleep(150);
+		for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
 	}
 }
 
