@@ -43,6 +43,8 @@ const BIG = [1_000_000];
 const SMALL = [500_000];
 const ZSTD = [LE, { name: "zstd", configuration: { level: 0, checksum: false } }];
 const GROUP = { zarr_format: 3, node_type: "group", attributes: {} };
+/** A store whose export the threads decode, which several tests name: made here, not by the first test that names it. */
+const ZSTD_STORE = store("zstd.zarr", { "zarr.json": v3Array(BIG, ZSTD) });
 
 describe("the early start of the decode threads", () => {
 	it("names every codec of the decode threads, as the codec map does", () => {
@@ -51,14 +53,14 @@ describe("the early start of the decode threads", () => {
 	});
 
 	it("starts them for a local array of more than 4 MiB compressed with zstd, lz4 or blosc, v3 or v2", () => {
-		expect(exportDecodesOnThreads([store("zstd.zarr", { "zarr.json": v3Array(BIG, ZSTD) })])).toBe(true);
+		expect(exportDecodesOnThreads([ZSTD_STORE])).toBe(true);
 		expect(exportDecodesOnThreads([store("numcodecs-lz4.zarr", { "zarr.json": v3Array(BIG, [LE, { name: "numcodecs.lz4" }]) })])).toBe(true);
 		const shards = [{ name: "sharding_indexed", configuration: { chunk_shape: [100_000], codecs: ZSTD, index_codecs: [LE, { name: "crc32c" }] } }];
 		expect(exportDecodesOnThreads([store("sharded.zarr", { "zarr.json": v3Array(BIG, shards) })])).toBe(true);
 		const v2 = { zarr_format: 2, shape: BIG, chunks: [100_000], dtype: "<M8[ns]", compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 }, fill_value: null, filters: null, order: "C" };
 		expect(exportDecodesOnThreads([store("v2-blosc.zarr", { ".zarray": v2 })])).toBe(true);
 		// Wherever the store is among the arguments, and with options before it.
-		expect(exportDecodesOnThreads(["--to", "parquet", path.join(work, "zstd.zarr"), "-o", "x.parquet"])).toBe(true);
+		expect(exportDecodesOnThreads(["--to", "parquet", ZSTD_STORE, "-o", "x.parquet"])).toBe(true);
 	});
 
 	it("starts none for a small array, another codec, a URL, a zip file, another command or --help", () => {
@@ -66,7 +68,7 @@ describe("the early start of the decode threads", () => {
 		expect(exportDecodesOnThreads([path.join(REPO, "data/sharded-2d.zarr")])).toBe(false);
 		expect(exportDecodesOnThreads([store("gzip.zarr", { "zarr.json": v3Array(BIG, [LE, { name: "gzip", configuration: { level: 5 } }]) })])).toBe(false);
 		expect(exportDecodesOnThreads([store("raw.zarr", { "zarr.json": v3Array(BIG, [LE]) })])).toBe(false);
-		const zstd = path.join(work, "zstd.zarr");
+		const zstd = ZSTD_STORE;
 		expect(exportDecodesOnThreads(["inspect", zstd])).toBe(false);
 		expect(exportDecodesOnThreads([zstd, "--help"])).toBe(false);
 		expect(exportDecodesOnThreads([zstd, "--help=true"])).toBe(false);
@@ -114,7 +116,7 @@ describe("the early start of the decode threads", () => {
 	});
 
 	it("a thread started for an export that then fails, or reads no chunk, does not keep the CLI running", () => {
-		const zstd = path.join(work, "zstd.zarr");
+		const zstd = ZSTD_STORE;
 		const started = Date.now();
 		const refused = runCli([zstd, "--to", "nonsense"]);
 		expect(refused.status).toBe(2);

@@ -46,16 +46,20 @@ fs.writeFileSync(
 	`import * as fs from "node:fs";\nprocess.on("exit", () => { if (process.env.DT64_RSS_FILE) fs.writeFileSync(process.env.DT64_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)); });\n`,
 );
 
+/** Tells when the CLI waits for a FIFO's reader (see the file). */
+const FIFO_WAITING = path.join(REPO, "test/support/fifo-waiting.mjs");
+
 /** Spawns the built CLI without blocking the test process, so independent cases run side by side. */
 function runCliAsync(
 	args: string[],
-	options: { measureMemory?: boolean; timeoutMs?: number; onSpawn?: (child: ReturnType<typeof spawn>) => void } = {},
+	options: { measureMemory?: boolean; timeoutMs?: number; onSpawn?: (child: ReturnType<typeof spawn>) => void; fifoWaiting?: string } = {},
 ): Promise<Run> {
 	const rssFile = options.measureMemory ? path.join(work, `rss-${process.hrtime.bigint()}`) : undefined;
-	const nodeArgs = rssFile ? ["--import", rssHook] : [];
+	// `fifoWaiting`: the file support/fifo-waiting.mjs creates once the CLI waits for a FIFO's reader.
+	const nodeArgs = [...(rssFile ? ["--import", rssHook] : []), ...(options.fifoWaiting ? ["--import", FIFO_WAITING] : [])];
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
-			env: { ...process.env, DT64_DEBUG: "", ...(rssFile ? { DT64_RSS_FILE: rssFile } : {}) },
+			env: { ...process.env, DT64_DEBUG: "", ...(rssFile ? { DT64_RSS_FILE: rssFile } : {}), ...(options.fifoWaiting ? { DT64_TEST_FIFO_WAITING: options.fifoWaiting } : {}) },
 			stdio: ["ignore", "pipe", "pipe"],
 		});
 		const stdout: Buffer[] = [];
@@ -476,16 +480,25 @@ describe("output is all or nothing", () => {
 	});
 
 	it("a FIFO without a reader is waited for with the handlers in place: SIGINT or SIGTERM then exits saying so", async () => {
-		// Sent well after the CLI has loaded and is waiting: the blocking open of before took no handler (killed by
-		// the signal, nothing said), and one that came just before it could be lost, the open then waiting forever.
+		// Sent while the CLI waits for the reader, however long its start took (it used to be sent 2.5 s after the
+		// spawn, which a loaded machine may not have reached the wait by): the blocking open of before took no handler
+		// (killed by the signal, nothing said), and one that came just before it could be lost, the open then waiting
+		// forever. support/fifo-waiting.mjs says when a wait has begun: its first open without a reader (ENXIO).
 		for (const [signal, status] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-			const fifo = path.join(tempDir("dt64-faults-out-"), "fifo");
+			const folder = tempDir("dt64-faults-out-");
+			const fifo = path.join(folder, "fifo");
+			const waiting = path.join(folder, "waiting");
 			expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+			let sent = false;
 			const run = await runCliAsync([path.join(REPO, "data/weather-station.zarr"), "-o", fifo], {
-				timeoutMs: 15_000,
-				onSpawn: (child) => setTimeout(() => child.kill(signal), 2500),
+				fifoWaiting: waiting,
+				onSpawn: (child) => {
+					void until(() => fs.existsSync(waiting) || child.exitCode !== null || child.signalCode !== null, "the wait for the FIFO's reader", 60_000).then(() => {
+						if (fs.existsSync(waiting)) sent = child.kill(signal);
+					});
+				},
 			});
-			expect({ status: run.status, stderr: run.stderr }).toEqual({ status, stderr: `dt64-export: interrupted by ${signal}\n` });
+			expect({ sent, status: run.status, stderr: run.stderr }).toEqual({ sent: true, status, stderr: `dt64-export: interrupted by ${signal}\n` });
 			expect(fs.statSync(fifo).isFIFO()).toBe(true);
 		}
 	});

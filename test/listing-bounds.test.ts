@@ -68,12 +68,14 @@ async function refusal(bucket: string): Promise<Dt64ExportError> {
 
 describe("finding a group's nodes by listing a bucket is bounded", () => {
 	it(`groups nested more than ${MAX_LISTED_DEPTH} deep: TOO_LARGE, with what to do instead`, async () => {
+		// This test's requests only: the CLI run of another test lists the same bucket, before this one in a shuffled order.
+		const earlier = s3.requests.length;
 		const error = await refusal("deep");
 		expect(error.code).toBe("TOO_LARGE");
 		expect(error.message).toBe(
 			`s3://deep/g.zarr: groups nested more than ${MAX_LISTED_DEPTH} deep found by listing, where stores nest a few: name the array (\`array\`) or the variables (\`columns\`), or give the store consolidated metadata (one request)`,
 		);
-		const listings = s3.requests.filter((request) => request.bucket === "deep" && request.query.get("list-type") === "2");
+		const listings = s3.requests.slice(earlier).filter((request) => request.bucket === "deep" && request.query.get("list-type") === "2");
 		expect(listings).toHaveLength(MAX_LISTED_DEPTH + 1);
 	});
 

@@ -5,7 +5,7 @@
  * is not, unless asked; every way a run ends releases it; commit refuses while a part may still write; and readers
  * of the dataset never see the lock.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -25,17 +25,19 @@ const COMMON = [WEATHER, "--to", "parquet", "--partition-by", "month", "--row-gr
 const lockOf = (folder: string, k: number, n: number) => path.join(folder, "_parts", `part-${k}-of-${n}.lock`);
 
 /** The CLI with every write slowed down, so that a run lasts long enough to overlap another or to be interrupted. */
-function slowRun(args: string[]) {
+function slowRun(args: string[], gate?: string) {
 	const slow = path.join(REPO, "test/support/slow-writes.mjs");
-	const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: `--import ${slow}`, DT64_TEST_WRITE_DELAY_MS: "40" }, stdio: ["ignore", "ignore", "pipe"] });
+	const env = { ...process.env, NODE_OPTIONS: `--import ${slow}`, DT64_TEST_WRITE_DELAY_MS: "40", ...(gate === undefined ? {} : { DT64_TEST_WRITE_GATE: gate }) };
+	const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
 	let stderr = "";
 	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
 	const exited = new Promise<{ status: number | null; stderr: string }>((resolve) => child.once("close", (status) => resolve({ status, stderr })));
 	return { child, exited };
 }
 
-async function until(ready: () => boolean): Promise<void> {
-	for (let i = 0; i < 1000 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Waits until `ready` holds, or `child` has ended (then fails): however long its start takes, not a number of turns. */
+async function until(child: ChildProcess, ready: () => boolean): Promise<void> {
+	while (!ready() && child.exitCode === null && child.signalCode === null) await new Promise((resolve) => setTimeout(resolve, 10));
 	expect(ready()).toBe(true);
 }
 
@@ -64,11 +66,19 @@ async function readDataset(folder: string): Promise<{ rows: string; files: strin
 describe("two runs of the same part", () => {
 	it("started together: one refuses at once, naming the other; the other's files are intact and the dataset commits", async () => {
 		const folder = path.join(tempDir(), "out");
-		const runs = [slowRun([...COMMON, "--part", "0/2", "-o", folder]), slowRun([...COMMON, "--part", "0/2", "-o", folder])];
+		// Both write nothing until the gate opens: the one that takes the lock waits in its first write, holding it,
+		// however far apart the two started (on a loaded machine, one could start after the other had finished, and
+		// both then succeeded). The other refuses meanwhile; the gate opens once it has.
+		const gate = path.join(tempDir(), "gate");
+		const runs = [slowRun([...COMMON, "--part", "0/2", "-o", folder], gate), slowRun([...COMMON, "--part", "0/2", "-o", folder], gate)];
 		// The refusal comes while the other run still holds the lock: it does not wait for it.
 		const lockHeldAtExit = runs.map(({ exited }) => exited.then(() => fs.existsSync(lockOf(folder, 0, 2))));
+		const first = await Promise.race(runs.map(({ exited }, k) => exited.then(() => k)));
+		expect(runs[1 - first].child.exitCode).toBeNull();
+		fs.writeFileSync(gate, "");
 		const results = await Promise.all(runs.map(({ exited }) => exited));
 		const loser = results.findIndex((result) => result.status !== 0);
+		expect(loser).toBe(first);
 		expect(results.map((result) => result.status).sort()).toEqual([0, 1]);
 		expect(await lockHeldAtExit[loser]).toBe(true);
 		const winnerPid = runs[1 - loser].child.pid;
@@ -229,7 +239,7 @@ describe("every way a run ends releases its lock", () => {
 			const folder = path.join(tempDir(), "out");
 			const run = slowRun([...COMMON, "--part", "0/2", "-o", folder]);
 			// A part writes its files aside until all are written (see dataset-writer.ts).
-			await until(() => fs.existsSync(lockOf(folder, 0, 2)) && listDataset(path.join(folder, partStagingPath({ index: 0, count: 2 }))).tempFiles.length > 0);
+			await until(run.child, () => fs.existsSync(lockOf(folder, 0, 2)) && listDataset(path.join(folder, partStagingPath({ index: 0, count: 2 }))).tempFiles.length > 0);
 			run.child.kill(signal);
 			expect((await run.exited).status).toBe(status);
 			expect(fs.existsSync(lockOf(folder, 0, 2))).toBe(false);
@@ -243,7 +253,7 @@ describe("commit and readers", () => {
 		const folder = path.join(tempDir(), "out");
 		for (const k of [0, 1]) expect((await runCliAsync([...COMMON, "--part", `${k}/2`, "-o", folder])).status).toBe(0);
 		const run = slowRun([...COMMON, "--part", "1/2", "-o", folder]);
-		await until(() => fs.existsSync(lockOf(folder, 1, 2)));
+		await until(run.child, () => fs.existsSync(lockOf(folder, 1, 2)));
 		const refused = await runCliAsync(["commit", folder]);
 		expect(refused.status).toBe(1);
 		expect(refused.stderr).toMatch(new RegExp(`^dt64-export: cannot commit .*: part 1/2 is being exported by pid ${run.child.pid}@.* \\(lock .*part-1-of-2\\.lock\\): wait for that export to end, then commit \\[DATASET_INVALID\\]`));

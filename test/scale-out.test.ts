@@ -104,11 +104,20 @@ function folderState(folder: string): string[] {
 	});
 }
 
+/**
+ * Waits until `ready` holds or `child` has ended, whichever comes first: however long its start takes (a loaded
+ * machine), not a number of turns (a 4 s bound here was as long as a CLI's start may take under load). An export
+ * that ends first fails the `ready()` that follows; one that hangs, the test's timeout.
+ */
+async function untilOrEnded(child: ReturnType<typeof spawn>, ready: () => boolean): Promise<void> {
+	while (!ready() && child.exitCode === null && child.signalCode === null) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 /** Runs the CLI slowed down, interrupts it (SIGINT) once `ready` holds, and resolves to its exit status. */
 async function interruptWhen(args: string[], ready: () => boolean): Promise<number | null> {
 	const child = slowRun(args);
 	const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-	for (let i = 0; i < 1000 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+	await untilOrEnded(child, ready);
 	expect(ready()).toBe(true);
 	child.kill("SIGINT");
 	return exited;
@@ -124,7 +133,7 @@ describe("retries and commit", () => {
 		const exited = new Promise((resolve) => victim.once("exit", resolve));
 		// The part writes its files aside (`_parts/.replacing-part-1-of-3/`) until all are written.
 		const staging = path.join(folder, partStagingPath({ index: 1, count: 3 }));
-		for (let i = 0; i < 400 && listDataset(staging).tempFiles.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		await untilOrEnded(victim, () => listDataset(staging).tempFiles.length > 0);
 		expect(listDataset(staging).tempFiles.length).toBeGreaterThan(0);
 		victim.kill("SIGKILL");
 		await exited;
@@ -150,7 +159,7 @@ describe("retries and commit", () => {
 		const exited = new Promise((resolve) => victim.once("exit", resolve));
 		// A new dataset is written in place: a file finished at its name, another being written.
 		const leftBehind = () => fs.existsSync(folder) && listDataset(folder).dataFiles.length > 0 && listDataset(folder).tempFiles.length > 0;
-		for (let i = 0; i < 1000 && !leftBehind(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		await untilOrEnded(victim, leftBehind);
 		expect(leftBehind()).toBe(true);
 		victim.kill("SIGKILL");
 		await exited;
