@@ -116,8 +116,8 @@ describe("the early start of the decode threads", () => {
 	});
 
 	it("a thread started for an export that then fails, or reads no chunk, does not keep the CLI running", () => {
+		// Not timed: a thread kept alive would keep a CLI running until runCli kills it (status null).
 		const zstd = ZSTD_STORE;
-		const started = Date.now();
 		const refused = runCli([zstd, "--to", "nonsense"]);
 		expect(refused.status).toBe(2);
 		expect(refused.stderr).toMatch(/\[USAGE\]$/m);
@@ -128,7 +128,5 @@ describe("the early start of the decode threads", () => {
 		const table = readArrow(output);
 		expect(table.numRows).toBe(1_000_000);
 		expect(table.getChildAt(0)?.get(999_999)).toBe(0);
-		// Generous: a thread kept alive would hang the test until vitest's timeout.
-		expect(Date.now() - started).toBeLessThan(20_000);
 	});
 });

@@ -81,12 +81,11 @@ describe("HTTP export through the CLI", () => {
 	] as const) {
 		it(`${how}: a server that never answers a chunk fails the request after a second, saying so`, async () => {
 			const { url, name } = await served_store({ shape: [500], chunks: [100], dataType: seconds, values: values(500), codecs: [LE] });
-			http.fault = (request) => (request.path === `/${name}/c/2` ? { delayMs: 20_000 } : undefined);
-			const started = performance.now();
+			// Not timed: the server answers after an hour, so only the 1 s timeout can end the export within the test's.
+			http.fault = (request) => (request.path === `/${name}/c/2` ? { delayMs: 3_600_000 } : undefined);
 			const result = await runCliAsync([url, "-o", path.join(work, `hang${counter++}.arrow`), "--retries", "1", ...args], { env });
 			expect(result.stderr).toBe(`dt64-export: GET ${url}/c/2 failed after 2 attempts: timed out: no response within 1000 ms [READ_FAILED]\n`);
 			expect(result.status).toBe(1);
-			expect(performance.now() - started).toBeLessThan(15_000);
 		});
 	}
 

@@ -9,27 +9,27 @@ import { maskRuleOf, maskValues, type MaskSource } from "../src/cf/masking.js";
 const source = (overrides: Partial<MaskSource>): MaskSource => ({ name: "v", type: "int32", zarrFormat: 3, attributes: {}, fillValue: null, ...overrides });
 
 describe("masking by a long missing_value list", () => {
-	const markers = Array.from({ length: 50_000 }, (_, k) => -1 - 2 * k);
-	const length = 200_000;
+	// No time is measured: at these sizes a comparison of each value with each marker is 2.5 * 10^11 comparisons (hours),
+	// which the test's timeout ends, while a lookup per value takes well under a second.
+	const markers = Array.from({ length: 250_000 }, (_, k) => -1 - 2 * k);
+	const length = 1_000_000;
 
 	it("masks exactly the listed values, in time proportional to the values and markers", () => {
 		const values = Int32Array.from({ length }, (_, i) => i - length / 2);
-		const started = performance.now();
 		const rule = maskRuleOf(source({ attributes: { missing_value: markers, _FillValue: 7 } }))!;
 		const validity = maskValues(values, rule)!;
-		const elapsed = performance.now() - started;
-		// Comparing each value with each marker made 10^10 comparisons here (tens of seconds); a lookup each, a few ms.
-		expect(elapsed).toBeLessThan(2_000);
 		const listed = new Set([...markers, 7]);
 		let nulls = 0;
+		let wrong = 0;
 		for (let i = 0; i < length; i++) {
 			const valid = ((validity.bitmap[i >> 3] >> (i & 7)) & 1) === 1;
-			expect(valid).toBe(!listed.has(values[i]));
+			if (valid === listed.has(values[i]!)) wrong++;
 			if (!valid) nulls++;
 		}
+		expect(wrong).toBe(0);
 		expect(validity.nullCount).toBe(nulls);
 		expect(nulls).toBe(markers.length + 1);
-	}, 120_000);
+	});
 
 	it("compares int64 values with their markers exactly, and -0 with 0 as numpy does", () => {
 		const rule = maskRuleOf(source({ type: "int64", attributes: { missing_value: [9007199254740991, -5, 3] } }))!;

@@ -98,14 +98,13 @@ describe("symbolic links out of a local store", () => {
 
 describe("keys that are not regular files", () => {
 	it("refuses a chunk that is a named pipe at once, read small (this thread) or not (the pool)", async () => {
+		// "At once" is not measured: a read of a FIFO without a writer never ends, which the test's timeout would end.
 		const store = await storeWith("fifo-chunk.zarr", mkfifo);
-		const started = performance.now();
 		await expect(exportToFile(store, path.join(work, "fifo.arrow"))).rejects.toMatchObject({ code: "READ_FAILED", key: "c/0", message: expect.stringContaining("named pipe (FIFO), not a regular file") });
 		const directory = new DirectoryStore(store);
 		await expect(directory.get("/c/0", { small: true })).rejects.toMatchObject({ code: "READ_FAILED" });
 		await expect(directory.get("/c/0")).rejects.toMatchObject({ code: "READ_FAILED" });
 		await expect(directory.getRange("/c/0", { offset: 0, length: 4 })).rejects.toMatchObject({ code: "READ_FAILED" });
-		expect(performance.now() - started).toBeLessThan(10_000);
 	});
 
 	it("refuses a zarr.json that is a named pipe, in inspect and in the CLI, which ends", async () => {

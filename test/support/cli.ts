@@ -40,8 +40,15 @@ export interface CliResult {
 	stderr: string;
 }
 
+/**
+ * A CLI hung (a thread or a handle kept alive) would block this thread, and with it the test's timeout: it is killed
+ * after a while shorter than that timeout (status null, which no test expects), so that the test fails rather than
+ * the suite hanging. A hang detector only: nothing a test checks depends on it.
+ */
+const CLI_HANG_MS = 150_000;
+
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
-	const result = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, maxBuffer: 1 << 30 });
+	const result = spawnSync(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, maxBuffer: 1 << 30, timeout: CLI_HANG_MS, killSignal: "SIGKILL" });
 	return { status: result.status, stdout: result.stdout, stderr: result.stderr.toString() };
 }
 
