@@ -23,8 +23,19 @@ export function runtimeFailure(error: unknown, what = "dt64-export's WebAssembly
 		);
 	}
 	const message = (error as Error | undefined)?.message ?? "";
-	if (!(error instanceof RangeError) || !/out of memory|cannot allocate wasm memory|reserve/i.test(message)) return undefined;
+	if (!(error instanceof RangeError)) return undefined;
 	const limit = addressSpaceLimitKiB();
+	if (/array buffer allocation failed/i.test(message)) {
+		// V8's refusal of an ArrayBuffer (a chunk's, a batch's): said as the memory it is, not as a bug (trial 28,
+		// finding 02: `Array buffer allocation failed [INTERNAL]` under ulimit -v).
+		const limited = limit === undefined ? "the memory this process may have is exhausted" : `the address space this process may reserve is limited (ulimit -v ${limit})`;
+		return new Dt64ExportError(
+			"RUNTIME_UNSUPPORTED",
+			`memory for the export's buffers could not be allocated (${message}): ${limited}; raise that limit, or read fewer chunks at once (\`concurrency\`; a chunk's values are held whole as it is decoded)`,
+			{ cause: error },
+		);
+	}
+	if (!/out of memory|cannot allocate wasm memory|reserve/i.test(message)) return undefined;
 	const because = limit === undefined ? "the address space this process may reserve is too small for it" : `the address space this process may reserve is limited (ulimit -v ${limit})`;
 	return new Dt64ExportError(
 		"RUNTIME_UNSUPPORTED",

@@ -5,6 +5,7 @@
  * (`--no-experimental-fetch`) every remote store failed with `Headers is not defined [INTERNAL]`.
  */
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, REPO, tempDir } from "./support/cli.js";
@@ -44,5 +45,19 @@ describe("what this Node lacks", () => {
 			expect(result.status).toBe(1);
 			expect(run([data(store), "-q", "-o", path.join(work, output)], "--disable-wasm-trap-handler", 8_000_000)).toEqual({ status: 0, stderr: "" });
 		}
+	});
+
+	it.skipIf(process.platform !== "linux")("under ulimit -v, a chunk's buffer that cannot be had: RUNTIME_UNSUPPORTED naming the limit, not `Array buffer allocation failed [INTERNAL]` (trial 28, finding 02)", () => {
+		// Two chunks of 2^27 int64 (1 GiB each), never written: their fill values need buffers 2 GB of address space cannot hold.
+		const store = path.join(tempDir("dt64-runtime-"), "huge.zarr");
+		fs.mkdirSync(store);
+		fs.writeFileSync(path.join(store, ".zarray"), JSON.stringify({ zarr_format: 2, shape: [2 ** 28], chunks: [2 ** 27], dtype: "<M8[s]", compressor: null, fill_value: 0, filters: null, order: "C" }));
+		const output = path.join(path.dirname(store), "huge.arrow");
+		const result = run([store, "-q", "-o", output], "--disable-wasm-trap-handler", 2_000_000);
+		expect(result.stderr).toMatch(
+			/^dt64-export: memory for the export's buffers could not be allocated \(Array buffer allocation failed\): the address space this process may reserve is limited \(ulimit -v 2000000\); raise that limit, or read fewer chunks at once \(--concurrency; .*\) \[RUNTIME_UNSUPPORTED\]\n$/,
+		);
+		expect(result.status).toBe(1);
+		expect(fs.readdirSync(path.dirname(store)).sort()).toEqual(["huge.zarr"]);
 	});
 });

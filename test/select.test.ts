@@ -8,7 +8,7 @@ import { parsePart, partFromEnvironment, partRows } from "../src/select/part.js"
 import { parseTimeBound, parseTimeBounds } from "../src/select/time-bounds.js";
 import { boundsInUnit } from "../src/select/time-filter.js";
 import { datetime64Instants } from "../src/select/time-instants.js";
-import { searchTimeRange, WHOLE_CHECK_VALUES, type TimeBlocks } from "../src/select/time-search.js";
+import { KEPT_BLOCKS_MAX, searchTimeRange, WHOLE_CHECK_VALUES, type TimeBlocks } from "../src/select/time-search.js";
 
 const AS = 10n ** 18n;
 const NAT = -(2n ** 63n);
@@ -140,6 +140,22 @@ describe("time range search", () => {
 		const sorted = blocksOf(Array.from({ length: 200 }, (_, i) => BigInt(i) * AS), 1);
 		expect(await searchTimeRange(sorted, { start: 160n * AS, end: 170n * AS })).toMatchObject({ sorted: true, rows: { start: 160, end: 170 }, probes: 200 });
 		expect(sorted.reads).toHaveLength(200);
+	});
+
+	it("keeps the blocks of a whole read for the search only while they are few: a small column of many tiny chunks is read whole, then its probes again (trial 28, finding 05: 10^6 blocks kept held 1 GB)", async () => {
+		const count = 2 * KEPT_BLOCKS_MAX + 100;
+		const blocks = blocksOf(Array.from({ length: count }, (_, i) => BigInt(i) * AS), 1);
+		const result = await searchTimeRange(blocks, { start: 5000n * AS, end: 5010n * AS });
+		expect(result).toMatchObject({ sorted: true, rows: { start: 5000, end: 5010 }, probes: count });
+		// Every block read once, in order, to check the column sorted; none kept, the search's few probes read again.
+		expect(blocks.reads.slice(0, count)).toEqual(Array.from({ length: count }, (_, i) => i));
+		const again = blocks.reads.length - count;
+		expect(again).toBeGreaterThan(0);
+		expect(again).toBeLessThanOrEqual(2 * (2 * Math.ceil(Math.log2(count)) + 2));
+		// At the bound, kept: the search reads nothing again.
+		const few = blocksOf(Array.from({ length: KEPT_BLOCKS_MAX }, (_, i) => BigInt(i) * AS), 1);
+		expect((await searchTimeRange(few, { start: 3000n * AS, end: 3010n * AS })).rows).toEqual({ start: 3000, end: 3010 });
+		expect(few.reads).toHaveLength(KEPT_BLOCKS_MAX);
 	});
 
 	it("reads a small time column's blocks readConcurrency at a time, in order, the first failure reported", async () => {

@@ -1,3 +1,4 @@
+import { PARQUET_SECONDS_NOTE } from "../convert/seconds-as-millis.js";
 import { Dt64ExportError, type ErrorCode } from "../errors.js";
 import { OPTIONS, flag } from "./options.js";
 
@@ -43,6 +44,8 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 	OVERFLOW: (error) => {
 		if (error.index === undefined) return "";
 		const holds = (error as { coarserUnitHolds?: boolean }).coarserUnitHolds !== false;
+		// Seconds past int64 in the ms Parquet writes them as: Arrow IPC keeps them in seconds (trial 28, finding 03).
+		if (holds && error.unit === "ms" && error.message.includes(PARQUET_SECONDS_NOTE)) return " (Arrow IPC keeps seconds: --to arrow; or --on-overflow null writes null instead)";
 		const coarser = holds ? { ns: "us, ms or s", us: "ms or s", ms: "s" }[error.unit ?? ""] : undefined;
 		return coarser === undefined ? " (use --on-overflow null to write null instead)" : ` (a coarser --unit, ${coarser}, holds a wider range: ns ends in 2262, us in year 294,246; or --on-overflow null writes null instead)`;
 	},

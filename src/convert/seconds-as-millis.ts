@@ -10,6 +10,19 @@ import { ConversionError, type TimestampValues } from "./to-arrow-timestamps.js"
 
 const MILLIS_PER_SECOND = 1000;
 
+/** What a refusal of seconds past int64 in milliseconds says of them: the CLI's advice for it is Arrow IPC, not a coarser unit. */
+export const PARQUET_SECONDS_NOTE = "Parquet has no seconds unit: seconds are written as milliseconds";
+
+/**
+ * An OVERFLOW of seconds converted straight to the milliseconds Parquet writes them as (datetime64 of a second or
+ * coarser), said as such: it read as a value outside ms alone, and the CLI then advised the seconds it was already
+ * in (trial 28, finding 03). Other errors are returned as they are.
+ */
+export function asParquetSecondsRefusal(error: unknown): unknown {
+	if (!(error instanceof ConversionError) || error.code !== "OVERFLOW" || error.unit !== "ms" || error.message.includes(PARQUET_SECONDS_NOTE)) return error;
+	return new ConversionError("OVERFLOW", `${error.message} (${PARQUET_SECONDS_NOTE})`, error.index, error.count, "ms", error.coarserUnitHolds);
+}
+
 /**
  * Writes `source[i] × 1000` to `target[i]` from `start` on, exactly (the conversion core's word arithmetic, no BigInt
  * per value), skipping null slots (bit `offset + i` of `validity` clear). Stops at the first value whose
@@ -55,7 +68,7 @@ export function secondsAsMillis(converted: TimestampValues, options: SecondsAsMi
 		if (options.onOverflow === "error") {
 			const seconds = values[i];
 			const position = options.describePosition?.(i) ?? `index ${i}`;
-			throw new ConversionError("OVERFLOW", `value ${seconds} s at ${position} is outside the int64 range in unit ms (Parquet has no seconds unit: seconds are written as milliseconds)`, i, seconds, "ms");
+			throw new ConversionError("OVERFLOW", `value ${seconds} s at ${position} is outside the int64 range in unit ms (${PARQUET_SECONDS_NOTE})`, i, seconds, "ms");
 		}
 		if (validity === null) {
 			validity = (options.allocateBitmap?.((length + 7) >> 3) ?? new Uint8Array((length + 7) >> 3)).fill(0xff);

@@ -150,10 +150,10 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				const shapes = spanning.map((column) => JSON.stringify(column.source.chunkShape)).join(", ");
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
-			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape);
+			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape, "chunk");
 			this.pullFrom(joinSmallBands(chunkOrderBands(read, options.bufferPool), alongRows, options.bufferPool, joinedRows));
 		} else {
-			for (const column of broadcast) checkHeldColumn(column, shape);
+			for (const column of broadcast) checkHeldColumn(column, shape, "c");
 			this.pullFrom(joinSmallBands(cOrderBands(read, options.bufferPool), alongRows, options.bufferPool, joinedRows));
 		}
 	}
@@ -170,13 +170,27 @@ export class TableReader extends GeneratorReadable<TableBand> {
 
 /**
  * Refuses, before any read, a column whose held values would be too large: a row of its chunks (a column over the
- * first axis, assembled band by band), or its repetition over one row of the table (a column without it).
+ * first axis, assembled band by band), or a column without the first axis, which is read whole and, in C order,
+ * repeated over one row of the table. In chunk order it is cut to each box of chunks, never repeated over a row
+ * (trial 28, finding 01: a 2 x 12000 x 12000 table with index columns was refused in chunk order too, the way the
+ * C-order refusal pointed to): there it is bound by its own values only.
  */
-function checkHeldColumn(column: BroadcastSource, shape: readonly number[]): void {
+function checkHeldColumn(column: BroadcastSource, shape: readonly number[], order: RowOrder): void {
+	if (column.axes[0] === 0) {
+		checkBandSize(column.source, column.shape);
+		return;
+	}
+	if (shape.length === 0) return;
+	const ownValues = product(column.shape);
+	if (order === "chunk") {
+		if (ownValues > MAX_CHUNK_VALUES) {
+			throw new Dt64ExportError("TOO_LARGE", `a column of shape ${JSON.stringify(column.shape)} holds ${ownValues} values, too many to hold whole beside the table's chunks (at most ${MAX_CHUNK_VALUES})`);
+		}
+		return;
+	}
 	const rowValues = product(shape.slice(1));
-	if (column.axes[0] === 0) checkBandSize(column.source, column.shape);
-	else if (shape.length > 0 && rowValues > MAX_CHUNK_VALUES) {
-		throw new Dt64ExportError("TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES})`);
+	if (rowValues > MAX_CHUNK_VALUES) {
+		throw new Dt64ExportError("BAND_TOO_LARGE", `table shape ${JSON.stringify(shape)}: one row along its first dimension holds ${rowValues} values, too many to repeat a column along it (at most ${MAX_CHUNK_VALUES}, 1 GiB of int64)`, { value: rowValues });
 	}
 }
 

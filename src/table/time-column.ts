@@ -1,7 +1,7 @@
 import { arrowTimeField } from "../arrow/time-field.js";
 import { markOverflowNulls } from "../convert/overflow-nulls.js";
 import { planConversion } from "../convert/plan.js";
-import { secondsAsMillis } from "../convert/seconds-as-millis.js";
+import { asParquetSecondsRefusal, secondsAsMillis } from "../convert/seconds-as-millis.js";
 import { convertWithPlan } from "../convert/to-arrow-timestamps.js";
 import type { TableColumn } from "../open-table.js";
 import type { ColumnContext, ColumnPlan } from "./column-plan.js";
@@ -28,7 +28,12 @@ export function planTimeColumn(column: Extract<TableColumn, { kind: "time" }>, c
 		field,
 		decode(values, describePosition) {
 			const options = { ...conversion, describePosition, allocateBitmap: context.allocateBitmap };
-			let converted = convertWithPlan(values as BigInt64Array, conversionPlan, { ...options, inPlace: context.convertInPlace });
+			let converted: ReturnType<typeof convertWithPlan>;
+			try {
+				converted = convertWithPlan(values as BigInt64Array, conversionPlan, { ...options, inPlace: context.convertInPlace });
+			} catch (error) {
+				throw toSeconds ? asParquetSecondsRefusal(error) : error;
+			}
 			if (scaleAfter) converted = secondsAsMillis(converted, options);
 			markOverflowNulls(converted);
 			return { values: converted.values, validity: converted.validity === null ? undefined : { bitmap: converted.validity, nullCount: converted.nullCount } };
