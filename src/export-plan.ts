@@ -20,6 +20,13 @@ import { decodeThreadsAsked } from "./zarr/codecs/decode-threads-asked.js";
 import { checkHttpStoreOptions } from "./store/http-store.js";
 import { BufferPool } from "./memory/buffer-pool.js";
 
+/**
+ * Chunks (or requests) in flight at most, `concurrency`: past it each one costs memory and time and buys nothing
+ * (trial 28: 04: `--concurrency 100000` on 200,000 small chunk files took 37 s and 858 MB against 7 s and 157 MB at
+ * the default, the same file). An object store's default is 32 requests; a typo of a zero or two is refused.
+ */
+export const MAX_CONCURRENCY = 1024;
+
 export type OutputFormat = "arrow" | "arrow-stream" | "parquet";
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ["arrow", "arrow-stream", "parquet"];
 export const FILE_EXTENSIONS: Readonly<Record<OutputFormat, string>> = { arrow: "arrow", "arrow-stream": "arrows", parquet: "parquet" };
@@ -230,8 +237,8 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	const conversion = normalizeConversionOptions(options);
 	const timezone = canonicalTimezone(options.timezone);
 	const { concurrency, columns } = options;
-	if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
-		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer >= 1`, { option: "concurrency", value: concurrency });
+	if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY)) {
+		throw new UsageError(`invalid concurrency ${concurrency}: must be an integer from 1 to ${MAX_CONCURRENCY}`, { option: "concurrency", value: concurrency });
 	}
 	const order = options.order ?? "c";
 	if (order !== "c" && order !== "chunk") throw new UsageError(`invalid order ${JSON.stringify(order)}: choose one of c, chunk`, { option: "order", value: order });

@@ -199,6 +199,7 @@ describe("options from the environment", () => {
 		// A value the option does not take is refused by the variable's name, unless the command line gives the option.
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" })).toThrow('DT64_EXPORT_TO "csv": choose arrow, arrow-stream, parquet');
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "x" })).toThrow('DT64_EXPORT_CONCURRENCY must be an integer >= 1, got "x"');
+		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_CONCURRENCY: "2000" })).toThrow("DT64_EXPORT_CONCURRENCY must be at most 1024, got 2000");
 		expect(() => optionsFromEnvironment("export", { DT64_EXPORT_ROW_GROUP_ROWS: "9007199254740993" })).toThrow(/^DT64_EXPORT_ROW_GROUP_ROWS must be at most 9007199254740991 .*, got 9007199254740993$/);
 		expect(optionsFromEnvironment("export", { DT64_EXPORT_ROW_GROUP_ROWS: "9007199254740991" }).values).toEqual({ "row-group-rows": "9007199254740991" });
 		expect(optionsFromEnvironment("export", { DT64_EXPORT_TO: "csv" }, new Set(["to"])).values).toEqual({});

@@ -245,6 +245,12 @@ describe("option names", () => {
 		expect(() => planExport({ overwrite: false, unit: "auto", index: true, order: "chunk", concurrency: 2 } as never)).not.toThrow();
 	});
 
+	it("concurrency is 1 to 1024: past it a chunk more in flight costs memory and buys nothing (trial 28: 04)", () => {
+		expect(() => planExport({ concurrency: 1024 })).not.toThrow();
+		expect(thrown(() => planExport({ concurrency: 1025 }))).toMatchObject({ code: "USAGE", option: "concurrency", message: "invalid concurrency 1025: must be an integer from 1 to 1024" });
+		expect(thrown(() => planExport({ concurrency: 0 }))).toMatchObject({ code: "USAGE", option: "concurrency" });
+	});
+
 	it("request options are checked whatever the store, and internal or inapplicable ones are refused, naming them", async () => {
 		const local = path.join(REPO, "data/weather-station.zarr");
 		const refused = async (options: Record<string, unknown>) => {

@@ -8,7 +8,7 @@
  */
 import { CALENDAR_ALIGNMENTS } from "../cf/calendar-alignment.js";
 import { TARGET_UNIT_CHOICES, OVERFLOW_CHOICES } from "../convert/options.js";
-import { OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
+import { MAX_CONCURRENCY, OUTPUT_FORMATS, type OutputFormat } from "../export-plan.js";
 import { COMPRESSIONS, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS, ROW_GROUP_BYTES } from "../stream/parquet/options.js";
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, REDIRECT_POLICIES } from "../store/http-store.js";
 import type { RowOrder } from "../stream/table-reader.js";
@@ -204,6 +204,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		name: "concurrency",
 		kind: "number",
 		min: 1,
+		max: MAX_CONCURRENCY,
 		// The code's own (defaultConcurrency): a test holds the two together.
 		defaultText: "one per core, 2 to 4, for a local folder or zip; 32 over the network, shared by the columns (8 each at least, fewer for chunks over 2 MiB)",
 		describe: "chunks read and decoded at once",
