@@ -7,7 +7,7 @@ import { DecoderPool } from "./decoder-pool.js";
 import { decodersWasmFile } from "./wasm/decoders-file.js";
 import type { WasmCodec, WasmDecoders } from "./wasm/decoder-module.js";
 import type { StreamedRow, StreamedRowSpec } from "./wasm/streamed-row.js";
-import { Dt64ExportError } from "../../errors.js";
+import { Dt64ExportError, errorInContext } from "../../errors.js";
 
 /** This module's URL: undefined in a CommonJS bundle, though TypeScript types it as a string. */
 const moduleUrl = import.meta.url as string | undefined;
@@ -199,6 +199,18 @@ export function rowsStreamed(): { readonly here: number; readonly onThreads: num
 	return { ...streamedRows };
 }
 
+/**
+ * A decode thread's failure while it streamed a row, naming the row's chunks as a chunk decoded whole names its own
+ * (`chunk c/3: cannot decode: zstd: the decode thread failed (…)`): which of them the thread was decoding is not
+ * known. A chunk's own refusal (CHUNK_CORRUPT, naming it) is left as it is.
+ */
+function threadFailureInRow(error: unknown, spec: StreamedRowSpec): unknown {
+	if (!(error instanceof Dt64ExportError) || error.code !== "INTERNAL") return error;
+	const names = spec.chunks.map((chunk) => chunk.name);
+	const which = names.length === 1 ? `chunk ${names[0]}` : `chunks ${names[0]} to ${names[names.length - 1]} (a row streamed)`;
+	return errorInContext(`${which}: cannot decode`, error, "INTERNAL");
+}
+
 /** A row of zstd chunks being streamed (see streamZstdRow). */
 export interface StreamingRow {
 	/**
@@ -249,7 +261,9 @@ export function streamZstdRow(spec: StreamedRowSpec, bufferPool: BufferPool, her
 	return {
 		band: async (band, rows, last) => {
 			const length = band.byteLength;
-			const decoded = await onThread.band(band.buffer as ArrayBuffer, rows, last, true);
+			const decoded = await onThread.band(band.buffer as ArrayBuffer, rows, last, true).catch((error: unknown) => {
+				throw threadFailureInRow(error, spec);
+			});
 			const bytes = new Uint8Array(decoded.buffer, 0, length);
 			bufferPool.adopt(bytes);
 			return record(bytes, decoded.natPositions);
