@@ -225,6 +225,10 @@ describe("lz4 blocks decoded in steps", () => {
 			// 65535 back, the furthest an offset reaches, across windows of every size here.
 			["a match 65535 back", [{ literals: bytes(70_000), offset: 65_535, match: 70_000 }], bytes(20, 90), true],
 		];
+		// The first six again after 4000 literals and a match of 30: their sequences are then decoded straight where
+		// the window has room (windows of 1000 and 4096 bytes), literals of 15 or more and matches of 19 or more too.
+		const before = { literals: bytes(4000), offset: 4000, match: 30 };
+		for (const [what, sequences, last, valid] of cases.slice(0, 6)) cases.push([`${what}, after 4000 bytes`, [before, ...sequences], last, valid]);
 		for (const [what, sequences, last, valid] of cases) {
 			const { frame, decoded } = blockOf(sequences, last);
 			const reference = answer(whole, frame);

@@ -328,11 +328,11 @@ export class WasmDecoders {
 		for (;;) {
 			if (staged.staged < piece) staged.stageThrough(staged.end + piece);
 			const status = exports.lz4_steps_run(state, staged.pointer, staged.staged, staged.complete ? 1 : 0, buffer, this.#windowBytes);
-			const [consumed, produced] = new Uint32Array(exports.memory.buffer, state, 2);
+			const [consumed, produced, at] = new Uint32Array(exports.memory.buffer, state, 3);
 			staged.consume(consumed);
 			if (produced > 0) {
 				if (overlap !== undefined) staged.stageThrough(overlap + taken.length + produced);
-				taken.take(buffer + LZ4_HISTORY, produced);
+				taken.take(buffer + LZ4_HISTORY + at, produced);
 			}
 			if (status === LZ4_STEPS.done) {
 				if (taken.length !== declared) throw new Dt64ExportError("CHUNK_CORRUPT", `lz4: the block decodes to ${taken.length} bytes, its header says ${declared}`);

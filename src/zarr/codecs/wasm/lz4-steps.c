@@ -14,10 +14,13 @@
  * - an empty output is one zero byte of input, and an empty input is refused.
  * test/lz4-steps.test.ts checks this against liblz4 (also in decoders.wasm) on valid, corrupted and random blocks.
  *
- * The output is written to `buffer`, whose first LZ4_HISTORY bytes hold the last bytes decoded before this call (a
- * match reaches back at most 65535): each call first moves the bytes its previous call wrote so that their last
- * LZ4_HISTORY end there, then writes up to `window` bytes after them. The caller takes those bytes out after each
- * call. The state lives in the caller's memory between calls.
+ * The output is written to `buffer`: LZ4_HISTORY bytes, then a window of `window` bytes. The bytes before the
+ * window's first unwritten byte are the last bytes decoded (a match reaches back at most 65535). Each call goes on
+ * writing where the previous one stopped; once the window is full, it first moves the last LZ4_HISTORY bytes
+ * written to the buffer's start and writes from the window's start again (a call that stopped for input leaves
+ * the rest of its window to the next: moving the history at each call cost a quarter more bytes copied). The
+ * caller takes each call's bytes out after it (s->at, s->produced). The state lives in the caller's memory between
+ * calls.
  */
 #include <stdint.h>
 #include <string.h>
@@ -36,11 +39,13 @@ enum { STEPS_DONE = 0, STEPS_OUTPUT_FULL = 1, STEPS_NEED_INPUT = 2, STEPS_CORRUP
 
 typedef struct {
 	/*
-	 * Read by the caller after each call: the input bytes consumed and the output bytes written (after the history),
-	 * which the next call moves to make the history.
+	 * Read by the caller after each call: the input bytes consumed, the output bytes written, and where they start
+	 * in the window.
 	 */
 	uint32_t consumed;
 	uint32_t produced;
+	/* Where in the window (bytes after the history) this call's output starts. */
+	uint32_t at;
 	/* The rest is the decoder's own. */
 	uint32_t phase;
 	uint32_t token;
@@ -140,17 +145,76 @@ static inline int32_t match_begin(lz4_steps *s) {
 }
 
 /*
- * The common sequence, decoded straight: literals of at most 14 and a match of at most 18, while the staged input
- * and the window have room for a sequence's over-long copies (16 bytes of literals, matches in 16-byte steps, or
- * byte by byte where they overlap closer than that). Anything else (longer lengths, the block's last sequences,
- * a broken rule) is left to the phases of lz4_steps_run, from its token on: they refuse what breaks a rule.
+ * Adds the length bytes at `p` after a token's 15 to `length`, as read_length does, if they all lie before `iend`:
+ * where the bytes after them start, or NULL when they run past it.
+ */
+static inline const uint8_t *long_length(const uint8_t *p, const uint8_t *iend, uint64_t *length) {
+	uint8_t b;
+	do {
+		if (p == iend) return 0;
+		b = *p++;
+		*length += b;
+	} while (b == 255);
+	return p;
+}
+
+/*
+ * A sequence with a literal or match length of 15 or more, decoded straight when its length bytes, literals and
+ * offset are all staged and its literals and match fit in the window: each copied exactly (memory.copy; the match
+ * as copy_match). The checks are the phases' own, in their order, on the same positions: 1 when the sequence was
+ * decoded, 0 when it is left to the phases from its token (which refuse what breaks a rule, or wait for input or
+ * room).
+ */
+static inline int long_sequence(lz4_steps *s, const uint8_t **in, const uint8_t *iend, uint8_t **out, uint8_t *oend) {
+	const uint8_t *ip = *in, *p = ip + 1;
+	uint8_t *op = *out;
+	uint32_t token = *ip;
+	uint64_t literals = token >> 4, match = token & 15;
+	if (literals == 15 && !(p = long_length(p, iend, &literals))) return 0;
+	uint64_t in_end = s->in_pos + (uint64_t)(p - ip) + literals, out_end = s->out_pos + literals;
+	if (ends_block(s, in_end, out_end)) return 0;
+	if ((uint64_t)(iend - p) < literals + 2) return 0;
+	const uint8_t *literal = p;
+	p += literals;
+	uint32_t offset = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+	p += 2;
+	if (match == 15) {
+		if (!(p = long_length(p, iend, &match))) return 0;
+		if (s->in_pos + (uint64_t)(p - ip) + 4 > s->in_total) return 0;
+	}
+	match += MINMATCH;
+	if (match_status(s, out_end, offset, match) != 0) return 0;
+	if (literals + match > (uint64_t)(oend - op)) return 0;
+	memcpy(op, literal, (size_t)literals);
+	op += literals;
+	copy_match(op, offset, (uint32_t)match);
+	s->in_pos += (uint64_t)(p - ip);
+	s->out_pos = out_end + match;
+	*in = p;
+	*out = op + match;
+	return 1;
+}
+
+/*
+ * The sequences decoded straight. The common one: literals of at most 14 and a match of at most 18, while the
+ * staged input and the window have room for a sequence's over-long copies (16 bytes of literals, matches in 16-byte
+ * steps, or byte by byte where they overlap closer than that); longer lengths by long_sequence. Anything else (the
+ * block's last sequences, a broken rule, a sequence not all staged or past the window) is left to the phases of
+ * lz4_steps_run, from its token on: they refuse what breaks a rule.
  */
 static inline void short_sequences(lz4_steps *s, const uint8_t **in, const uint8_t *iend, uint8_t **out, uint8_t *oend) {
 	const uint8_t *ip = *in;
 	uint8_t *op = *out;
 	while (iend - ip >= 32 && oend - op >= 64) {
 		uint32_t token = *ip, literals = token >> 4, match = token & 15;
-		if (literals == 15 || match == 15) break;
+		if (literals == 15 || match == 15) {
+			*in = ip;
+			*out = op;
+			if (!long_sequence(s, in, iend, out, oend)) return;
+			ip = *in;
+			op = *out;
+			continue;
+		}
 		/* The literals may not be the last, and the match's rules hold. */
 		uint64_t in_end = s->in_pos + 1 + literals, out_end = s->out_pos + literals;
 		if (ends_block(s, in_end, out_end)) break;
@@ -185,11 +249,16 @@ static inline void short_sequences(lz4_steps *s, const uint8_t **in, const uint8
 DT64_EXPORT("lz4_steps_run")
 int32_t dt64_lz4_steps_run(lz4_steps *s, const uint8_t *input, uint32_t available, int32_t final, uint8_t *buffer, uint32_t window) {
 	/*
-	 * The previous call wrote s->produced bytes after the history: the last LZ4_HISTORY bytes move to the start
-	 * (those before the output's start are never read).
+	 * The window is written through s->at + s->produced: once full, its last LZ4_HISTORY bytes (with the history's,
+	 * where it is shorter) move to the start (those before the output's start are never read).
 	 */
-	if (s->produced > 0) memmove(buffer, buffer + s->produced, LZ4_HISTORY);
-	uint8_t *const start = buffer + LZ4_HISTORY, *const oend = start + window;
+	uint32_t fill = s->at + s->produced;
+	if (fill >= window) {
+		memmove(buffer, buffer + fill, LZ4_HISTORY);
+		fill = 0;
+	}
+	s->at = fill;
+	uint8_t *const start = buffer + LZ4_HISTORY + fill, *const oend = buffer + LZ4_HISTORY + window;
 	uint8_t *op = start;
 	const uint8_t *ip = input, *const iend = input + available;
 	int32_t status;
