@@ -350,6 +350,7 @@ async function writeLockedDataset(
 		timeUnit: stages.time?.unit ?? "ns",
 		partitionBy: plan.dataset?.partitionBy,
 		maxRowsPerFile: plan.dataset?.maxRowsPerFile,
+		range: plan.select?.bounds,
 		maxOpenFiles: plan.dataset?.maxOpenFiles,
 		maxPartitions: plan.dataset?.maxPartitions,
 		options: stored,

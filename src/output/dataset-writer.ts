@@ -18,17 +18,19 @@ import { once } from "node:events";
 import { Writable, type Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { RecordBatch, Schema } from "apache-arrow";
+import { floorDiv } from "../convert/bigint-division.js";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
 import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
+import type { TimeBounds } from "../select/time-bounds.js";
 import type { RowRange } from "../select/time-search.js";
 import { KEYS_NAMED, type ForbiddenChunks } from "../store/forbidden-chunks.js";
 import { AtomicFileWriter, keepAttributesOf } from "./atomic-file.js";
 import { isFileOfPart, listDataset, manifestPath, partFileName, PARTS_FOLDER, SUCCESS_FILE } from "./dataset-files.js";
 import { makeFolder } from "./make-folder.js";
-import { HivePartitions, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
+import { HivePartitions, hivePartitionOf, PARTITION_LEVELS, type PartitionLevel } from "./hive-partition.js";
 import { writeJsonFile, MANIFEST_VERSION, type ManifestFile, type PartManifest, type SlicedTable } from "./manifest.js";
 import { PartitionCount } from "./partition-bound.js";
 import { OpenPartitions, type PartitionFile, type RowsStart, type TimeRange } from "./open-partitions.js";
@@ -45,6 +47,7 @@ const WRITE_ROWS = 1 << 16;
 
 /** Hive's (and Spark's, DuckDB's) name for the partition of rows whose partition value is null. */
 const NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__";
+const ATTOSECONDS_PER_NANOSECOND = 10n ** 9n;
 
 export interface DatasetWriterOptions {
 	readonly folder: string;
@@ -58,6 +61,8 @@ export interface DatasetWriterOptions {
 	readonly timeUnit: TargetUnit;
 	readonly partitionBy?: PartitionLevel;
 	readonly maxRowsPerFile?: number;
+	/** The time range selected (`start`, `end`), if any: a part of no rows puts its file in a partition of it (see #writeEmptyFile). */
+	readonly range?: TimeBounds;
 	readonly maxOpenFiles?: number;
 	/** The partitions this run may write at most (see partition-bound.ts); none: as many as the data has. */
 	readonly maxPartitions?: number;
@@ -174,6 +179,8 @@ export class DatasetWriter extends Writable {
 	readonly #partitionCount: PartitionCount | undefined;
 	/** Where rows without a time go. */
 	readonly #nullPath: string;
+	/** Where the file of no rows goes (see #writeEmptyFile). */
+	readonly #emptyPath: string;
 	#timeIndex = -1;
 	#rows = 0;
 	/** A batch of no rows, while the part has written none (see #writeEmptyFile). */
@@ -192,6 +199,8 @@ export class DatasetWriter extends Writable {
 		this.#hivePartitions = partitionBy === undefined ? undefined : new HivePartitions(options.timeUnit, partitionBy);
 		this.#partitionCount = partitionBy === undefined || options.maxPartitions === undefined ? undefined : new PartitionCount(options.maxPartitions, partitionBy, options.folder);
 		this.#nullPath = partitionBy === undefined ? "" : PARTITION_LEVELS.slice(0, PARTITION_LEVELS.indexOf(partitionBy) + 1).map((level) => `${level}=${NULL_PARTITION}`).join("/");
+		const rangeTime = options.range?.start ?? (options.range?.end === undefined ? undefined : options.range.end - 1n);
+		this.#emptyPath = partitionBy === undefined || rangeTime === undefined ? this.#nullPath : hivePartitionOf(floorDiv(rangeTime, ATTOSECONDS_PER_NANOSECOND), "ns", partitionBy).path;
 		this.#partitions = new OpenPartitions<OpenFile>({
 			limit: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
 			open: (partition, sequence) => this.#open(partition, sequence),
@@ -497,14 +506,17 @@ export class DatasetWriter extends Writable {
 	/**
 	 * A part that wrote no row writes one file of no rows with the schema, as Spark writes one for an empty DataFrame:
 	 * a dataset whose parts all selected nothing is then a table of 0 rows to DuckDB and polars, not a folder without
-	 * files, which they refuse ("No files found"). Partitioned, the file goes in the null partition's folder
-	 * (`year=__HIVE_DEFAULT_PARTITION__/...`), at the depth of every other file: DuckDB's `hive_partitioning` refuses
-	 * files at different depths, and a file of no rows puts no row in that partition.
+	 * files, which they refuse ("No files found"). Partitioned, the file goes at the depth of every other file (DuckDB's
+	 * `hive_partitioning` refuses files at different depths), and a file of no rows puts no row in its partition: that
+	 * of the range's start when one was given (`year=2030/month=1/...`; of its last instant with an end alone), so that readers, which type partition keys
+	 * from the folder names alone, read year, month... as integers as they do for a dataset with rows (trial 29: 01;
+	 * from `__HIVE_DEFAULT_PARTITION__` alone DuckDB and polars infer strings, and `WHERE year >= 2021` then fails);
+	 * else the null partition's folder (`year=__HIVE_DEFAULT_PARTITION__/...`).
 	 */
 	async #writeEmptyFile(): Promise<void> {
 		const batch = this.#emptyBatch;
 		if (batch === undefined || this.#written.length > 0 || this.#files.size > 0) return;
-		const file = this.#open(this.#nullPath, 0);
+		const file = this.#open(this.#emptyPath, 0);
 		await this.#append(file, batch);
 		await this.#close(file);
 	}
