@@ -24,6 +24,8 @@ export interface FaultRequest {
 
 /** Applied in this order: delay, then reset, then status, then the (possibly truncated or full) file. */
 export interface Fault {
+	/** Wait for this first (a gate the test opens once a condition holds: requests in flight, say), then for delayMs. */
+	gate?: Promise<void>;
 	/** Wait this long before answering. */
 	delayMs?: number;
 	/** Reset the TCP connection (RST) instead of answering. */
@@ -105,6 +107,8 @@ export async function startServer(root: string, options: ServerOptions = {}): Pr
 
 	async function handle(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
 		const fault = options.faults?.({ ...record });
+		if (fault?.gate !== undefined) await fault.gate;
+		if (req.socket.destroyed) return;
 		if (fault?.delayMs !== undefined) await sleep(fault.delayMs, req);
 		if (req.socket.destroyed) return;
 		if (fault?.resetConnection) {
