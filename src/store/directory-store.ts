@@ -202,26 +202,12 @@ export class DirectoryStore implements AsyncReadable {
 	 * cores), which says nothing of the file system.
 	 */
 	#readSmall(key: AbsolutePath, room: number | undefined, bound: ValueBound | undefined): Uint8Array | undefined | typeof LARGE {
-		// Said in messages only: not made for each of a sparse array's missing chunks.
-		let file: string | undefined;
 		const started = performance.now();
-		let fd: number | undefined;
+		let opened: OpenedFile | undefined;
 		try {
-			const place = this.#placeOf(key);
-			if (place === undefined) return undefined;
-			try {
-				fd = openSync(place, this.#openFlags);
-			} catch (error) {
-				if (!isLink(error)) throw error;
-				const target = this.#linkTarget(key, place);
-				if (target === undefined) return this.#missing(key);
-				file = target;
-				fd = openSync(target, OPEN_FLAGS);
-			}
-			const stats = fstatSync(fd);
-			checkRegular(this.resolve(key), key, stats);
-			const { size } = stats;
-			checkBound(this.resolve(key), key, size, bound);
+			opened = this.#openSync(key, bound);
+			if (opened === undefined) return undefined;
+			const { fd, size } = opened;
 			if (size > SYNC_READ_MAX_BYTES) return LARGE;
 			const bytes = this.bufferPool?.acquire(size, room) ?? Buffer.allocUnsafeSlow(size);
 			let filled = 0;
@@ -233,23 +219,39 @@ export class DirectoryStore implements AsyncReadable {
 			this.#checkedAfterRead(key);
 			return filled === size ? bytes : bytes.subarray(0, filled);
 		} catch (error) {
-			if (isMissing(error)) return this.#missing(key);
 			if (error instanceof Dt64ExportError) throw error;
-			throw new Dt64ExportError("READ_FAILED", `cannot read ${file ?? this.resolve(key)}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
+			throw readFailed(this.root, opened?.file ?? this.resolve(key), key, error);
 		} finally {
-			if (fd !== undefined) closeSync(fd);
+			if (opened !== undefined) closeSync(opened.fd);
 			this.#timed(performance.now() - started);
 		}
 	}
 
 	/**
-	 * The key's file opened on this thread, as #readSmall opens it (its folder inside the store, a link resolved and
-	 * checked, a regular file, within `bound`), left open to be read at positions by whoever streams it (see
-	 * PositionedFile): undefined when it is missing.
+	 * The key's file opened on this thread, as #readSmall opens it (#openSync), left open to be read at positions by
+	 * whoever streams it (see PositionedFile): undefined when it is missing.
 	 */
 	openFile(key: AbsolutePath, options: GetOptions = {}): PositionedFile | undefined {
 		throwIfAborted(options.signal);
-		let file = this.resolve(key);
+		const opened = this.#openSync(key, options.bound);
+		if (opened === undefined) return undefined;
+		try {
+			this.#checkedAfterRead(key);
+		} catch (error) {
+			closeSync(opened.fd);
+			throw error;
+		}
+		return positionedFile(opened, this.root, key);
+	}
+
+	/**
+	 * The key's file opened on this thread: its folder inside the store, a link resolved and checked, a regular file
+	 * within `bound`; the caller closes it. Undefined when it is missing. A failure of the file system is READ_FAILED
+	 * naming the file (a link's target once it was followed); this package's own errors pass as they are.
+	 */
+	#openSync(key: AbsolutePath, bound: ValueBound | undefined): OpenedFile | undefined {
+		// Said in messages only: not made for each of a sparse array's missing chunks.
+		let target: string | undefined;
 		let fd: number | undefined;
 		try {
 			const place = this.#placeOf(key);
@@ -258,22 +260,21 @@ export class DirectoryStore implements AsyncReadable {
 				fd = openSync(place, this.#openFlags);
 			} catch (error) {
 				if (!isLink(error)) throw error;
-				const target = this.#linkTarget(key, place);
+				target = this.#linkTarget(key, place);
 				if (target === undefined) return this.#missing(key);
-				file = target;
 				fd = openSync(target, OPEN_FLAGS);
 			}
 			const stats = fstatSync(fd);
-			checkRegular(this.resolve(key), key, stats);
-			checkBound(this.resolve(key), key, stats.size, options.bound);
-			this.#checkedAfterRead(key);
-			const opened = fd;
+			const file = this.resolve(key);
+			checkRegular(file, key, stats);
+			checkBound(file, key, stats.size, bound);
+			const opened = { fd, size: stats.size, file: target ?? file };
 			fd = undefined;
-			return positionedFile(opened, stats.size, file, this.root, key);
+			return opened;
 		} catch (error) {
 			if (isMissing(error)) return this.#missing(key);
 			if (error instanceof Dt64ExportError) throw error;
-			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
+			throw readFailed(this.root, target ?? this.resolve(key), key, error);
 		} finally {
 			if (fd !== undefined) closeSync(fd);
 		}
@@ -351,15 +352,27 @@ export class DirectoryStore implements AsyncReadable {
 		} catch (error) {
 			if (isMissing(error)) return this.#missing(key);
 			if (error instanceof Dt64ExportError || signal?.aborted === true) throw error;
-			throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: this.root, key: key.slice(1), cause: error });
+			throw readFailed(this.root, file, key, error);
 		} finally {
 			await handle?.close();
 		}
 	}
 }
 
+/** A key's file opened on this thread (DirectoryStore's #openSync): its descriptor, bytes, and the path messages name. */
+interface OpenedFile {
+	readonly fd: number;
+	readonly size: number;
+	readonly file: string;
+}
+
+/** A failure of the file system reading a key's `file` (the path messages name): READ_FAILED, `path` the store's root. */
+function readFailed(root: string, file: string, key: AbsolutePath, error: unknown): Dt64ExportError {
+	return new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: root, key: key.slice(1), cause: error });
+}
+
 /** An open file of a key (DirectoryStore.openFile): read at positions, closed once. */
-function positionedFile(fd: number, size: number, file: string, root: string, key: AbsolutePath): PositionedFile {
+function positionedFile({ fd, size, file }: OpenedFile, root: string, key: AbsolutePath): PositionedFile {
 	let open = true;
 	return {
 		fd,
@@ -369,7 +382,7 @@ function positionedFile(fd: number, size: number, file: string, root: string, ke
 			try {
 				return readSync(fd, bytes, 0, bytes.byteLength, position);
 			} catch (error) {
-				throw new Dt64ExportError("READ_FAILED", `cannot read ${file}: ${systemErrorReason(error as Error)}`, { path: root, key: key.slice(1), cause: error });
+				throw readFailed(root, file, key, error);
 			}
 		},
 		close() {
