@@ -4,18 +4,17 @@
  * every time: one line, exit 1 (130 for the signal), nothing left at -o, no hang. And the threads never keep a
  * process alive: a library export, or one whose thread failed, ends without closing anything.
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BIN, tempDir } from "./support/cli.js";
+import { FAULTY_THREADS_PRELOAD as PRELOAD, interruptOnceUnderWay, runNode as run } from "./support/spawned-node.js";
 
 // The stores here are small, whose chunks would otherwise decode on the calling thread: threads are asked for.
 process.env.DT64_DECODE_THREADS ??= "2";
 
 const REPO = path.resolve(import.meta.dirname, "..");
-const PRELOAD = path.join(REPO, "test", "support", "faulty-decode-threads.mjs");
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const seconds = { name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } };
 const values = BigInt64Array.from({ length: 4000 }, (_, i) => BigInt(1_700_000_000 + i));
@@ -25,29 +24,6 @@ beforeAll(async () => {
 	store = path.join(tempDir("dt64-threads-"), "zstd.zarr");
 	await writeArray(store, "", { shape: [4000], chunks: [1000], dataType: seconds, values, codecs: [LE, { name: "zstd", configuration: { level: 1, checksum: false } }] });
 });
-
-interface Run {
-	status: number | null;
-	signal: NodeJS.Signals | null;
-	stderr: string;
-	ms: number;
-}
-
-/** Runs node with `args`; `onStart` may signal it; killed (and reported as a hang) after 15 s. */
-function run(args: string[], env: Record<string, string>, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
-	return new Promise((resolve) => {
-		const started = Date.now();
-		const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-		let stderr = "";
-		child.stderr!.on("data", (data: Buffer) => (stderr += data));
-		const hang = setTimeout(() => child.kill("SIGKILL"), 15_000);
-		child.once("close", (status, signal) => {
-			clearTimeout(hang);
-			resolve({ status, signal, stderr, ms: Date.now() - started });
-		});
-		onStart?.(child);
-	});
-}
 
 const faulty = (fault: string) => ({ DT64_TEST_THREAD_FAULT: fault });
 
@@ -69,15 +45,7 @@ describe("a decode thread that fails", () => {
 
 	it("Ctrl-C while a decode never finishes: exit 130, nothing at -o, no hang", async () => {
 		const outDir = tempDir("dt64-threads-out-");
-		const result = await run(["--import", PRELOAD, BIN, store, "-o", path.join(outDir, "t.arrow")], faulty("hang"), (child) => {
-			// Once the temporary file exists, the export is under way (its signal handlers are installed).
-			const poll = setInterval(() => {
-				if (!fs.readdirSync(outDir).some((name) => name.endsWith(".tmp"))) return;
-				clearInterval(poll);
-				setTimeout(() => child.kill("SIGINT"), 300);
-			}, 20);
-			child.once("close", () => clearInterval(poll));
-		});
+		const result = await run(["--import", PRELOAD, BIN, store, "-o", path.join(outDir, "t.arrow")], faulty("hang"), interruptOnceUnderWay(outDir));
 		expect(result.stderr).toBe("dt64-export: interrupted by SIGINT\n");
 		expect(result.status).toBe(130);
 		expect(fs.readdirSync(outDir)).toEqual([]);

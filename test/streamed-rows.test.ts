@@ -6,7 +6,6 @@
  * read whole does. On the decode threads here; test/streamed-rows-in-thread.test.ts runs the same on the calling
  * thread (DT64_DECODE_THREADS=0).
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -21,6 +20,7 @@ import { WasmDecoders } from "../src/zarr/codecs/wasm/decoder-module.js";
 import { idleStreamInstances } from "../src/zarr/codecs/wasm/streamed-row.js";
 import { BIN, tempDir } from "./support/cli.js";
 import { exportTimeThroughPool } from "./support/pool-export.js";
+import { FAULTY_THREADS_PRELOAD, interruptOnceUnderWay, runNode, type NodeRun } from "./support/spawned-node.js";
 
 const NAT = -(2n ** 63n);
 /** 7 × 5 × 32768 values in chunks of 4 × 2 × 32768 (2 MiB): a 2 × 3 grid, cut along both first axes. */
@@ -227,19 +227,8 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 });
 
 /** Runs the CLI with a faulty decode thread (test/support/faulty-decode-threads.mjs); killed after 15 s. */
-function runFaulty(args: string[], fault: string, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<{ status: number | null; stderr: string }> {
-	const preload = path.resolve(import.meta.dirname, "support", "faulty-decode-threads.mjs");
-	return new Promise((resolve) => {
-		const child = spawn(process.execPath, ["--import", preload, BIN, ...args], { env: { ...process.env, DT64_TEST_THREAD_FAULT: fault }, stdio: ["ignore", "ignore", "pipe"] });
-		let stderr = "";
-		child.stderr!.on("data", (data: Buffer) => (stderr += data));
-		const hang = setTimeout(() => child.kill("SIGKILL"), 15_000);
-		child.once("close", (status) => {
-			clearTimeout(hang);
-			resolve({ status, stderr });
-		});
-		onStart?.(child);
-	});
+function runFaulty(args: string[], fault: string, onStart?: Parameters<typeof runNode>[2]): Promise<NodeRun> {
+	return runNode(["--import", FAULTY_THREADS_PRELOAD, BIN, ...args], { DT64_TEST_THREAD_FAULT: fault }, onStart);
 }
 
 describe.runIf(onThreads)("a decode thread that fails while it streams a row", () => {
@@ -258,15 +247,7 @@ describe.runIf(onThreads)("a decode thread that fails while it streams a row", (
 	it("Ctrl-C while a row's band never comes: exit 130, nothing at -o, no hang", async () => {
 		const root = await store("faulty-hang.zarr");
 		const outDir = tempDir("dt64-streamed-out-");
-		const result = await runFaulty([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], "hang", (child) => {
-			// Once the temporary file exists, the export is under way (its signal handlers are installed).
-			const poll = setInterval(() => {
-				if (!fs.readdirSync(outDir).some((name) => name.endsWith(".tmp"))) return;
-				clearInterval(poll);
-				setTimeout(() => child.kill("SIGINT"), 300);
-			}, 20);
-			child.once("close", () => clearInterval(poll));
-		});
+		const result = await runFaulty([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], "hang", interruptOnceUnderWay(outDir));
 		expect(result.stderr).toBe("dt64-export: interrupted by SIGINT\n");
 		expect(result.status).toBe(130);
 		expect(fs.readdirSync(outDir)).toEqual([]);
