@@ -22,6 +22,7 @@ import type { ValueBound } from "../store/value-bound.js";
 import type { ArrayLayout } from "./array-metadata.js";
 import type { DecodedAs } from "./chunk-decoder.js";
 import type { StreamedChunk, StreamedRowSpec } from "./codecs/wasm/streamed-row.js";
+import { contentSizeAt, contentSizeBytesOf, isSkippableMagic, windowBytesOf, ZSTD_MAGIC } from "./codecs/zstd-frame.js";
 import { chunksPerAxis, product } from "./grid.js";
 
 /** Chunks smaller than this decoded are read whole: 2 MiB, the size from which a chunk is decoded in steps. */
@@ -30,9 +31,6 @@ const STREAM_MIN_CHUNK_BYTES = 2 * 2 ** 20;
 /** The largest zstd window a streamed chunk may declare: each stream holds its window (zarr-python's: 512 KiB). */
 const STREAM_MAX_WINDOW_BYTES = 2 ** 20;
 
-const ZSTD_MAGIC = 0xfd2fb528;
-const SKIPPABLE_MASK = 0xfffffff0;
-const SKIPPABLE_MAGIC = 0x184d2a50;
 /** Skippable frames looked past before a chunk's frame, at most: more, and the chunk is read whole. */
 const MAX_LEADING_SKIPPABLE = 8;
 
@@ -137,7 +135,7 @@ function zstdStreamHead(file: Pick<PositionedFile, "readAt" | "size">, chunkByte
 		const read = file.readAt(head, position);
 		if (read < 4) return undefined;
 		const magic = view.getUint32(0, true);
-		if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC) {
+		if (isSkippableMagic(magic)) {
 			if (read < 8) return undefined;
 			position += 8 + view.getUint32(4, true);
 			if (position >= file.size) return undefined;
@@ -145,15 +143,12 @@ function zstdStreamHead(file: Pick<PositionedFile, "readAt" | "size">, chunkByte
 		}
 		if (magic !== ZSTD_MAGIC || read < 6) return undefined;
 		const descriptor = head[4];
-		const fcsFlag = descriptor >> 6;
+		const fcsBytes = contentSizeBytesOf(descriptor);
 		// Single segment: the window is the whole content. Reserved bit, dictionary: read whole, which says why.
-		if ((descriptor & 0x20) !== 0 || (descriptor & 0x08) !== 0 || (descriptor & 0x03) !== 0 || fcsFlag === 0) return undefined;
-		const window = head[5];
-		const base = 2 ** (10 + (window >> 3));
-		const windowBytes = base + (base / 8) * (window & 0x07);
-		const fcsBytes = [0, 2, 4, 8][fcsFlag];
+		if ((descriptor & 0x20) !== 0 || (descriptor & 0x08) !== 0 || (descriptor & 0x03) !== 0 || fcsBytes === 0) return undefined;
+		const windowBytes = windowBytesOf(head[5]);
 		if (read < 6 + fcsBytes) return undefined;
-		const content = fcsBytes === 2 ? view.getUint16(6, true) + 256 : fcsBytes === 4 ? view.getUint32(6, true) : Number(view.getBigUint64(6, true));
+		const content = contentSizeAt(view, 6, fcsBytes);
 		if (content !== chunkBytes || windowBytes > STREAM_MAX_WINDOW_BYTES) return undefined;
 		return { frameStart: position, windowLog: Math.max(10, Math.ceil(Math.log2(windowBytes))) };
 	}

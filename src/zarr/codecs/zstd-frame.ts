@@ -17,10 +17,37 @@ export interface ZstdContentBound {
 	readonly largestWindow: number;
 }
 
-const MAGIC = 0xfd2fb528;
+/** A zstd frame's magic number (RFC 8878 3.1.1). */
+export const ZSTD_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
 const SKIPPABLE_MAGIC = 0x184d2a50;
 const MAX_BLOCK_BYTES = 128 * 1024;
+
+/** Whether a frame's magic number is a skippable frame's (any of sixteen: its low four bits are free). */
+export function isSkippableMagic(magic: number): boolean {
+	return (magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC;
+}
+
+/** Window_Size from a frame's Window_Descriptor byte: a power of two from 1 KiB, and eighths of it. */
+export function windowBytesOf(windowDescriptor: number): number {
+	const base = 2 ** (10 + (windowDescriptor >> 3));
+	return base + (base / 8) * (windowDescriptor & 0x07);
+}
+
+/** Bytes of a frame's Frame_Content_Size field, from its Frame_Header_Descriptor byte. */
+export function contentSizeBytesOf(descriptor: number): number {
+	const singleSegment = (descriptor & 0x20) !== 0;
+	return [singleSegment ? 1 : 0, 2, 4, 8][descriptor >> 6];
+}
+
+/** Frame_Content_Size, read at `position` as a field of `fieldBytes` (2 bytes hold it less 256); none for 0. */
+export function contentSizeAt(view: DataView, position: number, fieldBytes: number): number | undefined {
+	if (fieldBytes === 1) return view.getUint8(position);
+	if (fieldBytes === 2) return view.getUint16(position, true) + 256;
+	if (fieldBytes === 4) return view.getUint32(position, true);
+	if (fieldBytes === 8) return Number(view.getBigUint64(position, true));
+	return undefined;
+}
 
 function refuse(what: string): never {
 	throw new Dt64ExportError("CHUNK_CORRUPT", `zstd: ${what}`);
@@ -48,7 +75,7 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 	while (position < bytes.byteLength) {
 		need(position, 4, "frame magic number");
 		const magic = view.getUint32(position, true);
-		if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC) {
+		if (isSkippableMagic(magic)) {
 			need(position + 4, 4, "skippable frame");
 			const start = position;
 			position += 8 + view.getUint32(position + 4, true);
@@ -57,11 +84,10 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 			continue;
 		}
 		const frameStart = position;
-		if (magic !== MAGIC) refuse(`not a zstd frame at byte ${position} (magic number 0x${magic.toString(16).padStart(8, "0")})`);
+		if (magic !== ZSTD_MAGIC) refuse(`not a zstd frame at byte ${position} (magic number 0x${magic.toString(16).padStart(8, "0")})`);
 		position += 4;
 		need(position, 1, "frame header");
 		const descriptor = bytes[position++];
-		const fcsFlag = descriptor >> 6;
 		const singleSegment = (descriptor & 0x20) !== 0;
 		if ((descriptor & 0x08) !== 0) refuse("reserved bit set in the frame header");
 		const hasChecksum = (descriptor & 0x04) !== 0;
@@ -69,18 +95,12 @@ export function zstdContentBound(bytes: Uint8Array): ZstdContentBound {
 		let windowBytes = 0;
 		if (!singleSegment) {
 			need(position, 1, "window descriptor");
-			const window = bytes[position++];
-			const base = 2 ** (10 + (window >> 3));
-			windowBytes = base + (base / 8) * (window & 0x07);
+			windowBytes = windowBytesOf(bytes[position++]);
 		}
 		position += dictionaryIdBytes;
-		const fcsBytes = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag];
+		const fcsBytes = contentSizeBytesOf(descriptor);
 		need(position, fcsBytes, "frame content size");
-		let contentBytes: number | undefined;
-		if (fcsBytes === 1) contentBytes = bytes[position];
-		else if (fcsBytes === 2) contentBytes = view.getUint16(position, true) + 256;
-		else if (fcsBytes === 4) contentBytes = view.getUint32(position, true);
-		else if (fcsBytes === 8) contentBytes = Number(view.getBigUint64(position, true));
+		const contentBytes = contentSizeAt(view, position, fcsBytes);
 		position += fcsBytes;
 		if (singleSegment) windowBytes = contentBytes!;
 		largestWindow = Math.max(largestWindow, windowBytes);

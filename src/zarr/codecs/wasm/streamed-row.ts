@@ -16,6 +16,7 @@
  */
 import { Dt64ExportError } from "../../../errors.js";
 import { readSync } from "node:fs";
+import { isSkippableMagic } from "../zstd-frame.js";
 import { decoderInstance, type DecoderExports } from "./decoder-module.js";
 
 /** Reads a chunk's file at a position: readSync on its descriptor, on whichever thread streams it. */
@@ -51,8 +52,6 @@ export interface StreamedRowSpec {
 /** Encoded bytes read from a file at a time, and decoded bytes taken out of the module at a time. */
 const PIECE_BYTES = 128 * 1024;
 const WINDOW_BYTES = 128 * 1024;
-const SKIPPABLE_MASK = 0xfffffff0;
-const SKIPPABLE_MAGIC = 0x184d2a50;
 
 /** An instance of the decoders with the regions a stream uses. */
 interface StreamInstance {
@@ -144,7 +143,7 @@ class ChunkStream {
 		while (position < size) {
 			if (size - position < 8 || this.#read(head, position) < 8) throw this.#corrupt(`${size - position} bytes after the frame`);
 			const view = new DataView(head.buffer);
-			if ((view.getUint32(0, true) & SKIPPABLE_MASK) >>> 0 !== SKIPPABLE_MAGIC) throw this.#corrupt(`${size - position} bytes after the frame that are not a skippable frame`);
+			if (!isSkippableMagic(view.getUint32(0, true))) throw this.#corrupt(`${size - position} bytes after the frame that are not a skippable frame`);
 			position += 8 + view.getUint32(4, true);
 			if (position > size) throw this.#corrupt("truncated skippable frame");
 		}
