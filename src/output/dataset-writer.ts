@@ -21,7 +21,7 @@ import type { RecordBatch, Schema } from "apache-arrow";
 import { floorDiv } from "../convert/bigint-division.js";
 import { formatIsoTimestamp } from "../convert/iso8601.js";
 import type { OverflowNulls } from "../convert/overflow-nulls.js";
-import type { TargetUnit } from "../dtype/units.js";
+import { ATTOSECONDS_PER_UNIT, type TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { Part } from "../select/part.js";
 import type { TimeBounds } from "../select/time-bounds.js";
@@ -47,7 +47,6 @@ const WRITE_ROWS = 1 << 16;
 
 /** Hive's (and Spark's, DuckDB's) name for the partition of rows whose partition value is null. */
 const NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__";
-const ATTOSECONDS_PER_NANOSECOND = 10n ** 9n;
 
 export interface DatasetWriterOptions {
 	readonly folder: string;
@@ -200,7 +199,7 @@ export class DatasetWriter extends Writable {
 		this.#partitionCount = partitionBy === undefined || options.maxPartitions === undefined ? undefined : new PartitionCount(options.maxPartitions, partitionBy, options.folder);
 		this.#nullPath = partitionBy === undefined ? "" : PARTITION_LEVELS.slice(0, PARTITION_LEVELS.indexOf(partitionBy) + 1).map((level) => `${level}=${NULL_PARTITION}`).join("/");
 		const rangeTime = options.range?.start ?? (options.range?.end === undefined ? undefined : options.range.end - 1n);
-		this.#emptyPath = partitionBy === undefined || rangeTime === undefined ? this.#nullPath : hivePartitionOf(floorDiv(rangeTime, ATTOSECONDS_PER_NANOSECOND), "ns", partitionBy).path;
+		this.#emptyPath = partitionBy === undefined || rangeTime === undefined ? this.#nullPath : hivePartitionOf(floorDiv(rangeTime, ATTOSECONDS_PER_UNIT.ns), "ns", partitionBy).path;
 		this.#partitions = new OpenPartitions<OpenFile>({
 			limit: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES,
 			open: (partition, sequence) => this.#open(partition, sequence),
