@@ -9,14 +9,11 @@ import { abortError } from "../abort.js";
 import { withErrorFields } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import type { RowRange } from "../select/time-search.js";
-import type { ChunkSource } from "../zarr/chunk-source.js";
+import { CHUNK_ERRORS, type ChunkSource } from "../zarr/chunk-source.js";
 import type { ChunkValues } from "../zarr/chunk-values.js";
 import { streamZstdRow, type StreamingRow } from "../zarr/codecs/off-thread.js";
 import { product } from "../zarr/grid.js";
 import type { ValueBand } from "./chunk-bands.js";
-
-/** The errors of a streamed chunk that name it, given its array's path as a chunk read whole gives it. */
-const CHUNK_ERRORS = ["CHUNK_CORRUPT", "CHUNK_MISSING", "READ_FAILED"] as const;
 
 /**
  * Bands of at most `step` rows of the rows of chunks [chunkRows.start, chunkRows.end) of `source` (cut to `rows`),
@@ -72,6 +69,7 @@ export async function* streamedBands<V extends ChunkValues>(
 					values = await next!;
 				} catch (error) {
 					if (signal.aborted) throw abortError(signal);
+					// A streamed chunk's error gets its array's path, as a chunk read whole gets it.
 					throw withErrorFields(error, CHUNK_ERRORS, { path: files.path }, "fill");
 				} finally {
 					next = undefined;

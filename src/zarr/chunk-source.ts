@@ -105,7 +105,7 @@ function missingWithoutFill(chunk: string, strings = false): Dt64ExportError {
 }
 
 /** The errors of a chunk read that name the chunk: its `key` and array (`path`) are set where it is read. */
-const CHUNK_ERRORS = ["CHUNK_CORRUPT", "CHUNK_MISSING", "READ_FAILED"] as const;
+export const CHUNK_ERRORS = ["CHUNK_CORRUPT", "CHUNK_MISSING", "READ_FAILED"] as const;
 
 /**
  * Reads the chunk at `key` (a store key, without its leading `/`: the shard's, for an inner chunk) of the array at
