@@ -45,6 +45,10 @@ function requireDecoderFiles(): void {
  * the one the main thread reads, converts and writes on, 1 to 4. A thread costs about 75 ms of CPU to start and
  * 10-20 MiB (its isolate, its WebAssembly heap): on 2 cores a second decode thread only competes with the main
  * thread (measured: one thread as fast or faster on every zstd and blosc store of the bench, and 20 MiB less).
+ * Nor does the main thread decoding chunks beside the one thread pay (tried: 0.33 s against 0.30 for 20M zstd
+ * values, bench/HISTORY.md): with the two chunk buffers an export holds, one decodes while the other is converted,
+ * written and read into again, two halves of about equal length, and the main thread's idle time in a profile is
+ * its waits for the reads and writes, whose copies run on libuv's threads: both cores are busy.
  */
 export function defaultDecodeThreads(cores = availableParallelism()): number {
 	return Math.min(4, Math.max(1, cores - 1));
