@@ -48,7 +48,7 @@ function requireDecoderFiles(): void {
  * Nor does the main thread decoding chunks beside the one thread pay (tried: 0.33 s against 0.30 for 20M zstd
  * values, bench/HISTORY.md): with the two chunk buffers an export holds, one decodes while the other is converted,
  * written and read into again, two halves of about equal length, and the main thread's idle time in a profile is
- * its waits for the reads and writes, whose copies run on libuv's threads: both cores are busy.
+ * mostly its waits for the reads and writes, whose copies run on libuv's threads (a third of the export's CPU).
  */
 export function defaultDecodeThreads(cores = availableParallelism()): number {
 	return Math.min(4, Math.max(1, cores - 1));
