@@ -131,6 +131,35 @@ describe(`chunks of zstd streamed into their bands in chunk order (${onThreads ?
 		expect(checked.result.equals(reference)).toBe(true);
 	});
 
+	it("stream a table's zstd column beside a column read chunk by chunk, to the file its uncompressed twin gives", async () => {
+		// A second datetime64 array over the same dimensions and chunks: uncompressed here (read whole, read ahead), or
+		// zstd in the twin whose every column is uncompressed.
+		const twoColumns = async (name: string, codecs: object[]) => {
+			const root = await store(name, { codecs });
+			await writeArray(root, "later", {
+				shape: SHAPE,
+				chunks: CHUNKS,
+				values: values().map((v) => (v === NAT ? v : v + 500n)),
+				dataType: { name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 1 } },
+				dimensionNames: ["t", "y", "x"],
+				codecs: RAW,
+			});
+			return root;
+		};
+		const exportBoth = async (root: string) => {
+			const out = path.join(tempDir("dt64-streamed-chunks-out-"), "out.arrow");
+			const pool = new BufferPool();
+			const table = await openTable(root, { columns: ["time", "later"], unit: "ms", bufferPool: pool, indexSource: "positions" });
+			const { reader, batcher, writer } = createTableExportStages(table, { unit: "ms", index: true, order: "chunk" });
+			await pipeline(reader, batcher, writer, new AtomicFileWriter(out, { bufferPool: pool }));
+			return fs.readFileSync(out);
+		};
+		const reference = await exportBoth(await twoColumns("raw-two.zarr", RAW));
+		const { result, streamed } = await streamedDuring(async () => exportBoth(await twoColumns("zstd-two.zarr", ZSTD)));
+		expect(streamed).toBe(6);
+		expect(result.equals(reference)).toBe(true);
+	});
+
 	it("read whole a chunk whose first rows a range leaves out, and stream one it cuts at its end", async () => {
 		const rows = { start: 1, end: 6 };
 		const reference = await bandValues(await store("raw-rows.zarr", { codecs: RAW }), rows);
