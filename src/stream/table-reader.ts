@@ -1,11 +1,12 @@
 import { GeneratorReadable } from "./generator-readable.js";
+import { bandRowsOf, clippedChunk, streamedChunkBands, type ChunkOrderBox } from "./streamed-chunk-bands.js";
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { broadcastValues } from "../table/broadcast.js";
 import type { RowRegion } from "../table/row-index.js";
 import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
-import { clipChunk, cOrderCoordinates, cStrides, product } from "../zarr/grid.js";
+import { cOrderCoordinates, cStrides, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
 import { BATCH_ROWS, joinSmallBands } from "./band-joiner.js";
 import { READ_AHEAD_BYTES, ReadAheadBudget, type ReadAheadShare } from "./read-ahead-budget.js";
@@ -333,7 +334,8 @@ function rowWindow(bands: AsyncGenerator<ValueBand<ChunkValues>>, shape: readonl
 async function* chunkOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGenerator<TableBand> {
 	// An array alone: its chunks pass on whole (in slices), counted as chunks in flight until they come back (see
 	// countingHandedOn); a table's other columns may convert a chunk into other memory, never handed back.
-	const counting = read.columns.length === 1 && bufferPool !== undefined ? countingHandedOn(bufferPool, read.concurrency) : undefined;
+	// A column streamed band by band (see streamed-chunk-bands.ts) reads no chunk ahead whole: nothing to count.
+	const counting = read.columns.length === 1 && bufferPool !== undefined && read.columns[0].source.streamedChunk === undefined ? countingHandedOn(bufferPool, read.concurrency) : undefined;
 	try {
 		yield* chunkOrderBoxes(read, counting, bufferPool);
 	} finally {
@@ -349,47 +351,70 @@ async function* chunkOrderBoxes(read: TableRead, counting: ReadAheadControl | un
 	const { chunkShape, gridShape } = columns[spans.indexOf(true)].source;
 	const chunkRange = rows === undefined ? { start: 0, end: gridShape[0] } : chunkRowsOf(chunkShape[0], rows);
 	const held = await Promise.all(columns.map((column, k) => (spans[k] || column.axes[0] === 0 ? undefined : readWhole(column, concurrency, signal, onChunk))));
-	const chunks = columns.map((column, k) => (spans[k] ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange, counting, readAhead[k]) : undefined));
+	// The boxes in C order of the chunk grid, each keeping only the rows in range: whole rows of it along the first
+	// axis, contiguous in C order, cut into bands of about CHUNK_ORDER_BAND_VALUES values.
+	const boxes = function* (): Generator<ChunkOrderBox> {
+		for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
+			coords[0] += chunkRange.start;
+			const chunkOrigin = coords.map((c, axis) => c * chunkShape[axis]);
+			const chunkExtent = chunkOrigin.map((start, axis) => Math.min(chunkShape[axis], shape[axis] - start));
+			const from = rows === undefined ? chunkOrigin[0] : Math.max(chunkOrigin[0], rows.start);
+			const to = rows === undefined ? chunkOrigin[0] + chunkExtent[0] : Math.min(chunkOrigin[0] + chunkExtent[0], rows.end);
+			const step = Math.max(1, Math.floor(rowsWithinBytes(CHUNK_ORDER_BAND_VALUES, rowBytes) / product(chunkExtent.slice(1))));
+			yield { coords, chunkOrigin, chunkExtent, from, to, step };
+		}
+	};
+	// A column over every axis whose chunks the source streams is decoded band by band (see streamed-chunk-bands.ts).
+	const streamed = columns.map((column, k) =>
+		spans[k] && bufferPool !== undefined && column.source.streamedChunk !== undefined ? streamedChunkBands(column.source, shape, boxes(), bufferPool, signal, onChunk) : undefined,
+	);
+	const chunks = columns.map((column, k) => (spans[k] && streamed[k] === undefined ? readChunksInOrder(column.source, concurrency, signal, mayReadAhead, chunkRange, counting, readAhead[k]) : undefined));
 	const windows = columns.map((column, k) =>
 		!spans[k] && column.axes[0] === 0 ? rowWindow(readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { readAhead: readAhead[k] }), column.shape) : undefined,
 	);
-	for (const coords of cOrderCoordinates([chunkRange.end - chunkRange.start, ...gridShape.slice(1)])) {
-		coords[0] += chunkRange.start;
-		const chunkOrigin = coords.map((c, axis) => c * chunkShape[axis]);
-		const chunkExtent = chunkOrigin.map((start, axis) => Math.min(chunkShape[axis], shape[axis] - start));
-		// The box keeps only the rows in range: whole rows of it along the first axis, contiguous in C order.
-		const from = rows === undefined ? chunkOrigin[0] : Math.max(chunkOrigin[0], rows.start);
-		const to = rows === undefined ? chunkOrigin[0] + chunkExtent[0] : Math.min(chunkOrigin[0] + chunkExtent[0], rows.end);
-		const origin = [from, ...chunkOrigin.slice(1)];
-		const extent = [to - from, ...chunkExtent.slice(1)];
-		const values: ChunkValues[] = [];
-		for (const [k, column] of columns.entries()) {
-			const stream = chunks[k];
-			const window = windows[k];
-			if (stream !== undefined) {
-				const { data } = (await stream.next()).value as { data: ChunkValues };
-				onChunk?.();
-				const rest = product(chunkExtent.slice(1));
-				const clipped = clipChunk(data, chunkShape, coords, shape).values;
-				// An edge chunk clipped into other memory: its own buffer is dead, and back for the next chunks.
-				if (clipped !== data && bufferPool !== undefined && !Array.isArray(data)) bufferPool.release(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-				values.push(sliceValues(clipped, (from - chunkOrigin[0]) * rest, (to - chunkOrigin[0]) * rest));
-			} else if (window !== undefined) {
-				const rowsHeld = await window(from, to);
-				const ownShape = [rowsHeld.values.length / product(column.shape.slice(1)), ...column.shape.slice(1)];
-				values.push(valuesInBox(rowsHeld.values, ownShape, column.axes, [from - rowsHeld.firstRow, ...origin.slice(1)], extent));
-			} else {
-				values.push(valuesInBox(held[k]!, column.shape, column.axes, origin, extent));
+	try {
+		for (const box of boxes()) {
+			const { coords, chunkOrigin, chunkExtent, from, to } = box;
+			const origin = [from, ...chunkOrigin.slice(1)];
+			const extent = [to - from, ...chunkExtent.slice(1)];
+			const values: ChunkValues[] = [];
+			for (const [k, column] of columns.entries()) {
+				const stream = chunks[k];
+				const window = windows[k];
+				if (streamed[k] !== undefined) {
+					// Its values come band by band (below).
+					values.push([]);
+				} else if (stream !== undefined) {
+					const { data } = (await stream.next()).value as { data: ChunkValues };
+					onChunk?.();
+					const rest = product(chunkExtent.slice(1));
+					const clipped = clippedChunk(data, column.source, coords, shape, bufferPool);
+					values.push(sliceValues(clipped, (from - chunkOrigin[0]) * rest, (to - chunkOrigin[0]) * rest));
+				} else if (window !== undefined) {
+					const rowsHeld = await window(from, to);
+					const ownShape = [rowsHeld.values.length / product(column.shape.slice(1)), ...column.shape.slice(1)];
+					values.push(valuesInBox(rowsHeld.values, ownShape, column.axes, [from - rowsHeld.firstRow, ...origin.slice(1)], extent));
+				} else {
+					values.push(valuesInBox(held[k]!, column.shape, column.axes, origin, extent));
+				}
+			}
+			// Values over the first axis are C order over the box's rows: a band's rows are a contiguous run of them.
+			for (const { start, end } of bandRowsOf(box)) {
+				const band: ChunkValues[] = [];
+				for (const [k, v] of values.entries()) {
+					const stream = streamed[k];
+					if (stream !== undefined) {
+						const next = await stream.next();
+						if (next.done) throw new Dt64ExportError("INTERNAL", `column ${k} ended before row ${end} of chunk ${JSON.stringify(coords)}`);
+						band.push(next.value);
+					} else band.push(columns[k].axes[0] === 0 ? sliceValues(v, ((start - from) * v.length) / extent[0], ((end - from) * v.length) / extent[0]) : v);
+				}
+				const bandExtent = [end - start, ...extent.slice(1)];
+				yield { columns: band, length: product(bandExtent), region: { kind: "box", origin: [start, ...origin.slice(1)], extent: bandExtent } };
 			}
 		}
-		// Values over the first axis are C order over the box's rows: a band's rows are a contiguous run of them.
-		const rest = product(extent.slice(1));
-		const step = Math.max(1, Math.floor(rowsWithinBytes(CHUNK_ORDER_BAND_VALUES, rowBytes) / rest));
-		for (let start = from; start < to; start += step) {
-			const end = Math.min(to, start + step);
-			const band = values.map((v, k) => (columns[k].axes[0] === 0 ? sliceValues(v, ((start - from) * v.length) / extent[0], ((end - from) * v.length) / extent[0]) : v));
-			const bandExtent = [end - start, ...extent.slice(1)];
-			yield { columns: band, length: product(bandExtent), region: { kind: "box", origin: [start, ...origin.slice(1)], extent: bandExtent } };
-		}
+	} finally {
+		// A streamed column left mid-chunk closes its chunk's file once the band it asked for ahead is answered.
+		for (const stream of streamed) void stream?.return(undefined);
 	}
 }

@@ -19,6 +19,7 @@ import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 import { checkCodecs, SHARDING, shardingInChain, shardingLayout } from "./codec-chain.js";
 import { chunkDecoding } from "./nested-shard.js";
 import { openStreamedRow, streamedRowLayout, type StreamedRowFiles } from "./streamed-rows.js";
+import { openStreamedChunk, streamedChunkLayout } from "./streamed-chunks.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -58,6 +59,11 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	 * files, or undefined when that row is read chunk by chunk. Absent: an array whose rows are never streamed.
 	 */
 	streamedRow?(chunkRow: number, signal?: AbortSignal): StreamedRowFiles | undefined;
+	/**
+	 * The chunk at `coords` opened to be streamed into the bands of its box in chunk order (see streamed-chunks.ts): a
+	 * row of that one chunk, or undefined when it is read whole. Absent: an array whose chunks are never streamed.
+	 */
+	streamedChunk?(coords: readonly number[], signal?: AbortSignal): StreamedRowFiles | undefined;
 }
 
 /**
@@ -199,6 +205,7 @@ function plainChunks<V extends ChunkValues>(
 	const here = decodesHere(meta.shape, elements.decodedAs.valueBytes, meta.chunkShape);
 	const decoder = new ChunkDecoder<V>(meta.chunkShape, meta.codecs, elements.decodedAs, options.bufferPool, here);
 	const streamed = options.bufferPool === undefined ? undefined : streamedRowLayout(store, meta, elements.decodedAs);
+	const streamedChunks = options.bufferPool === undefined ? undefined : streamedChunkLayout(store, meta, elements.decodedAs);
 	const size = product(meta.chunkShape);
 	const { valueBytes } = elements.decodedAs;
 	// A chunk file no larger than this decoded (nor, then, encoded, but for a codec that grows it) is read at once.
@@ -253,6 +260,16 @@ function plainChunks<V extends ChunkValues>(
 					return openStreamedRow(store, streamed, chunkRow, meta.shape.length, keyOf, describe, bound, here, meta.path, signal);
 				} catch (error) {
 					throw withErrorFields(error, CHUNK_ERRORS, { path: meta.path }, "fill");
+				}
+			},
+		}),
+		...(streamedChunks && {
+			streamedChunk(coords: readonly number[], signal?: AbortSignal) {
+				const keyOf = (at: readonly number[]) => joinKey(meta.path, encodeKey(at));
+				try {
+					return openStreamedChunk(store, streamedChunks, meta, coords, keyOf, describe, bound, here, signal);
+				} catch (error) {
+					throw withErrorFields(error, CHUNK_ERRORS, { path: meta.path, key: describe(coords) }, "fill");
 				}
 			},
 		}),

@@ -26,7 +26,7 @@ import { contentSizeAt, contentSizeBytesOf, isSkippableMagic, windowBytesOf, ZST
 import { chunksPerAxis, product } from "./grid.js";
 
 /** Chunks smaller than this decoded are read whole: 2 MiB, the size from which a chunk is decoded in steps. */
-const STREAM_MIN_CHUNK_BYTES = 2 * 2 ** 20;
+export const STREAM_MIN_CHUNK_BYTES = 2 * 2 ** 20;
 
 /** The largest zstd window a streamed chunk may declare: each stream holds its window (zarr-python's: 512 KiB). */
 const STREAM_MAX_WINDOW_BYTES = 2 ** 20;
@@ -54,14 +54,23 @@ export interface StreamedRowLayout {
 	readonly parts: readonly { readonly partBytes: number; readonly keptBytes: number; readonly offsetBytes: number }[];
 }
 
+/**
+ * Whether an array's chunks may be streamed, whatever the order: datetime64/timedelta64 counts, N-d, its codecs
+ * exactly `bytes` (little endian) then `zstd`, in a store whose chunks are files read at positions.
+ */
+export function streamsZstdChunks(store: AsyncReadable, meta: ArrayLayout, decodedAs: DecodedAs): boolean {
+	if (store.openFile === undefined || decodedAs.dataType !== "int64" || decodedAs.scanNaT !== true || decodedAs.valuesOf !== undefined) return false;
+	const { shape, codecs } = meta;
+	if (shape.length < 2 || codecs.length !== 2) return false;
+	const [bytes, zstd] = codecs;
+	if (bytes.name !== "bytes" || ((bytes.configuration?.endian as string | undefined) ?? "little") !== "little") return false;
+	return zstd.name === "zstd" || zstd.name === "numcodecs.zstd";
+}
+
 /** Whether an array is streamed (see the rules above): its layout, or undefined. */
 export function streamedRowLayout(store: AsyncReadable, meta: ArrayLayout, decodedAs: DecodedAs): StreamedRowLayout | undefined {
-	if (store.openFile === undefined || decodedAs.dataType !== "int64" || decodedAs.scanNaT !== true || decodedAs.valuesOf !== undefined) return undefined;
-	const { shape, chunkShape, codecs } = meta;
-	if (shape.length < 2 || codecs.length !== 2) return undefined;
-	const [bytes, zstd] = codecs;
-	if (bytes.name !== "bytes" || ((bytes.configuration?.endian as string | undefined) ?? "little") !== "little") return undefined;
-	if (zstd.name !== "zstd" && zstd.name !== "numcodecs.zstd") return undefined;
+	if (!streamsZstdChunks(store, meta, decodedAs)) return undefined;
+	const { shape, chunkShape } = meta;
 	if (shape.some((length, axis) => axis >= 2 && chunkShape[axis] !== length)) return undefined;
 	const grid = chunksPerAxis(shape, chunkShape);
 	const chunkBytes = product(chunkShape) * 8;
@@ -127,7 +136,7 @@ export function openStreamedRow(
  * is a zstd frame (after at most MAX_LEADING_SKIPPABLE skippable frames) that declares `chunkBytes` of content, no
  * dictionary, and a window of at most STREAM_MAX_WINDOW_BYTES. Only the headers are read.
  */
-function zstdStreamHead(file: Pick<PositionedFile, "readAt" | "size">, chunkBytes: number): { frameStart: number; windowLog: number } | undefined {
+export function zstdStreamHead(file: Pick<PositionedFile, "readAt" | "size">, chunkBytes: number): { frameStart: number; windowLog: number } | undefined {
 	const head = new Uint8Array(14);
 	const view = new DataView(head.buffer);
 	let position = 0;

@@ -60,6 +60,8 @@ interface StreamInstance {
 	readonly output: number;
 	/** ZSTD_outBuffer and ZSTD_inBuffer: three 32-bit words each. */
 	readonly buffers: number;
+	/** Room for the NaT positions of a window's values, one per value (nat_positions). */
+	readonly positions: number;
 }
 
 /** The instances of this thread's streams, by compiled module; those of rows that ended wait here for the next. */
@@ -72,8 +74,9 @@ function takeInstance(module: object): StreamInstance {
 	const input = exports.alloc(PIECE_BYTES);
 	const output = exports.alloc(WINDOW_BYTES);
 	const buffers = exports.alloc(24);
-	if (input === 0 || output === 0 || buffers === 0) throw new Dt64ExportError("TOO_LARGE", "out of WebAssembly memory for a zstd stream");
-	return { exports, input, output, buffers };
+	const positions = exports.alloc(WINDOW_BYTES / 2);
+	if (input === 0 || output === 0 || buffers === 0 || positions === 0) throw new Dt64ExportError("TOO_LARGE", "out of WebAssembly memory for a zstd stream");
+	return { exports, input, output, buffers, positions };
 }
 
 function giveBack(module: object, instance: StreamInstance): void {
@@ -109,13 +112,17 @@ class ChunkStream {
 		if (instance.exports.zstd_stream_start(chunk.windowLog) < 0) throw this.#corrupt(`the chunk does not decompress (${lastError(instance.exports)})`);
 	}
 
-	/** The next `bytes` decoded bytes, into `target` from `at` (or dropped without a target). */
-	take(target: Uint8Array | undefined, at: number, bytes: number): void {
+	/**
+	 * The next `bytes` decoded bytes, into `target` from `at` (or dropped without a target), each piece scanned for
+	 * NaT by `nat` where it is in the module's memory before it is copied out.
+	 */
+	take(target: Uint8Array | undefined, at: number, bytes: number, nat?: BandNaT): void {
 		if (this.taken + bytes > this.chunk.chunkBytes) throw new Dt64ExportError("INTERNAL", `${this.chunk.name}: more asked of a streamed chunk than it holds`);
 		const { exports, output } = this.instance;
 		while (bytes > 0) {
 			if (this.#pending > 0) {
 				const count = Math.min(bytes, this.#pending);
+				if (target !== undefined) nat?.scan(this.instance, output + this.#pendingAt, count, at);
 				target?.set(new Uint8Array(exports.memory.buffer, output + this.#pendingAt, count), at);
 				this.#pendingAt += count;
 				this.#pending -= count;
@@ -224,16 +231,18 @@ export class StreamedRow {
 
 	/**
 	 * Fills the first `rows` array rows of `band` with each chunk's next rows. With `scanNaT` (datetime64 counts,
-	 * little endian), returns the positions of the values that are NaT, in increasing order (see nat-positions.ts).
+	 * little endian), returns the increasing positions of the values that may be NaT: every NaT is among them (see
+	 * nat-positions.ts and BandNaT).
 	 */
 	fill(band: Uint8Array, rows: number, last: boolean, scanNaT: boolean): Int32Array | null {
 		if (this.#closed) throw new Dt64ExportError("INTERNAL", "a streamed row was asked for a band after it ended");
+		const nat = scanNaT ? new BandNaT() : undefined;
 		try {
 			for (let row = 0; row < rows; row++) {
 				const base = row * this.#rowBytes;
 				for (const stream of this.#streams) {
 					const { keptBytes, partBytes, offsetBytes } = stream.chunk;
-					stream.take(band, base + offsetBytes, keptBytes);
+					stream.take(band, base + offsetBytes, keptBytes, nat);
 					if (partBytes > keptBytes) stream.take(undefined, 0, partBytes - keptBytes);
 				}
 			}
@@ -249,7 +258,7 @@ export class StreamedRow {
 			this.close();
 			throw error;
 		}
-		return scanNaT ? natPositions(band, rows * this.#rowBytes) : null;
+		return nat === undefined ? null : nat.positions(band);
 	}
 
 	/** Hands the streams' instances back: the row is over. */
@@ -260,12 +269,50 @@ export class StreamedRow {
 	}
 }
 
-/** The positions of the little-endian int64 values of `bytes[0, length)` that are NaT (INT64_MIN). */
-function natPositions(bytes: Uint8Array, length: number): Int32Array {
-	const words = new Int32Array(bytes.buffer, bytes.byteOffset, length >> 2);
-	const found: number[] = [];
-	for (let k = 1; k < words.length; k += 2) if (words[k] === -0x80000000 && words[k - 1] === 0) found.push(k >> 1);
-	return Int32Array.from(found);
+/**
+ * The values of a band that may be NaT (INT64_MIN in either byte order, as nat_positions tests each value), found as
+ * the band is filled: each piece of a window is scanned by nat_positions where it is in the module's memory, before
+ * it is copied into the band, instead of the band scanned again once filled. A value cut by a piece's edge (the
+ * decoder's output does not end on whole values) is noted and tested in the band once it is filled.
+ */
+class BandNaT {
+	/** Positions in the band, in the order found: increasing, as a band is filled in order. */
+	readonly #found: number[] = [];
+	/** Values cut by the edge of a piece: tested once the band is filled. */
+	readonly #cut: number[] = [];
+
+	/**
+	 * Scans the `bytes` decoded bytes at `pointer` in `instance`'s memory, bound for byte `at` of the band. A value
+	 * this piece starts but does not end is the next piece's to note: the next piece continues it.
+	 */
+	scan(instance: StreamInstance, pointer: number, bytes: number, at: number): void {
+		const lead = Math.min(bytes, (8 - (at % 8)) % 8);
+		if (lead > 0) this.#cut.push(Math.floor(at / 8));
+		const whole = bytes - lead - ((bytes - lead) % 8);
+		if (whole > 0) {
+			// One position per value at most: there is always room (the region holds a window's values).
+			const found = instance.exports.nat_positions(pointer + lead, whole, instance.positions, whole / 8);
+			if (found < 0) throw new Dt64ExportError("INTERNAL", `no room for the NaT positions of ${whole} bytes`);
+			const first = (at + lead) / 8;
+			const positions = new Int32Array(instance.exports.memory.buffer, instance.positions, found);
+			for (let k = 0; k < found; k++) this.#found.push(first + positions[k]);
+		}
+	}
+
+	/** The positions of `band`'s values that may be NaT, increasing, once it is filled. */
+	positions(band: Uint8Array): Int32Array {
+		if (this.#cut.length === 0) return Int32Array.from(this.#found);
+		const found = new Set(this.#found);
+		for (const position of this.#cut) if (maybeNaT(band, position * 8)) found.add(position);
+		return Int32Array.from(found).sort();
+	}
+}
+
+/** Whether the 8 bytes at `at` of `bytes` are INT64_MIN in either byte order. */
+function maybeNaT(bytes: Uint8Array, at: number): boolean {
+	let rest = 0;
+	for (let i = 1; i < 7; i++) rest |= bytes[at + i];
+	return rest === 0 && ((bytes[at] === 0 && bytes[at + 7] === 0x80) || (bytes[at] === 0x80 && bytes[at + 7] === 0));
 }
 
 function lastError(exports: DecoderExports): string {
