@@ -103,7 +103,7 @@ export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRa
 	const rowBytes = columns.reduce((sum, column) => sum + batchValueBytes(column), 8 * positions);
 	const { requests, chunks } = tableReadLimits(table, plan);
 	return new TableReader(
-		columns.map((column) => ({ source: column.chunks, shape: column.metadata.shape, axes: column.axes, valueBytes: chunkValueBytes(column) })),
+		columns.map((column) => ({ source: column.chunks, name: column.name, shape: column.metadata.shape, axes: column.axes, valueBytes: chunkValueBytes(column) })),
 		table.shape,
 		{
 			order: plan.order,

@@ -319,7 +319,7 @@ describe("usage errors (exit 2)", () => {
 		expect(String(table.schema.fields[1].type)).toBe("Float32");
 		expect([...table.getChild("half")!].every((value) => value === 0)).toBe(true);
 	});
-	it("--order chunk with columns of different chunk shapes", () => usage([group, "--columns", "time,count", "--index", "--order", "chunk"], /^dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got \[16\], \[10\]/));
+	it("--order chunk with columns of different chunk shapes", () => usage([group, "--columns", "time,count", "--index", "--order", "chunk"], /^dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got time \[16\], count \[10\]: use --order c \[COLUMNS_INCOMPATIBLE\]/));
 	it("an index column named like a value column", async () => {
 		const root = fresh("clash.zarr");
 		await writeArray(root, "t", { shape: [2, 2], chunks: [2, 2], dataType: seconds, values: BigInt64Array.of(1n, 2n, 3n, 4n), dimensionNames: ["t", "y"] });

@@ -306,7 +306,7 @@ describe("--order chunk with broadcast variables and coordinate indexes: xarray'
 
 	it("refuses columns over every dimension in different chunk shapes, naming them", () => {
 		const result = runCli([path.join(FIXTURES, "grid.zarr"), "--columns", "t2m,tp", "--index", "--order", "chunk", "-o", fresh("never.arrow")]);
-		expect(result.stderr).toBe("dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got [2,3,2], [4,1,4]: use --order c [COLUMNS_INCOMPATIBLE]\n");
+		expect(result.stderr).toBe("dt64-export: --order chunk needs every column over all of the table's dimensions read in the same chunk shape, got t2m [2,3,2], tp [4,1,4]: use --order c [COLUMNS_INCOMPATIBLE]\n");
 		expect(result.status).toBe(2);
 	});
 });

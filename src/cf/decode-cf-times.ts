@@ -26,6 +26,9 @@ import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 import { exactUnpacker } from "./packing.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel, type SmallIntegers } from "../convert/wasm/wasm-kernel.js";
 
+/** Why `--unit auto` gave ns to an array it could not give an exact unit, in a refusal (the CLI's advice keys on it). */
+export const UNHELD_COUNT_NOTE = "is not a whole number of any unit, not even ns";
+
 export interface CfDecodeOptions {
 	readonly unit: TargetUnit;
 	/** A value between two units: `error` (default), `floor` or `nearest` (ties to even). */
@@ -51,6 +54,13 @@ export interface CfDecodeOptions {
 	readonly inPlace?: boolean;
 	/** Where the values' memory comes from when not in place (every slot is written): by default a new BigInt64Array. */
 	readonly allocateValues?: (length: number) => BigInt64Array;
+	/**
+	 * A float count `--unit auto` found that is not a whole number of any unit, not even ns, and so fell back to ns
+	 * for (AutoUnits.inexact). Without rounding such an array cannot be exported exactly in any unit: a value that then
+	 * overflows ns (a date before 1678) is refused for that reason (TRUNCATION, naming the count), not as an
+	 * overflow whose advice, a coarser unit, would only meet the count next.
+	 */
+	readonly unheldCount?: number;
 }
 
 /** A decoding's values, with the dates it left out when asked to (CfDecodeOptions.invalidDates). */
@@ -159,6 +169,9 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 				setNull(i);
 				overflowed.push(i);
 				return;
+			}
+			if (options.unheldCount !== undefined && rounding === "error") {
+				refuse(i, stored, "TRUNCATION", `is outside the int64 range in unit ${options.unit}, the unit that \`unit\` auto fell back to because the count ${options.unheldCount} ${UNHELD_COUNT_NOTE}`);
 			}
 			refuse(i, stored, "OVERFLOW", `is outside the int64 range in unit ${options.unit}`, secondsHold(value));
 		}

@@ -1,3 +1,4 @@
+import { UNHELD_COUNT_NOTE } from "../cf/decode-cf-times.js";
 import { PARQUET_SECONDS_NOTE } from "../convert/seconds-as-millis.js";
 import { Dt64ExportError, type ErrorCode } from "../errors.js";
 import { OPTIONS, flag } from "./options.js";
@@ -36,7 +37,11 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 				: "",
 	// ns is the finest Arrow unit: there is no finer --unit to suggest. Flooring moves a float count that is a hair
 	// below a whole unit (01:59:59.999... for 02:00) one unit back: rounding is named first.
-	TRUNCATION: (error) => `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === undefined || error.unit === "ns" ? "" : ", or a finer --unit"}`,
+	// Auto's ns, for a count no unit holds, overflowed: flooring needs a unit that holds the rest (rounding picks one).
+	TRUNCATION: (error) =>
+		error.message.includes(UNHELD_COUNT_NOTE)
+			? "; use --round to round to the nearest (as xarray decodes floats), or --allow-truncate with a coarser --unit to floor"
+			: `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === undefined || error.unit === "ns" ? "" : ", or a finer --unit"}`,
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
 	// limit does not.
 	// A coarser unit first: it keeps the value, where null loses it (ns, what auto falls back to, ends in 2262).

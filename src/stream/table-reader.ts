@@ -60,6 +60,8 @@ export interface TableReaderOptions {
  */
 export interface BroadcastSource {
 	readonly source: ChunkSource<ChunkValues>;
+	/** The array's name, for the messages that name a column. */
+	readonly name?: string;
 	readonly shape: readonly number[];
 	readonly axes: readonly number[];
 	/** Bytes of one value of its decoded chunks, for the read-ahead budget (default 8). */
@@ -148,7 +150,7 @@ export class TableReader extends GeneratorReadable<TableBand> {
 			}
 			const chunkShape = spanning[0].source.chunkShape;
 			if (spanning.some((column) => column.source.chunkShape.join() !== chunkShape.join())) {
-				const shapes = spanning.map((column) => JSON.stringify(column.source.chunkShape)).join(", ");
+				const shapes = spanning.map((column) => `${column.name === undefined ? "" : `${column.name} `}${JSON.stringify(column.source.chunkShape)}`).join(", ");
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape, "chunk");

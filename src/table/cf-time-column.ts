@@ -32,7 +32,9 @@ export function planCfTimeColumn(column: Extract<TableColumn, { kind: "plain" }>
 	// Only a time coordinate's dates leave their rows out; a model calendar's labels may lack a date only aligned on the date.
 	const drops = plan.dropInvalidDates && context.rowFilter === true && coding.calendar?.kind === "model" && coding.alignOn === "date";
 	const field = cfTimeField(context.name, metadata, coding, scaleAfter ? "ms" : unit, plan.timezone, drops);
-	const options = { unit, rounding: plan.conversion.rounding, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name, invalidDates: drops ? ("drop" as const) : ("refuse" as const) };
+	// Auto fell back to ns for a count no unit holds: an overflow there is refused for that count (see CfDecodeOptions).
+	const unheldCount = plan.conversion.unit === "auto" && unit === "ns" ? autoUnit?.inexact : undefined;
+	const options = { unit, rounding: plan.conversion.rounding, onOverflow: plan.conversion.onOverflow, dataType: metadata.dataType.name, invalidDates: drops ? ("drop" as const) : ("refuse" as const), unheldCount };
 	return {
 		field,
 		decode(values, describePosition) {
