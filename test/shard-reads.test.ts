@@ -13,7 +13,6 @@ import { parseNodeJson, parseTimeArrayMetadata } from "../src/zarr/array-metadat
 import { readChunksInOrder } from "../src/stream/chunk-bands.js";
 import { createChunkSource } from "../src/zarr/chunk-source.js";
 import { transposedSource } from "../src/table/transposed-variable.js";
-import { chunksDecoded, decodeRequestsSent } from "../src/zarr/codecs/off-thread.js";
 import { tempDir } from "./support/cli.js";
 import { withIndexEntry } from "./support/shard-index.js";
 
@@ -195,64 +194,6 @@ describe("sharded arrays on a local store", () => {
 		// Decoded buffers aside (still the caller's), nothing came back: the shard's bytes were not the pool's.
 		expect(pool.freeBytes).toBe(0);
 	});
-});
-
-describe("a shard's inner chunks decoded together", () => {
-	const nanoseconds = { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } };
-
-	/**
-	 * 600,000 hardly compressible values in two shards of five inner chunks of 480 kB (an array past 4 MiB: decoded on
-	 * the decode threads; each read into a buffer with room): the source of a DirectoryStore reading into a pool, ranges in one go.
-	 * `corrupt` spoils the inner chunk [2] of shard 0: its zstd frame (`frame`) or its bytes after the frame header.
-	 */
-	async function twoShards(name: string, corrupt?: "frame" | "bytes") {
-		const root = path.join(tempDir(`dt64-shard-together-${name}-`), "a.zarr");
-		const values = randomCounts(600_000);
-		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [60_000], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
-		await writeArray(root, "", { shape: [600_000], chunks: [300_000], dataType: nanoseconds, values, codecs });
-		if (corrupt !== undefined) {
-			const file = path.join(root, "c", "0");
-			const shard = fs.readFileSync(file);
-			const index = new DataView(shard.buffer, shard.byteOffset + shard.byteLength - (5 * 16 + 4), 5 * 16);
-			const offset = Number(index.getBigUint64(2 * 16, true));
-			// The frame's declared size (4 bytes for 480,000, after the descriptor, the window byte and a dictionary
-			// id, where the descriptor has them) made far larger than the inner chunk's; or bytes of its first block spoiled.
-			if (corrupt === "frame") {
-				const descriptor = shard[offset + 4];
-				expect(descriptor >> 6).toBe(2);
-				const at = offset + 5 + ((descriptor >> 5) & 1 ? 0 : 1) + [0, 1, 2, 4][descriptor & 3];
-				shard.writeUInt32LE(0x7fff_ffff, at);
-			} else for (let i = 40; i < 60; i++) shard[offset + i] ^= 0x5a;
-			// The index's checksum is of the index, not of the inner chunks: it stays right.
-			fs.writeFileSync(file, shard);
-		}
-		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
-		const pool = new BufferPool();
-		const source = createChunkSource(counting(root, pool, true).store, meta, "a.zarr", { bufferPool: pool });
-		return { source, values };
-	}
-
-	it("in one request to the decode thread per shard, whichever inner chunk is asked for first, values exact", async () => {
-		const { source, values } = await twoShards("one");
-		const requests = decodeRequestsSent();
-		const onThreads = chunksDecoded().onThreads;
-		const chunks = [];
-		for (const c of [3, 0, 1, 2, 4, 5, 6, 7, 8, 9]) chunks[c] = await source.read([c]);
-		expect(chunks.flatMap((chunk) => Array.from(chunk))).toEqual(Array.from(values));
-		expect(chunksDecoded().onThreads - onThreads).toBe(10);
-		expect(decodeRequestsSent() - requests).toBe(2);
-	});
-
-	for (const corrupt of ["frame", "bytes"] as const) {
-		it(`refuse a corrupt inner chunk (its ${corrupt === "frame" ? "declared size" : "blocks"}) by its own name, its shard's others decoded`, async () => {
-			const { source, values } = await twoShards(corrupt, corrupt);
-			const reads = Array.from({ length: 5 }, (_, c) => source.read([c]));
-			for (const read of reads) read.catch(() => undefined);
-			const message = corrupt === "frame" ? /^chunk c\/0 \(inner chunk \[2\]\): cannot decode: zstd: chunk declares \d+ bytes, more than its expected 480000$/ : /^chunk c\/0 \(inner chunk \[2\]\): cannot decode: zstd: /;
-			await expect(reads[2]).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "c/0", message: expect.stringMatching(message) });
-			for (const c of [0, 1, 3, 4]) expect(Array.from(await reads[c])).toEqual(Array.from(values.subarray(c * 60_000, (c + 1) * 60_000)));
-		});
-	}
 });
 
 /** A DirectoryStore that records each ranged read as `key offset+length` (`key -suffix` for a suffix). */

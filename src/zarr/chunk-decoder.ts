@@ -65,31 +65,10 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 	 * shard's and where in it); the error's `key` and `path` are set where the chunk is read (chunk-source.ts).
 	 * `signal`: the export's; once it is aborted, a chunk that waits for a decode thread is not decoded (AbortError).
 	 */
-	decode(bytes: Uint8Array, name: string, signal?: AbortSignal): Promise<V> {
-		return this.#checked(this.#pipeline(bytes, signal), bytes, name, signal);
-	}
-
-	/** Whether decodeMany decodes chunks together, for less than each alone (see DecodePipeline.decodeMany). */
-	get decodesTogether(): boolean {
-		return this.#pipeline.decodeMany !== undefined;
-	}
-
-	/**
-	 * Decodes chunks together where the codecs can (see decodesTogether; else each alone): each promise is its own
-	 * chunk's values or refusal, as `decode` gives them, named by its `name`.
-	 */
-	decodeMany(chunks: readonly { readonly bytes: Uint8Array; readonly name: string }[], signal?: AbortSignal): Promise<V>[] {
-		const many = this.#pipeline.decodeMany;
-		if (many === undefined) return chunks.map(({ bytes, name }) => this.decode(bytes, name, signal));
-		const decoded = many(chunks.map(({ bytes }) => bytes), signal);
-		return chunks.map(({ bytes, name }, k) => this.#checked(decoded[k], bytes, name, signal));
-	}
-
-	/** A chunk's decoding, checked: its exact number of values, in C order of the chunk shape; a refusal named. */
-	async #checked(decoding: Promise<DecodedChunk>, bytes: Uint8Array, name: string, signal?: AbortSignal): Promise<V> {
+	async decode(bytes: Uint8Array, name: string, signal?: AbortSignal): Promise<V> {
 		let chunk: DecodedChunk;
 		try {
-			chunk = await decoding;
+			chunk = await this.#pipeline(bytes, signal);
 		} catch (error) {
 			if (signal?.aborted === true) throw abortError(signal);
 			// The decoders' own files failing to load (package-file.ts) says nothing of this chunk: it is not named.

@@ -12,8 +12,8 @@ import { ChunkDecoder, type DecodedAs } from "./chunk-decoder.js";
 import type { ChunkValues } from "./chunk-values.js";
 import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
-import { chunksPerAxis, cOrderCoordinates, cStrides, product } from "./grid.js";
-import { SHARD_DATA_LIMIT, ShardIndexReader, WHOLE_SHARD_BYTES, type RunDecoder } from "./shard-index.js";
+import { chunksPerAxis, cOrderCoordinates, product } from "./grid.js";
+import { SHARD_DATA_LIMIT, ShardIndexReader, WHOLE_SHARD_BYTES } from "./shard-index.js";
 import { shardReadBox } from "./shard-read-box.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 import { checkCodecs, SHARDING, shardingInChain, shardingLayout } from "./codec-chain.js";
@@ -330,19 +330,6 @@ function shardedChunks<V extends ChunkValues>(
 	const { valueBytes } = elements.decodedAs;
 	const oneRequest = valueBytes !== "variable" && product(meta.chunkShape) * valueBytes <= WHOLE_SHARD_BYTES;
 	const turns = new EventLoopTurns();
-	// Where the decode threads decode the inner chunks, those of a shard read at once are decoded together: one
-	// request and one answer for the run, not one per inner chunk (ChunkDecoder.decodeMany), each named as its own.
-	const slotStrides = cStrides(storedPerShard);
-	const slotName = (key: AbsolutePath, slot: number) => `${key.slice(1)} (inner chunk ${JSON.stringify(slotStrides.map((stride, axis) => Math.floor(slot / stride) % storedPerShard[axis]))})`;
-	const together = decoder instanceof ChunkDecoder && decoder.decodesTogether ? decoder : undefined;
-	const decodeRun =
-		together &&
-		((key: AbsolutePath, signal?: AbortSignal): RunDecoder =>
-			(chunks, slots) =>
-				together.decodeMany(
-					chunks.map((bytes, k) => ({ bytes, name: slotName(key, slots[k]) })),
-					signal,
-				));
 	return {
 		chunkShape: innerShape,
 		gridShape,
@@ -357,12 +344,11 @@ function shardedChunks<V extends ChunkValues>(
 				// next part of the shard when the pass reads more shards at once than are held (see shard-read-box.ts).
 				const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
 				const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
-				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox, !narrowed, decodeRun?.(key, signal));
+				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox, !narrowed);
 				// An empty inner chunk, or one of a shard already read, waits for no I/O: the event loop turns now and then.
 				await turns.turn();
 				throwIfAborted(signal);
 				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-				if (!(bytes instanceof Uint8Array)) return (await bytes.decoded) as V;
 				return decoder.decode(bytes, describe(coords), signal);
 			});
 		},

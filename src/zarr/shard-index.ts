@@ -40,26 +40,12 @@ const ROOMY_READ_FACTOR = 2;
 export const SHARD_DATA_LIMIT = 3;
 
 /**
- * Decodes the inner chunks of a run read each in a buffer of its own, all at once (one request to a decode thread,
- * see ChunkDecoder.decodeMany), as soon as they are read: `slots` their index slots; each promise is its own
- * chunk's values or refusal.
- */
-export type RunDecoder = (chunks: readonly Uint8Array[], slots: readonly number[]) => Promise<unknown>[];
-
-/** An inner chunk given out decoded, with the others of its run (see RunDecoder). */
-export interface DecodedInnerChunk {
-	readonly decoded: Promise<unknown>;
-}
-
-/**
  * A run of a shard's inner chunks read at once: each in a buffer of its own (a store that reads several ranges in
  * one go, see AsyncReadable.getRanges), or as views of one read from the first to the end of the last.
  */
 interface ShardData {
 	/** By index slot, the inner chunks not yet given out, each in its own buffer. */
 	readonly chunks?: Map<number, Uint8Array>;
-	/** By index slot, the inner chunks not yet given out, each being decoded or decoded (see RunDecoder). */
-	readonly decoded?: Map<number, Promise<unknown>>;
 	/** The bytes from `start`, the first byte of any inner chunk, to the end of the last. */
 	readonly start: number;
 	readonly bytes?: Uint8Array;
@@ -121,18 +107,8 @@ export class ShardIndexReader {
 	 * once with this one where they are next to it in the shard (see shard-runs.ts). An inner chunk that is the only
 	 * one of its run is read alone and kept (see KeptInnerChunks): the next read of it is no fetch; unless
 	 * `keepAlone` is false (`within` a part of a pass that reads each inner chunk once, see shard-read-box.ts).
-	 * `decodeRun`: a run read each inner chunk in a buffer of its own is decoded at once by it, and its inner chunks
-	 * are given out decoded (a DecodedInnerChunk); any other inner chunk is given out as its encoded bytes.
 	 */
-	async readInnerChunk(
-		shardKey: AbsolutePath,
-		inner: readonly number[],
-		signal?: AbortSignal,
-		room?: number,
-		within?: ChunkBox,
-		keepAlone = true,
-		decodeRun?: RunDecoder,
-	): Promise<Uint8Array | DecodedInnerChunk | undefined> {
+	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal, room?: number, within?: ChunkBox, keepAlone = true): Promise<Uint8Array | undefined> {
 		const index = await this.#index(shardKey, signal);
 		if (index === null) return undefined;
 		const slot = inner.reduce((sum, c, axis) => sum + c * this.#strides[axis], 0);
@@ -151,7 +127,7 @@ export class ShardIndexReader {
 			// A kept inner chunk ends a run: its bytes are here already.
 			const span = within === undefined ? layout.all : runAround(layout, slot, (other) => this.#holds(within, other) && !this.#kept.has(shardKey, other));
 			alone = keepAlone && span !== layout.all && span.chunks === 1;
-			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room, decodeRun);
+			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room);
 		}
 		if (held !== undefined) {
 			const data = await held.data;
@@ -163,11 +139,6 @@ export class ShardIndexReader {
 				if (own !== undefined) {
 					data.chunks!.delete(slot);
 					return own;
-				}
-				const decoded = data.decoded?.get(slot);
-				if (decoded !== undefined) {
-					data.decoded!.delete(slot);
-					return { decoded };
 				}
 				const from = Number(offset) - data.start;
 				if (data.bytes !== undefined) return data.bytes.subarray(from, from + Number(length));
@@ -203,8 +174,8 @@ export class ShardIndexReader {
 		return this.#held.find((held) => held.shardKey === shardKey && held.span.first <= position && position <= held.span.last);
 	}
 
-	#readRun(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number, decodeRun?: RunDecoder): HeldRun {
-		const held = { shardKey, span, data: this.#readSpan(shardKey, span, signal, room, decodeRun) };
+	#readRun(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): HeldRun {
+		const held = { shardKey, span, data: this.#readSpan(shardKey, span, signal, room) };
 		const shards = new Set(this.#held.map((other) => other.shardKey));
 		if (!shards.has(shardKey) && shards.size >= SHARD_DATA_LIMIT) {
 			const oldest = this.#held[0].shardKey;
@@ -223,19 +194,12 @@ export class ShardIndexReader {
 	 * Reads the span, or gives null: the read of a single inner chunk then says exactly what is wrong (an entry
 	 * past the end of the file, a store that fails), where the span could only say that some entry is.
 	 */
-	async #readSpan(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number, decodeRun?: RunDecoder): Promise<ShardData | null> {
+	async #readSpan(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): Promise<ShardData | null> {
 		try {
 			if (this.store.getRanges !== undefined && !span.overlapping && room !== undefined && span.entries.length * room <= ROOMY_READ_FACTOR * (span.end - span.start)) {
 				// Each inner chunk in a buffer of its own, with room to be decoded where it is: no copy per inner chunk.
 				const read = await this.store.getRanges(shardKey, span.entries, { signal, pooled: true, room, bound: this.#bound });
 				if (read === undefined || read.length !== span.entries.length) return null;
-				if (decodeRun !== undefined) {
-					const slots = span.entries.map(({ slot }) => slot);
-					const decoded = decodeRun(read, slots);
-					// Observed when each is given out; one never given out (its run dropped, the export ended) is not unhandled.
-					for (const chunk of decoded) chunk.catch(() => undefined);
-					return { start: span.start, decoded: new Map(slots.map((slot, k) => [slot, decoded[k]])), handedOut: new Set() };
-				}
 				return { start: span.start, chunks: new Map(span.entries.map(({ slot }, k) => [slot, read[k]])), handedOut: new Set() };
 			}
 			// Pooled only where each byte belongs to one inner chunk: two entries sharing bytes would be two owners.

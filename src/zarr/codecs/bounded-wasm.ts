@@ -2,7 +2,7 @@ import { Dt64ExportError } from "../../errors.js";
 import { readBloscHeader } from "./blosc-header.js";
 import type { BytesToBytesCodec, CodecFactory, ChunkSpec } from "./codec.js";
 import { DECODED_SLACK_BYTES } from "./decoded-size.js";
-import { arrayOpened, decodesOnThreads, decodeWasmCodec, decodeWasmCodecs } from "./off-thread.js";
+import { arrayOpened, decodeWasmCodec } from "./off-thread.js";
 import { zstdContentBound } from "./zstd-frame.js";
 
 /**
@@ -59,22 +59,6 @@ function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFact
 			decode: (bytes, signal) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true, here, signal),
 			// A chunk read into a pooled buffer this large decodes into it (see decodeWasmCodec).
 			inputRoom: spec.bufferPool === undefined ? undefined : spec.maxDecodedBytes,
-			...(decodesOnThreads(here) && {
-				decodeMany: (inputs: readonly Uint8Array[], signal?: AbortSignal) => {
-					// A chunk whose headers refuse it is refused alone; the others go to the decode thread together.
-					const checked = inputs.map((input) => {
-						try {
-							return { input, capacity: check(input, spec.maxDecodedBytes) };
-						} catch (error) {
-							return error as Error;
-						}
-					});
-					const sent = checked.filter((item): item is { input: Uint8Array; capacity: number } => !(item instanceof Error));
-					const decoded = decodeWasmCodecs(codec, sent, spec.bufferPool, spec.scanNaT === true, signal);
-					let next = 0;
-					return checked.map((item) => (item instanceof Error ? Promise.reject(item) : decoded[next++]));
-				},
-			}),
 		};
 	};
 }

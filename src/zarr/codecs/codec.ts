@@ -53,11 +53,6 @@ export interface BytesToBytesCodec {
 	 * of at least this many bytes: a chunk then holds one buffer from its read to its output instead of two.
 	 */
 	readonly inputRoom?: number;
-	/**
-	 * Set when chunks decoded together cost less than each alone (the decode threads: one request for all): decodes
-	 * each of `inputs` as `decode` does, each promise its own chunk's.
-	 */
-	readonly decodeMany?: (inputs: readonly Uint8Array[], signal?: AbortSignal) => Promise<Uint8Array>[];
 }
 
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;

@@ -27,8 +27,8 @@ export interface CompiledAnswer {
 	readonly compiled: object;
 }
 
-/** A chunk to decode: its codec, its bytes, and what the decoder may write. */
-export interface DecodeItem {
+export interface DecodeRequest {
+	readonly id: number;
 	readonly codec: WasmCodec;
 	/**
 	 * The encoded bytes are its first `inputLength` bytes, and the decoded bytes go to its first bytes, up to
@@ -41,18 +41,6 @@ export interface DecodeItem {
 	readonly scanNaT: boolean;
 }
 
-/** One chunk to decode, answered by a DecodeAnswer of the same id. */
-export type DecodeRequest = { readonly id: number } & DecodeItem;
-
-/**
- * Chunks decoded together (the inner chunks of a shard read at once, see shard-index.ts): one message there and
- * one back, a BatchAnswer holding each chunk's result in the order they were sent, instead of one round trip each.
- */
-export interface BatchRequest {
-	readonly id: number;
-	readonly batch: readonly DecodeItem[];
-}
-
 /**
  * A row of zstd chunks streamed on this thread (wasm/streamed-row.ts): opened, asked for its bands in turn (each
  * answered as a DecodeRequest is, `length` the band's bytes), and closed, by the last band or by a close.
@@ -62,36 +50,11 @@ export type StreamMessage =
 	| { readonly stream: "band"; readonly id: number; readonly row: number; readonly buffer: ArrayBuffer; readonly rows: number; readonly last: boolean; readonly scanNaT: boolean }
 	| { readonly stream: "close"; readonly row: number };
 
-/** A chunk's result: a refusal goes back as its message, code and fields, of which the main thread makes the same Dt64ExportError. */
-export type DecodeResult = { readonly buffer: ArrayBuffer } & (
+/** A refusal goes back as its message, code and fields: the main thread makes the same Dt64ExportError of them. */
+export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & (
 	| { readonly length: number; readonly natPositions: Int32Array | null }
 	| { readonly error: string; readonly code: ErrorCode; readonly fields: ErrorFields }
 );
-
-export type DecodeAnswer = { readonly id: number } & DecodeResult;
-
-/** The results of a BatchRequest's chunks, in its order, each chunk's own (one refused, the others decoded). */
-export interface BatchAnswer {
-	readonly id: number;
-	readonly results: readonly DecodeResult[];
-}
-
-/** What a result hands back to the calling thread: its buffer, and the NaT positions' where there are. */
-function transferOf(result: DecodeResult): ArrayBuffer[] {
-	const natPositions = "natPositions" in result ? result.natPositions : null;
-	return natPositions === null ? [result.buffer] : [result.buffer, natPositions.buffer as ArrayBuffer];
-}
-
-/** Decodes one chunk into its buffer; a failure is its result, not a throw. */
-function decodeItem(item: DecodeItem): DecodeResult {
-	const { codec, buffer, inputLength, capacity, scanNaT } = item;
-	try {
-		if (decoders === undefined) throw new Dt64ExportError("INTERNAL", `${codec}: a chunk came before the decoders`);
-		return { buffer, ...decoders.decodeInBuffer(codec, buffer, inputLength, capacity, scanNaT) };
-	} catch (error) {
-		return { buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT", fields: errorFieldsOf(error) };
-	}
-}
 
 const data = (workerData as DecodeThreadData | undefined) ?? {};
 let decoders: WasmDecoders | undefined;
@@ -137,7 +100,7 @@ function onStream(message: StreamMessage): void {
 	parentPort!.postMessage(answer, natPositions === null ? [buffer] : [buffer, natPositions.buffer as ArrayBuffer]);
 }
 
-parentPort!.on("message", (message: DecodeRequest | BatchRequest | ModuleGift | StreamMessage) => {
+parentPort!.on("message", (message: DecodeRequest | ModuleGift | StreamMessage) => {
 	if ("stream" in message) {
 		onStream(message);
 		return;
@@ -146,11 +109,14 @@ parentPort!.on("message", (message: DecodeRequest | BatchRequest | ModuleGift | 
 		decoders = loadWasmDecoders(message.module);
 		return;
 	}
-	if ("batch" in message) {
-		const results = message.batch.map(decodeItem);
-		parentPort!.postMessage({ id: message.id, results } satisfies BatchAnswer, results.flatMap(transferOf));
-		return;
+	const { id, codec, buffer, inputLength, capacity, scanNaT } = message;
+	let answer: DecodeAnswer;
+	try {
+		if (decoders === undefined) throw new Dt64ExportError("INTERNAL", `${codec}: a chunk came before the decoders`);
+		answer = { id, buffer, ...decoders.decodeInBuffer(codec, buffer, inputLength, capacity, scanNaT) };
+	} catch (error) {
+		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT", fields: errorFieldsOf(error) };
 	}
-	const answer: DecodeAnswer = { id: message.id, ...decodeItem(message) };
-	parentPort!.postMessage(answer, transferOf(answer));
+	const natPositions = "natPositions" in answer ? answer.natPositions : null;
+	parentPort!.postMessage(answer, natPositions === null ? [buffer] : [buffer, natPositions.buffer as ArrayBuffer]);
 });

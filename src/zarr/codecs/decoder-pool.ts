@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { abortError } from "../../abort.js";
 import { Dt64ExportError } from "../../errors.js";
-import type { BatchAnswer, BatchRequest, CompiledAnswer, DecodeAnswer, DecodeItem, DecodeRequest, DecodeResult, DecodeThreadData, ModuleGift, StreamMessage } from "./decode-worker.js";
+import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData, ModuleGift, StreamMessage } from "./decode-worker.js";
 import type { StreamedRowSpec } from "./wasm/streamed-row.js";
 import type { WasmCodec } from "./wasm/decoder-module.js";
 
@@ -24,38 +24,17 @@ export interface Decoded {
 	readonly natPositions: Int32Array | null;
 }
 
-/** A request sent to a thread: its answer settles it, or the thread's failure. */
 interface Task {
 	readonly codec: WasmCodec;
-	answered(answer: DecodeAnswer | BatchAnswer): void;
+	resolve(decoded: Decoded): void;
 	reject(error: Error): void;
 }
 
-/** A chunk's result as the calling thread uses it: decoded, or the thread's refusal as this package's error. */
-function decodedOf(result: DecodeResult): Decoded | Dt64ExportError {
-	if ("error" in result) return new Dt64ExportError(result.code, result.error, result.fields);
-	return { buffer: result.buffer, length: result.length, natPositions: result.natPositions ?? null };
-}
-
-/** How the answer of one chunk's request (or a streamed row's band) settles its promise. */
-function chunkAnswered(resolve: (decoded: Decoded) => void, reject: (error: Error) => void): Task["answered"] {
-	return (answer) => {
-		const decoded = decodedOf(answer as DecodeAnswer);
-		if (decoded instanceof Error) reject(decoded);
-		else resolve(decoded);
-	};
-}
-
 /**
- * A request not yet sent to a thread (a chunk, or chunks decoded together): its message but for the id, given when it
- * is sent, the buffers it transfers, and its task; and the signal of the export it belongs to, which takes it out of
- * the pool, never sent, once aborted (see DecoderPool.#watch).
+ * A chunk not yet sent to a thread: its request but for the id, given when it is sent, and its task; and the signal
+ * of the export it belongs to, which takes it out of the pool, never sent, once aborted (see DecoderPool.#watch).
  */
-type Waiting = Task & {
-	readonly message: Omit<DecodeRequest, "id"> | Omit<BatchRequest, "id">;
-	readonly transfer: ArrayBuffer[];
-	readonly signal?: AbortSignal;
-};
+type Waiting = Task & Omit<DecodeRequest, "id"> & { readonly signal?: AbortSignal };
 
 /** The one abort listener of an export's signal while chunks of it wait, and how many do. */
 interface Watched {
@@ -133,38 +112,16 @@ export class DecoderPool {
 	 */
 	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false, signal?: AbortSignal): Promise<Decoded> {
 		return new Promise<Decoded>((resolve, reject) => {
-			this.#enqueue({ codec, message: { codec, buffer, inputLength, capacity, scanNaT }, transfer: [buffer], answered: chunkAnswered(resolve, reject), reject, signal });
+			if (signal?.aborted === true) {
+				reject(abortError(signal));
+				return;
+			}
+			const waiting: Waiting = { codec, buffer, inputLength, capacity, scanNaT, resolve, reject, signal };
+			this.#waiting.push(waiting);
+			this.#dispatch();
+			// Not sent: it waits for a thread, until the export is aborted.
+			if (signal !== undefined && this.#waiting.includes(waiting)) this.#watch(signal);
 		});
-	}
-
-	/**
-	 * Decodes `items` (each as `decode` does one, all of `codec`) in one request to one thread: one message there
-	 * and one back for all, which take the place of one chunk among the thread's CHUNKS_PER_THREAD. Each item's result
-	 * is its own: its decoded bytes, or the error that refused it. The thread's failure, or the abort of a request
-	 * not yet sent, rejects all.
-	 */
-	decodeBatch(codec: WasmCodec, items: readonly Omit<DecodeItem, "codec">[], signal?: AbortSignal): Promise<(Decoded | Dt64ExportError)[]> {
-		return new Promise((resolve, reject) => {
-			const batch = items.map((item): DecodeItem => ({ codec, ...item }));
-			const answered = (answer: DecodeAnswer | BatchAnswer) => resolve((answer as BatchAnswer).results.map(decodedOf));
-			this.#enqueue({ codec, message: { batch }, transfer: batch.map((item) => item.buffer), answered, reject, signal });
-		});
-	}
-
-	/** Requests sent to the threads so far: one per chunk decoded alone, per batch (see decodeBatch), per band of a streamed row. */
-	get requestsSent(): number {
-		return this.#nextId;
-	}
-
-	#enqueue(waiting: Waiting): void {
-		if (waiting.signal?.aborted === true) {
-			waiting.reject(abortError(waiting.signal));
-			return;
-		}
-		this.#waiting.push(waiting);
-		this.#dispatch();
-		// Not sent: it waits for a thread, until the export is aborted.
-		if (waiting.signal !== undefined && this.#waiting.includes(waiting)) this.#watch(waiting.signal);
 	}
 
 	/**
@@ -206,14 +163,15 @@ export class DecoderPool {
 		while (this.#waiting.length > 0) {
 			const thread = this.#pick();
 			if (thread === undefined) return;
-			const { codec, answered, reject, signal, message, transfer } = this.#waiting.shift()!;
+			const { resolve, reject, signal, ...unsent } = this.#waiting.shift()!;
 			this.#unwatch(signal);
 			const id = this.#nextId++;
 			// Referenced while it holds a chunk: the process waits for the answer. A chunk waiting here always has a
 			// thread holding one (the compiling thread), which keeps the process alive for it too.
 			if (thread.pending.size === 0) thread.worker.ref();
-			thread.pending.set(id, { codec, answered, reject });
-			thread.worker.postMessage({ id, ...message }, transfer);
+			thread.pending.set(id, { codec: unsent.codec, resolve, reject });
+			const request: DecodeRequest = { id, ...unsent };
+			thread.worker.postMessage(request, [request.buffer]);
 			this.#markSent();
 		}
 	}
@@ -242,7 +200,7 @@ export class DecoderPool {
 					}
 					const id = this.#nextId++;
 					if (thread.pending.size === 0) thread.worker.ref();
-					thread.pending.set(id, { codec: "zstd", answered: chunkAnswered(resolve, reject), reject });
+					thread.pending.set(id, { codec: "zstd", resolve, reject });
 					if (last) ended = true;
 					send({ stream: "band", id, row, buffer, rows, last, scanNaT }, [buffer]);
 				}),
@@ -305,7 +263,7 @@ export class DecoderPool {
 		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
 		const workerData: DecodeThreadData = { module: this.#compiled, awaitModule };
 		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [], workerData }), pending: new Map(), ready: !awaitModule };
-		thread.worker.on("message", (answer: DecodeAnswer | BatchAnswer | CompiledAnswer) => {
+		thread.worker.on("message", (answer: DecodeAnswer | CompiledAnswer) => {
 			if ("compiled" in answer) {
 				this.#compiled ??= answer.compiled;
 				for (const waiting of this.#threads) if (!waiting.ready) this.#send(waiting, this.#compiled);
@@ -316,7 +274,8 @@ export class DecoderPool {
 			if (task === undefined) return;
 			thread.pending.delete(answer.id);
 			if (thread.pending.size === 0) thread.worker.unref();
-			task.answered(answer);
+			if ("error" in answer) task.reject(new Dt64ExportError(answer.code, answer.error, answer.fields));
+			else task.resolve({ buffer: answer.buffer, length: answer.length, natPositions: answer.natPositions ?? null });
 			// Its place is free: the next chunk waiting goes (see CHUNKS_PER_THREAD).
 			this.#dispatch();
 		});

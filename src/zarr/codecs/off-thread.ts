@@ -195,57 +195,6 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 	return bytes;
 }
 
-/**
- * Whether chunks decoded on the calling thread (`here`, see onThreads) would go to the decode threads: then chunks
- * read together may be decoded together (decodeWasmCodecs). Not where they decode on this thread
- * (`DT64_DECODE_THREADS=0`, a small array's chunks), where a batch would save nothing.
- */
-export function decodesOnThreads(here: boolean): boolean {
-	return onThreads(here) && sharedPool() !== null;
-}
-
-/** Requests this process has sent to its decode threads: a chunk decoded alone is one, chunks decoded together one. */
-export function decodeRequestsSent(): number {
-	return shared?.requestsSent ?? 0;
-}
-
-/**
- * Decodes chunks of one codec together, in one request to a decode thread and one answer (the inner chunks of a
- * shard read at once): each as decodeWasmCodec decodes one (into its own buffer when it is a whole buffer of
- * `bufferPool` with room for its `capacity`, else copied into one that has), its NaT positions recorded; each
- * promise settles with its own chunk's bytes or refusal. Where chunks decode on this thread (see
- * decodesOnThreads), each is decoded as decodeWasmCodec does.
- */
-export function decodeWasmCodecs(
-	codec: WasmCodec,
-	inputs: readonly { readonly input: Uint8Array; readonly capacity: number }[],
-	bufferPool: BufferPool | undefined,
-	scanNaT: boolean,
-	signal?: AbortSignal,
-): Promise<Uint8Array>[] {
-	const pool = sharedPool();
-	if (pool === null || inputs.length < 2) return inputs.map(({ input, capacity }) => decodeWasmCodec(codec, input, capacity, bufferPool, scanNaT, false, signal));
-	const items = inputs.map(({ input, capacity }) => {
-		const inputLength = input.byteLength;
-		let sent: Uint8Array = input;
-		if (!(bufferPool?.isWhole(input) === true && input.buffer.byteLength >= capacity)) {
-			sent = bufferPool?.acquire(inputLength, capacity) ?? Buffer.allocUnsafeSlow(Math.max(inputLength, capacity));
-			sent.set(input);
-		}
-		return { buffer: sent.buffer as ArrayBuffer, inputLength, capacity, scanNaT };
-	});
-	const results = pool.decodeBatch(codec, items, signal);
-	return items.map(async (_item, k) => {
-		const decoded = (await results)[k];
-		if (decoded instanceof Error) throw decoded;
-		decodedChunks.onThreads++;
-		const bytes = new Uint8Array(decoded.buffer, 0, decoded.length);
-		bufferPool?.adopt(bytes);
-		if (decoded.natPositions !== null) recordNatPositions(bytes, decoded.natPositions);
-		return bytes;
-	});
-}
-
 /** Rows of zstd chunks this process has streamed on the calling thread and on the decode threads (see streamZstdRow). */
 const streamedRows = { here: 0, onThreads: 0 };
 

@@ -14,14 +14,7 @@ interface Named<C> {
  * is the first codec's to decode (see BytesToBytesCodec.inputRoom): what a buffer the encoded bytes are read into
  * should hold.
  */
-export type DecodePipeline = ((bytes: Uint8Array, signal?: AbortSignal) => Promise<DecodedChunk>) & {
-	readonly inputRoom?: number;
-	/**
-	 * Where the first codec to decode decodes chunks together for less (BytesToBytesCodec.decodeMany): decodes each
-	 * of `encoded` as the pipeline does, that codec's step for all at once, each promise its own chunk's.
-	 */
-	readonly decodeMany?: (encoded: readonly Uint8Array[], signal?: AbortSignal) => Promise<DecodedChunk>[];
-};
+export type DecodePipeline = ((bytes: Uint8Array, signal?: AbortSignal) => Promise<DecodedChunk>) & { readonly inputRoom?: number };
 
 /**
  * The codec chain of an array as one decode function: array-to-array codecs, one array-to-bytes codec (`bytes`
@@ -51,23 +44,14 @@ export function createDecodePipeline(codecs: readonly CodecMetadata[], spec: Chu
 		}
 	}
 	const toValues = arrayToBytes ?? { name: "bytes", codec: bytesCodec({}, current) as ArrayToBytesCodec };
-	// The codecs after the `from`-th bytes-to-bytes codec in decoding order (from the last one in the chain on).
-	const decodeFrom = async (from: number, encoded: Uint8Array, signal?: AbortSignal) => {
+	const decode = async (encoded: Uint8Array, signal?: AbortSignal) => {
 		let bytes = encoded;
-		for (let i = from; i >= 0; i--) bytes = await step(bytesToBytes[i].name, () => bytesToBytes[i].codec.decode(bytes, signal));
+		for (let i = bytesToBytes.length - 1; i >= 0; i--) bytes = await step(bytesToBytes[i].name, () => bytesToBytes[i].codec.decode(bytes, signal));
 		let chunk = await step(toValues.name, () => toValues.codec.decode(bytes));
 		for (let i = arrayToArray.length - 1; i >= 0; i--) chunk = await step(arrayToArray[i].name, () => arrayToArray[i].codec.decode(chunk));
 		return chunk;
 	};
-	const decode = (encoded: Uint8Array, signal?: AbortSignal) => decodeFrom(bytesToBytes.length - 1, encoded, signal);
-	const first = bytesToBytes.at(-1);
-	const many = first?.codec.decodeMany;
-	const decodeMany =
-		many === undefined
-			? undefined
-			: (encoded: readonly Uint8Array[], signal?: AbortSignal) =>
-					many(encoded, signal).map((bytes) => step(first!.name, () => bytes).then((decoded) => decodeFrom(bytesToBytes.length - 2, decoded, signal)));
-	return Object.assign(decode, { inputRoom: first?.codec.inputRoom, ...(decodeMany && { decodeMany }) });
+	return Object.assign(decode, { inputRoom: bytesToBytes.at(-1)?.codec.inputRoom });
 }
 
 /** Runs one codec step; an error that is not this package's own says which codec raised it. */
