@@ -1,5 +1,28 @@
 import { Dt64ExportError } from "../../errors.js";
 
+/** The last `count` bytes of `chunks` taken as one (all of them when they hold fewer), copying only those. */
+function lastBytes(chunks: readonly Buffer[], count: number): Buffer {
+	const pieces: Buffer[] = [];
+	let length = 0;
+	for (let i = chunks.length - 1; i >= 0 && length < count; i--) {
+		const chunk = chunks[i];
+		const piece = chunk.length > count - length ? chunk.subarray(chunk.length - (count - length)) : chunk;
+		pieces.unshift(piece);
+		length += piece.length;
+	}
+	return Buffer.concat(pieces, length);
+}
+
+/**
+ * The footer of the file `chunks` end with (its last 8 + footer length bytes, or all of them when they hold fewer),
+ * for footerRowCount: copying the whole tail would copy the last row group too (4 MB for 2^20 timestamps).
+ */
+export function footerOfChunks(chunks: readonly Buffer[]): Buffer {
+	const trailer = lastBytes(chunks, 8);
+	const footerLength = trailer.length === 8 ? trailer.readUInt32LE(0) : 0;
+	return lastBytes(chunks, footerLength + 8);
+}
+
 /**
  * Reads `num_rows` from a Parquet footer (Thrift compact protocol FileMetaData: 1 version, 2 schema, 3 num_rows).
  * Only what is needed to skip fields 1-2 is implemented; values are read as JS numbers, exact for any count

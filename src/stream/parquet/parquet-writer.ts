@@ -24,7 +24,7 @@ import { Dt64ExportError } from "../../errors.js";
 import { releaseBatchBuffers } from "../../memory/batch-buffers.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { BatchFeed, IpcScratch, toWasmBatch } from "./batch-feed.js";
-import { footerRowCount } from "./footer.js";
+import { footerOfChunks, footerRowCount } from "./footer.js";
 import { normalizeOptions, type ParquetSettings, type ParquetWriterOptions } from "./options.js";
 import { loadParquetWasm, type ParquetWasm } from "./parquet-wasm.js";
 import { valueBytes } from "./row-group-size.js";
@@ -70,7 +70,7 @@ export class ParquetWriter extends Transform {
 	private feed: BatchFeed | undefined;
 	private output: ReadableStreamDefaultReader<Uint8Array> | undefined;
 	private pumped: Promise<void> | undefined;
-	/** Output read after the input was closed: it contains the whole footer. */
+	/** Output read after the input was closed: it ends with the whole footer. */
 	private tail: Buffer[] | undefined;
 	private resumeOutput: (() => void) | undefined;
 	private readonly scratch = new IpcScratch();
@@ -200,7 +200,7 @@ export class ParquetWriter extends Transform {
 		this.feed.close();
 		await this.pumped;
 		if (this.destroyed) return;
-		const rows = footerRowCount(Buffer.concat(this.tail));
+		const rows = footerRowCount(footerOfChunks(this.tail));
 		this.tail = undefined;
 		if (rows !== this.rowsIn) {
 			throw new Dt64ExportError("INTERNAL", `parquet-wasm wrote ${rows} rows instead of ${this.rowsIn}`);
