@@ -19,49 +19,17 @@ import { openTable } from "../src/open-table.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
 import { TableReader, type TableBand } from "../src/stream/table-reader.js";
 import { rowsStreamed } from "../src/zarr/codecs/off-thread.js";
-import { BIN, tempDir } from "./support/cli.js";
-import { FAULTY_THREADS_PRELOAD, runNode, type NodeRun } from "./support/spawned-node.js";
+import { tempDir } from "./support/cli.js";
+import { runCliWithFaultyThreads } from "./support/spawned-node.js";
+import { CHUNKS, NAT, openFiles, openFilesOnceBackTo, RAW, rowsStreamedSince, SHAPE, storeValues, streamedDuring, streamsOnThreads, writeTimeStore, ZSTD, type StoreOptions } from "./support/streamed-store.js";
 
-const NAT = -(2n ** 63n);
-/** 7 × 5 × 32768 values in chunks of 4 × 2 × 32768 (2 MiB): a 2 × 3 grid, cut along both first axes. */
-const SHAPE = [7, 5, 32768];
-const CHUNKS = [4, 2, 32768];
-const ZSTD = [
-	{ name: "bytes", configuration: { endian: "little" } },
-	{ name: "zstd", configuration: { level: 0, checksum: false } },
-];
-const RAW = [{ name: "bytes", configuration: { endian: "little" } }];
-const onThreads = process.env.DT64_DECODE_THREADS !== "0";
+const onThreads = streamsOnThreads();
 
-/** Milliseconds since 2020, a NaT every 997 values. */
-function values(): BigInt64Array {
-	const count = SHAPE.reduce((a, b) => a * b, 1);
-	return BigInt64Array.from({ length: count }, (_, i) => (i % 997 === 5 ? NAT : 1_577_836_800_000n + BigInt(i) * 1000n));
-}
-
-interface StoreOptions {
-	readonly codecs?: object[];
-	readonly omitChunks?: (coords: number[]) => boolean;
-	readonly corruptChunk?: (coords: number[], bytes: Uint8Array) => Uint8Array;
-	readonly checksum?: boolean;
-}
-
-/** A group with the 3-D datetime64[ms] array `time`: its folder. */
-async function store(name: string, options: StoreOptions = {}): Promise<string> {
-	const root = path.join(tempDir("dt64-streamed-chunks-"), name);
-	const codecs = options.codecs ?? (options.checksum === true ? [ZSTD[0], { name: "zstd", configuration: { level: 0, checksum: true } }] : ZSTD);
-	await writeArray(root, "time", {
-		shape: SHAPE,
-		chunks: CHUNKS,
-		values: values(),
-		dataType: { name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 1 } },
-		dimensionNames: ["t", "y", "x"],
-		codecs,
-		omitChunks: options.omitChunks,
-		corruptChunk: options.corruptChunk,
-	});
-	return root;
-}
+/**
+ * A group with the 3-D datetime64[ms] array `time` (test/support/streamed-store.ts) over the dimensions t, y, x (not
+ * `time`, the array's own column): its folder.
+ */
+const store = (name: string, options: StoreOptions = {}) => writeTimeStore(path.join(tempDir("dt64-streamed-chunks-"), name), ["t", "y", "x"], options);
 
 /** Exports `root` in chunk order with index columns through a pool handed back by the output file, as the CLI does: the file. */
 async function exportInChunkOrder(root: string, out: string): Promise<void> {
@@ -76,14 +44,6 @@ async function exported(root: string): Promise<Buffer> {
 	const out = path.join(tempDir("dt64-streamed-chunks-out-"), "out.arrow");
 	await exportInChunkOrder(root, out);
 	return fs.readFileSync(out);
-}
-
-/** How many chunks were streamed (where this file runs them) while `run` ran: each is a row of one chunk. */
-async function streamedDuring<T>(run: () => Promise<T>): Promise<{ result: T; streamed: number }> {
-	const before = rowsStreamed();
-	const result = await run();
-	const after = rowsStreamed();
-	return { result, streamed: onThreads ? after.onThreads - before.onThreads : after.here - before.here };
 }
 
 /** The export of `root` refused: its error, and what is left in its output folder. */
@@ -117,8 +77,6 @@ async function bandValues(root: string, rows: { start: number; end: number }): P
 	return all;
 }
 
-const openFiles = () => fs.readdirSync("/proc/self/fd").length;
-
 describe(`chunks of zstd streamed into their bands in chunk order (${onThreads ? "decode threads" : "calling thread"})`, () => {
 	it("give the file the same array read chunk by chunk gives, edge chunks and NaT included", async () => {
 		const reference = await exported(await store("raw.zarr", { codecs: RAW }));
@@ -139,7 +97,7 @@ describe(`chunks of zstd streamed into their bands in chunk order (${onThreads ?
 			await writeArray(root, "later", {
 				shape: SHAPE,
 				chunks: CHUNKS,
-				values: values().map((v) => (v === NAT ? v : v + 500n)),
+				values: storeValues().map((v) => (v === NAT ? v : v + 500n)),
 				dataType: { name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 1 } },
 				dimensionNames: ["t", "y", "x"],
 				codecs: RAW,
@@ -241,28 +199,21 @@ describe(`chunks of zstd streamed into their bands in chunk order (${onThreads ?
 			},
 		});
 		await expect(pipeline(reader, batcher, writer, leaving)).rejects.toThrow("left");
-		const after = rowsStreamed();
-		expect(onThreads ? after.onThreads - before.onThreads : after.here - before.here).toBeGreaterThan(0);
+		expect(rowsStreamedSince(before)).toBeGreaterThan(0);
 		// The generator's cleanup runs once the band asked for ahead is answered.
-		for (let wait = 0; wait < 200 && openFiles() > files; wait++) await new Promise((resolve) => setTimeout(resolve, 10));
-		expect(openFiles()).toBe(files);
+		expect(await openFilesOnceBackTo(files)).toBe(files);
 		// The thread (or this one) streams the next export's chunks as well.
 		const reference = await exported(await store("raw-after.zarr", { codecs: RAW }));
 		expect((await exported(root)).equals(reference)).toBe(true);
 	});
 });
 
-/** Runs the CLI with a faulty decode thread (test/support/faulty-decode-threads.mjs); killed after 15 s. */
-function runFaulty(args: string[], fault: string): Promise<NodeRun> {
-	return runNode(["--import", FAULTY_THREADS_PRELOAD, BIN, ...args], { DT64_TEST_THREAD_FAULT: fault });
-}
-
 describe.runIf(onThreads)("a decode thread that fails while it streams a chunk in chunk order", () => {
 	for (const fault of ["exit", "throw"]) {
 		it(`(${fault}) fails the export with one line naming the chunk, exit 1, nothing at -o`, async () => {
 			const root = await store(`faulty-${fault}.zarr`);
 			const outDir = tempDir("dt64-streamed-chunks-out-");
-			const result = await runFaulty([root, "--array", "time", "--index", "--order", "chunk", "-o", path.join(outDir, "t.arrow")], fault);
+			const result = await runCliWithFaultyThreads([root, "--array", "time", "--index", "--order", "chunk", "-o", path.join(outDir, "t.arrow")], fault);
 			// Named as a chunk decoded whole is ("chunk c/3: cannot decode: zstd: the decode thread failed").
 			expect(result.stderr).toMatch(/^dt64-export: chunk time\/c\/\d+\/\d+\/0: cannot decode: zstd: the decode thread failed \(.*\) \[INTERNAL\]\n$/);
 			expect(result.status).toBe(1);

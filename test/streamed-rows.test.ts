@@ -11,57 +11,22 @@ import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { encodeChunk, extractChunk, writeArray } from "../scripts/lib/zarr-writer.mjs";
+import { encodeChunk, extractChunk } from "../scripts/lib/zarr-writer.mjs";
 import { createTableExportStages } from "../src/export.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
 import { openTable } from "../src/open-table.js";
 import { rowsStreamed } from "../src/zarr/codecs/off-thread.js";
 import { WasmDecoders } from "../src/zarr/codecs/wasm/decoder-module.js";
 import { idleStreamInstances } from "../src/zarr/codecs/wasm/streamed-row.js";
-import { BIN, tempDir } from "./support/cli.js";
+import { tempDir } from "./support/cli.js";
 import { exportTimeThroughPool } from "./support/pool-export.js";
-import { FAULTY_THREADS_PRELOAD, interruptOnceUnderWay, runNode, type NodeRun } from "./support/spawned-node.js";
+import { interruptOnceUnderWay, runCliWithFaultyThreads } from "./support/spawned-node.js";
+import { CHUNKS, NAT, openFiles, openFilesOnceBackTo, RAW, rowsStreamedSince, SHAPE, storeValues, streamedDuring, streamsOnThreads, writeTimeStore, ZSTD, type StoreOptions } from "./support/streamed-store.js";
 
-const NAT = -(2n ** 63n);
-/** 7 × 5 × 32768 values in chunks of 4 × 2 × 32768 (2 MiB): a 2 × 3 grid, cut along both first axes. */
-const SHAPE = [7, 5, 32768];
-const CHUNKS = [4, 2, 32768];
-const ZSTD = [
-	{ name: "bytes", configuration: { endian: "little" } },
-	{ name: "zstd", configuration: { level: 0, checksum: false } },
-];
-const RAW = [{ name: "bytes", configuration: { endian: "little" } }];
-const onThreads = process.env.DT64_DECODE_THREADS !== "0";
+const onThreads = streamsOnThreads();
 
-/** Milliseconds since 2020, a NaT every 997 values. */
-function values(): BigInt64Array {
-	const count = SHAPE.reduce((a, b) => a * b, 1);
-	return BigInt64Array.from({ length: count }, (_, i) => (i % 997 === 5 ? NAT : 1_577_836_800_000n + BigInt(i) * 1000n));
-}
-
-interface StoreOptions {
-	readonly codecs?: object[];
-	readonly omitChunks?: (coords: number[]) => boolean;
-	readonly corruptChunk?: (coords: number[], bytes: Uint8Array) => Uint8Array;
-	readonly checksum?: boolean;
-}
-
-/** A group with the 3-D datetime64[ms] array `time`: its folder. */
-async function store(name: string, options: StoreOptions = {}): Promise<string> {
-	const root = path.join(tempDir("dt64-streamed-"), name);
-	const codecs = options.codecs ?? (options.checksum === true ? [ZSTD[0], { name: "zstd", configuration: { level: 0, checksum: true } }] : ZSTD);
-	await writeArray(root, "time", {
-		shape: SHAPE,
-		chunks: CHUNKS,
-		values: values(),
-		dataType: { name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 1 } },
-		dimensionNames: ["time", "y", "x"],
-		codecs,
-		omitChunks: options.omitChunks,
-		corruptChunk: options.corruptChunk,
-	});
-	return root;
-}
+/** A group with the 3-D datetime64[ms] array `time` (test/support/streamed-store.ts): its folder. */
+const store = (name: string, options: StoreOptions = {}) => writeTimeStore(path.join(tempDir("dt64-streamed-"), name), ["time", "y", "x"], options);
 
 /** A v2 group with the array `time` as zarr-python 2 writes it (chunk keys `0.1.0`), `compressor` its compressor. */
 async function v2Store(name: string, compressor: { id: string; level: number } | null): Promise<string> {
@@ -72,7 +37,7 @@ async function v2Store(name: string, compressor: { id: string; level: number } |
 	const zarray = { zarr_format: 2, shape: SHAPE, chunks: CHUNKS, dtype: "<M8[ms]", compressor, fill_value: null, order: "C", filters: null, dimension_separator: "." };
 	fs.writeFileSync(path.join(dir, ".zarray"), JSON.stringify(zarray));
 	fs.writeFileSync(path.join(dir, ".zattrs"), JSON.stringify({ _ARRAY_DIMENSIONS: ["time", "y", "x"] }));
-	const all = values();
+	const all = storeValues();
 	const codecs = compressor === null ? RAW : ZSTD;
 	for (let i = 0; i < 2; i++) {
 		for (let j = 0; j < 3; j++) {
@@ -91,14 +56,6 @@ async function exported(root: string): Promise<Buffer> {
 	return fs.readFileSync(out);
 }
 
-/** How many rows were streamed (where this file runs them) while `run` ran. */
-async function streamedDuring<T>(run: () => Promise<T>): Promise<{ result: T; streamed: number }> {
-	const before = rowsStreamed();
-	const result = await run();
-	const after = rowsStreamed();
-	return { result, streamed: onThreads ? after.onThreads - before.onThreads : after.here - before.here };
-}
-
 /** The export of `root` refused: its error. */
 async function refused(root: string): Promise<{ code: unknown; key: unknown; message: string; outputs: string[] }> {
 	const dir = tempDir("dt64-streamed-out-");
@@ -108,12 +65,9 @@ async function refused(root: string): Promise<{ code: unknown; key: unknown; mes
 		(failure: unknown) => failure as { code?: unknown; key?: unknown; message: string },
 	);
 	if (error === undefined) throw new Error("the export did not fail");
-	const after = rowsStreamed();
-	expect(onThreads ? after.onThreads - before.onThreads : after.here - before.here).toBeGreaterThan(0);
+	expect(rowsStreamedSince(before)).toBeGreaterThan(0);
 	return { code: error.code, key: error.key, message: error.message, outputs: fs.readdirSync(dir) };
 }
-
-const openFiles = () => fs.readdirSync("/proc/self/fd").length;
 
 describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads" : "calling thread"})`, () => {
 	it("give the file the same array read chunk by chunk gives, edge chunks and NaT included", async () => {
@@ -166,8 +120,7 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 			() => undefined,
 			(failure: unknown) => failure as { code?: unknown; key?: unknown; message: string },
 		);
-		const after = rowsStreamed();
-		expect(onThreads ? after.onThreads - before.onThreads : after.here - before.here).toBe(0);
+		expect(rowsStreamedSince(before)).toBe(0);
 		expect([error?.code, error?.key]).toEqual(["CHUNK_CORRUPT", "time/c/0/1/0"]);
 		expect(error?.message).toBe("chunk time/c/0/1/0: cannot decode: zstd: chunk declares 2101248 bytes, more than its expected 2097152");
 		expect(fs.readdirSync(dir)).toEqual([]);
@@ -213,11 +166,9 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 			},
 		});
 		await expect(pipeline(reader, batcher, writer, leaving)).rejects.toThrow("left");
-		const after = rowsStreamed();
-		expect(onThreads ? after.onThreads - before.onThreads : after.here - before.here).toBe(1);
+		expect(rowsStreamedSince(before)).toBe(1);
 		// The generator's cleanup runs once the band asked for ahead is answered.
-		for (let wait = 0; wait < 200 && openFiles() > files; wait++) await new Promise((resolve) => setTimeout(resolve, 10));
-		expect(openFiles()).toBe(files);
+		expect(await openFilesOnceBackTo(files)).toBe(files);
 		// Here, the row's three streams are handed back to this thread's instances (a decode thread's are its own).
 		if (!onThreads) expect(idleStreamInstances(new WasmDecoders().module)).toBe(3);
 		// The thread (or this one) streams the next export's rows as well.
@@ -226,17 +177,12 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 	});
 });
 
-/** Runs the CLI with a faulty decode thread (test/support/faulty-decode-threads.mjs); killed after 15 s. */
-function runFaulty(args: string[], fault: string, onStart?: Parameters<typeof runNode>[2]): Promise<NodeRun> {
-	return runNode(["--import", FAULTY_THREADS_PRELOAD, BIN, ...args], { DT64_TEST_THREAD_FAULT: fault }, onStart);
-}
-
 describe.runIf(onThreads)("a decode thread that fails while it streams a row", () => {
 	for (const fault of ["exit", "throw"]) {
 		it(`(${fault}) fails the export with one line, exit 1, nothing at -o`, async () => {
 			const root = await store(`faulty-${fault}.zarr`);
 			const outDir = tempDir("dt64-streamed-out-");
-			const result = await runFaulty([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], fault);
+			const result = await runCliWithFaultyThreads([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], fault);
 			// The row's chunks named, as a chunk decoded whole is ("chunk c/3: cannot decode: zstd: the decode thread failed").
 			expect(result.stderr).toMatch(/^dt64-export: chunks time\/c\/(\d+)\/0\/0 to time\/c\/\1\/\d+\/0 \(a row streamed\): cannot decode: zstd: the decode thread failed \(.*\) \[INTERNAL\]\n$/);
 			expect(result.status).toBe(1);
@@ -247,7 +193,7 @@ describe.runIf(onThreads)("a decode thread that fails while it streams a row", (
 	it("Ctrl-C while a row's band never comes: exit 130, nothing at -o, no hang", async () => {
 		const root = await store("faulty-hang.zarr");
 		const outDir = tempDir("dt64-streamed-out-");
-		const result = await runFaulty([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], "hang", interruptOnceUnderWay(outDir));
+		const result = await runCliWithFaultyThreads([root, "--array", "time", "-o", path.join(outDir, "t.arrow")], "hang", interruptOnceUnderWay(outDir));
 		expect(result.stderr).toBe("dt64-export: interrupted by SIGINT\n");
 		expect(result.status).toBe(130);
 		expect(fs.readdirSync(outDir)).toEqual([]);

@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { BIN } from "./cli.js";
 
 /** The preload that makes the decode threads fail as `DT64_TEST_THREAD_FAULT` says (exit, throw, hang). */
 export const FAULTY_THREADS_PRELOAD = path.join(import.meta.dirname, "faulty-decode-threads.mjs");
@@ -45,4 +46,9 @@ export function interruptOnceUnderWay(outDir: string): (child: ReturnType<typeof
 		}, 20);
 		child.once("close", () => clearInterval(poll));
 	};
+}
+
+/** Runs the CLI (`bin/`) with `args` and decode threads that fail as `fault` says (exit, throw, hang); see runNode. */
+export function runCliWithFaultyThreads(args: string[], fault: string, onStart?: Parameters<typeof runNode>[2]): Promise<NodeRun> {
+	return runNode(["--import", FAULTY_THREADS_PRELOAD, BIN, ...args], { DT64_TEST_THREAD_FAULT: fault }, onStart);
 }
