@@ -16,6 +16,15 @@ import { product } from "../zarr/grid.js";
 import type { ValueBand } from "./chunk-bands.js";
 
 /**
+ * What a streamed band's failure is reported as: the abort, if the export was aborted; else the error, a streamed
+ * chunk's given its array's `path` as a chunk read whole gets it.
+ */
+export function streamedChunkError(error: unknown, signal: AbortSignal, path: string): unknown {
+	if (signal.aborted) return abortError(signal);
+	return withErrorFields(error, CHUNK_ERRORS, { path }, "fill");
+}
+
+/**
  * Bands of at most `step` rows of the rows of chunks [chunkRows.start, chunkRows.end) of `source` (cut to `rows`),
  * each row streamed where the source opens it so, read by `readWhole` (over the array rows of that row of chunks)
  * otherwise. `onChunk` counts a streamed row's chunks once its last band is decoded.
@@ -68,9 +77,7 @@ export async function* streamedBands<V extends ChunkValues>(
 				try {
 					values = await next!;
 				} catch (error) {
-					if (signal.aborted) throw abortError(signal);
-					// A streamed chunk's error gets its array's path, as a chunk read whole gets it.
-					throw withErrorFields(error, CHUNK_ERRORS, { path: files.path }, "fill");
+					throw streamedChunkError(error, signal, files.path);
 				} finally {
 					next = undefined;
 				}

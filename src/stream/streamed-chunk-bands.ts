@@ -5,13 +5,12 @@
  * one. A chunk that is not streamed (its box cut at its start by a time range, missing, not one zstd frame of the
  * chunk's size) is read whole when its first band is asked for, and cut into its bands, as every chunk was before.
  */
-import { abortError } from "../abort.js";
-import { withErrorFields } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
-import { CHUNK_ERRORS, type ChunkSource } from "../zarr/chunk-source.js";
+import type { ChunkSource } from "../zarr/chunk-source.js";
 import { sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { streamZstdRow } from "../zarr/codecs/off-thread.js";
 import { clipChunk, product } from "../zarr/grid.js";
+import { streamedChunkError } from "./streamed-bands.js";
 
 /**
  * A box of chunk order: the chunk at `coords`, of `chunkExtent` inside the array from `chunkOrigin`, and its rows
@@ -84,9 +83,7 @@ export async function* streamedChunkBands<V extends ChunkValues>(
 							return decoded;
 						},
 						(error: unknown) => {
-							if (signal.aborted) throw abortError(signal);
-							// A streamed chunk's error gets its array's path, as a chunk read whole gets it.
-							throw withErrorFields(error, CHUNK_ERRORS, { path: files.path }, "fill");
+							throw streamedChunkError(error, signal, files.path);
 						},
 					);
 					values.catch(() => undefined);
