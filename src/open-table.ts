@@ -26,7 +26,7 @@ import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/
 import { refusedNodesOf, type RefusedNode } from "./store/refused-nodes.js";
 import { isStaleConsolidated, staleConsolidatedOf } from "./store/stale-consolidated.js";
 import { keepingReads } from "./store/kept-reads.js";
-import { boundsParentFor } from "./table/bounds-parent.js";
+import { boundedCoordinateOf, boundsParentFor } from "./table/bounds-parent.js";
 import { withBoundsAttributes } from "./cf/bounds-attributes.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
 
@@ -50,7 +50,8 @@ export type TableColumn =
 			readonly coordinate?: true;
 			/**
 			 * A CF boundary variable (CF decoding on): the coordinate whose `bounds` attribute names it, found as its
-			 * units are (table/bounds-parent.ts). It is the time column only when named (select/time-selection.ts).
+			 * units are (table/bounds-parent.ts), or, for a CF time array with units of its own, whose `bounds` or
+			 * `climatology` names it (boundedCoordinateOf). It is the time column only when named (select/time-selection.ts).
 			 */
 			readonly boundsOf?: string;
 	  };
@@ -183,7 +184,11 @@ async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt,
 	const where = `${opened.location}/${arrayMetadataPlace(node, isStaleConsolidated(opened, node.path))}`;
 	try {
 		const column = await openArrayColumn(opened, node, path, lastSegment(relative), where, options);
-		return parent === undefined || column.kind !== "plain" ? column : ({ ...column, boundsOf: parent.name } as Omit<TableColumn, "axes">);
+		if (column.kind !== "plain") return column;
+		// A CF time array with units of its own is a boundary variable too when a coordinate's attribute names it.
+		const cfTime = "cfTime" in column ? column.cfTime : undefined;
+		const boundsOf = parent?.name ?? (cfTime === undefined ? undefined : await boundedCoordinateOf(opened, { path: group, format }, node));
+		return boundsOf === undefined ? column : ({ ...column, boundsOf } as Omit<TableColumn, "axes">);
 	} catch (error) {
 		throw as === "column" && isUnsupported(error) ? columnUnsupported(error, path, where, false) : error;
 	}

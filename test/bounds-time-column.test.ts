@@ -19,6 +19,7 @@ const FIXTURES = path.join(REPO, "test/fixtures/bounds-selection");
 interface Expected {
 	store: string;
 	two_times_store: string;
+	own_units_stores: string[];
 	range: { start: string; last: string; columns: XarrayColumn[] };
 	days: Record<string, XarrayColumn[]>;
 }
@@ -89,6 +90,24 @@ describe("a coordinate's bounds are no rival time column", () => {
 		const run = runCli([STORE, "--array", "time_bnds", "--start", start, "--end", END, "--unit", "ms", "-o", alone]);
 		expect(run.status, run.stderr).toBe(0);
 		expect([...readArrow(alone).getChildAt(0)!].map((value) => new Date(Number(value)).toISOString())).toEqual(kept);
+	});
+
+	it("bounds with units of their own (xarray's encoding of instants) are no time column without index columns either", async () => {
+		// Without --index the coordinate time is in no column, so only its `bounds` attribute says what time_bnds is
+		// (trial 31: the export selected by time_bnds's own times, 7 bounds of a range xarray's time gives 3 rows of).
+		for (const store of EXPECTED.own_units_stores.map((name) => path.join(FIXTURES, name))) {
+			const result = runCli([store, "--columns", "all", "--start", start, "-o", path.join(tempDir(), "no-index.arrow")]);
+			expect(result.status, store).toBe(2);
+			expect(result.stderr).toMatch(/no time column .* \(time_bnds holds a coordinate's cell bounds, a time column only when --time-column names it\) \[USAGE\]\n$/);
+			await expect(exportedArrow((sink) => exportTable(store, sink, { columns: ["tas", "time_bnds"], start, format: "arrow" }))).rejects.toThrow(
+				"time_bnds holds a coordinate's cell bounds, a time column only when `timeColumn` names it",
+			);
+			// Named, its own times select its rows, as those of the bounds without units do; with --index, time selects.
+			const named = await exportedArrow((sink) => exportTable(store, sink, { columns: ["time_bnds"], start, end: END, timeColumn: "time_bnds", format: "arrow", unit: "ms" }));
+			expect([...named.getChildAt(0)!].map((value) => new Date(Number(value)).toISOString())).toEqual(["2000-01-01T12:00:00.000Z", "2000-01-01T12:00:00.000Z", "2000-01-02T00:00:00.000Z", "2000-01-02T00:00:00.000Z"]);
+			const indexed = await exportedArrow((sink) => exportTable(store, sink, { columns: "all", index: true, start, end: END, format: "arrow", unit: "ms" }));
+			expect(frameOf(indexed, EXPECTED.range.columns)).toEqual(expectedFrame(EXPECTED.range.columns));
+		}
 	});
 
 	it("two genuine time variables are still refused, naming both and not the bounds (library and CLI)", async () => {

@@ -128,8 +128,9 @@ function timeCodingOrNone(column: TableColumn, options: TimeColumnOptions): Time
 
 /**
  * The paths of the table's boundary variables: those a `bounds` or `climatology` attribute (CF 1.10 §7.1, §7.4) of
- * one of its arrays names (a coordinate names a variable of its own group), and those that took their coordinate's
- * units (`boundsOf`, its coordinate then perhaps not in the table: `time_bnds` exported without `time`).
+ * one of its arrays names (a coordinate names a variable of its own group), and those opened as one (`boundsOf`: they
+ * took their coordinate's units, or a coordinate names them; the coordinate then perhaps not in the table: `time_bnds`
+ * exported without `time`, or in a table without index columns).
  */
 function boundaryVariablePaths(table: ZarrTable): Set<string> {
 	const arrays = [...table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column] : [])), ...table.columns];

@@ -99,3 +99,30 @@ export async function withBoundsAttributesOf(opened: OpenedStore, group: BoundsG
 	const parent = await boundsParentFor(opened, group, node);
 	return parent === undefined ? node : withBoundsAttributes(node, parent);
 }
+
+/**
+ * The coordinate whose CF `bounds` or `climatology` attribute names the array `node` of `group`, for one with units
+ * and a calendar of its own, which boundsParentFor passes over as taking nothing: xarray encodes bounds made of
+ * instants so (`time_bnds` of datetime64 values gets `units` and `calendar`), and such an array is still its
+ * coordinate's boundary variable, the time column only when named (select/time-selection.ts), also when the
+ * coordinate is in no column (a table without index columns). Looked for as boundsParentFor looks: among the arrays
+ * the consolidated metadata lists for the group, else among the array's dimension coordinates (one metadata read
+ * each), for an array over two or more dimensions only. The caller asks only for CF time columns.
+ */
+export async function boundedCoordinateOf(opened: OpenedStore, group: BoundsGroup, node: ArrayNode, lookup: NodeLookup = documentLookup(opened, group.format)): Promise<string | undefined> {
+	const dimensions = dimensionNamesOf(node);
+	if (dimensions.length < 2) return undefined;
+	const name = group.path === "" ? node.path : node.path.slice(group.path.length + 1);
+	const namesIt = (attributes: Record<string, unknown>) => attributes.bounds === name || attributes.climatology === name;
+	const listed = await consolidatedArraysOf(opened, group.path);
+	if (listed !== undefined) {
+		const coordinate = listed.find((array) => array.path !== node.path && namesIt(attributesOf(array.node)));
+		return coordinate === undefined ? undefined : coordinate.path.slice(coordinate.path.lastIndexOf("/") + 1);
+	}
+	for (const dimension of dimensions) {
+		if (dimension === name) continue;
+		const coordinate = await lookup(memberPath(group.path, dimension));
+		if (coordinate !== undefined && coordinate.kind === "array" && namesIt(attributesOf(coordinate))) return dimension;
+	}
+	return undefined;
+}
