@@ -322,3 +322,55 @@ describe("DT64_DECODE_THREADS", () => {
 		expect(fs.existsSync(path.join(work, "threads-gzip.arrow"))).toBe(false);
 	});
 });
+
+describe("the README's CLI reference", () => {
+	const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
+	/** A section's text, from its heading to the next heading of level 2. */
+	const section = (heading: string) => {
+		const start = readme.indexOf(`\n${heading}\n`);
+		expect(start, heading).toBeGreaterThan(-1);
+		const end = readme.indexOf("\n## ", start + 1);
+		return readme.slice(start, end < 0 ? undefined : end);
+	};
+	/** A command's synopsis in an indented block: its line `    dt64-export <command>` and the deeper lines continuing it. */
+	const synopsis = (text: string, command: string) => {
+		const lines = text.split("\n");
+		const first = lines.findIndex((line) => line.startsWith(`    dt64-export ${command} `));
+		expect(first, `synopsis of ${command}`).toBeGreaterThan(-1);
+		const rest = lines.slice(first + 1);
+		const end = rest.findIndex((line) => !/^ {5,}\S/.test(line));
+		return [lines[first], ...rest.slice(0, end < 0 ? undefined : end)].join(" ");
+	};
+	/** The options a command's --help prints, by long name and by short flag, but --help and --version. */
+	const helpOptions = (args: string[]) => {
+		const names = new Map<string, string>();
+		for (const [, short, long] of runCli(args).stdout.toString().matchAll(/^ {1,8}(?:-(\w), )?--([\w-]+)/gm)) {
+			if (long === "help" || long === "version") continue;
+			names.set(long, long);
+			if (short !== undefined) names.set(short, long);
+		}
+		return names;
+	};
+	/** The options a text names (`--name`, `--[no-]name`, `-o`), by their long name in --help (`--no-cf` is `--cf`). */
+	const optionsNamed = (text: string, names: Map<string, string>) =>
+		new Set([...text.matchAll(/(?<![\w-])--?(?:\[no-\])?([a-z][\w-]*)/g)].map(([, name]) => names.get(name) ?? (name.startsWith("no-") ? names.get(name.slice(3)) : undefined) ?? `${name} (not in --help)`));
+	const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
+
+	it("the synopses name every option each command's --help prints, and no other", () => {
+		const cli = section("## CLI");
+		for (const [command, args, text] of [
+			["<store>", ["--help"], cli],
+			["commit", ["commit", "--help"], cli],
+			["inspect", ["inspect", "--help"], section("## Inspect")],
+		] as const) {
+			const names = helpOptions([...args]);
+			expect(sorted(optionsNamed(synopsis(text, command), names)), command).toEqual(sorted(names.values()));
+		}
+	});
+
+	it("the option table describes every option of the export's --help, and no other", () => {
+		const names = helpOptions(["--help"]);
+		const cells = [...section("## CLI").matchAll(/^\| (.+?) \| /gm)].map(([, cell]) => cell).filter((cell) => cell !== "option" && cell !== "---");
+		expect(sorted(cells.flatMap((cell) => [...optionsNamed(cell, names)]))).toEqual(sorted(names.values()));
+	});
+});
