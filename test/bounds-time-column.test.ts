@@ -94,7 +94,8 @@ describe("a coordinate's bounds are no rival time column", () => {
 
 	it("bounds with units of their own (xarray's encoding of instants) are no time column without index columns either", async () => {
 		// Without --index the coordinate time is in no column, so only its `bounds` attribute says what time_bnds is
-		// (trial 31: the export selected by time_bnds's own times, 7 bounds of a range xarray's time gives 3 rows of).
+		// (trial 31: the export selected by time_bnds's own times: 7 of its 8 values are at or after the start, where
+		// ds.sel(time=slice(start, None)) keeps 3 of the 4 times).
 		for (const store of EXPECTED.own_units_stores.map((name) => path.join(FIXTURES, name))) {
 			const result = runCli([store, "--columns", "all", "--start", start, "-o", path.join(tempDir(), "no-index.arrow")]);
 			expect(result.status, store).toBe(2);
