@@ -278,6 +278,13 @@ describe("--help is true to the code", () => {
 		}
 	});
 
+	it("states the bound of every option that has one, as the parser refuses past it", () => {
+		for (const option of OPTIONS.filter((option) => option.max !== undefined)) {
+			expect(blockOf(option.name), `--${option.name}`).toMatch(new RegExp(`(?:1 to|at most) ${option.max}\\b`));
+		}
+		expect(OPTIONS.filter((option) => option.max !== undefined).map((option) => option.name).sort()).toEqual(["concurrency", "parts"]);
+	});
+
 	it("the documented defaults are the library's", () => {
 		expect(documentedDefault("unit")).toBe(JSON.stringify(normalizeConversionOptions({}).unit));
 		expect(documentedDefault("on-overflow")).toBe(JSON.stringify(normalizeConversionOptions({}).onOverflow));

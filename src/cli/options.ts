@@ -207,7 +207,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		max: MAX_CONCURRENCY,
 		// The code's own (defaultConcurrency): a test holds the two together.
 		defaultText: "one per core, 2 to 4, for a local folder or zip; 32 over the network, shared by the columns (8 each at least, fewer for chunks over 2 MiB)",
-		describe: "chunks read and decoded at once",
+		describe: `chunks read and decoded at once, 1 to ${MAX_CONCURRENCY}`,
 		commands: ["export"],
 	},
 	{
@@ -330,7 +330,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 		commands: ["export"],
 	},
 	{ name: "part", kind: "string", describe: "export part K of N (0-based: K/N) into the dataset folder -o (or to stdout with -o -), or auto: K and N from the batch engine", commands: ["export"] },
-	{ name: "parts", kind: "number", min: 1, max: MAX_PARTS, describe: "N for --part auto in a Kubernetes Indexed Job (its completions)", commands: ["export"], inapplicable: onlyPartAuto },
+	{ name: "parts", kind: "number", min: 1, max: MAX_PARTS, describe: `N for --part auto in a Kubernetes Indexed Job (its completions), at most ${MAX_PARTS}`, commands: ["export"], inapplicable: onlyPartAuto },
 	{ name: "max-rows-per-file", kind: "number", min: 1, defaultText: "no limit", describe: "rows per dataset file at most (then more files per partition)", commands: ["export"] },
 	{
 		name: "max-partitions",
