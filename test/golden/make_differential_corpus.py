@@ -67,15 +67,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 CORPUS = HERE.parent / "fixtures" / "differential"
 
 # Chosen from a survey of seeds 0..199 per family (`--survey`: each store's features, its layout tags and what its
-# oracle expects) greedily, the most features not yet covered per byte first, until every feature of the family's
-# 200 stores is covered by its 12 (codecs, filters, F order, byte orders, missing chunks, units, calendars, fills,
+# oracle expects) greedily, the most features not yet covered per (bytes + 8000) first, until every feature of the family's
+# 200 stores is covered by its 14 (codecs, filters, F order, byte orders, missing chunks, units, calendars, fills,
 # packing, each source of expected values, each refusal); scripts/differential/README.md lists what they cover.
 CORPUS_SEEDS = {
-    "xr": [1, 42, 50, 60, 72, 91, 92, 101, 102, 170, 176, 189],
-    "raw": [4, 20, 34, 49, 54, 105, 112, 118, 159, 169, 180, 191],
-    "dt64": [2, 6, 11, 19, 52, 57, 70, 154, 155, 178, 179, 181],
-    "model": [24, 26, 61, 75, 111, 112, 117, 122, 133, 136, 147, 172],
-    "mix": [53, 90, 96, 97, 117, 123, 133, 136, 156, 181, 186, 194],
+    "xr": [32, 50, 60, 72, 101, 102, 115, 125, 126, 166, 170, 176, 177, 189],
+    "raw": [8, 29, 40, 54, 95, 105, 118, 121, 152, 166, 177, 187, 189, 191],
+    "dt64": [2, 6, 11, 19, 52, 57, 70, 95, 154, 155, 178, 179, 181, 185],
+    "model": [26, 74, 75, 97, 104, 112, 117, 128, 136, 143, 144, 172, 174, 178],
+    "mix": [14, 42, 53, 61, 90, 97, 123, 133, 156, 160, 181, 186, 190, 194],
 }
 
 UNIT_NS = {"days": 86400 * 10**9, "hours": 3600 * 10**9, "minutes": 60 * 10**9, "seconds": 10**9,
@@ -277,16 +277,20 @@ def fam_raw(r, path):
     if v.dtype.kind == "i" and r.random() < 0.5:
         vattrs = {"_FillValue": -5}
     write_arr(g, "val", v, names, vattrs, r, fill=None)
+    t2 = None
     if r.random() < 0.5:  # a second time variable over every dimension, another encoding
         a2 = {"units": "%s since %s" % (r.choice(UNITS), r.choice(REFS[:12]))}
         if cal in ("julian", "proleptic_gregorian"):
             a2["calendar"] = cal
         c2 = r.integers(-10**6, 10**6, size=shape).astype("i8")
-        c2[r.random(size=shape) < 0.1] = -INT64 if r.random() < 0.5 else -1
-        write_arr(g, "t2", c2, names, a2, r, fill=-1 if r.random() < 0.5 else None)
+        marker = -INT64 if r.random() < 0.5 else -1
+        c2[r.random(size=shape) < 0.1] = marker
+        fill2 = -1 if r.random() < 0.5 else None
+        write_arr(g, "t2", c2, names, a2, r, fill=fill2)
+        t2 = {"attrs": a2, "marker": marker, "fill": fill2, "marked": bool((c2 == marker).any())}
     if r.random() < 0.6:
         zarr.consolidate_metadata(path)
-    return {"attrs": attrs, "dtype": dtype, "cal": cal}, None
+    return {"attrs": attrs, "dtype": dtype, "cal": cal, "t2": t2}, None
 
 
 def fam_dt64(r, path):
@@ -595,7 +599,7 @@ def time_expectation(z):
         values = [proleptic_label_ns(d) for d in labels]
         if any(v is None for v in values):
             i = values.index(None)
-            return {"refusal": "VALUE_INVALID", "why": "%s label %s (index %d) is no proleptic Gregorian date" % (calendar, labels[i], i)}
+            return {"refusal": "VALUE_INVALID", "why": "%s label %s (index %d) is no proleptic Gregorian date" % (calendar, labels[i], i), "label": True}
         return {"kind": "time", "source": "cftime", "values": [str(v) for v in values]}
     found = exact_time(z)
     if found is None:
@@ -763,10 +767,26 @@ def features(rec):
     else:
         out.update("col:%s:%s" % (c["kind"], c["source"]) for c in t.get("data", {}).values())
         out.add("dims:%d" % len(t.get("dims", [])))
-    if "xarray" in rec:
-        out.add("xarray-differs")
-        if "open_error" in rec["xarray"]:
+    for name in rec.get("xarray", {}):
+        if name == "open_error":
             out.add("xarray-cannot-open")
+        elif not name.startswith("table."):
+            out.add("xarray-differs:%s" % rec["arrays"][name]["source"])
+        else:
+            out.add("xarray-differs:table:%s" % rec["table"]["data"][name[6:]]["source"])
+    for name, e in rec["arrays"].items():
+        if e.get("label"):
+            out.add("model-date-invalid")
+    at = d.get("attrs", {})
+    units = str(at.get("units", ""))
+    if " since " in units:
+        ref = units.split(" since ")[1]
+        if any(z in ref for z in ("+", " -0", "Z", "UTC")):
+            out.add("reference-with-zone")
+        if ref[:4] < "1583":
+            out.add("reference-before-1583")
+        if units.split(" since ")[0] in ("d", "us", "ns", "hrs", "sec", "min", "h", "s"):
+            out.add("unit-spelling-xarray-refuses")
     for k in ("unit", "cal", "dtype", "kind"):
         if k in d:
             out.add("%s=%s" % (k, d[k]))
@@ -774,6 +794,12 @@ def features(rec):
         out.add("calendar=%s" % d["attrs"].get("calendar", "standard"))
         if "missing_value" in d["attrs"]:
             out.add("missing_value")
+    t2 = d.get("t2")
+    if t2 and t2["marked"] and t2["marker"] == -INT64 and t2["fill"] is None:
+        out.add("int64-nat-without-fill")
+    for e in d.get("enc", {}).values():
+        if e.get("dtype") == "float32" and str(e.get("units", "")).startswith("microseconds"):
+            out.add("float32-microseconds")
     if d.get("sparse"):
         out.add("sparse")
     if d.get("bigendian") or str(d.get("dtype", "")).startswith(">"):
