@@ -74,6 +74,7 @@ async function expectRefusal(run: Promise<unknown>, refusal: Refusal, what: stri
 	);
 	expect(error, `${what} should be refused (${codes}): ${refusal.why}`).toBeDefined();
 	expect(codes, `${what}: ${error?.message}`).toContain(error?.code);
+	expect(error?.message, "one line").not.toContain("\n");
 }
 
 describe("the differential corpus", () => {

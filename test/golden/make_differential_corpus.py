@@ -7,8 +7,9 @@ cftime, pandas 1.5):
     /usr/bin/python3 test/golden/make_differential_corpus.py
 
 It replaces test/fixtures/differential/ with one folder per (family, seed) of CORPUS_SEEDS, `<family>-<seed>/`,
-holding `store.zarr` and `oracle.json`. The maintainers' campaign (scripts/differential/README.md) writes any
-number of seeds elsewhere with the same generator:
+holding `store.zarr` and `oracle.json` (the same oracles on every run; gzip chunks hold the time they were written,
+so their bytes change). `--choose --out <scratch>` prints CORPUS_SEEDS again. The maintainers' campaign
+(scripts/differential/README.md) writes any number of seeds elsewhere with the same generator:
 
     /usr/bin/python3 test/golden/make_differential_corpus.py --out /tmp/campaign --family xr --seeds 0:300
 
@@ -66,10 +67,10 @@ warnings.simplefilter("ignore")
 HERE = pathlib.Path(__file__).resolve().parent
 CORPUS = HERE.parent / "fixtures" / "differential"
 
-# Chosen from a survey of seeds 0..199 per family (`--survey`: each store's features, its layout tags and what its
-# oracle expects) greedily, the most features not yet covered per (bytes + 8000) first, until every feature of the family's
-# 200 stores is covered by its 14 (codecs, filters, F order, byte orders, missing chunks, units, calendars, fills,
-# packing, each source of expected values, each refusal); scripts/differential/README.md lists what they cover.
+# Chosen by `--choose`: from seeds 0..199 of each family, greedily the store with the most features not yet covered
+# per (bytes + 8000), until the family's 14 hold every feature its 200 hold (codecs, filters, F order, byte orders,
+# missing chunks, units, calendars, fills, packing, each source of expected values, each refusal, where xarray
+# differs); scripts/differential/README.md says what they cover.
 CORPUS_SEEDS = {
     "xr": [32, 50, 60, 72, 101, 102, 115, 125, 126, 166, 170, 176, 177, 189],
     "raw": [8, 29, 40, 54, 95, 105, 118, 121, 152, 166, 177, 187, 189, 191],
@@ -654,9 +655,8 @@ def broadcast(values, dims, shape, table_dims, sizes):
     return list(np.broadcast_to(a, [sizes[d] for d in table_dims]).ravel())
 
 
-def first_refusal(expectations):
-    codes = sorted({e["refusal"] for e in expectations if "refusal" in e})
-    return codes
+def refusal_codes(expectations):
+    return sorted({e["refusal"] for e in expectations if "refusal" in e})
 
 
 # ---------------------------------------------------------------- one store
@@ -710,7 +710,7 @@ def oracle(path, family, seed, desc, use_cftime):
         dim_order = list(widest.dims) + [d for d in tds.dims if d not in widest.dims]
         df = tds.to_dataframe(dim_order=dim_order).reset_index()
         columns = [str(c) for c in df.columns]
-        refusals = first_refusal([documented[c] for c in columns if c in documented])
+        refusals = refusal_codes([documented[c] for c in columns if c in documented])
         if refusals:
             rec["table"] = {"refusal": refusals, "why": "; ".join("%s: %s" % (c, documented[c]["why"]) for c in columns if c in documented and "refusal" in documented[c])}
         else:
@@ -811,6 +811,33 @@ def features(rec):
     return out
 
 
+def store_bytes(folder):
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def choose_seeds(out, seeds=range(200), per_family=14, weight=8000, max_bytes=25000):
+    """CORPUS_SEEDS: per family, greedily the store covering the most features not yet covered per (bytes + weight),
+    until `per_family` are chosen (once every feature is covered, the most features per byte); stores of more than
+    `max_bytes` are left out."""
+    chosen = {}
+    for family in FAMILIES:
+        stores = []
+        for seed in seeds:
+            rec, _ = make_store(out, family, seed)
+            if rec is not None and store_bytes(out / ("%s-%05d" % (family, seed))) < max_bytes:
+                stores.append((seed, features(rec), store_bytes(out / ("%s-%05d" % (family, seed)))))
+        universe = set().union(*(f for _, f, _ in stores))
+        covered, picked = set(), []
+        while len(picked) < per_family:
+            rest = [s for s in stores if s[0] not in picked]
+            gain = (lambda s: len(s[1] - covered)) if covered != universe else (lambda s: len(s[1]))
+            seed, feats, _ = max(rest, key=lambda s: (gain(s) / (s[2] + weight), -s[2]))
+            picked.append(seed)
+            covered |= feats
+        chosen[family] = sorted(picked)
+    return chosen
+
+
 def make_store(out_dir, family, seed):
     r = np.random.default_rng([seed, sum(map(ord, family))])
     folder = out_dir / ("%s-%05d" % (family, seed))
@@ -834,7 +861,13 @@ def main():
     parser.add_argument("--family", choices=sorted(FAMILIES), help="one family (with --seeds)")
     parser.add_argument("--seeds", help="FIRST:END, the seeds of --family to write")
     parser.add_argument("--survey", action="store_true", help="print each store's features (one JSON line a store)")
+    parser.add_argument("--choose", action="store_true", help="print CORPUS_SEEDS chosen from seeds 0..199 (with --out)")
     args = parser.parse_args()
+    if args.choose:
+        if args.out is None:
+            parser.error("--choose needs --out, a scratch folder")
+        print(json.dumps(choose_seeds(pathlib.Path(args.out))))
+        return
     if args.out is None:
         if args.family or args.seeds:
             parser.error("--family/--seeds need --out: the committed corpus is CORPUS_SEEDS")
@@ -858,7 +891,7 @@ def main():
                 sys.exit("a corpus seed writes no store")
             continue
         if args.survey:
-            size = sum(p.stat().st_size for p in (out / ("%s-%05d" % (family, seed))).rglob("*") if p.is_file())
+            size = store_bytes(out / ("%s-%05d" % (family, seed)))
             print(json.dumps({"store": "%s-%05d" % (family, seed), "bytes": size, "features": sorted(features(rec))}))
     print("wrote %d stores to %s (%d seeds wrote none)" % (len(plan) - skipped, out, skipped), file=sys.stderr)
 
