@@ -170,6 +170,6 @@ const refusals = (t) =>
 		.join(", ") || "-";
 console.log("| family | stores | not written | CLI runs | values compared | refusals (as expected) | mismatches |");
 console.log("| --- | ---: | ---: | ---: | ---: | --- | ---: |");
-for (const [family, t] of rows) console.log(`| ${family} | ${t.stores} | ${t.skipped} | ${t.runs} | ${t.values.toLocaleString("en-US")} | ${refusals(t)} | ${t.mismatches} |`);
+for (const [family, t] of rows) console.log(`| ${family} | ${t.stores} | ${t.skipped} | ${t.runs.toLocaleString("en-US")} | ${t.values.toLocaleString("en-US")} | ${refusals(t)} | ${t.mismatches} |`);
 for (const line of mismatches) console.log(`MISMATCH ${line}`);
 process.exitCode = mismatches.length ? 1 : 0;

@@ -68,14 +68,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 CORPUS = HERE.parent / "fixtures" / "differential"
 
 # Chosen by `--choose`: from seeds 0..199 of each family, greedily the store with the most features not yet covered
-# per (bytes + 8000), until the family's 14 hold every feature its 200 hold (codecs, filters, F order, byte orders,
-# missing chunks, units, calendars, fills, packing, each source of expected values, each refusal, where xarray
-# differs); scripts/differential/README.md says what they cover.
+# per (bytes + 8000), until the family's CORPUS_SIZES hold every feature its 200 hold (codecs, filters, F order, byte
+# orders, missing chunks, units, calendars, fills, packing, each source of expected values, each refusal, where xarray
+# differs, each model calendar with each reference form); scripts/differential/README.md says what they cover.
 CORPUS_SEEDS = {
     "xr": [32, 50, 60, 72, 101, 102, 115, 125, 126, 166, 170, 176, 177, 189],
     "raw": [8, 29, 40, 54, 95, 105, 118, 121, 152, 166, 177, 187, 189, 191],
     "dt64": [2, 6, 11, 19, 52, 57, 70, 95, 154, 155, 178, 179, 181, 185],
-    "model": [26, 74, 75, 97, 104, 112, 117, 128, 136, 143, 144, 172, 174, 178],
+    "model": [10, 13, 17, 19, 26, 41, 45, 48, 52, 59, 61, 63, 65, 73, 75, 100, 104, 109, 119, 121, 122, 126, 139,
+              141, 143, 144, 147, 148, 150, 151, 160, 170, 172, 174, 183, 194],
     "mix": [14, 42, 53, 61, 90, 97, 123, 133, 156, 160, 181, 186, 190, 194],
 }
 
@@ -779,6 +780,8 @@ def features(rec):
             out.add("model-date-invalid")
     at = d.get("attrs", {})
     units = str(at.get("units", ""))
+    if rec["family"] == "model":  # every calendar with every reference form: each takes its own days-to-label path
+        out.add("model-reference:%s:%s" % (at["calendar"], units.split(" since ")[1]))
     if " since " in units:
         ref = units.split(" since ")[1]
         if any(z in ref for z in ("+", " -0", "Z", "UTC")):
@@ -815,9 +818,13 @@ def store_bytes(folder):
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def choose_seeds(out, seeds=range(200), per_family=14, weight=8000, max_bytes=25000):
+# Stores per family in the corpus: 14, and one per calendar and reference form for the model calendars.
+CORPUS_SIZES = {"xr": 14, "raw": 14, "dt64": 14, "model": 36, "mix": 14}
+
+
+def choose_seeds(out, seeds=range(200), weight=8000, max_bytes=25000):
     """CORPUS_SEEDS: per family, greedily the store covering the most features not yet covered per (bytes + weight),
-    until `per_family` are chosen (once every feature is covered, the most features per byte); stores of more than
+    until CORPUS_SIZES are chosen (once every feature is covered, the most features per byte); stores of more than
     `max_bytes` are left out."""
     chosen = {}
     for family in FAMILIES:
@@ -828,7 +835,7 @@ def choose_seeds(out, seeds=range(200), per_family=14, weight=8000, max_bytes=25
                 stores.append((seed, features(rec), store_bytes(out / ("%s-%05d" % (family, seed)))))
         universe = set().union(*(f for _, f, _ in stores))
         covered, picked = set(), []
-        while len(picked) < per_family:
+        while len(picked) < CORPUS_SIZES[family]:
             rest = [s for s in stores if s[0] not in picked]
             gain = (lambda s: len(s[1] - covered)) if covered != universe else (lambda s: len(s[1]))
             seed, feats, _ = max(rest, key=lambda s: (gain(s) / (s[2] + weight), -s[2]))
