@@ -1,0 +1,114 @@
+/**
+ * The differential corpus (test/fixtures/differential, made by test/golden/make_differential_corpus.py): small random
+ * stores of five families as xarray and zarr-python write them, each with what xarray 2023.01 decodes, or the exact
+ * value where xarray is known to be off (README, Differences from xarray). Every time array alone and the table of
+ * `--columns all --index` are exported through the library to Arrow IPC (read back by apache-arrow), and those of the
+ * Parquet subset to Parquet (read back by DuckDB), and compared with the oracle: column names and order, row count,
+ * kinds and every value and null in row order. An expected refusal is checked by its code. The maintainers' campaign
+ * over any number of seeds is scripts/differential (README, Development).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { arrowColumns, oracleDifferences, parquetColumns } from "../scripts/differential/oracle-columns.mjs";
+import { exportTable, exportToFile } from "../src/index.js";
+import { exportedArrow } from "./support/arrow-sink.js";
+import { REPO, tempDir } from "./support/cli.js";
+import { useDuckDB } from "./support/duckdb.js";
+
+/** `DT64_DIFFERENTIAL_CORPUS` runs the same checks over another folder the generator wrote (`--out`). */
+const CORPUS = path.resolve(REPO, process.env.DT64_DIFFERENTIAL_CORPUS || "test/fixtures/differential");
+
+interface OracleColumn {
+	kind: string;
+	source: string;
+	values: (string | boolean | null)[];
+}
+
+interface Refusal {
+	refusal: string | string[];
+	why: string;
+}
+
+interface OracleTable {
+	columns: string[];
+	rows: number;
+	data: Record<string, OracleColumn>;
+}
+
+interface Oracle {
+	family: string;
+	seed: number;
+	options: Record<string, unknown>;
+	arrays: Record<string, (OracleColumn & { refusal?: undefined }) | Refusal>;
+	table: OracleTable | Refusal;
+	parquet: boolean;
+}
+
+const STORES = fs
+	.readdirSync(CORPUS)
+	.filter((name) => fs.existsSync(path.join(CORPUS, name, "oracle.json")))
+	.sort();
+const oracleOf = (name: string) => JSON.parse(fs.readFileSync(path.join(CORPUS, name, "oracle.json"), "utf8")) as Oracle;
+const query = useDuckDB();
+const work = tempDir("dt64-differential-");
+let files = 0;
+
+/** The store's exports to compare: each time array alone, then the table. */
+function exportsOf(oracle: Oracle): { what: string; options: Record<string, unknown>; expected: OracleTable | Refusal }[] {
+	const out: { what: string; options: Record<string, unknown>; expected: OracleTable | Refusal }[] = [];
+	for (const [name, array] of Object.entries(oracle.arrays)) {
+		const expected = array.refusal === undefined ? { columns: [name], rows: array.values.length, data: { [name]: array } } : array;
+		out.push({ what: `array ${name}`, options: { array: name }, expected });
+	}
+	out.push({ what: "table", options: { columns: "all", index: true }, expected: oracle.table });
+	return out;
+}
+
+/** The export rejects with one of the codes of the refusal. */
+async function expectRefusal(run: Promise<unknown>, refusal: Refusal, what: string): Promise<void> {
+	const codes = Array.isArray(refusal.refusal) ? refusal.refusal : [refusal.refusal];
+	const error = await run.then(
+		() => undefined,
+		(thrown: { code?: string; message?: string }) => thrown,
+	);
+	expect(error, `${what} should be refused (${codes}): ${refusal.why}`).toBeDefined();
+	expect(codes, `${what}: ${error?.message}`).toContain(error?.code);
+	expect(error?.message, "one line").not.toContain("\n");
+}
+
+describe("the differential corpus", () => {
+	it("holds stores of every family", () => {
+		const families = new Set(STORES.map((name) => name.split("-")[0]));
+		expect([...families].sort()).toEqual(["dt64", "mix", "model", "raw", "xr"]);
+	});
+
+	it.each(STORES)("%s: every time array and the table, to Arrow IPC, equal the oracle", async (name) => {
+		const oracle = oracleOf(name);
+		const store = path.join(CORPUS, name, "store.zarr");
+		for (const { what, options, expected } of exportsOf(oracle)) {
+			const run = exportedArrow((sink) => exportTable(store, sink, { format: "arrow", ...oracle.options, ...options }));
+			if ("refusal" in expected) {
+				await expectRefusal(run, expected, what);
+				continue;
+			}
+			expect(oracleDifferences(expected, arrowColumns(await run)), what).toEqual([]);
+		}
+	});
+
+	// Parquet for every other store DuckDB can read (times within its years), through exportToFile.
+	const parquetStores = STORES.filter((name, i) => i % 2 === 0 && oracleOf(name).parquet);
+	it.each(parquetStores)("%s: the same exports to Parquet, read back by DuckDB, equal the oracle", async (name) => {
+		const oracle = oracleOf(name);
+		const store = path.join(CORPUS, name, "store.zarr");
+		for (const { what, options, expected } of exportsOf(oracle)) {
+			if ("refusal" in expected) continue;
+			// Parquet keeps no duration type: the units of the durations are those of the same export to Arrow.
+			const arrow = arrowColumns(await exportedArrow((sink) => exportTable(store, sink, { format: "arrow", ...oracle.options, ...options })));
+			const units = Object.fromEntries(arrow.filter((column) => column.kind === "delta").map((column) => [column.name, column.unit]));
+			const file = path.join(work, `${files++}.parquet`);
+			await exportToFile(store, file, { ...oracle.options, ...options });
+			expect(oracleDifferences(expected, await parquetColumns(query, file, units)), what).toEqual([]);
+		}
+	});
+});
