@@ -46,6 +46,7 @@ import { countText } from "./count-text.js";
 import { forbiddenChunksNotice } from "./forbidden-chunks-notice.js";
 import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js";
 import { overflowNullsText } from "./overflow-notice.js";
+import { cfAutoUnitNotices } from "./cf-auto-unit-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 import { ignoreStderrFailures, writeStderrLine } from "./stderr-line.js";
@@ -394,6 +395,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const planned = (table: ZarrTable, schema: Schema, rows: number) => {
 		progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 		warnOfDatetime64CfAttributes(table);
+		if (!args.quiet) for (const notice of cfAutoUnitNotices(table, plan.columns.conversion, index !== false)) writeStderrLine(`dt64-export: ${notice}`);
 		const stale = staleConsolidatedWarning(table.staleConsolidatedMetadata ?? []);
 		if (stale !== undefined) writeStderrLine(`dt64-export: warning: ${stale}`);
 		const refused = refusedNodesWarning(table.refusedNodes ?? [], table.columns[0]?.metadata.path ?? table.name, "name it with --array (nothing is searched then)");
