@@ -64,7 +64,8 @@ describe("an output that exists is refused before the store is read", () => {
 		expect(setupOf(unnamed.stderr).modules).not.toContain(DECODERS_BYTES);
 		fs.rmSync(path.join(work, "zstd.arrow"));
 		// With --force the same export compiles the decoders (or starts their thread): what the counts above would see.
-		const forced = await runNode(["--import", COUNT_SETUP, BIN, store, "-o", path.join(work, `forced-${threads}.arrow`), "--force"], { DT64_DECODE_THREADS: threads });
+		// Written elsewhere: the folder of the store and the existing file holds nothing else, whatever the tests' order.
+		const forced = await runNode(["--import", COUNT_SETUP, BIN, store, "-o", path.join(tempDir("dt64-output-forced-"), "forced.arrow"), "--force"], { DT64_DECODE_THREADS: threads });
 		expect(forced.status, forced.stderr).toBe(0);
 		const setup = setupOf(forced.stderr);
 		if (threads === "0") expect(setup.modules).toContain(DECODERS_BYTES);
