@@ -277,7 +277,7 @@ export function planExport(options: ExportOptions = {}, dataset = writesDataset(
 	return {
 		open: {
 			store: { headers, retries, timeoutMs, redirects, bufferPool, signRequests, env, forbiddenAsMissing, followLinksOutside, signal: options.signal },
-			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, alignOn, unit: conversion.unit },
+			cf: { cf: options.cf ?? true, convertCalendar: options.convertCalendar ?? false, alignOn, unit: conversion.unit, rounding: conversion.rounding },
 			...(columns === undefined ? { array: options.array } : { group: options.group ?? options.array, columns }),
 			// Without index columns no coordinate is looked up, and a coordinate named in `columns` stays a value column.
 			indexSource: indexSourceForExport(index),

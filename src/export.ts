@@ -11,7 +11,7 @@ import { UsageError, withErrorFields } from "./errors.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
-import { AtomicFileWriter, strayTemporaryFiles, type StrayTemporaryFile } from "./output/atomic-file.js";
+import { AtomicFileWriter, checkFileOutput, strayTemporaryFiles, type StrayTemporaryFile } from "./output/atomic-file.js";
 import { BufferPool } from "./memory/buffer-pool.js";
 import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet/parquet-writer.js";
@@ -204,6 +204,8 @@ export async function exportToFile(store: string, path: string, options: ExportO
 	// Looked for before this export's own temporary file exists.
 	const stray = strayTemporaryFiles(path);
 	try {
+		// Before the store is opened: an export refused OUTPUT_EXISTS compiles no decoder and starts no thread.
+		checkFileOutput(path, options.overwrite ?? false);
 		const table = await exportPlanned(store, plan, () => new AtomicFileWriter(path, { overwrite: options.overwrite ?? false, bufferPool }));
 		return Object.assign(table, { strayTemporaryFiles: stray });
 	} catch (error) {

@@ -155,7 +155,7 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 }
 
 /** What opening a column needs of the table's options. */
-type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "convertCalendar" | "alignOn">;
+type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "rounding" | "convertCalendar" | "alignOn">;
 
 /** A group of the store, by path, and its Zarr format: its members' metadata is read in that format first. */
 interface GroupAt {
@@ -247,7 +247,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	}
 	let autoUnit: CfTimeDecoding["autoUnit"];
 	try {
-		autoUnit = await cfAutoUnit(metadata, chunks, parsed, readsUnit, opened.signal);
+		autoUnit = await cfAutoUnit(metadata, chunks, parsed, readsUnit, opened.signal, { findRange: (options.rounding ?? "error") !== "error" });
 	} finally {
 		kept?.stopKeeping();
 	}

@@ -523,8 +523,8 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 	}
 	// A folder or a zip is listed whole (cheap), each node read as the consolidated metadata gives it, and what that
 	// does not list is left out, as xarray leaves it out (readNodeDocument keeps the difference for the warning).
-	if (opened.directory !== undefined) return sorted(rootEntry, await consolidatedOnly(opened, await walkDirectory(opened, root, document.node.zarrFormat)), "directory");
-	if (opened.entries !== undefined) return sorted(rootEntry, await consolidatedOnly(opened, await listZip(opened, root)), "zip");
+	if (opened.directory !== undefined) return sorted(rootEntry, await asConsolidated(opened, root, await walkDirectory(opened, root, document.node.zarrFormat)), "directory");
+	if (opened.entries !== undefined) return sorted(rootEntry, await asConsolidated(opened, root, await listZip(opened, root)), "zip");
 	if (document.node.zarrFormat === 2) {
 		const v2 = await zmetadataBelow(opened, root);
 		if (v2 !== undefined) return sorted(rootEntry, v2, "consolidated-v2");
@@ -536,10 +536,21 @@ export async function listStoreTree(opened: OpenedStore, root: string, rootDocum
 	return { entries: [rootEntry], discovery: "root-only" };
 }
 
-/** The entries the store's consolidated metadata lists, when it has some; all of them otherwise. */
-async function consolidatedOnly(opened: OpenedStore, entries: TreeEntry[]): Promise<TreeEntry[]> {
+/**
+ * The nodes below `root` as the store's consolidated metadata lists them, when it has some: the listed entries found
+ * (`listed`, by a walk or a zip's entries), and the nodes it lists that were not found there, a node without a
+ * folder of its own (no `.zarray`, no chunk: every value its fill value), which zarr-python's open_consolidated and
+ * xarray's open_zarr read as listed, as a single array named by its path is read (readNodeDocument, which keeps
+ * the missing document for the warning). Without consolidated metadata, what was found.
+ */
+async function asConsolidated(opened: OpenedStore, root: string, found: TreeEntry[]): Promise<TreeEntry[]> {
 	const view = await consolidatedViewOf(opened);
-	return view === undefined ? entries : entries.filter((entry) => view.entries.has(entry.path));
+	if (view === undefined) return found;
+	const paths = new Set(found.map((entry) => entry.path));
+	const prefix = root === "" ? "" : `${root}/`;
+	const unfound = [...view.entries.values()].filter((entry) => entry.path !== root && entry.path.startsWith(prefix) && !paths.has(entry.path));
+	const read = await mapInOrder(unfound, METADATA_READS_IN_FLIGHT, (entry) => entryAt(opened, entry.path, "node" in entry ? entry.node.zarrFormat : undefined));
+	return [...found.filter((entry) => view.entries.has(entry.path)), ...read.filter((entry): entry is TreeEntry => entry !== undefined)];
 }
 
 /** The paths of the datetime64 (and timedelta64) arrays of a tree, below its root. */

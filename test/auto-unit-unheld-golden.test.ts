@@ -3,7 +3,10 @@
  * test/golden/make_auto_unit_unheld_fixtures.py; trial 30, finding F4). No unit holds such a count exactly, so
  * `--unit auto` falls back to ns, where the first hour (a whole number of seconds) overflows: the refusal names the
  * count no unit holds and `--round` (TRUNCATION), where it was an OVERFLOW advising a coarser unit, which only met
- * that count next. With `--round` the times are xarray's, read back by polars (IPC) and DuckDB (Parquet).
+ * that count next. With `--round` the times are xarray's, read back by polars (IPC) and DuckDB (Parquet). With
+ * `--allow-truncate` (trial 30) auto takes the finest unit that holds every date, us, and floors in it (the exact
+ * instants floored, as the script computes them with Python's fractions), saying so; `subns-1600` holds fractions
+ * finer than a ns, for which `--round` too needs us rather than ns.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -20,7 +23,26 @@ interface UnheldCase {
 	calendar: string;
 	counts: string[];
 	instants: string[];
+	floored_us: string[];
 }
+
+/** Nanoseconds per unit of the Datetime polars reads (it reads Arrow seconds as milliseconds). */
+const POLARS_NANOSECONDS: Readonly<Record<string, bigint>> = { ms: 1_000_000n, us: 1_000n, ns: 1n };
+
+/** The values of the time column of an IPC file, as integer nanoseconds (strings), by polars. */
+function polarsInstants(file: string): string[] {
+	const series = pl.readIPC(fs.readFileSync(file)).getColumn("time");
+	const unit = (JSON.parse(JSON.stringify(series.dtype)) as { DataType: { Datetime: string } }).DataType.Datetime;
+	return series
+		.cast(pl.Int64)
+		.cast(pl.Utf8)
+		.toArray()
+		.map((value) => String(BigInt(value as string) * POLARS_NANOSECONDS[unit]));
+}
+
+/** The notice of auto's unit taken for the dates, not the fractions. */
+const usNotice = (how: string) =>
+	`dt64-export: time: --unit auto wrote us, the finest unit that holds every value's date (ns, which its values' fractions ask for, does not: ns spans 1677-09-21 to 2262-04-11); values that are not a whole number of us are ${how}\n`;
 
 const CASES = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Record<string, UnheldCase>;
 const query = useDuckDB();
@@ -33,7 +55,7 @@ describe.each(Object.entries(CASES))("float CF time before 1678 that no unit hol
 	// The counts as JavaScript prints them (Python's repr writes -135080.0).
 	const [first, unheld] = c.counts.map((count) => String(Number(count)));
 	const coding = `(${c.units.replace(" 12:00", "T12:00")}, ${c.calendar})`;
-	const reason = `is outside the int64 range in unit ns, the unit that --unit auto fell back to because the count ${unheld} is not a whole number of any unit, not even ns; use --round to round to the nearest (as xarray decodes floats), or --allow-truncate with a coarser --unit to floor [TRUNCATION]\n`;
+	const reason = `is outside the int64 range in unit ns, the unit that --unit auto fell back to because the count ${unheld} is not a whole number of any unit, not even ns; use --round to round to the nearest (as xarray decodes floats), or --allow-truncate to floor (--unit auto then takes the finest unit that holds every date) [TRUNCATION]\n`;
 
 	it("alone: refused for the count no unit holds, with --round, not as an overflow", () => {
 		const result = runCli([store, "--array", "time", "-o", fresh("never.parquet")]);
@@ -54,26 +76,39 @@ describe.each(Object.entries(CASES))("float CF time before 1678 that no unit hol
 		});
 	});
 
-	it("an overflow with a unit asked for, or with flooring, is still an overflow", () => {
+	it("an overflow with a unit asked for is still an overflow", () => {
 		const result = runCli([store, "--array", "time", "--unit", "ns", "-o", fresh("never.arrow")]);
 		expect(result.stderr).toMatch(/at index 0 is outside the int64 range in unit ns \(a coarser --unit, us, ms or s, holds a wider range.*\[OVERFLOW\]\n$/);
-		const floored = runCli([store, "--array", "time", "--allow-truncate", "-o", fresh("never.arrow")]);
-		expect(floored.stderr).toMatch(/\[OVERFLOW\]\n$/);
 	});
 
-	it("--round: xarray's times, in seconds, read back by polars and DuckDB", async () => {
+	it("--allow-truncate: auto takes us, which holds every date, and floors in it, saying so; read back by polars and DuckDB", async () => {
 		const arrow = fresh("time.arrow");
 		const parquet = fresh("time.parquet");
-		expect(runCli([store, "--array", "time", "--round", "-o", arrow]).status).toBe(0);
+		const result = runCli([store, "--array", "time", "--allow-truncate", "-o", arrow]);
+		expect(result.stderr).toBe(`${usNotice("floored (--allow-truncate)")}wrote ${c.counts.length} rows to ${arrow}\n`);
+		expect(result.status).toBe(0);
+		expect(polarsInstants(arrow)).toEqual(c.floored_us);
+		expect(runCli([store, "--columns", "all", "--index", "--allow-truncate", "-o", parquet]).status).toBe(0);
+		const rows = await query(`SELECT epoch_us(time)::VARCHAR FROM read_parquet('${parquet}')`);
+		expect(rows.map(([value]) => String(BigInt(value as string) * 1_000n))).toEqual(c.floored_us);
+		// The library, as the CLI: the same unit.
+		const library = fresh("library.arrow");
+		await exportToFile(store, library, { array: "time", allowTruncate: true });
+		expect(polarsInstants(library)).toEqual(c.floored_us);
+		// --quiet says nothing.
+		expect(runCli([store, "--array", "time", "--allow-truncate", "--quiet", "-o", fresh("quiet.arrow")]).stderr).toBe("");
+	});
+
+	it("--round: xarray's times, read back by polars and DuckDB", async () => {
+		const arrow = fresh("time.arrow");
+		const parquet = fresh("time.parquet");
+		const result = runCli([store, "--array", "time", "--round", "-o", arrow]);
+		expect(result.status).toBe(0);
+		// Hourly counts are whole seconds within their ulp; only subns-1600's fractions ask for ns, which cannot hold 1600.
+		expect(result.stderr).toBe(`${name === "subns-1600" ? usNotice("rounded to the nearest (--round)") : ""}wrote ${c.counts.length} rows to ${arrow}\n`);
 		expect(runCli([store, "--array", "time", "--round", "-o", parquet]).status).toBe(0);
-		// polars reads Arrow seconds as milliseconds.
-		const series = pl.readIPC(fs.readFileSync(arrow)).getColumn("time");
-		expect(String(series.dtype)).toContain("Datetime");
-		const ms = series.cast(pl.Int64).cast(pl.Utf8).toArray();
-		expect(ms.map((value) => String(BigInt(value as string) * 1_000_000n))).toEqual(c.instants);
-		const rows = await query(`SELECT epoch_ms(time)::VARCHAR FROM read_parquet('${parquet}')`);
-		expect(rows.map(([value]) => String(BigInt(value as string) * 1_000_000n))).toEqual(c.instants);
-		// --allow-truncate with seconds: the same hours here (each count is within a hair above or below).
-		expect(runCli([store, "--array", "time", "--allow-truncate", "--unit", "s", "-o", fresh("floored.arrow")]).status).toBe(0);
+		expect(polarsInstants(arrow)).toEqual(c.instants);
+		const rows = await query(`SELECT epoch_us(time)::VARCHAR FROM read_parquet('${parquet}')`);
+		expect(rows.map(([value]) => String(BigInt(value as string) * 1_000n))).toEqual(c.instants);
 	});
 });

@@ -12,6 +12,27 @@ import { describe, expect, it } from "vitest";
 import { exportToFile } from "../src/index.js";
 import { BIN, tempDir } from "./support/cli.js";
 
+/** The preload that has the CLI signal itself at a line of its stderr (signal-on-stderr.mjs). */
+const SIGNAL_ON_STDERR = path.join(import.meta.dirname, "support/signal-on-stderr.mjs");
+
+/** The CLI on `args` (stdout ignored), its stderr gathered; `env` added to the test's. */
+function spawnCli(args: string[], env: Record<string, string> = {}) {
+	const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+	let stderr = "";
+	const matched: { pattern: RegExp; resolve: () => void }[] = [];
+	child.stderr.on("data", (chunk: Buffer) => {
+		stderr += chunk.toString();
+		for (const wait of matched) if (wait.pattern.test(stderr)) wait.resolve();
+	});
+	return {
+		child,
+		stderr: () => stderr,
+		exited: new Promise<number | null>((resolve) => child.once("exit", resolve)),
+		/** Resolves once stderr matches `pattern` (an event, not a poll): the test's timeout is the only limit. */
+		until: (pattern: RegExp) => new Promise<void>((resolve) => (pattern.test(stderr) ? resolve() : matched.push({ pattern, resolve }))),
+	};
+}
+
 /**
  * A v3 datetime64[s] array of `length` values in chunks of one, NaT fill, `codecs` as given, no chunk written; with
  * `shape`, of that shape instead.
@@ -78,17 +99,13 @@ describe("the event loop turns while chunks wait for no I/O", () => {
 	it("the CLI ends on SIGTERM during a 10^9-chunk array of missing chunks: exit 143, no output left", async () => {
 		const store = emptyArray("huge.zarr", 1_000_000_000, [{ name: "bytes", configuration: { endian: "little" } }]);
 		const out = path.join(tempDir(), "huge.parquet");
-		const child = spawn(process.execPath, [BIN, store, "-o", out, "--progress"], { stdio: ["ignore", "ignore", "pipe"] });
-		let stderr = "";
-		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-		const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-		// Once chunks are being read: the progress line says so.
-		for (let i = 0; i < 3000 && !/rows/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-		expect(stderr).toMatch(/rows/);
-		child.kill("SIGTERM");
+		const cli = spawnCli([BIN, store, "-o", out, "--progress"]);
+		// Once chunks are being read: the progress line says so (10^9 chunks cannot all be read before the signal).
+		await cli.until(/rows/);
+		cli.child.kill("SIGTERM");
 		// Before: the signal waited for the end of an export of 10^9 chunks (hours): the test's timeout.
-		expect(await exited).toBe(143);
-		expect(stderr).toMatch(/dt64-export: interrupted by SIGTERM\n$/);
+		expect(await cli.exited).toBe(143);
+		expect(cli.stderr()).toMatch(/dt64-export: interrupted by SIGTERM\n$/);
 		expect(fs.readdirSync(path.dirname(out))).toEqual([]);
 	}, 60_000);
 
@@ -100,15 +117,13 @@ describe("the event loop turns while chunks wait for no I/O", () => {
 			fs.writeFileSync(path.join(store, "c", String(k)), new Uint8Array(values.buffer));
 		}
 		const out = path.join(tempDir(), "small.parquet");
-		const child = spawn(process.execPath, [BIN, store, "-o", out, "--progress"], { stdio: ["ignore", "ignore", "pipe"] });
-		let stderr = "";
-		child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-		const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-		for (let i = 0; i < 3000 && !/chunks \d/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-		child.kill("SIGTERM");
-		expect(await exited).toBe(143);
+		// SIGTERM from the CLI itself at its first progress line (its first chunk read), so that the signal arrives while
+		// chunks are being read whatever the CPU this process gets (the test sending it could come after the 4,000).
+		const cli = spawnCli(["--import", SIGNAL_ON_STDERR, BIN, store, "-o", out, "--progress"], { DT64_TEST_SIGNAL_AFTER: "chunks \\d" });
+		expect(await cli.exited).toBe(143);
+		expect(cli.stderr()).toMatch(/dt64-export: interrupted by SIGTERM\n$/);
 		// The last progress line before the signal's: before, every chunk was read first (4000/4000).
-		const counts = [...stderr.matchAll(/chunks ([\d,]+)\/([\d,]+)/g)].map((match) => Number(match[1].replaceAll(",", "")));
+		const counts = [...cli.stderr().matchAll(/chunks ([\d,]+)\/([\d,]+)/g)].map((match) => Number(match[1].replaceAll(",", "")));
 		expect(counts.length).toBeGreaterThan(0);
 		expect(counts[counts.length - 1]).toBeLessThan(4000);
 		expect(fs.readdirSync(path.dirname(out))).toEqual([]);

@@ -12,6 +12,7 @@ import { roundHalfEvenDiv } from "../convert/bigint-division.js";
 import type { TargetUnit } from "../dtype/units.js";
 import type { NumericValues } from "../zarr/chunk-values.js";
 import type { CfTimeCoding } from "./cf-time-coding.js";
+import type { CountExtremes } from "./count-extremes.js";
 import { exactDyadic, isExactProduct } from "./exact-double.js";
 import { isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 import { exactUnpacker } from "./packing.js";
@@ -52,6 +53,11 @@ export interface AutoUnits {
 	 * decoding refuses it in any unit (TRUNCATION), rounding or flooring takes it.
 	 */
 	readonly inexact?: number;
+	/**
+	 * The earliest and latest counts, when every count was read (see cfAutoUnit's `findRange`): with values floored
+	 * or rounded, auto takes a coarser unit where its own cannot hold them (auto-unit-range.ts).
+	 */
+	readonly extremes?: CountExtremes;
 }
 
 /**

@@ -14,7 +14,9 @@ import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
 import { cOrderCoordinates } from "../zarr/grid.js";
 import type { PlainTypeName } from "../zarr/plain-dtype.js";
 import type { CalendarAlignment } from "./calendar-alignment.js";
+import { unitHoldingExtremes } from "./auto-unit-range.js";
 import { baseCfTargetUnit, refineTargetUnits, roundedAutoUnit, type AutoUnits } from "./cf-target-unit.js";
+import { widenExtremes, type CountExtremes } from "./count-extremes.js";
 import { cfTimeKindOf, parseCfTimeCoding, type CfTimeCoding } from "./cf-time-coding.js";
 import type { MaskableType } from "./masking.js";
 import { cfMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./missing-value.js";
@@ -32,6 +34,11 @@ export interface CfOptions {
 	alignOn?: CalendarAlignment;
 	/** The export's unit: with `auto` (the default) the values of a float array are read once to choose it. */
 	unit?: TargetUnitOption;
+	/**
+	 * The export's rounding (ConversionOptions): with `unit` auto, `floor` or `nearest` has that read find the
+	 * earliest and latest counts too, for a unit that holds them (auto-unit-range.ts).
+	 */
+	rounding?: Rounding;
 }
 
 /** The numeric data types a CF time array may have. */
@@ -118,8 +125,9 @@ export function hasFloatCounts(metadata: PlainArrayMetadata, coding: CfTimeCodin
 /**
  * The units `--unit auto` gives a CF time array. Integer counts need only their units and reference; float counts
  * may hold fractions, so with `readValues` every chunk is read once for the units they need (stopping at ns; with
- * `findInexact`, at a count that is not a whole number of ns: see AutoUnits), and without it there are none yet
- * (undefined). Those reads go under `signal` (the opening's).
+ * `findInexact`, at a count that is not a whole number of ns: see AutoUnits; with `findRange`, never, for the
+ * earliest and latest counts), and without it there are none yet (undefined). Those reads go under `signal` (the
+ * opening's). The extremes are read only for `findRange` (a loop more over every count).
  */
 export async function cfAutoUnit(
 	metadata: PlainArrayMetadata,
@@ -127,17 +135,21 @@ export async function cfAutoUnit(
 	{ coding, markers }: Omit<CfTimeDecoding, "autoUnit">,
 	readValues: boolean,
 	signal?: AbortSignal,
-	findInexact = false,
+	{ findInexact = false, findRange = false }: { findInexact?: boolean; findRange?: boolean } = {},
 ): Promise<AutoUnits | undefined> {
 	const base = baseCfTargetUnit(coding);
 	let units: AutoUnits = { exact: base, nearest: base };
 	if (!hasFloatCounts(metadata, coding)) return units;
 	if (!readValues) return undefined;
+	let extremes: CountExtremes | undefined;
 	for (const coords of cOrderCoordinates(chunks.gridShape)) {
-		if (units.exact === "ns" && units.nearest === "ns" && (!findInexact || units.inexact !== undefined)) break;
-		units = refineTargetUnits((await chunks.read(coords, signal)) as NumericValues, coding, markers, units, findInexact, SIGNIFICAND_BITS[metadata.dataType.name]);
+		const settled = units.exact === "ns" && units.nearest === "ns" && (!findInexact || units.inexact !== undefined);
+		if (settled && !findRange) break;
+		const values = (await chunks.read(coords, signal)) as NumericValues;
+		if (!settled) units = refineTargetUnits(values, coding, markers, units, findInexact, SIGNIFICAND_BITS[metadata.dataType.name]);
+		if (findRange) extremes = widenExtremes(values, coding, markers, extremes);
 	}
-	return units;
+	return extremes !== undefined ? { ...units, extremes } : units;
 }
 
 /** Opens a CF time array's decoding: its coding (refusals named as parseCfTimeDecoding names them) and auto unit. */
@@ -147,16 +159,27 @@ export async function openCfTimeDecoding(
 	options: Pick<CfOptions, "convertCalendar" | "alignOn"> & { readValues: boolean; signal?: AbortSignal; findInexact?: boolean },
 ): Promise<CfTimeDecoding> {
 	const parsed = parseCfTimeDecoding(metadata, options);
-	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal, options.findInexact) };
+	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal, { findInexact: options.findInexact }) };
 }
 
 /**
- * The Arrow unit of a CF time array: the one asked for, or `--unit auto`'s (for the rounding asked for). Float counts opened without reading
- * their values (a table opened with another unit than it is exported with) have no auto unit: refused, rather
- * than guessed.
+ * The unit `--unit auto` gives a CF time array whose counts were read, for the rounding asked for: `unit`, and the unit
+ * its values' fractions ask for (`fractions`) when it had to be coarser to hold every value's date (auto-unit-range.ts).
+ */
+export function cfAutoUnitChoice(autoUnit: AutoUnits, decoding: Omit<CfTimeDecoding, "autoUnit">, metadata: PlainArrayMetadata, rounding: Rounding): { unit: TargetUnit; fractions?: TargetUnit } {
+	const fractions = rounding === "nearest" ? roundedAutoUnit(autoUnit) : autoUnit.exact;
+	if (rounding === "error" || autoUnit.extremes === undefined) return { unit: fractions };
+	const unit = unitHoldingExtremes(autoUnit.extremes, decoding.coding, decoding.markers, fractions, rounding, metadata.dataType.name);
+	return unit === fractions ? { unit } : { unit, fractions };
+}
+
+/**
+ * The Arrow unit of a CF time array: the one asked for, or `--unit auto`'s (for the rounding asked for). Float counts
+ * opened without reading their values (a table opened with another unit than it is exported with) have no auto unit:
+ * refused, rather than guessed.
  */
 export function cfTimeUnit(decoding: CfTimeDecoding, metadata: PlainArrayMetadata, asked: TargetUnitOption, rounding: Rounding): TargetUnit {
 	if (asked !== "auto") return asked;
-	if (decoding.autoUnit !== undefined) return rounding === "nearest" ? roundedAutoUnit(decoding.autoUnit) : decoding.autoUnit.exact;
+	if (decoding.autoUnit !== undefined) return cfAutoUnitChoice(decoding.autoUnit, decoding, metadata, rounding).unit;
 	throw new UsageError(`${cfArrayContext(metadata.path)}: its float CF time counts were not read when it was opened, so unit auto cannot choose their unit: open the table with unit auto, or export with a unit`, { option: "unit", path: metadata.path });
 }

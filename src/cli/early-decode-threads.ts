@@ -43,7 +43,7 @@ export function startDecodeThreadsEarly(argv: readonly string[]): void {
 
 /** Whether `argv` exports, from a local store, an array whose chunks decode on the decode threads (see above). */
 export function exportDecodesOnThreads(argv: readonly string[]): boolean {
-	if (argv.some(notAnExport)) return false;
+	if (argv.some(notAnExport) || outputRefused(argv)) return false;
 	// The store: the first argument that is a local folder with Zarr metadata (an option's value is none).
 	for (const store of argv) {
 		if (store.startsWith("-") || store.includes("://")) continue;
@@ -60,6 +60,22 @@ function groupDecodesOnThreads(argv: readonly string[], store: string): boolean 
 	if (columns.some((list) => list.trim() === "all")) return childFolders(store).some(arrayOnThreads);
 	const names = [...optionValues(argv, "array"), ...columns.flatMap((list) => list.split(","))].map((name) => name.trim()).filter((name) => name !== "");
 	return names.some((name) => arrayOnThreads(path.join(store, name)));
+}
+
+/**
+ * Whether the export will be refused OUTPUT_EXISTS before it reads anything (checkFileOutput): `-o` names a regular
+ * file that exists, and no `--force` (nor `-f` among short flags) is given. No thread is then started for it.
+ */
+function outputRefused(argv: readonly string[]): boolean {
+	if (argv.some((arg) => arg === "--force" || arg.startsWith("--force=") || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(arg))) return false;
+	const outputs = [...optionValues(argv, "output"), ...argv.flatMap((arg, at) => (arg === "-o" && at + 1 < argv.length ? [argv[at + 1]] : arg.startsWith("-o=") ? [arg.slice(3)] : []))];
+	return outputs.some((output) => {
+		try {
+			return output !== "-" && fs.statSync(output, { throwIfNoEntry: false })?.isFile() === true;
+		} catch {
+			return false;
+		}
+	});
 }
 
 /** Whether `folder` holds an array whose chunks decode on the decode threads. */

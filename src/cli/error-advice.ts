@@ -37,10 +37,11 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 				: "",
 	// ns is the finest Arrow unit: there is no finer --unit to suggest. Flooring moves a float count that is a hair
 	// below a whole unit (01:59:59.999... for 02:00) one unit back: rounding is named first.
-	// Auto's ns, for a count no unit holds, overflowed: flooring needs a unit that holds the rest (rounding picks one).
+	// Auto's ns, for a count no unit holds, overflowed: with either flag auto takes the finest unit that holds every
+	// date (cf/auto-unit-range.ts), so no --unit is needed.
 	TRUNCATION: (error) =>
 		error.message.includes(UNHELD_COUNT_NOTE)
-			? "; use --round to round to the nearest (as xarray decodes floats), or --allow-truncate with a coarser --unit to floor"
+			? "; use --round to round to the nearest (as xarray decodes floats), or --allow-truncate to floor (--unit auto then takes the finest unit that holds every date)"
 			: `; use --round to round to the nearest (as xarray decodes floats), --allow-truncate to floor${error.unit === undefined || error.unit === "ns" ? "" : ", or a finer --unit"}`,
 	// Only a value refused by a conversion (it has a position) becomes null with --on-overflow null; a writer's own
 	// limit does not.

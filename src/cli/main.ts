@@ -22,7 +22,7 @@ import type { ZarrTable } from "../open-table.js";
 import { parseColumnList } from "./column-list.js";
 import { parseRenameList } from "./rename-list.js";
 import type { RowOrder } from "../stream/table-reader.js";
-import { AtomicFileWriter, removePendingTempFiles, strayTemporaryFiles } from "../output/atomic-file.js";
+import { AtomicFileWriter, checkFileOutput, removePendingTempFiles, strayTemporaryFiles } from "../output/atomic-file.js";
 import type { ParquetCompression } from "../stream/parquet/options.js";
 import { BufferPool } from "../memory/buffer-pool.js";
 import { WrittenBackWriter } from "../output/written-back.js";
@@ -46,6 +46,7 @@ import { countText } from "./count-text.js";
 import { forbiddenChunksNotice } from "./forbidden-chunks-notice.js";
 import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js";
 import { overflowNullsText } from "./overflow-notice.js";
+import { cfAutoUnitNotices } from "./cf-auto-unit-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 import { ignoreStderrFailures, writeStderrLine } from "./stderr-line.js";
@@ -167,15 +168,20 @@ async function selectedStages(table: ZarrTable, plan: ExportPlan) {
  */
 const FIRST_CHUNK_WAIT_MS = 50;
 
-async function exportStages(table: ZarrTable, plan: ExportPlan, local: boolean) {
+/**
+ * The stages of an export. `startReading`: the first chunk is read while apache-arrow loads; not when the output is
+ * yet to be checked (its name comes from the schema, without -o), so that nothing is read nor decoded for an export
+ * refused there.
+ */
+async function exportStages(table: ZarrTable, plan: ExportPlan, local: boolean, startReading: boolean) {
 	const reader = createTableReader(table, plan.read);
 	// A failure before the pipeline is attached stays on the stream (pipeline reports it), not an uncaught error.
 	reader.on("error", () => undefined);
-	reader.read(0);
+	if (startReading) reader.read(0);
 	// Loading apache-arrow holds this thread for about 40 ms: the first chunk is read and sent to its decode thread
 	// first, to decode meanwhile (v3 zstd: sent 35-40 ms sooner). A remote store's first bytes take longer than the
 	// load, which then waits for nothing.
-	if (local) await firstChunkSent(FIRST_CHUNK_WAIT_MS);
+	if (local && startReading) await firstChunkSent(FIRST_CHUNK_WAIT_MS);
 	return (await loadArrowStages()).createStagesAround(table, reader, plan);
 }
 
@@ -338,7 +344,12 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 		quiet: args.quiet,
 	};
 	const warned = warnInapplicable(command, facts);
-	if (!dataset && args.output !== undefined && !toStdout && namedDescriptor(args.output) === undefined) warnOfStrayTemporaryFiles(args.output);
+	if (!dataset && args.output !== undefined && !toStdout && namedDescriptor(args.output) === undefined) {
+		// A file that exists (without --force), or a folder this process may not write in: refused before the store is
+		// opened, its chunks read and decoded (see checkFileOutput). A device or a FIFO is written in place (openInPlace).
+		if (existing === undefined || existing.isFile()) checkFileOutput(args.output, args.force);
+		warnOfStrayTemporaryFiles(args.output);
+	}
 	// The reader starts before the progress line exists: chunks decoded until then count in its first update.
 	let progress: Progress | undefined;
 	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
@@ -394,6 +405,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const planned = (table: ZarrTable, schema: Schema, rows: number) => {
 		progress = showProgress ? new Progress(process.stderr, rows) : undefined;
 		warnOfDatetime64CfAttributes(table);
+		if (!args.quiet) for (const notice of cfAutoUnitNotices(table, plan.columns.conversion, index !== false)) writeStderrLine(`dt64-export: ${notice}`);
 		const stale = staleConsolidatedWarning(table.staleConsolidatedMetadata ?? []);
 		if (stale !== undefined) writeStderrLine(`dt64-export: warning: ${stale}`);
 		const refused = refusedNodesWarning(table.refusedNodes ?? [], table.columns[0]?.metadata.path ?? table.name, "name it with --array (nothing is searched then)");
@@ -417,13 +429,15 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// request to a server that does not answer with it.
 	const stopExitingWhileOpening = exitOnInterrupt();
 	const table = await openPlannedTable(args.store, plan.open);
-	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store))), filter: undefined, notice: undefined } : await selectedStages(table, plan);
+	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store), args.output !== undefined)), filter: undefined, notice: undefined } : await selectedStages(table, plan);
 	const rows = stages.reader.totalRows;
 	planned(table, stages.batcher.schema, rows);
 	// One value column asked for (its coordinates follow it): the file is named after it; several: after their group.
 	const asked = table.columns.filter((column) => column.coordinate !== true).length;
 	const name = asked === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - table.columns.length].name : table.name;
 	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
+	// The name the schema gave, checked as -o is before the store is opened: the reader has not started.
+	if (args.output === undefined && namedDescriptor(target) === undefined && statOutput(target)?.isFile() !== false) checkFileOutput(target, args.force);
 	// A FIFO's open waits for its reader with the signal handlers in place (see openInPlace), so Ctrl-C ends that wait.
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : await openInPlace(target, format);
 	let destination: Writable | undefined;

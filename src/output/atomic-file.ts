@@ -162,6 +162,68 @@ export function keepAttributesOf(target: string, file: string): void {
 	}
 }
 
+/** Where AtomicFileWriter writes a target: the file renamed over, and the folder its temporary file goes in. */
+interface FileTarget {
+	readonly existing: fs.Stats | undefined;
+	/** The file renamed over: the target, or the file a symbolic link target points to. */
+	readonly replaced: string;
+	readonly folder: string;
+}
+
+/**
+ * The refusals of a file output that need nothing but the path: a folder, a device or a pipe, a file that exists
+ * without `overwrite` (OUTPUT_EXISTS), a dangling symbolic link, a folder that does not exist. AtomicFileWriter makes
+ * them when it is created; checkFileOutput before anything is read.
+ */
+function fileTarget(target: string, overwrite: boolean): FileTarget {
+	const existing = statOutput(target);
+	// A folder is never replaced, overwrite or not: refused before the export reads anything, not after it ran.
+	if (existing?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name a file to write`, { path: target });
+	// Nor is a device, a pipe or a socket (/dev/null, a FIFO): the rename would put a file in its place. The CLI
+	// writes those in place, never through this writer; a library caller streams to them (exportTable).
+	if (existing !== undefined && !existing.isFile()) {
+		throw new Dt64ExportError("OUTPUT_INVALID", `${target} is not a regular file (a device, a pipe or a socket), which a file written all or nothing would replace: write to it as a stream (exportTable with fs.createWriteStream)`, { path: target });
+	}
+	if (!overwrite && fs.existsSync(target)) throw outputExists(target);
+	// The folder as the system resolves the path: the temporary file goes there, beside the file it becomes.
+	const folder = outputFolder(target);
+	// A symbolic link to a file that does not exist: as through any link, the file written is the one it points
+	// to, which is created, and only when overwriting is asked for (the link's name is taken: cp refuses too).
+	const linkedTo = existing === undefined ? danglingLinkTarget(target) : undefined;
+	if (linkedTo !== undefined) {
+		if (!overwrite) {
+			throw new Dt64ExportError("OUTPUT_EXISTS", `${target} is a symbolic link to ${linkedTo}, which does not exist: overwriting writes that file`, { path: target });
+		}
+		const linkedFolder = path.dirname(linkedTo);
+		if (!fs.existsSync(linkedFolder)) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a symbolic link into a folder that does not exist: ${linkedFolder}`, { path: target });
+	}
+	const replaced = existing ? fs.realpathSync.native(target) : (linkedTo ?? target);
+	return { existing, replaced, folder: existing || linkedTo !== undefined ? path.dirname(replaced) : folder };
+}
+
+/** The refusal of a folder that takes no new file (read-only file system, permissions): OUTPUT_INVALID, naming it. */
+function folderRefusal(folder: string, error: unknown): Dt64ExportError | undefined {
+	const code = (error as NodeJS.ErrnoException).code;
+	return code === "EACCES" || code === "EROFS" || code === "EPERM" ? new Dt64ExportError("OUTPUT_INVALID", `cannot create a file in ${folder}: ${systemErrorReason(error as Error)}`, { path: folder, cause: error }) : undefined;
+}
+
+/**
+ * Refuses, before an export opens its store, a file output AtomicFileWriter would refuse (see fileTarget: an existing
+ * file without `overwrite` is OUTPUT_EXISTS) or could not create its temporary file beside (a folder this process may
+ * not write in, a read-only file system: OUTPUT_INVALID). Refused once the store's chunks were read, the export had
+ * compiled its decoders and started its threads for nothing (75 MiB for an OUTPUT_EXISTS). The writer checks again
+ * when it is created, and the rename cannot replace a file that appears meanwhile.
+ */
+export function checkFileOutput(target: string, overwrite: boolean): void {
+	const { folder } = fileTarget(target, overwrite);
+	try {
+		fs.accessSync(folder, fs.constants.W_OK);
+	} catch (error) {
+		const refusal = folderRefusal(folder, error);
+		if (refusal !== undefined) throw refusal;
+	}
+}
+
 /**
  * A file written all or nothing: bytes go to a temporary file beside the target, which is fsynced and moved to
  * the target when the stream finishes, and removed when it is destroyed with an error. Without `overwrite`, the
@@ -203,29 +265,8 @@ export class AtomicFileWriter extends Writable {
 		this.#bufferPool?.expectWrittenBack();
 		this.#overwrite = options.overwrite ?? false;
 		// Checked here too, not only when the file is moved: an export that cannot be written fails before it starts.
-		const existing = statOutput(target);
-		// A folder is never replaced, overwrite or not: refused before the export reads anything, not after it ran.
-		if (existing?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name a file to write`, { path: target });
-		// Nor is a device, a pipe or a socket (/dev/null, a FIFO): the rename would put a file in its place. The CLI
-		// writes those in place, never through this writer; a library caller streams to them (exportTable).
-		if (existing !== undefined && !existing.isFile()) {
-			throw new Dt64ExportError("OUTPUT_INVALID", `${target} is not a regular file (a device, a pipe or a socket), which a file written all or nothing would replace: write to it as a stream (exportTable with fs.createWriteStream)`, { path: target });
-		}
-		if (!this.#overwrite && fs.existsSync(target)) throw outputExists(target);
-		// The folder as the system resolves the path: the temporary file goes there, beside the file it becomes.
-		let folder = outputFolder(target);
-		// A symbolic link to a file that does not exist: as through any link, the file written is the one it points
-		// to, which is created, and only when overwriting is asked for (the link's name is taken: cp refuses too).
-		const linkedTo = existing === undefined ? danglingLinkTarget(target) : undefined;
-		if (linkedTo !== undefined) {
-			if (!this.#overwrite) {
-				throw new Dt64ExportError("OUTPUT_EXISTS", `${target} is a symbolic link to ${linkedTo}, which does not exist: overwriting writes that file`, { path: target });
-			}
-			const linkedFolder = path.dirname(linkedTo);
-			if (!fs.existsSync(linkedFolder)) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a symbolic link into a folder that does not exist: ${linkedFolder}`, { path: target });
-		}
-		this.#replaced = existing ? fs.realpathSync.native(target) : (linkedTo ?? target);
-		if (existing || linkedTo !== undefined) folder = path.dirname(this.#replaced);
+		const { existing, replaced, folder } = fileTarget(target, this.#overwrite);
+		this.#replaced = replaced;
 		// A name no file has: "wx" creates it or fails (a symbolic link of that name included), and another name is
 		// tried then. Math.random, not node:crypto, which the CLI would load for this alone (about 5 ms at start).
 		for (let attempt = 1; ; attempt++) {
@@ -240,8 +281,7 @@ export class AtomicFileWriter extends Writable {
 				// A folder that takes no new file (read-only file system, permissions) is where the output cannot be
 				// created, as a dataset folder that cannot be created is: OUTPUT_INVALID, not a write that failed midway
 				// (trial 26: 03). The temporary file's name, in Node's message, is no concern of the reader's.
-				const refused = code === "EACCES" || code === "EROFS" || code === "EPERM";
-				throw new Dt64ExportError(refused ? "OUTPUT_INVALID" : "WRITE_FAILED", `cannot ${refused ? "create a file" : "write"} in ${folder}: ${systemErrorReason(error as Error)}`, { path: folder, cause: error });
+				throw folderRefusal(folder, error) ?? new Dt64ExportError("WRITE_FAILED", `cannot write in ${folder}: ${systemErrorReason(error as Error)}`, { path: folder, cause: error });
 			}
 		}
 		pending.add(this.tempPath);

@@ -17,11 +17,11 @@ export interface NodeRun {
 	ms: number;
 }
 
-/** Runs node with `args`; `onStart` may signal it; killed (and reported as a hang) after 15 s. */
-export function runNode(args: string[], env: Record<string, string>, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<NodeRun> {
+/** Runs node with `args` (in `cwd`, the test's own by default); `onStart` may signal it; killed (and reported as a hang) after 15 s. */
+export function runNode(args: string[], env: Record<string, string>, onStart?: (child: ReturnType<typeof spawn>) => void, cwd?: string): Promise<NodeRun> {
 	return new Promise((resolve) => {
 		const started = Date.now();
-		const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+		const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"], cwd });
 		let stderr = "";
 		child.stderr!.on("data", (data: Buffer) => (stderr += data));
 		const hang = setTimeout(() => child.kill("SIGKILL"), 15_000);
