@@ -40,6 +40,24 @@ async function smallChunks(chunks: number): Promise<{ input: BigInt64Array; name
 
 const chunkIndex = (request: { path: string }) => Number(/\/c\/(\d+)$/.exec(request.path)?.[1] ?? Number.NaN);
 
+/**
+ * Holds every chunk (or shard) read until REMOTE_REQUESTS are in flight, then answers each after `delayMs(request)`
+ * (from the gate's opening): an export that kept fewer in flight would hang, and fail at the test's timeout; one that
+ * asked more would be seen over it.
+ */
+function gateChunkReadsUntilInFlight(delayMs: (request: { path: string }) => number | undefined = () => undefined): void {
+	let open = () => {};
+	const gate = new Promise<void>((resolve) => {
+		open = resolve;
+	});
+	http.fault = (request) => {
+		if (Number.isNaN(chunkIndex(request))) return undefined;
+		if (http.server.inFlight >= REMOTE_REQUESTS) open();
+		const delay = delayMs(request);
+		return delay === undefined ? { gate } : { gate, delayMs: delay };
+	};
+}
+
 async function exported(store: string, options: Parameters<typeof exportToFile>[2] = {}): Promise<bigint[]> {
 	const out = path.join(work, `out${counter++}.arrow`);
 	await exportToFile(store, out, options);
@@ -49,18 +67,9 @@ async function exported(store: string, options: Parameters<typeof exportToFile>[
 describe("remote chunk reads", () => {
 	it("keep REMOTE_REQUESTS chunks in flight, never more, and rows in order when answers come out of order", async () => {
 		const { input, name } = await smallChunks(200);
-		// No chunk is answered until REMOTE_REQUESTS are in flight (an export that kept fewer would hang, and fail at the
-		// test's timeout; one that asked more would be seen over it), then later chunks of each group of seven answer
+		// No chunk is answered until REMOTE_REQUESTS are in flight, then later chunks of each group of seven answer
 		// first: their delays all start as the gate opens, so the first answers come out of order on any schedule.
-		let open = () => {};
-		const gate = new Promise<void>((resolve) => {
-			open = resolve;
-		});
-		http.fault = (request) => {
-			if (Number.isNaN(chunkIndex(request))) return undefined;
-			if (http.server.inFlight >= REMOTE_REQUESTS) open();
-			return { gate, delayMs: 5 + (6 - (chunkIndex(request) % 7)) * 12 };
-		};
+		gateChunkReadsUntilInFlight((request) => 5 + (6 - (chunkIndex(request) % 7)) * 12);
 		expect(await exported(`${http.server.url}/${name}.zarr`)).toEqual(Array.from(input));
 		const chunks = http.server.requests.filter((request) => !Number.isNaN(chunkIndex(request)));
 		expect(chunks).toHaveLength(200);
@@ -122,17 +131,8 @@ describe("remote reads of sharded arrays (trial 20, finding 02)", () => {
 	it("count requests, not inner chunks: REMOTE_REQUESTS shards in flight, each an index read and one read of its data", async () => {
 		// 40 shards of 10 inner chunks: with the limit in inner chunks, 32 of them were 4 shards in flight.
 		const { input, name } = await shardedChunks(40, 10);
-		// As the unsharded case: no shard read is answered until REMOTE_REQUESTS are in flight (an export that kept
-		// fewer would hang, and fail at the test's timeout; one that asked more would be seen over it).
-		let open = () => {};
-		const gate = new Promise<void>((resolve) => {
-			open = resolve;
-		});
-		http.fault = (request) => {
-			if (Number.isNaN(chunkIndex(request))) return undefined;
-			if (http.server.inFlight >= REMOTE_REQUESTS) open();
-			return { gate };
-		};
+		// As the unsharded case: no shard read is answered until REMOTE_REQUESTS are in flight.
+		gateChunkReadsUntilInFlight();
 		expect(await exported(`${http.server.url}/${name}.zarr`)).toEqual(Array.from(input));
 		expect(shardReads()).toHaveLength(80);
 		expect(http.server.maxInFlight).toBe(REMOTE_REQUESTS);
