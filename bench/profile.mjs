@@ -1,15 +1,22 @@
-// node bench/profile.mjs [store name, default s-gzip] [--top N] [--cpuprofile file] [--target DIR] [-- extra CLI args]
+// node bench/profile.mjs [store name or codec case, default s-gzip] [--top N] [--cpuprofile file] [--target DIR]
+//                        [-- extra CLI args]
 //
 // Runs one export under `node --cpu-prof` on a store of .bench-cache/ (run `npm run bench` first to build them)
-// and prints the functions with the most self time and the time per package. The profile samples the main
-// thread only: inflate on libuv's thread pool and the kernel's file I/O show up as "(idle)" there.
+// and prints the functions with the most self time and the time per package. A codec case of bench/codec-bench.mjs
+// (`v3-zstd`, `3d-zstd-C`...) is its 20M-value store of .bench-cache/codecs-v1-20000000/ exported with the case's
+// arguments, as bench/peak-breakdown.mjs runs it (the store written on first use, as `npm run bench` writes it). The
+// profile samples the main thread only: inflate on libuv's thread pool, the decode threads and the kernel's file I/O
+// show up as "(idle)" there.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { CODEC_CASES, codecPythonVersions, ensureCodecStore } from "./codec-bench.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The codec cases' stores, as bench/peak-breakdown.mjs reads them. */
+const CODEC_LENGTH = 20_000_000;
 
 function parseArgs(argv) {
 	const args = { store: "s-gzip", top: 20, cpuprofile: null, extra: [], target: root };
@@ -27,20 +34,37 @@ function parseArgs(argv) {
 	return args;
 }
 
+/**
+ * The store to export and the case's own export arguments: a path; a codec case's store (written on first use); or
+ * a store of .bench-cache/'s root by name (`s-gzip`).
+ */
+function storeOf(store) {
+	if (path.isAbsolute(store) || store.includes("/")) return { storeDir: store, caseArgs: [] };
+	const codecCase = CODEC_CASES.find((c) => c.name === store);
+	if (codecCase !== undefined) {
+		const cache = path.join(root, ".bench-cache");
+		const written = fs.existsSync(path.join(cache, `codecs-v1-${CODEC_LENGTH}`, `${codecCase.store}.zarr`, ".done"));
+		if (!written && codecPythonVersions() === null) throw new Error("Debian's /usr/bin/python3 with numcodecs and zarr is needed to write the store");
+		return { storeDir: ensureCodecStore(cache, root, codecCase.store, CODEC_LENGTH, (line) => console.log(line)), caseArgs: codecCase.exportArgs ?? [] };
+	}
+	const storeDir = path.join(root, ".bench-cache", `${store}.zarr`);
+	if (!fs.existsSync(storeDir)) throw new Error(`${storeDir} does not exist: run npm run bench first (or name a codec case: ${CODEC_CASES.map((c) => c.name).join(", ")})`);
+	return { storeDir, caseArgs: [] };
+}
+
 function record(store, extra, target) {
+	const { storeDir, caseArgs } = storeOf(store);
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dt64-prof-"));
 	const out = path.join(dir, "out.arrow");
-	const storeDir = path.isAbsolute(store) || store.includes("/") ? store : path.join(root, ".bench-cache", `${store}.zarr`);
-	if (!fs.existsSync(storeDir)) throw new Error(`${storeDir} does not exist: run npm run bench first`);
 	const started = process.hrtime.bigint();
-	const run = spawnSync(process.execPath, ["--cpu-prof", "--cpu-prof-dir", dir, path.join(target, "bin", "dt64-export.js"), storeDir, "--to", "arrow", "-o", out, "-q", "--force", ...extra], { encoding: "utf8" });
+	const run = spawnSync(process.execPath, ["--cpu-prof", "--cpu-prof-dir", dir, path.join(target, "bin", "dt64-export.js"), storeDir, ...caseArgs, "--to", "arrow", "-o", out, "-q", "--force", ...extra], { encoding: "utf8" });
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 	if (run.status !== 0) throw new Error(`export failed: ${run.stderr}`);
 	const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
-	const kept = path.join(os.tmpdir(), `dt64-export-${path.basename(storeDir, ".zarr")}.cpuprofile`);
+	const kept = path.join(os.tmpdir(), `dt64-export-${path.basename(store, ".zarr")}.cpuprofile`);
 	fs.copyFileSync(path.join(dir, file), kept);
 	fs.rmSync(dir, { recursive: true, force: true });
-	console.log(`profiled: ${path.join(target, "bin", "dt64-export.js")} ${storeDir} in ${seconds.toFixed(3)} s wall (with profiler); profile kept at ${kept}`);
+	console.log(`profiled: ${path.join(target, "bin", "dt64-export.js")} ${storeDir}${caseArgs.map((a) => ` ${a}`).join("")} in ${seconds.toFixed(3)} s wall (with profiler); profile kept at ${kept}`);
 	return kept;
 }
 

@@ -137,6 +137,12 @@ export interface InspectNode {
 	 */
 	readonly arrowTypeRounded?: string;
 	/**
+	 * A float CF time array's Arrow type with `--unit auto` and flooring (`--allow-truncate`), when it is another than
+	 * `arrowType`: the unit its fractions ask for cannot hold every date (hourly float days before 1678), and auto takes
+	 * the finest that does, as the export does from the earliest and latest counts.
+	 */
+	readonly arrowTypeFloored?: string;
+	/**
 	 * A float CF time array: whether inspect read its counts (at most `maxChunks` chunks), so that `arrowType` is the
 	 * unit `--unit auto` gives and `exportable` says whether every count is a whole number of ns; false: none was
 	 * read, `arrowType` is the coarsest the units allow and a count between two ns, which an exact export refuses,
@@ -461,7 +467,9 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		scanned = product(chunks.gridShape) <= maxChunks;
 		// Read as the export reads them for `--unit auto`, and on until a count that is not a whole number of ns: an
 		// exact export refuses it, whatever the unit.
-		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned, signal: opened.signal, findInexact: true });
+		// Their earliest and latest counts too, as the export's auto pass finds them for --round and --allow-truncate:
+		// before 1678 (after 2262) the unit their fractions ask for may not hold every date, and auto takes a coarser.
+		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned, signal: opened.signal, findInexact: true, findRange: scanned });
 	} catch (error) {
 		throwIfAborted(opened.signal);
 		const refusal = refusalOf(error, where);
@@ -473,10 +481,13 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const unsure = decoding.autoUnit === undefined;
 	const unit = unsure ? baseCfTargetUnit(decoding.coding) : cfTimeUnit(decoding, metadata, "auto", "error");
 	const nearest = unsure ? unit : cfTimeUnit(decoding, metadata, "auto", "nearest");
+	const floored = unsure ? unit : cfTimeUnit(decoding, metadata, "auto", "floor");
 	const typeName = decoding.coding.kind === "duration" ? "duration" : "timestamp";
 	const arrowType = `${typeName}[${unit}]${unsure && unit !== "ns" ? " or a finer unit if a float count needs one" : ""}`;
 	const inexact = decoding.autoUnit?.inexact;
 	const rounded = nearest === unit && inexact === undefined ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
+	// Flooring keeps the exact unit, unless that unit cannot hold every date (before 1678: auto takes a coarser).
+	const flooredType = floored === unit ? {} : { arrowTypeFloored: `${typeName}[${floored}]` };
 	const search: EndSearch = {
 		source: chunks as ChunkSource<NumericValues>,
 		shape: metadata.shape,
@@ -495,7 +506,7 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 			: { exportable: false, reason: `${metadata.dataType.name} count ${inexact} is not a whole number of ns, which an exact export refuses`, reasonCode: "TRUNCATION" as const, reasonOption: "rounding" };
 	const read = unsigned === undefined ? (metadata.dataType.name === "float16" ? `, counts ${HALF_WIDENING}` : "") : `, counts read as ${unsigned.read} by _Unsigned "${unsigned.unsigned}"`;
 	const packing = decoding.coding.packing === null ? {} : { cfPacking: packingReport(metadata.dataType.name, decoding.coding.packing) };
-	return { ...described, cfTime: `${cfTime}${read}`, ...packing, ...exportable, arrowType, ...rounded, ...floatCountsRead, first, last };
+	return { ...described, cfTime: `${cfTime}${read}`, ...packing, ...exportable, arrowType, ...rounded, ...flooredType, ...floatCountsRead, first, last };
 }
 
 function packingReport(countType: string, rule: PackingRule): CfPackingReport {
@@ -771,6 +782,14 @@ const DISCOVERY_TEXT: Readonly<Record<TreeDiscovery, string>> = {
 
 const STORE_KIND_TEXT: Readonly<Record<OpenedStore["kind"], string>> = { directory: "folder", zip: "zip", http: "HTTP", s3: "S3", gs: "Google Cloud Storage", az: "Azure Blob" };
 
+/** `; timestamp[s] rounded to the nearest unit`, `; timestamp[us] rounded to the nearest unit or floored`, `...; timestamp[s] rounded to the nearest unit, timestamp[us] floored`. */
+function roundedTypesText(node: InspectNode): string {
+	const { arrowTypeRounded: rounded, arrowTypeFloored: floored } = node;
+	if (floored === undefined) return rounded === undefined ? "" : `; ${rounded} rounded to the nearest unit`;
+	if (rounded === undefined || rounded === floored) return `; ${floored} ${rounded === undefined ? "floored" : "rounded to the nearest unit or floored"}`;
+	return `; ${rounded} rounded to the nearest unit, ${floored} floored`;
+}
+
 function formatEnd(end: EndValue, which: "first" | "last"): string {
 	switch (end.status) {
 		case "found":
@@ -833,7 +852,7 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		if (node.cfPacking !== undefined) field("packed", `${packingText(node.cfPacking)}, then decoded${node.arrowType === undefined ? "" : ` to ${node.arrowType}`}`);
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");
-		const rounded = node.arrowTypeRounded === undefined ? "" : `; ${node.arrowTypeRounded} rounded to the nearest unit`;
+		const rounded = roundedTypesText(node);
 		const unread = node.floatCountsRead === false ? " (float counts not read: whether each is a whole number of ns is not known)" : "";
 		field("exportable", node.exportable ? `yes, as ${node.arrowType}${rounded}${unread}` : `no: ${node.reason}${rounded}${advice}`);
 		if (node.companion !== undefined) {

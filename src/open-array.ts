@@ -10,6 +10,7 @@ import { describeRefusedNodes, recordRefusedNodes } from "./store/refused-nodes.
 import { isStaleConsolidated } from "./store/stale-consolidated.js";
 import { cfTimeArrayPaths, listStoreTree, noNodeError, readNode, readNodeDocument, refusedNodesIn, timeArrayPaths } from "./store-tree.js";
 import { withBoundsAttributesOf } from "./table/bounds-parent.js";
+import { withoutBoundaryVariables } from "./table/bounds-candidates.js";
 import { arrayMetadataPlace, metadataFileOf, parseTimeArrayMetadata, type ArrayNode, type NodeMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
 import { createChunkSource, type ChunkSource } from "./zarr/chunk-source.js";
 
@@ -87,7 +88,9 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 				{ path: arrayPath, option: "array" },
 			);
 		}
-		const candidates = timeArrayPaths(tree, options);
+		// A CF boundary variable of another time array found (xarray's time_bnds of instants, units of its own) is
+		// not a choice: its coordinate is the time array.
+		const { kept: candidates, boundaries } = await withoutBoundaryVariables(opened, tree, timeArrayPaths(tree, options));
 		// Nodes whose metadata is refused may hold a time array: never passed over without a word.
 		const refused = refusedNodesIn(tree);
 		const notSearched = refused.length === 0 ? "" : `; not searched, their metadata refused: ${describeRefusedNodes(refused)}`;
@@ -100,7 +103,8 @@ export async function locateTimeArray(location: string, options: OpenArrayOption
 		if (candidates.length > 1) {
 			const cf = options.cf !== false && cfTimeArrayPaths(tree).length > 0;
 			const what = cf ? "time arrays (datetime64 or CF time)" : "datetime64 arrays";
-			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${group}: the group holds several ${what}: ${candidates.join(", ")}${notSearched}`, { path: arrayPath, option: "array", candidates });
+			const bounds = boundaries.length === 0 ? "" : ` (their boundary variable${boundaries.length === 1 ? "" : "s"} ${boundaries.join(", ")} left aside)`;
+			throw new Dt64ExportError("ARRAY_AMBIGUOUS", `${group}: the group holds several ${what}: ${candidates.join(", ")}${bounds}${notSearched}`, { path: arrayPath, option: "array", candidates });
 		}
 		recordRefusedNodes(opened, refused);
 		arrayPath = candidates[0];

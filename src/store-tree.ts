@@ -22,7 +22,7 @@ import { isRefusedKey } from "./store/refused-key.js";
 import { nodeNotFound, recordRefusedProbe } from "./store/refused-probes.js";
 import { attributesOf, documentKey, isTimeArray, metadataFileOf, parseNodeJson, type NodeMetadata } from "./zarr/array-metadata.js";
 import type { RefusedNode } from "./store/refused-nodes.js";
-import { describeDifference, recordStaleConsolidated } from "./store/stale-consolidated.js";
+import { describeDifference, onlyConsolidatedDescription, recordStaleConsolidated } from "./store/stale-consolidated.js";
 import { parseV2NodeJson, ZARRAY, ZATTRS, ZGROUP } from "./zarr/v2-metadata.js";
 
 const ZMETADATA = ".zmetadata";
@@ -150,7 +150,7 @@ export async function readNodeDocument(opened: OpenedStore, nodePath: string, fi
 	// A node the consolidated metadata holds unreadable is read from its own documents, as before.
 	if (!("node" in listed)) return own;
 	if (own === undefined) {
-		recordStaleConsolidated(opened, nodePath, `${nodePath === "" ? "the root" : nodePath}: in ${view.document}, but no ${listed.node.zarrFormat === 2 ? (listed.node.kind === "array" ? ZARRAY : ZGROUP) : "zarr.json"} of its own`);
+		recordStaleConsolidated(opened, nodePath, onlyConsolidatedDescription(nodePath, view.document, listed.node.zarrFormat === 2 ? (listed.node.kind === "array" ? ZARRAY : ZGROUP) : "zarr.json"));
 	} else {
 		const difference = describeDifference(nodePath, { json: own.node.json, attributes: attributesOf(own.node) }, { json: listed.node.json, attributes: attributesOf(listed.node) }, documentKey(nodePath, metadataFileOf(own.node)), view.document);
 		if (difference !== undefined) recordStaleConsolidated(opened, nodePath, difference);

@@ -12,7 +12,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import pl from "nodejs-polars";
 import { describe, expect, it } from "vitest";
-import { exportToFile } from "../src/index.js";
+import { tableFromIPC } from "apache-arrow";
+import { exportToFile, inspectStore } from "../src/index.js";
 import { REPO, runCli, tempDir } from "./support/cli.js";
 import { useDuckDB } from "./support/duckdb.js";
 
@@ -111,4 +112,23 @@ describe.each(Object.entries(CASES))("float CF time before 1678 that no unit hol
 		const rows = await query(`SELECT epoch_us(time)::VARCHAR FROM read_parquet('${parquet}')`);
 		expect(rows.map(([value]) => String(BigInt(value as string) * 1_000n))).toEqual(c.instants);
 	});
+
+	it("inspect shows the types --round and --allow-truncate write (the finest unit holding every date), text and JSON", async () => {
+		// The unit of the column each flag writes (Arrow's TimeUnit: 0 s, 1 ms, 2 us, 3 ns).
+		const written: Record<string, string> = {};
+		for (const flag of ["--round", "--allow-truncate"]) {
+			const arrow = fresh("typed.arrow");
+			expect(runCli([store, "--array", "time", flag, "-o", arrow]).status).toBe(0);
+			written[flag] = `timestamp[${["s", "ms", "us", "ns"][(tableFromIPC(fs.readFileSync(arrow)).schema.fields[0].type as { unit: number }).unit]}]`;
+		}
+		const report = await inspectStore(store);
+		const time = report.nodes.find((node) => node.path === "time")!;
+		expect(time.arrowTypeRounded).toBe(written["--round"]);
+		expect(time.arrowTypeFloored).toBe(written["--allow-truncate"]);
+		expect(time.arrowTypeFloored).toBe("timestamp[us]");
+		const text = runCli(["inspect", store]).stdout.toString();
+		const rounded = name === "subns-1600" ? "timestamp[us] rounded to the nearest unit or floored" : "timestamp[s] rounded to the nearest unit, timestamp[us] floored";
+		expect(text).toContain(`which an exact export refuses; ${rounded}; use --round`);
+	});
 });
+

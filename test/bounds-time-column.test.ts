@@ -9,7 +9,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { exportDataset, exportTable } from "../src/index.js";
+import { writeArray, writeGroup } from "../scripts/lib/zarr-writer.mjs";
+import { exportDataset, exportTable, exportToFile } from "../src/index.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { exportedValues, xarrayValues, type XarrayColumn } from "./support/xarray-columns.js";
@@ -118,5 +119,36 @@ describe("a coordinate's bounds are no rival time column", () => {
 		const result = runCli([TWO_TIMES, "--columns", "all", "--index", "--partition-by", "day", "-o", path.join(tempDir(), "days")]);
 		expect(result.status).toBe(2);
 		expect(result.stderr).toContain("several time columns (time, valid): name one as --time-column [USAGE]");
+	});
+});
+
+describe("discovery of the one time array beside a boundary variable of units of its own", () => {
+	it("finds time, not time_bnds (xarray 2023.01's datetime bounds), consolidated and not: library and CLI", async () => {
+		for (const store of EXPECTED.own_units_stores.map((name) => path.join(FIXTURES, name))) {
+			const named = path.join(tempDir(), "named.arrow");
+			await exportToFile(store, named, { array: "time" });
+			const found = path.join(tempDir(), "found.arrow");
+			await exportToFile(store, found);
+			expect(readArrow(found).numRows, store).toBe(4);
+			expect(fs.readFileSync(found)).toEqual(fs.readFileSync(named));
+			const out = path.join(tempDir(), "cli.arrow");
+			const result = runCli([store, "-o", out]);
+			expect(result.status, result.stderr).toBe(0);
+			expect(readArrow(out).schema.fields.map((field) => field.name)).toEqual(["time"]);
+			expect(fs.readFileSync(out)).toEqual(fs.readFileSync(named));
+		}
+	});
+
+	it("two time coordinates, one with bounds of their own units: the refusal lists the two, and says the bounds were left aside", async () => {
+		const store = path.join(tempDir(), "two-with-bounds.zarr");
+		await writeGroup(store, "");
+		const hours = (n: number, from: number) => BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i * 3600));
+		await writeArray(store, "time", { shape: [4], chunks: [4], values: hours(4, 946684800), dimensionNames: ["time"], attributes: { bounds: "time_bnds" } });
+		await writeArray(store, "time_bnds", { shape: [4, 2], chunks: [4, 2], values: new Float64Array(8).map((_, i) => i / 2), dataType: "float64", fillValue: "NaN", dimensionNames: ["time", "nv"], attributes: { units: "hours since 2000-01-01", calendar: "proleptic_gregorian" } });
+		await writeArray(store, "valid", { shape: [4], chunks: [4], values: hours(4, 946684800 + 10800), dimensionNames: ["time"] });
+		const result = runCli([store, "-o", path.join(tempDir(), "x.arrow")]);
+		expect(result.status).toBe(2);
+		expect(result.stderr).toBe(`dt64-export: ${store}: the group holds several time arrays (datetime64 or CF time): time, valid (their boundary variable time_bnds left aside); choose one with --array [ARRAY_AMBIGUOUS]\n`);
+		await expect(exportToFile(store, path.join(tempDir(), "y.arrow"))).rejects.toMatchObject({ code: "ARRAY_AMBIGUOUS", candidates: ["time", "valid"] });
 	});
 });

@@ -120,3 +120,20 @@ describe("a zip holding its store in one folder (zip -r store.zip store.zarr)", 
 		expect(runCli([zip, "--array", "t", "-o", path.join(tempDir(), "t.arrow")]).status).toBe(0);
 	});
 });
+
+describe("a folder to commit that is not there", () => {
+	it("does not exist: the not-found a missing path gets (STORE_NOT_FOUND), library and CLI", async () => {
+		const folder = path.join(tempDir(), "never-written.parquet");
+		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "STORE_NOT_FOUND", path: folder, message: `cannot commit ${folder}: no such file or folder` });
+		const refused = runCli(["commit", folder]);
+		expect(refused.status).toBe(1);
+		expect(refused.stderr).toBe(`dt64-export: cannot commit ${folder}: no such file or folder [STORE_NOT_FOUND]\n`);
+		expect(fs.existsSync(folder)).toBe(false);
+	});
+
+	it("is a file: not a folder (DATASET_INVALID)", async () => {
+		const file = path.join(tempDir(), "a-file.parquet");
+		fs.writeFileSync(file, "x");
+		await expect(commitDataset(file)).rejects.toMatchObject({ code: "DATASET_INVALID", message: `cannot commit ${file}: not a folder` });
+	});
+});

@@ -65,9 +65,21 @@ describe("consolidated metadata listing arrays without their own documents, as z
 		expect(run.stderr).toMatch(/wrote 4 rows/);
 	});
 
+	it("the warning does not say the store was written to since it was consolidated: the arrays' metadata is only in the consolidated metadata", () => {
+		const out = path.join(tempDir(), "one.arrow");
+		const run = runCli([STORE, "--columns", "no_zarray,unwritten", "--index", "-o", out]);
+		expect(run.status, run.stderr).toBe(0);
+		const warning = run.stderr.split("\n").find((line) => line.includes("consolidated metadata"));
+		expect(warning).toBe(
+			`dt64-export: warning: the metadata of no_zarray, unwritten is only in the store's consolidated metadata (no document of their own: never written, or removed since): ${MISSING}. Read as the consolidated metadata says, as xarray's open_zarr reads the store by default (open_zarr(..., consolidated=False) does not find them, and zarr.consolidate_metadata(store) would leave them out)`,
+		);
+		expect(run.stderr).not.toContain("written to since");
+	});
+
 	it("inspect lists them", async () => {
 		const report = await inspectStore(STORE);
 		expect(report.nodes.map((node) => node.path)).toEqual(["", ...EXPECTED.open_consolidated]);
 		expect(report.staleConsolidatedMetadata).toContain(MISSING);
+		expect(report.staleConsolidatedMetadata).toMatch(/^the metadata of no_zarray, unwritten is only in the store's consolidated metadata/);
 	});
 });

@@ -90,3 +90,12 @@ describe("stale consolidated metadata: one source, the consolidated metadata, as
 		expect(run.stderr).toMatch(/wrote 8 rows/);
 	});
 });
+
+describe("a warning naming stale nodes and nodes whose metadata is only in the consolidated metadata", () => {
+	it("says each for what it is", () => {
+		const warning = staleConsolidatedWarning(["time: shape [8] in time/.zarray, [4] in .zmetadata", "t2m: in .zmetadata, but no .zarray of its own"]);
+		expect(warning).toBe(
+			"the store's consolidated metadata is stale (written to since it was consolidated): time: shape [8] in time/.zarray, [4] in .zmetadata; and the metadata of t2m is only in the store's consolidated metadata (no document of its own: never written, or removed since): t2m: in .zmetadata, but no .zarray of its own. Read as the consolidated metadata says, as xarray's open_zarr reads the store by default (open_zarr(..., consolidated=False) reads the arrays' own metadata, and does not find t2m); update it with zarr.consolidate_metadata(store), which leaves t2m out",
+		);
+	});
+});

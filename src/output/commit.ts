@@ -122,7 +122,10 @@ export async function commitDataset(folder: string): Promise<CommitSummary> {
  */
 export async function commitDatasetHolding(folder: string, own: PartLock | undefined): Promise<CommitSummary> {
 	checkLocalOutput(folder);
-	if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Dt64ExportError("DATASET_INVALID", `cannot commit ${folder}: not a folder`, { path: folder });
+	const stat = fs.statSync(folder, { throwIfNoEntry: false });
+	// A path that does not exist is the not-found every command gives a missing path, not a folder found wanting.
+	if (stat === undefined) throw new Dt64ExportError("STORE_NOT_FOUND", `cannot commit ${folder}: no such file or folder`, { path: folder });
+	if (!stat.isDirectory()) throw new Dt64ExportError("DATASET_INVALID", `cannot commit ${folder}: not a folder`, { path: folder });
 	const locks = await readPartLocks(folder);
 	const active = activeLocks(locks, own);
 	if (active.length > 0) {

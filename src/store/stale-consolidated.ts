@@ -62,10 +62,37 @@ export function describeDifference(
 }
 
 /**
+ * What is said of a node the consolidated metadata (`consolidatedDocument`) lists without a document of its own
+ * (`ownDocument`, `.zarray` or `zarr.json`): `no_zarray: in .zmetadata, but no .zarray of its own`.
+ */
+export function onlyConsolidatedDescription(path: string, consolidatedDocument: string, ownDocument: string): string {
+	return `${path === "" ? "the root" : path}: in ${consolidatedDocument}, but no ${ownDocument} of its own`;
+}
+
+/** The node's name in a description of onlyConsolidatedDescription's; undefined for a description of another kind. */
+function onlyConsolidatedNode(description: string): string | undefined {
+	return /^(.*): in \S+, but no \S+ of its own$/s.exec(description)?.[1];
+}
+
+/**
  * The warning for a store whose consolidated metadata disagrees with its nodes' own documents: what differs, what
- * was read, what xarray sees and how to update the store. Undefined when nothing differs.
+ * was read, what xarray sees and how to update the store. A node whose metadata is only in the consolidated metadata
+ * (its own document never written, or removed) is not said to be written to since: consolidating the store again
+ * would drop it. Undefined when nothing differs.
  */
 export function staleConsolidatedWarning(differences: readonly string[]): string | undefined {
 	if (differences.length === 0) return undefined;
-	return `the store's consolidated metadata is stale (written to since it was consolidated): ${differences.join("; ")}. Read as the consolidated metadata says, as xarray's open_zarr reads the store by default (open_zarr(..., consolidated=False) reads the arrays' own metadata); update it with zarr.consolidate_metadata(store)`;
+	const only = differences.filter((description) => onlyConsolidatedNode(description) !== undefined);
+	const stale = differences.filter((description) => onlyConsolidatedNode(description) === undefined);
+	const read = "Read as the consolidated metadata says, as xarray's open_zarr reads the store by default";
+	if (only.length === 0) {
+		return `the store's consolidated metadata is stale (written to since it was consolidated): ${stale.join("; ")}. ${read} (open_zarr(..., consolidated=False) reads the arrays' own metadata); update it with zarr.consolidate_metadata(store)`;
+	}
+	const names = only.map((description) => onlyConsolidatedNode(description)!);
+	const them = names.length === 1 ? names[0] : names.join(", ");
+	const onlyThere = `the metadata of ${them} is only in the store's consolidated metadata (no document of ${names.length === 1 ? "its" : "their"} own: never written, or removed since): ${only.join("; ")}`;
+	if (stale.length === 0) {
+		return `${onlyThere}. ${read} (open_zarr(..., consolidated=False) does not find ${names.length === 1 ? "it" : "them"}, and zarr.consolidate_metadata(store) would leave ${names.length === 1 ? "it" : "them"} out)`;
+	}
+	return `the store's consolidated metadata is stale (written to since it was consolidated): ${stale.join("; ")}; and ${onlyThere}. ${read} (open_zarr(..., consolidated=False) reads the arrays' own metadata, and does not find ${them}); update it with zarr.consolidate_metadata(store), which leaves ${them} out`;
 }
