@@ -461,7 +461,8 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 		scanned = product(chunks.gridShape) <= maxChunks;
 		// Read as the export reads them for `--unit auto`, and on until a count that is not a whole number of ns: an
 		// exact export refuses it, whatever the unit.
-		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned, signal: opened.signal, findInexact: true });
+		// And their earliest and latest counts: rounded, auto takes the finest unit that holds every date (auto-unit-range.ts).
+		decoding = await openCfTimeDecoding(metadata, chunks, { readValues: scanned, signal: opened.signal, findInexact: true, findRange: true });
 	} catch (error) {
 		throwIfAborted(opened.signal);
 		const refusal = refusalOf(error, where);

@@ -99,6 +99,22 @@ describe.each(Object.entries(CASES))("float CF time before 1678 that no unit hol
 		expect(runCli([store, "--array", "time", "--allow-truncate", "--quiet", "-o", fresh("quiet.arrow")]).stderr).toBe("");
 	});
 
+	// Trial 32: inspect gave subns-1600 timestamp[ns] with --round, the unit of its fractions, which cannot hold 1600.
+	it("inspect: the type --round writes (arrowTypeRounded), in the text report and in JSON", () => {
+		const arrow = fresh("time.arrow");
+		expect(runCli([store, "--array", "time", "--round", "-o", arrow]).status).toBe(0);
+		const written = pl.readIPC(fs.readFileSync(arrow)).getColumn("time").dtype;
+		const unit = (JSON.parse(JSON.stringify(written)) as { DataType: { Datetime: string } }).DataType.Datetime;
+		// polars reads Arrow seconds as milliseconds: the hourly stores are written in s (the fixtures' expected.json).
+		const expected = name === "subns-1600" ? "us" : "s";
+		expect(unit).toBe(expected === "s" ? "ms" : expected);
+		const text = runCli(["inspect", store]);
+		expect(text.stdout.toString()).toContain(`timestamp[${expected}] rounded to the nearest unit; use --round`);
+		const json = JSON.parse(runCli(["inspect", store, "--json"]).stdout.toString()) as { nodes?: { path: string; arrowTypeRounded?: string }[] };
+		const nodes = json.nodes ?? (json as unknown as { path: string; arrowTypeRounded?: string }[]);
+		expect(nodes.find((node) => node.path === "time")?.arrowTypeRounded).toBe(`timestamp[${expected}]`);
+	});
+
 	it("--round: xarray's times, read back by polars and DuckDB", async () => {
 		const arrow = fresh("time.arrow");
 		const parquet = fresh("time.parquet");

@@ -156,10 +156,10 @@ export async function cfAutoUnit(
 export async function openCfTimeDecoding(
 	metadata: PlainArrayMetadata,
 	chunks: ChunkSource<ChunkValues>,
-	options: Pick<CfOptions, "convertCalendar" | "alignOn"> & { readValues: boolean; signal?: AbortSignal; findInexact?: boolean },
+	options: Pick<CfOptions, "convertCalendar" | "alignOn"> & { readValues: boolean; signal?: AbortSignal; findInexact?: boolean; findRange?: boolean },
 ): Promise<CfTimeDecoding> {
 	const parsed = parseCfTimeDecoding(metadata, options);
-	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal, { findInexact: options.findInexact }) };
+	return { ...parsed, autoUnit: await cfAutoUnit(metadata, chunks, parsed, options.readValues, options.signal, { findInexact: options.findInexact, findRange: options.findRange }) };
 }
 
 /**
