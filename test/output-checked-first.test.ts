@@ -71,4 +71,31 @@ describe("an output that exists is refused before the store is read", () => {
 		if (threads === "0") expect(setup.modules).toContain(DECODERS_BYTES);
 		else expect(setup.threads).toBeGreaterThan(0);
 	});
+
+	// Trial 32: a folder as -o was refused only when the output was opened, after the store had been read (a float CF
+	// time array read whole for --unit auto's unit, its notice printed); without -o, a folder with the schema's name too.
+	it.each(["0", "1"])("the CLI with DT64_DECODE_THREADS=%s: a folder as -o is OUTPUT_INVALID before any decoder is compiled or thread started", async (threads) => {
+		const folder = tempDir("dt64-output-folder-");
+		const floatStore = path.join(tempDir("dt64-output-float-"), "float.zarr");
+		// Float days since 1600 with fractions finer than us: --unit auto reads the array whole for its unit (us).
+		const values = Float64Array.from({ length: 600_000 }, (_, i) => i / 7);
+		await writeArray(floatStore, "", { shape: [values.length], chunks: [100_000], values, dataType: "float64", codecs: [LE, ZSTD], attributes: { units: "days since 1600-01-01" } });
+		for (const force of [[], ["--force"]]) {
+			const refused = await runNode(["--import", COUNT_SETUP, BIN, floatStore, "--allow-truncate", "-o", folder, ...force], { DT64_DECODE_THREADS: threads });
+			expect(refused.status).toBe(1);
+			expect(refused.stderr).toContain(`dt64-export: ${folder} is a folder: name the output file (-o <folder>/<file>) [OUTPUT_INVALID]`);
+			expect(refused.stderr).not.toContain("--unit auto wrote");
+			expect(setupOf(refused.stderr)).toMatchObject({ threads: 0 });
+			expect(setupOf(refused.stderr).modules).not.toContain(DECODERS_BYTES);
+		}
+		// Without -o, the schema's name is known once the store is open (the float array read for its unit): a folder of
+		// that name is refused before the reader starts.
+		await prepare();
+		fs.mkdirSync(path.join(folder, "zstd.arrow"));
+		const unnamed = await runNode(["--import", COUNT_SETUP, BIN, store], { DT64_DECODE_THREADS: threads }, undefined, folder);
+		expect(unnamed.stderr).toContain("zstd.arrow is a folder: name the output file (-o <folder>/<file>) [OUTPUT_INVALID]");
+		expect(setupOf(unnamed.stderr).modules).not.toContain(DECODERS_BYTES);
+		expect(fs.readdirSync(folder)).toEqual(["zstd.arrow"]);
+		expect(fs.readdirSync(path.join(folder, "zstd.arrow"))).toEqual([]);
+	});
 });

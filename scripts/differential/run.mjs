@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "apache-arrow";
+import { staleBuildReason } from "../lib/stale-build.mjs";
 import { arrowColumns, comparedValues, oracleDifferences, parquetColumns } from "./oracle-columns.mjs";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -25,20 +26,44 @@ const GENERATOR = path.join(REPO, "test/golden/make_differential_corpus.py");
 const PYTHON = "/usr/bin/python3";
 const FAMILIES = ["xr", "raw", "dt64", "model", "mix"];
 
-const { values: args } = parseArgs({
-	options: {
-		stores: { type: "string", default: "100" },
-		first: { type: "string", default: "0" },
-		families: { type: "string", default: FAMILIES.join(",") },
-		work: { type: "string", default: "/tmp/dt64-differential" },
-		cli: { type: "string" },
-		keep: { type: "boolean", default: false },
-	},
-});
-const count = Number(args.stores);
-const first = Number(args.first);
+/** A refusal of the campaign's own arguments or setup: one line on stderr, exit status 2, before anything is written. */
+function refuse(message) {
+	process.stderr.write(`run.mjs: ${message}\n`);
+	process.exit(2);
+}
+
+let parsed;
+try {
+	parsed = parseArgs({
+		options: {
+			stores: { type: "string", default: "100" },
+			first: { type: "string", default: "0" },
+			families: { type: "string", default: FAMILIES.join(",") },
+			work: { type: "string", default: "/tmp/dt64-differential" },
+			cli: { type: "string" },
+			keep: { type: "boolean", default: false },
+		},
+	});
+} catch (error) {
+	refuse(error.message.split("\n")[0]);
+}
+const args = parsed.values;
+/** A whole number of at least `least` given as `--name`: anything else is refused (a NaN reached the generator as 'NaN'). */
+function wholeNumber(name, least) {
+	const text = args[name];
+	if (!/^\d+$/.test(text) || Number(text) < least || !Number.isSafeInteger(Number(text))) refuse(`--${name} ${text}: a whole number of at least ${least}`);
+	return Number(text);
+}
+const count = wholeNumber("stores", 1);
+const first = wholeNumber("first", 0);
 const families = args.families.split(",");
-for (const family of families) if (!FAMILIES.includes(family)) throw new Error(`unknown family ${family} (expected ${FAMILIES.join(", ")})`);
+for (const family of families) if (!FAMILIES.includes(family)) refuse(`unknown family ${family} (expected ${FAMILIES.join(", ")})`);
+// The packed tarball holds dist/ as built: after an edit of src/ without `npm run build`, the campaign would compare
+// the previous build with the oracles and report on code that is no longer there.
+if (!args.cli) {
+	const stale = staleBuildReason(REPO);
+	if (stale !== undefined) refuse(`not packing this checkout: ${stale}`);
+}
 const work = path.resolve(args.work);
 fs.mkdirSync(work, { recursive: true });
 

@@ -63,20 +63,26 @@ function groupDecodesOnThreads(argv: readonly string[], store: string): boolean 
 }
 
 /**
- * Whether the export will be refused OUTPUT_EXISTS before it reads anything (checkFileOutput): `-o` names a regular
- * file that exists, and no `--force` (nor `-f` among short flags) is given. No thread is then started for it.
+ * Whether the export will be refused before it reads anything (checkFileOutput): `-o` names a regular file that
+ * exists, and no `--force` (nor `-f` among short flags) is given (OUTPUT_EXISTS), or a folder, force or not, and no
+ * option writes a dataset there (OUTPUT_INVALID). No thread is then started for it.
  */
 function outputRefused(argv: readonly string[]): boolean {
-	if (argv.some((arg) => arg === "--force" || arg.startsWith("--force=") || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(arg))) return false;
+	const forced = argv.some((arg) => arg === "--force" || arg.startsWith("--force=") || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(arg));
+	const dataset = DATASET_OPTIONS.some((name) => argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`)));
 	const outputs = [...optionValues(argv, "output"), ...argv.flatMap((arg, at) => (arg === "-o" && at + 1 < argv.length ? [argv[at + 1]] : arg.startsWith("-o=") ? [arg.slice(3)] : []))];
 	return outputs.some((output) => {
 		try {
-			return output !== "-" && fs.statSync(output, { throwIfNoEntry: false })?.isFile() === true;
+			const existing = output === "-" ? undefined : fs.statSync(output, { throwIfNoEntry: false });
+			return (!forced && existing?.isFile() === true) || (!dataset && existing?.isDirectory() === true);
 		} catch {
 			return false;
 		}
 	});
 }
+
+/** The options that write `-o` as a dataset folder (one of them names the folder's output; see the README's options). */
+const DATASET_OPTIONS = ["partition-by", "part", "parts", "max-rows-per-file"];
 
 /** Whether `folder` holds an array whose chunks decode on the decode threads. */
 function arrayOnThreads(folder: string): boolean {

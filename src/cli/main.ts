@@ -206,6 +206,11 @@ function nameInPlaceFailure(error: unknown, name: string): unknown {
 	return error instanceof Error && !isDt64ExportError(error) && (error as NodeJS.ErrnoException).syscall === "write" ? writeFailure(name, error) : error;
 }
 
+/** A folder named as the output of a one-file export: refused before the store is opened, and again when opened. */
+function folderOutputRefusal(target: string): Dt64ExportError {
+	return new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name the output file (-o <folder>/<file>)`, { path: target });
+}
+
 /**
  * A device or a pipe that exists (`-o /dev/null`, a FIFO, `-o >(program)`) is written in place: renaming a
  * temporary file over it would replace it with a file. Undefined for a regular file, or none: that one is written
@@ -213,7 +218,7 @@ function nameInPlaceFailure(error: unknown, name: string): unknown {
  */
 async function openInPlace(target: string, format: OutputFormat): Promise<Writable | undefined> {
 	const stat = statOutput(target);
-	if (stat?.isDirectory()) throw new Dt64ExportError("OUTPUT_INVALID", `${target} is a folder: name the output file (-o <folder>/<file>)`, { path: target });
+	if (stat?.isDirectory()) throw folderOutputRefusal(target);
 	if (stat === undefined) return undefined;
 	if (stat.isFile()) {
 		// A file behind the shell's redirection (`-o /dev/stdout > f`, `>> log`): written through its descriptor, which
@@ -347,6 +352,8 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	if (!dataset && args.output !== undefined && !toStdout && namedDescriptor(args.output) === undefined) {
 		// A file that exists (without --force), or a folder this process may not write in: refused before the store is
 		// opened, its chunks read and decoded (see checkFileOutput). A device or a FIFO is written in place (openInPlace).
+		// A folder too: refused after the store was opened, a float CF time array had been read whole for its unit.
+		if (existing?.isDirectory()) throw folderOutputRefusal(args.output);
 		if (existing === undefined || existing.isFile()) checkFileOutput(args.output, args.force);
 		warnOfStrayTemporaryFiles(args.output);
 	}
@@ -437,7 +444,11 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const name = asked === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - table.columns.length].name : table.name;
 	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
 	// The name the schema gave, checked as -o is before the store is opened: the reader has not started.
-	if (args.output === undefined && namedDescriptor(target) === undefined && statOutput(target)?.isFile() !== false) checkFileOutput(target, args.force);
+	if (args.output === undefined && namedDescriptor(target) === undefined) {
+		const named = statOutput(target);
+		if (named?.isDirectory()) throw folderOutputRefusal(target);
+		if (named?.isFile() !== false) checkFileOutput(target, args.force);
+	}
 	// A FIFO's open waits for its reader with the signal handlers in place (see openInPlace), so Ctrl-C ends that wait.
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : await openInPlace(target, format);
 	let destination: Writable | undefined;
