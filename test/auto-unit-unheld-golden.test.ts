@@ -43,7 +43,7 @@ function polarsInstants(file: string): string[] {
 
 /** The notice of auto's unit taken for the dates, not the fractions. */
 const usNotice = (how: string) =>
-	`dt64-export: time: --unit auto wrote us, the finest unit that holds every value's date (ns, which its values' fractions ask for, does not: ns spans 1677-09-21 to 2262-04-11); values that are not a whole number of us are ${how}\n`;
+	`dt64-export: time: --unit auto takes us, the finest unit that holds every value's date (ns, which its values' fractions ask for, does not: ns spans 1677-09-21 to 2262-04-11); values that are not a whole number of us are ${how}\n`;
 
 const CASES = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Record<string, UnheldCase>;
 const query = useDuckDB();

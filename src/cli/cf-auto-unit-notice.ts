@@ -1,7 +1,9 @@
 /**
  * What an export says when `--unit auto` took a coarser unit than a float CF time column's fractions ask for, because
  * that unit cannot hold every value's date (cf/auto-unit-range.ts): which unit it took, and that values are floored or
- * rounded in it. A line per such column, said before anything is written, as the other notices of a planned export.
+ * rounded in it. A line per such column, said before anything is written, as the other notices of a planned export
+ * (columns left out, stale metadata): so it says what the export takes, not what it wrote, which a refusal met later
+ * (a date the calendar lacks, an overflow) would belie.
  */
 import { cfAutoUnitChoice } from "../cf/cf-time-array.js";
 import type { NormalizedConversionOptions } from "../convert/options.js";
@@ -24,6 +26,6 @@ export function cfAutoUnitNotices(table: ZarrTable, conversion: NormalizedConver
 		if (column.kind !== "plain" || column.cfTime?.autoUnit === undefined) return [];
 		const { unit, fractions } = cfAutoUnitChoice(column.cfTime.autoUnit, column.cfTime, column.metadata, conversion.rounding);
 		if (fractions === undefined) return [];
-		return [`${column.name}: --unit auto wrote ${unit}, the finest unit that holds every value's date (${fractions}, which its values' fractions ask for, does not: ${SPANS[fractions]}); values that are not a whole number of ${unit} are ${how}`];
+		return [`${column.name}: --unit auto takes ${unit}, the finest unit that holds every value's date (${fractions}, which its values' fractions ask for, does not: ${SPANS[fractions]}); values that are not a whole number of ${unit} are ${how}`];
 	});
 }
