@@ -417,19 +417,47 @@ async function endValue(search: EndSearch, direction: 1 | -1): Promise<EndValue>
 	}
 }
 
+/**
+ * The unit `--allow-truncate` (and `--round`, when the same) writes a CF time column in when `--unit auto` takes one
+ * coarser than its exact unit, which cannot hold every date (before 1678): the unit inspect shows a count in when the
+ * exact unit cannot hold it.
+ */
+interface HeldUnit {
+	readonly unit: TargetUnit;
+	/** `--allow-truncate` or `--round and --allow-truncate`. */
+	readonly flags: string;
+}
+
 /** The ISO 8601 text of a CF time count, decoded as an export with `--unit auto` decodes it. */
-function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDecoding, dataType: string, unit: TargetUnit): { iso: string | null; note?: string } {
+function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDecoding, dataType: string, unit: TargetUnit, held?: HeldUnit): { iso: string | null; note?: string } {
 	const values = typeof count === "bigint" ? BigInt64Array.of(count) : Float64Array.of(count);
-	const format = (value: bigint) => (decoding.coding.kind === "duration" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
-	const decode = (rounding: Rounding) =>
-		decodeCfTimes(values, decoding.coding, decoding.markers, { unit, rounding, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
+	const decodeIn = (target: TargetUnit, rounding: Rounding) =>
+		decodeCfTimes(values, decoding.coding, decoding.markers, { unit: target, rounding, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
+	const formatIn = (target: TargetUnit, value: bigint) => (decoding.coding.kind === "duration" ? formatIsoDuration(value, target) : formatIsoTimestamp(value, target));
+	// Outside the exact unit's range: in the unit the flags write, when it holds the date (the exact export's refusal
+	// is the array's `exportable` line).
+	const outside = () => {
+		const inHeld = held === undefined ? undefined : decodeIn(held.unit, "floor");
+		if (held === undefined || inHeld === undefined || inHeld.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
+		const whole = (() => {
+			try {
+				return decodeIn(held.unit, "error").nullCount === 0;
+			} catch {
+				return false;
+			}
+		})();
+		const how = whole ? `in ${held.unit}, as ${held.flags} writes it` : `floored to ${held.unit}, as ${held.flags} writes it`;
+		return { iso: formatIn(held.unit, inHeld.values[0]), note: `${how}; ${unit}, the exact unit, cannot hold it` };
+	};
 	try {
-		const decoded = decode("error");
-		if (decoded.nullCount === 1) return { iso: null, note: `outside the int64 range in ${unit}` };
-		return { iso: format(decoded.values[0]) };
+		const decoded = decodeIn(unit, "error");
+		if (decoded.nullCount === 1) return outside();
+		return { iso: formatIn(unit, decoded.values[0]) };
 	} catch (error) {
 		if (!(error instanceof CfDecodeError) || error.code !== "TRUNCATION") return { iso: null, note: (error as Error).message };
-		return { iso: format(decode("floor").values[0]), note: `floored to ${unit}` };
+		const floored = decodeIn(unit, "floor");
+		if (floored.nullCount === 1) return outside();
+		return { iso: formatIn(unit, floored.values[0]), note: `floored to ${unit}` };
 	}
 }
 
@@ -488,13 +516,14 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const rounded = nearest === unit && inexact === undefined ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
 	// Flooring keeps the exact unit, unless that unit cannot hold every date (before 1678: auto takes a coarser).
 	const flooredType = floored === unit ? {} : { arrowTypeFloored: `${typeName}[${floored}]` };
+	const held: HeldUnit | undefined = floored === unit ? undefined : { unit: floored, flags: nearest === floored ? "--round or --allow-truncate" : "--allow-truncate" };
 	const search: EndSearch = {
 		source: chunks as ChunkSource<NumericValues>,
 		shape: metadata.shape,
 		maxChunks,
 		signal: opened.signal,
 		isAbsent: (chunk, i) => isMissingValue(decoding.markers, chunk[i]),
-		format: (count, row) => formatCfCount(count, row, decoding, metadata.dataType.name, unit),
+		format: (count, row) => formatCfCount(count, row, decoding, metadata.dataType.name, unit, held),
 	};
 	const first = await endValue(search, 1);
 	const last = await endValue(search, -1);

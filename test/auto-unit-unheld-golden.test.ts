@@ -41,6 +41,15 @@ function polarsInstants(file: string): string[] {
 		.map((value) => String(BigInt(value as string) * POLARS_NANOSECONDS[unit]));
 }
 
+/** ISO 8601 of whole microseconds given in ns (`1500-03-08T04:59:59.999999`, `1600-01-01T00:00:00`). */
+function isoOfMicroseconds(nanoseconds: string): string {
+	const microseconds = BigInt(nanoseconds) / 1_000n;
+	const seconds = microseconds / 1_000_000n - (microseconds % 1_000_000n < 0n ? 1n : 0n);
+	const fraction = microseconds - seconds * 1_000_000n;
+	const whole = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
+	return fraction === 0n ? whole : `${whole}.${String(fraction).padStart(6, "0")}`;
+}
+
 /** The notice of auto's unit taken for the dates, not the fractions. */
 const usNotice = (how: string) =>
 	`dt64-export: time: --unit auto takes us, the finest unit that holds every value's date (ns, which its values' fractions ask for, does not: ns spans 1677-09-21 to 2262-04-11); values that are not a whole number of us are ${how}\n`;
@@ -129,6 +138,14 @@ describe.each(Object.entries(CASES))("float CF time before 1678 that no unit hol
 		const text = runCli(["inspect", store]).stdout.toString();
 		const rounded = name === "subns-1600" ? "timestamp[us] rounded to the nearest unit or floored" : "timestamp[s] rounded to the nearest unit, timestamp[us] floored";
 		expect(text).toContain(`which an exact export refuses; ${rounded}; use --round`);
+		// First and last (leftovers 11): in the unit --allow-truncate writes, which holds them, as it writes them (the
+		// exact export's refusal is the exportable line), where they were "outside the int64 range in ns".
+		const flags = name === "subns-1600" ? "--round or --allow-truncate" : "--allow-truncate";
+		for (const [end, nanoseconds] of [[time.first!, c.floored_us[0]], [time.last!, c.floored_us[c.floored_us.length - 1]]] as const) {
+			expect(end).toMatchObject({ status: "found", iso: isoOfMicroseconds(nanoseconds) });
+			expect((end as { note: string }).note).toMatch(new RegExp(`^(in|floored to) us, as ${flags} writes it; ns, the exact unit, cannot hold it$`));
+		}
+		expect(text).not.toContain("outside the int64 range in ns");
 	});
 });
 
