@@ -4,13 +4,15 @@
  * value where xarray is known to be off (README, Differences from xarray). Every time array alone and the table of
  * `--columns all --index` are exported through the library to Arrow IPC (read back by apache-arrow), and those of the
  * Parquet subset to Parquet (read back by DuckDB), and compared with the oracle: column names and order, row count,
- * kinds and every value and null in row order. An expected refusal is checked by its code. The maintainers' campaign
+ * kinds and every value and null in row order. An expected refusal is checked by its code; a time array refused for
+ * TRUNCATION is exported again with `rounding` "floor" and "nearest" (--allow-truncate, --round; `--unit auto`) and
+ * compared with its exact values floored / rounded half to even in the unit written (leftovers 11). The maintainers' campaign
  * over any number of seeds is scripts/differential (README, Development).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { arrowColumns, oracleDifferences, parquetColumns } from "../scripts/differential/oracle-columns.mjs";
+import { arrowColumns, oracleDifferences, parquetColumns, roundedDifferences } from "../scripts/differential/oracle-columns.mjs";
 import { exportTable, exportToFile } from "../src/index.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO, tempDir } from "./support/cli.js";
@@ -28,6 +30,9 @@ interface OracleColumn {
 interface Refusal {
 	refusal: string | string[];
 	why: string;
+	/** A TRUNCATION's exact values floored / rounded half to even, per unit that holds them (integer ns). */
+	kind?: string;
+	rounded?: Record<"floor" | "nearest", Record<string, (string | null)[]>>;
 }
 
 interface OracleTable {
@@ -93,6 +98,27 @@ describe("the differential corpus", () => {
 				continue;
 			}
 			expect(oracleDifferences(expected, arrowColumns(await run)), what).toEqual([]);
+		}
+	});
+
+	// A float count between two ns: --allow-truncate and --round, with auto's unit, give the exact value floored or
+	// rounded half to even in the unit the column is written in (the generator's Fractions).
+	const truncating = STORES.flatMap((name) =>
+		Object.entries(oracleOf(name).arrays)
+			.filter(([, array]) => array.refusal === "TRUNCATION")
+			.map(([array]) => [name, array]),
+	);
+	it("holds time arrays refused for TRUNCATION, with their rounded values", () => {
+		expect(truncating.length).toBeGreaterThan(0);
+	});
+	it.each(truncating)("%s: array %s with --allow-truncate and --round equals its exact values floored / rounded in the unit written", async (name, array) => {
+		const oracle = oracleOf(name);
+		const store = path.join(CORPUS, name, "store.zarr");
+		const expected = oracle.arrays[array] as Refusal;
+		expect(expected.rounded, "the generator's rounded values").toBeDefined();
+		for (const rounding of ["floor", "nearest"] as const) {
+			const columns = arrowColumns(await exportedArrow((sink) => exportTable(store, sink, { format: "arrow", ...oracle.options, array, rounding })));
+			expect(roundedDifferences(array, expected, rounding, columns), rounding).toEqual([]);
 		}
 	});
 

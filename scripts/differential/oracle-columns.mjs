@@ -132,3 +132,19 @@ export function oracleDifferences(expected, got, limit = 3) {
 
 /** The number of values a comparison checked: every cell of the table. */
 export const comparedValues = (expected) => expected.rows * expected.columns.length;
+
+/** The CLI flag of each rounding an oracle's `rounded` holds. */
+export const ROUNDING_FLAGS = { floor: "--allow-truncate", nearest: "--round" };
+
+/**
+ * The differences between a time array exported with a rounding (`floor`: `--allow-truncate`, `nearest`: `--round`,
+ * `--unit auto`) and the oracle of its TRUNCATION refusal: its exact values floored or rounded half to even in the
+ * unit the column was written in (`rounded[rounding][unit]`); a unit the oracle lacks cannot hold them all.
+ */
+export function roundedDifferences(name, array, rounding, got) {
+	const column = got.find((each) => each.name === name);
+	if (column === undefined) return [`no column ${name}`];
+	const values = array.rounded[rounding][column.unit];
+	if (values === undefined) return [`${name}: written in ${column.unit ?? `a ${column.kind} column`}, which cannot hold every value ${rounding === "floor" ? "floored" : "rounded"}`];
+	return oracleDifferences({ columns: [name], rows: values.length, data: { [name]: { kind: array.kind, values } } }, got);
+}

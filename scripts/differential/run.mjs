@@ -4,7 +4,9 @@
  * test/golden/make_differential_corpus.py (Debian's /usr/bin/python3: xarray, zarr 2.13, numcodecs, cftime), export
  * each time array and the table (`--columns all --index`) with the packed CLI to Arrow IPC (read back by
  * apache-arrow) and, where DuckDB can read the times, to Parquet (read back by DuckDB), compare every value with the
- * store's oracle, and print a summary table. Never run by `npm test`; see scripts/differential/README.md.
+ * store's oracle, and print a summary table. A time array refused for TRUNCATION is exported again with
+ * `--allow-truncate` and with `--round` (`--unit auto`) to Arrow IPC and compared with its exact values floored /
+ * rounded half to even in the unit written. Never run by `npm test`; see scripts/differential/README.md.
  *
  *     node scripts/differential/run.mjs [--stores 100] [--first 0] [--families xr,raw,dt64,model,mix]
  *                                       [--work /tmp/dt64-differential] [--cli <path to dt64-export>] [--keep]
@@ -19,7 +21,7 @@ import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "apache-arrow";
 import { staleBuildReason } from "../lib/stale-build.mjs";
-import { arrowColumns, comparedValues, oracleDifferences, parquetColumns } from "./oracle-columns.mjs";
+import { arrowColumns, comparedValues, oracleDifferences, parquetColumns, ROUNDING_FLAGS, roundedDifferences } from "./oracle-columns.mjs";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const GENERATOR = path.join(REPO, "test/golden/make_differential_corpus.py");
@@ -117,6 +119,22 @@ function runExport(store, argv, options, file, format) {
 	return { status: result.status, stderr, code, oneLine: !stderr.includes("\n") };
 }
 
+/** A time array refused for TRUNCATION, with each rounding: the exact values floored / rounded in the unit written. */
+async function compareRounded(store, what, argv, expected, options, file, tally, differ) {
+	const name = argv[argv.indexOf("--array") + 1];
+	for (const [rounding, flag] of Object.entries(ROUNDING_FLAGS)) {
+		const run = runExport(store, [...argv, flag], options, `${file}${flag}.arrow`, "arrow");
+		tally.runs++;
+		if (run.status !== 0) {
+			differ(`${what} ${flag}`, [`refused: ${run.stderr}`]);
+			continue;
+		}
+		const problems = roundedDifferences(name, expected, rounding, arrowColumns(tableFromIPC(fs.readFileSync(`${file}${flag}.arrow`))));
+		tally.values += Object.values(expected.rounded[rounding])[0]?.length ?? 0;
+		if (problems.length) differ(`${what} ${flag}`, problems);
+	}
+}
+
 async function compareStore(family, folder) {
 	const tally = tallies[family];
 	const oracle = JSON.parse(fs.readFileSync(path.join(folder, "oracle.json"), "utf8"));
@@ -139,6 +157,7 @@ async function compareStore(family, folder) {
 			if (arrow.status === 0) differ(what, [`exported, expected a refusal ${codes} (${expected.why})`]);
 			else if (!codes.includes(arrow.code) || !arrow.oneLine) differ(what, [`refused ${JSON.stringify(arrow.stderr)}, expected one line ending [${codes}]`]);
 			else tally.refusals[arrow.code] = (tally.refusals[arrow.code] ?? 0) + 1;
+			if (expected.rounded !== undefined) await compareRounded(store, what, argv, expected, oracle.options, file, tally, differ);
 			continue;
 		}
 		if (arrow.status !== 0) {

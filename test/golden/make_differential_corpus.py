@@ -26,7 +26,9 @@ its repr, "NaN", "Infinity"; an integer as a string; null for a missing value):
   family, seed, desc   what the store is;
   options              the export options every export of this store takes (`convertCalendar` for model calendars);
   arrays               per time array (datetime64, timedelta64, CF time or duration): {"kind", "source", "values"}
-                       or {"refusal": CODE, "why"};
+                       or {"refusal": CODE, "why"}; a TRUNCATION also has "kind" and "rounded": {"floor": {unit:
+                       values}, "nearest": {unit: values}}, the exact values floored (`--allow-truncate`) and rounded
+                       half to even (`--round`) in each unit s..ns that holds them all, with Fractions;
   table                `--columns all --index`: {"columns", "rows", "dims", "data": {name: {"kind", "source",
                        "values"}}} or {"refusal": CODE or [CODES], "why"};
   parquet              whether DuckDB can read the store's times back from Parquet (years it holds);
@@ -588,6 +590,19 @@ def numpy_ns(a):
     return [None if c == -INT64 else str(int(c) * per) for c in counts]
 
 
+def rounded_values(values):
+    """What `--allow-truncate` ("floor") and `--round` ("nearest", half to even) write of exact values (Fractions of
+    ns), per unit s..ns that holds every one of them, as integer ns (strings): the export's unit (`--unit auto`'s
+    choice, which the tool reports in the column's type) picks the list to compare with."""
+    out = {"floor": {}, "nearest": {}}
+    for unit, per in ARROW_NS.items():
+        for rounding, count in (("floor", lambda v: v // per), ("nearest", lambda v: round(v / per))):
+            counts = [None if v is None else int(count(v)) for v in values]
+            if all(c is None or -INT64 <= c < INT64 for c in counts):
+                out[rounding][unit] = [None if c is None else str(c * per) for c in counts]
+    return out
+
+
 def time_expectation(z):
     """What exporting time array z gives: {"kind", "source", "values"} or {"refusal", "why"}; None if not time."""
     calendar = str(z.attrs.get("calendar", "standard")).lower()
@@ -610,7 +625,8 @@ def time_expectation(z):
     values = exact["values"]
     for i, v in enumerate(values):
         if v is not None and v.denominator != 1:
-            return {"refusal": "TRUNCATION", "why": "value %d is %s ns, no whole number of ns" % (i, v)}
+            return {"refusal": "TRUNCATION", "why": "value %d is %s ns, no whole number of ns" % (i, v),
+                    "kind": exact["kind"], "rounded": rounded_values(values)}
     unit = auto_unit(z, coding, values)
     for i, v in enumerate(values):
         if v is not None and not -INT64 <= v // ARROW_NS[unit] < INT64:
@@ -728,7 +744,7 @@ def oracle(path, family, seed, desc, use_cftime):
                 else:
                     data[c] = dict(canon_array(df[c].to_numpy()), source="xarray")
             rec["table"] = {"columns": columns, "rows": len(df), "dims": dim_order, "data": data}
-    times = [int(v) for e in rec["arrays"].values() if e.get("kind") == "time" for v in e["values"] if v is not None]
+    times = [int(v) for e in rec["arrays"].values() if e.get("kind") == "time" for v in e.get("values", []) if v is not None]
     rec["parquet"] = all(abs(v) < DUCKDB_NS for v in times)
     if not rec["xarray"]:
         del rec["xarray"]
