@@ -418,14 +418,14 @@ async function endValue(search: EndSearch, direction: 1 | -1): Promise<EndValue>
 }
 
 /**
- * The unit `--allow-truncate` (and `--round`, when the same) writes a CF time column in when `--unit auto` takes one
+ * The unit flooring (`--allow-truncate`; and `--round`, when the same) writes a CF time column in when `--unit auto` takes one
  * coarser than its exact unit, which cannot hold every date (before 1678): the unit inspect shows a count in when the
  * exact unit cannot hold it.
  */
 interface HeldUnit {
 	readonly unit: TargetUnit;
-	/** `--allow-truncate` or `--round and --allow-truncate`. */
-	readonly flags: string;
+	/** Whether rounding to the nearest (`--round`) takes that unit too. */
+	readonly rounds: boolean;
 }
 
 /** The ISO 8601 text of a CF time count, decoded as an export with `--unit auto` decodes it. */
@@ -446,7 +446,7 @@ function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDeco
 				return false;
 			}
 		})();
-		const how = whole ? `in ${held.unit}, as ${held.flags} writes it` : `floored to ${held.unit}, as ${held.flags} writes it`;
+		const how = whole ? `in ${held.unit}, as an export that floors${held.rounds ? " or rounds" : ""} writes it` : `floored to ${held.unit}, as an export that floors writes it`;
 		return { iso: formatIn(held.unit, inHeld.values[0]), note: `${how}; ${unit}, the exact unit, cannot hold it` };
 	};
 	try {
@@ -516,7 +516,7 @@ async function describeCfTimeArray(opened: OpenedStore, node: ArrayNode, other: 
 	const rounded = nearest === unit && inexact === undefined ? {} : { arrowTypeRounded: `${typeName}[${nearest}]` };
 	// Flooring keeps the exact unit, unless that unit cannot hold every date (before 1678: auto takes a coarser).
 	const flooredType = floored === unit ? {} : { arrowTypeFloored: `${typeName}[${floored}]` };
-	const held: HeldUnit | undefined = floored === unit ? undefined : { unit: floored, flags: nearest === floored ? "--round or --allow-truncate" : "--allow-truncate" };
+	const held: HeldUnit | undefined = floored === unit ? undefined : { unit: floored, rounds: nearest === floored };
 	const search: EndSearch = {
 		source: chunks as ChunkSource<NumericValues>,
 		shape: metadata.shape,

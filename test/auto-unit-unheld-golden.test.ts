@@ -138,12 +138,12 @@ describe.each(Object.entries(CASES))("float CF time before 1678 that no unit hol
 		const text = runCli(["inspect", store]).stdout.toString();
 		const rounded = name === "subns-1600" ? "timestamp[us] rounded to the nearest unit or floored" : "timestamp[s] rounded to the nearest unit, timestamp[us] floored";
 		expect(text).toContain(`which an exact export refuses; ${rounded}; use --round`);
-		// First and last (leftovers 11): in the unit --allow-truncate writes, which holds them, as it writes them (the
+		// First and last (leftovers 11): in the unit --allow-truncate (flooring) writes, which holds them, as it writes them (the
 		// exact export's refusal is the exportable line), where they were "outside the int64 range in ns".
-		const flags = name === "subns-1600" ? "--round or --allow-truncate" : "--allow-truncate";
+		const exports = name === "subns-1600" ? "floors or rounds" : "floors";
 		for (const [end, nanoseconds] of [[time.first!, c.floored_us[0]], [time.last!, c.floored_us[c.floored_us.length - 1]]] as const) {
 			expect(end).toMatchObject({ status: "found", iso: isoOfMicroseconds(nanoseconds) });
-			expect((end as { note: string }).note).toMatch(new RegExp(`^(in|floored to) us, as ${flags} writes it; ns, the exact unit, cannot hold it$`));
+			expect((end as { note: string }).note).toMatch(new RegExp(`^(in us, as an export that ${exports}|floored to us, as an export that floors) writes it; ns, the exact unit, cannot hold it$`));
 		}
 		expect(text).not.toContain("outside the int64 range in ns");
 	});
