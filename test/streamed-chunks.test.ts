@@ -21,7 +21,7 @@ import { TableReader, type TableBand } from "../src/stream/table-reader.js";
 import { rowsStreamed } from "../src/zarr/codecs/off-thread.js";
 import { tempDir } from "./support/cli.js";
 import { runCliWithFaultyThreads } from "./support/spawned-node.js";
-import { CHUNKS, NAT, openFiles, openFilesOnceBackTo, RAW, rowsStreamedSince, SHAPE, storeValues, streamedDuring, streamsOnThreads, writeTimeStore, ZSTD, type StoreOptions } from "./support/streamed-store.js";
+import { CHUNKS, declaringMoreThanHeld, NAT, openFiles, openFilesOnceBackTo, RAW, rowsStreamedSince, SHAPE, skippableFramesAround, storeValues, streamedDuring, streamsOnThreads, writeTimeStore, ZSTD, type StoreOptions } from "./support/streamed-store.js";
 
 const onThreads = streamsOnThreads();
 
@@ -138,23 +138,14 @@ describe(`chunks of zstd streamed into their bands in chunk order (${onThreads ?
 
 	it("skip skippable frames before and after the frame, as a chunk read whole does", async () => {
 		const reference = await exported(await store("raw-skip.zarr", { codecs: RAW }));
-		const skippable = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
-		const corruptChunk = (coords: number[], bytes: Uint8Array) => (coords[1] === 1 ? Buffer.concat([skippable, bytes, skippable]) : bytes);
-		const { result, streamed } = await streamedDuring(async () => exported(await store("zstd-skip.zarr", { corruptChunk })));
+		const { result, streamed } = await streamedDuring(async () => exported(await store("zstd-skip.zarr", { corruptChunk: skippableFramesAround })));
 		expect(streamed).toBe(6);
 		expect(result.equals(reference)).toBe(true);
 	});
 
 	it("read a chunk whole where its frame is not one to stream, which then says why it does not decode", async () => {
 		// The frame declares 4 KiB more than the chunk holds: the chunk read whole refuses it by its header.
-		const corruptChunk = (coords: number[], bytes: Uint8Array) => {
-			if (coords[0] !== 0 || coords[1] !== 1) return bytes;
-			const copy = Uint8Array.from(bytes);
-			const view = new DataView(copy.buffer);
-			view.setUint32(6, view.getUint32(6, true) + 4096, true);
-			return copy;
-		};
-		const error = await refused(await store("declared.zarr", { corruptChunk }));
+		const error = await refused(await store("declared.zarr", { corruptChunk: declaringMoreThanHeld }));
 		expect([error.code, error.key, error.path]).toEqual(["CHUNK_CORRUPT", "time/c/0/1/0", "time"]);
 		expect(error.message).toBe("chunk time/c/0/1/0: cannot decode: zstd: chunk declares 2101248 bytes, more than its expected 2097152");
 		expect(error.outputs).toEqual([]);

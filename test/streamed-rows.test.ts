@@ -21,7 +21,7 @@ import { idleStreamInstances } from "../src/zarr/codecs/wasm/streamed-row.js";
 import { tempDir } from "./support/cli.js";
 import { exportTimeThroughPool } from "./support/pool-export.js";
 import { interruptOnceUnderWay, runCliWithFaultyThreads } from "./support/spawned-node.js";
-import { CHUNKS, NAT, openFiles, openFilesOnceBackTo, RAW, rowsStreamedSince, SHAPE, storeValues, streamedDuring, streamsOnThreads, writeTimeStore, ZSTD, type StoreOptions } from "./support/streamed-store.js";
+import { CHUNKS, declaringMoreThanHeld, NAT, openFiles, openFilesOnceBackTo, RAW, rowsStreamedSince, SHAPE, skippableFramesAround, storeValues, streamedDuring, streamsOnThreads, writeTimeStore, ZSTD, type StoreOptions } from "./support/streamed-store.js";
 
 const onThreads = streamsOnThreads();
 
@@ -98,25 +98,16 @@ describe(`rows of zstd chunks streamed into bands (${onThreads ? "decode threads
 
 	it("skip skippable frames after the frame, as a chunk read whole does", async () => {
 		const reference = await exported(await store("raw-skip.zarr", { codecs: RAW }));
-		const skippable = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
-		const corruptChunk = (coords: number[], bytes: Uint8Array) => (coords[1] === 1 ? Buffer.concat([skippable, bytes, skippable]) : bytes);
-		const { result, streamed } = await streamedDuring(async () => exported(await store("zstd-skip.zarr", { corruptChunk })));
+		const { result, streamed } = await streamedDuring(async () => exported(await store("zstd-skip.zarr", { corruptChunk: skippableFramesAround })));
 		expect(streamed).toBe(2);
 		expect(result.equals(reference)).toBe(true);
 	});
 
 	it("read a row whole where a chunk's frame is not one to stream, which then says why it does not decode", async () => {
 		// The frame declares 4 KiB more than the chunk holds: the chunk read whole refuses it by its header.
-		const corruptChunk = (coords: number[], bytes: Uint8Array) => {
-			if (coords[0] !== 0 || coords[1] !== 1) return bytes;
-			const copy = Uint8Array.from(bytes);
-			const view = new DataView(copy.buffer);
-			view.setUint32(6, view.getUint32(6, true) + 4096, true);
-			return copy;
-		};
 		const dir = tempDir("dt64-streamed-out-");
 		const before = rowsStreamed();
-		const error = await exportTimeThroughPool(await store("declared.zarr", { corruptChunk }), new BufferPool(), path.join(dir, "out.arrow")).then(
+		const error = await exportTimeThroughPool(await store("declared.zarr", { corruptChunk: declaringMoreThanHeld }), new BufferPool(), path.join(dir, "out.arrow")).then(
 			() => undefined,
 			(failure: unknown) => failure as { code?: unknown; key?: unknown; message: string },
 		);

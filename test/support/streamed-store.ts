@@ -32,6 +32,24 @@ export interface StoreOptions {
 	readonly checksum?: boolean;
 }
 
+/** A skippable zstd frame of 3 bytes of content (magic 0x184D2A50). */
+const SKIPPABLE_FRAME = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+
+/** StoreOptions.corruptChunk: the chunks at index 1 along the second axis with a skippable frame before and after their frame. */
+export const skippableFramesAround = (coords: number[], bytes: Uint8Array): Uint8Array => (coords[1] === 1 ? Buffer.concat([SKIPPABLE_FRAME, bytes, SKIPPABLE_FRAME]) : bytes);
+
+/**
+ * StoreOptions.corruptChunk: chunk [0, 1, 0]'s frame declares 4 KiB more than the chunk holds (its content size,
+ * at byte 6 of a frame whose header has a 4-byte size field), so that it is no frame to stream.
+ */
+export function declaringMoreThanHeld(coords: number[], bytes: Uint8Array): Uint8Array {
+	if (coords[0] !== 0 || coords[1] !== 1) return bytes;
+	const copy = Uint8Array.from(bytes);
+	const view = new DataView(copy.buffer);
+	view.setUint32(6, view.getUint32(6, true) + 4096, true);
+	return copy;
+}
+
 /** Writes at `root` a group with the 3-D datetime64[ms] array `time` over `dimensionNames` (zstd unless `codecs`): `root`. */
 export async function writeTimeStore(root: string, dimensionNames: string[], options: StoreOptions = {}): Promise<string> {
 	const codecs = options.codecs ?? (options.checksum === true ? [ZSTD[0], { name: "zstd", configuration: { level: 0, checksum: true } }] : ZSTD);
