@@ -163,7 +163,7 @@ describe("a zip's central directory, read into an index", () => {
 		expect(store.isAbsent("/c/9" as AbsolutePath)).toBe(true);
 	});
 
-	it("refuses an entry read whole whose bytes (inflated) fail the CRC-32 its record gives", async () => {
+	it("refuses an entry read whole (or a range of all of it) whose bytes (inflated) fail the CRC-32 its record gives, CHUNK_CORRUPT", async () => {
 		const built = buildZip([
 			{ name: "c/0", data: valuesOf(0) },
 			{ name: "c/1", data: new Uint8Array(100).fill(7), deflate: true, patch: (record) => record.writeUInt32LE(record.readUInt32LE(16) ^ 1, 16) },
@@ -175,11 +175,16 @@ describe("a zip's central directory, read into an index", () => {
 		const changed = valuesOf(0);
 		changed[1] ^= 0xff;
 		await expect(store.get("/c/0" as AbsolutePath)).rejects.toMatchObject({
-			code: "READ_FAILED",
+			code: "CHUNK_CORRUPT",
 			key: "c/0",
-			message: `t.zip: cannot read entry c/0: its bytes fail their CRC-32 (the zip says 0x${crc0}, they give 0x${zlib.crc32(changed).toString(16).padStart(8, "0")})`,
+			path: "t.zip",
+			message: `t.zip: entry c/0 fails its CRC-32 (the zip says 0x${crc0}, its bytes give 0x${zlib.crc32(changed).toString(16).padStart(8, "0")})`,
 		});
-		await expect(store.get("/c/1" as AbsolutePath)).rejects.toMatchObject({ code: "READ_FAILED", key: "c/1", message: expect.stringContaining("t.zip: cannot read entry c/1: its bytes fail their CRC-32") });
+		await expect(store.get("/c/1" as AbsolutePath)).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "c/1", message: expect.stringContaining("t.zip: entry c/1 fails its CRC-32") });
+		// A range of all of a stored entry is checked as its whole read is; a range of part of it cannot be.
+		await expect(store.getRange("/c/0" as AbsolutePath, { offset: 0, length: valuesOf(0).length })).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "c/0" });
+		expect(await store.getRange("/c/0" as AbsolutePath, { offset: 0, length: 2 })).toEqual(changed.subarray(0, 2));
+		expect(await store.getRange("/c/0" as AbsolutePath, { suffixLength: 2 })).toEqual(changed.subarray(changed.length - 2));
 	});
 
 	it("refuses what a zip reader must refuse, each in one line", async () => {

@@ -25,7 +25,7 @@ export interface ZipEntryLayout {
 	/** 0 stored, 8 deflated. */
 	readonly method: number;
 	readonly encrypted: boolean;
-	/** The CRC-32 of its bytes (inflated), checked when the entry is read whole. */
+	/** The CRC-32 of its bytes (inflated), checked when the entry is read whole (a range of part of it cannot be). */
 	readonly crc32: number;
 }
 
@@ -100,7 +100,10 @@ export class ZipStore implements AsyncReadable {
 		}
 		if (entry.method !== 0) return (await this.get(key, options))?.subarray(offset, offset + length);
 		const start = this.entries.dataStart(entry.name) ?? (await this.#located(entry, this.#localHeader(entry, options.signal))).dataStart;
-		return this.#located(entry, this.#reads.read(start + offset, length, options.signal));
+		const bytes = await this.#located(entry, this.#reads.read(start + offset, length, options.signal));
+		// A range of all of it is checked as a read of all of it is; a part cannot be (the CRC-32 is the whole entry's).
+		if (offset === 0 && length === size) this.#checkCrc(entry, bytes);
+		return bytes;
 	}
 
 	/** `read` of the entry's bytes; one that the central directory placed past the end of the file says so, naming the entry. */
@@ -150,9 +153,21 @@ export class ZipStore implements AsyncReadable {
 	/** The entry's bytes, inflated if deflated, checked against the CRC-32 the central directory gives. */
 	async #inflated(entry: ZipEntryLayout, data: Uint8Array): Promise<Uint8Array> {
 		const bytes = await this.#inflatedUnchecked(entry, data);
-		const crc = zlib().crc32(bytes);
-		if (crc !== entry.crc32) throw this.#corrupt(entry, `its bytes fail their CRC-32 (the zip says ${hex(entry.crc32)}, they give ${hex(crc)})`);
+		this.#checkCrc(entry, bytes);
 		return bytes;
+	}
+
+	/**
+	 * Bytes that are not what was written, CHUNK_CORRUPT: a chunk stored raw, or with a codec that has no checksum of
+	 * its own (blosc, lz4, zstd as numcodecs writes it), would otherwise decode to wrong values without a word.
+	 */
+	#checkCrc(entry: ZipEntryLayout, bytes: Uint8Array): void {
+		const crc = zlib().crc32(bytes);
+		if (crc === entry.crc32) return;
+		throw new Dt64ExportError("CHUNK_CORRUPT", `${this.shownAs}: entry ${entry.name} fails its CRC-32 (the zip says ${hex(entry.crc32)}, its bytes give ${hex(crc)})`, {
+			path: this.shownAs,
+			key: entry.name,
+		});
 	}
 
 	async #inflatedUnchecked(entry: ZipEntryLayout, data: Uint8Array): Promise<Uint8Array> {
