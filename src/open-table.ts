@@ -54,6 +54,11 @@ export type TableColumn =
 			 * `climatology` names it (boundedCoordinateOf). It is the time column only when named (select/time-selection.ts).
 			 */
 			readonly boundsOf?: string;
+			/**
+			 * Maybe a CF boundary variable whose coordinate was not seen (boundedCoordinateOf's `unseen`: no consolidated
+			 * metadata, the bounds of an auxiliary coordinate): the time column only when named, as one is.
+			 */
+			readonly unseenBounds?: true;
 	  };
 
 /** The index of one dimension: its coordinate array, or its positions (a dimension without one, or by choice). */
@@ -187,8 +192,11 @@ async function openColumn(opened: OpenedStore, { path: group, format }: GroupAt,
 		if (column.kind !== "plain") return column;
 		// A CF time array with units of its own is a boundary variable too when a coordinate's attribute names it.
 		const cfTime = "cfTime" in column ? column.cfTime : undefined;
-		const boundsOf = parent?.name ?? (cfTime === undefined ? undefined : await boundedCoordinateOf(opened, { path: group, format }, node));
-		return boundsOf === undefined ? column : ({ ...column, boundsOf } as Omit<TableColumn, "axes">);
+		if (parent !== undefined) return { ...column, boundsOf: parent.name } as Omit<TableColumn, "axes">;
+		const bounded = cfTime === undefined ? undefined : await boundedCoordinateOf(opened, { path: group, format }, node);
+		if (bounded === undefined) return column;
+		if ("coordinate" in bounded) return { ...column, boundsOf: bounded.coordinate } as Omit<TableColumn, "axes">;
+		return { ...column, unseenBounds: true } as Omit<TableColumn, "axes">;
 	} catch (error) {
 		throw as === "column" && isUnsupported(error) ? columnUnsupported(error, path, where, false) : error;
 	}

@@ -130,21 +130,25 @@ function timeCodingOrNone(column: TableColumn, options: TimeColumnOptions): Time
  * The paths of the table's boundary variables: those a `bounds` or `climatology` attribute (CF 1.10 §7.1, §7.4) of
  * one of its arrays names (a coordinate names a variable of its own group), and those opened as one (`boundsOf`: they
  * took their coordinate's units, or a coordinate names them; the coordinate then perhaps not in the table: `time_bnds`
- * exported without `time`, or in a table without index columns).
+ * exported without `time`, or in a table without index columns); `unseen`: those that may be one, their coordinate
+ * unseen (`unseenBounds`, and no array of the table names them).
  */
-function boundaryVariablePaths(table: ZarrTable): Set<string> {
+function boundaryVariablePaths(table: ZarrTable): { all: Set<string>; unseen: Set<string> } {
 	const arrays = [...table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column] : [])), ...table.columns];
-	const paths = new Set<string>();
+	const known = new Set<string>();
+	const unseen = new Set<string>();
 	for (const column of arrays) {
-		if (column.kind === "plain" && column.boundsOf !== undefined) paths.add(column.metadata.path);
+		if (column.kind === "plain" && column.boundsOf !== undefined) known.add(column.metadata.path);
+		if (column.kind === "plain" && column.unseenBounds === true) unseen.add(column.metadata.path);
 		const { path, attributes } = column.metadata;
 		for (const named of [attributes.bounds, attributes.climatology]) {
 			if (typeof named !== "string" || named === "" || named.includes("/")) continue;
 			const namedPath = siblingPath(path, named);
-			if (namedPath !== path) paths.add(namedPath);
+			if (namedPath !== path) known.add(namedPath);
 		}
 	}
-	return paths;
+	for (const path of known) unseen.delete(path);
+	return { all: new Set([...known, ...unseen]), unseen };
 }
 
 /**
@@ -164,7 +168,7 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 	// An auxiliary coordinate (a forecast's valid_time beside its time index) is the time column only when named.
 	const single = table.columns.length === 1 && options.column !== undefined ? table.columns[0] : undefined;
 	const outputName = (entryName: string, column: TableColumn) => options.rename?.get(entryName) ?? (column === single ? options.column : undefined);
-	const boundaries = name === undefined && options.singleArray !== true ? boundaryVariablePaths(table) : new Set<string>();
+	const { all: boundaries, unseen: unseenBoundaries } = name === undefined && options.singleArray !== true ? boundaryVariablePaths(table) : { all: new Set<string>(), unseen: new Set<string>() };
 	const wanted = (entryName: string, column: TableColumn) =>
 		name === undefined ? column.coordinate !== true && !boundaries.has(column.metadata.path) : entryName === name || column.name === name || outputName(entryName, column) === name;
 	const candidates: TimeSource[] = [
@@ -197,8 +201,14 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 						? ` (${without.join(", ")} ${without.length === 1 ? "has" : "have"} no coordinate array in the group: ${without.length === 1 ? "its index is its positions" : "their indexes are positions"}, which hold no time)`
 						: "";
 			// Boundary variables of time, left out above, are named so: one may be chosen by naming it.
-			const bounds = table.columns.filter((column) => boundaries.has(column.metadata.path) && timeCodingOrNone(column, options) !== undefined).map((column) => shown(column.name, column));
-			const boundsHint = bounds.length === 0 ? "" : ` (${bounds.join(", ")} ${bounds.length === 1 ? "holds a coordinate's cell bounds, a time column" : "hold coordinates' cell bounds, time columns"} only when \`timeColumn\` names ${bounds.length === 1 ? "it" : "one"})`;
+			const timeBounds = table.columns.filter((column) => boundaries.has(column.metadata.path) && timeCodingOrNone(column, options) !== undefined);
+			const bounds = timeBounds.filter((column) => !unseenBoundaries.has(column.metadata.path)).map((column) => shown(column.name, column));
+			const unseen = timeBounds.filter((column) => unseenBoundaries.has(column.metadata.path)).map((column) => shown(column.name, column));
+			const boundsHint =
+				(bounds.length === 0 ? "" : ` (${bounds.join(", ")} ${bounds.length === 1 ? "holds a coordinate's cell bounds, a time column" : "hold coordinates' cell bounds, time columns"} only when \`timeColumn\` names ${bounds.length === 1 ? "it" : "one"})`) +
+				(unseen.length === 0
+					? ""
+					: ` (${unseen.join(", ")} ${unseen.length === 1 ? "may hold a coordinate's cell bounds" : "may hold coordinates' cell bounds"}: two values along the last dimension, which has no coordinate array, and no consolidated metadata to say whose; ${unseen.length === 1 ? "a time column" : "time columns"} only when \`timeColumn\` names ${unseen.length === 1 ? "it" : "one"})`);
 			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}${boundsHint}`, { option: "timeColumn" });
 		}
 		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });

@@ -27,7 +27,8 @@ export async function withoutBoundaryVariables(opened: OpenedStore, tree: StoreT
 		const slash = candidate.lastIndexOf("/");
 		const group = slash < 0 ? "" : candidate.slice(0, slash);
 		const groupNode = nodes.get(group);
-		const coordinate = node?.kind === "array" && groupNode?.kind === "group" ? await boundedCoordinateOf(opened, { path: group, format: groupNode.zarrFormat }, node, lookup) : undefined;
+		const found = node?.kind === "array" && groupNode?.kind === "group" ? await boundedCoordinateOf(opened, { path: group, format: groupNode.zarrFormat }, node, lookup) : undefined;
+		const coordinate = found !== undefined && "coordinate" in found ? found.coordinate : undefined;
 		const coordinatePath = coordinate === undefined ? undefined : group === "" ? coordinate : `${group}/${coordinate}`;
 		if (coordinatePath !== undefined && coordinatePath !== candidate && candidates.includes(coordinatePath)) boundaries.push(candidate);
 		else kept.push(candidate);

@@ -100,6 +100,12 @@ export async function withBoundsAttributesOf(opened: OpenedStore, group: BoundsG
 	return parent === undefined ? node : withBoundsAttributes(node, parent);
 }
 
+/** What boundedCoordinateOf found: the coordinate, or none, or none seen where one may be (`unseen`). */
+export type BoundedCoordinate = { readonly coordinate: string } | { readonly unseen: true } | undefined;
+
+/** Values along a coordinate's cell bounds' last dimension, CF §7.1: its two ends, for a time cell. */
+const CELL_ENDS = 2;
+
 /**
  * The coordinate whose CF `bounds` or `climatology` attribute names the array `node` of `group`, for one with units
  * and a calendar of its own, which boundsParentFor passes over as taking nothing: xarray encodes bounds made of
@@ -108,8 +114,14 @@ export async function withBoundsAttributesOf(opened: OpenedStore, group: BoundsG
  * coordinate is in no column (a table without index columns). Looked for as boundsParentFor looks: among the arrays
  * the consolidated metadata lists for the group, else among the array's dimension coordinates (one metadata read
  * each), for an array over two or more dimensions only. The caller asks only for CF time columns.
+ *
+ * Without consolidated metadata, the bounds of an auxiliary coordinate (`valid_bnds(time, step, nv)` of a 2-D
+ * `valid_time`, whose name is no dimension) cannot be told from a time variable but by reading every array of the
+ * group: an array shaped as bounds are (its last dimension of two values, with no coordinate array, and no
+ * `bounds` or `climatology` of its own), named by no dimension coordinate, is `unseen` — maybe a coordinate's bounds,
+ * the time column only when named, as bounds are.
  */
-export async function boundedCoordinateOf(opened: OpenedStore, group: BoundsGroup, node: ArrayNode, lookup: NodeLookup = documentLookup(opened, group.format)): Promise<string | undefined> {
+export async function boundedCoordinateOf(opened: OpenedStore, group: BoundsGroup, node: ArrayNode, lookup: NodeLookup = documentLookup(opened, group.format)): Promise<BoundedCoordinate> {
 	const dimensions = dimensionNamesOf(node);
 	if (dimensions.length < 2) return undefined;
 	const name = group.path === "" ? node.path : node.path.slice(group.path.length + 1);
@@ -117,12 +129,18 @@ export async function boundedCoordinateOf(opened: OpenedStore, group: BoundsGrou
 	const listed = await consolidatedArraysOf(opened, group.path);
 	if (listed !== undefined) {
 		const coordinate = listed.find((array) => array.path !== node.path && namesIt(attributesOf(array.node)));
-		return coordinate === undefined ? undefined : coordinate.path.slice(coordinate.path.lastIndexOf("/") + 1);
+		return coordinate === undefined ? undefined : { coordinate: coordinate.path.slice(coordinate.path.lastIndexOf("/") + 1) };
 	}
+	const vertices = dimensions.at(-1)!;
+	let verticesHaveCoordinate = false;
 	for (const dimension of dimensions) {
 		if (dimension === name) continue;
 		const coordinate = await lookup(memberPath(group.path, dimension));
-		if (coordinate !== undefined && coordinate.kind === "array" && namesIt(attributesOf(coordinate))) return dimension;
+		if (coordinate !== undefined && coordinate.kind === "array" && namesIt(attributesOf(coordinate))) return { coordinate: dimension };
+		if (dimension === vertices && coordinate !== undefined) verticesHaveCoordinate = true;
 	}
-	return undefined;
+	const attributes = attributesOf(node);
+	const shape = node.json.shape;
+	const shapedAsBounds = Array.isArray(shape) && shape.length === dimensions.length && shape.at(-1) === CELL_ENDS && !verticesHaveCoordinate;
+	return shapedAsBounds && attributes.bounds === undefined && attributes.climatology === undefined ? { unseen: true } : undefined;
 }

@@ -1,0 +1,71 @@
+/**
+ * An auxiliary time coordinate and its cell bounds (test/fixtures/aux-time, made by test/golden/make_aux_time_fixtures.py
+ * with xarray 2023.01): a forecast's `valid_time(time, step)` with `bounds: "valid_bnds"`, and `valid_bnds(time, step,
+ * nv)` with units of its own, in a store with consolidated metadata and one without. Rows are selected by the time an
+ * xarray user selects by, `ds.sel(time=...)` (valid_time has no index: `ds.sel(valid_time=...)` raises); the bounds
+ * and the auxiliary coordinate are the time column only when named, with or without consolidated metadata.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Table } from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { exportTable } from "../src/index.js";
+import { exportedArrow } from "./support/arrow-sink.js";
+import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
+import type { XarrayColumn } from "./support/xarray-columns.js";
+
+const FIXTURES = path.join(REPO, "test/fixtures/aux-time");
+
+interface Expected {
+	stores: string[];
+	range: { start: string; last: string; columns: XarrayColumn[] };
+	days: Record<string, XarrayColumn[]>;
+	valid_time_sel: string;
+}
+
+const EXPECTED = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Expected;
+const [CONSOLIDATED, PLAIN] = EXPECTED.stores.map((name) => path.join(FIXTURES, name));
+const { start } = EXPECTED.range;
+// xarray's slice ends include the last instant (2000-01-02T00:00); the export's end is excluded: the next hour.
+const END = "2000-01-02T01";
+const iso = (table: Table, k: number) => [...table.getChildAt(k)!].map((value) => new Date(Number(value)).toISOString());
+
+describe("an auxiliary coordinate's cell bounds (valid_bnds of a 2-D valid_time) are never the time column unless named", () => {
+	it("without consolidated metadata as with it: --columns valid_bnds with --start or --partition-by is refused, naming --time-column", () => {
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			const ranged = runCli([store, "--columns", "valid_bnds", "--start", start, "-o", path.join(tempDir(), "bnds.arrow")]);
+			expect(ranged.status, store).toBe(2);
+			expect(ranged.stderr.split("\n")).toHaveLength(2);
+			expect(ranged.stderr).toMatch(/^dt64-export: no time column .* among valid_bnds .*valid_bnds (holds|may hold) a coordinate's cell bounds.* a time column only when --time-column names it\) \[USAGE\]\n$/);
+			const days = runCli([store, "--columns", "valid_bnds", "--partition-by", "day", "-o", path.join(tempDir(), "days")]);
+			expect(days.status, store).toBe(2);
+			expect(days.stderr).toContain("a time column only when --time-column names it) [USAGE]");
+		}
+		// Without consolidated metadata, only the dimension coordinates could be read for one naming it: what it may be is said.
+		expect(runCli([PLAIN, "--columns", "valid_bnds", "--start", start, "-o", path.join(tempDir(), "bnds.arrow")]).stderr).toContain(
+			"(valid_bnds may hold a coordinate's cell bounds: two values along the last dimension, which has no coordinate array, and no consolidated metadata to say whose; a time column only when --time-column names it)",
+		);
+	});
+
+	it("library: the same refusal (option timeColumn); named, the bounds' own times select their rows, the same in both stores", async () => {
+		const kept: string[][] = [];
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			await expect(exportedArrow((sink) => exportTable(store, sink, { columns: ["valid_bnds"], start, format: "arrow" }))).rejects.toMatchObject({ code: "USAGE", option: "timeColumn" });
+			const named = await exportedArrow((sink) => exportTable(store, sink, { columns: ["valid_bnds"], start, end: END, timeColumn: "valid_bnds", format: "arrow", unit: "ms" }));
+			kept.push(iso(named, 0));
+		}
+		expect(kept[1]).toEqual(kept[0]);
+		expect(kept[0].every((instant) => instant >= "2000-01-01T06" && instant < "2000-01-02T01")).toBe(true);
+		// valid_time 00, 06, ... 42 (+-3 h): the ends 09, 09, 15, 15, 21, 21 are in [06:00, 01:00 the next day).
+		expect(kept[0]).toEqual(["09", "09", "15", "15", "21", "21"].map((hour) => `2000-01-01T${hour}:00:00.000Z`));
+	});
+
+	it("exported alone (--array valid_bnds), its own times select its rows, as any time array's", () => {
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			const out = path.join(tempDir(), "alone.arrow");
+			const run = runCli([store, "--array", "valid_bnds", "--start", start, "--end", END, "--unit", "ms", "-o", out]);
+			expect(run.status, run.stderr).toBe(0);
+			expect(readArrow(out).numRows).toBe(6);
+		}
+	});
+});
