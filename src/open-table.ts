@@ -35,7 +35,15 @@ import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from ".
  * the table's dimensions in another order is seen transposed (metadata and chunks, see transposed-variable.ts).
  */
 export type TableColumn =
-	| { readonly kind: "time"; readonly name: string; readonly metadata: TimeArrayMetadata; readonly chunks: ChunkSource; readonly axes: readonly number[]; readonly coordinate?: true }
+	| {
+			readonly kind: "time";
+			readonly name: string;
+			readonly metadata: TimeArrayMetadata;
+			readonly chunks: ChunkSource;
+			readonly axes: readonly number[];
+			readonly coordinate?: true;
+			readonly datasetCoordinate?: true;
+	  }
 	| {
 			readonly kind: "plain";
 			readonly name: string;
@@ -48,6 +56,12 @@ export type TableColumn =
 			readonly unsigned?: UnsignedCoding;
 			/** An auxiliary coordinate of the columns asked for, added as xarray's `ds[names]` adds it (attached-coordinates.ts). */
 			readonly coordinate?: true;
+			/**
+			 * `columns: "all"`: a coordinate of the dataset (named by a `coordinates` attribute, as xarray's
+			 * `decode_coords` reads it, see attached-coordinates.ts), a column `all` takes as `ds.to_dataframe()` does,
+			 * yet, as an attached coordinate, the time column only when named (select/time-selection.ts).
+			 */
+			readonly datasetCoordinate?: true;
 			/**
 			 * A CF boundary variable (CF decoding on): the coordinate whose `bounds` attribute names it, found as its
 			 * units are (table/bounds-parent.ts), or, for a CF time array with units of its own, whose `bounds` or
@@ -427,7 +441,16 @@ async function openGroupTable(opened: OpenedStore, location: string, indexSource
 			const why = (unsupported.length === 0 ? "the group holds no data variable (only dimension coordinates, or no array)" : `no data variable of the group can be a column (${unsupported.join("; ")})`) + elsewhere;
 			throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns all: ${why}`, { option: "columns", value: "all", path: group });
 		}
-		opening = selection.chosen.map((variable) => candidates.find((column) => column.name === variable.name)!);
+		// The dataset's coordinates among them (a forecast's valid_time): columns, yet no time column unless named.
+		const declared = declaredCoordinates(
+			candidates.map((column) => column.metadata),
+			attributesOf(groupDocument.node),
+			(name) => names.includes(name),
+		);
+		opening = selection.chosen.map((variable) => {
+			const column = candidates.find((candidate) => candidate.name === variable.name)!;
+			return declared.has(column.name) ? ({ ...column, datasetCoordinate: true } as Omit<TableColumn, "axes">) : column;
+		});
 		leftOut = [...selection.leftOut.map((variable) => `${describeVariable(variable)}: ${variable.reason}`), ...unsupported];
 	} else {
 		readAhead(opened, at, options.columns);

@@ -9,10 +9,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { exportTable } from "../src/index.js";
+import { exportDataset, exportTable } from "../src/index.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
-import type { XarrayColumn } from "./support/xarray-columns.js";
+import { exportedValues, xarrayValues, type XarrayColumn } from "./support/xarray-columns.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/aux-time");
 
@@ -67,5 +67,72 @@ describe("an auxiliary coordinate's cell bounds (valid_bnds of a 2-D valid_time)
 			expect(run.status, run.stderr).toBe(0);
 			expect(readArrow(out).numRows).toBe(6);
 		}
+	});
+});
+
+/** The table's columns as xarray's frame spells them, by name. */
+function frameOf(table: Table, columns: readonly XarrayColumn[]): Record<string, (number | string | null)[]> {
+	expect(table.schema.fields.map((field) => field.name)).toEqual(columns.map((column) => column.name));
+	return Object.fromEntries(columns.map((column, k) => [column.name, exportedValues(table, k, column)]));
+}
+
+const expectedFrame = (columns: readonly XarrayColumn[]) => Object.fromEntries(columns.map((column) => [column.name, xarrayValues(column)]));
+
+describe("--columns all selects rows by the dimension coordinate time, as ds.sel(time=...), never by the auxiliary valid_time unless named", () => {
+	it("xarray cannot select by valid_time (no index), which the golden script records", () => {
+		expect(EXPECTED.valid_time_sel).toBe(`KeyError: "no index found for coordinate 'valid_time'"`);
+	});
+
+	it("--columns all --index --start/--end: the rows of ds.sel(time=slice(...)), consolidated or not (library and CLI)", async () => {
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			const table = await exportedArrow((sink) => exportTable(store, sink, { columns: "all", index: true, start, end: END, format: "arrow", unit: "ms" }));
+			expect(frameOf(table, EXPECTED.range.columns), store).toEqual(expectedFrame(EXPECTED.range.columns));
+			const out = path.join(tempDir(), "range.arrow");
+			const result = runCli([store, "--columns", "all", "--index", "--start", start, "--end", END, "--unit", "ms", "-o", out]);
+			expect(result.status, result.stderr).toBe(0);
+			expect(frameOf(readArrow(out), EXPECTED.range.columns)).toEqual(expectedFrame(EXPECTED.range.columns));
+		}
+	});
+
+	it("--columns all --index --partition-by day: each day's rows as ds.sel(time=day)", async () => {
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			const folder = path.join(tempDir(), "days");
+			await exportDataset(store, folder, { columns: "all", index: true, partitionBy: "day", format: "arrow", unit: "ms" });
+			const files = fs.readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".arrow"));
+			const byDay = Object.fromEntries(
+				files.map((file) => {
+					const [, year, month, day] = /year=(\d+)\/month=(\d+)\/day=(\d+)\//.exec(file)!;
+					return [`${year}-${month.padStart(2, "0")}-${day.padStart(2, "0")}`, path.join(folder, file)];
+				}),
+			);
+			expect(Object.keys(byDay).sort()).toEqual(Object.keys(EXPECTED.days).sort());
+			for (const [day, columns] of Object.entries(EXPECTED.days)) expect(frameOf(readArrow(byDay[day]), columns), day).toEqual(expectedFrame(columns));
+		}
+	});
+
+	it("--columns all without --index: refused, naming --index and valid_time for --time-column (as --columns t2m is), consolidated or not", async () => {
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			for (const columns of [["--columns", "all"], ["--columns", "t2m"]]) {
+				const out = path.join(tempDir(), "no-index.arrow");
+				const result = runCli([store, ...columns, "--start", start, "-o", out]);
+				expect(result.status, `${store} ${columns}`).toBe(2);
+				expect(result.stderr.split("\n")).toHaveLength(2);
+				expect(result.stderr).toContain("(a dimension's time coordinate is one with index columns: --index) (valid_time is an auxiliary coordinate, a time column only when --time-column names it: xarray selects by dimension coordinates)");
+				expect(fs.existsSync(out)).toBe(false);
+			}
+			await expect(exportedArrow((sink) => exportTable(store, sink, { columns: "all", start, format: "arrow" }))).rejects.toMatchObject({ code: "USAGE", option: "timeColumn" });
+		}
+	});
+
+	it("named, valid_time selects: the rows whose valid time is in the range, the same in both stores", async () => {
+		const kept: string[][] = [];
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			const table = await exportedArrow((sink) => exportTable(store, sink, { columns: "all", start, end: END, timeColumn: "valid_time", format: "arrow", unit: "ms" }));
+			expect(table.schema.fields.map((field) => field.name)).toEqual(["t2m", "valid_bnds", "valid_time"]);
+			kept.push(iso(table, 2));
+		}
+		expect(kept[1]).toEqual(kept[0]);
+		// valid_time 00, 06, ... 42: 06, 12, 18 and 24 (the next day's 00:00) are in [06:00, 01:00 the next day), two rows each (nv).
+		expect(kept[0]).toEqual(["06", "06", "12", "12", "18", "18"].map((hour) => `2000-01-01T${hour}:00:00.000Z`).concat(["2000-01-02T00:00:00.000Z", "2000-01-02T00:00:00.000Z"]));
 	});
 });

@@ -151,6 +151,9 @@ function boundaryVariablePaths(table: ZarrTable): { all: Set<string>; unseen: Se
 	return { all: new Set([...known, ...unseen]), unseen };
 }
 
+/** An auxiliary coordinate among the columns: attached to those asked for, or one of the dataset's that `all` takes. */
+const isCoordinate = (column: TableColumn) => column.coordinate === true || column.datasetCoordinate === true;
+
 /**
  * The column whose time selects and partitions rows: `name`, or the table's only time column (datetime64 or CF
  * time), a value column or a dimension's coordinate (an index column, output with `index` only). A boundary variable
@@ -170,7 +173,7 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 	const outputName = (entryName: string, column: TableColumn) => options.rename?.get(entryName) ?? (column === single ? options.column : undefined);
 	const { all: boundaries, unseen: unseenBoundaries } = name === undefined && options.singleArray !== true ? boundaryVariablePaths(table) : { all: new Set<string>(), unseen: new Set<string>() };
 	const wanted = (entryName: string, column: TableColumn) =>
-		name === undefined ? column.coordinate !== true && !boundaries.has(column.metadata.path) : entryName === name || column.name === name || outputName(entryName, column) === name;
+		name === undefined ? !isCoordinate(column) && !boundaries.has(column.metadata.path) : entryName === name || column.name === name || outputName(entryName, column) === name;
 	const candidates: TimeSource[] = [
 		...table.index.flatMap((entry) => (entry.kind === "coordinate" && wanted(entry.name, entry.column) ? source(entry.column, index ? entry.axis : undefined, entry.name) : [])),
 		...table.columns.flatMap((column, k) => (wanted(column.name, column) ? source(column, indexFields + k, column.name) : [])),
@@ -209,7 +212,13 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 				(unseen.length === 0
 					? ""
 					: ` (${unseen.join(", ")} ${unseen.length === 1 ? "may hold a coordinate's cell bounds" : "may hold coordinates' cell bounds"}: two values along the last dimension, which has no coordinate array, and no consolidated metadata to say whose; ${unseen.length === 1 ? "a time column" : "time columns"} only when \`timeColumn\` names ${unseen.length === 1 ? "it" : "one"})`);
-			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}${boundsHint}`, { option: "timeColumn" });
+			// Auxiliary coordinates of times too (a forecast's valid_time): one may be chosen by naming it.
+			const coordinates = table.columns.filter((column) => isCoordinate(column) && !boundaries.has(column.metadata.path) && timeCodingOrNone(column, options) !== undefined).map((column) => shown(column.name, column));
+			const coordinatesHint =
+				coordinates.length === 0
+					? ""
+					: ` (${coordinates.join(", ")} ${coordinates.length === 1 ? "is an auxiliary coordinate, a time column" : "are auxiliary coordinates, time columns"} only when \`timeColumn\` names ${coordinates.length === 1 ? "it" : "one"}: xarray selects by dimension coordinates)`;
+			throw new UsageError(`no time column (datetime64 or CF time) to select or partition rows by among ${names.join(", ")}${hint}${coordinatesHint}${boundsHint}`, { option: "timeColumn" });
 		}
 		if (candidates.length > 1) throw new UsageError(`several time columns (${candidates.map((candidate) => candidate.name).join(", ")}): name one as \`timeColumn\``, { option: "timeColumn" });
 		chosen = candidates[0];
