@@ -6,7 +6,7 @@ import * as os from "node:os";
 import type { OpenPlan, ReadPlan } from "./export-plan.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
 import { locateTimeArray, openLocatedTimeArray } from "./open-array.js";
-import { openCfTimeArrayTable, openTable, tableOfTimeArray, type TableColumn, type ZarrTable } from "./open-table.js";
+import { openCfTimeArrayTable, openTableBeforeReading, tableOfTimeArray, type BeforeReadingValues, type TableColumn, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
 import { TableReader } from "./stream/table-reader.js";
 import type { ReadLimits } from "./stream/chunk-bands.js";
@@ -64,12 +64,17 @@ function readChunkShapes(table: ZarrTable, index: boolean): number[][] {
  * store's time array (found as `locateTimeArray` does, `array` naming it, CF time arrays included) as a one-column
  * table.
  */
-export async function openPlannedTable(location: string, plan: OpenPlan): Promise<ZarrTable> {
-	if (plan.columns !== undefined) return openTable(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns, indexSource: plan.indexSource });
+export async function openPlannedTable(location: string, plan: OpenPlan, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {
+	if (plan.columns !== undefined) return openTableBeforeReading(location, { ...plan.store, ...plan.cf, group: plan.group, columns: plan.columns, indexSource: plan.indexSource }, beforeReading);
 	const located = await locateTimeArray(location, { ...plan.store, ...plan.cf, array: plan.array });
 	try {
-		if (!plan.cf.cf || !isCfTimeArray(located.node)) return tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
-		return await openCfTimeArrayTable(located, { ...plan.store, ...plan.cf, indexSource: plan.indexSource });
+		if (!plan.cf.cf || !isCfTimeArray(located.node)) {
+			// Opening a datetime64 array reads no chunk.
+			const table = tableOfTimeArray(openLocatedTimeArray(located, { ...plan.store, ...plan.cf }));
+			await beforeReading?.(table);
+			return table;
+		}
+		return await openCfTimeArrayTable(located, { ...plan.store, ...plan.cf, indexSource: plan.indexSource }, beforeReading);
 	} finally {
 		// The table keeps the store for its chunks; the documents read to find and open the array are not needed again.
 		located.opened.documents.release();

@@ -6,7 +6,7 @@
  * coordinate array where the group has one. Every array is validated, and keeps its own chunk grid and codecs,
  * before any chunk is read.
  */
-import { cfAutoUnit, isCfTimeMetadata, parseCfTimeDecoding, type CfOptions, type CfTimeDecoding } from "./cf/cf-time-array.js";
+import { cfAutoUnit, hasFloatCounts, isCfTimeMetadata, parseCfTimeDecoding, type CfOptions, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { Dt64ExportError, errorFieldsOf, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
@@ -29,6 +29,7 @@ import { keepingReads } from "./store/kept-reads.js";
 import { boundedCoordinateOf, boundsParentFor } from "./table/bounds-parent.js";
 import { withBoundsAttributes } from "./cf/bounds-attributes.js";
 import { coordinateFit, coordinatesAttributeNames, declaredCoordinates } from "./table/attached-coordinates.js";
+import { DeferredAutoUnits } from "./table/deferred-auto-units.js";
 
 /**
  * An array of the table; `axes` are the table axes of its own axes, increasing (see layOutTable): an array over
@@ -174,7 +175,16 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 }
 
 /** What opening a column needs of the table's options. */
-type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "rounding" | "convertCalendar" | "alignOn">;
+type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "rounding" | "convertCalendar" | "alignOn"> & {
+	/** Where `--unit auto`'s passes over float CF counts wait for the table to be laid out; without it they run at once. */
+	readonly deferredUnits?: DeferredAutoUnits;
+};
+
+/**
+ * Called once a table is laid out, before any chunk is read for it (`--unit auto`'s pass over float CF counts, then
+ * the export's): the CLI checks there the output name the table gives, so that an export refused for it reads nothing.
+ */
+export type BeforeReadingValues = (table: ZarrTable) => void | Promise<void>;
 
 /** A group of the store, by path, and its Zarr format: its members' metadata is read in that format first. */
 interface GroupAt {
@@ -267,12 +277,17 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 		kept?.stopKeeping();
 		return plain;
 	}
+	const pass = async () => {
+		try {
+			return await cfAutoUnit(metadata, chunks, parsed, readsUnit, opened.signal, { findRange: (options.rounding ?? "error") !== "error" });
+		} finally {
+			kept?.stopKeeping();
+		}
+	};
 	let autoUnit: CfTimeDecoding["autoUnit"];
-	try {
-		autoUnit = await cfAutoUnit(metadata, chunks, parsed, readsUnit, opened.signal, { findRange: (options.rounding ?? "error") !== "error" });
-	} finally {
-		kept?.stopKeeping();
-	}
+	// Float counts wait for the table to be laid out (a pass reads every chunk); others have their units now.
+	if (readsUnit && options.deferredUnits !== undefined && hasFloatCounts(metadata, parsed.coding)) options.deferredUnits.add(path, { run: pass, drop: () => kept?.stopKeeping() });
+	else autoUnit = await pass();
 	const column: Omit<Extract<TableColumn, { kind: "plain" }>, "axes"> = { ...plain, cfTime: { ...parsed, autoUnit } };
 	return column;
 }
@@ -389,10 +404,15 @@ async function readCoordinatesAhead(opened: OpenedStore, group: GroupAt, groupNo
  * request in flight cut short (OpenStoreOptions.signal).
  */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
-	return abortable(options.signal, () => openStoreTable(location, options));
+	return openTableBeforeReading(location, options);
 }
 
-async function openStoreTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
+/** openTable, calling `beforeReading` once the table is laid out, before any of its chunks is read. */
+export async function openTableBeforeReading(location: string, options: OpenTableOptions, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {
+	return abortable(options.signal, () => openStoreTable(location, options, beforeReading));
+}
+
+async function openStoreTable(location: string, options: OpenTableOptions, beforeReading: BeforeReadingValues | undefined): Promise<ZarrTable> {
 	const all = options.columns === "all";
 	if (typeof options.columns === "string" && !all) {
 		const names = (options.columns as string).split(",").map((name) => name.trim());
@@ -402,14 +422,17 @@ async function openStoreTable(location: string, options: OpenTableOptions): Prom
 	const indexSource = indexSourceOf(options);
 	const opened = await openStore(location, options);
 	try {
-		return await openGroupTable(opened, location, indexSource, options);
+		const deferredUnits = new DeferredAutoUnits();
+		const table = await openGroupTable(opened, location, indexSource, { ...options, deferredUnits });
+		await beforeReading?.(table);
+		return await deferredUnits.settle(table);
 	} finally {
 		// The table keeps the store for its chunks; the documents read to open it are not needed again.
 		opened.documents.release();
 	}
 }
 
-async function openGroupTable(opened: OpenedStore, location: string, indexSource: IndexSource, options: OpenTableOptions): Promise<ZarrTable> {
+async function openGroupTable(opened: OpenedStore, location: string, indexSource: IndexSource, options: OpenTableOptions & ColumnOpening): Promise<ZarrTable> {
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
 	if (groupDocument === undefined) throw noNodeError(opened, group);
@@ -575,7 +598,14 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
  * columns are its dimensions' coordinates there, as for `--columns`; an array that is the store root itself (a
  * path straight to the array), or whose parent is no group, is a table of its own.
  */
-export async function openCfTimeArrayTable(located: LocatedArray, options: Omit<OpenTableOptions, "columns" | "group">): Promise<ZarrTable> {
+export async function openCfTimeArrayTable(located: LocatedArray, given: Omit<OpenTableOptions, "columns" | "group">, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {
+	const deferredUnits = new DeferredAutoUnits();
+	const table = await openCfTimeArrayColumns(located, { ...given, deferredUnits });
+	await beforeReading?.(table);
+	return deferredUnits.settle(table);
+}
+
+async function openCfTimeArrayColumns(located: LocatedArray, options: Omit<OpenTableOptions, "columns" | "group"> & ColumnOpening): Promise<ZarrTable> {
 	const { opened, arrayPath } = located;
 	const segments = arrayPath.split("/");
 	const columnName = segments.pop() as string;

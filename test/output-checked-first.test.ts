@@ -98,4 +98,41 @@ describe("an output that exists is refused before the store is read", () => {
 		expect(fs.readdirSync(folder)).toEqual(["zstd.arrow"]);
 		expect(fs.readdirSync(path.join(folder, "zstd.arrow"))).toEqual([]);
 	});
+
+	// Leftovers 12 (from leftovers 9): without -o, --unit auto's pass over float CF counts and a time range's search
+	// read (and decoded) chunks before the name the table gives was checked. Decoded on the main thread here
+	// (DT64_DECODE_THREADS=0): a chunk decoded compiles the decoders, which the setup line shows.
+	it("without -o: the default name is checked before --unit auto reads a float CF array and before a time range is searched", async () => {
+		await prepare();
+		const cwd = tempDir("dt64-output-default-");
+		const floatStore = path.join(tempDir("dt64-output-float-"), "float.zarr");
+		const values = Float64Array.from({ length: 600_000 }, (_, i) => i / 7);
+		await writeArray(floatStore, "", { shape: [values.length], chunks: [100_000], values, dataType: "float64", codecs: [LE, ZSTD], attributes: { units: "days since 1600-01-01" } });
+		const runs: [string, string[], string][] = [
+			["a float CF array (--unit auto's pass)", [floatStore, "--allow-truncate"], "float.arrow"],
+			["a time range (its search)", [store, "--start", "2023-11-17T12:00"], "zstd.arrow"],
+			["a float CF array and a time range", [floatStore, "--allow-truncate", "--start", "1700-01-01"], "float.arrow"],
+		];
+		for (const [what, args, name] of runs) {
+			fs.writeFileSync(path.join(cwd, name), "not an export");
+			const refused = await runNode(["--import", COUNT_SETUP, BIN, ...args], { DT64_DECODE_THREADS: "0" }, undefined, cwd);
+			expect(refused.status, what).toBe(1);
+			expect(refused.stderr, what).toContain(`dt64-export: ${name} already exists (use --force to overwrite) [OUTPUT_EXISTS]`);
+			expect(refused.stderr, what).not.toContain("--unit auto");
+			expect(setupOf(refused.stderr).modules, what).not.toContain(DECODERS_BYTES);
+			expect(fs.readFileSync(path.join(cwd, name), "utf8")).toBe("not an export");
+			fs.rmSync(path.join(cwd, name));
+			fs.mkdirSync(path.join(cwd, name));
+			const folder = await runNode(["--import", COUNT_SETUP, BIN, ...args, "--force"], { DT64_DECODE_THREADS: "0" }, undefined, cwd);
+			expect(folder.stderr, what).toContain(`dt64-export: ${name} is a folder: name the output file (-o <folder>/<file>) [OUTPUT_INVALID]`);
+			expect(setupOf(folder.stderr).modules, what).not.toContain(DECODERS_BYTES);
+			fs.rmdirSync(path.join(cwd, name));
+			// Allowed, the same export reads and decodes its chunks: what the counts above would see.
+			const written = await runNode(["--import", COUNT_SETUP, BIN, ...args, "-q"], { DT64_DECODE_THREADS: "0" }, undefined, cwd);
+			expect(written.status, written.stderr).toBe(0);
+			expect(setupOf(written.stderr).modules, what).toContain(DECODERS_BYTES);
+			expect(fs.statSync(path.join(cwd, name)).size).toBeGreaterThan(0);
+			fs.rmSync(path.join(cwd, name));
+		}
+	});
 });

@@ -11,7 +11,7 @@ import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, Rounding, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, oneLine, UsageError, writeFailure } from "../errors.js";
-import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ColumnsPlan, type ExportPlan, type OutputFormat } from "../export-plan.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { firstChunkSent } from "../zarr/codecs/off-thread.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
@@ -183,6 +183,17 @@ async function exportStages(table: ZarrTable, plan: ExportPlan, local: boolean, 
 	// load, which then waits for nothing.
 	if (local && startReading) await firstChunkSent(FIRST_CHUNK_WAIT_MS);
 	return (await loadArrowStages()).createStagesAround(table, reader, plan);
+}
+
+/**
+ * The name of an export's file without -o (before its extension): the one value column asked for (its coordinates
+ * follow it), as the schema names it (`column`, then `rename`); several: their group's (the table's name).
+ */
+function defaultOutputName(table: ZarrTable, columns: ColumnsPlan): string {
+	const asked = table.columns.filter((column) => column.coordinate !== true);
+	if (asked.length !== 1) return table.name;
+	const name = columns.column ?? asked[0].name;
+	return columns.rename.get(name) ?? name;
 }
 
 function terminalRefusal(format: OutputFormat): UsageError {
@@ -435,20 +446,20 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// Opening the store and searching the time range write nothing: a signal meanwhile ends the process at once, a
 	// request to a server that does not answer with it.
 	const stopExitingWhileOpening = exitOnInterrupt();
-	const table = await openPlannedTable(args.store, plan.open);
-	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store), args.output !== undefined)), filter: undefined, notice: undefined } : await selectedStages(table, plan);
-	const rows = stages.reader.totalRows;
-	planned(table, stages.batcher.schema, rows);
-	// One value column asked for (its coordinates follow it): the file is named after it; several: after their group.
-	const asked = table.columns.filter((column) => column.coordinate !== true).length;
-	const name = asked === 1 ? stages.batcher.schema.fields[stages.batcher.schema.fields.length - table.columns.length].name : table.name;
-	const target = args.output ?? `${name}.${FILE_EXTENSIONS[format]}`;
-	// The name the schema gave, checked as -o is before the store is opened: the reader has not started.
-	if (args.output === undefined && namedDescriptor(target) === undefined) {
+	let target = args.output ?? "";
+	// Without -o, the name the table gives, checked as -o is before the store is opened: once the table is laid out,
+	// before any chunk is read (--unit auto's pass over float CF counts, a time range's search, the export's reader).
+	const table = await openPlannedTable(args.store, plan.open, (laidOut) => {
+		if (args.output !== undefined) return;
+		target = `${defaultOutputName(laidOut, plan.columns)}.${FILE_EXTENSIONS[format]}`;
+		if (namedDescriptor(target) !== undefined) return;
 		const named = statOutput(target);
 		if (named?.isDirectory()) throw folderOutputRefusal(target);
 		if (named?.isFile() !== false) checkFileOutput(target, args.force);
-	}
+	});
+	const stages = plan.select === undefined ? { ...(await exportStages(table, plan, !isRemote(args.store), args.output !== undefined)), filter: undefined, notice: undefined } : await selectedStages(table, plan);
+	const rows = stages.reader.totalRows;
+	planned(table, stages.batcher.schema, rows);
 	// A FIFO's open waits for its reader with the signal handlers in place (see openInPlace), so Ctrl-C ends that wait.
 	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : await openInPlace(target, format);
 	let destination: Writable | undefined;
