@@ -6,13 +6,14 @@
  * Parquet subset to Parquet (read back by DuckDB), and compared with the oracle: column names and order, row count,
  * kinds and every value and null in row order. An expected refusal is checked by its code; a time array refused for
  * TRUNCATION is exported again with `rounding` "floor" and "nearest" (--allow-truncate, --round; `--unit auto`) and
- * compared with its exact values floored / rounded half to even in the unit written (leftovers 11). The maintainers' campaign
+ * compared with its exact values floored / rounded half to even in the unit written (leftovers 11), to Arrow IPC and to
+ * Parquet, and so is the `--columns all --index` table of such a store with the same flags (leftovers 12). The maintainers' campaign
  * over any number of seeds is scripts/differential (README, Development).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { arrowColumns, oracleDifferences, parquetColumns, roundedDifferences } from "../scripts/differential/oracle-columns.mjs";
+import { arrowColumns, oracleDifferences, parquetColumns, roundedDifferences, roundedTableDifferences } from "../scripts/differential/oracle-columns.mjs";
 import { exportTable, exportToFile } from "../src/index.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { REPO, tempDir } from "./support/cli.js";
@@ -41,12 +42,15 @@ interface OracleTable {
 	data: Record<string, OracleColumn>;
 }
 
+/** A table refused for TRUNCATION: what `rounding` "floor" and "nearest" export (a TRUNCATION column per unit). */
+type RoundedTables = Record<"floor" | "nearest", { columns: string[]; rows: number; data: Record<string, OracleColumn | { kind: string; source: string; rounded: Record<string, (string | null)[]> }> }>;
+
 interface Oracle {
 	family: string;
 	seed: number;
 	options: Record<string, unknown>;
 	arrays: Record<string, (OracleColumn & { refusal?: undefined }) | Refusal>;
-	table: OracleTable | Refusal;
+	table: OracleTable | (Refusal & { rounded?: RoundedTables });
 	parquet: boolean;
 }
 
@@ -68,6 +72,16 @@ function exportsOf(oracle: Oracle): { what: string; options: Record<string, unkn
 	}
 	out.push({ what: "table", options: { columns: "all", index: true }, expected: oracle.table });
 	return out;
+}
+
+/**
+ * A Parquet file's columns read back by DuckDB, with the units of the same export to Arrow (`arrow`): Parquet keeps no
+ * duration type, and writes seconds as milliseconds; a rounded column's oracle values are those of its Arrow unit.
+ */
+async function parquetColumnsAs(file: string, arrow: { name: string; kind: string; unit?: string }[]) {
+	const durations = Object.fromEntries(arrow.filter((column) => column.kind === "delta").map((column) => [column.name, column.unit]));
+	const units = new Map(arrow.map((column) => [column.name, column.unit]));
+	return (await parquetColumns(query, file, durations)).map((column: { name: string }) => ({ ...column, unit: units.get(column.name) }));
 }
 
 /** The export rejects with one of the codes of the refusal. */
@@ -111,7 +125,7 @@ describe("the differential corpus", () => {
 	it("holds time arrays refused for TRUNCATION, with their rounded values", () => {
 		expect(truncating.length).toBeGreaterThan(0);
 	});
-	it.each(truncating)("%s: array %s with --allow-truncate and --round equals its exact values floored / rounded in the unit written", async (name, array) => {
+	it.each(truncating)("%s: array %s with --allow-truncate and --round equals its exact values floored / rounded in the unit written, to Arrow IPC and to Parquet", async (name, array) => {
 		const oracle = oracleOf(name);
 		const store = path.join(CORPUS, name, "store.zarr");
 		const expected = oracle.arrays[array] as Refusal;
@@ -119,6 +133,34 @@ describe("the differential corpus", () => {
 		for (const rounding of ["floor", "nearest"] as const) {
 			const columns = arrowColumns(await exportedArrow((sink) => exportTable(store, sink, { format: "arrow", ...oracle.options, array, rounding })));
 			expect(roundedDifferences(array, expected, rounding, columns), rounding).toEqual([]);
+			if (!oracle.parquet) continue;
+			// Parquet read back by DuckDB, in the unit of the same export to Arrow (Parquet writes s as ms).
+			const file = path.join(work, `${files++}.parquet`);
+			await exportToFile(store, file, { ...oracle.options, array, rounding });
+			expect(roundedDifferences(array, expected, rounding, await parquetColumnsAs(file, columns)), `${rounding}, Parquet`).toEqual([]);
+		}
+	});
+
+	// The table of such a store, refused for TRUNCATION, exported with the same flags: its other columns as the oracle
+	// has them, each TRUNCATION column floored / rounded in the unit written.
+	const roundedTables = STORES.filter((name) => {
+		const table = oracleOf(name).table;
+		return "refusal" in table && table.rounded !== undefined;
+	});
+	it("holds tables refused for TRUNCATION alone, with their rounded tables", () => {
+		expect(roundedTables.length).toBeGreaterThan(0);
+	});
+	it.each(roundedTables)("%s: the table (columns all, index) with --allow-truncate and --round, to Arrow IPC and to Parquet, equals its rounded table", async (name) => {
+		const oracle = oracleOf(name);
+		const store = path.join(CORPUS, name, "store.zarr");
+		for (const rounding of ["floor", "nearest"] as const) {
+			const options = { ...oracle.options, columns: "all", index: true, rounding } as const;
+			const columns = arrowColumns(await exportedArrow((sink) => exportTable(store, sink, { format: "arrow", ...options })));
+			expect(roundedTableDifferences(oracle.table, rounding, columns), rounding).toEqual([]);
+			if (!oracle.parquet) continue;
+			const file = path.join(work, `${files++}.parquet`);
+			await exportToFile(store, file, options);
+			expect(roundedTableDifferences(oracle.table, rounding, await parquetColumnsAs(file, columns)), `${rounding}, Parquet`).toEqual([]);
 		}
 	});
 

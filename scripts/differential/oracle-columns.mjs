@@ -148,3 +148,26 @@ export function roundedDifferences(name, array, rounding, got) {
 	if (values === undefined) return [`${name}: written in ${column.unit ?? `a ${column.kind} column`}, which cannot hold every value ${rounding === "floor" ? "floored" : "rounded"}`];
 	return oracleDifferences({ columns: [name], rows: values.length, data: { [name]: { kind: array.kind, values } } }, got);
 }
+
+/**
+ * The differences between a table exported with a rounding and the oracle of its TRUNCATION refusal's `rounded`
+ * table (`table.rounded[rounding]`): each TRUNCATION column compared with its values in the unit it was written in
+ * (its `rounded[unit]`, a unit the oracle lacks being a difference), every other column as oracleDifferences does.
+ */
+export function roundedTableDifferences(table, rounding, got) {
+	const expected = table.rounded?.[rounding];
+	if (expected === undefined) return [`no ${rounding} table in the oracle`];
+	const problems = [];
+	const data = {};
+	for (const [name, column] of Object.entries(expected.data)) {
+		if (column.rounded === undefined) {
+			data[name] = column;
+			continue;
+		}
+		const unit = got.find((each) => each.name === name)?.unit;
+		const values = unit === undefined ? undefined : column.rounded[unit];
+		if (values === undefined) problems.push(`${name}: written in ${unit ?? "no time unit"}, which cannot hold every value ${rounding === "floor" ? "floored" : "rounded"}`);
+		else data[name] = { kind: column.kind, source: column.source, values };
+	}
+	return [...problems, ...oracleDifferences({ ...expected, data }, got)];
+}

@@ -4,9 +4,9 @@
  * test/golden/make_differential_corpus.py (Debian's /usr/bin/python3: xarray, zarr 2.13, numcodecs, cftime), export
  * each time array and the table (`--columns all --index`) with the packed CLI to Arrow IPC (read back by
  * apache-arrow) and, where DuckDB can read the times, to Parquet (read back by DuckDB), compare every value with the
- * store's oracle, and print a summary table. A time array refused for TRUNCATION is exported again with
- * `--allow-truncate` and with `--round` (`--unit auto`) to Arrow IPC and compared with its exact values floored /
- * rounded half to even in the unit written. Never run by `npm test`; see scripts/differential/README.md.
+ * store's oracle, and print a summary table. A time array refused for TRUNCATION, and the table holding one, are
+ * exported again with `--allow-truncate` and with `--round` (`--unit auto`) to Arrow IPC and Parquet and compared with
+ * the exact values floored / rounded half to even in the unit written. Never run by `npm test`; see scripts/differential/README.md.
  *
  *     node scripts/differential/run.mjs [--stores 100] [--first 0] [--families xr,raw,dt64,model,mix]
  *                                       [--work /tmp/dt64-differential] [--cli <path to dt64-export>] [--keep]
@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "apache-arrow";
 import { staleBuildReason } from "../lib/stale-build.mjs";
-import { arrowColumns, comparedValues, oracleDifferences, parquetColumns, ROUNDING_FLAGS, roundedDifferences } from "./oracle-columns.mjs";
+import { arrowColumns, comparedValues, oracleDifferences, parquetColumns, ROUNDING_FLAGS, roundedDifferences, roundedTableDifferences } from "./oracle-columns.mjs";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const GENERATOR = path.join(REPO, "test/golden/make_differential_corpus.py");
@@ -119,9 +119,15 @@ function runExport(store, argv, options, file, format) {
 	return { status: result.status, stderr, code, oneLine: !stderr.includes("\n") };
 }
 
-/** A time array refused for TRUNCATION, with each rounding: the exact values floored / rounded in the unit written. */
-async function compareRounded(store, what, argv, expected, options, file, tally, differ) {
-	const name = argv[argv.indexOf("--array") + 1];
+/**
+ * A time array refused for TRUNCATION, or the table holding one, with each rounding: the exact values floored /
+ * rounded in the unit written (a table's other columns as its oracle has them), to IPC and, where DuckDB reads the
+ * store's times, to Parquet in the unit of the same export to IPC.
+ */
+async function compareRounded(store, what, argv, expected, options, parquet, file, tally, differ) {
+	const array = argv.includes("--array") ? argv[argv.indexOf("--array") + 1] : undefined;
+	const differences = (rounding, columns) => (array === undefined ? roundedTableDifferences(expected, rounding, columns) : roundedDifferences(array, expected, rounding, columns));
+	const values = (rounding) => (array === undefined ? comparedValues(expected.rounded[rounding]) : (Object.values(expected.rounded[rounding])[0]?.length ?? 0));
 	for (const [rounding, flag] of Object.entries(ROUNDING_FLAGS)) {
 		const run = runExport(store, [...argv, flag], options, `${file}${flag}.arrow`, "arrow");
 		tally.runs++;
@@ -129,9 +135,23 @@ async function compareRounded(store, what, argv, expected, options, file, tally,
 			differ(`${what} ${flag}`, [`refused: ${run.stderr}`]);
 			continue;
 		}
-		const problems = roundedDifferences(name, expected, rounding, arrowColumns(tableFromIPC(fs.readFileSync(`${file}${flag}.arrow`))));
-		tally.values += Object.values(expected.rounded[rounding])[0]?.length ?? 0;
+		const columns = arrowColumns(tableFromIPC(fs.readFileSync(`${file}${flag}.arrow`)));
+		const problems = differences(rounding, columns);
+		tally.values += values(rounding);
 		if (problems.length) differ(`${what} ${flag}`, problems);
+		if (!parquet) continue;
+		const written = runExport(store, [...argv, flag], options, `${file}${flag}.parquet`, "parquet");
+		tally.runs++;
+		if (written.status !== 0) {
+			differ(`${what} ${flag} (Parquet)`, [`refused: ${written.stderr}`]);
+			continue;
+		}
+		const durations = Object.fromEntries(columns.filter((column) => column.kind === "delta").map((column) => [column.name, column.unit]));
+		const units = new Map(columns.map((column) => [column.name, column.unit]));
+		const read = (await parquetColumns(query, `${file}${flag}.parquet`, durations)).map((column) => ({ ...column, unit: units.get(column.name) }));
+		const fromParquet = differences(rounding, read);
+		tally.values += values(rounding);
+		if (fromParquet.length) differ(`${what} ${flag} (Parquet)`, fromParquet);
 	}
 }
 
@@ -157,7 +177,7 @@ async function compareStore(family, folder) {
 			if (arrow.status === 0) differ(what, [`exported, expected a refusal ${codes} (${expected.why})`]);
 			else if (!codes.includes(arrow.code) || !arrow.oneLine) differ(what, [`refused ${JSON.stringify(arrow.stderr)}, expected one line ending [${codes}]`]);
 			else tally.refusals[arrow.code] = (tally.refusals[arrow.code] ?? 0) + 1;
-			if (expected.rounded !== undefined) await compareRounded(store, what, argv, expected, oracle.options, file, tally, differ);
+			if (expected.rounded !== undefined) await compareRounded(store, what, argv, expected, oracle.options, oracle.parquet, file, tally, differ);
 			continue;
 		}
 		if (arrow.status !== 0) {

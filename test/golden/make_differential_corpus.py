@@ -30,7 +30,10 @@ its repr, "NaN", "Infinity"; an integer as a string; null for a missing value):
                        values}, "nearest": {unit: values}}, the exact values floored (`--allow-truncate`) and rounded
                        half to even (`--round`) in each unit s..ns that holds them all, with Fractions;
   table                `--columns all --index`: {"columns", "rows", "dims", "data": {name: {"kind", "source",
-                       "values"}}} or {"refusal": CODE or [CODES], "why"};
+                       "values"}}} or {"refusal": CODE or [CODES], "why"}; a table refused for TRUNCATION alone also
+                       has "rounded": {"floor": table, "nearest": table}, what `--allow-truncate` and `--round` export,
+                       each TRUNCATION column as {"kind", "source": "exact", "rounded": {unit: values}} (its
+                       "rounded" values repeated over the table's rows, per unit that holds them all);
   parquet              whether DuckDB can read the store's times back from Parquet (years it holds);
   xarray               what xarray decodes where the expected values are not xarray's (see "source").
 Each column's "source" says whose values are expected:
@@ -728,22 +731,34 @@ def oracle(path, family, seed, desc, use_cftime):
         df = tds.to_dataframe(dim_order=dim_order).reset_index()
         columns = [str(c) for c in df.columns]
         refusals = refusal_codes([documented[c] for c in columns if c in documented])
-        if refusals:
-            rec["table"] = {"refusal": refusals, "why": "; ".join("%s: %s" % (c, documented[c]["why"]) for c in columns if c in documented and "refusal" in documented[c])}
-        else:
+
+        def table_data(rounding=None):
+            """The table's columns; with `rounding`, a TRUNCATION column's values floored or rounded per unit."""
             data = {}
             for c in columns:
-                if c in documented:
+                if c in documented and "rounded" in documented[c] and rounding is not None:
+                    e = documented[c]
+                    per_unit = {unit: broadcast(values, dims_of[c], arrays[c].shape, dim_order, sizes) for unit, values in e["rounded"][rounding].items()}
+                    data[c] = {"kind": e["kind"], "source": "exact", "rounded": per_unit}
+                elif c in documented:
                     e = documented[c]
                     values = broadcast(e["values"], dims_of[c], arrays[c].shape, dim_order, sizes)
                     data[c] = {"kind": e["kind"], "source": e["source"], "values": values}
-                    if ds is not None:
+                    if ds is not None and rounding is None:
                         mine = canon_array(df[c].to_numpy())["values"]
                         if mine != values:
                             rec["xarray"]["table." + c] = mine
                 else:
                     data[c] = dict(canon_array(df[c].to_numpy()), source="xarray")
-            rec["table"] = {"columns": columns, "rows": len(df), "dims": dim_order, "data": data}
+            return {"columns": columns, "rows": len(df), "dims": dim_order, "data": data}
+
+        if refusals:
+            rec["table"] = {"refusal": refusals, "why": "; ".join("%s: %s" % (c, documented[c]["why"]) for c in columns if c in documented and "refusal" in documented[c])}
+            if refusals == ["TRUNCATION"]:
+                # --allow-truncate and --round export it: each TRUNCATION column in the unit the export writes.
+                rec["table"]["rounded"] = {rounding: table_data(rounding) for rounding in ("floor", "nearest")}
+        else:
+            rec["table"] = table_data()
     times = [int(v) for e in rec["arrays"].values() if e.get("kind") == "time" for v in e.get("values", []) if v is not None]
     rec["parquet"] = all(abs(v) < DUCKDB_NS for v in times)
     if not rec["xarray"]:
