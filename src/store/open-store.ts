@@ -35,7 +35,10 @@ export interface OpenedStore {
 	readonly list?: ListPrefix;
 	/** The local folder, when the store is one: it is listed by walking it (see store-tree.ts). */
 	readonly directory?: string;
-	/** The file names of a zip store (local or remote), the other kind that can be listed. */
+	/**
+	 * The names of a zip store's node documents (`zarr.json`, `.zarray`, `.zgroup`; local or remote), the other kind
+	 * that can be listed: by them (store-tree.ts), as a folder is by its files. Its other entries are in its index.
+	 */
 	readonly entries?: readonly string[];
 	/** The zip's single top folder that holds the store (`zip -r store.zip store.zarr`): paths start inside it. */
 	readonly zipFolder?: string;
@@ -188,6 +191,9 @@ async function sniffZip(file: string): Promise<boolean> {
 	}
 }
 
+/** The documents a zip is listed by: a node's (v3, v2 array, v2 group). */
+const ZIP_LISTING_DOCUMENTS = ["zarr.json", ".zarray", ".zgroup"];
+
 /** The documents that make a folder a Zarr node (v3, v2 array, v2 group) or a store with consolidated metadata. */
 const NODE_DOCUMENTS = ["zarr.json", ".zarray", ".zgroup", ".zmetadata"];
 
@@ -198,11 +204,12 @@ const NODE_DOCUMENTS = ["zarr.json", ".zarray", ".zgroup", ".zmetadata"];
  */
 function stripTopFolder(entries: ZipIndex): { entries: ZipIndex; folder?: string } {
 	if (NODE_DOCUMENTS.some((name) => entries.has(name))) return { entries };
-	const names = entries.names();
-	const top = names[0]?.split("/")[0];
-	if (top === undefined || !names.every((name) => name.startsWith(`${top}/`)) || !NODE_DOCUMENTS.some((name) => entries.has(`${top}/${name}`))) {
-		return { entries };
+	let top: string | undefined;
+	for (const name of entries.names()) {
+		top ??= name.split("/")[0];
+		if (!name.startsWith(`${top}/`)) return { entries };
 	}
+	if (top === undefined || !NODE_DOCUMENTS.some((name) => entries.has(`${top}/${name}`))) return { entries };
 	return { entries: entries.renamed((name) => (name.length === top.length + 1 ? undefined : name.slice(top.length + 1))), folder: top };
 }
 
@@ -242,6 +249,8 @@ async function openZip(bytes: ZipBytes, location: string, remote: boolean, signa
 		const why = error instanceof PastEndOfZip ? `its central directory points at ${error.message}` : (error as Error).message;
 		throw new Dt64ExportError("STORE_INVALID", `${location}: not a readable zip file (${why})`, { path: location, cause: error });
 	}
-	const names = store.entries.names().filter((name) => !name.endsWith("/"));
-	return { store, kind: "zip", remote, entries: names, ...(zipFolder === undefined ? {} : { zipFolder }), location, signal, documents: new MetadataDocuments(store, signal) };
+	// Its nodes' documents, which list it (store-tree.ts): not every chunk's name, which the index holds compactly.
+	const documents: string[] = [];
+	for (const name of store.entries.names()) if (ZIP_LISTING_DOCUMENTS.some((file) => name === file || name.endsWith(`/${file}`))) documents.push(name);
+	return { store, kind: "zip", remote, entries: documents, ...(zipFolder === undefined ? {} : { zipFolder }), location, signal, documents: new MetadataDocuments(store, signal) };
 }

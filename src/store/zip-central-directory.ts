@@ -201,5 +201,6 @@ export async function readCentralDirectory(
 		}
 		carried = piece.slice(at);
 	}
+	index.complete();
 	return index;
 }

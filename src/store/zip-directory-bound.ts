@@ -11,7 +11,7 @@ export const MAX_ZIP_ENTRIES = 1_000_000;
 /** The largest central directory read: a million entries of keys up to about 200 characters. */
 export const MAX_ZIP_DIRECTORY_BYTES = 256 * 2 ** 20;
 
-const WHY = "a limit of this tool: about 120 bytes of memory each once read";
+const WHY = "a limit of this tool: about 80 bytes of memory each once read";
 
 export function tooManyEntries(shownAs: string, count: bigint): Dt64ExportError {
 	return new Dt64ExportError("TOO_LARGE", `${shownAs}: its central directory lists ${count} entries, more than the ${MAX_ZIP_ENTRIES} a zip store may hold (${WHY}); unzip it and export the folder`, {
