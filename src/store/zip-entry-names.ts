@@ -36,7 +36,6 @@ export class ZipEntryNames {
 	#starts: Uint32Array;
 	/** The row of each name added, in order. */
 	#rows: Int32Array;
-	#count = 0;
 	/** Open addressing: 0 empty, else 1 + the index (in order added) of a distinct name. */
 	#table: Int32Array;
 	#distinct = 0;
