@@ -3,12 +3,13 @@
  * signal and its resources, whenever it fails or is aborted (findings of the embedding trial).
  */
 import { spawnSync } from "node:child_process";
+import { getEventListeners } from "node:events";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { commitDataset, createTableExportStages, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
+import { commitDataset, createTableExportStages, exportDataset, exportSelection, exportTable, exportToFile, inspectStore, openTable } from "../src/index.js";
 import { REPO, readArrow, runCli, tempDir } from "./support/cli.js";
 
 const weather = path.join(REPO, "data/weather-station.zarr");
@@ -115,6 +116,22 @@ describe("signal: the same AbortError whenever the abort comes", () => {
 		}
 		expect(fs.readdirSync(dir)).toEqual([]);
 		expect(await descriptorsBackTo(before)).toBeLessThanOrEqual(before);
+	});
+
+	it("one signal shared by a service's exports holds no listener of theirs once each has settled (each export to a file or a dataset left one, holding its store: MaxListenersExceededWarning past 10, memory growing with every export)", async () => {
+		const shared = new AbortController();
+		const { signal } = shared;
+		const dir = tempDir();
+		for (let i = 0; i < 3; i++) {
+			await exportToFile(weather, path.join(dir, `t${i}.arrow`), { signal });
+			await exportDataset(observations, path.join(dir, `d${i}`), { columns: ["time", "temperature"], index: true, partitionBy: "day", signal });
+			await exportTable(observations, new PassThrough().resume(), { columns: ["time", "temperature"], signal });
+			await exportSelection(weather, new PassThrough().resume(), { start: "2023-01-02", signal });
+			await openTable(observations, { columns: ["temperature"], signal });
+			await inspectStore(observations, { signal });
+			expect(await rejection(exportToFile(path.join(dir, "missing.zarr"), path.join(dir, `m${i}.arrow`), { signal }))).toMatchObject({ code: "STORE_NOT_FOUND" });
+			expect(getEventListeners(signal, "abort")).toEqual([]);
+		}
 	});
 });
 
