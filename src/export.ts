@@ -6,7 +6,7 @@
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
-import { abortable, asAbortError, isAborted, throwIfAborted } from "./abort.js";
+import { abortable, asAbortError, followingSignal, isAborted, throwIfAborted } from "./abort.js";
 import { UsageError, withErrorFields } from "./errors.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
@@ -121,11 +121,16 @@ export async function runStages(chain: readonly (Readable | Writable)[], signal:
 	// so the destination emitting an error does not make it the cause.
 	let first: Readable | Writable | undefined;
 	for (const stream of chain) stream.on("error", () => (first ??= stream));
+	// Under a signal of its own that follows the caller's: pipeline listens to the signal it is given, a listener per
+	// export on a signal a service shares (MaxListenersExceededWarning at the eleventh export at once).
+	const following = signal === undefined ? undefined : followingSignal(signal);
 	try {
-		await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(signal === undefined ? [] : [{ signal }]));
+		await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(following === undefined ? [] : [{ signal: following.signal }]));
 	} catch (error) {
 		if (isAborted(signal)) throw asAbortError(error, signal);
 		throw destinationFailure(error, first === chain[chain.length - 1]);
+	} finally {
+		following?.release();
 	}
 }
 

@@ -133,6 +133,39 @@ describe("signal: the same AbortError whenever the abort comes", () => {
 			expect(getEventListeners(signal, "abort")).toEqual([]);
 		}
 	});
+
+	it("twelve exports at once under one signal put one listener on it, not one each (Node warned of a leak at the eleventh, MaxListenersExceededWarning), and its abort rejects them all", async () => {
+		const warnings: string[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning.name);
+		process.on("warning", onWarning);
+		try {
+			const dir = tempDir();
+			const shared = new AbortController();
+			const { signal } = shared;
+			const seen: number[] = [];
+			const counting = () => void seen.push(getEventListeners(signal, "abort").length);
+			const exports = (round: string, onChunk: () => void) =>
+				Array.from({ length: 3 }, (_, i) => [
+					exportToFile(weather, path.join(dir, `${round}${i}.parquet`), { signal, onChunk }),
+					exportTable(observations, new PassThrough().resume(), { columns: ["time", "temperature"], signal, onChunk }),
+					exportSelection(weather, new PassThrough().resume(), { start: "2023-01-02", signal, onChunk }),
+					exportDataset(observations, path.join(dir, `${round}d${i}`), { columns: ["time", "temperature"], index: true, partitionBy: "day", signal, onChunk }),
+				]).flat();
+			const running = exports("a", counting);
+			seen.push(getEventListeners(signal, "abort").length);
+			await Promise.all(running);
+			expect(Math.max(...seen)).toBe(1);
+			expect(getEventListeners(signal, "abort")).toEqual([]);
+			// The first chunk read aborts them all, while their stages run or their stores open: none ends without reading one.
+			const aborted = exports("b", () => shared.abort("shutdown")).map(rejection);
+			for (const error of await Promise.all(aborted)) expect(error).toMatchObject({ name: "AbortError", code: "ABORT_ERR", cause: "shutdown" });
+			expect(fs.readdirSync(dir).filter((name) => name.startsWith("b") || name.includes(".tmp"))).toEqual([]);
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(warnings).toEqual([]);
+		} finally {
+			process.off("warning", onWarning);
+		}
+	});
 });
 
 describe("options that would do nothing are refused", () => {

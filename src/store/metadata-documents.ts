@@ -7,7 +7,7 @@
  *
  * It also bounds the reads in flight: a group of 500 arrays is read a few at a time, in the order asked for.
  */
-import { throwIfAborted } from "../abort.js";
+import { onAbort, throwIfAborted } from "../abort.js";
 import { isRefusedKey } from "./refused-key.js";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import type { ValueBound } from "./value-bound.js";
@@ -60,13 +60,18 @@ export class MetadataDocuments {
 		for (const cancel of this.#readingAhead) cancel.abort(this.#signal?.reason);
 	};
 
+	/** Stops listening to the caller's signal (onAbort), while no read ahead is in flight. */
+	#stopListening: (() => void) | undefined;
+
 	#readAheadStarted(ahead: AbortController): void {
-		if (this.#readingAhead.size === 0) this.#signal?.addEventListener("abort", this.#cancelReadsAhead, { once: true });
+		if (this.#readingAhead.size === 0 && this.#signal !== undefined) this.#stopListening = onAbort(this.#signal, this.#cancelReadsAhead);
 		this.#readingAhead.add(ahead);
 	}
 
 	#readAheadEnded(ahead: AbortController): void {
-		if (this.#readingAhead.delete(ahead) && this.#readingAhead.size === 0) this.#signal?.removeEventListener("abort", this.#cancelReadsAhead);
+		if (!this.#readingAhead.delete(ahead) || this.#readingAhead.size > 0) return;
+		this.#stopListening?.();
+		this.#stopListening = undefined;
 	}
 
 	/** The text of `key`, undefined when the store does not hold it; read at most once while it is kept. */

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { abortError } from "../../abort.js";
+import { abortError, onAbort } from "../../abort.js";
 import { Dt64ExportError } from "../../errors.js";
 import type { CompiledAnswer, DecodeAnswer, DecodeRequest, DecodeThreadData, ModuleGift, StreamMessage } from "./decode-worker.js";
 import type { StreamedRowSpec } from "./wasm/streamed-row.js";
@@ -36,9 +36,9 @@ interface Task {
  */
 type Waiting = Task & Omit<DecodeRequest, "id"> & { readonly signal?: AbortSignal };
 
-/** The one abort listener of an export's signal while chunks of it wait, and how many do. */
+/** How many chunks of an export wait, and how to stop listening to its signal once none does (onAbort). */
 interface Watched {
-	readonly listener: () => void;
+	readonly stop: () => void;
 	waiting: number;
 }
 
@@ -131,9 +131,8 @@ export class DecoderPool {
 	#watch(signal: AbortSignal): void {
 		let watched = this.#watched.get(signal);
 		if (watched === undefined) {
-			watched = { listener: () => this.#dropAll(signal), waiting: 0 };
+			watched = { stop: onAbort(signal, () => this.#dropAll(signal)), waiting: 0 };
 			this.#watched.set(signal, watched);
-			signal.addEventListener("abort", watched.listener, { once: true });
 		}
 		watched.waiting++;
 	}
@@ -141,7 +140,7 @@ export class DecoderPool {
 	#unwatch(signal: AbortSignal | undefined): void {
 		const watched = signal === undefined ? undefined : this.#watched.get(signal);
 		if (watched === undefined || --watched.waiting > 0) return;
-		signal!.removeEventListener("abort", watched.listener);
+		watched.stop();
 		this.#watched.delete(signal!);
 	}
 
