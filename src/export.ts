@@ -3,6 +3,7 @@
  * made once from the options; the table is opened and its reader made (export-source.ts); the batcher and the
  * writer are built here around the reader, each from its part of the plan.
  */
+import { checkDestinationArgument, checkOverwrite, optionsArgument, outputArgument, storeArgument } from "./call-arguments.js";
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
@@ -174,6 +175,9 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  * writes it to `destination` (a file stream, stdout...).
  */
 export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<TableExport> {
+	store = storeArgument(store);
+	options = optionsArgument(options);
+	checkDestinationArgument(destination);
 	// Selected rows (or rows left out) are written in part of their chunks' batches: those buffers never come back whole.
 	return intoCallerDestination(destination, options, (held) =>
 		exportPlanned(store, planExport({ ...options, ...(writesPartOfBatches(options) ? { bufferPool: undefined } : {}), signal: held.signal }, false), held.take),
@@ -196,6 +200,10 @@ export type FileExport = TableExport & {
  * for the next chunks once written, as the CLI's do.
  */
 export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<FileExport> {
+	store = storeArgument(store);
+	path = outputArgument(path, "path");
+	options = optionsArgument(options);
+	checkOverwrite(options.overwrite);
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
 	const bufferPool = writesPartOfBatches(options) ? undefined : (options.bufferPool ?? new BufferPool());
 	path = absoluteOutput(path);
