@@ -229,6 +229,7 @@ export function checkDatasetOptions(options: DatasetOptions, dataset: boolean): 
  */
 export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
 	checkOptionNames(options);
+	if (options.onChunk !== undefined && typeof options.onChunk !== "function") throw new UsageError("invalid onChunk: a function (chunkIndex, totalChunks)", { option: "onChunk" });
 	decodeThreadsAsked();
 	// A dataset is Parquet unless told otherwise, as with the CLI's --partition-by and --part: what engines read.
 	const format = options.format ?? (dataset ? "parquet" : "arrow");

@@ -4,6 +4,7 @@
  * `dataset` parts (export-plan.ts) say which; the stages are those of every export (export.ts), the reader limited to
  * the rows selected, a TimeFilter after the batcher, and a DatasetWriter in place of the file writer.
  */
+import { checkDestinationArgument, checkOverwrite, optionsArgument, outputArgument, storeArgument } from "./call-arguments.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Writable } from "node:stream";
@@ -132,6 +133,9 @@ function selectionSummary(rows: number, overflowNulls: SelectionSummary["overflo
  * part K holds), of the store's table, written to `destination` as one file or stream.
  */
 export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
+	store = storeArgument(store);
+	options = optionsArgument(options);
+	checkDestinationArgument(destination);
 	return intoCallerDestination(destination, options, async (held) => {
 		const plan = planExport({ ...options, bufferPool: undefined, signal: held.signal }, false);
 		return abortable(plan.read.signal, async () => {
@@ -252,7 +256,10 @@ export interface DatasetRunOptions {
  * before the store is opened until it ends, whichever way.
  */
 export async function exportDataset(store: string, folder: string, options: ExportOptions & DatasetRunOptions): Promise<DatasetExportSummary> {
-	folder = absoluteOutput(folder);
+	store = storeArgument(store);
+	folder = absoluteOutput(outputArgument(folder, "folder"));
+	options = optionsArgument(options);
+	checkOverwrite(options.overwrite);
 	// The folder's extension names its files' format, as a file's does (checked by planExport when it is no format).
 	const format = options.format === undefined || OUTPUT_FORMATS.includes(options.format) ? resolveDatasetFormat(options.format, folder, LIBRARY_SPELLING) : options.format;
 	// Rows are filtered and routed to many files: no chunk buffer goes back to a pool once written.

@@ -3,10 +3,11 @@
  * made once from the options; the table is opened and its reader made (export-source.ts); the batcher and the
  * writer are built here around the reader, each from its part of the plan.
  */
+import { checkDestinationArgument, checkOverwrite, optionsArgument, outputArgument, storeArgument } from "./call-arguments.js";
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
-import { abortable, asAbortError, isAborted, throwIfAborted } from "./abort.js";
+import { abortable, asAbortError, followingSignal, isAborted, throwIfAborted } from "./abort.js";
 import { UsageError, withErrorFields } from "./errors.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
@@ -121,11 +122,16 @@ export async function runStages(chain: readonly (Readable | Writable)[], signal:
 	// so the destination emitting an error does not make it the cause.
 	let first: Readable | Writable | undefined;
 	for (const stream of chain) stream.on("error", () => (first ??= stream));
+	// Under a signal of its own that follows the caller's: pipeline listens to the signal it is given, a listener per
+	// export on a signal a service shares (MaxListenersExceededWarning at the eleventh export at once).
+	const following = signal === undefined ? undefined : followingSignal(signal);
 	try {
-		await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(signal === undefined ? [] : [{ signal }]));
+		await pipeline(chain as unknown as NodeJS.ReadWriteStream[], ...(following === undefined ? [] : [{ signal: following.signal }]));
 	} catch (error) {
 		if (isAborted(signal)) throw asAbortError(error, signal);
 		throw destinationFailure(error, first === chain[chain.length - 1]);
+	} finally {
+		following?.release();
 	}
 }
 
@@ -169,6 +175,9 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  * writes it to `destination` (a file stream, stdout...).
  */
 export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<TableExport> {
+	store = storeArgument(store);
+	options = optionsArgument(options);
+	checkDestinationArgument(destination);
 	// Selected rows (or rows left out) are written in part of their chunks' batches: those buffers never come back whole.
 	return intoCallerDestination(destination, options, (held) =>
 		exportPlanned(store, planExport({ ...options, ...(writesPartOfBatches(options) ? { bufferPool: undefined } : {}), signal: held.signal }, false), held.take),
@@ -191,6 +200,10 @@ export type FileExport = TableExport & {
  * for the next chunks once written, as the CLI's do.
  */
 export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<FileExport> {
+	store = storeArgument(store);
+	path = outputArgument(path, "path");
+	options = optionsArgument(options);
+	checkOverwrite(options.overwrite);
 	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
 	const bufferPool = writesPartOfBatches(options) ? undefined : (options.bufferPool ?? new BufferPool());
 	path = absoluteOutput(path);

@@ -3,6 +3,7 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
+import { checkOptionNamesOf, optionsArgument, storeArgument } from "./call-arguments.js";
 import { isStaleConsolidated, staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
@@ -751,11 +752,21 @@ async function readOwnDocumentsOf(opened: OpenedStore, tree: StoreTree): Promise
 	);
 }
 
+/** Every option inspectStore takes: another name is refused (a misspelt one would be ignored). */
+const INSPECT_OPTION_NAMES: readonly string[] = Object.keys({
+	maxChunks: 0, headers: 0, retries: 0, timeoutMs: 0, redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0,
+	followLinksOutside: 0, signal: 0,
+} satisfies Record<keyof InspectOptions, 0>);
+
 /**
  * Opens a store and describes every node that can be found in it; chunks are read only for first and last values.
  * With `signal`, an abort rejects with Node's AbortError, the request in flight cut short (OpenStoreOptions.signal).
  */
+
 export async function inspectStore(location: string, options: InspectOptions = {}): Promise<InspectReport> {
+	location = storeArgument(location);
+	options = optionsArgument(options);
+	checkOptionNamesOf("inspectStore", options, INSPECT_OPTION_NAMES);
 	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;
 	if (!Number.isInteger(maxChunks) || maxChunks < 1) throw new UsageError(`invalid maxChunks ${maxChunks}: must be an integer >= 1`, { option: "maxChunks", value: maxChunks });
 	decodeThreadsAsked();

@@ -1,3 +1,4 @@
+import { checkOptionNamesOf, optionsArgument, storeArgument } from "./call-arguments.js";
 import * as path from "node:path";
 import { abortable } from "./abort.js";
 import { isCfTimeArray, type CfOptions } from "./cf/cf-time-array.js";
@@ -148,8 +149,17 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOp
 	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }), name: columnNameFor(location, arrayPath), bufferPool };
 }
 
+/** Every option openTimeArray takes: another name is refused (a misspelt one would be ignored). */
+const OPEN_ARRAY_OPTION_NAMES: readonly string[] = Object.keys({
+	array: 0, cf: 0, convertCalendar: 0, alignOn: 0, unit: 0, rounding: 0, headers: 0, retries: 0, timeoutMs: 0,
+	redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, signal: 0,
+} satisfies Record<keyof OpenArrayOptions, 0>);
+
 /** Opens a time array (see locateTimeArray); with `signal`, an abort rejects with Node's AbortError (OpenStoreOptions.signal). */
 export async function openTimeArray(location: string, options: OpenArrayOptions = {}): Promise<TimeArray> {
+	location = storeArgument(location);
+	options = optionsArgument(options);
+	checkOptionNamesOf("openTimeArray", options, OPEN_ARRAY_OPTION_NAMES);
 	return abortable(options.signal, async () => {
 		const located = await locateTimeArray(location, options);
 		located.opened.documents.release();

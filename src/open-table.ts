@@ -6,6 +6,7 @@
  * coordinate array where the group has one. Every array is validated, and keeps its own chunk grid and codecs,
  * before any chunk is read.
  */
+import { checkOptionNamesOf, optionsArgument, storeArgument } from "./call-arguments.js";
 import { cfAutoUnit, hasFloatCounts, isCfTimeMetadata, parseCfTimeDecoding, type CfOptions, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { Dt64ExportError, errorFieldsOf, UsageError } from "./errors.js";
@@ -404,8 +405,17 @@ async function readCoordinatesAhead(opened: OpenedStore, group: GroupAt, groupNo
  * request in flight cut short (OpenStoreOptions.signal).
  */
 export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
+	location = storeArgument(location);
+	options = optionsArgument(options);
+	checkOptionNamesOf("openTable", options, OPEN_TABLE_OPTION_NAMES);
 	return openTableBeforeReading(location, options);
 }
+
+/** Every option openTable takes: another name is refused (a misspelt one would be ignored). */
+const OPEN_TABLE_OPTION_NAMES: readonly string[] = Object.keys({
+	group: 0, columns: 0, indexSource: 0, cf: 0, convertCalendar: 0, alignOn: 0, unit: 0, rounding: 0, headers: 0, retries: 0, timeoutMs: 0,
+	redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, signal: 0,
+} satisfies Record<keyof OpenTableOptions, 0>);
 
 /** openTable, calling `beforeReading` once the table is laid out, before any of its chunks is read. */
 export async function openTableBeforeReading(location: string, options: OpenTableOptions, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {

@@ -49,7 +49,7 @@ describe("bounds parents of a consolidated group", () => {
 	it("are made once for a table of all of its 40 arrays", async () => {
 		const store = storeOf(40);
 		made.count = 0;
-		const table = await openTable(store, { columns: "all", index: true });
+		const table = await openTable(store, { columns: "all" });
 		expect(table.columns.map((column) => column.name).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `v${i}`).sort());
 		expect(made.count).toBe(1);
 	});

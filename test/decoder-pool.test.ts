@@ -159,6 +159,22 @@ describe("DecoderPool", () => {
 		}
 	});
 
+	it("the threads stop once all are idle, and the next chunk starts one again with the decoders compiled already (a long-running program kept them, 10-20 MiB each, for good)", async () => {
+		// Idle for 0 ms: stopped on the turn after their last answer (30 s in an export).
+		const pool = new DecoderPool(2, WORKER, 0);
+		try {
+			await Promise.all([1, 2, 3, 4].map(() => chunk(pool)));
+			expect(pool.running).toBe(2);
+			for (const deadline = Date.now() + 20_000; pool.running > 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+			expect(pool.running).toBe(0);
+			// Started with the module the first thread compiled: none compiles again.
+			expect((await chunk(pool)).length).toBe(GIVEN_AT_START);
+			expect(pool.running).toBe(1);
+		} finally {
+			await pool.close();
+		}
+	});
+
 	it("close() fails the chunks still waiting for the module", async () => {
 		const pool = new DecoderPool(2, WORKER);
 		// Observed before close(), which rejects them at once.

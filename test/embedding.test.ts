@@ -3,12 +3,13 @@
  * signal and its resources, whenever it fails or is aborted (findings of the embedding trial).
  */
 import { spawnSync } from "node:child_process";
+import { getEventListeners } from "node:events";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { commitDataset, createTableExportStages, exportDataset, exportSelection, exportTable, exportToFile, openTable } from "../src/index.js";
+import { commitDataset, createTableExportStages, exportDataset, exportSelection, exportTable, exportToFile, inspectStore, openTable } from "../src/index.js";
 import { REPO, readArrow, runCli, tempDir } from "./support/cli.js";
 
 const weather = path.join(REPO, "data/weather-station.zarr");
@@ -115,6 +116,55 @@ describe("signal: the same AbortError whenever the abort comes", () => {
 		}
 		expect(fs.readdirSync(dir)).toEqual([]);
 		expect(await descriptorsBackTo(before)).toBeLessThanOrEqual(before);
+	});
+
+	it("one signal shared by a service's exports holds no listener of theirs once each has settled (each export to a file or a dataset left one, holding its store: MaxListenersExceededWarning past 10, memory growing with every export)", async () => {
+		const shared = new AbortController();
+		const { signal } = shared;
+		const dir = tempDir();
+		for (let i = 0; i < 3; i++) {
+			await exportToFile(weather, path.join(dir, `t${i}.arrow`), { signal });
+			await exportDataset(observations, path.join(dir, `d${i}`), { columns: ["time", "temperature"], index: true, partitionBy: "day", signal });
+			await exportTable(observations, new PassThrough().resume(), { columns: ["time", "temperature"], signal });
+			await exportSelection(weather, new PassThrough().resume(), { start: "2023-01-02", signal });
+			await openTable(observations, { columns: ["temperature"], signal });
+			await inspectStore(observations, { signal });
+			expect(await rejection(exportToFile(path.join(dir, "missing.zarr"), path.join(dir, `m${i}.arrow`), { signal }))).toMatchObject({ code: "STORE_NOT_FOUND" });
+			expect(getEventListeners(signal, "abort")).toEqual([]);
+		}
+	});
+
+	it("twelve exports at once under one signal put one listener on it, not one each (Node warned of a leak at the eleventh, MaxListenersExceededWarning), and its abort rejects them all", async () => {
+		const warnings: string[] = [];
+		const onWarning = (warning: Error) => warnings.push(warning.name);
+		process.on("warning", onWarning);
+		try {
+			const dir = tempDir();
+			const shared = new AbortController();
+			const { signal } = shared;
+			const seen: number[] = [];
+			const counting = () => void seen.push(getEventListeners(signal, "abort").length);
+			const exports = (round: string, onChunk: () => void) =>
+				Array.from({ length: 3 }, (_, i) => [
+					exportToFile(weather, path.join(dir, `${round}${i}.parquet`), { signal, onChunk }),
+					exportTable(observations, new PassThrough().resume(), { columns: ["time", "temperature"], signal, onChunk }),
+					exportSelection(weather, new PassThrough().resume(), { start: "2023-01-02", signal, onChunk }),
+					exportDataset(observations, path.join(dir, `${round}d${i}`), { columns: ["time", "temperature"], index: true, partitionBy: "day", signal, onChunk }),
+				]).flat();
+			const running = exports("a", counting);
+			seen.push(getEventListeners(signal, "abort").length);
+			await Promise.all(running);
+			expect(Math.max(...seen)).toBe(1);
+			expect(getEventListeners(signal, "abort")).toEqual([]);
+			// The first chunk read aborts them all, while their stages run or their stores open: none ends without reading one.
+			const aborted = exports("b", () => shared.abort("shutdown")).map(rejection);
+			for (const error of await Promise.all(aborted)) expect(error).toMatchObject({ name: "AbortError", code: "ABORT_ERR", cause: "shutdown" });
+			expect(fs.readdirSync(dir).filter((name) => name.startsWith("b") || name.includes(".tmp"))).toEqual([]);
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(warnings).toEqual([]);
+		} finally {
+			process.off("warning", onWarning);
+		}
 	});
 });
 

@@ -12,6 +12,7 @@
  */
 import { floorDiv, roundHalfEvenDiv } from "../convert/bigint-division.js";
 import { ConversionError, floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
+import { checkCfDecodeArguments } from "../convert/core-arguments.js";
 import { resolveRounding, type OverflowPolicy, type Rounding } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
@@ -102,6 +103,7 @@ type MissingLabel = { label: string; nextMonthDays: number };
 type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
 
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
+	checkCfDecodeArguments(coding, markers, options);
 	const length = values.length;
 	// In place (int64 counts, and float64 ones whose bytes the instants take), each value is read before its slot is
 	// written (a refusal's message names the value as stored).

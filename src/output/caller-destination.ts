@@ -3,6 +3,7 @@
  * export's own, and how it is held from the moment the export is called.
  */
 import type { Writable } from "node:stream";
+import { onAbort } from "../abort.js";
 import { Dt64ExportError, isDt64ExportError, oneLine, systemErrorReason, UsageError } from "../errors.js";
 
 /** Node's errors for a stream that was closed or destroyed under a pipeline. */
@@ -71,14 +72,14 @@ export async function intoCallerDestination<T>(destination: Writable, options: {
 		if (isDt64ExportError(failure)) release(failure);
 	};
 	const onClose = () => release(new Dt64ExportError("WRITE_FAILED", "cannot write to the output stream: it was destroyed before the export started"));
-	const forwardAbort = () => holding.abort((callerSignal as AbortSignal).reason);
+	let stopForwarding = (): void => undefined;
 	destination.on("error", onError);
 	destination.on("close", onClose);
 	// An invalid signal is passed on as it is, for the plan to refuse (USAGE).
 	const valid = callerSignal instanceof AbortSignal;
 	if (valid) {
-		if (callerSignal.aborted) forwardAbort();
-		else callerSignal.addEventListener("abort", forwardAbort, { once: true });
+		// Through the signal's one listener (onAbort): a service's signal shared by its exports warned past ten.
+		stopForwarding = onAbort(callerSignal, () => holding.abort(callerSignal.reason));
 	}
 	const held: HeldDestination = {
 		signal: callerSignal === undefined || valid ? holding.signal : (callerSignal as AbortSignal),
@@ -99,7 +100,7 @@ export async function intoCallerDestination<T>(destination: Writable, options: {
 		if (broken !== undefined) throw broken;
 		throw error;
 	} finally {
-		if (valid) callerSignal.removeEventListener("abort", forwardAbort);
+		stopForwarding();
 		destination.off("close", onClose);
 		if (!failed) destination.off("error", onError);
 	}

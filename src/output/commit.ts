@@ -3,6 +3,7 @@
  * with `_SUCCESS` (a JSON summary, as Spark's committers write). Nothing is marked otherwise: the refusal names
  * what is missing or wrong, so that the failed task can be run again.
  */
+import { outputArgument } from "../call-arguments.js";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sumOverflowNulls, type OverflowNulls } from "../convert/overflow-nulls.js";
@@ -113,7 +114,7 @@ function readManifests(folder: string): PartManifest[] {
 }
 
 export async function commitDataset(folder: string): Promise<CommitSummary> {
-	return commitDatasetHolding(folder, undefined);
+	return commitDatasetHolding(outputArgument(folder, "folder"), undefined);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError, UsageError, type ErrorFields } from "../errors.js";
+import { onAbort } from "../abort.js";
 import { RefusedKeyError } from "./refused-key.js";
 import { RequestThrottle, type ThrottleOutcome } from "./request-throttle.js";
 import { awsUriEncode } from "./sigv4.js";
@@ -291,7 +292,7 @@ function abortError(signal: AbortSignal): unknown {
 
 /**
  * Waits for the backoff delay, or rejects as soon as the caller aborts. Through the caller signal's one listener
- * (onCallerAbort), as attempts are: 32 chunks in flight may all wait to retry at once (a listener each made Node warn
+ * (onAbort in abort.ts), as attempts are: 32 chunks in flight may all wait to retry at once (a listener each made Node warn
  * past ten, MaxListenersExceededWarning on stderr).
  */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -300,7 +301,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 			reject(abortError(signal));
 			return;
 		}
-		const stopWaiting = signal === undefined ? undefined : onCallerAbort(signal, () => {
+		const stopWaiting = signal === undefined ? undefined : onAbort(signal, () => {
 			clearTimeout(timer);
 			reject(abortError(signal));
 		});
@@ -321,7 +322,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	const controller = new AbortController();
 	let timedOut = false;
-	const stopWaiting = caller === undefined ? undefined : onCallerAbort(caller, () => controller.abort(abortError(caller)));
+	const stopWaiting = caller === undefined ? undefined : onAbort(caller, () => controller.abort(abortError(caller)));
 	const timer = setTimeout(() => {
 		timedOut = true;
 		controller.abort(new DOMException(`nothing received for ${timeoutMs} ms`, "TimeoutError"));
@@ -363,34 +364,6 @@ async function readBody(response: Response, received: () => void, progress: Body
 
 interface BodyProgress {
 	bytes: number;
-}
-
-/** The attempts in flight under each caller signal, aborted together by the one listener each signal gets. */
-const waitingOn = new WeakMap<AbortSignal, Set<() => void>>();
-
-/**
- * Runs `abort` when `caller` aborts, until the function returned is called. A caller signal gets one listener
- * however many requests it has in flight: a listener per request made Node warn of a leak past ten
- * (MaxListenersExceededWarning: a table's columns read eight chunks each over HTTP), and raising the limit would
- * change the caller's signal.
- */
-function onCallerAbort(caller: AbortSignal, abort: () => void): () => void {
-	let waiting = waitingOn.get(caller);
-	if (waiting === undefined) {
-		const attempts = new Set<() => void>();
-		waitingOn.set(caller, attempts);
-		caller.addEventListener("abort", () => {
-			for (const run of [...attempts]) run();
-			attempts.clear();
-		}, { once: true });
-		waiting = attempts;
-	}
-	if (caller.aborted) {
-		abort();
-		return () => undefined;
-	}
-	waiting.add(abort);
-	return () => waiting.delete(abort);
 }
 
 /** What an attempt got: the bytes asked for, and the object's whole size when the response told it. */
@@ -569,8 +542,8 @@ export class HttpStore implements AsyncReadable {
 
 	/** One attempt, once the store's throttle lets one more request be in flight; its outcome narrows or widens that. */
 	async #admittedAttempt(url: URL, request: ByteRequest, caller: AbortSignal | undefined): Promise<Answer | undefined> {
-		const onAbort = caller === undefined ? undefined : (abort: () => void) => onCallerAbort(caller, abort);
-		const ticket = await this.#throttle.admit(onAbort, () => abortError(caller!));
+		const onCallerAbort = caller === undefined ? undefined : (abort: () => void) => onAbort(caller, abort);
+		const ticket = await this.#throttle.admit(onCallerAbort, () => abortError(caller!));
 		let outcome: ThrottleOutcome = "other";
 		try {
 			const answer = await this.#attempt(url, request, caller);

@@ -7,7 +7,7 @@
  *
  * It also bounds the reads in flight: a group of 500 arrays is read a few at a time, in the order asked for.
  */
-import { throwIfAborted } from "../abort.js";
+import { onAbort, throwIfAborted } from "../abort.js";
 import { isRefusedKey } from "./refused-key.js";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import type { ValueBound } from "./value-bound.js";
@@ -49,10 +49,29 @@ export class MetadataDocuments {
 	constructor(store: AsyncReadable, signal?: AbortSignal) {
 		this.#store = store;
 		this.#signal = signal;
-		// One listener for every read ahead (a listener each would pass Node's limit of 10 on the caller's signal).
-		signal?.addEventListener("abort", () => {
-			for (const cancel of this.#readingAhead) cancel.abort(signal.reason);
-		}, { once: true });
+	}
+
+	/**
+	 * Cancels the reads ahead in flight. One listener for all of them (a listener each would pass Node's limit of 10 on
+	 * the caller's signal), on the signal only while some are in flight: an embedder's signal shared by many exports
+	 * would otherwise keep one per export opened under it, and each export's store and buffers with it (trial 33).
+	 */
+	readonly #cancelReadsAhead = (): void => {
+		for (const cancel of this.#readingAhead) cancel.abort(this.#signal?.reason);
+	};
+
+	/** Stops listening to the caller's signal (onAbort), while no read ahead is in flight. */
+	#stopListening: (() => void) | undefined;
+
+	#readAheadStarted(ahead: AbortController): void {
+		if (this.#readingAhead.size === 0 && this.#signal !== undefined) this.#stopListening = onAbort(this.#signal, this.#cancelReadsAhead);
+		this.#readingAhead.add(ahead);
+	}
+
+	#readAheadEnded(ahead: AbortController): void {
+		if (!this.#readingAhead.delete(ahead) || this.#readingAhead.size > 0) return;
+		this.#stopListening?.();
+		this.#stopListening = undefined;
 	}
 
 	/** The text of `key`, undefined when the store does not hold it; read at most once while it is kept. */
@@ -89,8 +108,8 @@ export class MetadataDocuments {
 			throwIfAborted(this.#signal);
 			if (ahead === undefined) return this.#store.get(key, { signal: this.#signal, bound: METADATA_BOUND });
 			throwIfAborted(ahead.signal);
-			this.#readingAhead.add(ahead);
-			return this.#store.get(key, { signal: ahead.signal, bound: METADATA_BOUND }).finally(() => this.#readingAhead.delete(ahead));
+			this.#readAheadStarted(ahead);
+			return this.#store.get(key, { signal: ahead.signal, bound: METADATA_BOUND }).finally(() => this.#readAheadEnded(ahead));
 		}).then((bytes) => {
 			if (bytes === undefined) return undefined;
 			// A store that could not refuse it before reading (over HTTP): refused before it is decoded.

@@ -1,6 +1,7 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { checkOwnRecordBatch } from "../arrow/own-record-batch.js";
 import { AsyncByteQueue, RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch, type RecordBatchWriter, type Schema } from "apache-arrow";
+import { UsageError } from "../errors.js";
 
 export type IpcFormat = "file" | "stream";
 
@@ -36,6 +37,8 @@ export class IpcWriter extends Transform {
 
 	constructor(format: IpcFormat, schema?: Schema) {
 		super({ writableObjectMode: true, readableObjectMode: false, writableHighWaterMark: 1 });
+		// From JavaScript any string came through, and anything but "file" wrote the stream format.
+		if (format !== "file" && format !== "stream") throw new UsageError(`invalid IPC format ${JSON.stringify(format)}: "file" or "stream"`, { option: "format", value: format });
 		const writer: RecordBatchWriter = format === "file" ? new RecordBatchFileWriter() : new RecordBatchStreamWriter();
 		writer.reset(new PieceCollector((bytes) => this.#collect(bytes)), schema);
 		this.#writer = writer;

@@ -1,0 +1,57 @@
+/**
+ * The arguments of the library's calls as a JavaScript caller may give them (no types to check them): a store or
+ * path that is not a string, options that are not an object, a destination that is not a Writable, an option name
+ * the call does not take. Each is refused as USAGE naming the argument, before anything is read: they were Node's
+ * TypeErrors (`The "paths[0]" argument must be of type string`, `destination.on is not a function`), or a misspelt
+ * option of openTable or inspectStore ignored (trial 33).
+ */
+import type { Writable } from "node:stream";
+import { didYouMean } from "./did-you-mean.js";
+import { UsageError } from "./errors.js";
+
+function describeArgument(value: unknown): string {
+	if (value === null || value === undefined) return String(value);
+	if (typeof value === "object") return `${/^[AEIOU]/.test(value.constructor?.name ?? "") ? "an" : "a"} ${value.constructor?.name ?? "object"}`;
+	return `the ${typeof value} ${JSON.stringify(value) ?? String(value)}`;
+}
+
+/** A store location: a path or a URL, as a string (a URL object stands for its href). */
+export function storeArgument(store: unknown): string {
+	if (typeof store === "string") return store;
+	if (store instanceof URL) return store.href;
+	throw new UsageError(`the store must be a path or URL string, got ${describeArgument(store)}`, { option: "store" });
+}
+
+/** An output path (a file, a dataset folder): a string; a URL object is refused as its href would be (output is local). */
+export function outputArgument(path: unknown, what: "path" | "folder"): string {
+	if (typeof path === "string") return path;
+	if (path instanceof URL) return path.href;
+	throw new UsageError(`the output ${what} must be a string, got ${describeArgument(path)}`, { option: what });
+}
+
+/** A call's options: an object, or none (null or undefined: the defaults). */
+export function optionsArgument<T extends object>(options: T | null | undefined): T {
+	if (options === undefined || options === null) return {} as T;
+	if (typeof options !== "object" || Array.isArray(options)) throw new UsageError(`options must be an object, got ${describeArgument(options)}`, { option: "options" });
+	return options;
+}
+
+/** The destination of exportTable and exportSelection: a Node Writable (a web WritableStream: Writable.fromWeb). */
+export function checkDestinationArgument(destination: unknown): asserts destination is Writable {
+	const stream = destination as Partial<Writable> | null | undefined;
+	if (typeof stream?.write === "function" && typeof stream.end === "function" && typeof stream.on === "function") return;
+	const web = typeof WritableStream !== "undefined" && destination instanceof WritableStream ? " (a web WritableStream: pass Writable.fromWeb(stream))" : "";
+	throw new UsageError(`the destination must be a Node.js Writable stream, got ${describeArgument(destination)}${web}`, { option: "destination" });
+}
+
+/** Refuses an option name outside `names` (a misspelt one would be ignored), naming the closest. */
+export function checkOptionNamesOf(call: string, options: object, names: readonly string[]): void {
+	for (const name of Object.keys(options)) {
+		if (!names.includes(name)) throw new UsageError(`${call}: unknown option ${JSON.stringify(name)}${didYouMean(name, names)}`, { option: name });
+	}
+}
+
+/** `overwrite`, of the calls that write a path: true or false (a truthy string would have replaced a file). */
+export function checkOverwrite(overwrite: unknown): void {
+	if (overwrite !== undefined && typeof overwrite !== "boolean") throw new UsageError(`invalid overwrite ${JSON.stringify(overwrite)}: true or false`, { option: "overwrite", value: overwrite });
+}

@@ -1,0 +1,75 @@
+/**
+ * The library's calls given what only a JavaScript caller can give them (no types to check): each wrong argument is
+ * a USAGE error naming it, before anything is read or written, where they were Node's TypeErrors, a TypeError in the
+ * middle of an export, or a misspelt option ignored (trial 33).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { commitDataset, exportDataset, exportSelection, exportTable, exportToFile, inspectStore, IpcWriter, openTable, openTimeArray } from "../src/index.js";
+import { REPO, tempDir } from "./support/cli.js";
+
+const weather = path.join(REPO, "data/weather-station.zarr");
+const observations = path.join(REPO, "data/observations.zarr");
+const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const usage = (option: string, message: string | RegExp) => ({ name: "UsageError", code: "USAGE", option, message: typeof message === "string" ? message : expect.stringMatching(message) });
+// As a JavaScript caller passes them: the types would refuse each.
+const loose = (value: unknown) => value as never;
+
+describe("stores, paths and options", () => {
+	it("a store or output path that is not a string is USAGE (Node's TypeError: The \"paths[0]\" argument must be of type string)", async () => {
+		const dir = tempDir();
+		expect(await rejection(exportToFile(loose(42), path.join(dir, "a.arrow")))).toMatchObject(usage("store", "the store must be a path or URL string, got the number 42"));
+		expect(await rejection(exportTable(loose(undefined), new PassThrough()))).toMatchObject(usage("store", "the store must be a path or URL string, got undefined"));
+		expect(await rejection(exportToFile(weather, loose(Buffer.from(path.join(dir, "b.arrow")))))).toMatchObject(usage("path", "the output path must be a string, got a Buffer"));
+		expect(await rejection(exportDataset(weather, loose(7), { partitionBy: "day" }))).toMatchObject(usage("folder", "the output folder must be a string, got the number 7"));
+		expect(await rejection(commitDataset(loose(7)))).toMatchObject(usage("folder", "the output folder must be a string, got the number 7"));
+		expect(await rejection(inspectStore(loose(5)))).toMatchObject(usage("store", "the store must be a path or URL string, got the number 5"));
+		expect(fs.readdirSync(dir)).toEqual([]);
+	});
+
+	it("options that are not an object are USAGE; null stands for none, as undefined does (a TypeError: Cannot read properties of null)", async () => {
+		const dir = tempDir();
+		expect(await rejection(exportToFile(weather, path.join(dir, "a.arrow"), loose("parquet")))).toMatchObject(usage("options", 'options must be an object, got the string "parquet"'));
+		expect((await exportToFile(weather, path.join(dir, "b.arrow"), loose(null))).strayTemporaryFiles).toEqual([]);
+		expect((await exportSelection(weather, new PassThrough().resume(), loose(undefined))).rows).toBe(17_520);
+	});
+
+	it("onChunk that is not a function is refused before the store is opened (a TypeError once the first chunk was read)", async () => {
+		const destination = new PassThrough();
+		expect(await rejection(exportTable(weather, destination, { onChunk: loose("progress") }))).toMatchObject(usage("onChunk", "invalid onChunk: a function (chunkIndex, totalChunks)"));
+		expect(destination.readableLength).toBe(0);
+	});
+
+	it("overwrite that is not true or false is refused (a truthy string replaced a file, or a dataset folder)", async () => {
+		const dir = tempDir();
+		fs.writeFileSync(path.join(dir, "t.arrow"), "mine");
+		expect(await rejection(exportToFile(weather, path.join(dir, "t.arrow"), { overwrite: loose("no") }))).toMatchObject(usage("overwrite", 'invalid overwrite "no": true or false'));
+		expect(fs.readFileSync(path.join(dir, "t.arrow"), "utf8")).toBe("mine");
+		expect(await rejection(exportDataset(weather, path.join(dir, "ds"), { partitionBy: "day", overwrite: loose(1) }))).toMatchObject(usage("overwrite", "invalid overwrite 1: true or false"));
+		expect(fs.readdirSync(dir)).toEqual(["t.arrow"]);
+	});
+
+	it("a misspelt option of openTable, openTimeArray or inspectStore is refused, as the exports' are (it was ignored)", async () => {
+		expect(await rejection(openTable(observations, loose({ columns: ["temperature"], indexSorce: "positions" })))).toMatchObject(usage("indexSorce", 'openTable: unknown option "indexSorce" (did you mean indexSource?)'));
+		expect(await rejection(openTimeArray(weather, loose({ arry: "time" })))).toMatchObject(usage("arry", 'openTimeArray: unknown option "arry" (did you mean array?)'));
+		expect(await rejection(inspectStore(weather, loose({ maxChunk: 3 })))).toMatchObject(usage("maxChunk", 'inspectStore: unknown option "maxChunk" (did you mean maxChunks?)'));
+		expect((await openTable(observations, { columns: ["temperature"], indexSource: "positions" })).columns.map((column) => column.name)).toEqual(["temperature"]);
+	});
+});
+
+describe("destinations and stages", () => {
+	it("a destination that is not a Node Writable is USAGE, before anything is read (destination.on is not a function, dest.write is not a function)", async () => {
+		expect(await rejection(exportTable(weather, loose({})))).toMatchObject(usage("destination", "the destination must be a Node.js Writable stream, got an Object"));
+		expect(await rejection(exportTable(weather, loose(new WritableStream())))).toMatchObject(usage("destination", /got a WritableStream \(a web WritableStream: pass Writable\.fromWeb\(stream\)\)$/));
+		const readable = fs.createReadStream(path.join(weather, "zarr.json"));
+		expect(await rejection(exportSelection(weather, loose(readable), { start: "2023" }))).toMatchObject(usage("destination", /got a ReadStream$/));
+		readable.destroy();
+		expect(await rejection(exportTable(weather, loose(path.join(tempDir(), "t.arrow"))))).toMatchObject(usage("destination", /got the string ".*t\.arrow"$/));
+	});
+
+	it("IpcWriter refuses a format other than file or stream (any other wrote the stream format)", () => {
+		expect(() => new IpcWriter(loose("feather"))).toThrow(expect.objectContaining(usage("format", 'invalid IPC format "feather": "file" or "stream"')));
+	});
+});

@@ -1,0 +1,64 @@
+/**
+ * The pure conversion core called from JavaScript, as an embedder calls it without the types: a wrong argument is a
+ * USAGE error naming it, never garbage values, a TypeError or a silent default (trial 33).
+ */
+import { describe, expect, it } from "vitest";
+import { cfMissingValueMarkers, decodeCfTimes, parseCfTimeCoding, parseDatetime64Type, toArrowTimestamps } from "../src/index.js";
+
+const seconds = parseDatetime64Type({ name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } });
+const thrown = (run: () => unknown): unknown => {
+	try {
+		run();
+	} catch (error) {
+		return error;
+	}
+	return undefined;
+};
+const usage = (option: string, message: RegExp) => ({ name: "UsageError", code: "USAGE", kind: "usage", option, message: expect.stringMatching(message) });
+// As a JavaScript caller passes them: the types would refuse each.
+const loose = (value: unknown) => value as never;
+
+describe("toArrowTimestamps", () => {
+	it("refuses counts that are not int64 (an Int32Array's or a Float64Array's bytes were read as int64 values: 1 and 2 gave 8589934593)", () => {
+		for (const [counts, kind] of [
+			[new Int32Array([1, 2]), "an Int32Array"],
+			[new Float64Array([1.5]), "a Float64Array"],
+			[[1, 2], "an Array"],
+			[null, "null"],
+		] as const) {
+			expect(thrown(() => toArrowTimestamps(loose(counts), seconds, { unit: "s" }))).toMatchObject(usage("counts", new RegExp(`^toArrowTimestamps: counts must be a BigInt64Array \\(or its little-endian bytes, a Uint8Array\\), got ${kind}$`)));
+		}
+		expect(toArrowTimestamps(new Uint8Array(new BigInt64Array([7n]).buffer), seconds, { unit: "ms" }).values).toEqual(new BigInt64Array([7000n]));
+		expect(toArrowTimestamps(Buffer.from(new BigInt64Array([7n]).buffer), seconds).values).toEqual(new BigInt64Array([7n]));
+	});
+
+	it("refuses a source that is not parseDatetime64Type's (its string ended in a TypeError: Cannot convert undefined to a BigInt)", () => {
+		for (const source of ["datetime64[s]", null, { kind: "datetime64", unit: "s", scaleFactor: 0 }, { kind: "x", unit: "s", scaleFactor: 1 }]) {
+			expect(thrown(() => toArrowTimestamps(new BigInt64Array([1n]), loose(source), { unit: "s" }))).toMatchObject(usage("source", /^toArrowTimestamps: source must be a data type as parseDatetime64Type gives it/));
+		}
+	});
+});
+
+describe("decodeCfTimes", () => {
+	const coding = parseCfTimeCoding({ units: "days since 2000-01-01" });
+	const markers = cfMissingValueMarkers({ zarrFormat: 2, dataType: "float64", attributes: {}, fillValue: "NaN" });
+	const values = new Float64Array([1, 1e300]);
+
+	it("refuses a unit it cannot decode into (auto, none or h were TypeErrors: Cannot mix BigInt and other types)", () => {
+		for (const unit of ["auto", undefined, "h"]) {
+			expect(thrown(() => decodeCfTimes(values, coding, markers, loose({ unit, onOverflow: "null", dataType: "float64" })))).toMatchObject(usage("unit", /^decodeCfTimes: invalid unit .*: choose one of s, ms, us, ns$/));
+		}
+	});
+
+	it("refuses an onOverflow it does not know (\"wrap\" was taken as \"error\", where toArrowTimestamps refuses it)", () => {
+		expect(thrown(() => decodeCfTimes(values, coding, markers, loose({ unit: "s", onOverflow: "wrap", dataType: "float64" })))).toMatchObject(usage("onOverflow", /^decodeCfTimes: invalid onOverflow "wrap": choose one of error, null$/));
+		expect(decodeCfTimes(values, coding, markers, { unit: "s", onOverflow: "null", dataType: "float64" })).toMatchObject({ nullCount: 1, overflowed: [1] });
+	});
+
+	it("refuses missing options, markers, coding or data type (each a TypeError, or `undefined` in its refusals' messages)", () => {
+		expect(thrown(() => decodeCfTimes(values, coding, markers, loose(undefined)))).toMatchObject(usage("options", /^decodeCfTimes: options/));
+		expect(thrown(() => decodeCfTimes(values, coding, loose(undefined), { unit: "s", onOverflow: "null", dataType: "float64" }))).toMatchObject(usage("markers", /cfMissingValueMarkers/));
+		expect(thrown(() => decodeCfTimes(values, loose(null), markers, { unit: "s", onOverflow: "null", dataType: "float64" }))).toMatchObject(usage("coding", /parseCfTimeCoding/));
+		expect(thrown(() => decodeCfTimes(values, coding, markers, loose({ unit: "s", onOverflow: "error" })))).toMatchObject(usage("dataType", /^decodeCfTimes: dataType must name/));
+	});
+});
