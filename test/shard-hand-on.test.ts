@@ -1,8 +1,9 @@
 /**
  * A 1-D sharded array read a shard at a time hands its values on as its inner chunks are decoded (readBands with
- * `shards`, one column): a band is a run of consecutive inner chunks decoded when it is asked for, never past one
- * not decoded yet or failed, with where NaT may be (unknown past a missing inner chunk); a range cuts the first and
- * last shards; the next shards are read while one is handed on, as many as the limit holds. Driven by hand: each
+ * `shards`, one column): bands of one inner chunk, then two, four, ... up to a shard (the same bands whatever the
+ * timing), each handed on once its inner chunks are decoded, never past one not decoded yet or failed, with where
+ * NaT may be (unknown past a missing inner chunk); a range cuts the first and last shards; the next shards are read
+ * while one is handed on, as many as the limit holds. Driven by hand: each
  * inner chunk's decode settles when the test says, so no timing is involved.
  */
 import { describe, expect, it } from "vitest";
@@ -81,8 +82,8 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => BigInt(from + i));
 const summary = (band: ValueBand) => ({ offset: band.offset, values: Array.from(band.values) });
 
-describe("a sharded array's values handed on by run of decoded inner chunks", () => {
-	it("hands on the inner chunks decoded, in order, never past one not decoded yet", async () => {
+describe("a sharded array's values handed on by runs of decoded inner chunks", () => {
+	it("hands on runs of inner chunks from one to a shard, each once decoded, never past one not decoded yet", async () => {
 		const { source, opened, settle } = handDriven();
 		const bands = readBands(source, [LENGTH], { requests: 2, chunks: 2 }, new AbortController().signal, undefined, undefined, undefined, { countHandedOn: true, shards: true });
 		const first = bands.next();
@@ -90,60 +91,62 @@ describe("a sharded array's values handed on by run of decoded inner chunks", ()
 		await turn();
 		expect(opened.map((o) => o.shard)).toEqual([0, 1]);
 		settle(0, 0, Int32Array.of(3));
-		settle(0, 1);
-		settle(0, 3);
-		const a = (await first).value as ValueBand;
-		expect(summary(a)).toEqual({ offset: 0, values: range(0, 20) });
-		expect(Array.from(natPositionsOf(a.values)!)).toEqual([3]);
-		// Inner chunk 2 not decoded: the next band waits for it, then takes 3 with it.
-		const second = bands.next();
-		await turn();
 		settle(0, 2, Int32Array.of(0, 9));
+		settle(0, 3);
+		// The first inner chunk alone, as soon as it is decoded.
+		const a = (await first).value as ValueBand;
+		expect(summary(a)).toEqual({ offset: 0, values: range(0, 10) });
+		expect(Array.from(natPositionsOf(a.values)!)).toEqual([3]);
+		// Then two: inner chunk 1 not decoded yet, the band waits for it.
+		const second = bands.next();
+		let secondTaken = false;
+		void second.then(() => (secondTaken = true));
+		await turn();
+		expect(secondTaken).toBe(false);
+		settle(0, 1);
 		const b = (await second).value as ValueBand;
-		expect(summary(b)).toEqual({ offset: 20, values: range(20, 40) });
-		expect(Array.from(natPositionsOf(b.values)!)).toEqual([0, 9]);
+		expect(summary(b)).toEqual({ offset: 10, values: range(10, 30) });
+		expect(Array.from(natPositionsOf(b.values)!)).toEqual([10, 19]);
+		// Then four, cut to the shard's end.
+		const c = (await bands.next()).value as ValueBand;
+		expect(summary(c)).toEqual({ offset: 30, values: range(30, 40) });
 		// Shard 0 handed on: shard 2 is read (no pool counting what was written: the shards not all handed on count).
 		await turn();
 		expect(opened.map((o) => o.shard)).toEqual([0, 1, 2]);
-		// A missing inner chunk (null: NaT not known) is a band's values too, its positions then not known.
+		// A whole shard from now on; a missing inner chunk (null: NaT not known) is the band's values too, its
+		// positions then not known.
 		for (let k = 0; k < PER; k++) settle(1, k, k === 1 ? null : new Int32Array(0));
-		const c = (await bands.next()).value as ValueBand;
-		expect(c.offset).toBe(40);
-		expect(c.values.length).toBe(40);
-		expect(Array.from(c.values.subarray(0, 10))).toEqual(range(40, 50));
-		expect(Array.from(c.values.subarray(10, 20))).toEqual(Array(10).fill(0n));
-		expect(natPositionsOf(c.values)).toBeUndefined();
+		const d = (await bands.next()).value as ValueBand;
+		expect(d.offset).toBe(40);
+		expect(d.values.length).toBe(40);
+		expect(Array.from(d.values.subarray(0, 10))).toEqual(range(40, 50));
+		expect(Array.from(d.values.subarray(10, 20))).toEqual(Array(10).fill(0n));
+		expect(Array.from(d.values.subarray(20, 40))).toEqual(range(60, 80));
+		expect(natPositionsOf(d.values)).toBeUndefined();
 		settle(2, 0);
 		settle(2, 1);
 		// The last shard's last inner chunk is cut to the array's length.
-		const d = (await bands.next()).value as ValueBand;
-		expect(summary(d)).toEqual({ offset: 80, values: range(80, LENGTH) });
+		const e = (await bands.next()).value as ValueBand;
+		expect(summary(e)).toEqual({ offset: 80, values: range(80, LENGTH) });
 		expect((await bands.next()).done).toBe(true);
 	});
 
-	it("hands on no value of an inner chunk that failed: its error comes in its turn", async () => {
+	it("hands on no value of a run that holds an inner chunk that failed: its error comes in its turn", async () => {
 		const { source, settle, fail } = handDriven();
 		const bands = readBands(source, [LENGTH], { requests: 2, chunks: 2 }, new AbortController().signal, undefined, undefined, undefined, { countHandedOn: true, shards: true });
-		const first = bands.next();
+		const handed: bigint[] = [];
+		const all = (async () => {
+			for await (const band of bands) handed.push(...band.values);
+		})();
 		await turn();
 		for (let k = 0; k < PER; k++) settle(0, k);
-		expect(summary((await first).value as ValueBand)).toEqual({ offset: 0, values: range(0, 40) });
 		settle(1, 0);
 		fail(1, 1, new Error("chunk c/1 (inner chunk [1]): cannot decode"));
 		settle(1, 2);
-		const handed: bigint[] = [];
-		await expect(
-			(async () => {
-				for (;;) {
-					const next = await bands.next();
-					if (next.done) return;
-					handed.push(...next.value.values);
-				}
-			})(),
-		).rejects.toThrow("chunk c/1 (inner chunk [1]): cannot decode");
-		// At most the inner chunk before the failed one; never one after it.
-		expect(handed.length === 0 || handed.every((v, i) => v === BigInt(40 + i))).toBe(true);
-		expect(handed.length).toBeLessThanOrEqual(INNER);
+		settle(1, 3);
+		await expect(all).rejects.toThrow("chunk c/1 (inner chunk [1]): cannot decode");
+		// Shard 0, and nothing of shard 1's run (a whole shard by then), not even its inner chunk 0.
+		expect(handed).toEqual(range(0, 40));
 	});
 
 	it("cuts the first and last shards of a range to its rows, reading only the inner chunks it needs", async () => {
@@ -181,8 +184,10 @@ describe("a sharded array's values handed on by run of decoded inner chunks", ()
 		const first = bands.next();
 		await turn();
 		for (let k = 0; k < PER; k++) settle(0, k);
-		const a = (await first).value as ValueBand;
-		expect(a.values.length).toBe(40);
+		// Shard 0 in bands of one, two and one inner chunks, views of its one buffer.
+		const a = [(await first).value as ValueBand, (await bands.next()).value as ValueBand, (await bands.next()).value as ValueBand];
+		expect(a.map((band) => band.values.length)).toEqual([10, 20, 10]);
+		expect(new Set(a.map((band) => band.values.buffer)).size).toBe(1);
 		for (let k = 0; k < PER; k++) settle(1, k);
 		const b = (await bands.next()).value as ValueBand;
 		expect(b.offset).toBe(40);
@@ -191,8 +196,11 @@ describe("a sharded array's values handed on by run of decoded inner chunks", ()
 		await turn();
 		await new Promise((resolve) => setTimeout(resolve, 5));
 		expect(opened.map((o) => o.shard)).toEqual([0, 1]);
-		// Shard 0 written: its buffer comes back and shard 2 is read.
-		pool.release(new Uint8Array(a.values.buffer, a.values.byteOffset, a.values.byteLength));
+		// Shard 0 written: its buffer comes back, once its last band is, and shard 2 is read.
+		for (const band of a.slice(0, 2)) pool.release(new Uint8Array(band.values.buffer, band.values.byteOffset, band.values.byteLength));
+		await turn();
+		expect(opened.map((o) => o.shard)).toEqual([0, 1]);
+		pool.release(new Uint8Array(a[2].values.buffer, a[2].values.byteOffset, a[2].values.byteLength));
 		await turn();
 		expect(opened.map((o) => o.shard)).toEqual([0, 1, 2]);
 		outputReady = true;

@@ -688,6 +688,7 @@ async function* handedOnByRun<V extends ChunkValues>(
 	};
 	let decodedCount = 0;
 	let runGoal = 1;
+	const asAvailable = process.env.DT64_SHARD_AS_AVAILABLE !== undefined;
 	try {
 		for (let shard = nextShard; shard < endShard; shard++) {
 			if (opened.length === 0) {
@@ -699,14 +700,13 @@ async function* handedOnByRun<V extends ChunkValues>(
 			const shardOpened = opened[0];
 			const { start, end } = innerOf(shard);
 			for (let k = start; k < end; ) {
-				const want = process.env.DT64_SHARD_GROW !== undefined ? Math.min(end - k, runGoal) : 1;
+				const want = asAvailable ? 1 : Math.min(end - k, runGoal);
 				runGoal = Math.min(per, runGoal * 2);
 				for (let w = k; w < k + want; w++) await shardOpened.parts[w - start];
-				if (process.env.DT64_SHARD_FIRST_ONLY !== undefined && shard > Math.floor(inner.start / per)) for (const part of shardOpened.parts) await part;
 				// A read that ended after the abort (a local file's, which does not heed the signal) hands nothing on.
 				if (signal.aborted) return;
 				let j = k + want;
-				while (j < end && shardOpened.decoded[j - start]) j++;
+				if (asAvailable) while (j < end && shardOpened.decoded[j - start]) j++;
 				const run = valuesOfRun(shardOpened, innerRows, k, j);
 				const runFirst = shard * shardRows + k * innerRows;
 				const bandStart = Math.max(from, runFirst);
