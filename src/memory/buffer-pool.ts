@@ -112,7 +112,6 @@ export class BufferPool {
 			buffer = reused;
 		} else {
 			buffer = new SharedArrayBuffer(capacity);
-			if (process.env.DT64_SHARD_LIMIT_SAY) console.error("new shared", capacity, this.#freeBytes);
 		}
 		this.#issued(buffer, size);
 		return new Uint8Array(buffer, 0, size);

@@ -550,11 +550,12 @@ function* bandsOfArrangedRow<V extends ChunkValues>(
 }
 
 /**
- * The bands of a 1-D sharded array read a shard at a time (ChunkSource.shardBands): its shards as the chunks of
- * readBands, each one band of the inner chunks it holds within `rows` (the first and last cut to them), so one record
- * batch a shard. Its limits count shards: as many in flight as inner chunks would be, a tenth of them for shards of
- * ten inner chunks, and at least the two chunk buffers that keep a decode thread busy (no more than `limits` asks).
- * `onChunk` is told of each inner chunk, as when they are read one by one.
+ * The bands of a 1-D sharded array read a shard at a time (ChunkSource.shardBands), within `rows` (the first and last
+ * shards cut to them). Its limits count shards: as many in flight as inner chunks would be, a tenth of them for shards
+ * of ten inner chunks, and at least the two chunk buffers that keep a decode thread busy (no more than `limits` asks).
+ * `onChunk` is told of each inner chunk, as when they are read one by one. An array exported alone hands a shard's
+ * values on by runs of its inner chunks as they are decoded (handedOnByRun); a table's columns, read side by side
+ * within their read-ahead budget, read each shard as a chunk of readBands, one band of it.
  */
 async function* shardBands<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -583,9 +584,8 @@ async function* shardBands<V extends ChunkValues>(
 		},
 	};
 	const { requests, chunks } = readLimits(limits);
-	const shardLimit = Number(process.env.DT64_SHARDS_AHEAD ?? 0) || Math.max(Math.min(2, chunks), Math.floor(chunks / per));
-	if (assembly.countHandedOn === true && process.env.DT64_SHARD_VIEW === undefined) {
-		if (process.env.DT64_SHARD_LIMIT_SAY) console.error("shardLimit", shardLimit, requests, chunks);
+	const shardLimit = Math.max(Math.min(2, chunks), Math.floor(chunks / per));
+	if (assembly.countHandedOn === true) {
 		yield* handedOnByRun(source, shards, shape, shardLimit, signal, onChunk, mayReadAhead, rows, assembly.bufferPool);
 		return;
 	}
@@ -606,13 +606,18 @@ async function* shardBands<V extends ChunkValues>(
 
 /**
  * The bands of a 1-D sharded array whose shards are read as one buffer each (ShardBands.open), handed on as their
- * inner chunks are decoded: each band is the run of consecutive inner chunks decoded by the time it is asked for,
- * from the first not handed on yet (so that a consumer that keeps up gets an inner chunk at a time, and one that
- * lags gets fewer and larger bands), never past an inner chunk not decoded or failed (its failure is thrown in its
- * turn, named as when read alone). Up to `shardLimit` shards are held at once, read and decoded ahead of the one
- * handed on, so that the decode thread does not wait for a read: with a pool whose written buffers come back, a
- * shard counts until its buffer does (the bytes a range leaves unused are said dead at once); otherwise until its
- * last band is handed on. The shard waited for is always read.
+ * inner chunks are decoded: runs of one inner chunk, then two, four, ... up to a whole shard (cut to the shard's end),
+ * each handed on once its inner chunks are decoded, in order (a failed one's error comes in its turn, named as when
+ * read alone; no run holding it is handed on). The export then starts on the first inner chunk instead of the first
+ * shard, and makes a record batch a shard from then on (20M values in shards of ten inner chunks: 23 batches where an
+ * inner chunk each made 200). The runs are the same whatever the timing, so an export's file is the same with a
+ * pool or without (a run as long as the inner chunks decoded when it is asked for made 170 batches of the 200 at
+ * the bench, 2-4 MiB more at the peak, and files that differ by their batches run to run).
+ *
+ * Up to `shardLimit` shards are held at once, read and decoded ahead of the one handed on, so that the decode thread
+ * does not wait for a read: with a pool whose written buffers come back, a shard counts until its buffer does (the
+ * bytes a range leaves unused are said dead at once); otherwise until its last band is handed on. The shard waited
+ * for is always read, after waiting for one back while the output is busy (as countingHandedOn does for chunks).
  */
 async function* handedOnByRun<V extends ChunkValues>(
 	source: ChunkSource<V>,
@@ -636,7 +641,7 @@ async function* handedOnByRun<V extends ChunkValues>(
 	const endShard = Math.ceil(inner.end / per);
 	const total = inner.end - inner.start;
 	// Asked at each shard: the output says so once it is built, after the first shard's reads have started.
-	const counting = () => pool !== undefined && pool.writtenComeBack;
+	const counting = () => pool?.writtenComeBack === true;
 	// The shards opened and not all handed on, in order; with `counting`, the buffers of the shards opened not back yet.
 	const opened: OpenedShard<V>[] = [];
 	const held = new Set<PoolBuffer>();
@@ -646,10 +651,9 @@ async function* handedOnByRun<V extends ChunkValues>(
 		const shard = nextShard++;
 		const { start, end } = innerOf(shard);
 		const shardOpened = shards.open(shard, start, end, signal);
-		if (process.env.DT64_SHARD_LIMIT_SAY) console.error("open", shard, held.size, opened.length);
 		opened.push(shardOpened);
 		const all = shardOpened.values as unknown as BigInt64Array;
-		if (pool !== undefined && pool.isWhole(new Uint8Array(all.buffer, all.byteOffset, all.byteLength))) {
+		if (pool?.isWhole(new Uint8Array(all.buffer, all.byteOffset, all.byteLength))) {
 			held.add(all.buffer as PoolBuffer);
 			// Values no band takes (before the rows asked for, or after them and the array's end) are dead now.
 			const firstValue = shard * shardRows;
@@ -688,7 +692,6 @@ async function* handedOnByRun<V extends ChunkValues>(
 	};
 	let decodedCount = 0;
 	let runGoal = 1;
-	const asAvailable = process.env.DT64_SHARD_AS_AVAILABLE !== undefined;
 	try {
 		for (let shard = nextShard; shard < endShard; shard++) {
 			if (opened.length === 0) {
@@ -700,13 +703,12 @@ async function* handedOnByRun<V extends ChunkValues>(
 			const shardOpened = opened[0];
 			const { start, end } = innerOf(shard);
 			for (let k = start; k < end; ) {
-				const want = asAvailable ? 1 : Math.min(end - k, runGoal);
+				const want = Math.min(end - k, runGoal);
 				runGoal = Math.min(per, runGoal * 2);
 				for (let w = k; w < k + want; w++) await shardOpened.parts[w - start];
 				// A read that ended after the abort (a local file's, which does not heed the signal) hands nothing on.
 				if (signal.aborted) return;
-				let j = k + want;
-				if (asAvailable) while (j < end && shardOpened.decoded[j - start]) j++;
+				const j = k + want;
 				const run = valuesOfRun(shardOpened, innerRows, k, j);
 				const runFirst = shard * shardRows + k * innerRows;
 				const bandStart = Math.max(from, runFirst);
