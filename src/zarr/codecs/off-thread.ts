@@ -131,20 +131,22 @@ export function firstChunkSent(timeoutMs: number): Promise<void> {
 
 /**
  * Starts the decode threads ahead of the first chunk (an array whose codecs decode there is being opened), where
- * its chunks decode on threads at all (not a small array's; see onThreads).
+ * its chunks decode on threads at all (not a small array's; see onThreads). `warmUp`: its chunks are zstd (or blosc
+ * over zstd), and the threads decode the warm-up frame while they wait for the first (DecoderPool.warm).
  */
-export function warmDecodeThreads(smallArray = false): void {
-	if (onThreads(smallArray)) sharedPool()?.warm();
+export function warmDecodeThreads(smallArray = false, warmUp = false): void {
+	if (onThreads(smallArray)) sharedPool()?.warm(warmUp);
 }
 
 /**
  * An array with zstd, lz4 or blosc chunks is opened (`smallArray`: they decode on the calling thread, see
- * onThreads): the files of their decoders are checked (requireDecoderFiles), the decode threads start if they are to
- * decode them, and firstChunkSent waits for them from now on.
+ * onThreads; `zstd`: they are zstd, or blosc over zstd): the files of their decoders are checked
+ * (requireDecoderFiles), the decode threads start if they are to decode them (warming up for zstd), and
+ * firstChunkSent waits for them from now on.
  */
-export function arrayOpened(smallArray: boolean): void {
+export function arrayOpened(smallArray: boolean, zstd = false): void {
 	requireDecoderFiles();
-	warmDecodeThreads(smallArray);
+	warmDecodeThreads(smallArray, zstd);
 	if (onThreads(smallArray) && sharedPool() !== null) arraysOnThreads = true;
 }
 
