@@ -32,11 +32,9 @@ function notAnExport(arg: string): boolean {
 
 /** Starts the decode threads now when `argv` (the arguments after the script's name) exports what they decode. */
 export function startDecodeThreadsEarly(argv: readonly string[]): void {
-	const arrays = arraysOnThreads(argv);
-	if (arrays.length === 0) return;
+	if (!exportDecodesOnThreads(argv)) return;
 	try {
-		// zstd chunks (or blosc over zstd): the threads decode the warm-up frame while they wait for the first.
-		warmDecodeThreads(false, arrays.some((metadata) => namesZstd(metadata.codecs) || namesZstd(metadata.compressor)));
+		warmDecodeThreads();
 	} catch {
 		// A decoder file that is missing (PACKAGE_FILE_MISSING): the export refuses the array when it opens it, and
 		// the CLI reports that as any other error, not as a stack trace from before it started.
@@ -45,29 +43,23 @@ export function startDecodeThreadsEarly(argv: readonly string[]): void {
 
 /** Whether `argv` exports, from a local store, an array whose chunks decode on the decode threads (see above). */
 export function exportDecodesOnThreads(argv: readonly string[]): boolean {
-	if (outputRefused(argv)) return false;
-	return arraysOnThreads(argv).length > 0;
-}
-
-/** The metadata of the arrays `argv` exports whose chunks decode on the decode threads (see above). */
-function arraysOnThreads(argv: readonly string[]): Record<string, unknown>[] {
-	if (argv.some(notAnExport)) return [];
+	if (argv.some(notAnExport) || outputRefused(argv)) return false;
 	// The store: the first argument that is a local folder with Zarr metadata (an option's value is none).
 	for (const store of argv) {
 		if (store.startsWith("-") || store.includes("://")) continue;
 		const root = readNode(store);
-		if (root !== undefined) return root.kind === "array" ? (decodesOnThreads(root.metadata) ? [root.metadata] : []) : groupArraysOnThreads(argv, store);
+		if (root !== undefined) return root.kind === "array" ? decodesOnThreads(root.metadata) : groupDecodesOnThreads(argv, store);
 	}
-	return [];
+	return false;
 }
 
-/** The arrays of the group at `store` that `argv` names (--array, --columns) whose chunks decode on the threads. */
-function groupArraysOnThreads(argv: readonly string[], store: string): Record<string, unknown>[] {
+/** Whether the arrays of the group at `store` that `argv` names (--array, --columns) decode on the threads. */
+function groupDecodesOnThreads(argv: readonly string[], store: string): boolean {
 	const columns = optionValues(argv, "columns");
 	// "all" as the whole value, as the CLI reads it (in a list, it is a column's name).
-	if (columns.some((list) => list.trim() === "all")) return childFolders(store).flatMap(arrayOnThreads);
+	if (columns.some((list) => list.trim() === "all")) return childFolders(store).some(arrayOnThreads);
 	const names = [...optionValues(argv, "array"), ...columns.flatMap((list) => list.split(","))].map((name) => name.trim()).filter((name) => name !== "");
-	return names.flatMap((name) => arrayOnThreads(path.join(store, name)));
+	return names.some((name) => arrayOnThreads(path.join(store, name)));
 }
 
 /**
@@ -92,10 +84,10 @@ function outputRefused(argv: readonly string[]): boolean {
 /** The options that write `-o` as a dataset folder (one of them names the folder's output; see the README's options). */
 const DATASET_OPTIONS = ["partition-by", "part", "parts", "max-rows-per-file"];
 
-/** The metadata of the array in `folder` when its chunks decode on the decode threads: none, or one. */
-function arrayOnThreads(folder: string): Record<string, unknown>[] {
+/** Whether `folder` holds an array whose chunks decode on the decode threads. */
+function arrayOnThreads(folder: string): boolean {
 	const node = readNode(folder);
-	return node?.kind === "array" && decodesOnThreads(node.metadata) ? [node.metadata] : [];
+	return node?.kind === "array" && decodesOnThreads(node.metadata);
 }
 
 /** The values given to `--name`, as `--name value` or `--name=value`. */
@@ -167,18 +159,6 @@ function readChunkShape(metadata: Record<string, unknown>): number[] | undefined
 	const sharding = Array.isArray(metadata.codecs) ? (metadata.codecs as { name?: unknown; configuration?: { chunk_shape?: unknown } }[]).find((codec) => codec?.name === "sharding_indexed") : undefined;
 	const shape = sharding?.configuration?.chunk_shape ?? grid?.configuration?.chunk_shape ?? metadata.chunks;
 	return Array.isArray(shape) && shape.every((size) => Number.isSafeInteger(size) && size > 0) ? (shape as number[]) : undefined;
-}
-
-/** Whether a codec list or codec (sharding's inner codecs included) is zstd, or blosc over zstd. */
-function namesZstd(value: unknown): boolean {
-	if (Array.isArray(value)) return value.some(namesZstd);
-	if (typeof value !== "object" || value === null) return false;
-	const codec = value as Record<string, unknown>;
-	const name = codec.name ?? codec.id;
-	const configuration = (codec.configuration ?? codec) as Record<string, unknown>;
-	if (name === "zstd" || name === "numcodecs.zstd") return true;
-	if ((name === "blosc" || name === "numcodecs.blosc") && configuration.cname === "zstd") return true;
-	return namesZstd(configuration.codecs);
 }
 
 /** Whether a codec list or codec (sharding's inner codecs included) names one of THREAD_CODEC_NAMES. */

@@ -51,9 +51,9 @@ const checkLz4: SizeCheck = (bytes, maxBytes) => {
  * small array's chunks, and small chunks, decode on the calling thread, and start none (ChunkSpec.decodeHere).
  */
 function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFactory {
-	return (configuration, spec: ChunkSpec): BytesToBytesCodec => {
+	return (_configuration, spec: ChunkSpec): BytesToBytesCodec => {
 		const here = spec.decodeHere === true;
-		arrayOpened(here, codec === "zstd" || (codec === "blosc" && configuration.cname === "zstd"));
+		arrayOpened(here);
 		return {
 			kind: "bytes_to_bytes",
 			decode: (bytes, signal) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true, here, signal),

@@ -7,7 +7,6 @@ import { parentPort, workerData } from "node:worker_threads";
 import { Dt64ExportError, errorFieldsOf, type ErrorCode, type ErrorFields } from "../../errors.js";
 import { loadWasmDecoders, type DecodedLength, type WasmCodec, type WasmDecoders } from "./wasm/decoder-module.js";
 import { readFileAt, StreamedRow, type StreamedRowSpec } from "./wasm/streamed-row.js";
-import { DecoderWarmUp } from "./wasm/warm-up.js";
 
 /**
  * What a thread is started with: the compiled decoders, once an earlier thread has compiled them; or, while another
@@ -16,11 +15,6 @@ import { DecoderWarmUp } from "./wasm/warm-up.js";
 export interface DecodeThreadData {
 	readonly module?: object;
 	readonly awaitModule?: boolean;
-	/**
-	 * Decode the warm-up frame while no chunk has come (see wasm/warm-up.ts): a thread started ahead of the first chunk of an
-	 * export whose chunks are zstd (or blosc over zstd).
-	 */
-	readonly warmUp?: boolean;
 }
 
 /** The compiled decoders, sent to a thread started to wait for them, before any chunk. */
@@ -79,24 +73,6 @@ if (data.awaitModule !== true) {
 	if (data.module === undefined) parentPort!.postMessage({ compiled: decoders.module } satisfies CompiledAnswer);
 }
 
-/** The warm-up while no chunk has come (see DecodeThreadData.warmUp), once the decoders exist. */
-let warmUp: DecoderWarmUp | undefined;
-let warming = data.warmUp === true;
-
-function startWarmUp(): void {
-	if (!warming || decoders === undefined) return;
-	warmUp = new DecoderWarmUp(decoders);
-	warmUp.start();
-}
-
-/** A message with work: the warm-up stops, whatever round it is at. */
-function onWork(): void {
-	warming = false;
-	warmUp?.stop();
-}
-
-startWarmUp();
-
 /** The rows streamed on this thread, or why one could not be opened (said by its first band). */
 const rows = new Map<number, StreamedRow | Error>();
 
@@ -134,16 +110,13 @@ function onStream(message: StreamMessage): void {
 
 parentPort!.on("message", (message: DecodeRequest | ModuleGift | StreamMessage) => {
 	if ("stream" in message) {
-		onWork();
 		onStream(message);
 		return;
 	}
 	if (!("id" in message)) {
 		decoders = loadWasmDecoders(message.module);
-		startWarmUp();
 		return;
 	}
-	onWork();
 	const { id, codec, buffer, inputLength, capacity, scanNaT, target, targetOffset } = message;
 	let answer: DecodeAnswer;
 	try {

@@ -225,11 +225,10 @@ export class DecoderPool {
 	/**
 	 * Starts the threads before any chunk needs them: a thread takes a twentieth of a second or more to start (its
 	 * isolate, its module), which then overlaps whatever precedes the first decode. All start now, on the cores
-	 * there are: one compiles the decoders, and the others are sent its module as soon as it has. With `warmUp` (an
-	 * export of zstd chunks), each decodes the warm-up frame until its first chunk comes (DecodeThreadData.warmUp).
+	 * there are: one compiles the decoders, and the others are sent its module as soon as it has.
 	 */
-	warm(warmUp = false): void {
-		while (this.#threads.length < this.size) this.#start(warmUp);
+	warm(): void {
+		while (this.#threads.length < this.size) this.#start();
 	}
 
 	/** Resolves once a chunk has been sent to a thread: at once if one has. */
@@ -269,11 +268,11 @@ export class DecoderPool {
 		return best !== undefined && best.pending.size < CHUNKS_PER_THREAD ? best : undefined;
 	}
 
-	#start(warmUp = false): DecodeThread {
+	#start(): DecodeThread {
 		// Without the module and with a thread already compiling it, the new thread waits for it (see #send).
 		const awaitModule = this.#compiled === undefined && this.#threads.length > 0;
 		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
-		const workerData: DecodeThreadData = { module: this.#compiled, awaitModule, ...(warmUp && { warmUp }) };
+		const workerData: DecodeThreadData = { module: this.#compiled, awaitModule };
 		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [], workerData }), pending: new Map(), ready: !awaitModule };
 		thread.worker.on("message", (answer: DecodeAnswer | CompiledAnswer) => {
 			if ("compiled" in answer) {

@@ -131,22 +131,20 @@ export function firstChunkSent(timeoutMs: number): Promise<void> {
 
 /**
  * Starts the decode threads ahead of the first chunk (an array whose codecs decode there is being opened), where
- * its chunks decode on threads at all (not a small array's; see onThreads). `warmUp`: its chunks are zstd (or blosc
- * over zstd), and the threads decode the warm-up frame while they wait for the first (DecoderPool.warm).
+ * its chunks decode on threads at all (not a small array's; see onThreads).
  */
-export function warmDecodeThreads(smallArray = false, warmUp = false): void {
-	if (onThreads(smallArray)) sharedPool()?.warm(warmUp);
+export function warmDecodeThreads(smallArray = false): void {
+	if (onThreads(smallArray)) sharedPool()?.warm();
 }
 
 /**
  * An array with zstd, lz4 or blosc chunks is opened (`smallArray`: they decode on the calling thread, see
- * onThreads; `zstd`: they are zstd, or blosc over zstd): the files of their decoders are checked
- * (requireDecoderFiles), the decode threads start if they are to decode them (warming up for zstd), and
- * firstChunkSent waits for them from now on.
+ * onThreads): the files of their decoders are checked (requireDecoderFiles), the decode threads start if they are to
+ * decode them, and firstChunkSent waits for them from now on.
  */
-export function arrayOpened(smallArray: boolean, zstd = false): void {
+export function arrayOpened(smallArray: boolean): void {
 	requireDecoderFiles();
-	warmDecodeThreads(smallArray, zstd);
+	warmDecodeThreads(smallArray);
 	if (onThreads(smallArray) && sharedPool() !== null) arraysOnThreads = true;
 }
 

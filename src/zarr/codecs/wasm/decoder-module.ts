@@ -104,8 +104,6 @@ export interface WasmDecoderOptions {
 const WINDOW_BYTES = 512 * 1024;
 /** A chunk is decoded in steps from this many windows of output on: below, the memory saved is small. */
 const WINDOWS_TO_STEP = 4;
-/** The room an output needs to be decoded in steps (a window at a time) with the default window. */
-export const STEPPED_CAPACITY = WINDOWS_TO_STEP * WINDOW_BYTES;
 
 /**
  * One instance of the decoders: the encoded bytes are copied into its memory with `set`, decoded there by the C
