@@ -19,15 +19,17 @@
 export class BufferPool {
 	/** Free buffers by capacity. */
 	readonly #free = new Map<number, ArrayBuffer[]>();
+	/** Free shared buffers by capacity (see acquireShared). */
+	readonly #freeShared = new Map<number, SharedArrayBuffer[]>();
 	/** The length of the view each issued buffer's bytes are, for `release`: its whole use. */
-	readonly #issuedLength = new WeakMap<ArrayBuffer, number>();
+	readonly #issuedLength = new WeakMap<PoolBuffer, number>();
 	/** Of an issued buffer handed back in parts, the ranges [start, end) said dead so far: sorted, disjoint, apart. */
-	readonly #deadRanges = new WeakMap<ArrayBuffer, [number, number][]>();
+	readonly #deadRanges = new WeakMap<PoolBuffer, [number, number][]>();
 	#freeBytes = 0;
 	#retired = false;
 	#reused = 0;
 	/** Told of each buffer that came back whole (see onReturn). */
-	readonly #returnListeners = new Set<(buffer: ArrayBuffer) => void>();
+	readonly #returnListeners = new Set<(buffer: PoolBuffer) => void>();
 	#writtenComeBack = false;
 
 	/** `maxFreeBytes` bounds what the pool keeps between uses. */
@@ -60,7 +62,7 @@ export class BufferPool {
 	}
 
 	/** Calls `listener` with each issued buffer once all of its bytes are said dead; returns the unsubscribe. */
-	onReturn(listener: (buffer: ArrayBuffer) => void): () => void {
+	onReturn(listener: (buffer: PoolBuffer) => void): () => void {
 		this.#returnListeners.add(listener);
 		return () => this.#returnListeners.delete(listener);
 	}
@@ -72,6 +74,7 @@ export class BufferPool {
 	retire(): void {
 		this.#retired = true;
 		this.#free.clear();
+		this.#freeShared.clear();
 		this.#freeBytes = 0;
 	}
 
@@ -95,14 +98,34 @@ export class BufferPool {
 	}
 
 	/**
+	 * As `acquire`, a view of a SharedArrayBuffer: memory a decode thread writes into where it is, never transferred
+	 * (the inner chunks of a shard decoded into one buffer, each at its offset, see ShardBands). Kept apart from the
+	 * other buffers once back: only a shared buffer is handed out again as one.
+	 */
+	acquireShared(size: number): Uint8Array {
+		const capacity = capacityFor(size);
+		const reused = this.#freeShared.get(capacity)?.pop();
+		let buffer: SharedArrayBuffer;
+		if (reused !== undefined) {
+			this.#freeBytes -= capacity;
+			this.#reused++;
+			buffer = reused;
+		} else {
+			buffer = new SharedArrayBuffer(capacity);
+		}
+		this.#issued(buffer, size);
+		return new Uint8Array(buffer, 0, size);
+	}
+
+	/**
 	 * Says that the bytes of an issued buffer are now its first `view.byteLength` bytes (a decompressor that was
 	 * given room for more than it wrote): `release` then takes a view of exactly those as the whole buffer.
 	 */
 	shorten(view: Uint8Array): void {
 		const buffer = view.buffer;
-		const issued = buffer instanceof ArrayBuffer ? this.#issuedLength.get(buffer) : undefined;
+		const issued = isPoolBuffer(buffer) ? this.#issuedLength.get(buffer) : undefined;
 		if (issued === undefined || view.byteOffset !== 0 || view.byteLength > issued) return;
-		this.#issued(buffer as ArrayBuffer, view.byteLength);
+		this.#issued(buffer as PoolBuffer, view.byteLength);
 	}
 
 	/**
@@ -118,7 +141,7 @@ export class BufferPool {
 	/** Whether `view` is all of the use of a buffer this pool issued, none of it said dead: its owner may hand it over whole. */
 	isWhole(view: Uint8Array): boolean {
 		const buffer = view.buffer;
-		return buffer instanceof ArrayBuffer && view.byteOffset === 0 && view.byteLength > 0 && this.#issuedLength.get(buffer) === view.byteLength && !this.#deadRanges.has(buffer);
+		return isPoolBuffer(buffer) && view.byteOffset === 0 && view.byteLength > 0 && this.#issuedLength.get(buffer) === view.byteLength && !this.#deadRanges.has(buffer);
 	}
 
 	/**
@@ -127,7 +150,7 @@ export class BufferPool {
 	 */
 	release(view: Uint8Array): void {
 		const buffer = view.buffer;
-		if (!(buffer instanceof ArrayBuffer)) return;
+		if (!isPoolBuffer(buffer)) return;
 		const issued = this.#issuedLength.get(buffer);
 		if (issued === undefined || view.byteLength === 0 || view.byteOffset + view.byteLength > issued) return;
 		if (view.byteOffset !== 0 || view.byteLength !== issued) {
@@ -139,22 +162,23 @@ export class BufferPool {
 		for (const listener of this.#returnListeners) listener(buffer);
 		const capacity = buffer.byteLength;
 		if (this.#retired || this.#freeBytes + capacity > this.maxFreeBytes) return;
-		const free = this.#free.get(capacity) ?? [];
+		const lists = (buffer instanceof ArrayBuffer ? this.#free : this.#freeShared) as Map<number, PoolBuffer[]>;
+		const free = lists.get(capacity) ?? [];
 		// A buffer handed back twice would be issued twice: each is kept once.
 		if (free.includes(buffer)) return;
 		free.push(buffer);
-		this.#free.set(capacity, free);
+		lists.set(capacity, free);
 		this.#freeBytes += capacity;
 	}
 
 	/** Records that `buffer`'s use is its first `length` bytes, none of them dead yet. */
-	#issued(buffer: ArrayBuffer, length: number): void {
+	#issued(buffer: PoolBuffer, length: number): void {
 		this.#issuedLength.set(buffer, length);
 		this.#deadRanges.delete(buffer);
 	}
 
 	/** Adds [start, end) to the dead ranges of `buffer`; whether they now cover [0, issued). */
-	#allDead(buffer: ArrayBuffer, start: number, end: number, issued: number): boolean {
+	#allDead(buffer: PoolBuffer, start: number, end: number, issued: number): boolean {
 		const merged: [number, number][] = [];
 		for (const range of this.#deadRanges.get(buffer) ?? []) {
 			if (range[1] < start || range[0] > end) merged.push(range);
@@ -168,6 +192,13 @@ export class BufferPool {
 		this.#deadRanges.set(buffer, merged);
 		return merged.length === 1 && merged[0][0] === 0 && merged[0][1] === issued;
 	}
+}
+
+/** The buffers a pool issues: ArrayBuffers, and SharedArrayBuffers from acquireShared. */
+export type PoolBuffer = ArrayBuffer | SharedArrayBuffer;
+
+function isPoolBuffer(buffer: ArrayBufferLike): buffer is PoolBuffer {
+	return buffer instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer);
 }
 
 /** Smallest step between size classes. */

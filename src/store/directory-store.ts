@@ -308,11 +308,12 @@ export class DirectoryStore implements AsyncReadable {
 			const pieces: Uint8Array[] = [];
 			const values: Uint8Array[] = [];
 			let end = ranges[0].offset;
-			for (const { offset, length } of ranges) {
+			for (const [k, { offset, length }] of ranges.entries()) {
 				if (offset < end || length < 0) throw new Dt64ExportError("INTERNAL", `${file}: byte ranges must be in increasing order and apart`);
 				checkWithin(file, key, offset, length, size);
 				if (offset > end) pieces.push(new Uint8Array(offset - end));
-				const bytes = (options.pooled === true ? this.bufferPool?.acquire(length, options.room) : undefined) ?? new Uint8Array(length);
+				const given = options.into?.[k];
+				const bytes = (given?.byteLength === length ? given : undefined) ?? (options.pooled === true ? this.bufferPool?.acquire(length, options.room) : undefined) ?? new Uint8Array(length);
 				pieces.push(bytes);
 				values.push(bytes);
 				end = offset + length;

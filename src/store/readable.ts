@@ -43,6 +43,12 @@ export interface GetOptions {
 	 * instead of holding it. A store that reads local files may ignore it.
 	 */
 	maxBytes?: number;
+	/**
+	 * For `getRanges`: where to read each range, by its place among the ranges, when given (exactly its length; a
+	 * shard's inner chunk read into its place in the buffer its shard decodes into, see ShardBands); the others as
+	 * `pooled` says. A store that cannot read into given memory ignores it.
+	 */
+	into?: readonly (Uint8Array | undefined)[];
 }
 
 /**

@@ -4,9 +4,10 @@
  * reads each column through these.
  */
 import { Dt64ExportError } from "../errors.js";
-import type { BufferPool } from "../memory/buffer-pool.js";
+import type { BufferPool, PoolBuffer } from "../memory/buffer-pool.js";
 import { chunkRowsBox } from "../zarr/chunk-box.js";
-import { MAX_CHUNK_VALUES, type ChunkSource } from "../zarr/chunk-source.js";
+import { MAX_CHUNK_VALUES, type ChunkSource, type ShardBands } from "../zarr/chunk-source.js";
+import { valuesOfRun, type OpenedShard } from "../zarr/shard-bands.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
 import { arrangeRowInCOrder } from "../zarr/row-in-c-order.js";
 import { cOrderCoordinates, copyChunkIntoBand, product } from "../zarr/grid.js";
@@ -231,14 +232,14 @@ export async function* readChunksInOrder<V extends ChunkValues>(
  */
 class HandedOnChunks {
 	/** The chunks counted, each by a weak reference to its buffer; a buffer's reference by the buffer. */
-	readonly #chunks = new Set<WeakRef<ArrayBuffer>>();
-	readonly #refs = new WeakMap<ArrayBuffer, WeakRef<ArrayBuffer>>();
+	readonly #chunks = new Set<WeakRef<PoolBuffer>>();
+	readonly #refs = new WeakMap<PoolBuffer, WeakRef<PoolBuffer>>();
 	/**
 	 * A chunk collected without coming back stops counting. Told by the garbage collector: looking at every chunk
 	 * counted each time (deref) cost O(chunks counted) per chunk read, and they can be thousands until collected
 	 * (an export in chunk order of 15,625 chunks of 16 values: up to 9,316 counted, 6.2 of its 8 s of CPU).
 	 */
-	readonly #collected = new FinalizationRegistry<WeakRef<ArrayBuffer>>((ref) => this.#chunks.delete(ref));
+	readonly #collected = new FinalizationRegistry<WeakRef<PoolBuffer>>((ref) => this.#chunks.delete(ref));
 	readonly #pool: BufferPool;
 	readonly #unsubscribe: () => void;
 	#resume: () => void = () => undefined;
@@ -273,7 +274,7 @@ class HandedOnChunks {
 	add(values: ChunkValues): void {
 		const bytes = bytesOf(values);
 		if (bytes === undefined || !this.counting || !this.#pool.isWhole(bytes)) return;
-		const buffer = bytes.buffer as ArrayBuffer;
+		const buffer = bytes.buffer as PoolBuffer;
 		const known = this.#refs.get(buffer);
 		if (known !== undefined && this.#chunks.has(known)) return;
 		const ref = new WeakRef(buffer);
@@ -362,6 +363,11 @@ export interface BandAssembly {
 	readonly countHandedOn?: boolean;
 	/** Rows of chunks the source can stream are streamed (see streamed-bands.ts); false for the rows it reads whole. */
 	readonly streamRows?: boolean;
+	/**
+	 * A 1-D array whose source reads shards as chunks (ChunkSource.shardBands) is read so, a band a shard: what an
+	 * export's table reader asks, for a record batch a shard.
+	 */
+	readonly shards?: boolean;
 }
 
 /**
@@ -390,6 +396,10 @@ export async function* readBands<V extends ChunkValues>(
 	if (shape.length === 0) {
 		const chunk = await source.read([], signal);
 		yield { values: sliceValues(chunk, 0, 1), offset: 0, firstRow: 0 };
+		return;
+	}
+	if (shape.length === 1 && assembly.shards === true && source.shardBands !== undefined) {
+		yield* shardBands(source, source.shardBands, shape, concurrency, signal, onChunk, mayReadAhead, rows, assembly);
 		return;
 	}
 	const grid = source.gridShape;
@@ -537,4 +547,183 @@ function* bandsOfArrangedRow<V extends ChunkValues>(
 		yield { values: band, offset: start * rowSize, firstRow: start };
 	}
 	for (; next < chunks.length; next++) handBack(chunks[next]);
+}
+
+/**
+ * The bands of a 1-D sharded array read a shard at a time (ChunkSource.shardBands), within `rows` (the first and last
+ * shards cut to them). Its limits count shards: as many in flight as inner chunks would be, a tenth of them for shards
+ * of ten inner chunks, and at least the two chunk buffers that keep a decode thread busy (no more than `limits` asks).
+ * `onChunk` is told of each inner chunk, as when they are read one by one. An array exported alone hands a shard's
+ * values on by runs of its inner chunks as they are decoded (handedOnByRun); a table's columns, read side by side
+ * within their read-ahead budget, read each shard as a chunk of readBands, one band of it.
+ */
+async function* shardBands<V extends ChunkValues>(
+	source: ChunkSource<V>,
+	shards: ShardBands<V>,
+	shape: readonly number[],
+	limits: number | ReadLimits,
+	signal: AbortSignal,
+	onChunk: ((chunkIndex: number, totalChunks: number) => void) | undefined,
+	mayReadAhead: (() => boolean) | undefined,
+	rows: RowRange | undefined,
+	assembly: BandAssembly,
+): AsyncGenerator<ValueBand<V>> {
+	const per = shards.innerPerShard;
+	const innerRows = source.chunkShape[0];
+	const inner = rows === undefined ? { start: 0, end: source.gridShape[0] } : chunkRowsOf(innerRows, rows);
+	const shardRows = innerRows * per;
+	// The inner chunks of shard `shard` read: those within the rows, as [start, end) within the shard.
+	const innerOf = (shard: number) => ({ start: Math.max(0, inner.start - shard * per), end: Math.min(per, inner.end - shard * per) });
+	const view: ChunkSource<V> = {
+		chunkShape: [shardRows],
+		gridShape: [Math.ceil(shape[0] / shardRows)],
+		describe: (coords) => shards.describe(coords[0]),
+		read: (coords, readSignal) => {
+			const { start, end } = innerOf(coords[0]);
+			return shards.read(coords[0], start, end, readSignal);
+		},
+	};
+	const { requests, chunks } = readLimits(limits);
+	const shardLimit = Math.max(Math.min(2, chunks), Math.floor(chunks / per));
+	if (assembly.countHandedOn === true) {
+		yield* handedOnByRun(source, shards, shape, shardLimit, signal, onChunk, mayReadAhead, rows, assembly.bufferPool);
+		return;
+	}
+	const viewLimits: ReadLimits = { requests: Math.max(1, Math.min(requests, shardLimit)), chunks: shardLimit };
+	const total = inner.end - inner.start;
+	let decoded = 0;
+	let next = Math.floor(inner.start / per);
+	const counted =
+		onChunk === undefined
+			? undefined
+			: () => {
+					const { start, end } = innerOf(next++);
+					for (let k = start; k < end; k++) onChunk(++decoded, total);
+				};
+	const share = assembly.readAhead === undefined ? undefined : { ...assembly.readAhead, chunkBytes: assembly.readAhead.chunkBytes * per };
+	yield* readBands(view, shape, viewLimits, signal, counted, mayReadAhead, rows, { ...assembly, readAhead: share, shards: false });
+}
+
+/**
+ * The bands of a 1-D sharded array whose shards are read as one buffer each (ShardBands.open), handed on as their
+ * inner chunks are decoded: runs of one inner chunk, then two, four, ... up to a whole shard (cut to the shard's end),
+ * each handed on once its inner chunks are decoded, in order (a failed one's error comes in its turn, named as when
+ * read alone; no run holding it is handed on). The export then starts on the first inner chunk instead of the first
+ * shard, and makes a record batch a shard from then on (20M values in shards of ten inner chunks: 23 batches where an
+ * inner chunk each made 200). The runs are the same whatever the timing, so an export's file is the same with a
+ * pool or without (a run as long as the inner chunks decoded when it is asked for made 170 batches of the 200 at
+ * the bench, 2-4 MiB more at the peak, and files that differ by their batches run to run).
+ *
+ * Up to `shardLimit` shards are held at once, read and decoded ahead of the one handed on, so that the decode thread
+ * does not wait for a read: with a pool whose written buffers come back, a shard counts until its buffer does (the
+ * bytes a range leaves unused are said dead at once); otherwise until its last band is handed on. The shard waited
+ * for is always read, after waiting for one back while the output is busy (as countingHandedOn does for chunks).
+ */
+async function* handedOnByRun<V extends ChunkValues>(
+	source: ChunkSource<V>,
+	shards: ShardBands<V>,
+	shape: readonly number[],
+	shardLimit: number,
+	signal: AbortSignal,
+	onChunk: ((chunkIndex: number, totalChunks: number) => void) | undefined,
+	mayReadAhead: (() => boolean) | undefined,
+	rows: RowRange | undefined,
+	pool: BufferPool | undefined,
+): AsyncGenerator<ValueBand<V>> {
+	const per = shards.innerPerShard;
+	const innerRows = source.chunkShape[0];
+	const inner = rows === undefined ? { start: 0, end: source.gridShape[0] } : chunkRowsOf(innerRows, rows);
+	if (inner.end <= inner.start) return;
+	const from = rows === undefined ? 0 : rows.start;
+	const to = Math.min(shape[0], rows === undefined ? shape[0] : rows.end);
+	const shardRows = innerRows * per;
+	const innerOf = (shard: number) => ({ start: Math.max(0, inner.start - shard * per), end: Math.min(per, inner.end - shard * per) });
+	const endShard = Math.ceil(inner.end / per);
+	const total = inner.end - inner.start;
+	// Asked at each shard: the output says so once it is built, after the first shard's reads have started.
+	const counting = () => pool?.writtenComeBack === true;
+	// The shards opened and not all handed on, in order; with `counting`, the buffers of the shards opened not back yet.
+	const opened: OpenedShard<V>[] = [];
+	const held = new Set<PoolBuffer>();
+	let nextShard = Math.floor(inner.start / per);
+	let closed = false;
+	const openNext = () => {
+		const shard = nextShard++;
+		const { start, end } = innerOf(shard);
+		const shardOpened = shards.open(shard, start, end, signal);
+		opened.push(shardOpened);
+		const all = shardOpened.values as unknown as BigInt64Array;
+		if (pool?.isWhole(new Uint8Array(all.buffer, all.byteOffset, all.byteLength))) {
+			held.add(all.buffer as PoolBuffer);
+			// Values no band takes (before the rows asked for, or after them and the array's end) are dead now.
+			const firstValue = shard * shardRows;
+			const head = Math.max(0, from - firstValue);
+			const tail = Math.max(head, Math.min(all.length, to - firstValue));
+			if (head > 0) pool.release(new Uint8Array(all.buffer, all.byteOffset, head * 8));
+			if (tail < all.length) pool.release(new Uint8Array(all.buffer, all.byteOffset + tail * 8, (all.length - tail) * 8));
+		}
+	};
+	const openAhead = () => {
+		while (!closed && !signal.aborted && nextShard < endShard && (counting() ? held.size : opened.length) < shardLimit) openNext();
+	};
+	// Woken by a shard's buffer back (see roomForWaited).
+	let wake: (() => void) | undefined;
+	const unsubscribe = pool?.onReturn((buffer) => {
+		if (!held.delete(buffer)) return;
+		wake?.();
+		queueMicrotask(openAhead);
+	});
+	// The shard waited for, when the shards held are all handed on and not back while the output is busy, waits for
+	// one back, looking again each millisecond (as readChunksInOrder's chunk waited for, see countingHandedOn).
+	const roomForWaited = async () => {
+		while (counting() && held.size >= shardLimit && mayReadAhead?.() === false && !signal.aborted) {
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(() => {
+					wake = undefined;
+					resolve();
+				}, 1);
+				wake = () => {
+					clearTimeout(timer);
+					wake = undefined;
+					resolve();
+				};
+			});
+		}
+	};
+	let decodedCount = 0;
+	let runGoal = 1;
+	try {
+		for (let shard = nextShard; shard < endShard; shard++) {
+			if (opened.length === 0) {
+				await roomForWaited();
+				if (signal.aborted) return;
+				if (opened.length === 0) openNext();
+			}
+			openAhead();
+			const shardOpened = opened[0];
+			const { start, end } = innerOf(shard);
+			for (let k = start; k < end; ) {
+				const want = Math.min(end - k, runGoal);
+				runGoal = Math.min(per, runGoal * 2);
+				for (let w = k; w < k + want; w++) await shardOpened.parts[w - start];
+				// A read that ended after the abort (a local file's, which does not heed the signal) hands nothing on.
+				if (signal.aborted) return;
+				const j = k + want;
+				const run = valuesOfRun(shardOpened, innerRows, k, j);
+				const runFirst = shard * shardRows + k * innerRows;
+				const bandStart = Math.max(from, runFirst);
+				const bandEnd = Math.min(to, shard * shardRows + j * innerRows);
+				for (let c = k; c < j; c++) onChunk?.(++decodedCount, total);
+				if (j === end) {
+					opened.shift();
+					openAhead();
+				}
+				k = j;
+				yield { values: sliceValues(run, bandStart - runFirst, bandEnd - runFirst), offset: bandStart, firstRow: bandStart };
+			}
+		}
+	} finally {
+		closed = true;
+		unsubscribe?.();
+	}
 }

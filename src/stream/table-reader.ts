@@ -240,7 +240,7 @@ async function* cOrderBands(read: TableRead, bufferPool?: BufferPool): AsyncGene
 		shape.length === 0
 			? []
 			: columns.map((column, k) =>
-					column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows, readAhead: readAhead[k], countHandedOn: columns.length === 1 }) : undefined,
+					column.axes[0] === 0 ? readBands(column.source, column.shape, concurrency, signal, onChunk, mayReadAhead, rows, { bufferPool, maxRows, readAhead: readAhead[k], countHandedOn: columns.length === 1, shards: true }) : undefined,
 				);
 	// Every column's first band is asked for at once, so that their reads start together: asked for in turn, each
 	// column's requests started only once the column before had its first band (trial 20: 100 columns of one chunk

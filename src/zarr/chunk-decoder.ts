@@ -1,4 +1,5 @@
 import { abortError } from "../abort.js";
+import { natPositionsOf } from "../convert/nat-positions.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
@@ -95,5 +96,56 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 		// Reordered into new memory (after a transpose codec): the decoded buffer is dead.
 		if (this.#bufferPool !== undefined && ordered !== values && !Array.isArray(values)) this.#bufferPool.release(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
 		return ordered;
+	}
+
+	/**
+	 * Whether `decodeInto` can be used: fixed-size values a codec decodes into a target (see DecodePipeline.decodeInto),
+	 * with `sharedTarget` saying whether that target must be a view of a SharedArrayBuffer.
+	 */
+	get decodesInto(): boolean {
+		return this.#pipeline.decodeInto !== undefined && this.#valuesOf === undefined;
+	}
+
+	get sharedTarget(): boolean {
+		return this.#pipeline.sharedTarget === true;
+	}
+
+	/**
+	 * Decodes the chunk into `target`, exactly its values' bytes (a part of a larger buffer: an inner chunk's place
+	 * in its shard's), with every check `decode` makes, named as it names them; returns where NaT may be among its
+	 * values (positions in the chunk), or null when not known. A chunk whose headers say it does not fit is decoded
+	 * as `decode` does, then copied. Only where `decodesInto`.
+	 */
+	async decodeInto(bytes: Uint8Array, target: Uint8Array, name: string, signal?: AbortSignal): Promise<Int32Array | null> {
+		let chunk: DecodedChunk | undefined;
+		try {
+			chunk = await this.#pipeline.decodeInto!(bytes, target, signal);
+		} catch (error) {
+			if (signal?.aborted === true) throw abortError(signal);
+			if (error instanceof Dt64ExportError && error.code === "PACKAGE_FILE_MISSING") throw error;
+			throw errorInContext(`chunk ${name}: cannot decode`, error, "CHUNK_CORRUPT");
+		}
+		if (chunk === undefined) {
+			// Bytes read into the target itself are copied out first: they are not the pool's to take back alone.
+			const own = bytes.buffer === target.buffer ? bytes.slice() : bytes;
+			const values = (await this.decode(own, name, signal)) as unknown as Exclude<ChunkValues, string[]>;
+			const decoded = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+			target.set(decoded);
+			const positions = natPositionsOf(values) ?? null;
+			this.#bufferPool?.release(decoded);
+			return positions;
+		}
+		const values = chunk.data as Exclude<ChunkValues, string[]>;
+		const stray = chunk.strayBytes ?? 0;
+		if (values.length !== this.#size || stray !== 0) {
+			const strayNote = values.length === this.#size ? `, and ${stray} bytes after the last value` : "";
+			throw new Dt64ExportError("CHUNK_CORRUPT", `chunk ${name}: decoded to ${values.length} values, expected ${this.#size} (chunk shape ${JSON.stringify(this.chunkShape)})${strayNote}`);
+		}
+		const ordered = toCOrder(values as V, this.chunkShape, chunk.stride) as unknown as Exclude<ChunkValues, string[]>;
+		if (ordered.buffer !== target.buffer || ordered.byteOffset !== target.byteOffset) {
+			// Copied or reordered by a codec (big endian, a transpose): its values are put where they belong.
+			target.set(new Uint8Array(ordered.buffer, ordered.byteOffset, ordered.byteLength));
+		}
+		return natPositionsOf(ordered) ?? null;
 	}
 }

@@ -13,13 +13,14 @@ import type { ChunkValues } from "./chunk-values.js";
 import type { ChunkBox } from "./chunk-box.js";
 import { chunkKeyEncoder, type ChunkKeyEncoder } from "./chunk-key.js";
 import { chunksPerAxis, cOrderCoordinates, product } from "./grid.js";
-import { SHARD_DATA_LIMIT, ShardIndexReader, WHOLE_SHARD_BYTES } from "./shard-index.js";
+import { SHARD_DATA_LIMIT, ShardIndexReader, WHOLE_SHARD_BYTES, type ReadInto } from "./shard-index.js";
 import { shardReadBox } from "./shard-read-box.js";
 import { decodesHere, SMALL_CHUNK_BYTES } from "./small-array.js";
 import { checkCodecs, SHARDING, shardingInChain, shardingLayout } from "./codec-chain.js";
 import { chunkDecoding } from "./nested-shard.js";
 import { openStreamedRow, streamedRowLayout, type StreamedRowFiles } from "./streamed-rows.js";
 import { openStreamedChunk, streamedChunkLayout } from "./streamed-chunks.js";
+import { shardBandsOf, type OpenedShard } from "./shard-bands.js";
 
 /**
  * The decoded chunks of one array by chunk coordinates, whatever the layout: plain chunks, or inner chunks of
@@ -64,7 +65,46 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	 * row of that one chunk, or undefined when it is read whole. Absent: an array whose chunks are never streamed.
 	 */
 	streamedChunk?(coords: readonly number[], signal?: AbortSignal): StreamedRowFiles | undefined;
+	/**
+	 * A 1-D sharded array whose shards are each read as one chunk (see ShardBands). Absent: its inner chunks are
+	 * read one by one, each a band of its own.
+	 */
+	readonly shardBands?: ShardBands<V>;
 }
+
+/**
+ * The shards of a 1-D sharded datetime64 array read as chunks of their own: a shard's inner chunks decoded into one
+ * pooled buffer, each at its offset (on a decode thread, a SharedArrayBuffer it writes where it is), so that the
+ * export makes one band, and one record batch, of a shard instead of one of each inner chunk (20M values in shards
+ * of ten inner chunks: 20 batches instead of 200). Each inner chunk is still read, checked, decoded and named in
+ * errors as alone; a missing one is the fill value. Only where a shard's values take at most SHARD_BAND_BYTES.
+ */
+export interface ShardBands<V extends ChunkValues> {
+	/** Inner chunks along the axis per shard. */
+	readonly innerPerShard: number;
+	/**
+	 * The values of inner chunks [start, end) of shard `shard` (counted within the shard, end at most the array's),
+	 * in one buffer of the pool, placed as in the shard from its first inner chunk on: the values before `start` are
+	 * left undefined, for a caller that takes only those of [start, end). Where NaT may be is recorded for them
+	 * (nat-positions.ts) when every inner chunk said so.
+	 */
+	read(shard: number, start: number, end: number, signal?: AbortSignal): Promise<V>;
+	/**
+	 * As `read`, the inner chunks' reads started, without waiting for them: each inner chunk's values can be taken
+	 * as soon as it is decoded (see OpenedShard), in order, without the rest of the shard.
+	 */
+	open(shard: number, start: number, end: number, signal?: AbortSignal): OpenedShard<V>;
+	/** Values of an inner chunk. */
+	readonly innerValues: number;
+	/** The shard's key, for messages. */
+	describe(shard: number): string;
+}
+
+/**
+ * The most bytes of values a shard read as one chunk holds (ShardBands): a chunk of the size a 1-D export holds two
+ * of within 100 MiB (the bench's plain zstd chunks of 1M values). A larger shard is read inner chunk by inner chunk.
+ */
+const SHARD_BAND_BYTES = 8 * 2 ** 20;
 
 /**
  * The most values a run of missing chunks read as one holds (ChunkSource.missingRun): a batch's rows, so that a
@@ -330,27 +370,80 @@ function shardedChunks<V extends ChunkValues>(
 	const { valueBytes } = elements.decodedAs;
 	const oneRequest = valueBytes !== "variable" && product(meta.chunkShape) * valueBytes <= WHOLE_SHARD_BYTES;
 	const turns = new EventLoopTurns();
+	/**
+	 * Reads the inner chunk at `coords` and gives its bytes to `decode`, or says it is missing. `room`: what a pooled
+	 * buffer it is read into holds (GetOptions.room).
+	 */
+	const readInner = <T>(
+		coords: readonly number[],
+		signal: AbortSignal | undefined,
+		within: ChunkBox | undefined,
+		room: number | undefined,
+		decode: (bytes: Uint8Array) => Promise<T>,
+		missing: () => T,
+		into?: ReadInto,
+	): Promise<T> => {
+		const key = shardKey(coords);
+		return readingChunk(meta.path, key.slice(1), async () => {
+			throwIfAborted(signal);
+			const inner = toStored(coords.map((c, axis) => c % perShard[axis]));
+			// The inner chunks of the shard read at once: those of the pass, or of the part of it read before the
+			// next part of the shard when the pass reads more shards at once than are held (see shard-read-box.ts).
+			const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
+			const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
+			const bytes = await index.readInnerChunk(key, inner, signal, room, storedBox, !narrowed, into);
+			// An empty inner chunk, or one of a shard already read, waits for no I/O: the event loop turns now and then.
+			await turns.turn();
+			throwIfAborted(signal);
+			return bytes === undefined ? missing() : decode(bytes);
+		});
+	};
+	// A shard read as one chunk: its 1-D inner chunks decoded into their places of one buffer (see ShardBands), each
+	// read into its place there (or, not fitting, into a pooled buffer of its encoded size: no room, it does not
+	// decode there).
+	const intoOne =
+		meta.shape.length === 1 && elements.decodedAs.scanNaT === true && decoder instanceof ChunkDecoder && decoder.decodesInto && typeof valueBytes === "number" && size * perShard[0] * valueBytes <= SHARD_BAND_BYTES;
+	const bands = !intoOne
+		? undefined
+		: shardBandsOf<V>({
+				pool: options.bufferPool,
+				shared: (decoder as ChunkDecoder<V>).sharedTarget,
+				innerPerShard: perShard[0],
+				innerValues: size,
+				valueBytes: valueBytes as number,
+				innerChunks: gridShape[0],
+				describe: (shard) => shardKey([shard * perShard[0]]).slice(1),
+				readInto: (coords, target, signal, within, placeOf) =>
+					readInner(
+						coords,
+						signal,
+						within,
+						1,
+						(bytes) => (decoder as ChunkDecoder<V>).decodeInto(bytes, target, describe(coords), signal),
+						() => {
+							const fill = elements.fillChunk(size, describe(coords)) as unknown as BigInt64Array;
+							target.set(new Uint8Array(fill.buffer, fill.byteOffset, fill.byteLength));
+							return null;
+						},
+						// 1-D: a slot is the inner chunk's place in its shard. Encoded bytes that fit its decoded place go there.
+						(slot, length) => placeOf(coords[0] - (coords[0] % perShard[0]) + slot)?.subarray(0, length),
+					),
+			});
 	return {
 		chunkShape: innerShape,
 		gridShape,
 		...(oneRequest ? { chunksPerRequest: perShard } : {}),
+		...(bands && { shardBands: bands }),
 		describe,
 		read(coords, signal, within) {
-			const key = shardKey(coords);
-			return readingChunk(meta.path, key.slice(1), async () => {
-				throwIfAborted(signal);
-				const inner = toStored(coords.map((c, axis) => c % perShard[axis]));
-				// The inner chunks of the shard read at once: those of the pass, or of the part of it read before the
-				// next part of the shard when the pass reads more shards at once than are held (see shard-read-box.ts).
-				const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
-				const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
-				const bytes = await index.readInnerChunk(key, inner, signal, decoder.inputRoom, storedBox, !narrowed);
-				// An empty inner chunk, or one of a shard already read, waits for no I/O: the event loop turns now and then.
-				await turns.turn();
-				throwIfAborted(signal);
-				if (bytes === undefined) return elements.fillChunk(size, describe(coords));
-				return decoder.decode(bytes, describe(coords), signal);
-			});
+			return readInner(
+				coords,
+				signal,
+				within,
+				decoder.inputRoom,
+				(bytes) => decoder.decode(bytes, describe(coords), signal),
+				() => elements.fillChunk(size, describe(coords)),
+			);
 		},
 	};
 }

@@ -51,6 +51,8 @@ export function keepingChunks<V extends ChunkValues>(source: ChunkSource<V>, max
 		chunkShape: source.chunkShape,
 		gridShape: source.gridShape,
 		...(source.chunksPerRequest === undefined ? {} : { chunksPerRequest: source.chunksPerRequest }),
+		// A shard read as one chunk is read from the store (its inner chunks the search kept are kept by the shard index).
+		...(source.shardBands === undefined ? {} : { shardBands: source.shardBands }),
 		describe: (coords) => source.describe(coords),
 		async read(coords, signal, within) {
 			const key = coords.join(",");

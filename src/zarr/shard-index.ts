@@ -43,6 +43,12 @@ export const SHARD_DATA_LIMIT = 3;
  * A run of a shard's inner chunks read at once: each in a buffer of its own (a store that reads several ranges in
  * one go, see AsyncReadable.getRanges), or as views of one read from the first to the end of the last.
  */
+/**
+ * Where the inner chunk at index slot `slot`, of `length` encoded bytes, is read when its run is read at once: its
+ * place in the buffer its shard decodes into (see ShardBands), or undefined for a pooled buffer of its own.
+ */
+export type ReadInto = (slot: number, length: number) => Uint8Array | undefined;
+
 interface ShardData {
 	/** By index slot, the inner chunks not yet given out, each in its own buffer. */
 	readonly chunks?: Map<number, Uint8Array>;
@@ -107,8 +113,17 @@ export class ShardIndexReader {
 	 * once with this one where they are next to it in the shard (see shard-runs.ts). An inner chunk that is the only
 	 * one of its run is read alone and kept (see KeptInnerChunks): the next read of it is no fetch; unless
 	 * `keepAlone` is false (`within` a part of a pass that reads each inner chunk once, see shard-read-box.ts).
+	 * `into`: where the inner chunks of a run read at once go, where it says (see ReadInto).
 	 */
-	async readInnerChunk(shardKey: AbsolutePath, inner: readonly number[], signal?: AbortSignal, room?: number, within?: ChunkBox, keepAlone = true): Promise<Uint8Array | undefined> {
+	async readInnerChunk(
+		shardKey: AbsolutePath,
+		inner: readonly number[],
+		signal?: AbortSignal,
+		room?: number,
+		within?: ChunkBox,
+		keepAlone = true,
+		into?: ReadInto,
+	): Promise<Uint8Array | undefined> {
 		const index = await this.#index(shardKey, signal);
 		if (index === null) return undefined;
 		const slot = inner.reduce((sum, c, axis) => sum + c * this.#strides[axis], 0);
@@ -127,7 +142,7 @@ export class ShardIndexReader {
 			// A kept inner chunk ends a run: its bytes are here already.
 			const span = within === undefined ? layout.all : runAround(layout, slot, (other) => this.#holds(within, other) && !this.#kept.has(shardKey, other));
 			alone = keepAlone && span !== layout.all && span.chunks === 1;
-			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room);
+			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room, into);
 		}
 		if (held !== undefined) {
 			const data = await held.data;
@@ -174,8 +189,8 @@ export class ShardIndexReader {
 		return this.#held.find((held) => held.shardKey === shardKey && held.span.first <= position && position <= held.span.last);
 	}
 
-	#readRun(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): HeldRun {
-		const held = { shardKey, span, data: this.#readSpan(shardKey, span, signal, room) };
+	#readRun(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number, into?: ReadInto): HeldRun {
+		const held = { shardKey, span, data: this.#readSpan(shardKey, span, signal, room, into) };
 		const shards = new Set(this.#held.map((other) => other.shardKey));
 		if (!shards.has(shardKey) && shards.size >= SHARD_DATA_LIMIT) {
 			const oldest = this.#held[0].shardKey;
@@ -194,11 +209,12 @@ export class ShardIndexReader {
 	 * Reads the span, or gives null: the read of a single inner chunk then says exactly what is wrong (an entry
 	 * past the end of the file, a store that fails), where the span could only say that some entry is.
 	 */
-	async #readSpan(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number): Promise<ShardData | null> {
+	async #readSpan(shardKey: AbsolutePath, span: DataSpan, signal?: AbortSignal, room?: number, into?: ReadInto): Promise<ShardData | null> {
 		try {
 			if (this.store.getRanges !== undefined && !span.overlapping && room !== undefined && span.entries.length * room <= ROOMY_READ_FACTOR * (span.end - span.start)) {
 				// Each inner chunk in a buffer of its own, with room to be decoded where it is: no copy per inner chunk.
-				const read = await this.store.getRanges(shardKey, span.entries, { signal, pooled: true, room, bound: this.#bound });
+				const places = into === undefined ? undefined : span.entries.map(({ slot, length }) => into(slot, length));
+				const read = await this.store.getRanges(shardKey, span.entries, { signal, pooled: true, room, bound: this.#bound, ...(places && { into: places }) });
 				if (read === undefined || read.length !== span.entries.length) return null;
 				return { start: span.start, chunks: new Map(span.entries.map(({ slot }, k) => [slot, read[k]])), handedOut: new Set() };
 			}

@@ -2,7 +2,7 @@ import { Dt64ExportError } from "../../errors.js";
 import { readBloscHeader } from "./blosc-header.js";
 import type { BytesToBytesCodec, CodecFactory, ChunkSpec } from "./codec.js";
 import { DECODED_SLACK_BYTES } from "./decoded-size.js";
-import { arrayOpened, decodeWasmCodec } from "./off-thread.js";
+import { arrayOpened, decodesIntoShared, decodeWasmCodec, decodeWasmCodecInto } from "./off-thread.js";
 import { zstdContentBound } from "./zstd-frame.js";
 
 /**
@@ -59,6 +59,10 @@ function offThread(codec: "zstd" | "lz4" | "blosc", check: SizeCheck): CodecFact
 			decode: (bytes, signal) => decodeWasmCodec(codec, bytes, check(bytes, spec.maxDecodedBytes), spec.bufferPool, spec.scanNaT === true, here, signal),
 			// A chunk read into a pooled buffer this large decodes into it (see decodeWasmCodec).
 			inputRoom: spec.bufferPool === undefined ? undefined : spec.maxDecodedBytes,
+			// A chunk whose headers say it fits decodes into the target; any other (larger, or of no declared size) is
+			// left to `decode`, whose output the chunk decoder checks and names as it does any chunk's.
+			decodeInto: (bytes, target, signal) => (check(bytes, spec.maxDecodedBytes) > target.byteLength ? undefined : decodeWasmCodecInto(codec, bytes, target, spec.bufferPool, spec.scanNaT === true, here, signal)),
+			sharedTarget: decodesIntoShared(here),
 		};
 	};
 }

@@ -53,6 +53,15 @@ export interface BytesToBytesCodec {
 	 * of at least this many bytes: a chunk then holds one buffer from its read to its output instead of two.
 	 */
 	readonly inputRoom?: number;
+	/**
+	 * Decodes into `target` (a part of a larger buffer: an inner chunk's place in its shard's, see ShardBands), never
+	 * past it: the decoded length and, for datetime64 counts, where NaT may be (null: not known). Undefined, and
+	 * nothing done, when the chunk's headers say it does not fit: `decode` then decodes it. The encoded bytes are the
+	 * codec's from the call on (handed back to the spec's pool once decoded). Absent: a codec that cannot.
+	 */
+	decodeInto?(bytes: Uint8Array, target: Uint8Array, signal?: AbortSignal): Promise<{ readonly length: number; readonly natPositions: Int32Array | null }> | undefined;
+	/** Whether `decodeInto`'s target must be a view of a SharedArrayBuffer (it decodes on a decode thread). */
+	readonly sharedTarget?: boolean;
 }
 
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { Dt64ExportError, errorFieldsOf, type ErrorCode, type ErrorFields } from "../../errors.js";
-import { loadWasmDecoders, type WasmCodec, type WasmDecoders } from "./wasm/decoder-module.js";
+import { loadWasmDecoders, type DecodedLength, type WasmCodec, type WasmDecoders } from "./wasm/decoder-module.js";
 import { readFileAt, StreamedRow, type StreamedRowSpec } from "./wasm/streamed-row.js";
 
 /**
@@ -34,11 +34,19 @@ export interface DecodeRequest {
 	 * The encoded bytes are its first `inputLength` bytes, and the decoded bytes go to its first bytes, up to
 	 * `capacity` (WasmDecoders.decodeInBuffer: the whole buffer is the decoder's meanwhile). Transferred there and back.
 	 */
-	readonly buffer: ArrayBuffer;
+	readonly buffer?: ArrayBuffer;
 	readonly inputLength: number;
 	readonly capacity: number;
 	/** The values are datetime64 counts: say where NaT may be among them (DecodedLength.natPositions). */
 	readonly scanNaT: boolean;
+	/**
+	 * Where the decoded bytes go instead, when set: `capacity` bytes of this shared buffer from `targetOffset` on (an
+	 * inner chunk's place in its shard's buffer, see ShardBands). `buffer` then only brings the encoded bytes, and
+	 * goes back untouched; without `buffer`, the encoded bytes are the first `inputLength` bytes of that region, and
+	 * decode where they are (WasmDecoders.decodeInBuffer at that offset).
+	 */
+	readonly target?: SharedArrayBuffer;
+	readonly targetOffset?: number;
 }
 
 /**
@@ -51,7 +59,7 @@ export type StreamMessage =
 	| { readonly stream: "close"; readonly row: number };
 
 /** A refusal goes back as its message, code and fields: the main thread makes the same Dt64ExportError of them. */
-export type DecodeAnswer = { readonly id: number; readonly buffer: ArrayBuffer } & (
+export type DecodeAnswer = { readonly id: number; readonly buffer?: ArrayBuffer } & (
 	| { readonly length: number; readonly natPositions: Int32Array | null }
 	| { readonly error: string; readonly code: ErrorCode; readonly fields: ErrorFields }
 );
@@ -109,14 +117,19 @@ parentPort!.on("message", (message: DecodeRequest | ModuleGift | StreamMessage) 
 		decoders = loadWasmDecoders(message.module);
 		return;
 	}
-	const { id, codec, buffer, inputLength, capacity, scanNaT } = message;
+	const { id, codec, buffer, inputLength, capacity, scanNaT, target, targetOffset } = message;
 	let answer: DecodeAnswer;
 	try {
 		if (decoders === undefined) throw new Dt64ExportError("INTERNAL", `${codec}: a chunk came before the decoders`);
-		answer = { id, buffer, ...decoders.decodeInBuffer(codec, buffer, inputLength, capacity, scanNaT) };
+		let decoded: DecodedLength;
+		if (target === undefined) decoded = decoders.decodeInBuffer(codec, buffer!, inputLength, capacity, scanNaT);
+		else if (buffer === undefined) decoded = decoders.decodeInBuffer(codec, target, inputLength, capacity, scanNaT, targetOffset ?? 0);
+		else decoded = decoders.decode(codec, new Uint8Array(buffer, 0, inputLength), new Uint8Array(target, targetOffset ?? 0, capacity), scanNaT);
+		answer = { id, buffer, ...decoded };
 	} catch (error) {
 		answer = { id, buffer, error: (error as Error).message ?? String(error), code: error instanceof Dt64ExportError ? error.code : "CHUNK_CORRUPT", fields: errorFieldsOf(error) };
 	}
 	const natPositions = "natPositions" in answer ? answer.natPositions : null;
-	parentPort!.postMessage(answer, natPositions === null ? [buffer] : [buffer, natPositions.buffer as ArrayBuffer]);
+	const transfer = [buffer, natPositions?.buffer as ArrayBuffer | undefined].filter((moved) => moved !== undefined);
+	parentPort!.postMessage(answer, transfer);
 });

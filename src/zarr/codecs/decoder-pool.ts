@@ -16,9 +16,16 @@ function threadFailure(codec: WasmCodec, error: Error): Dt64ExportError {
 	return new Dt64ExportError("INTERNAL", `${codec}: the decode thread failed (${error.message.replace(/\s+/g, " ")})`);
 }
 
+/** Where a chunk decodes when not into its own buffer: from `offset` on in a shared buffer (DecodeRequest.target). */
+export interface SharedTarget {
+	readonly buffer: SharedArrayBuffer;
+	readonly offset: number;
+}
+
 /** A decoded chunk: the first `length` bytes of `buffer`, as handed back by the thread. */
 export interface Decoded {
-	readonly buffer: ArrayBuffer;
+	/** Absent for a chunk decoded in its shared target where its encoded bytes were (see DecoderPool.decode). */
+	readonly buffer?: ArrayBuffer;
 	readonly length: number;
 	/** Where NaT may be among the values, as the thread found (asked for with `scanNaT`; see DecodedLength). */
 	readonly natPositions: Int32Array | null;
@@ -144,15 +151,19 @@ export class DecoderPool {
 	/**
 	 * Decodes the first `inputLength` bytes of `buffer` into its first bytes, up to `capacity` (at most its size).
 	 * The buffer is transferred to the thread and back (do not use it meanwhile): the answer holds the one to use
-	 * afterwards.
+	 * afterwards. With `target`, the decoded bytes go there instead (`capacity` bytes of a shared buffer from its
+	 * offset, written by the thread where they are) and the answer's buffer holds the encoded bytes as sent; without
+	 * `buffer` too, the encoded bytes are the first `inputLength` of that region, decoded where they are (the answer
+	 * has no buffer then).
 	 */
-	decode(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false, signal?: AbortSignal): Promise<Decoded> {
+	decode(codec: WasmCodec, buffer: ArrayBuffer | undefined, inputLength: number, capacity: number, scanNaT = false, signal?: AbortSignal, target?: SharedTarget): Promise<Decoded> {
 		return new Promise<Decoded>((resolve, reject) => {
 			if (signal?.aborted === true) {
 				reject(abortError(signal));
 				return;
 			}
-			const waiting: Waiting = { codec, buffer, inputLength, capacity, scanNaT, resolve, reject, signal };
+			const into = target === undefined ? {} : { target: target.buffer, targetOffset: target.offset };
+			const waiting: Waiting = { codec, buffer, inputLength, capacity, scanNaT, ...into, resolve, reject, signal };
 			this.#waiting.push(waiting);
 			this.#dispatch();
 			// Not sent: it waits for a thread, until the export is aborted.
@@ -207,7 +218,7 @@ export class DecoderPool {
 			if (thread.pending.size === 0) thread.worker.ref();
 			thread.pending.set(id, { codec: unsent.codec, resolve, reject });
 			const request: DecodeRequest = { id, ...unsent };
-			thread.worker.postMessage(request, [request.buffer]);
+			thread.worker.postMessage(request, request.buffer === undefined ? [] : [request.buffer]);
 			this.#markSent();
 		}
 	}

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { recordNatPositions } from "../../convert/nat-positions.js";
+import { natPositionsOf, recordNatPositions } from "../../convert/nat-positions.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
 import { packageFile, packageFileMissing } from "../../package-file.js";
 import { decodeThreadsAsked } from "./decode-threads-asked.js";
@@ -186,13 +186,80 @@ export async function decodeWasmCodec(codec: WasmCodec, input: Uint8Array, capac
 			sent = bufferPool?.acquire(inputLength, capacity) ?? Buffer.allocUnsafeSlow(Math.max(inputLength, capacity));
 			sent.set(input);
 		}
-		decoded = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity, scanNaT, signal);
+		const answer = await pool.decode(codec, sent.buffer as ArrayBuffer, inputLength, capacity, scanNaT, signal);
+		decoded = { ...answer, buffer: answer.buffer! };
 		decodedChunks.onThreads++;
 	}
 	const bytes = new Uint8Array(decoded.buffer, 0, decoded.length);
 	bufferPool?.adopt(bytes);
 	if (decoded.natPositions !== null) recordNatPositions(bytes, decoded.natPositions);
 	return bytes;
+}
+
+/**
+ * Whether a chunk of an array (`here`: see ChunkSpec.decodeHere) that decodes into a target (decodeWasmCodecInto)
+ * needs that target in a SharedArrayBuffer: when it decodes on a decode thread, which writes there where it is.
+ */
+export function decodesIntoShared(here = false): boolean {
+	return onThreads(here) && sharedPool() !== null;
+}
+
+/**
+ * Decodes a zstd, lz4 or blosc chunk into `target` (the decoder refuses to write past it), as decodeWasmCodec does
+ * into a buffer of its own: the decoded length, and with `scanNaT` where NaT may be among the values (positions in
+ * the chunk). Used for the inner chunks of a shard decoded into one buffer, each at its offset (ShardBands). On a
+ * decode thread `target` is a view of a SharedArrayBuffer (see decodesIntoShared), which the thread writes where it
+ * is. `input` at the start of `target` (read there, see ShardIndexReader.readInnerChunk) decodes where it is, as a
+ * chunk in its own buffer does (WasmDecoders.decodeInBuffer); any other input travels to the thread in a buffer of
+ * the pool (its own when it is a whole one) and back, handed back to the pool once decoded, its last use.
+ */
+export async function decodeWasmCodecInto(
+	codec: WasmCodec,
+	input: Uint8Array,
+	target: Uint8Array,
+	bufferPool?: BufferPool,
+	scanNaT = false,
+	here = false,
+	signal?: AbortSignal,
+): Promise<{ readonly length: number; readonly natPositions: Int32Array | null }> {
+	const pool = onThreads(here) ? sharedPool() : null;
+	const inPlace = input.buffer === target.buffer && input.byteOffset === target.byteOffset && input.byteLength <= target.byteLength;
+	if (pool === null) {
+		decodedChunks.here++;
+		onThisThread ??= loadDecodersHere();
+		const decoders = await onThisThread;
+		if (inPlace) return decoders.decodeInBuffer(codec, target.buffer, input.byteLength, target.byteLength, scanNaT, target.byteOffset);
+		const decoded = decoders.decode(codec, input, target, scanNaT);
+		bufferPool?.release(input);
+		return decoded;
+	}
+	if (!(target.buffer instanceof SharedArrayBuffer)) {
+		// Not shared: decoded apart, then copied (never the case of a target from decodesIntoShared's answer).
+		const own = await decodeWasmCodec(codec, inPlace ? input.slice() : input, target.byteLength, bufferPool, scanNaT, here, signal);
+		target.set(own);
+		const natPositions = natPositionsOf(own) ?? null;
+		bufferPool?.release(own);
+		return { length: own.byteLength, natPositions };
+	}
+	const inputLength = input.byteLength;
+	const into = { buffer: target.buffer, offset: target.byteOffset };
+	let sent: Uint8Array | undefined;
+	if (!inPlace) {
+		sent = input;
+		if (bufferPool?.isWhole(input) !== true) {
+			sent = bufferPool?.acquire(inputLength) ?? Buffer.allocUnsafeSlow(inputLength);
+			sent.set(input);
+			bufferPool?.release(input);
+		}
+	}
+	const decoded = await pool.decode(codec, sent?.buffer as ArrayBuffer | undefined, inputLength, target.byteLength, scanNaT, signal, into);
+	decodedChunks.onThreads++;
+	if (bufferPool !== undefined && decoded.buffer !== undefined) {
+		const back = new Uint8Array(decoded.buffer, 0, inputLength);
+		bufferPool.adopt(back);
+		bufferPool.release(back);
+	}
+	return { length: decoded.length, natPositions: decoded.natPositions };
 }
 
 /** Rows of zstd chunks this process has streamed on the calling thread and on the decode threads (see streamZstdRow). */
@@ -268,7 +335,7 @@ export function streamZstdRow(spec: StreamedRowSpec, bufferPool: BufferPool, her
 			const decoded = await onThread.band(band.buffer as ArrayBuffer, rows, last, true).catch((error: unknown) => {
 				throw threadFailureInRow(error, spec);
 			});
-			const bytes = new Uint8Array(decoded.buffer, 0, length);
+			const bytes = new Uint8Array(decoded.buffer!, 0, length);
 			bufferPool.adopt(bytes);
 			return record(bytes, decoded.natPositions);
 		},

@@ -1,3 +1,4 @@
+import { recordNatPositions } from "../../convert/nat-positions.js";
 import { Dt64ExportError } from "../../errors.js";
 import type { CodecMetadata } from "../array-metadata.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkSpec, DecodedChunk } from "./codec.js";
@@ -14,7 +15,17 @@ interface Named<C> {
  * is the first codec's to decode (see BytesToBytesCodec.inputRoom): what a buffer the encoded bytes are read into
  * should hold.
  */
-export type DecodePipeline = ((bytes: Uint8Array, signal?: AbortSignal) => Promise<DecodedChunk>) & { readonly inputRoom?: number };
+export type DecodePipeline = ((bytes: Uint8Array, signal?: AbortSignal) => Promise<DecodedChunk>) & {
+	readonly inputRoom?: number;
+	/**
+	 * Decodes into `target` (see BytesToBytesCodec.decodeInto): the chunk whose values are then views of it (unless
+	 * the array-to-bytes codec copies them: big endian); undefined when the chunk does not fit it, nothing done.
+	 * Present for a chain of one bytes-to-bytes codec that can, after the array-to-bytes codec and nothing else.
+	 */
+	readonly decodeInto?: (bytes: Uint8Array, target: Uint8Array, signal?: AbortSignal) => Promise<DecodedChunk | undefined>;
+	/** Whether decodeInto's target must be a view of a SharedArrayBuffer. */
+	readonly sharedTarget?: boolean;
+};
 
 /**
  * The codec chain of an array as one decode function: array-to-array codecs, one array-to-bytes codec (`bytes`
@@ -51,7 +62,16 @@ export function createDecodePipeline(codecs: readonly CodecMetadata[], spec: Chu
 		for (let i = arrayToArray.length - 1; i >= 0; i--) chunk = await step(arrayToArray[i].name, () => arrayToArray[i].codec.decode(chunk));
 		return chunk;
 	};
-	return Object.assign(decode, { inputRoom: bytesToBytes.at(-1)?.codec.inputRoom });
+	const only = bytesToBytes.length === 1 && arrayToArray.length === 0 ? bytesToBytes[0] : undefined;
+	if (only?.codec.decodeInto === undefined) return Object.assign(decode, { inputRoom: bytesToBytes.at(-1)?.codec.inputRoom });
+	const decodeInto = async (encoded: Uint8Array, target: Uint8Array, signal?: AbortSignal) => {
+		const decoded = await step(only.name, () => only.codec.decodeInto!(encoded, target, signal));
+		if (decoded === undefined) return undefined;
+		const bytes = target.subarray(0, decoded.length);
+		if (decoded.natPositions !== null) recordNatPositions(bytes, decoded.natPositions);
+		return step(toValues.name, () => toValues.codec.decode(bytes));
+	};
+	return Object.assign(decode, { inputRoom: only.codec.inputRoom, decodeInto, sharedTarget: only.codec.sharedTarget === true });
 }
 
 /** Runs one codec step; an error that is not this package's own says which codec raised it. */

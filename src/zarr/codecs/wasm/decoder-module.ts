@@ -193,16 +193,17 @@ export class WasmDecoders {
 	 * and the decoder stages a piece of input at a time instead of all the bytes the output would otherwise overwrite
 	 * (staged-input.ts: 0.5 MB at most for the bench's zstd chunks of 8 MB in 6.9 MB). The buffer's bytes past
 	 * `capacity` (up to its size class) are left untouched, so that they never take memory. The move costs 0.2 ms a
-	 * chunk of 7 MB.
+	 * chunk of 7 MB. `offset`: the same within the region of `buffer` that starts there (an inner chunk's place in
+	 * its shard's buffer, see ShardBands), whose bytes past `capacity` are another's.
 	 */
-	decodeInBuffer(codec: WasmCodec, buffer: ArrayBuffer, inputLength: number, capacity: number, scanNaT = false): DecodedLength {
-		let input = new Uint8Array(buffer, 0, inputLength);
+	decodeInBuffer(codec: WasmCodec, buffer: ArrayBufferLike, inputLength: number, capacity: number, scanNaT = false, offset = 0): DecodedLength {
+		let input = new Uint8Array(buffer, offset, inputLength);
 		if (this.#mayStep(capacity) && capacity > inputLength) {
 			const start = capacity - inputLength;
-			new Uint8Array(buffer).copyWithin(start, 0, inputLength);
-			input = new Uint8Array(buffer, start, inputLength);
+			new Uint8Array(buffer, offset, capacity).copyWithin(start, 0, inputLength);
+			input = new Uint8Array(buffer, offset + start, inputLength);
 		}
-		return this.decode(codec, input, new Uint8Array(buffer, 0, capacity), scanNaT);
+		return this.decode(codec, input, new Uint8Array(buffer, offset, capacity), scanNaT);
 	}
 
 	/** Whether a chunk with room for `capacity` bytes is decoded in steps if its headers allow. */
