@@ -11,7 +11,7 @@ import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
 import { withBoundsAttributes } from "./cf/bounds-attributes.js";
 import { boundsParentFor, type NodeLookup } from "./table/bounds-parent.js";
-import { CfDecodeError, decodeCfTimes } from "./cf/decode-cf-times.js";
+import { CfDecodeError, decodeCfCounts } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
 import { unsignedCodingOf, withUnsignedCoding, type UnsignedCoding } from "./cf/unsigned-coding.js";
 import { isMissingValue } from "./cf/missing-value.js";
@@ -20,7 +20,7 @@ import { isCfBoolean } from "./cf/boolean-coding.js";
 import type { OverflowPolicy, Rounding } from "./convert/options.js";
 import { formatIsoDuration, formatIsoTimestamp } from "./convert/iso8601.js";
 import { resolveTargetUnit } from "./convert/plan.js";
-import { ConversionError, toArrowTimestamps, type TimestampValues } from "./convert/to-arrow-timestamps.js";
+import { ConversionError, convertTimestamps, type TimestampValues } from "./convert/to-arrow-timestamps.js";
 import { describeDataType, formatDatetime64Type, parseDatetime64Type, type Datetime64Type } from "./dtype/datetime64.js";
 import { formatFillValue, parseFillValue } from "./dtype/fill-value.js";
 import type { TargetUnit } from "./dtype/units.js";
@@ -382,7 +382,7 @@ async function findEnd({ source, shape, maxChunks, signal, isAbsent }: EndSearch
 function formatCount(count: bigint, row: number, type: Datetime64Type, unit: TargetUnit): { iso: string | null; note?: string; refusal?: ConversionError } {
 	const format = (value: bigint) => (type.kind === "timedelta64" ? formatIsoDuration(value, unit) : formatIsoTimestamp(value, unit));
 	const convert = (rounding: Rounding, onOverflow: OverflowPolicy = "null") =>
-		toArrowTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow, describePosition: () => `row ${row}` });
+		convertTimestamps(BigInt64Array.of(count), type, { unit, rounding, onOverflow, describePosition: () => `row ${row}` });
 	let refusal: ConversionError | undefined;
 	try {
 		convert("error", "error");
@@ -433,7 +433,7 @@ interface HeldUnit {
 function formatCfCount(count: bigint | number, row: number, decoding: CfTimeDecoding, dataType: string, unit: TargetUnit, held?: HeldUnit): { iso: string | null; note?: string } {
 	const values = typeof count === "bigint" ? BigInt64Array.of(count) : Float64Array.of(count);
 	const decodeIn = (target: TargetUnit, rounding: Rounding) =>
-		decodeCfTimes(values, decoding.coding, decoding.markers, { unit: target, rounding, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
+		decodeCfCounts(values, decoding.coding, decoding.markers, { unit: target, rounding, onOverflow: "null", dataType, describePosition: () => `row ${row}` });
 	const formatIn = (target: TargetUnit, value: bigint) => (decoding.coding.kind === "duration" ? formatIsoDuration(value, target) : formatIsoTimestamp(value, target));
 	// Outside the exact unit's range: in the unit the flags write, when it holds the date (the exact export's refusal
 	// is the array's `exportable` line).

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { veltkampHigh } from "../src/cf/exact-double.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "../src/convert/wasm/wasm-kernel.js";
 import { cfMissingValueMarkers, decodeCfTimes, parseCfTimeCoding } from "../src/index.js";
+import { decodeCfCounts } from "../src/cf/decode-cf-times.js";
 import { thrown } from "./support/thrown.js";
 
 const NAT = -(2n ** 63n);
@@ -81,7 +82,7 @@ describe("integer CF counts through the WebAssembly kernel", () => {
 			expect([highest, lowest]).toEqual([2_299_079n, -2_825_015n]);
 			const counts = int64Counts(3_000_000n, [NAT, 12345n, highest, highest + 1n, lowest, lowest - 1n, 0n, -1n]);
 			const original = counts.slice();
-			const decoded = decodeCfTimes(counts, coding, markers, { unit: "ns", onOverflow: "null", dataType: "int64", inPlace });
+			const decoded = decodeCfCounts(counts, coding, markers, { unit: "ns", onOverflow: "null", dataType: "int64", inPlace });
 			expect(decoded.values === counts).toBe(inPlace);
 			expectDecoded(original, decoded, step, start, [NAT, 12345n]);
 			expect(decoded.overflowed?.length).toBeGreaterThan(0);
@@ -100,7 +101,7 @@ describe("integer CF counts through the WebAssembly kernel", () => {
 		const counts = new BigInt64Array(WASM_WINDOW_VALUES + 10).fill(5n);
 		counts[WASM_WINDOW_VALUES + 3] = 3_000_000n;
 		const markers = cfMissingValueMarkers({ zarrFormat: 2, dataType: "int64", attributes: {}, fillValue: null });
-		const error = thrown(() => decodeCfTimes(counts, coding, markers, { unit: "ns", onOverflow: "error", dataType: "int64", inPlace: true }));
+		const error = thrown(() => decodeCfCounts(counts, coding, markers, { unit: "ns", onOverflow: "error", dataType: "int64", inPlace: true }));
 		expect(error).toMatchObject({ code: "OVERFLOW" });
 		expect(error.message).toMatch(new RegExp(`^value 3000000 of int64 CF time \\(hours since 2000-01-01.*\\) at index ${WASM_WINDOW_VALUES + 3} is outside the int64 range in unit ns`));
 	});
@@ -122,7 +123,7 @@ describe("integer CF counts through the WebAssembly kernel", () => {
 			const markers = cfMissingValueMarkers({ zarrFormat: 3, dataType: type.name as "int32", attributes: { _FillValue: type.fill }, fillValue: null });
 			// Not in place (the widths differ): into the memory the caller gives, each slot written over what it held.
 			const given = new BigInt64Array(LENGTH).fill(-7n);
-			const decoded = decodeCfTimes(counts, days, markers, { unit: "s", onOverflow: "error", dataType: type.name, inPlace: true, allocateValues: () => given });
+			const decoded = decodeCfCounts(counts, days, markers, { unit: "s", onOverflow: "error", dataType: type.name, inPlace: true, allocateValues: () => given });
 			expect(decoded.values).toBe(given);
 			expectDecoded(counts, decoded, 86_400n, 0n, [BigInt(type.fill)]);
 			expect(decoded.nullCount).toBeGreaterThanOrEqual(SPOTS.length);
@@ -164,7 +165,7 @@ describe("float CF counts through the WebAssembly kernel", () => {
 				for (const unit of ["ns", "s"] as const) {
 					// Floor: a product that rounds to a whole number from below is one less (Dekker tells it is inexact).
 					const options = { unit, rounding: "floor" as const, onOverflow: "null" as const, dataType: name };
-					const kernel = decodeCfTimes(counts.slice(), coding, two, { ...options, inPlace: true });
+					const kernel = decodeCfCounts(counts.slice(), coding, two, { ...options, inPlace: true });
 					const general = decodeCfTimes(counts.slice(), coding, four, options);
 					expect(kernel.nullCount).toBe(general.nullCount);
 					expect(kernel.overflowed ?? []).toEqual(general.overflowed ?? []);
@@ -185,7 +186,7 @@ describe("float CF counts through the WebAssembly kernel", () => {
 		const counts = new Float64Array([0, 1.5, Number.NaN, 24]);
 		const coding = parseCfTimeCoding({ units: "hours since 2000-01-01" }, {});
 		const markers = cfMissingValueMarkers({ zarrFormat: 3, dataType: "float64", attributes: {}, fillValue: null });
-		const decoded = decodeCfTimes(counts, coding, markers, { unit: "s", onOverflow: "error", dataType: "float64", inPlace: true });
+		const decoded = decodeCfCounts(counts, coding, markers, { unit: "s", onOverflow: "error", dataType: "float64", inPlace: true });
 		expect(decoded.values.buffer).toBe(counts.buffer);
 		expect([...decoded.values]).toEqual([946684800n, 946684800n + 5400n, 0n, 946684800n + 86400n]);
 		expect(decoded.nullCount).toBe(1);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConversionError, convertWithPlan, toArrowTimestamps, type TimestampValues } from "../src/convert/to-arrow-timestamps.js";
+import { ConversionError, convertTimestamps, convertWithPlan, toArrowTimestamps, type TimestampValues } from "../src/convert/to-arrow-timestamps.js";
 import { planConversion } from "../src/convert/plan.js";
 import { daysFromMonths } from "../src/convert/calendar.js";
 import type { Datetime64Type } from "../src/dtype/datetime64.js";
@@ -83,7 +83,7 @@ describe("toArrowTimestamps", () => {
 		expect(refused).toMatchObject({ code: "TRUNCATION", index: 1, value: -1500n, unit: "ns" });
 		expect(refused.message).toBe("value -1500 of datetime64[ps] at index 1 is not a whole number of ns (it would be floored to -2 ns, or rounded to the nearest, -2 ns)");
 		expect(() =>
-			toArrowTimestamps(BigInt64Array.of(7n), dt("ms", 10), { unit: "s", describePosition: (i) => `row ${i + 100}` }),
+			convertTimestamps(BigInt64Array.of(7n), dt("ms", 10), { unit: "s", describePosition: (i) => `row ${i + 100}` }),
 		).toThrow("value 7 of datetime64[10ms] at row 100 is not a whole number of s (it would be floored to 0 s, or rounded to the nearest, 0 s)");
 	});
 

@@ -37,6 +37,13 @@ describe("toArrowTimestamps", () => {
 			expect(thrown(() => toArrowTimestamps(new BigInt64Array([1n]), loose(source), { unit: "s" }))).toMatchObject(usage("source", /^toArrowTimestamps: source must be a data type as parseDatetime64Type gives it/));
 		}
 	});
+
+	it("refuses an option it does not take, the package's own describePosition among them (it was taken, undocumented), a misspelt one named with the closest", () => {
+		const counts = new BigInt64Array([1n]);
+		expect(thrown(() => toArrowTimestamps(counts, seconds, loose({ unit: "s", describePosition: () => "row 9" })))).toMatchObject(usage("describePosition", /^toArrowTimestamps: unknown option "describePosition"$/));
+		expect(thrown(() => toArrowTimestamps(counts, seconds, loose({ unti: "ms" })))).toMatchObject(usage("unti", /^toArrowTimestamps: unknown option "unti" \(did you mean unit\?\)$/));
+		expect(toArrowTimestamps(counts, seconds, loose(null)).values).toEqual(counts);
+	});
 });
 
 describe("decodeCfTimes", () => {
@@ -60,5 +67,16 @@ describe("decodeCfTimes", () => {
 		expect(thrown(() => decodeCfTimes(values, coding, loose(undefined), { unit: "s", onOverflow: "null", dataType: "float64" }))).toMatchObject(usage("markers", /cfMissingValueMarkers/));
 		expect(thrown(() => decodeCfTimes(values, loose(null), markers, { unit: "s", onOverflow: "null", dataType: "float64" }))).toMatchObject(usage("coding", /parseCfTimeCoding/));
 		expect(thrown(() => decodeCfTimes(values, coding, markers, loose({ unit: "s", onOverflow: "error" })))).toMatchObject(usage("dataType", /^decodeCfTimes: dataType must name/));
+	});
+
+	it("refuses the package's own settings (inPlace wrote over the caller's counts, invalidDates dropped dates: undocumented, yet taken) and a misspelt option", () => {
+		const counts = new BigInt64Array([1n, 2n]);
+		const options = { unit: "s", onOverflow: "null", dataType: "int64" } as const;
+		for (const [name, value] of [["inPlace", true], ["allocateValues", () => new BigInt64Array(2)], ["allocateBitmap", () => new Uint8Array(1)], ["invalidDates", "drop"], ["describePosition", () => "row 1"], ["unheldCount", 1]] as const) {
+			expect(thrown(() => decodeCfTimes(counts, coding, markers, loose({ ...options, [name]: value }))), name).toMatchObject(usage(name, new RegExp(`^decodeCfTimes: unknown option "${name}"$`)));
+		}
+		expect(counts).toEqual(new BigInt64Array([1n, 2n]));
+		expect(thrown(() => decodeCfTimes(counts, coding, markers, loose({ ...options, rouding: "floor" })))).toMatchObject(usage("rouding", /^decodeCfTimes: unknown option "rouding" \(did you mean rounding\?\)$/));
+		expect(decodeCfTimes(counts, coding, markers, { ...options, rounding: "floor", allowTruncate: true }).values).toEqual(new BigInt64Array([946771200n, 946857600n]));
 	});
 });

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { tableFromIPC } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../scripts/lib/mulberry32.mjs";
-import { cfInstantOf, decodeCfTimes } from "../src/cf/decode-cf-times.js";
+import { cfInstantOf, decodeCfCounts, decodeCfTimes } from "../src/cf/decode-cf-times.js";
 import { parseCfTimeCoding } from "../src/cf/cf-time-coding.js";
 import { cfMissingValueMarkers } from "../src/cf/missing-value.js";
 import { exportToFile } from "../src/index.js";
@@ -119,10 +119,10 @@ describe("model calendars in doubles against the exact general path", () => {
 		const markers = cfMissingValueMarkers({ zarrFormat: 3, dataType: "int64", attributes: { _FillValue: -1 }, fillValue: null });
 		const counts = BigInt64Array.from({ length: 24 * 360 * 3 }, (_, i) => (i % 997 === 5 ? -1n : BigInt(i * 3 - 24 * 360)));
 		const alone = [...counts].map((count) => {
-			const one = decodeCfTimes(BigInt64Array.of(count), coding, markers, { unit: "s", onOverflow: "error", dataType: "int64", invalidDates: "drop" });
+			const one = decodeCfCounts(BigInt64Array.of(count), coding, markers, { unit: "s", onOverflow: "error", dataType: "int64", invalidDates: "drop" });
 			return one.nullCount === 1 ? null : one.values[0];
 		});
-		const whole = decodeCfTimes(counts.slice(), coding, markers, { unit: "s", onOverflow: "error", dataType: "int64", invalidDates: "drop", inPlace: true });
+		const whole = decodeCfCounts(counts.slice(), coding, markers, { unit: "s", onOverflow: "error", dataType: "int64", invalidDates: "drop", inPlace: true });
 		expect(Array.from({ length: counts.length }, (_, i) => (whole.validity !== null && ((whole.validity[i >> 3] >> (i & 7)) & 1) === 0 ? null : whole.values[i]))).toEqual(alone);
 		expect(whole.invalidDates?.length).toBe(alone.filter((value, i) => value === null && counts[i] !== -1n).length);
 	});

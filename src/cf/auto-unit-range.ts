@@ -6,7 +6,7 @@
  * unit) was a second step to the same export. Every value is exact, or moved by at most the unit asked for (floored or
  * rounded in it), never by more; the CLI says which unit it took (cf-auto-unit-notice.ts).
  *
- * The date of a count is the decoder's own (decodeCfTimes, the same calendar rules and rounding), of the earliest and
+ * The date of a count is the decoder's own (decodeCfCounts, the same calendar rules and rounding), of the earliest and
  * latest counts (count-extremes.ts): each extreme needs the finest unit that holds it, and the array the coarser of
  * the two. An extreme no unit holds (1e300 days) asks for nothing: it overflows whatever the unit (refused, or null
  * with `--on-overflow null`).
@@ -15,7 +15,7 @@ import type { Rounding } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import type { CfTimeCoding } from "./cf-time-coding.js";
 import type { CountExtremes } from "./count-extremes.js";
-import { decodeCfTimes } from "./decode-cf-times.js";
+import { decodeCfCounts } from "./decode-cf-times.js";
 import type { MissingValueMarkers } from "./missing-value.js";
 
 const FINER_TO_COARSER: readonly TargetUnit[] = ["ns", "us", "ms", "s"];
@@ -29,7 +29,7 @@ export function unitHoldingExtremes(extremes: CountExtremes, coding: CfTimeCodin
 	const needed: (TargetUnit | undefined)[] = [undefined, undefined];
 	for (const candidate of candidates) {
 		// A date the proleptic Gregorian calendar lacks is a refusal of its own, when the export meets it; here, a date.
-		const { overflowed = [] } = decodeCfTimes(extremes.stored, coding, markers, { unit: candidate, rounding, onOverflow: "null", dataType, invalidDates: "drop" });
+		const { overflowed = [] } = decodeCfCounts(extremes.stored, coding, markers, { unit: candidate, rounding, onOverflow: "null", dataType, invalidDates: "drop" });
 		for (const extreme of [0, 1]) if (needed[extreme] === undefined && !overflowed.includes(extreme)) needed[extreme] = candidate;
 		if (needed[0] !== undefined && needed[1] !== undefined) break;
 	}

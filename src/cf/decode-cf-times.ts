@@ -12,6 +12,7 @@
  */
 import { floorDiv, roundHalfEvenDiv } from "../convert/bigint-division.js";
 import { ConversionError, floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
+import { checkOptionNamesOf } from "../call-arguments.js";
 import { checkCfDecodeArguments } from "../convert/core-arguments.js";
 import { resolveRounding, type OverflowPolicy, type Rounding } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
@@ -30,6 +31,7 @@ import { WASM_WINDOW_VALUES, WasmLinearKernel, type SmallIntegers } from "../con
 /** Why `--unit auto` gave ns to an array it could not give an exact unit, in a refusal (the CLI's advice keys on it). */
 export const UNHELD_COUNT_NOTE = "is not a whole number of any unit, not even ns";
 
+/** decodeCfTimes' options, as a library user gives them (README, Library): the conversion options and the data type. */
 export interface CfDecodeOptions {
 	readonly unit: TargetUnit;
 	/** A value between two units: `error` (default), `floor` or `nearest` (ties to even). */
@@ -39,6 +41,13 @@ export interface CfDecodeOptions {
 	readonly onOverflow: OverflowPolicy;
 	/** The data type's name (`float64`), for messages. */
 	readonly dataType: string;
+}
+
+/** The names decodeCfTimes takes (another is refused: a misspelt or internal one would be ignored). */
+const CF_DECODE_OPTION_NAMES: readonly (keyof CfDecodeOptions)[] = ["unit", "rounding", "allowTruncate", "onOverflow", "dataType"];
+
+/** The package's own decoding: the public options and those of its pipeline, which a library user does not see. */
+export interface CfDecodeSettings extends CfDecodeOptions {
 	/** Describes the position of the i-th value in messages; defaults to `index i`. */
 	readonly describePosition?: (index: number) => string;
 	/** Where a validity bitmap's memory comes from (its content is set here): by default a new Uint8Array. */
@@ -64,7 +73,7 @@ export interface CfDecodeOptions {
 	readonly unheldCount?: number;
 }
 
-/** A decoding's values, with the dates it left out when asked to (CfDecodeOptions.invalidDates). */
+/** A decoding's values, with the dates it left out when asked to (CfDecodeSettings.invalidDates). */
 export interface CfTimestampValues extends TimestampValues {
 	readonly invalidDates?: readonly InvalidDate[];
 }
@@ -102,7 +111,19 @@ type MissingLabel = { label: string; nextMonthDays: number };
 
 type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
 
+/**
+ * The library's decodeCfTimes: only the options a library user is given (the pipeline's own, buffers written over or
+ * supplied, dates dropped, are refused by name as any unknown option is, never taken from a caller).
+ */
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
+	checkCfDecodeArguments(coding, markers, options);
+	checkOptionNamesOf("decodeCfTimes", options, CF_DECODE_OPTION_NAMES);
+	const { unit, rounding, allowTruncate, onOverflow, dataType } = options;
+	return decodeCfCounts(values, coding, markers, { unit, rounding, allowTruncate, onOverflow, dataType });
+}
+
+/** decodeCfTimes with the package's own settings (see CfDecodeSettings). */
+export function decodeCfCounts(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeSettings): CfTimestampValues {
 	checkCfDecodeArguments(coding, markers, options);
 	const length = values.length;
 	// In place (int64 counts, and float64 ones whose bytes the instants take), each value is read before its slot is

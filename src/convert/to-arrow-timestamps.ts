@@ -1,6 +1,7 @@
 import { formatDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
 import { NAT } from "../dtype/fill-value.js";
 import type { TargetUnit } from "../dtype/units.js";
+import { checkOptionNamesOf, optionsArgument } from "../call-arguments.js";
 import { Dt64ExportError } from "../errors.js";
 import { copyOfBytes } from "../memory/copy-of-bytes.js";
 import { floorDiv, roundHalfEvenDiv } from "./bigint-division.js";
@@ -23,7 +24,14 @@ export interface TimestampValues {
 	readonly overflowed?: readonly number[];
 }
 
-export interface ConvertOptions extends ConversionOptions {
+/** toArrowTimestamps' options, as a library user gives them (README, Library): the conversion options. */
+export type ConvertOptions = ConversionOptions;
+
+/** The names toArrowTimestamps takes (another is refused: a misspelt or internal one would be ignored). */
+const CONVERT_OPTION_NAMES: readonly (keyof ConvertOptions)[] = ["unit", "allowTruncate", "rounding", "onOverflow"];
+
+/** The package's own conversion (inspect's): the public options, and how messages name a value's position. */
+export interface ConvertSettings extends ConvertOptions {
 	/** Describes the position of the i-th value of this batch in messages; defaults to `index i`. */
 	describePosition?: (index: number) => string;
 }
@@ -66,11 +74,16 @@ type Outcome = "ok" | "truncated" | "overflow";
  * `counts` is what the codecs produce: a BigInt64Array or the raw little-endian bytes. When the source unit is
  * the target unit the values buffer is the input itself, only scanned for NaT.
  */
-export function toArrowTimestamps(
-	counts: BigInt64Array | Uint8Array,
-	source: Datetime64Type,
-	options: ConvertOptions = {},
-): TimestampValues {
+export function toArrowTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertOptions = {}): TimestampValues {
+	checkCounts(counts);
+	checkSourceType(source);
+	checkOptionNamesOf("toArrowTimestamps", optionsArgument(options), CONVERT_OPTION_NAMES);
+	const { unit, allowTruncate, rounding, onOverflow } = optionsArgument(options);
+	return convertTimestamps(counts, source, { unit, allowTruncate, rounding, onOverflow });
+}
+
+/** toArrowTimestamps with the package's own settings (see ConvertSettings). */
+export function convertTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertSettings): TimestampValues {
 	checkCounts(counts);
 	checkSourceType(source);
 	const normalized = normalizeConversionOptions(options);
