@@ -29,11 +29,28 @@ export function outputArgument(path: unknown, what: "path" | "folder"): string {
 	throw new UsageError(`the output ${what} must be a string, got ${describeArgument(path)}`, { option: what });
 }
 
-/** A call's options: an object, or none (null or undefined: the defaults). */
+/**
+ * A call's options: an object, or none (null or undefined: the defaults), as a plain object of its own properties.
+ * An option it inherits (`Object.create(defaults)`) is read as an own one, as Node's own APIs read theirs: the
+ * library's calls spread options on (`{ ...options }`), which drops inherited properties, so such an option was
+ * ignored silently by some calls and read by others (trial 33). The enumerable properties of its prototypes are
+ * taken, the nearest first, up to Object.prototype (whose properties, polluted or not, are no one's options).
+ */
 export function optionsArgument<T extends object>(options: T | null | undefined): T {
 	if (options === undefined || options === null) return {} as T;
 	if (typeof options !== "object" || Array.isArray(options)) throw new UsageError(`options must be an object, got ${describeArgument(options)}`, { option: "options" });
-	return options;
+	let prototype = Object.getPrototypeOf(options) as object | null;
+	if (prototype === Object.prototype || prototype === null) return options;
+	const own: Record<string, unknown> = {};
+	const levels: object[] = [options];
+	while (prototype !== null && prototype !== Object.prototype) {
+		levels.push(prototype);
+		prototype = Object.getPrototypeOf(prototype) as object | null;
+	}
+	for (const level of levels.reverse()) {
+		for (const name of Object.keys(level)) own[name] = (options as Record<string, unknown>)[name];
+	}
+	return own as T;
 }
 
 /** The destination of exportTable and exportSelection: a Node Writable (a web WritableStream: Writable.fromWeb). */

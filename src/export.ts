@@ -80,6 +80,7 @@ const OPENING_OPTIONS = ["array", "group", "columns", "column", "headers", "retr
  * writes them.
  */
 export function createTableExportStages(table: ZarrTable, options: ExportOptions = {}): ExportStages {
+	options = optionsArgument(options);
 	// The table is open already: what opens a store, or writes a file, has nothing to do here.
 	for (const option of OPENING_OPTIONS) {
 		if ((options as Record<string, unknown>)[option] !== undefined) {

@@ -7,8 +7,24 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { commitDataset, exportDataset, exportSelection, exportTable, exportToFile, inspectStore, IpcWriter, openTable, openTimeArray } from "../src/index.js";
-import { REPO, tempDir } from "./support/cli.js";
+import {
+	cfMissingValueMarkers,
+	commitDataset,
+	createTableExportStages,
+	decodeCfTimes,
+	exportDataset,
+	exportSelection,
+	exportTable,
+	exportToFile,
+	inspectStore,
+	IpcWriter,
+	openTable,
+	openTimeArray,
+	parseCfTimeCoding,
+	parseDatetime64Type,
+	toArrowTimestamps,
+} from "../src/index.js";
+import { readArrow, REPO, tempDir } from "./support/cli.js";
 
 const weather = path.join(REPO, "data/weather-station.zarr");
 const observations = path.join(REPO, "data/observations.zarr");
@@ -56,6 +72,43 @@ describe("stores, paths and options", () => {
 		expect(await rejection(openTimeArray(weather, loose({ arry: "time" })))).toMatchObject(usage("arry", 'openTimeArray: unknown option "arry" (did you mean array?)'));
 		expect(await rejection(inspectStore(weather, loose({ maxChunk: 3 })))).toMatchObject(usage("maxChunk", 'inspectStore: unknown option "maxChunk" (did you mean maxChunks?)'));
 		expect((await openTable(observations, { columns: ["temperature"], indexSource: "positions" })).columns.map((column) => column.name)).toEqual(["temperature"]);
+	});
+
+	it("options inherited through a prototype (Object.create(defaults)) are read as own ones, as Node's APIs read theirs, by every call (the exports ignored them: unit 'bogus' exported in ns; openTable's columns were a TypeError)", async () => {
+		const dir = tempDir();
+		const inherit = (options: object, own: object = {}) => loose(Object.assign(Object.create(options), own));
+		expect(await rejection(exportToFile(weather, path.join(dir, "a.arrow"), inherit({ unit: "bogus" })))).toMatchObject(usage("unit", /^invalid unit "bogus"/));
+		expect(await rejection(exportTable(weather, new PassThrough(), inherit({ unti: "s" })))).toMatchObject(usage("unti", 'unknown option "unti" (did you mean unit?)'));
+		expect(await rejection(exportSelection(weather, new PassThrough(), inherit({ onOverflow: "wrap" })))).toMatchObject(usage("onOverflow", /^invalid onOverflow "wrap"/));
+		expect(await rejection(exportDataset(weather, path.join(dir, "set"), inherit({ partitionBy: "decade" })))).toMatchObject({ code: "USAGE", option: "partitionBy" });
+		// Read, the nearest first: an own option over the one its prototype holds, a prototype's over its own prototype's.
+		await exportToFile(weather, path.join(dir, "s.arrow"), inherit(Object.create({ unit: "ms" }), { unit: "s" }));
+		await exportToFile(weather, path.join(dir, "ms.arrow"), inherit(Object.assign(Object.create({ unit: "ns" }), { unit: "ms" })));
+		expect(readArrow(path.join(dir, "s.arrow")).schema.fields[0].type.unit).toBe(0);
+		expect(readArrow(path.join(dir, "ms.arrow")).schema.fields[0].type.unit).toBe(1);
+		const table = await openTable(observations, inherit({ columns: ["temperature"], indexSource: "positions" }));
+		expect(table.columns.map((column) => column.name)).toEqual(["temperature"]);
+		expect(await rejection(openTimeArray(weather, inherit({ arry: "time" })))).toMatchObject(usage("arry", 'openTimeArray: unknown option "arry" (did you mean array?)'));
+		expect(await rejection(inspectStore(weather, inherit({ maxChunk: 3 })))).toMatchObject(usage("maxChunk", 'inspectStore: unknown option "maxChunk" (did you mean maxChunks?)'));
+		expect(() => createTableExportStages(table, inherit({ headers: {} }))).toThrow(/^headers applies when a store is opened/);
+		expect(() => createTableExportStages(table, inherit({ unit: "bogus" }))).toThrow(/^invalid unit "bogus"/);
+		const coding = parseCfTimeCoding({ units: "days since 2000-01-01" });
+		const markers = cfMissingValueMarkers({ zarrFormat: 3, dataType: "int64", attributes: {}, fillValue: null });
+		const counts = new BigInt64Array([1n]);
+		expect(() => decodeCfTimes(counts, coding, markers, inherit({ unit: "s", onOverflow: "error", dataType: "int64", inPlace: true }))).toThrow('decodeCfTimes: unknown option "inPlace"');
+		expect(() => toArrowTimestamps(counts, parseDatetime64Type({ name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } }), inherit({ unit: "ms", rouding: "floor" }))).toThrow('toArrowTimestamps: unknown option "rouding"');
+		expect(fs.readdirSync(dir).sort()).toEqual(["ms.arrow", "s.arrow"]);
+	});
+
+	it("Object.prototype's properties are no call's options (a polluted prototype is not read, nor refused as an unknown option)", async () => {
+		const polluted = Object.prototype as Record<string, unknown>;
+		polluted.unti = "s";
+		try {
+			expect((await openTable(observations, { columns: ["temperature"] })).columns.map((column) => column.name)).toEqual(["temperature"]);
+			expect((await exportSelection(weather, new PassThrough().resume(), {})).rows).toBe(17_520);
+		} finally {
+			delete polluted.unti;
+		}
 	});
 });
 

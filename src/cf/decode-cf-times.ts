@@ -12,7 +12,7 @@
  */
 import { floorDiv, roundHalfEvenDiv } from "../convert/bigint-division.js";
 import { ConversionError, floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
-import { checkOptionNamesOf } from "../call-arguments.js";
+import { checkOptionNamesOf, optionsArgument } from "../call-arguments.js";
 import { checkCfDecodeArguments } from "../convert/core-arguments.js";
 import { resolveRounding, type OverflowPolicy, type Rounding } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
@@ -117,8 +117,9 @@ type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
  */
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
 	checkCfDecodeArguments(coding, markers, options);
-	checkOptionNamesOf("decodeCfTimes", options, CF_DECODE_OPTION_NAMES);
-	const { unit, rounding, allowTruncate, onOverflow, dataType } = options;
+	const given = optionsArgument(options);
+	checkOptionNamesOf("decodeCfTimes", given, CF_DECODE_OPTION_NAMES);
+	const { unit, rounding, allowTruncate, onOverflow, dataType } = given;
 	return decodeCfCounts(values, coding, markers, { unit, rounding, allowTruncate, onOverflow, dataType });
 }
 
