@@ -6,7 +6,7 @@
  * answers within a short time; else requests are anonymous.
  */
 import type { EnvOrigin } from "./env-origin.js";
-import { throwIfAborted } from "../abort.js";
+import { onAbort, throwIfAborted } from "../abort.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BucketStore } from "./bucket-store.js";
 import { formatBucketUrl, joinKeyPath, withQuery, type BucketUrl } from "./bucket-url.js";
@@ -49,14 +49,18 @@ function emulatorEndpoint(value: string): URL {
 
 /**
  * The default service account's token from the metadata server, or undefined when none answers in time; the
- * caller's abort is not an absence of token: it rejects (AbortError, as the export's own).
+ * caller's abort is not an absence of token: it rejects (AbortError, as the export's own). The caller's signal is
+ * followed through onAbort, its one listener: AbortSignal.any made each lookup's signal a dependant of the caller's,
+ * one more per store opened under a service's long-lived signal, held until collected.
  */
 async function metadataToken(host: string, fetchImpl: typeof fetch, signal: AbortSignal | undefined): Promise<string | undefined> {
-	const timeout = AbortSignal.timeout(METADATA_TIMEOUT_MS);
+	const lookup = new AbortController();
+	const timer = setTimeout(() => lookup.abort(new DOMException(`no answer in ${METADATA_TIMEOUT_MS} ms`, "TimeoutError")), METADATA_TIMEOUT_MS);
+	const stopFollowing = signal === undefined ? undefined : onAbort(signal, () => lookup.abort(signal.reason));
 	try {
 		const response = await fetchImpl(`http://${host}/computeMetadata/v1/instance/service-accounts/default/token`, {
 			headers: { "Metadata-Flavor": "Google" },
-			signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+			signal: lookup.signal,
 		});
 		// Anything else answering on that name is not a metadata server.
 		if (response.status !== 200 || response.headers.get("metadata-flavor") !== "Google") {
@@ -68,6 +72,9 @@ async function metadataToken(host: string, fetchImpl: typeof fetch, signal: Abor
 	} catch {
 		throwIfAborted(signal);
 		return undefined;
+	} finally {
+		clearTimeout(timer);
+		stopFollowing?.();
 	}
 }
 
