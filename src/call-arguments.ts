@@ -9,7 +9,8 @@ import type { Writable } from "node:stream";
 import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./errors.js";
 
-function describeArgument(value: unknown): string {
+/** A value as a refusal names it: null, an object by its class, a primitive with its value. */
+export function describeArgument(value: unknown): string {
 	if (value === null || value === undefined) return String(value);
 	if (typeof value === "object") return `${/^[AEIOU]/.test(value.constructor?.name ?? "") ? "an" : "a"} ${value.constructor?.name ?? "object"}`;
 	return `the ${typeof value} ${JSON.stringify(value) ?? String(value)}`;
@@ -66,6 +67,21 @@ export function checkOptionNamesOf(call: string, options: object, names: readonl
 	for (const name of Object.keys(options)) {
 		if (!names.includes(name)) throw new UsageError(`${call}: unknown option ${JSON.stringify(name)}${didYouMean(name, names)}`, { option: name });
 	}
+}
+
+/**
+ * An argument that is an object one of the library's calls gave (a table, a report, markers) or a caller made (a
+ * store's attributes): refused as USAGE naming it when it is not an object, or not shaped as `holds` says, where a
+ * TypeError (Cannot read properties of null) came from inside the call.
+ */
+export function checkObjectArgument(call: string, name: string, value: unknown, what: string, holds: (value: Record<string, unknown>) => boolean = () => true): void {
+	if (typeof value === "object" && value !== null && !Array.isArray(value) && holds(value as Record<string, unknown>)) return;
+	throw new UsageError(`${call}: ${name} must be ${what}, got ${describeArgument(value)}`, { option: name });
+}
+
+/** A table as openTable or tableOfTimeArray gives it, to createTableExportStages. */
+export function checkTableArgument(call: string, table: unknown): void {
+	checkObjectArgument(call, "table", table, "a table as openTable or tableOfTimeArray gives it", (value) => ["columns", "index", "shape", "dimensions"].every((field) => Array.isArray(value[field])));
 }
 
 /** `overwrite`, of the calls that write a path: true or false (a truthy string would have replaced a file). */

@@ -3,7 +3,7 @@
  * made once from the options; the table is opened and its reader made (export-source.ts); the batcher and the
  * writer are built here around the reader, each from its part of the plan.
  */
-import { checkDestinationArgument, checkOverwrite, optionsArgument, outputArgument, storeArgument } from "./call-arguments.js";
+import { checkDestinationArgument, checkOverwrite, checkTableArgument, optionsArgument, outputArgument, storeArgument } from "./call-arguments.js";
 import type { Readable, Transform, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
@@ -80,6 +80,7 @@ const OPENING_OPTIONS = ["array", "group", "columns", "column", "headers", "retr
  * writes them.
  */
 export function createTableExportStages(table: ZarrTable, options: ExportOptions = {}): ExportStages {
+	checkTableArgument("createTableExportStages", table);
 	options = optionsArgument(options);
 	// The table is open already: what opens a store, or writes a file, has nothing to do here.
 	for (const option of OPENING_OPTIONS) {

@@ -3,7 +3,7 @@
  * first and last value of each exportable array. A report is plain data (`inspectStore`), printed as text
  * (`formatInspectReport`) or JSON (`inspectReportToJson`).
  */
-import { checkOptionNamesOf, optionsArgument, storeArgument } from "./call-arguments.js";
+import { checkObjectArgument, checkOptionNamesOf, optionsArgument, storeArgument } from "./call-arguments.js";
 import { isStaleConsolidated, staleConsolidatedOf, staleConsolidatedWarning } from "./store/stale-consolidated.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray, openCfTimeDecoding, type CfTimeDecoding } from "./cf/cf-time-array.js";
@@ -852,6 +852,9 @@ export interface InspectTextOptions {
 
 /** The report as text, one block per node. */
 export function formatInspectReport(report: InspectReport, options: InspectTextOptions = {}): string {
+	checkObjectArgument("formatInspectReport", "report", report, "a report as inspectStore gives it", (value) => Array.isArray(value.nodes));
+	options = optionsArgument(options);
+	if (options.advise !== undefined && typeof options.advise !== "function") throw new UsageError(`formatInspectReport: advise must be a function, got ${typeof options.advise}`, { option: "advise" });
 	const [root] = report.nodes;
 	const kind = `${STORE_KIND_TEXT[report.storeKind]} store`;
 	const count = `${report.nodes.length} node${report.nodes.length === 1 ? "" : "s"}`;

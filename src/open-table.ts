@@ -6,7 +6,7 @@
  * coordinate array where the group has one. Every array is validated, and keeps its own chunk grid and codecs,
  * before any chunk is read.
  */
-import { checkOptionNamesOf, optionsArgument, storeArgument } from "./call-arguments.js";
+import { checkObjectArgument, checkOptionNamesOf, optionsArgument, storeArgument } from "./call-arguments.js";
 import { cfAutoUnit, hasFloatCounts, isCfTimeMetadata, parseCfTimeDecoding, type CfOptions, type CfTimeDecoding } from "./cf/cf-time-array.js";
 import { abortable, throwIfAborted } from "./abort.js";
 import { Dt64ExportError, errorFieldsOf, UsageError } from "./errors.js";
@@ -632,6 +632,7 @@ async function openCfTimeArrayColumns(located: LocatedArray, options: Omit<OpenT
 
 /** A one-column table of an opened time array: how a single array is exported (its index columns are positions). */
 export function tableOfTimeArray(array: TimeArray): ZarrTable {
+	checkObjectArgument("tableOfTimeArray", "array", array, "an array as openTimeArray gives it", (value) => typeof value.metadata === "object" && value.metadata !== null && Array.isArray((value.metadata as { shape?: unknown }).shape));
 	const { shape } = array.metadata;
 	const names = dimensionNamesOf({ name: array.name, shape, dimensionNames: array.metadata.dimensionNames, documents: array.metadata }) ?? shape.map((_, axis) => `dim_${axis}`);
 	const dimensions = shape.map((length, axis) => ({ name: names[axis], length }));

@@ -10,18 +10,26 @@ import { describe, expect, it } from "vitest";
 import {
 	cfMissingValueMarkers,
 	commitDataset,
+	createParquetWriter,
 	createTableExportStages,
 	decodeCfTimes,
 	exportDataset,
 	exportSelection,
 	exportTable,
 	exportToFile,
+	formatDatetime64Type,
+	formatInspectReport,
 	inspectStore,
 	IpcWriter,
+	isMissingValue,
 	openTable,
 	openTimeArray,
+	ParquetWriter,
 	parseCfTimeCoding,
 	parseDatetime64Type,
+	TableBatcher,
+	TableReader,
+	tableOfTimeArray,
 	toArrowTimestamps,
 } from "../src/index.js";
 import { readArrow, REPO, tempDir } from "./support/cli.js";
@@ -124,5 +132,56 @@ describe("destinations and stages", () => {
 
 	it("IpcWriter refuses a format other than file or stream (any other wrote the stream format)", () => {
 		expect(() => new IpcWriter(loose("feather"))).toThrow(expect.objectContaining(usage("format", 'invalid IPC format "feather": "file" or "stream"')));
+	});
+});
+
+describe("the stages and the cores given null, {} or a wrong value (each a TypeError inside the call, or garbage text)", () => {
+	const refusals = (call: () => unknown) => {
+		try {
+			call();
+		} catch (error) {
+			return error;
+		}
+		return "no refusal";
+	};
+
+	it("createTableExportStages, tableOfTimeArray, TableReader, TableBatcher, createParquetWriter: USAGE naming the argument", async () => {
+		for (const table of [null, {}, 5]) {
+			expect(refusals(() => createTableExportStages(loose(table)))).toMatchObject(usage("table", /^createTableExportStages: table must be a table as openTable or tableOfTimeArray gives it, got /));
+			expect(refusals(() => tableOfTimeArray(loose(table)))).toMatchObject(usage("array", /^tableOfTimeArray: array must be an array as openTimeArray gives it, got /));
+			expect(refusals(() => new TableReader(loose(table), [1]))).toMatchObject(usage("columns", /^TableReader: columns must be a table's column sources, at least one \(createTableExportStages makes the stages\), got /));
+			expect(refusals(() => new TableBatcher(loose(table)))).toMatchObject(usage("options", /^TableBatcher: options must be \{ columns, shape \} of a table \(createTableExportStages makes the stages\), got /));
+		}
+		expect(refusals(() => new TableReader([], [1]))).toMatchObject(usage("columns", /got an Array$/));
+		expect(refusals(() => createParquetWriter(loose(5)))).toMatchObject(usage("options", "options must be an object, got the number 5"));
+		const table = tableOfTimeArray(await openTimeArray(weather));
+		const { reader } = createTableExportStages(table, loose(null));
+		expect(refusals(() => new TableReader([loose({})], loose(null)))).toMatchObject(usage("shape", "TableReader: shape must be the table's shape, an array of lengths, got null"));
+		reader.destroy();
+		expect(createParquetWriter(loose(null))).toBeInstanceOf(ParquetWriter);
+	});
+
+	it("parseCfTimeCoding, cfMissingValueMarkers, isMissingValue, formatDatetime64Type, formatInspectReport: USAGE naming the argument", async () => {
+		expect(refusals(() => parseCfTimeCoding(loose(null)))).toMatchObject(usage("attributes", "parseCfTimeCoding: attributes must be the array's attributes, an object, got null"));
+		expect(parseCfTimeCoding({ units: "days since 2000-01-01" }, loose(null))).toMatchObject({ kind: "datetime", unit: "days" });
+		expect(refusals(() => cfMissingValueMarkers(loose(null)))).toMatchObject(usage("source", "cfMissingValueMarkers: source must be { zarrFormat, dataType, attributes, fillValue }, got null"));
+		const markers = cfMissingValueMarkers({ zarrFormat: 2, dataType: "int64", attributes: { _FillValue: -1 }, fillValue: null });
+		for (const given of [null, {}, { integers: [], smallIntegers: [], floats: [], nanIsMissing: false }]) {
+			expect(refusals(() => isMissingValue(loose(given), 1))).toMatchObject(usage("markers", /^isMissingValue: markers must be what cfMissingValueMarkers gives, got /));
+		}
+		// A string was false, silently: "-1" is no count.
+		expect(refusals(() => isMissingValue(markers, loose("-1")))).toMatchObject(usage("value", "isMissingValue: value must be a number or a bigint, got string"));
+		expect([isMissingValue(markers, -1n), isMissingValue(markers, 1n)]).toEqual([true, false]);
+		for (const type of [null, {}, { kind: "datetime64", unit: "s" }]) {
+			// {} gave "undefined[undefinedundefined]".
+			expect(refusals(() => formatDatetime64Type(loose(type)))).toMatchObject(usage("type", /^formatDatetime64Type: type must be \{ kind, unit, scaleFactor \} as parseDatetime64Type gives it, got /));
+		}
+		expect(formatDatetime64Type({ kind: "datetime64", unit: "us", scaleFactor: 10 })).toBe("datetime64[10us]");
+		for (const report of [null, {}]) {
+			expect(refusals(() => formatInspectReport(loose(report)))).toMatchObject(usage("report", /^formatInspectReport: report must be a report as inspectStore gives it, got /));
+		}
+		const report = await inspectStore(weather);
+		expect(refusals(() => formatInspectReport(report, loose({ advise: "yes" })))).toMatchObject(usage("advise", "formatInspectReport: advise must be a function, got string"));
+		expect(formatInspectReport(report, loose(null))).toBe(formatInspectReport(report));
 	});
 });

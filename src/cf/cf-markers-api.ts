@@ -4,9 +4,10 @@
  * null), or as a bigint for a 64-bit integer past 2^53, which JSON.parse would have rounded. A fill value or data
  * type the caller got wrong is a USAGE error naming the option, not the store's METADATA_INVALID.
  */
-import { Dt64ExportError } from "../errors.js";
+import { checkObjectArgument } from "../call-arguments.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import { type PlainFill, type PlainTypeName, parsePlainDataType, parsePlainFillValue } from "../zarr/plain-dtype.js";
-import { cfMissingValueMarkers, type MissingValueMarkers } from "./missing-value.js";
+import { cfMissingValueMarkers, isMissingValue, type MissingValueMarkers } from "./missing-value.js";
 
 export interface CfMarkersSource {
 	readonly zarrFormat: 2 | 3;
@@ -23,6 +24,7 @@ export interface CfMarkersSource {
 
 /** The missing-value markers every CF time export decodes with (see missing-value.ts), from public inputs. */
 export function cfMarkersOf(source: CfMarkersSource): MissingValueMarkers {
+	checkObjectArgument("cfMissingValueMarkers", "source", source, "{ zarrFormat, dataType, attributes, fillValue }");
 	const refuse = (field: string, message: string): never => {
 		throw new Dt64ExportError("USAGE", `cfMissingValueMarkers: ${message}`, { option: field });
 	};
@@ -56,4 +58,17 @@ function describe(value: unknown): string {
 	if (typeof value === "bigint") return `${value}n`;
 	if (typeof value === "object" && value !== null) return "an object";
 	return JSON.stringify(value) ?? String(value);
+}
+
+/**
+ * The CF core's `isMissingValue` as the library exports it: markers that are not cfMissingValueMarkers' (null, {}) or
+ * a value that is not a number or a bigint is USAGE, where it was a TypeError or, for a string, `false` silently. The
+ * decoders call the unchecked one, per value.
+ */
+export function isMarkedMissing(markers: MissingValueMarkers, value: number | bigint): boolean {
+	checkObjectArgument("isMissingValue", "markers", markers, "what cfMissingValueMarkers gives", (given) =>
+		["integers", "smallIntegers", "floats"].every((field) => given[field] instanceof Set) && typeof given.nanIsMissing === "boolean",
+	);
+	if (typeof value !== "number" && typeof value !== "bigint") throw new UsageError(`isMissingValue: value must be a number or a bigint, got ${typeof value}`, { option: "value" });
+	return isMissingValue(markers, value);
 }

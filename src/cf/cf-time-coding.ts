@@ -4,6 +4,7 @@
  * `calendar`. Durations: xarray's timedelta form, a bare unit with the attribute `dtype: "timedelta64[...]"` (newer
  * xarray), or one of the bare units xarray decodes as timedeltas without any other mark (what xarray 2023.01 writes).
  */
+import { checkObjectArgument, optionsArgument } from "../call-arguments.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import { CALENDAR_ALIGNMENTS, YEAR_ALIGNED_CALENDAR, type CalendarAlignment } from "./calendar-alignment.js";
 import { parseCfCalendar, type InstantCalendar, type ModelCalendar } from "./calendars.js";
@@ -80,6 +81,8 @@ function timeOfDayNanoseconds(reference: ReferenceDate): bigint {
  * for the caller to prefix with the array.
  */
 export function parseCfTimeCoding(attributes: Record<string, unknown>, options: CfTimeCodingOptions = {}): CfTimeCoding {
+	checkObjectArgument("parseCfTimeCoding", "attributes", attributes, "the array's attributes, an object");
+	options = optionsArgument(options);
 	if (options.alignOn !== undefined && !CALENDAR_ALIGNMENTS.includes(options.alignOn)) {
 		throw new Dt64ExportError("USAGE", `invalid alignOn ${JSON.stringify(options.alignOn)}: choose one of ${CALENDAR_ALIGNMENTS.join(", ")}`, { option: "alignOn", value: options.alignOn });
 	}

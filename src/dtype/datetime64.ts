@@ -1,4 +1,4 @@
-import { Dt64ExportError } from "../errors.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import { DATETIME_UNITS, type DatetimeUnit, type DatetimeUnitSpelling, normalizeUnit } from "./units.js";
 
 /**
@@ -107,7 +107,12 @@ export function parseDatetime64Type(dataType: unknown): Datetime64Type {
 }
 
 /** numpy's spelling of the type, e.g. `datetime64[10us]`, for messages and inspect output. */
-export function formatDatetime64Type({ kind, unit, scaleFactor }: Datetime64Type): string {
+export function formatDatetime64Type(type: Datetime64Type): string {
+	const { kind, unit, scaleFactor } = (typeof type === "object" && type !== null ? type : {}) as Partial<Datetime64Type>;
+	if ((kind !== "datetime64" && kind !== "timedelta64") || !(DATETIME_UNITS as readonly unknown[]).includes(unit) || !Number.isInteger(scaleFactor) || (scaleFactor as number) < 1) {
+		const given = typeof type === "object" && type !== null ? JSON.stringify(type) : String(type);
+		throw new UsageError(`formatDatetime64Type: type must be { kind, unit, scaleFactor } as parseDatetime64Type gives it, got ${given}`, { option: "type" });
+	}
 	if (unit === "generic") return kind;
 	return `${kind}[${scaleFactor === 1 ? "" : scaleFactor}${unit}]`;
 }

@@ -1,5 +1,6 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
+import { checkObjectArgument } from "../call-arguments.js";
 import type { Validity } from "../cf/masking.js";
 import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
 import { OverflowNullCounter } from "../convert/overflow-nulls.js";
@@ -91,6 +92,8 @@ export class TableBatcher extends Transform {
 
 	constructor(options: TableBatcherOptions) {
 		super({ objectMode: true, highWaterMark: 1 });
+		// Made by createTableExportStages; from JavaScript, null or {} was a TypeError.
+		checkObjectArgument("TableBatcher", "options", options, "{ columns, shape } of a table (createTableExportStages makes the stages)", (given) => Array.isArray(given.columns) && Array.isArray(given.shape));
 		this.#options = options;
 		this.overflowNulls = options.countOverflowNulls === true ? new OverflowNullCounter() : undefined;
 		this.schema = new Schema(options.columns.map(fieldOf));

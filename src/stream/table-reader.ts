@@ -1,6 +1,7 @@
 import { GeneratorReadable } from "./generator-readable.js";
 import { bandRowsOf, clippedChunk, streamedChunkBands, type ChunkOrderBox } from "./streamed-chunk-bands.js";
-import { Dt64ExportError } from "../errors.js";
+import { describeArgument, optionsArgument } from "../call-arguments.js";
+import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { broadcastValues } from "../table/broadcast.js";
 import type { RowRegion } from "../table/row-index.js";
@@ -122,7 +123,14 @@ export class TableReader extends GeneratorReadable<TableBand> {
 
 	constructor(columns: readonly (ChunkSource<ChunkValues> | BroadcastSource)[], shape: readonly number[], options: TableReaderOptions = {}) {
 		super();
-		if (columns.length === 0) throw new Dt64ExportError("INTERNAL", "a table needs at least one column");
+		// Made by createTableExportStages; from JavaScript, a wrong argument was a TypeError (columns.map is not a function).
+		if (!Array.isArray(columns) || columns.length === 0) {
+			throw new UsageError(`TableReader: columns must be a table's column sources, at least one (createTableExportStages makes the stages), got ${describeArgument(columns)}`, { option: "columns" });
+		}
+		if (!Array.isArray(shape) || !shape.every((length) => Number.isSafeInteger(length) && length >= 0)) {
+			throw new UsageError(`TableReader: shape must be the table's shape, an array of lengths, got ${describeArgument(shape)}`, { option: "shape" });
+		}
+		options = optionsArgument(options);
 		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
 		const rows = options.rows;
 		// A column without the first axis is read whole, whatever the rows.

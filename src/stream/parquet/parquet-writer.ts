@@ -20,6 +20,7 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { type Data, makeData, RecordBatch, type Schema, Struct, util } from "apache-arrow";
 import { checkOwnRecordBatch } from "../../arrow/own-record-batch.js";
+import { optionsArgument } from "../../call-arguments.js";
 import { Dt64ExportError } from "../../errors.js";
 import { releaseBatchBuffers } from "../../memory/batch-buffers.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
@@ -85,7 +86,7 @@ export class ParquetWriter extends Transform {
 	) {
 		// One buffered batch: the default object-mode high-water mark (16) would queue up to 16 batches.
 		super({ writableObjectMode: true, writableHighWaterMark: 1, readableObjectMode: false });
-		this.options = normalizeOptions(options);
+		this.options = normalizeOptions(optionsArgument(options));
 		bufferPool?.expectWrittenBack();
 	}
 
