@@ -319,13 +319,7 @@ export class DecoderPool {
 		const awaitModule = this.#compiled === undefined && this.#threads.length > 0;
 		// No options of the host's command line: a thread inherits them (`--input-type=module` breaks it).
 		const workerData: DecodeThreadData = { module: this.#compiled, awaitModule };
-		// The thread's stdout and stderr (it writes to neither, but Node's warnings would go to stderr) are passed on
-		// to the process's when something comes, instead of Node piping them at the start: a pipe makes the process's
-		// stdout and stderr streams at once, 1-3 ms of the CLI's start when they are pipes (issue 15).
-		const worker = new Worker(this.workerUrl, { execArgv: [], workerData, stdout: true, stderr: true });
-		worker.stdout.on("data", (bytes: Buffer) => process.stdout.write(bytes));
-		worker.stderr.on("data", (bytes: Buffer) => process.stderr.write(bytes));
-		const thread: DecodeThread = { worker, pending: new Map(), ready: !awaitModule };
+		const thread: DecodeThread = { worker: new Worker(this.workerUrl, { execArgv: [], workerData }), pending: new Map(), ready: !awaitModule };
 		thread.worker.on("message", (answer: DecodeAnswer | CompiledAnswer) => {
 			if ("compiled" in answer) {
 				this.#compiled ??= answer.compiled;
