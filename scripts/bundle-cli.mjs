@@ -14,7 +14,6 @@ import { build } from "rolldown";
 import { codeCacheFile, compileChunk } from "../dist/cli/bundle-loader.js";
 import { encodeCodeCache } from "../dist/cli/code-cache.js";
 import { lazyUnicodeTables } from "./lib/lazy-unicode-tables.mjs";
-import { yargsShimWithoutStdio } from "./lib/yargs-shim-without-stdio.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = path.join(root, "dist", "bundle");
@@ -74,7 +73,7 @@ await build({
 	// too: loaded only when a proxy variable is set (src/store/proxy-fetch.ts), and its text is not ASCII.
 	external: [/^parquet-wasm(\/|$)/, /^undici(\/|$)/],
 	logLevel: "warn",
-	plugins: [withTscSourceMaps, lazyUnicodeTables, yargsShimWithoutStdio, withModuleUrl],
+	plugins: [withTscSourceMaps, lazyUnicodeTables, withModuleUrl],
 	output: {
 		...output,
 		format: "cjs",

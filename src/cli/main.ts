@@ -587,9 +587,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 		.describe("version", "show the version")
 		.alias("h", "help")
 		.describe("help", "show help")
-		// A terminal's width; stdout is only looked at when it is one (process.stdout's first use makes its stream: a
-		// pipe's costs 1-3 ms of an export's start, and a stream that is not a terminal has no columns).
-		.wrap(Math.min(110, (isatty(1) ? process.stdout.columns : undefined) ?? 110))
+		.wrap(Math.min(110, process.stdout.columns ?? 110))
 		.fail((message, error) => {
 			// The command line's mistakes are found before yargs sees it (checkCommandLine) or by the option table's
 			// checks, which reach here as a YError with their message: a usage error either way, and one in yargs'
