@@ -11,8 +11,32 @@ import { UsageError } from "./errors.js";
 
 function describeArgument(value: unknown): string {
 	if (value === null || value === undefined) return String(value);
-	if (typeof value === "object") return `${/^[AEIOU]/.test(value.constructor?.name ?? "") ? "an" : "a"} ${value.constructor?.name ?? "object"}`;
+	if (typeof value === "object") {
+		const kind = value.constructor?.name || "object";
+		return `${/^[AEIOUaeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+	}
+	// JSON.stringify throws on a bigint ("Do not know how to serialize a BigInt") and gives undefined for a symbol.
+	if (typeof value === "bigint") return `the bigint ${value}n`;
 	return `the ${typeof value} ${JSON.stringify(value) ?? String(value)}`;
+}
+
+/**
+ * Objects that hold no options however they are filled: a Promise (the options of an async function not awaited), a
+ * Map or Set (entries are no properties), a Date, a RegExp, binary data. Their options would be ignored, the defaults
+ * used: refused, as a misspelt option is.
+ */
+function holdsNoOptions(value: object): boolean {
+	return (
+		typeof (value as { then?: unknown }).then === "function" ||
+		value instanceof Map ||
+		value instanceof Set ||
+		value instanceof WeakMap ||
+		value instanceof WeakSet ||
+		value instanceof Date ||
+		value instanceof RegExp ||
+		value instanceof ArrayBuffer ||
+		ArrayBuffer.isView(value)
+	);
 }
 
 /** A store location: a path or a URL, as a string (a URL object stands for its href). */
@@ -32,7 +56,10 @@ export function outputArgument(path: unknown, what: "path" | "folder"): string {
 /** A call's options: an object, or none (null or undefined: the defaults). */
 export function optionsArgument<T extends object>(options: T | null | undefined): T {
 	if (options === undefined || options === null) return {} as T;
-	if (typeof options !== "object" || Array.isArray(options)) throw new UsageError(`options must be an object, got ${describeArgument(options)}`, { option: "options" });
+	if (typeof options !== "object" || Array.isArray(options) || holdsNoOptions(options)) {
+		const promise = typeof (options as { then?: unknown }).then === "function" ? " (await it first)" : "";
+		throw new UsageError(`options must be an object, got ${describeArgument(options)}${promise}`, { option: "options" });
+	}
 	return options;
 }
 
@@ -53,5 +80,5 @@ export function checkOptionNamesOf(call: string, options: object, names: readonl
 
 /** `overwrite`, of the calls that write a path: true or false (a truthy string would have replaced a file). */
 export function checkOverwrite(overwrite: unknown): void {
-	if (overwrite !== undefined && typeof overwrite !== "boolean") throw new UsageError(`invalid overwrite ${JSON.stringify(overwrite)}: true or false`, { option: "overwrite", value: overwrite });
+	if (overwrite !== undefined && typeof overwrite !== "boolean") throw new UsageError(`invalid overwrite ${describeArgument(overwrite).replace(/^the \w+ /, "")}: true or false`, { option: "overwrite", value: overwrite });
 }

@@ -36,6 +36,29 @@ describe("stores, paths and options", () => {
 		expect((await exportSelection(weather, new PassThrough().resume(), loose(undefined))).rows).toBe(17_520);
 	});
 
+	it("options in an object that holds none are USAGE (a Promise not awaited, a Map: their format and unit were ignored, the defaults written)", async () => {
+		const dir = tempDir();
+		expect(await rejection(exportToFile(weather, path.join(dir, "a.arrow"), loose(Promise.resolve({ unit: "s" }))))).toMatchObject(usage("options", "options must be an object, got a Promise (await it first)"));
+		expect(await rejection(exportTable(weather, new PassThrough(), loose(new Map([["format", "parquet"]]))))).toMatchObject(usage("options", "options must be an object, got a Map"));
+		expect(await rejection(openTable(observations, loose(new Date())))).toMatchObject(usage("options", "options must be an object, got a Date"));
+		expect(fs.readdirSync(dir)).toEqual([]);
+		// A class instance's own options are options, as a plain object's; one without a prototype too.
+		class Options {
+			readonly columns = ["temperature"];
+		}
+		expect((await openTable(observations, new Options())).columns.map((column) => column.name)).toEqual(["temperature"]);
+		const bare = Object.assign(Object.create(null) as object, { columns: ["temperature"] });
+		expect((await openTable(observations, bare)).columns.map((column) => column.name)).toEqual(["temperature"]);
+	});
+
+	it("a bigint or a prototype-less object where a string or a boolean goes is USAGE too (JSON.stringify threw a TypeError: Do not know how to serialize a BigInt)", async () => {
+		const dir = tempDir();
+		expect(await rejection(exportTable(loose(1n), new PassThrough()))).toMatchObject(usage("store", "the store must be a path or URL string, got the bigint 1n"));
+		expect(await rejection(exportToFile(weather, path.join(dir, "a.arrow"), { overwrite: loose(1n) }))).toMatchObject(usage("overwrite", "invalid overwrite 1n: true or false"));
+		expect(await rejection(inspectStore(loose(Object.create(null))))).toMatchObject(usage("store", "the store must be a path or URL string, got an object"));
+		expect(fs.readdirSync(dir)).toEqual([]);
+	});
+
 	it("onChunk that is not a function is refused before the store is opened (a TypeError once the first chunk was read)", async () => {
 		const destination = new PassThrough();
 		expect(await rejection(exportTable(weather, destination, { onChunk: loose("progress") }))).toMatchObject(usage("onChunk", "invalid onChunk: a function (chunkIndex, totalChunks)"));

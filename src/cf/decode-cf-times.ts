@@ -103,7 +103,7 @@ type MissingLabel = { label: string; nextMonthDays: number };
 type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
 
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
-	checkCfDecodeArguments(coding, markers, options);
+	checkCfDecodeArguments(values, coding, markers, options);
 	const length = values.length;
 	// In place (int64 counts, and float64 ones whose bytes the instants take), each value is read before its slot is
 	// written (a refusal's message names the value as stored).

@@ -7,7 +7,7 @@ import { floorDiv, roundHalfEvenDiv } from "./bigint-division.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { addWords, floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions, type Rounding } from "./options.js";
-import { checkCounts, checkSourceType } from "./core-arguments.js";
+import { checkConvertOptions, checkCounts, checkSourceType } from "./core-arguments.js";
 import { linearKernel } from "./linear-kernel.js";
 import { natPositionsOf } from "./nat-positions.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "./wasm/wasm-kernel.js";
@@ -73,6 +73,7 @@ export function toArrowTimestamps(
 ): TimestampValues {
 	checkCounts(counts);
 	checkSourceType(source);
+	checkConvertOptions(options);
 	const normalized = normalizeConversionOptions(options);
 	return convertWithPlan(asBigInt64Array(counts), planConversion(source, normalized.unit), {
 		...normalized,
