@@ -404,8 +404,8 @@ async function readCoordinatesAhead(opened: OpenedStore, group: GroupAt, groupNo
  * `columns` is that index rather than a value column. With `signal`, an abort rejects with Node's AbortError, the
  * request in flight cut short (OpenStoreOptions.signal).
  */
-export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
-	location = storeArgument(location);
+export async function openTable(locationGiven: string | URL, options: OpenTableOptions): Promise<ZarrTable> {
+	const location = storeArgument(locationGiven);
 	options = optionsArgument(options);
 	checkOptionNamesOf("openTable", options, OPEN_TABLE_OPTION_NAMES);
 	return openTableBeforeReading(location, options);

@@ -109,8 +109,10 @@ describe("the packed package, installed", () => {
 				'const array = await openTimeArray("store.zarr");',
 				"const shape: readonly number[] = array.metadata.shape;",
 				"console.log(shape);",
+				// The README's `file:` URL store (a URL object stands for its href): the declarations said string only.
+				'await openTimeArray(new URL("file:///data/store.zarr"));',
 				// Proves the declarations are read: with none (any), this line would not be an error.
-				"// @ts-expect-error a store is named by a string",
+				"// @ts-expect-error a store is named by a string or a URL",
 				"await openTimeArray(42);",
 			].join("\n"),
 		);
