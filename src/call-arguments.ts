@@ -53,12 +53,30 @@ export function outputArgument(path: unknown, what: "path" | "folder"): string {
 	throw new UsageError(`the output ${what} must be a string, got ${describeArgument(path)}`, { option: what });
 }
 
+/**
+ * An option an object inherits (a class's getter, a value on its prototype): the calls read their options' own
+ * properties, so it would be ignored, the default used. Methods are no options and may be inherited.
+ */
+function inheritedOption(options: object): string | undefined {
+	for (let proto = Object.getPrototypeOf(options) as object | null; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+		for (const name of Object.getOwnPropertyNames(proto)) {
+			const property = Object.getOwnPropertyDescriptor(proto, name);
+			if (name !== "constructor" && property !== undefined && (property.get !== undefined || typeof property.value !== "function")) return name;
+		}
+	}
+	return undefined;
+}
+
 /** A call's options: an object, or none (null or undefined: the defaults). */
 export function optionsArgument<T extends object>(options: T | null | undefined): T {
 	if (options === undefined || options === null) return {} as T;
 	if (typeof options !== "object" || Array.isArray(options) || holdsNoOptions(options)) {
 		const promise = typeof (options as { then?: unknown }).then === "function" ? " (await it first)" : "";
 		throw new UsageError(`options must be an object, got ${describeArgument(options)}${promise}`, { option: "options" });
+	}
+	const inherited = inheritedOption(options);
+	if (inherited !== undefined) {
+		throw new UsageError(`options: ${JSON.stringify(inherited)} is inherited (${describeArgument(options)}'s prototype), and only an object's own properties are read: copy them ({ ...options, ${inherited}: options.${inherited} })`, { option: inherited });
 	}
 	return options;
 }

@@ -47,6 +47,20 @@ describe("stores, paths and options", () => {
 			readonly columns = ["temperature"];
 		}
 		expect((await openTable(observations, new Options())).columns.map((column) => column.name)).toEqual(["temperature"]);
+		// A class's getter is inherited: read by no call (a format of "parquet" wrote Arrow), it is refused; a method may be inherited.
+		class Getters {
+			get format() {
+				return "parquet" as const;
+			}
+		}
+		expect(await rejection(exportTable(weather, new PassThrough(), new Getters()))).toMatchObject(usage("format", /^options: "format" is inherited \(a Getters's prototype\), and only an object's own properties are read/));
+		class WithMethod {
+			readonly columns = ["temperature"];
+			describe() {
+				return "temperature";
+			}
+		}
+		expect((await openTable(observations, loose(new WithMethod()))).columns.map((column) => column.name)).toEqual(["temperature"]);
 		const bare = Object.assign(Object.create(null) as object, { columns: ["temperature"] });
 		expect((await openTable(observations, bare)).columns.map((column) => column.name)).toEqual(["temperature"]);
 	});
