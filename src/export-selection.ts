@@ -244,9 +244,9 @@ export interface DatasetExportSummary extends DatasetSummary {
 /** What a dataset export takes beside its export options. */
 export interface DatasetRunOptions {
 	/** A whole export (no part) replaces the dataset in a folder that is not empty. */
-	readonly overwrite?: boolean;
+	readonly overwrite?: boolean | undefined;
 	/** Take over the part's lock held by another host's run (or unreadable), once sure that it has ended. */
-	readonly breakLock?: boolean;
+	readonly breakLock?: boolean | undefined;
 }
 
 /**

@@ -56,7 +56,7 @@ import { stringifyExactIntegers } from "./json/exact-integers.js";
 
 export interface InspectOptions extends OpenStoreOptions {
 	/** Chunks read from each end of an array to find its first and last value before giving up (default 64). */
-	maxChunks?: number;
+	maxChunks?: number | undefined;
 }
 
 export interface InspectReport {

@@ -28,7 +28,7 @@ export interface TimeArray {
 
 export interface OpenArrayOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the array inside the store; found automatically when the store holds exactly one time array. */
-	array?: string;
+	array?: string | undefined;
 }
 
 /**

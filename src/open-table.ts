@@ -148,11 +148,11 @@ export type IndexSource = "coordinates" | "positions";
 
 export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the group holding the arrays; the store root by default. */
-	group?: string;
+	group?: string | undefined;
 	/** The arrays, by path inside the group, each column named after the last segment of its path; or "all". */
 	columns: readonly string[] | "all";
 	/** Where index columns come from; coordinates by default. */
-	indexSource?: IndexSource;
+	indexSource?: IndexSource | undefined;
 }
 
 const lastSegment = (path: string) => path.split("/").pop() as string;
