@@ -199,7 +199,7 @@ export type FileExport = TableExport & {
  * AtomicFileWriter); an existing file is an OUTPUT_EXISTS error unless `overwrite`. The chunks' buffers go back
  * for the next chunks once written, as the CLI's do.
  */
-export async function exportToFile(storeGiven: string | URL, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<FileExport> {
+export async function exportToFile(storeGiven: string | URL, path: string, options: ExportOptions & { overwrite?: boolean | undefined } = {}): Promise<FileExport> {
 	const store = storeArgument(storeGiven);
 	path = outputArgument(path, "path");
 	options = optionsArgument(options);

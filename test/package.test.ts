@@ -105,7 +105,7 @@ describe("the packed package, installed", () => {
 		fs.writeFileSync(
 			path.join(consumer, "consumer.ts"),
 			[
-				'import { createTableExportStages, openTable, openTimeArray } from "dt64-export";',
+				'import { createTableExportStages, exportToFile, openTable, openTimeArray } from "dt64-export";',
 				'const array = await openTimeArray("store.zarr");',
 				"const shape: readonly number[] = array.metadata.shape;",
 				"console.log(shape);",
@@ -115,6 +115,7 @@ describe("the packed package, installed", () => {
 				'const cliUnit: "s" | "ms" | undefined = process.argv[2] === "ms" ? "ms" : undefined;',
 				'await openTable("store.zarr", { columns: "all", group: undefined, signal: undefined, headers: undefined });',
 				'createTableExportStages(await openTable("store.zarr", { columns: ["time"] }), { unit: cliUnit, index: undefined, onChunk: undefined, start: undefined, partitionBy: undefined });',
+				'await exportToFile("store.zarr", "out.arrow", { unit: cliUnit, overwrite: undefined });',
 				// Proves the declarations are read: with none (any), this line would not be an error.
 				"// @ts-expect-error a store is named by a string or a URL",
 				"await openTimeArray(42);",
