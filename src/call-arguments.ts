@@ -12,8 +12,32 @@ import { UsageError } from "./errors.js";
 /** A value as a refusal names it: null, an object by its class, a primitive with its value. */
 export function describeArgument(value: unknown): string {
 	if (value === null || value === undefined) return String(value);
-	if (typeof value === "object") return `${/^[AEIOU]/.test(value.constructor?.name ?? "") ? "an" : "a"} ${value.constructor?.name ?? "object"}`;
+	if (typeof value === "object") {
+		const kind = value.constructor?.name || "object";
+		return `${/^[AEIOUaeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+	}
+	// JSON.stringify throws on a bigint ("Do not know how to serialize a BigInt") and gives undefined for a symbol.
+	if (typeof value === "bigint") return `the bigint ${value}n`;
 	return `the ${typeof value} ${JSON.stringify(value) ?? String(value)}`;
+}
+
+/**
+ * Objects that hold no options however they are filled: a Promise (the options of an async function not awaited), a
+ * Map or Set (entries are no properties), a Date, a RegExp, binary data. Their options would be ignored, the defaults
+ * used: refused, as a misspelt option is.
+ */
+function holdsNoOptions(value: object): boolean {
+	return (
+		typeof (value as { then?: unknown }).then === "function" ||
+		value instanceof Map ||
+		value instanceof Set ||
+		value instanceof WeakMap ||
+		value instanceof WeakSet ||
+		value instanceof Date ||
+		value instanceof RegExp ||
+		value instanceof ArrayBuffer ||
+		ArrayBuffer.isView(value)
+	);
 }
 
 /** A store location: a path or a URL, as a string (a URL object stands for its href). */
@@ -31,27 +55,31 @@ export function outputArgument(path: unknown, what: "path" | "folder"): string {
 }
 
 /**
- * A call's options: an object, or none (null or undefined: the defaults), as a plain object of its own properties.
- * An option it inherits (`Object.create(defaults)`) is read as an own one, as Node's own APIs read theirs: the
- * library's calls spread options on (`{ ...options }`), which drops inherited properties, so such an option was
- * ignored silently by some calls and read by others (trial 33). The enumerable properties of its prototypes are
- * taken, the nearest first, up to Object.prototype (whose properties, polluted or not, are no one's options).
+ * An option an object inherits (a class's getter, a value on its prototype): the calls read their options' own
+ * properties, so it would be ignored, the default used. Methods are no options and may be inherited.
  */
+function inheritedOption(options: object): string | undefined {
+	for (let proto = Object.getPrototypeOf(options) as object | null; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+		for (const name of Object.getOwnPropertyNames(proto)) {
+			const property = Object.getOwnPropertyDescriptor(proto, name);
+			if (name !== "constructor" && property !== undefined && (property.get !== undefined || typeof property.value !== "function")) return name;
+		}
+	}
+	return undefined;
+}
+
+/** A call's options: an object, or none (null or undefined: the defaults). */
 export function optionsArgument<T extends object>(options: T | null | undefined): T {
 	if (options === undefined || options === null) return {} as T;
-	if (typeof options !== "object" || Array.isArray(options)) throw new UsageError(`options must be an object, got ${describeArgument(options)}`, { option: "options" });
-	let prototype = Object.getPrototypeOf(options) as object | null;
-	if (prototype === Object.prototype || prototype === null) return options;
-	const own: Record<string, unknown> = {};
-	const levels: object[] = [options];
-	while (prototype !== null && prototype !== Object.prototype) {
-		levels.push(prototype);
-		prototype = Object.getPrototypeOf(prototype) as object | null;
+	if (typeof options !== "object" || Array.isArray(options) || holdsNoOptions(options)) {
+		const promise = typeof (options as { then?: unknown }).then === "function" ? " (await it first)" : "";
+		throw new UsageError(`options must be an object, got ${describeArgument(options)}${promise}`, { option: "options" });
 	}
-	for (const level of levels.reverse()) {
-		for (const name of Object.keys(level)) own[name] = (options as Record<string, unknown>)[name];
+	const inherited = inheritedOption(options);
+	if (inherited !== undefined) {
+		throw new UsageError(`options: ${JSON.stringify(inherited)} is inherited (${describeArgument(options)}'s prototype), and only an object's own properties are read: copy them ({ ...options, ${inherited}: options.${inherited} })`, { option: inherited });
 	}
-	return own as T;
+	return options;
 }
 
 /** The destination of exportTable and exportSelection: a Node Writable (a web WritableStream: Writable.fromWeb). */
@@ -86,5 +114,5 @@ export function checkTableArgument(call: string, table: unknown): void {
 
 /** `overwrite`, of the calls that write a path: true or false (a truthy string would have replaced a file). */
 export function checkOverwrite(overwrite: unknown): void {
-	if (overwrite !== undefined && typeof overwrite !== "boolean") throw new UsageError(`invalid overwrite ${JSON.stringify(overwrite)}: true or false`, { option: "overwrite", value: overwrite });
+	if (overwrite !== undefined && typeof overwrite !== "boolean") throw new UsageError(`invalid overwrite ${describeArgument(overwrite).replace(/^the \w+ /, "")}: true or false`, { option: "overwrite", value: overwrite });
 }

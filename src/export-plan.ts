@@ -37,41 +37,41 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	 * Without `columns`: the path of the time array (found automatically when the store holds exactly one).
 	 * With `columns`: the group holding them, as `group`.
 	 */
-	array?: string;
+	array?: string | undefined;
 	/** The group holding the `columns`; the store root by default. */
-	group?: string;
+	group?: string | undefined;
 	/**
 	 * The arrays of the group to export side by side, as one table, broadcast over their dimensions by name; each
 	 * column is named after its array. `"all"`: every data variable (the whole `ds.to_dataframe()` table).
 	 */
-	columns?: readonly string[] | "all";
+	columns?: readonly string[] | "all" | undefined;
 	/** The column name of a single array; its name (last path segment, `.zarr` dropped) by default. */
-	column?: string;
+	column?: string | undefined;
 	/**
 	 * Timezone of the Arrow timestamps; null (naive, like numpy) by default. An IANA name, written in its canonical
 	 * spelling (`europe/paris` → `Europe/Paris`), or an offset `+HH:MM`; anything else is a USAGE error.
 	 */
-	timezone?: string | null;
+	timezone?: string | null | undefined;
 	/**
 	 * One index column per dimension, before the value columns, saying where each row comes from: `true` gives each
 	 * dimension's coordinate array (decoded) where the group has one, its positions (int64) otherwise, as xarray's
 	 * `to_dataframe().reset_index()`; `"positions"` gives positions everywhere.
 	 */
-	index?: boolean | "positions";
+	index?: boolean | "positions" | undefined;
 	/** Output column names to change, old name to new (index and value columns alike). */
-	rename?: Readonly<Record<string, string>>;
+	rename?: Readonly<Record<string, string>> | undefined;
 	/** CF decoding of companion columns (CF time, masking, unpacking); true by default, false exports the stored values. */
-	cf?: boolean;
+	cf?: boolean | undefined;
 	/** NaN in float columns becomes null too; NaN stays NaN by default. */
-	nanAsNull?: boolean;
+	nanAsNull?: boolean | undefined;
 	/** CF time of a model calendar (noleap, 360_day...): each date label as the same proleptic Gregorian label. */
-	convertCalendar?: boolean;
+	convertCalendar?: boolean | undefined;
 	/**
 	 * With `convertCalendar`: `date` (default) keeps each date label (a 360_day 29 or 30 February is refused), `year`
 	 * moves each 360_day date to the day at the same position in its proleptic Gregorian year, as xarray's
 	 * `convert_calendar(..., align_on="year")`. Refused without `convertCalendar`.
 	 */
-	alignOn?: CalendarAlignment;
+	alignOn?: CalendarAlignment | undefined;
 	/**
 	 * With `convertCalendar` (aligned on the date): leave out the rows whose time coordinate holds a date the
 	 * proleptic Gregorian calendar lacks (a 360_day 29 or 30 February, an all_leap 29 February of a common year), as
@@ -79,23 +79,23 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	 * coordinate is an index column (`index`) or the array exported alone; the rows left out are counted in the
 	 * summaries. Missing times (NaN, _FillValue) stay null rows.
 	 */
-	dropInvalidDates?: boolean;
+	dropInvalidDates?: boolean | undefined;
 	/** `c` (default): numpy `ravel()` order. `chunk` (needs `index`): chunk by chunk, without assembling rows of chunks. */
-	order?: RowOrder;
+	order?: RowOrder | undefined;
 	/** Chunks read and decoded at once, per column; by default from the store's kind (see defaultConcurrency). */
-	concurrency?: number;
+	concurrency?: number | undefined;
 	/** Called after each chunk is decoded, for progress. */
-	onChunk?: (chunkIndex: number, totalChunks: number) => void;
-	format?: OutputFormat;
+	onChunk?: ((chunkIndex: number, totalChunks: number) => void) | undefined;
+	format?: OutputFormat | undefined;
 	/** Parquet rows per row group; default 2^20, fewer for a row wider than 8 bytes (8 MiB of values per row group). */
-	rowGroupRows?: number;
-	compression?: ParquetCompression;
+	rowGroupRows?: number | undefined;
+	compression?: ParquetCompression | undefined;
 	/**
 	 * Stops the export when aborted: its stages are destroyed (a file written all or nothing leaves no temporary file,
 	 * a dataset no half-written file) and the call rejects with Node's AbortError (`cause`: the signal's reason), as
 	 * `stream.pipeline` does; an export whose signal is aborted already rejects before it reads anything.
 	 */
-	signal?: AbortSignal;
+	signal?: AbortSignal | undefined;
 }
 
 /** What to open: one time array (`array`) or the `columns` of `group`. */

@@ -132,8 +132,8 @@ function selectionSummary(rows: number, overflowNulls: SelectionSummary["overflo
  * One call: the rows of a time range, or of a part (`part: "3/16"`: this process's share of them, as a dataset's
  * part K holds), of the store's table, written to `destination` as one file or stream.
  */
-export async function exportSelection(store: string, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
-	store = storeArgument(store);
+export async function exportSelection(storeGiven: string | URL, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
+	const store = storeArgument(storeGiven);
 	options = optionsArgument(options);
 	checkDestinationArgument(destination);
 	return intoCallerDestination(destination, options, async (held) => {
@@ -244,9 +244,9 @@ export interface DatasetExportSummary extends DatasetSummary {
 /** What a dataset export takes beside its export options. */
 export interface DatasetRunOptions {
 	/** A whole export (no part) replaces the dataset in a folder that is not empty. */
-	readonly overwrite?: boolean;
+	readonly overwrite?: boolean | undefined;
 	/** Take over the part's lock held by another host's run (or unreadable), once sure that it has ended. */
-	readonly breakLock?: boolean;
+	readonly breakLock?: boolean | undefined;
 }
 
 /**
@@ -255,8 +255,8 @@ export interface DatasetRunOptions {
  * (which replaces the dataset in it), and commits itself. The run holds the part's lock (see part-lock.ts) from
  * before the store is opened until it ends, whichever way.
  */
-export async function exportDataset(store: string, folder: string, options: ExportOptions & DatasetRunOptions): Promise<DatasetExportSummary> {
-	store = storeArgument(store);
+export async function exportDataset(storeGiven: string | URL, folder: string, options: ExportOptions & DatasetRunOptions): Promise<DatasetExportSummary> {
+	const store = storeArgument(storeGiven);
 	folder = absoluteOutput(outputArgument(folder, "folder"));
 	options = optionsArgument(options);
 	checkOverwrite(options.overwrite);

@@ -176,8 +176,8 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  * One call: opens the store's time array (`array` naming it), or the `columns` of a group as one table, and
  * writes it to `destination` (a file stream, stdout...).
  */
-export async function exportTable(store: string, destination: Writable, options: ExportOptions = {}): Promise<TableExport> {
-	store = storeArgument(store);
+export async function exportTable(storeGiven: string | URL, destination: Writable, options: ExportOptions = {}): Promise<TableExport> {
+	const store = storeArgument(storeGiven);
 	options = optionsArgument(options);
 	checkDestinationArgument(destination);
 	// Selected rows (or rows left out) are written in part of their chunks' batches: those buffers never come back whole.
@@ -201,8 +201,8 @@ export type FileExport = TableExport & {
  * AtomicFileWriter); an existing file is an OUTPUT_EXISTS error unless `overwrite`. The chunks' buffers go back
  * for the next chunks once written, as the CLI's do.
  */
-export async function exportToFile(store: string, path: string, options: ExportOptions & { overwrite?: boolean } = {}): Promise<FileExport> {
-	store = storeArgument(store);
+export async function exportToFile(storeGiven: string | URL, path: string, options: ExportOptions & { overwrite?: boolean | undefined } = {}): Promise<FileExport> {
+	const store = storeArgument(storeGiven);
 	path = outputArgument(path, "path");
 	options = optionsArgument(options);
 	checkOverwrite(options.overwrite);

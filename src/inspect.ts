@@ -56,7 +56,7 @@ import { stringifyExactIntegers } from "./json/exact-integers.js";
 
 export interface InspectOptions extends OpenStoreOptions {
 	/** Chunks read from each end of an array to find its first and last value before giving up (default 64). */
-	maxChunks?: number;
+	maxChunks?: number | undefined;
 }
 
 export interface InspectReport {
@@ -763,8 +763,8 @@ const INSPECT_OPTION_NAMES: readonly string[] = Object.keys({
  * With `signal`, an abort rejects with Node's AbortError, the request in flight cut short (OpenStoreOptions.signal).
  */
 
-export async function inspectStore(location: string, options: InspectOptions = {}): Promise<InspectReport> {
-	location = storeArgument(location);
+export async function inspectStore(locationGiven: string | URL, options: InspectOptions = {}): Promise<InspectReport> {
+	const location = storeArgument(locationGiven);
 	options = optionsArgument(options);
 	checkOptionNamesOf("inspectStore", options, INSPECT_OPTION_NAMES);
 	const maxChunks = options.maxChunks ?? DEFAULT_MAX_CHUNKS;

@@ -28,7 +28,7 @@ export interface TimeArray {
 
 export interface OpenArrayOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the array inside the store; found automatically when the store holds exactly one time array. */
-	array?: string;
+	array?: string | undefined;
 }
 
 /**
@@ -156,8 +156,8 @@ const OPEN_ARRAY_OPTION_NAMES: readonly string[] = Object.keys({
 } satisfies Record<keyof OpenArrayOptions, 0>);
 
 /** Opens a time array (see locateTimeArray); with `signal`, an abort rejects with Node's AbortError (OpenStoreOptions.signal). */
-export async function openTimeArray(location: string, options: OpenArrayOptions = {}): Promise<TimeArray> {
-	location = storeArgument(location);
+export async function openTimeArray(locationGiven: string | URL, options: OpenArrayOptions = {}): Promise<TimeArray> {
+	const location = storeArgument(locationGiven);
 	options = optionsArgument(options);
 	checkOptionNamesOf("openTimeArray", options, OPEN_ARRAY_OPTION_NAMES);
 	return abortable(options.signal, async () => {

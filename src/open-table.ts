@@ -148,11 +148,11 @@ export type IndexSource = "coordinates" | "positions";
 
 export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the group holding the arrays; the store root by default. */
-	group?: string;
+	group?: string | undefined;
 	/** The arrays, by path inside the group, each column named after the last segment of its path; or "all". */
 	columns: readonly string[] | "all";
 	/** Where index columns come from; coordinates by default. */
-	indexSource?: IndexSource;
+	indexSource?: IndexSource | undefined;
 }
 
 const lastSegment = (path: string) => path.split("/").pop() as string;
@@ -404,8 +404,8 @@ async function readCoordinatesAhead(opened: OpenedStore, group: GroupAt, groupNo
  * `columns` is that index rather than a value column. With `signal`, an abort rejects with Node's AbortError, the
  * request in flight cut short (OpenStoreOptions.signal).
  */
-export async function openTable(location: string, options: OpenTableOptions): Promise<ZarrTable> {
-	location = storeArgument(location);
+export async function openTable(locationGiven: string | URL, options: OpenTableOptions): Promise<ZarrTable> {
+	const location = storeArgument(locationGiven);
 	options = optionsArgument(options);
 	checkOptionNamesOf("openTable", options, OPEN_TABLE_OPTION_NAMES);
 	return openTableBeforeReading(location, options);

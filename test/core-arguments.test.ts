@@ -46,6 +46,16 @@ describe("toArrowTimestamps", () => {
 	});
 });
 
+describe("toArrowTimestamps' options", () => {
+	it("refuses options that are not an object, or a name it does not take (a unit given as the options, \"ms\", or `unti` was ignored: the counts came back in seconds)", () => {
+		expect(thrown(() => toArrowTimestamps(new BigInt64Array([7n]), seconds, loose("ms")))).toMatchObject(usage("options", /^toArrowTimestamps: options must be an object \(\{ unit, rounding, onOverflow \}\), got "ms"$/));
+		expect(thrown(() => toArrowTimestamps(new BigInt64Array([7n]), seconds, loose({ unti: "ms" })))).toMatchObject(usage("unti", /^toArrowTimestamps: unknown option "unti" \(did you mean unit\?\)$/));
+		expect(thrown(() => toArrowTimestamps(new BigInt64Array([7n]), seconds, loose({ unit: "ms", roundng: "floor" })))).toMatchObject(usage("roundng", /did you mean rounding\?/));
+		// undefined for an optional option, and a frozen options object, are as none.
+		expect(toArrowTimestamps(new BigInt64Array([7n]), seconds, Object.freeze({ unit: "ms", rounding: undefined, onOverflow: undefined })).values).toEqual(new BigInt64Array([7000n]));
+	});
+});
+
 describe("decodeCfTimes", () => {
 	const coding = parseCfTimeCoding({ units: "days since 2000-01-01" });
 	const markers = cfMissingValueMarkers({ zarrFormat: 2, dataType: "float64", attributes: {}, fillValue: "NaN" });
@@ -78,5 +88,14 @@ describe("decodeCfTimes", () => {
 		expect(counts).toEqual(new BigInt64Array([1n, 2n]));
 		expect(thrown(() => decodeCfTimes(counts, coding, markers, loose({ ...options, rouding: "floor" })))).toMatchObject(usage("rouding", /^decodeCfTimes: unknown option "rouding" \(did you mean rounding\?\)$/));
 		expect(decodeCfTimes(counts, coding, markers, { ...options, rounding: "floor", allowTruncate: true }).values).toEqual(new BigInt64Array([946771200n, 946857600n]));
+	});
+
+	it("refuses a misspelt option (`roundng: \"floor\"` was ignored: the default refused a value it was asked to floor) and values that are no typed array (a string was a TypeError)", () => {
+		const split = new Float64Array([1e-6]); // 0.0864 s: no whole second
+		expect(thrown(() => decodeCfTimes(split, coding, markers, loose({ unit: "s", onOverflow: "error", dataType: "float64", roundng: "floor" })))).toMatchObject(usage("roundng", /^decodeCfTimes: unknown option "roundng" \(did you mean rounding\?\)$/));
+		expect(decodeCfTimes(split, coding, markers, { unit: "s", onOverflow: "error", dataType: "float64", rounding: "floor" }).values).toEqual(new BigInt64Array([946_684_800n]));
+		for (const [given, kind] of [["12", '"12"'], [[1, 2], "an Array"], [new DataView(new ArrayBuffer(8)), "a DataView"]] as const) {
+			expect(thrown(() => decodeCfTimes(loose(given), coding, markers, { unit: "s", onOverflow: "error", dataType: "float64" }))).toMatchObject(usage("values", new RegExp(`^decodeCfTimes: values must be a typed array of the stored counts \\(a Float64Array, a BigInt64Array\\.\\.\\.\\), got ${kind.replace(/[[\]]/g, "\\$&")}$`)));
+		}
 	});
 });

@@ -105,16 +105,23 @@ describe("the packed package, installed", () => {
 		fs.writeFileSync(
 			path.join(consumer, "consumer.ts"),
 			[
-				'import { openTimeArray } from "dt64-export";',
+				'import { createTableExportStages, exportToFile, openTable, openTimeArray } from "dt64-export";',
 				'const array = await openTimeArray("store.zarr");',
 				"const shape: readonly number[] = array.metadata.shape;",
 				"console.log(shape);",
+				// The README's `file:` URL store (a URL object stands for its href): the declarations said string only.
+				'await openTimeArray(new URL("file:///data/store.zarr"));',
+				// With exactOptionalPropertyTypes, an option left undefined (as the library takes it) type-checks too.
+				'const cliUnit: "s" | "ms" | undefined = process.argv[2] === "ms" ? "ms" : undefined;',
+				'await openTable("store.zarr", { columns: "all", group: undefined, signal: undefined, headers: undefined });',
+				'createTableExportStages(await openTable("store.zarr", { columns: ["time"] }), { unit: cliUnit, index: undefined, onChunk: undefined, start: undefined, partitionBy: undefined });',
+				'await exportToFile("store.zarr", "out.arrow", { unit: cliUnit, overwrite: undefined });',
 				// Proves the declarations are read: with none (any), this line would not be an error.
-				"// @ts-expect-error a store is named by a string",
+				"// @ts-expect-error a store is named by a string or a URL",
 				"await openTimeArray(42);",
 			].join("\n"),
 		);
-		const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: false }, files: ["consumer.ts"] };
+		const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: false }, files: ["consumer.ts"] };
 		fs.writeFileSync(path.join(consumer, "tsconfig.json"), JSON.stringify(tsconfig));
 		succeed(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
 		// tsc reads apache-arrow's and the other dependencies' declarations: 10-15 s idle, over a minute when loaded.

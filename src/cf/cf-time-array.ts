@@ -24,21 +24,21 @@ import { cfMissingValueMarkers, isFloatType, type MissingValueMarkers } from "./
 /** How CF time arrays are opened. */
 export interface CfOptions {
 	/** Decode CF time arrays (default true); false reads them as the plain numbers they hold. */
-	cf?: boolean;
+	cf?: boolean | undefined;
 	/** Export a model calendar's (noleap, all_leap, 360_day) date labels as the same proleptic Gregorian labels. */
-	convertCalendar?: boolean;
+	convertCalendar?: boolean | undefined;
 	/**
 	 * With `convertCalendar`, how a model calendar's dates become proleptic Gregorian ones: `date` (default) keeps
 	 * each label, `year` moves each 360_day date by its day of the year (xarray's `align_on`).
 	 */
-	alignOn?: CalendarAlignment;
+	alignOn?: CalendarAlignment | undefined;
 	/** The export's unit: with `auto` (the default) the values of a float array are read once to choose it. */
-	unit?: TargetUnitOption;
+	unit?: TargetUnitOption | undefined;
 	/**
 	 * The export's rounding (ConversionOptions): with `unit` auto, `floor` or `nearest` has that read find the
 	 * earliest and latest counts too, for a unit that holds them (auto-unit-range.ts).
 	 */
-	rounding?: Rounding;
+	rounding?: Rounding | undefined;
 }
 
 /** The numeric data types a CF time array may have. */

@@ -116,7 +116,7 @@ type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
  * supplied, dates dropped, are refused by name as any unknown option is, never taken from a caller).
  */
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
-	checkCfDecodeArguments(coding, markers, options);
+	checkCfDecodeArguments(values, coding, markers, options);
 	const given = optionsArgument(options);
 	checkOptionNamesOf("decodeCfTimes", given, CF_DECODE_OPTION_NAMES);
 	const { unit, rounding, allowTruncate, onOverflow, dataType } = given;
@@ -125,7 +125,7 @@ export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, marke
 
 /** decodeCfTimes with the package's own settings (see CfDecodeSettings). */
 export function decodeCfCounts(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeSettings): CfTimestampValues {
-	checkCfDecodeArguments(coding, markers, options);
+	checkCfDecodeArguments(values, coding, markers, options);
 	const length = values.length;
 	// In place (int64 counts, and float64 ones whose bytes the instants take), each value is read before its slot is
 	// written (a refusal's message names the value as stored).

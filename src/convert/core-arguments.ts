@@ -6,6 +6,7 @@
  */
 import { MAX_SCALE_FACTOR } from "../dtype/datetime64.js";
 import { DATETIME_UNITS, TARGET_UNITS } from "../dtype/units.js";
+import { checkOptionNamesOf } from "../call-arguments.js";
 import { UsageError } from "../errors.js";
 import { OVERFLOW_CHOICES, type OverflowPolicy } from "./options.js";
 
@@ -23,6 +24,25 @@ function describeArgument(value: unknown): string {
 export function checkCounts(counts: unknown): void {
 	if (counts instanceof BigInt64Array || counts instanceof Uint8Array) return;
 	throw new UsageError(`toArrowTimestamps: counts must be a BigInt64Array (or its little-endian bytes, a Uint8Array), got ${describeArgument(counts)}`, { option: "counts" });
+}
+
+/** The options toArrowTimestamps takes (ConvertOptions). */
+const CONVERT_OPTION_NAMES = ["unit", "rounding", "allowTruncate", "onOverflow", "describePosition"] as const;
+
+/** The options decodeCfTimes takes (CfDecodeOptions), those of the exports' own decoding included. */
+const CF_DECODE_OPTION_NAMES = ["unit", "rounding", "allowTruncate", "onOverflow", "dataType", "describePosition", "allocateBitmap", "invalidDates", "inPlace", "allocateValues", "unheldCount"] as const;
+
+/**
+ * toArrowTimestamps' `options`: an object (or none) of the names it takes. A unit given as the options (`"ms"`)
+ * or a misspelt name (`unti`) was ignored: the counts came back in the source's unit, which the caller took for
+ * the unit asked for.
+ */
+export function checkConvertOptions(options: unknown): void {
+	if (options === undefined || options === null) return;
+	if (typeof options !== "object" || options === null || Array.isArray(options)) {
+		throw new UsageError(`toArrowTimestamps: options must be an object ({ unit, rounding, onOverflow }), got ${describeArgument(options)}`, { option: "options" });
+	}
+	checkOptionNamesOf("toArrowTimestamps", options, CONVERT_OPTION_NAMES);
 }
 
 /** toArrowTimestamps' `source`: a data type as parseDatetime64Type gives it. */
@@ -44,7 +64,10 @@ export function checkSourceType(source: unknown): void {
  * options: the unit decoded into (`auto` is the exports' choice, made before decoding), the overflow policy, the data
  * type's name.
  */
-export function checkCfDecodeArguments(coding: unknown, markers: unknown, options: unknown): void {
+export function checkCfDecodeArguments(values: unknown, coding: unknown, markers: unknown, options: unknown): void {
+	if (!ArrayBuffer.isView(values) || values instanceof DataView) {
+		throw new UsageError(`decodeCfTimes: values must be a typed array of the stored counts (a Float64Array, a BigInt64Array...), got ${describeArgument(values)}`, { option: "values" });
+	}
 	if (typeof coding !== "object" || coding === null) {
 		throw new UsageError(`decodeCfTimes: coding must be what parseCfTimeCoding gives, got ${describeArgument(coding)}`, { option: "coding" });
 	}
@@ -54,6 +77,7 @@ export function checkCfDecodeArguments(coding: unknown, markers: unknown, option
 	if (typeof options !== "object" || options === null) {
 		throw new UsageError(`decodeCfTimes: options { unit, onOverflow, dataType } are needed, got ${describeArgument(options)}`, { option: "options" });
 	}
+	checkOptionNamesOf("decodeCfTimes", options, CF_DECODE_OPTION_NAMES);
 	const { unit, onOverflow, dataType } = options as { unit?: unknown; onOverflow?: unknown; dataType?: unknown };
 	if (!(TARGET_UNITS as readonly unknown[]).includes(unit)) {
 		throw new UsageError(`decodeCfTimes: invalid unit ${describeArgument(unit)}: choose one of ${TARGET_UNITS.join(", ")}`, { option: "unit", value: unit });

@@ -13,13 +13,13 @@ export type Rounding = "error" | "floor" | "nearest";
 /** How int64 counts become Arrow timestamps; `normalizeConversionOptions` fills the defaults. */
 export interface ConversionOptions {
 	/** The Arrow unit: `auto` picks it from the source unit (see AUTO_TARGET_UNIT). */
-	unit?: TargetUnitOption;
+	unit?: TargetUnitOption | undefined;
 	/** Floor values that are not a whole number of target units instead of refusing them: `rounding: "floor"`. */
-	allowTruncate?: boolean;
+	allowTruncate?: boolean | undefined;
 	/** Values that are not a whole number of target units: `error` (default), `floor` or `nearest` (ties to even). */
-	rounding?: Rounding;
+	rounding?: Rounding | undefined;
 	/** `null` writes null for values outside int64 in the target unit instead of refusing them. */
-	onOverflow?: OverflowPolicy;
+	onOverflow?: OverflowPolicy | undefined;
 }
 
 export interface NormalizedConversionOptions {

@@ -8,7 +8,7 @@ import { floorDiv, roundHalfEvenDiv } from "./bigint-division.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { addWords, floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions, type Rounding } from "./options.js";
-import { checkCounts, checkSourceType } from "./core-arguments.js";
+import { checkConvertOptions, checkCounts, checkSourceType } from "./core-arguments.js";
 import { linearKernel } from "./linear-kernel.js";
 import { natPositionsOf } from "./nat-positions.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "./wasm/wasm-kernel.js";
@@ -77,8 +77,10 @@ type Outcome = "ok" | "truncated" | "overflow";
 export function toArrowTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertOptions = {}): TimestampValues {
 	checkCounts(counts);
 	checkSourceType(source);
-	checkOptionNamesOf("toArrowTimestamps", optionsArgument(options), CONVERT_OPTION_NAMES);
-	const { unit, allowTruncate, rounding, onOverflow } = optionsArgument(options);
+	checkConvertOptions(options);
+	const given = optionsArgument(options);
+	checkOptionNamesOf("toArrowTimestamps", given, CONVERT_OPTION_NAMES);
+	const { unit, allowTruncate, rounding, onOverflow } = given;
 	return convertTimestamps(counts, source, { unit, allowTruncate, rounding, onOverflow });
 }
 
@@ -86,6 +88,7 @@ export function toArrowTimestamps(counts: BigInt64Array | Uint8Array, source: Da
 export function convertTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertSettings): TimestampValues {
 	checkCounts(counts);
 	checkSourceType(source);
+	checkConvertOptions(options);
 	const normalized = normalizeConversionOptions(options);
 	return convertWithPlan(asBigInt64Array(counts), planConversion(source, normalized.unit), {
 		...normalized,

@@ -9,17 +9,17 @@ import { parseTimeBounds, type TimeBounds } from "./time-bounds.js";
 
 export interface SelectionOptions {
 	/** Rows whose time is at or after this ISO 8601 instant (a zone offset is converted to UTC). */
-	start?: string;
+	start?: string | undefined;
 	/** Rows whose time is before this ISO 8601 instant. */
-	end?: string;
+	end?: string | undefined;
 	/** The datetime64 (or CF time) column that selects and partitions rows, when the table has several. */
-	timeColumn?: string;
+	timeColumn?: string | undefined;
 	/**
 	 * Find the rows of `start`/`end` by a search over the time column's chunks (default true). false: read every row and
 	 * filter, whatever the time's order (for a long time column not known to be sorted, where the search cannot see
 	 * a time out of order inside a chunk it skips).
 	 */
-	rangeSearch?: boolean;
+	rangeSearch?: boolean | undefined;
 	/**
 	 * Whether the time column is known sorted, for the search of `start`/`end`. Unset: a time column of at most 2^20
 	 * values is read whole to check it first (and any one whose range turns out empty), on a remote store only when
@@ -27,29 +27,29 @@ export interface SelectionOptions {
 	 * such a read, only the chunks the search reads and the rows exported checked. false: read whole however many
 	 * requests it takes.
 	 */
-	timeSorted?: boolean;
+	timeSorted?: boolean | undefined;
 	/** This process's part: `K/N` (0-based), `auto` (from a batch engine's environment), or a Part. */
-	part?: string | Part;
+	part?: string | Part | undefined;
 	/** N for `part: "auto"` under Kubernetes, which does not export it. */
-	parts?: number;
+	parts?: number | undefined;
 	/** The environment `part: "auto"` reads; process.env by default. */
-	env?: NodeJS.ProcessEnv;
+	env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** How the files of a dataset folder are written: DatasetOptions' own, which its plan (DatasetPlan) carries checked. */
 export interface DatasetFileOptions {
 	/** Write a dataset folder in Hive partitions of the time column. */
-	partitionBy?: PartitionLevel;
+	partitionBy?: PartitionLevel | undefined;
 	/** Rows per file at most; a partition with more rows gets several files. */
-	maxRowsPerFile?: number;
+	maxRowsPerFile?: number | undefined;
 	/** Files open at once at most (see OpenPartitions). */
-	maxOpenFiles?: number;
+	maxOpenFiles?: number | undefined;
 	/**
 	 * Hive partitions one run writes at most (see partition-bound.ts): an export whose rows fall in more is refused
 	 * (TOO_LARGE) before the first partition past it gets a file, and before anything is read when `start` and `end`
 	 * span more. Default: as many as the data has.
 	 */
-	maxPartitions?: number;
+	maxPartitions?: number | undefined;
 }
 
 export interface DatasetOptions extends SelectionOptions, DatasetFileOptions {}

@@ -56,57 +56,57 @@ export interface OpenedStore {
 
 export interface OpenStoreOptions {
 	/** Sent with every HTTP request (auth); never printed. */
-	headers?: Record<string, string>;
+	headers?: Record<string, string> | undefined;
 	/** Retries of a failed HTTP request (429, 5xx, resets, timeouts). */
-	retries?: number;
+	retries?: number | undefined;
 	/**
 	 * How long an HTTP request may wait for the server's next bytes (its response, then each piece of the body) before
 	 * the attempt counts as failed and is retried; default 30 000 ms. Never a limit on the whole download.
 	 */
-	timeoutMs?: number;
+	timeoutMs?: number | undefined;
 	/**
 	 * Which redirects an http(s):// store follows: `"follow"` (default) any, `"same-origin"` only to the store URL's
 	 * origin, `"none"` none (HttpStoreOptions.redirects). Object stores follow none whatever this says. `headers` go
 	 * to the store URL's origin only.
 	 */
-	redirects?: RedirectPolicy;
+	redirects?: RedirectPolicy | undefined;
 	/**
 	 * Buffers for chunks (see BufferPool): a folder store reads whole chunk files into them, and decompressors of
 	 * arrays opened with these options inflate into them. Only for exports whose output hands written buffers back.
 	 */
-	bufferPool?: BufferPool;
+	bufferPool?: BufferPool | undefined;
 	/**
 	 * False sends object store requests without credentials (the AWS CLI's `--no-sign-request`): public buckets.
 	 * Default true: credentials from the environment, as each cloud's own tools find them.
 	 */
-	signRequests?: boolean;
+	signRequests?: boolean | undefined;
 	/**
 	 * Where credentials, regions and endpoints are looked up, as variables of these names (`AWS_ACCESS_KEY_ID`...):
 	 * per-call credentials; default `process.env`. Messages then say the credentials came from the env option. The
 	 * HTTP proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, see proxy-fetch.ts) are read there too.
 	 */
-	env?: NodeJS.ProcessEnv;
+	env?: NodeJS.ProcessEnv | undefined;
 	/**
 	 * s3:// only: a chunk answered 403 AccessDenied is a missing chunk (the fill value), as a 404 is. S3 answers so for
 	 * a key that does not exist when the caller may not list the bucket (no s3:ListBucket), so a sparse array is read
 	 * whole; but a chunk refused for another reason reads as the fill value too. Default false: such a 403 is an
 	 * error (ACCESS_DENIED) that says so. Google Cloud Storage and Azure answer 404 for a missing object.
 	 */
-	forbiddenAsMissing?: boolean;
+	forbiddenAsMissing?: boolean | undefined;
 	/**
 	 * A local folder only: a symbolic link in the store (a chunk file, a metadata document, a folder of them) that
 	 * leads out of the store's folder is followed. Default false: reading one is READ_FAILED naming the key, so that a
 	 * store a user uploaded (an extracted tar or zip keeps its links) cannot export another file the process may read.
 	 * For a store whose files are links into a cache elsewhere (git-annex, DVC). Links inside the store are followed.
 	 */
-	followLinksOutside?: boolean;
+	followLinksOutside?: boolean | undefined;
 	/**
 	 * Cuts short the requests of opening (metadata probes, consolidated metadata, listings, a zip's central directory,
 	 * the values read to open a CF time array): an abort rejects the opening with Node's AbortError at once, the
 	 * request in flight cancelled. A zip read over HTTP (its reader takes no signal per read) reads under it as long
 	 * as it is open.
 	 */
-	signal?: AbortSignal;
+	signal?: AbortSignal | undefined;
 }
 
 type OpenBucket = typeof openS3Store;
