@@ -137,6 +137,8 @@ describe("stores, paths and options", () => {
 		const markers = cfMissingValueMarkers({ zarrFormat: 3, dataType: "int64", attributes: {}, fillValue: null });
 		const counts = new BigInt64Array([1n]);
 		expect(() => decodeCfTimes(counts, coding, markers, inherit({ unit: "s", onOverflow: "error", dataType: "int64", inPlace: true }))).toThrow(expect.objectContaining(inherited("unit")));
+		const seconds = parseDatetime64Type({ name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } });
+		expect(() => toArrowTimestamps(counts, seconds, inherit({ unit: "ms", rouding: "floor" }))).toThrow(expect.objectContaining(inherited("unit")));
 		// Copied into an own object, as the refusal advises, the same options are read.
 		await exportToFile(weather, path.join(dir, "ms.arrow"), { ...{ unit: "ms" } });
 		expect(readArrow(path.join(dir, "ms.arrow")).schema.fields[0].type.unit).toBe(1);
