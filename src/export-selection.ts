@@ -132,7 +132,7 @@ function selectionSummary(rows: number, overflowNulls: SelectionSummary["overflo
  * One call: the rows of a time range, or of a part (`part: "3/16"`: this process's share of them, as a dataset's
  * part K holds), of the store's table, written to `destination` as one file or stream.
  */
-export async function exportSelection(storeGiven: string | URL, destination: Writable, options: ExportOptions): Promise<SelectionSummary> {
+export async function exportSelection(storeGiven: string | URL, destination: Writable, options: ExportOptions | null): Promise<SelectionSummary> {
 	const store = storeArgument(storeGiven);
 	options = optionsArgument(options);
 	checkDestinationArgument(destination);

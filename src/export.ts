@@ -79,7 +79,7 @@ const OPENING_OPTIONS = ["array", "group", "columns", "column", "headers", "retr
  * of a time range or a part are found by reading the time first, which these stages cannot wait for: exportSelection
  * writes them.
  */
-export function createTableExportStages(table: ZarrTable, options: ExportOptions = {}): ExportStages {
+export function createTableExportStages(table: ZarrTable, options: ExportOptions | null = {}): ExportStages {
 	checkTableArgument("createTableExportStages", table);
 	options = optionsArgument(options);
 	// The table is open already: what opens a store, or writes a file, has nothing to do here.
@@ -176,7 +176,7 @@ async function exportPlanned(store: string, plan: ExportPlan, destination: () =>
  * One call: opens the store's time array (`array` naming it), or the `columns` of a group as one table, and
  * writes it to `destination` (a file stream, stdout...).
  */
-export async function exportTable(storeGiven: string | URL, destination: Writable, options: ExportOptions = {}): Promise<TableExport> {
+export async function exportTable(storeGiven: string | URL, destination: Writable, options: ExportOptions | null = {}): Promise<TableExport> {
 	const store = storeArgument(storeGiven);
 	options = optionsArgument(options);
 	checkDestinationArgument(destination);
@@ -201,7 +201,7 @@ export type FileExport = TableExport & {
  * AtomicFileWriter); an existing file is an OUTPUT_EXISTS error unless `overwrite`. The chunks' buffers go back
  * for the next chunks once written, as the CLI's do.
  */
-export async function exportToFile(storeGiven: string | URL, path: string, options: ExportOptions & { overwrite?: boolean | undefined } = {}): Promise<FileExport> {
+export async function exportToFile(storeGiven: string | URL, path: string, options: (ExportOptions & { overwrite?: boolean | undefined }) | null = {}): Promise<FileExport> {
 	const store = storeArgument(storeGiven);
 	path = outputArgument(path, "path");
 	options = optionsArgument(options);

@@ -763,7 +763,7 @@ const INSPECT_OPTION_NAMES: readonly string[] = Object.keys({
  * With `signal`, an abort rejects with Node's AbortError, the request in flight cut short (OpenStoreOptions.signal).
  */
 
-export async function inspectStore(locationGiven: string | URL, options: InspectOptions = {}): Promise<InspectReport> {
+export async function inspectStore(locationGiven: string | URL, options: InspectOptions | null = {}): Promise<InspectReport> {
 	const location = storeArgument(locationGiven);
 	options = optionsArgument(options);
 	checkOptionNamesOf("inspectStore", options, INSPECT_OPTION_NAMES);

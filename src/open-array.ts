@@ -156,7 +156,7 @@ const OPEN_ARRAY_OPTION_NAMES: readonly string[] = Object.keys({
 } satisfies Record<keyof OpenArrayOptions, 0>);
 
 /** Opens a time array (see locateTimeArray); with `signal`, an abort rejects with Node's AbortError (OpenStoreOptions.signal). */
-export async function openTimeArray(locationGiven: string | URL, options: OpenArrayOptions = {}): Promise<TimeArray> {
+export async function openTimeArray(locationGiven: string | URL, options: OpenArrayOptions | null = {}): Promise<TimeArray> {
 	const location = storeArgument(locationGiven);
 	options = optionsArgument(options);
 	checkOptionNamesOf("openTimeArray", options, OPEN_ARRAY_OPTION_NAMES);

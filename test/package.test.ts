@@ -105,7 +105,7 @@ describe("the packed package, installed", () => {
 		fs.writeFileSync(
 			path.join(consumer, "consumer.ts"),
 			[
-				'import { createTableExportStages, exportToFile, openTable, openTimeArray } from "dt64-export";',
+				'import { createTableExportStages, exportSelection, exportTable, exportToFile, inspectStore, openTable, openTimeArray, parseDatetime64Type, toArrowTimestamps } from "dt64-export";',
 				'const array = await openTimeArray("store.zarr");',
 				"const shape: readonly number[] = array.metadata.shape;",
 				"console.log(shape);",
@@ -116,6 +116,13 @@ describe("the packed package, installed", () => {
 				'await openTable("store.zarr", { columns: "all", group: undefined, signal: undefined, headers: undefined });',
 				'createTableExportStages(await openTable("store.zarr", { columns: ["time"] }), { unit: cliUnit, index: undefined, onChunk: undefined, start: undefined, partitionBy: undefined });',
 				'await exportToFile("store.zarr", "out.arrow", { unit: cliUnit, overwrite: undefined });',
+				// `null` options are none, as README says and the calls take them at run time: the declarations said no.
+				'await exportToFile("store.zarr", "out.arrow", null);',
+				'await exportTable("store.zarr", process.stdout, null);',
+				'await exportSelection("store.zarr", process.stdout, null);',
+				'await inspectStore("store.zarr", null);',
+				'await openTimeArray("store.zarr", null);',
+				'toArrowTimestamps(new BigInt64Array(1), parseDatetime64Type({ name: "numpy.datetime64", configuration: { unit: "s", scale_factor: 1 } }), null);',
 				// Proves the declarations are read: with none (any), this line would not be an error.
 				"// @ts-expect-error a store is named by a string or a URL",
 				"await openTimeArray(42);",

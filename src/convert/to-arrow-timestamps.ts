@@ -74,7 +74,7 @@ type Outcome = "ok" | "truncated" | "overflow";
  * `counts` is what the codecs produce: a BigInt64Array or the raw little-endian bytes. When the source unit is
  * the target unit the values buffer is the input itself, only scanned for NaT.
  */
-export function toArrowTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertOptions = {}): TimestampValues {
+export function toArrowTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertOptions | null = {}): TimestampValues {
 	checkCounts(counts);
 	checkSourceType(source);
 	checkConvertOptions(options);
