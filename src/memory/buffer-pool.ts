@@ -83,16 +83,7 @@ export class BufferPool {
 	 * holds at least this many bytes (encoded bytes read where their decoded bytes will go, see GetOptions.room).
 	 */
 	acquire(size: number, room = size): Buffer {
-		const capacity = capacityFor(Math.max(size, room));
-		const reused = this.#free.get(capacity)?.pop();
-		let buffer: ArrayBuffer;
-		if (reused !== undefined) {
-			this.#freeBytes -= capacity;
-			this.#reused++;
-			buffer = reused;
-		} else {
-			buffer = Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer;
-		}
+		const buffer = this.#take(this.#free, capacityFor(Math.max(size, room)), (capacity) => Buffer.allocUnsafeSlow(capacity).buffer as ArrayBuffer);
 		this.#issued(buffer, size);
 		return Buffer.from(buffer, 0, size);
 	}
@@ -103,18 +94,18 @@ export class BufferPool {
 	 * other buffers once back: only a shared buffer is handed out again as one.
 	 */
 	acquireShared(size: number): Uint8Array {
-		const capacity = capacityFor(size);
-		const reused = this.#freeShared.get(capacity)?.pop();
-		let buffer: SharedArrayBuffer;
-		if (reused !== undefined) {
-			this.#freeBytes -= capacity;
-			this.#reused++;
-			buffer = reused;
-		} else {
-			buffer = new SharedArrayBuffer(capacity);
-		}
+		const buffer = this.#take(this.#freeShared, capacityFor(size), (capacity) => new SharedArrayBuffer(capacity));
 		this.#issued(buffer, size);
 		return new Uint8Array(buffer, 0, size);
+	}
+
+	/** A buffer of `capacity` bytes from a free list (`acquire`'s or `acquireShared`'s), or `make`'s new one. */
+	#take<T extends PoolBuffer>(free: Map<number, T[]>, capacity: number, make: (capacity: number) => T): T {
+		const reused = free.get(capacity)?.pop();
+		if (reused === undefined) return make(capacity);
+		this.#freeBytes -= capacity;
+		this.#reused++;
+		return reused;
 	}
 
 	/**

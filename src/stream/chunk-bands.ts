@@ -550,6 +550,19 @@ function* bandsOfArrangedRow<V extends ChunkValues>(
 }
 
 /**
+ * How the inner chunks of a 1-D sharded array fall in its shards for the rows read: inner chunks a shard (`per`), the
+ * rows of an inner chunk and of a shard, the inner chunks the rows need (`inner`, [start, end) over the array), and `innerOf(shard)`, those
+ * of one shard as [start, end) within it.
+ */
+function shardLayout<V extends ChunkValues>(source: ChunkSource<V>, shards: ShardBands<V>, rows: RowRange | undefined) {
+	const per = shards.innerPerShard;
+	const innerRows = source.chunkShape[0];
+	const inner = rows === undefined ? { start: 0, end: source.gridShape[0] } : chunkRowsOf(innerRows, rows);
+	const innerOf = (shard: number) => ({ start: Math.max(0, inner.start - shard * per), end: Math.min(per, inner.end - shard * per) });
+	return { per, innerRows, inner, shardRows: innerRows * per, innerOf };
+}
+
+/**
  * The bands of a 1-D sharded array read a shard at a time (ChunkSource.shardBands), within `rows` (the first and last
  * shards cut to them). Its limits count shards: as many in flight as inner chunks would be, a tenth of them for shards
  * of ten inner chunks, and at least the two chunk buffers that keep a decode thread busy (no more than `limits` asks).
@@ -568,12 +581,7 @@ async function* shardBands<V extends ChunkValues>(
 	rows: RowRange | undefined,
 	assembly: BandAssembly,
 ): AsyncGenerator<ValueBand<V>> {
-	const per = shards.innerPerShard;
-	const innerRows = source.chunkShape[0];
-	const inner = rows === undefined ? { start: 0, end: source.gridShape[0] } : chunkRowsOf(innerRows, rows);
-	const shardRows = innerRows * per;
-	// The inner chunks of shard `shard` read: those within the rows, as [start, end) within the shard.
-	const innerOf = (shard: number) => ({ start: Math.max(0, inner.start - shard * per), end: Math.min(per, inner.end - shard * per) });
+	const { per, inner, shardRows, innerOf } = shardLayout(source, shards, rows);
 	const view: ChunkSource<V> = {
 		chunkShape: [shardRows],
 		gridShape: [Math.ceil(shape[0] / shardRows)],
@@ -630,14 +638,10 @@ async function* handedOnByRun<V extends ChunkValues>(
 	rows: RowRange | undefined,
 	pool: BufferPool | undefined,
 ): AsyncGenerator<ValueBand<V>> {
-	const per = shards.innerPerShard;
-	const innerRows = source.chunkShape[0];
-	const inner = rows === undefined ? { start: 0, end: source.gridShape[0] } : chunkRowsOf(innerRows, rows);
+	const { per, innerRows, inner, shardRows, innerOf } = shardLayout(source, shards, rows);
 	if (inner.end <= inner.start) return;
 	const from = rows === undefined ? 0 : rows.start;
 	const to = Math.min(shape[0], rows === undefined ? shape[0] : rows.end);
-	const shardRows = innerRows * per;
-	const innerOf = (shard: number) => ({ start: Math.max(0, inner.start - shard * per), end: Math.min(per, inner.end - shard * per) });
 	const endShard = Math.ceil(inner.end / per);
 	const total = inner.end - inner.start;
 	// Asked at each shard: the output says so once it is built, after the first shard's reads have started.
