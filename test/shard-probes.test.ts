@@ -149,6 +149,19 @@ describe("a time range of a sharded array over HTTP", () => {
 		expect(Math.max(...runs)).toBeGreaterThanOrEqual(2);
 	});
 
+	it("reads a range from the first row without the first inner chunk again: the search's probe of it is kept", async () => {
+		// The first probe reads inner chunk 0/0 (the bound is at or before its first time); the export's read of shard 0,
+		// all of it, is then a run of its other inner chunks. It read 0/0 again with them (and, read into one buffer on a
+		// decode thread, into the place its kept bytes were decoded to: see shard-kept-inner.test.ts).
+		const end = SHARD + 17;
+		const { values, probes } = await exportRange(T0, times[end]);
+		expect(values).toEqual(Array.from(times.subarray(0, end)));
+		const read = checkFetches(fetchedShards());
+		expect(new Set(read).size).toBe(read.length);
+		expect(read.sort()).toEqual(expect.arrayContaining(innerChunksOfRows(0, end - 1)));
+		expect(read.length).toBeLessThanOrEqual(innerChunksOfRows(0, end - 1).length + probes);
+	});
+
 	it("answers a range before the data at the first probe, one after it at the first and last, then verifies the empty answer by reading every inner chunk, in runs", async () => {
 		const dataBytes = [0, 1, 2, 3].reduce((sum, shard) => sum + innerChunks(shard).reduce((total, chunk) => total + chunk.length, 0), 0);
 		for (const [start, end, probes] of [[T0 - 10_000n, T0, 1], [times[LENGTH - 1] + 1n, times[LENGTH - 1] + 10_000n, 2]] as const) {

@@ -139,9 +139,12 @@ export class ShardIndexReader {
 		if (held === undefined) {
 			const kept = this.#kept.take(shardKey, slot);
 			if (kept !== undefined) return kept;
-			// A kept inner chunk ends a run: its bytes are here already.
-			const span = within === undefined ? layout.all : runAround(layout, slot, (other) => this.#holds(within, other) && !this.#kept.has(shardKey, other));
-			alone = keepAlone && span !== layout.all && span.chunks === 1;
+			// A kept inner chunk ends a run, also of a whole read: its bytes are here already, and it is decoded from
+			// them. Read again with the run, it was read twice, and into its place (ReadInto) as it was decoded there
+			// from the kept bytes: its values overwritten by its encoded bytes after they were decoded (a range from a
+			// shard's first inner chunk, the one the search probed first).
+			const span = runAround(layout, slot, (other) => (within === undefined || this.#holds(within, other)) && !this.#kept.has(shardKey, other));
+			alone = keepAlone && within !== undefined && span !== layout.all && span.chunks === 1;
 			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room, into);
 		}
 		if (held !== undefined) {
