@@ -88,7 +88,7 @@ export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan):
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };
 	const filter =
 		ranged && timeOut !== undefined
-			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.rounding === "floor", countOverflowNulls: plan.columns.conversion.onOverflow === "null" })
+			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.rounding === "floor", countOverflowNulls: plan.columns.conversion.onOverflow === "null", bufferPool: table.bufferPool })
 			: undefined;
 	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }

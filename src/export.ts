@@ -138,11 +138,12 @@ export async function runStages(chain: readonly (Readable | Writable)[], signal:
 }
 
 /**
- * Whether the export writes part of a batch's rows (a time range, a part, partitions, dates left out): the chunk
- * buffers behind the batches then never come back to a pool whole.
+ * Whether the export writes part of a batch's rows where nothing says the others dead (a part, partitions, dates left
+ * out): the chunk buffers behind the batches then never come back to a pool whole. A time range's filter says dead
+ * the rows it leaves out (TimeFilter).
  */
 function writesPartOfBatches(options: ExportOptions): boolean {
-	return selectsRows(options) || options.dropInvalidDates === true;
+	return options.part !== undefined || options.partitionBy !== undefined || options.dropInvalidDates === true;
 }
 
 /** The table an export wrote, with the rows it left out when asked to (`dropInvalidDates`). */
@@ -180,7 +181,7 @@ export async function exportTable(storeGiven: string | URL, destination: Writabl
 	const store = storeArgument(storeGiven);
 	options = optionsArgument(options);
 	checkDestinationArgument(destination);
-	// Selected rows (or rows left out) are written in part of their chunks' batches: those buffers never come back whole.
+	// Rows of a part or left out are written in part of their chunks' batches: those buffers never come back whole.
 	return intoCallerDestination(destination, options, (held) =>
 		exportPlanned(store, planExport({ ...options, ...(writesPartOfBatches(options) ? { bufferPool: undefined } : {}), signal: held.signal }, false), held.take),
 	);
@@ -206,7 +207,7 @@ export async function exportToFile(storeGiven: string | URL, path: string, optio
 	path = outputArgument(path, "path");
 	options = optionsArgument(options);
 	checkOverwrite(options.overwrite);
-	// Selected rows are written in part of their chunks' batches: those buffers never come back whole.
+	// Rows of a part or left out are written in part of their chunks' batches: those buffers never come back whole.
 	const bufferPool = writesPartOfBatches(options) ? undefined : (options.bufferPool ?? new BufferPool());
 	path = absoluteOutput(path);
 	// The format the file's name says, as -o's does; `format` may only agree. A device or a pipe says none (and a

@@ -6,6 +6,7 @@
  */
 import { type Data, DataType, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
 import { Dt64ExportError } from "../errors.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 
 /**
  * Rows the columns first make room for; then the room doubles. Small, because a writer may hold rows of thousands
@@ -18,6 +19,7 @@ const COLUMN_OVERHEAD = 256;
 const MAX_VARIABLE_BYTES = 2 ** 31 - 1;
 
 type FixedWidthArray = BigInt64Array | BigUint64Array | Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
+type FixedWidthArrayType = { new (length: number): FixedWidthArray; new (buffer: ArrayBuffer, byteOffset: number, length: number): FixedWidthArray; readonly BYTES_PER_ELEMENT: number };
 
 function grown(capacity: number, needed: number): number {
 	let next = Math.max(capacity, FIRST_CAPACITY);
@@ -58,16 +60,21 @@ class FixedWidthValues implements ColumnValues {
 	constructor(
 		readonly type: DataType,
 		readonly stride: number,
-		readonly arrayType: new (length: number) => FixedWidthArray,
+		readonly arrayType: FixedWidthArrayType,
+		readonly pool?: BufferPool,
 	) {
 		this.#values = new arrayType(0);
 	}
 
 	resize(capacity: number): number {
-		const next = new this.arrayType(capacity * this.stride);
+		const length = capacity * this.stride;
+		const pool = this.pool;
+		const next = pool === undefined ? new this.arrayType(length) : new this.arrayType(pool.acquire(length * this.arrayType.BYTES_PER_ELEMENT).buffer as ArrayBuffer, 0, length);
 		next.set(this.#values as never);
-		const added = next.byteLength - this.#values.byteLength;
+		const before = this.#values;
+		const added = next.byteLength - before.byteLength;
 		this.#values = next;
+		if (pool !== undefined && before.byteLength > 0) pool.release(new Uint8Array(before.buffer, before.byteOffset, before.byteLength));
 		return added;
 	}
 
@@ -80,10 +87,38 @@ class FixedWidthValues implements ColumnValues {
 		return 0;
 	}
 
+	/**
+	 * Copies `runs` of rows of `data` one after another from row `at`, within the capacity: short runs (a time filter's
+	 * between two missing times) word by word, without a view per run or a BigInt per value of an int64 array.
+	 */
+	copyRuns(data: Data, runs: readonly (readonly [number, number])[], at: number): void {
+		const source = data.values as FixedWidthArray;
+		if (source.BYTES_PER_ELEMENT < 4) {
+			for (const [from, to] of runs) at += (this.copy(data, from, to, at), to - from);
+			return;
+		}
+		const rowWords = (this.stride * source.BYTES_PER_ELEMENT) / 4;
+		const words = new Int32Array(this.#values.buffer, this.#values.byteOffset, this.#values.byteLength / 4);
+		const sourceWords = new Int32Array(source.buffer, source.byteOffset, source.byteLength / 4);
+		let j = at * rowWords;
+		for (const [from, to] of runs) {
+			const count = (to - from) * rowWords;
+			if (count > SHORT_RUN_WORDS) words.set(sourceWords.subarray(from * rowWords, to * rowWords), j);
+			else for (let i = from * rowWords, end = to * rowWords, k = j; i < end; i++, k++) words[k] = sourceWords[i];
+			j += count;
+		}
+	}
+
 	finish(length: number, nullCount: number, nullBitmap: Uint8Array | undefined): Data {
-		return makeData({ type: this.type, length, nullCount, nullBitmap, data: this.#values.subarray(0, length * this.stride) } as never);
+		const data = this.#values.subarray(0, length * this.stride);
+		// The pool's buffer is then exactly the values the batch holds: written, it comes back whole.
+		this.pool?.shorten(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+		return makeData({ type: this.type, length, nullCount, nullBitmap, data } as never);
 	}
 }
+
+/** 32-bit words of a run at most copied one by one by copyRuns; longer runs are copied by a view and `set`. */
+const SHORT_RUN_WORDS = 64;
 
 /** `bits` copied into a bitmap of `capacity` bits (a multiple of 8). */
 function grownBits(bits: Uint8Array, capacity: number): Uint8Array<ArrayBuffer> {
@@ -186,8 +221,15 @@ class Validity {
 			added = this.#bits.byteLength;
 			for (let i = 0; i < at; i++) setBit(this.#bits, i, 1);
 		}
-		copyBits(source, data.offset + from, this.#bits, at, to - from);
-		for (let i = 0; i < to - from; i++) this.nullCount += 1 - bitAt(this.#bits, at + i);
+		// Copied and counted in one pass.
+		const bits = this.#bits;
+		let nulls = 0;
+		for (let i = 0, f = data.offset + from; i < to - from; i++, f++) {
+			const bit = (source[f >> 3] >> (f & 7)) & 1;
+			setBit(bits, at + i, bit);
+			nulls += 1 - bit;
+		}
+		this.nullCount += nulls;
 		return added;
 	}
 
@@ -196,11 +238,11 @@ class Validity {
 	}
 }
 
-function columnValues(type: DataType, stride: number, arrayType: unknown, column: string): ColumnValues {
+function columnValues(type: DataType, stride: number, arrayType: unknown, column: string, pool: BufferPool | undefined): ColumnValues {
 	if (DataType.isBool(type)) return new BoolValues(type);
 	if (DataType.isUtf8(type) || DataType.isBinary(type)) return new VariableWidthValues(type, column);
 	const fixed = [DataType.isInt, DataType.isFloat, DataType.isTimestamp, DataType.isDuration, DataType.isDate, DataType.isTime, DataType.isDecimal, DataType.isFixedSizeBinary];
-	if (fixed.some((is) => is(type))) return new FixedWidthValues(type, stride, arrayType as new (length: number) => FixedWidthArray);
+	if (fixed.some((is) => is(type))) return new FixedWidthValues(type, stride, arrayType as FixedWidthArrayType, pool);
 	throw new Dt64ExportError("INTERNAL", `column "${column}": rows of Arrow type ${type} cannot be held for a partition`);
 }
 
@@ -212,8 +254,15 @@ export class CopiedRows {
 	#capacity = 0;
 	#bytes: number;
 
-	constructor(readonly schema: Schema) {
-		this.#values = schema.fields.map((field) => columnValues(field.type, strideOf(field.type), field.type.ArrayType, field.name));
+	/**
+	 * `pool`: fixed-width values are held in its buffers, for a batch that is written once and handed back (the time
+	 * filter's): they come back whole once written, as a chunk's do. Not for rows held long (a dataset writer's).
+	 */
+	constructor(
+		readonly schema: Schema,
+		pool?: BufferPool,
+	) {
+		this.#values = schema.fields.map((field) => columnValues(field.type, strideOf(field.type), field.type.ArrayType, field.name, pool));
 		this.#validity = schema.fields.map(() => new Validity());
 		this.#bytes = this.#values.length * COLUMN_OVERHEAD;
 	}
@@ -225,6 +274,34 @@ export class CopiedRows {
 	/** The memory the copies take, room for more rows included. */
 	get bytes(): number {
 		return this.#bytes;
+	}
+
+	/**
+	 * Copies `runs` of rows of `batch` ([from, to), in order), after the rows held: one allocation per column for all
+	 * of them, and short runs copied without a view each (the time filter's runs between missing times: 184,000 runs
+	 * of a hundred rows in an export of 18M rows).
+	 */
+	appendRuns(batch: RecordBatch, runs: readonly (readonly [number, number])[]): void {
+		const added = runs.reduce((sum, [from, to]) => sum + (to - from), 0);
+		if (added === 0) return;
+		const rows = this.#rows + added;
+		if (rows > this.#capacity) {
+			// A multiple of 8, as every capacity: bits fill whole bytes.
+			this.#capacity = Math.ceil(rows / 8) * 8;
+			for (let c = 0; c < this.#values.length; c++) this.#bytes += this.#values[c].resize(this.#capacity) + this.#validity[c].resize(this.#capacity);
+		}
+		const columns = batch.data.children;
+		for (let c = 0; c < columns.length; c++) {
+			const values = this.#values[c];
+			if (values instanceof FixedWidthValues) values.copyRuns(columns[c], runs, this.#rows);
+			let at = this.#rows;
+			for (const [from, to] of runs) {
+				if (!(values instanceof FixedWidthValues)) this.#bytes += values.copy(columns[c], from, to, at);
+				this.#bytes += this.#validity[c].copy(columns[c], from, to, at);
+				at += to - from;
+			}
+		}
+		this.#rows = rows;
 	}
 
 	/** Copies rows [from, to) of `batch`, whose schema is this one's, after the rows held; returns how much `bytes` grew. */

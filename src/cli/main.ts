@@ -372,9 +372,10 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	let progress: Progress | undefined;
 	// The chunks' buffers come from one pool: encoded bytes go back once decoded, and a file hands a chunk's
 	// decoded buffer back once written (see BufferPool), for the next chunks.
-	// (Not when rows are selected: a filtered batch is written in part, so its chunk buffers cannot come back whole.)
-	// (Nor when rows of dates that do not exist are left out: those batches are copied without them.)
-	const bufferPool = selects || args.part !== undefined || args.dropInvalidDates ? undefined : new BufferPool();
+	// A time range's filter says dead the bytes of the rows it leaves out, as the file says those it writes (TimeFilter).
+	// (Not for partitions or a part: their rows are routed to many files. Nor when rows of dates that do not exist are
+	// left out: those batches are copied without them.)
+	const bufferPool = args.partitionBy !== undefined || args.part !== undefined || args.dropInvalidDates ? undefined : new BufferPool();
 	const index = parseIndexOption(args.index);
 	const plan = planExport({
 		array: args.array,

@@ -1,10 +1,11 @@
-import type { RecordBatch } from "apache-arrow";
+import { type Data, DataType, type RecordBatch } from "apache-arrow";
 import type { BufferPool } from "./buffer-pool.js";
 
 /**
  * Says dead the value and validity buffers of a batch's columns, once a writer that copies what it encodes (the
- * Parquet writer, into WebAssembly) is done with the batch: those of the pool (a chunk converted in place, a slice
- * of a band, an index column, a bitmap) come back for the next chunks, as a file gives back what it has written.
+ * Parquet writer, into WebAssembly) is done with the batch, or a stage that copied the rows it keeps (the time
+ * filter): those of the pool (a chunk converted in place, a slice of a band, an index column, a bitmap) come back
+ * for the next chunks, as a file gives back what it has written.
  */
 export function releaseBatchBuffers(pool: BufferPool, batch: RecordBatch): void {
 	for (const column of batch.data.children) {
@@ -12,4 +13,28 @@ export function releaseBatchBuffers(pool: BufferPool, batch: RecordBatch): void 
 			if (ArrayBuffer.isView(buffer)) pool.release(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
 		}
 	}
+}
+
+/**
+ * Says dead the bytes of the values of rows outside [from, to) of a batch that is written as its slice of those rows
+ * (the time filter's): the output says dead the slice's bytes once written, and the chunk buffers then come back
+ * whole. Only columns of fixed-width values, whose row r is bytes [r × width, (r + 1) × width) of the values: those of
+ * other columns (strings, booleans, bitmaps) cannot be told apart by row, and stay (their buffers are collected).
+ */
+export function releaseRowsOutside(pool: BufferPool, batch: RecordBatch, from: number, to: number): void {
+	const rows = batch.numRows;
+	for (const column of batch.data.children) {
+		if (!hasFixedWidthValues(column) || column.length !== rows) continue;
+		const values = column.values as ArrayBufferView;
+		if (values.byteLength % rows !== 0) continue;
+		const width = values.byteLength / rows;
+		if (from > 0) pool.release(new Uint8Array(values.buffer, values.byteOffset, from * width));
+		if (to < rows) pool.release(new Uint8Array(values.buffer, values.byteOffset + to * width, (rows - to) * width));
+	}
+}
+
+function hasFixedWidthValues(column: Data): boolean {
+	const type = column.type;
+	const fixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isTimestamp(type) || DataType.isDuration(type) || DataType.isDate(type) || DataType.isTime(type) || DataType.isDecimal(type) || DataType.isFixedSizeBinary(type) || DataType.isInterval(type);
+	return fixed && ArrayBuffer.isView(column.values);
 }

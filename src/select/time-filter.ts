@@ -14,6 +14,8 @@ import { formatIsoTimestamp } from "../convert/iso8601.js";
 import type { TimeBounds } from "./time-bounds.js";
 import { ATTOSECONDS_PER_TARGET_UNIT } from "./time-instants.js";
 import { ceilDiv } from "../convert/bigint-division.js";
+import { releaseBatchBuffers, releaseRowsOutside } from "../memory/batch-buffers.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 
 export interface TimeFilterOptions {
 	readonly timeColumn: string;
@@ -25,6 +27,11 @@ export interface TimeFilterOptions {
 	readonly truncated: boolean;
 	/** Count the values of the rows kept written as null because they overflowed, in `overflowNulls`. */
 	readonly countOverflowNulls?: boolean;
+	/**
+	 * The pool the batches' chunk buffers come from, when the output hands written buffers back to it: the filter
+	 * says dead the bytes of the rows it leaves out (see TimeFilter's #filter).
+	 */
+	readonly bufferPool?: BufferPool;
 }
 
 /** The bounds in `unit`: a value v (exact) is in range when low <= v < high. */
@@ -42,29 +49,49 @@ export function boundsInUnit(bounds: TimeBounds, unit: TargetUnit, truncated: bo
 	};
 }
 
-/**
- * The rows of `runs` ([from, to) of `batch`, in order) as one batch: a slice for one run, a copy for several. One
- * batch in, at most one out: a dataset writer judges whether the time is sorted a batch at a time, and rows of
- * unsorted time cut into runs of a row or two would look sorted for a run or two, long enough for the writer to
- * write the first partition seen to a file and close it once the time passed it, its later rows going to a second
- * file (trial 16).
- */
-function keptRows(batch: RecordBatch, runs: readonly (readonly [number, number])[]): RecordBatch | undefined {
-	if (runs.length === 0) return undefined;
-	if (runs.length === 1) {
-		const [from, to] = runs[0];
-		return from === 0 && to === batch.numRows ? batch : batch.slice(from, to);
-	}
-	const rows = new CopiedRows(batch.schema);
-	for (const [from, to] of runs) rows.append(batch, from, to);
-	return rows.toBatch();
+
+/** The two 32-bit words an int64 is stored as (little endian): `high` signed, `low` unsigned. */
+interface Int64Words {
+	readonly high: number;
+	readonly low: number;
 }
+
+function wordsOf(value: bigint): Int64Words {
+	return { high: Number(BigInt.asIntN(32, value >> 32n)), low: Number(BigInt.asUintN(32, value)) };
+}
+
+function int64Of(words: Int64Words): bigint {
+	return BigInt.asIntN(64, (BigInt(words.high) << 32n) | BigInt(words.low));
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * A bound on int64 values as the scan compares it: `low` kept from it on (v >= low), `high` kept before it (v < high).
+ * `pass` when every int64 is on the kept side of it (a bound past int64's range), `never` when none is.
+ */
+type WordBound = Int64Words | "pass" | "never";
+
+function lowBound(low: bigint | undefined): WordBound {
+	if (low === undefined || low <= INT64_MIN) return "pass";
+	return low > INT64_MAX ? "never" : wordsOf(low);
+}
+
+function highBound(high: bigint | undefined): WordBound {
+	if (high === undefined || high > INT64_MAX) return "pass";
+	return high <= INT64_MIN ? "never" : wordsOf(high);
+}
+
+/** Below any int64's high word: the order check's "no time seen yet". */
+const NONE_SEEN: Int64Words = { high: -(2 ** 31) - 1, low: 0 };
 
 export class TimeFilter extends Transform {
 	readonly #options: TimeFilterOptions;
-	readonly #low: bigint | undefined;
-	readonly #high: bigint | undefined;
-	#previous: bigint | undefined;
+	readonly #low: WordBound;
+	readonly #high: WordBound;
+	/** The last time kept or not (in order), for the order check. */
+	#previous: Int64Words = NONE_SEEN;
 	#timeIndex = -1;
 	rowsIn = 0;
 	rowsOut = 0;
@@ -75,44 +102,97 @@ export class TimeFilter extends Transform {
 		super({ objectMode: true, highWaterMark: 1 });
 		this.#options = options;
 		this.overflowNulls = options.countOverflowNulls === true ? new OverflowNullCounter() : undefined;
-		({ low: this.#low, high: this.#high } = boundsInUnit(options.bounds, options.unit, options.truncated));
+		const { low, high } = boundsInUnit(options.bounds, options.unit, options.truncated);
+		this.#low = lowBound(low);
+		this.#high = highBound(high);
 	}
 
-	#inRange(value: bigint): boolean {
-		return (this.#low === undefined || value >= this.#low) && (this.#high === undefined || value < this.#high);
-	}
-
-	#filter(batch: RecordBatch): RecordBatch | undefined {
+	/**
+	 * The runs [from, to) of the batch's rows whose time is in range, in order. The times are compared by their two
+	 * 32-bit words, as the range search scans them (time-selection.ts): a BigInt per row (and apache-arrow's getValid)
+	 * took 0.7 s of the 1.5 s an export of 18M rows of 20M took.
+	 */
+	#runsOf(batch: RecordBatch): [number, number][] {
 		if (this.#timeIndex < 0) {
 			this.#timeIndex = batch.schema.fields.findIndex((field) => field.name === this.#options.timeColumn);
 			if (this.#timeIndex < 0) throw new Dt64ExportError("INTERNAL", `the time column ${JSON.stringify(this.#options.timeColumn)} is not among the exported columns`);
 		}
 		const data = batch.getChildAt(this.#timeIndex)!.data[0];
+		const rows = batch.numRows;
+		// A slice's value buffer starts at its first row (apache-arrow slices it); its validity bitmap does not.
 		const values = data.values as BigInt64Array;
+		const words = new Int32Array(values.buffer, values.byteOffset, 2 * rows);
+		const bits = data.nullCount === 0 ? undefined : data.nullBitmap;
+		const bitOffset = data.offset;
 		const checkSorted = this.#options.checkSorted;
+		const low = this.#low;
+		const high = this.#high;
+		const lowPass = low === "pass";
+		const highPass = high === "pass";
+		const never = low === "never" || high === "never";
+		const lowHigh = typeof low === "object" ? low.high : 0;
+		const lowLow = typeof low === "object" ? low.low : 0;
+		const highHigh = typeof high === "object" ? high.high : 0;
+		const highLow = typeof high === "object" ? high.low : 0;
+		let previousHigh = this.#previous.high;
+		let previousLow = this.#previous.low;
 		const runs: [number, number][] = [];
 		let runStart = -1;
-		for (let row = 0; row < batch.numRows; row++) {
-			const valid = data.nullCount === 0 || data.getValid(row);
-			const value = values[row];
+		for (let row = 0; row < rows; row++) {
+			let keep = false;
 			// Missing times are in no range: the order that matters is that of the others.
-			if (checkSorted && valid) {
-				if (this.#previous !== undefined && value < this.#previous) {
-					const what = `${formatIsoTimestamp(value, this.#options.unit)} after ${formatIsoTimestamp(this.#previous, this.#options.unit)}`;
-					throw new Dt64ExportError("TIME_NOT_SORTED", `the time column is not sorted after all (row ${this.rowsIn + row} of the rows read holds ${what}), though the chunks the range search read were: rows in range may lie in chunks it skipped`);
+			if (bits === undefined || (bits[(bitOffset + row) >> 3] >> ((bitOffset + row) & 7)) & 1) {
+				const h = words[2 * row + 1];
+				const l = words[2 * row] >>> 0;
+				if (checkSorted) {
+					if (h < previousHigh || (h === previousHigh && l < previousLow)) this.#refuseUnsorted(values[row], { high: previousHigh, low: previousLow }, row);
+					previousHigh = h;
+					previousLow = l;
 				}
-				this.#previous = value;
+				keep = !never && (lowPass || h > lowHigh || (h === lowHigh && l >= lowLow)) && (highPass || h < highHigh || (h === highHigh && l < highLow));
 			}
-			const keep = valid && this.#inRange(value);
 			if (keep && runStart < 0) runStart = row;
 			if (!keep && runStart >= 0) {
 				runs.push([runStart, row]);
 				runStart = -1;
 			}
 		}
-		if (runStart >= 0) runs.push([runStart, batch.numRows]);
+		if (runStart >= 0) runs.push([runStart, rows]);
+		this.#previous = { high: previousHigh, low: previousLow };
+		return runs;
+	}
+
+	#refuseUnsorted(value: bigint, previous: Int64Words, row: number): never {
+		const what = `${formatIsoTimestamp(value, this.#options.unit)} after ${formatIsoTimestamp(int64Of(previous), this.#options.unit)}`;
+		throw new Dt64ExportError("TIME_NOT_SORTED", `the time column is not sorted after all (row ${this.rowsIn + row} of the rows read holds ${what}), though the chunks the range search read were: rows in range may lie in chunks it skipped`);
+	}
+
+	/**
+	 * The rows of `batch` in range as one batch (undefined: none): the batch itself, a slice for one run, a copy for
+	 * several. One batch in, at most one out: a dataset writer judges whether the time is sorted a batch at a time, and
+	 * rows of unsorted time cut into runs of a row or two would look sorted for a run or two, long enough for the
+	 * writer to write the first partition seen to a file and close it once the time passed it, its later rows going to
+	 * a second file (trial 16). With a pool, the bytes of the rows left out (all of them, once copied) are said dead
+	 * here, as the output says those it writes: the chunk buffers then come back whole for the next chunks.
+	 */
+	#filter(batch: RecordBatch): RecordBatch | undefined {
+		const runs = this.#runsOf(batch);
 		this.rowsIn += batch.numRows;
-		return keptRows(batch, runs);
+		const pool = this.#options.bufferPool;
+		if (runs.length === 1) {
+			const [from, to] = runs[0];
+			if (from === 0 && to === batch.numRows) return batch;
+			if (pool !== undefined) releaseRowsOutside(pool, batch, from, to);
+			return batch.slice(from, to);
+		}
+		let kept: RecordBatch | undefined;
+		if (runs.length > 1) {
+			const copied = new CopiedRows(batch.schema, pool);
+			copied.appendRuns(batch, runs);
+			kept = copied.toBatch();
+		}
+		if (pool !== undefined) releaseBatchBuffers(pool, batch);
+		return kept;
 	}
 
 	override _transform(batch: RecordBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
