@@ -1,13 +1,16 @@
 """C-backed reference for the codec benchmarks: the same work as an export, with numcodecs' C decoders in threads.
 
     /usr/bin/python3 bench/reference-codecs.py <store.zarr> <output> [--threads 2] [--order C|chunk] [--zarr-python]
+                                               [--range LOW HIGH]
 
 Reads a datetime64[ns] store of bench/lib/codec-stores.py (Zarr v2 .zarray, or v3 zarr.json with bytes, zstd, blosc,
 gzip, or sharding_indexed of those), decodes its chunks with numcodecs in a pool of --threads threads (numcodecs
 releases the GIL while it decodes; shards are read once and their inner chunks decoded in the pool), finds NaT,
 builds the validity bitmap (LSB first, as Arrow) and writes values then bitmap per chunk (1-D), or per band of rows
 in C order, or per chunk with `--order chunk`, with one int64 index column per dimension (3-D), then fsyncs.
---zarr-python reads the chunks with zarr-python 2.13 (`z[start:end]`, one thread) instead. With BENCH_RSS_FILE set,
+--range LOW HIGH (int64 ns) keeps the times in [LOW, HIGH) of a sorted 1-D array, as `--start`/`--end` do: the chunks
+that may hold them found by bisection on chunk ends (a shard's first and last inner chunks), those read, NaT and times
+out of range left out. --zarr-python reads the chunks with zarr-python 2.13 (`z[start:end]`, one thread) instead. With BENCH_RSS_FILE set,
 writes there its peak RSS in KiB, user and system CPU seconds (as `/usr/bin/time -f "%M %U %S"` would).
 """
 
@@ -108,19 +111,50 @@ def write_values(out, counts):
     out.write(memoryview(validity))
 
 
-def one_d(store, out, pool):
+def chunk_ends(store, c):
+    """The first and last time of 1-D chunk `c` (a shard's: of its first and last inner chunks), NaT left out."""
+    if store.sharding is not None:
+        decode, parts = store.shard_parts((c,))
+        first, last = (np.frombuffer(decode(part), dtype="<i8") for part in (parts[0], parts[-1]))
+    else:
+        first = last = store.read_chunk((c,))
+    return first[first != NAT][0], last[last != NAT][-1]
+
+
+def range_chunks(store, low, high):
+    """The chunks [start, end) that may hold times in [low, high) of a sorted 1-D array: bisected on chunk ends."""
+    a, b = 0, store.grid[0]
+    while a < b:
+        m = (a + b) // 2
+        a, b = (m + 1, b) if chunk_ends(store, m)[1] < low else (a, m)
+    start, b = a, store.grid[0]
+    while a < b:
+        m = (a + b) // 2
+        a, b = (m + 1, b) if chunk_ends(store, m)[0] < high else (a, m)
+    return start, a
+
+
+def one_d(store, out, pool, time_range=None):
     (length,), (chunk,) = store.shape, store.chunks
+    start, end = (0, store.grid[0]) if time_range is None else range_chunks(store, *time_range)
+
+    def kept(counts):
+        if time_range is None:
+            return counts
+        low, high = time_range
+        return counts[(counts != NAT) & (counts >= low) & (counts < high)]
+
     if store.sharding is not None:
         def shard(index):
             decode, parts = store.shard_parts((index,))
             return [pool.submit(decode, part) for part in parts]
-        for c in range(store.grid[0]):
+        for c in range(start, end):
             n = min(chunk, length - c * chunk)
             counts = np.concatenate([np.frombuffer(f.result(), dtype="<i8") for f in shard(c)])[:n]
-            write_values(out, counts)
+            write_values(out, kept(counts))
         return
-    for c, values in enumerate(ordered(pool, [lambda c=c: store.read_chunk((c,)) for c in range(store.grid[0])])):
-        write_values(out, values[:min(chunk, length - c * chunk)])
+    for c, values in zip(range(start, end), ordered(pool, [lambda c=c: store.read_chunk((c,)) for c in range(start, end)])):
+        write_values(out, kept(values[:min(chunk, length - c * chunk)]))
 
 
 def index_columns(origin, extent):
@@ -173,6 +207,12 @@ def main(argv):
     order = argv[argv.index("--order") + 1] if "--order" in argv else "C"
     if "--order" in argv:
         args.remove(order)
+    time_range = None
+    if "--range" in argv:
+        at = argv.index("--range")
+        time_range = (int(argv[at + 1]), int(argv[at + 2]))
+        args.remove(argv[at + 1])
+        args.remove(argv[at + 2])
     root, output = args[:2]
     with open(output, "wb") as out:
         if "--zarr-python" in argv:
@@ -180,7 +220,7 @@ def main(argv):
         else:
             store = Store(root)
             with ThreadPoolExecutor(threads) as pool:
-                (one_d if len(store.shape) == 1 else lambda s, o, p: n_d(s, o, p, order))(store, out, pool)
+                (lambda s, o, p: one_d(s, o, p, time_range) if len(s.shape) == 1 else n_d(s, o, p, order))(store, out, pool)
         out.flush()
         os.fsync(out.fileno())
     report_rss()
