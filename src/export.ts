@@ -18,7 +18,6 @@ import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet/parquet-writer.js";
 import { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
-import { selectsRows } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
 import { withIndexSource } from "./table/index-source.js";
 import { LIBRARY_SPELLING, resolveOutputFormat } from "./output/output-format.js";

@@ -13,7 +13,7 @@ import { Float64, Int64, makeData, RecordBatch, Schema, Field, Struct, tableFrom
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { exportToFile } from "../src/index.js";
-import { BufferPool } from "../src/memory/buffer-pool.js";
+import type { BufferPool } from "../src/memory/buffer-pool.js";
 import { TimeFilter } from "../src/select/time-filter.js";
 import { tempDir } from "./support/cli.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
