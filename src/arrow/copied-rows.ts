@@ -36,6 +36,16 @@ function setBit(bits: Uint8Array, index: number, bit: number): void {
 	else bits[index >> 3] |= 1 << (index & 7);
 }
 
+/** Whether bits [start, start + count) of `bits` are all set: whole bytes compared at once. */
+function allSet(bits: Uint8Array, start: number, count: number): boolean {
+	let i = start;
+	const end = start + count;
+	for (; i < end && (i & 7) !== 0; i++) if (bitAt(bits, i) === 0) return false;
+	for (; i + 8 <= end; i += 8) if (bits[i >> 3] !== 0xff) return false;
+	for (; i < end; i++) if (bitAt(bits, i) === 0) return false;
+	return true;
+}
+
 function copyBits(from: Uint8Array, fromIndex: number, to: Uint8Array, toIndex: number, count: number): void {
 	for (let i = 0; i < count; i++) setBit(to, toIndex + i, bitAt(from, fromIndex + i));
 }
@@ -217,6 +227,9 @@ class Validity {
 		}
 		let added = 0;
 		if (this.#bits === undefined) {
+			// A run of valid rows from a column with nulls elsewhere (the time filter's runs between missing times): no
+			// bitmap yet, nor any needed.
+			if (allSet(source, data.offset + from, to - from)) return 0;
 			this.#bits = new Uint8Array(this.#capacity / 8);
 			added = this.#bits.byteLength;
 			for (let i = 0; i < at; i++) setBit(this.#bits, i, 1);
