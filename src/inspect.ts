@@ -767,7 +767,7 @@ async function readOwnDocumentsOf(opened: OpenedStore, tree: StoreTree): Promise
 const INSPECT_OPTION_NAMES: readonly string[] = Object.keys({
 	maxChunks: 0, headers: 0, retries: 0, timeoutMs: 0, redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0,
 	followLinksOutside: 0, signal: 0,
-} satisfies Record<keyof InspectOptions, 0>);
+} satisfies Record<keyof InspectOptions | "bufferPool", 0>);
 
 /**
  * Opens a store and describes every node that can be found in it; chunks are read only for first and last values.
