@@ -11,7 +11,7 @@ import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./errors.js";
 import { checkPartitionsSpanned } from "./output/partition-bound.js";
 import { checkPartsOption, DATASET_OPTION_NAMES, planDataset, planSelection, selectsRows, writesDataset, type DatasetOptions, type DatasetPlan, type SelectPlan } from "./select/selection-options.js";
-import type { OpenStoreOptions } from "./store/open-store.js";
+import type { OpenStoreOptions, StoreSettings } from "./store/open-store.js";
 import { normalizeOptions as normalizeParquetOptions, type ParquetCompression } from "./stream/parquet/options.js";
 import type { RowOrder } from "./stream/table-reader.js";
 import type { IndexSource } from "./open-table.js";
@@ -98,9 +98,15 @@ export interface ExportOptions extends ConversionOptions, OpenStoreOptions, Omit
 	signal?: AbortSignal | undefined;
 }
 
+/** An export's options as the package's own callers give them: a caller's (ExportOptions) and the pipeline's `bufferPool` (StoreSettings). */
+export interface ExportSettings extends ExportOptions {
+	/** See StoreSettings.bufferPool: the CLI's, for an output that hands written buffers back; refused from a caller. */
+	bufferPool?: BufferPool | undefined;
+}
+
 /** What to open: one time array (`array`) or the `columns` of `group`. */
 export interface OpenPlan {
-	readonly store: OpenStoreOptions;
+	readonly store: StoreSettings;
 	/** How CF time arrays are found and opened (the unit: float counts are read once to choose `auto`'s). */
 	readonly cf: Required<CfOptions>;
 	readonly array?: string;
@@ -183,7 +189,7 @@ export const EXPORT_OPTION_NAMES: readonly string[] = [
 		convertCalendar: 0, alignOn: 0, dropInvalidDates: 0, order: 0, concurrency: 0, onChunk: 0, format: 0, rowGroupRows: 0, compression: 0, unit: 0,
 		allowTruncate: 0, rounding: 0, onOverflow: 0, headers: 0, retries: 0, timeoutMs: 0, redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, partitionBy: 0,
 		maxRowsPerFile: 0, maxOpenFiles: 0, maxPartitions: 0, start: 0, end: 0, timeColumn: 0, rangeSearch: 0, timeSorted: 0, part: 0, parts: 0, signal: 0,
-	} satisfies Record<keyof ExportOptions, 0>),
+	} satisfies Record<keyof ExportSettings, 0>),
 	"overwrite",
 	"breakLock",
 ];
@@ -227,7 +233,7 @@ export function checkDatasetOptions(options: DatasetOptions, dataset: boolean): 
  * `dataset`: the export writes a dataset folder (exportDataset; by default, when partitionBy or part is given),
  * not one file or stream, which a part of the rows (`part`) can be too.
  */
-export function planExport(options: ExportOptions = {}, dataset = writesDataset(options)): ExportPlan {
+export function planExport(options: ExportSettings = {}, dataset = writesDataset(options)): ExportPlan {
 	checkOptionNames(options);
 	if (options.onChunk !== undefined && typeof options.onChunk !== "function") throw new UsageError("invalid onChunk: a function (chunkIndex, totalChunks)", { option: "onChunk" });
 	decodeThreadsAsked();

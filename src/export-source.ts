@@ -4,11 +4,12 @@
  */
 import * as os from "node:os";
 import type { OpenPlan, ReadPlan } from "./export-plan.js";
+import { poolOf } from "./memory/opened-pool.js";
 import { isCfTimeArray } from "./cf/cf-time-array.js";
 import { locateTimeArray, openLocatedTimeArray } from "./open-array.js";
 import { openCfTimeArrayTable, openTableBeforeReading, tableOfTimeArray, type BeforeReadingValues, type TableColumn, type ZarrTable } from "./open-table.js";
 import type { OpenedStore } from "./store/open-store.js";
-import { TableReader } from "./stream/table-reader.js";
+import { tableReaderWith, type TableReader } from "./stream/table-reader.js";
 import type { ReadLimits } from "./stream/chunk-bands.js";
 import type { RowRange } from "./select/time-search.js";
 import { batchValueBytes, chunkValueBytes } from "./table/value-bytes.js";
@@ -107,7 +108,7 @@ export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRa
 	const positions = plan.index ? table.index.filter((entry) => entry.kind === "positions").length : 0;
 	const rowBytes = columns.reduce((sum, column) => sum + batchValueBytes(column), 8 * positions);
 	const { requests, chunks } = tableReadLimits(table, plan);
-	return new TableReader(
+	return tableReaderWith(
 		columns.map((column) => ({ source: column.chunks, name: column.name, shape: column.metadata.shape, axes: column.axes, valueBytes: chunkValueBytes(column) })),
 		table.shape,
 		{
@@ -116,7 +117,7 @@ export function createTableReader(table: ZarrTable, plan: ReadPlan, rows?: RowRa
 			chunksInFlight: chunks,
 			onChunk: plan.onChunk,
 			rows,
-			bufferPool: table.bufferPool,
+			bufferPool: poolOf(table),
 			rowBytes,
 			// A remote store's reads ahead are what hides its latency (see defaultConcurrency).
 			readAheadBytes: table.store.remote ? REMOTE_READ_BYTES : undefined,

@@ -9,14 +9,15 @@ import { pipeline } from "node:stream/promises";
 import type { Schema } from "apache-arrow";
 import { abortable, asAbortError, followingSignal, isAborted, throwIfAborted } from "./abort.js";
 import { UsageError, withErrorFields } from "./errors.js";
-import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type OutputPlan } from "./export-plan.js";
+import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan, type ExportSettings, type OutputPlan } from "./export-plan.js";
+import { poolOf } from "./memory/opened-pool.js";
 import { createTableReader, openPlannedTable } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
 import { AtomicFileWriter, checkFileOutput, strayTemporaryFiles, type StrayTemporaryFile } from "./output/atomic-file.js";
 import { BufferPool } from "./memory/buffer-pool.js";
 import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet/parquet-writer.js";
-import { TableBatcher } from "./stream/table-batcher.js";
+import { tableBatcherWith, type TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { planTableColumns } from "./table/column-kinds.js";
 import { withIndexSource } from "./table/index-source.js";
@@ -44,8 +45,8 @@ export function createWriter(output: OutputPlan, schema: Schema, bufferPool?: Bu
 
 /** The batcher and the writer around a reader made beforehand (createTableReader), each from its part of the plan. */
 export function createStagesAround(table: ZarrTable, reader: TableReader, plan: ExportPlan): ExportStages {
-	const pool = table.bufferPool;
-	const batcher = new TableBatcher({
+	const pool = poolOf(table);
+	const batcher = tableBatcherWith({
 		...planTableColumns(table, plan.columns, {
 			// The reader's bands are its own decoded chunks, read by no one else: they are converted where they are.
 			convertInPlace: true,
@@ -207,7 +208,9 @@ export async function exportToFile(storeGiven: string | URL, path: string, optio
 	options = optionsArgument(options);
 	checkOverwrite(options.overwrite);
 	// Rows of a part or left out are written in part of their chunks' batches: those buffers never come back whole.
-	const bufferPool = writesPartOfBatches(options) ? undefined : (options.bufferPool ?? new BufferPool());
+	// The CLI's own pool (ExportSettings), when it gives one: a caller's is refused by planExport.
+	const given = (options as ExportSettings).bufferPool;
+	const bufferPool = writesPartOfBatches(options) ? undefined : (given ?? new BufferPool());
 	path = absoluteOutput(path);
 	// The format the file's name says, as -o's does; `format` may only agree. A device or a pipe says none (and a
 	// folder is refused by the writer), nor does a format planExport refuses anyway.
@@ -228,6 +231,6 @@ export async function exportToFile(storeGiven: string | URL, path: string, optio
 		throw withErrorFields(error, ["WRITE_FAILED"], { path });
 	} finally {
 		// The table this resolves to keeps the pool: its free buffers (a few chunks' worth) go now, not with the table.
-		if (bufferPool !== options.bufferPool) bufferPool?.retire();
+		if (bufferPool !== given) bufferPool?.retire();
 	}
 }

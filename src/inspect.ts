@@ -10,6 +10,7 @@ import { attributesOf, cfArrayContext, cfTimeUnit, hasFloatCounts, isCfTimeArray
 import { baseCfTargetUnit } from "./cf/cf-target-unit.js";
 import { cfTimeKindOf } from "./cf/cf-time-coding.js";
 import { withBoundsAttributes } from "./cf/bounds-attributes.js";
+import { boundsNamedIn } from "./table/bounds-candidates.js";
 import { boundsParentFor, type NodeLookup } from "./table/bounds-parent.js";
 import { CfDecodeError, decodeCfCounts } from "./cf/decode-cf-times.js";
 import { isMaskableType, maskRuleOf } from "./cf/masking.js";
@@ -163,8 +164,13 @@ export interface InspectNode {
 	readonly widening?: string;
 	/** The CF attributes a reader needs to understand the numbers (units, calendar, markers, packing, names), as written. */
 	readonly attributes?: Record<string, unknown>;
-	/** The coordinate whose `bounds` names this array, when the array takes its units or calendar from it (CF bounds). */
+	/**
+	 * The coordinate whose CF `bounds` (or `climatology`) names this array: when the array takes its units or calendar
+	 * from it, or when it is a time array of its own (`boundsOwnUnits`: xarray's `time_bnds` of instants).
+	 */
 	readonly boundsOf?: string;
+	/** A time array of its own (units and calendar, or datetime64) that `boundsOf` names as its bounds: the time column only when named. */
+	readonly boundsOwnUnits?: true;
 	/** A CF time array: its units and calendar, e.g. `hours since 2020-01-01 00:00:00, proleptic_gregorian`. */
 	readonly cfTime?: string;
 	/**
@@ -713,7 +719,7 @@ async function describeArray(opened: OpenedStore, node: ArrayNode, maxChunks: nu
 	return { ...described, ...exportable, arrowType, first, last };
 }
 
-async function describeEntry(opened: OpenedStore, entry: TreeEntry, discovery: TreeDiscovery, maxChunks: number, lookup: NodeLookup): Promise<InspectNode> {
+async function describeEntry(opened: OpenedStore, entry: TreeEntry, discovery: TreeDiscovery, maxChunks: number, lookup: NodeLookup, named: ReadonlyMap<string, string>): Promise<InspectNode> {
 	if ("error" in entry) return { path: entry.path, kind: "invalid", error: entry.error, ...(discovery === "directory" || discovery === "listing" ? { membersListed: false as const } : {}) };
 	if (entry.node.kind === "group") return { path: entry.path, kind: "group", zarrFormat: entry.node.zarrFormat };
 	// A coordinate's boundary variable is shown as an export decodes it: with the units and calendar it takes (CF
@@ -721,8 +727,13 @@ async function describeEntry(opened: OpenedStore, entry: TreeEntry, discovery: T
 	const group = entry.path.includes("/") ? entry.path.slice(0, entry.path.lastIndexOf("/")) : "";
 	const parent = await boundsParentFor(opened, { path: group, format: entry.node.zarrFormat }, entry.node, lookup);
 	const node = parent === undefined ? entry.node : withBoundsAttributes(entry.node, parent);
-	if (node === entry.node) return describeArray(opened, node, maxChunks);
-	return { ...(await describeArray(opened, node, maxChunks)), boundsOf: parent!.name };
+	if (node !== entry.node) return { ...(await describeArray(opened, node, maxChunks)), boundsOf: parent!.name };
+	const described = await describeArray(opened, node, maxChunks);
+	// Bounds with units of their own (a time array in its own right), named by a coordinate of the group: as discovery
+	// and the time column take them (src/table/bounds-candidates.ts), the time array only when named.
+	const coordinate = named.get(entry.path);
+	const ownTime = described.kind === "array" && (described.cfTime !== undefined || isTimeArray(node));
+	return coordinate !== undefined && ownTime ? { ...described, boundsOf: coordinate, boundsOwnUnits: true } : described;
 }
 
 /**
@@ -756,7 +767,7 @@ async function readOwnDocumentsOf(opened: OpenedStore, tree: StoreTree): Promise
 const INSPECT_OPTION_NAMES: readonly string[] = Object.keys({
 	maxChunks: 0, headers: 0, retries: 0, timeoutMs: 0, redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0,
 	followLinksOutside: 0, signal: 0,
-} satisfies Record<keyof InspectOptions, 0>);
+} satisfies Record<keyof InspectOptions | "bufferPool", 0>);
 
 /**
  * Opens a store and describes every node that can be found in it; chunks are read only for first and last values.
@@ -789,10 +800,11 @@ async function inspectOpened(location: string, options: InspectOptions, maxChunk
 	const nodes: InspectNode[] = [];
 	const treeNodes = new Map(tree.entries.flatMap((entry) => ("node" in entry ? [[entry.path, entry.node] as const] : [])));
 	const lookup: NodeLookup = async (path) => treeNodes.get(path);
+	const named = boundsNamedIn(treeNodes);
 	for (const entry of tree.entries) {
 		// A folder's reads do not look at the signal: an abort stops inspect between nodes.
 		throwIfAborted(opened.signal);
-		nodes.push(await describeEntry(opened, entry, tree.discovery, maxChunks, lookup));
+		nodes.push(await describeEntry(opened, entry, tree.discovery, maxChunks, lookup, named));
 	}
 	const partial = tree.discovery === "root-only" && nodes[0]?.kind === "group";
 	const stale = staleConsolidatedWarning(staleConsolidatedOf(opened));
@@ -891,7 +903,10 @@ export function formatInspectReport(report: InspectReport, options: InspectTextO
 		field("codecs", node.codecs?.length ? node.codecs.join(" ") : "none");
 		field("fill value", fillValueText(node));
 		if (node.attributes !== undefined) field("attributes", Object.entries(node.attributes).map(([key, value]) => `${key} ${stringifyExactIntegers(value)}`).join(", "));
-		if (node.boundsOf !== undefined) field("bounds of", `${node.boundsOf} (CF cell boundaries: the units and calendar it lacks are ${node.boundsOf}'s)`);
+		if (node.boundsOf !== undefined) {
+			const why = node.boundsOwnUnits === true ? " with times of their own: the time array or time column only when named" : `: the units and calendar it lacks are ${node.boundsOf}'s`;
+			field("bounds of", `${node.boundsOf} (CF cell boundaries${why})`);
+		}
 		if (node.cfPacking !== undefined) field("packed", `${packingText(node.cfPacking)}, then decoded${node.arrowType === undefined ? "" : ` to ${node.arrowType}`}`);
 		if (node.dimensionNames !== undefined) field("dimensions", `[${node.dimensionNames.map((name) => (name === null ? "-" : name)).join(", ")}]`);
 		const advice = node.reasonCode === undefined ? "" : (options.advise?.(node.reasonCode, node.reasonOption, node.reason ?? "") ?? "");

@@ -3,8 +3,8 @@ import * as path from "node:path";
 import { abortable } from "./abort.js";
 import { isCfTimeArray, type CfOptions } from "./cf/cf-time-array.js";
 import { Dt64ExportError, UsageError } from "./errors.js";
-import type { BufferPool } from "./memory/buffer-pool.js";
-import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
+import { openStore, type OpenedStore, type OpenStoreOptions, type StoreSettings } from "./store/open-store.js";
+import type { Pooled } from "./memory/opened-pool.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { localStorePath, locationWithoutQuery } from "./store/store-location.js";
 import { describeRefusedNodes, recordRefusedNodes } from "./store/refused-nodes.js";
@@ -22,14 +22,15 @@ export interface TimeArray {
 	readonly chunks: ChunkSource;
 	/** The default column name: the last path segment, `.zarr` dropped. */
 	readonly name: string;
-	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
-	readonly bufferPool?: BufferPool;
 }
 
 export interface OpenArrayOptions extends OpenStoreOptions, CfOptions {
 	/** Path of the array inside the store; found automatically when the store holds exactly one time array. */
 	array?: string | undefined;
 }
+
+/** openTimeArray's options as the package's own stages give them: a caller's and the pipeline's `bufferPool` (StoreSettings). */
+export type OpenArraySettings = OpenArrayOptions & Pick<StoreSettings, "bufferPool">;
 
 /**
  * Normalizes the `array` option (or a `columns` name, `option`): a relative path of plain segments that cannot leave the
@@ -69,7 +70,7 @@ export interface LocatedArray {
  * Finds the array to export: `options.array`, or the one time array of the group (datetime64 or timedelta64, and CF
  * time arrays unless `cf: false`).
  */
-export async function locateTimeArray(location: string, options: OpenArrayOptions = {}): Promise<LocatedArray> {
+export async function locateTimeArray(location: string, options: OpenArraySettings = {}): Promise<LocatedArray> {
 	const opened = await openStore(location, options);
 	let arrayPath = options.array === undefined ? "" : normalizeArrayPath(options.array);
 	// Messages name the store as it may be shown: an HTTP location can carry a token in its query.
@@ -138,7 +139,7 @@ export function whereIs(located: LocatedArray): string {
 }
 
 /** Opens a located datetime64 (or timedelta64) array for export. */
-export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOptions = {}): TimeArray {
+export function openLocatedTimeArray(located: LocatedArray, options: OpenArraySettings = {}): TimeArray {
 	const { opened, node, location, arrayPath } = located;
 	const where = whereIs(located);
 	if (options.cf !== false && isCfTimeArray(node)) {
@@ -146,14 +147,15 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArrayOp
 	}
 	const metadata = parseTimeArrayMetadata(node, where);
 	const { bufferPool } = options;
-	return { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }), name: columnNameFor(location, arrayPath), bufferPool };
+	const array: TimeArray & Pooled = { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }), name: columnNameFor(location, arrayPath), bufferPool };
+	return array;
 }
 
-/** Every option openTimeArray takes: another name is refused (a misspelt one would be ignored). */
+/** Every option openTimeArray takes: another name is refused (a misspelt one would be ignored); `bufferPool` only as the package's own (openStore). */
 const OPEN_ARRAY_OPTION_NAMES: readonly string[] = Object.keys({
 	array: 0, cf: 0, convertCalendar: 0, alignOn: 0, unit: 0, rounding: 0, headers: 0, retries: 0, timeoutMs: 0,
 	redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, signal: 0,
-} satisfies Record<keyof OpenArrayOptions, 0>);
+} satisfies Record<keyof OpenArraySettings, 0>);
 
 /** Opens a time array (see locateTimeArray); with `signal`, an abort rejects with Node's AbortError (OpenStoreOptions.signal). */
 export async function openTimeArray(locationGiven: string | URL, options: OpenArrayOptions | null = {}): Promise<TimeArray> {

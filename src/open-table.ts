@@ -11,8 +11,8 @@ import { cfAutoUnit, hasFloatCounts, isCfTimeMetadata, parseCfTimeDecoding, type
 import { abortable, throwIfAborted } from "./abort.js";
 import { Dt64ExportError, errorFieldsOf, UsageError } from "./errors.js";
 import { columnNameFor, normalizeArrayPath, whereIs, type LocatedArray, type TimeArray } from "./open-array.js";
-import type { BufferPool } from "./memory/buffer-pool.js";
-import { openStore, type OpenedStore, type OpenStoreOptions } from "./store/open-store.js";
+import { openStore, type OpenedStore, type OpenStoreOptions, type StoreSettings } from "./store/open-store.js";
+import { poolOf, type Pooled } from "./memory/opened-pool.js";
 import { compareNames, consolidatedNodeOf, listStoreTree, noNodeError, readMembersAhead, readNodeDocument, type ZarrFormat } from "./store-tree.js";
 import { nodeNotFound } from "./store/refused-probes.js";
 import { arrayMetadataPlace, attributesOf, isTimeArray, parsePlainArrayMetadata, parseTimeArrayMetadata, type NodeMetadata, type PlainArrayMetadata, type TimeArrayMetadata } from "./zarr/array-metadata.js";
@@ -139,8 +139,6 @@ export interface ZarrTable {
 	readonly refusedNodes?: readonly RefusedNode[];
 	/** A name for the output file: the group's (or the single array's) name. */
 	readonly name: string;
-	/** The pool it was opened with (OpenStoreOptions.bufferPool): its export takes batch memory from it too. */
-	readonly bufferPool?: BufferPool;
 }
 
 /** `coordinates`: each dimension's coordinate array is its index where the group has one; `positions`: never. */
@@ -154,6 +152,9 @@ export interface OpenTableOptions extends OpenStoreOptions, CfOptions {
 	/** Where index columns come from; coordinates by default. */
 	indexSource?: IndexSource | undefined;
 }
+
+/** openTable's options as the package's own stages give them: a caller's and the pipeline's `bufferPool` (StoreSettings). */
+export type OpenTableSettings = OpenTableOptions & Pick<StoreSettings, "bufferPool">;
 
 const lastSegment = (path: string) => path.split("/").pop() as string;
 
@@ -176,7 +177,7 @@ async function describeGroup(opened: OpenedStore, group: string): Promise<string
 }
 
 /** What opening a column needs of the table's options. */
-type ColumnOpening = Pick<OpenTableOptions, "bufferPool" | "cf" | "unit" | "rounding" | "convertCalendar" | "alignOn"> & {
+type ColumnOpening = Pick<OpenTableSettings, "bufferPool" | "cf" | "unit" | "rounding" | "convertCalendar" | "alignOn"> & {
 	/** Where `--unit auto`'s passes over float CF counts wait for the table to be laid out; without it they run at once. */
 	readonly deferredUnits?: DeferredAutoUnits;
 };
@@ -411,18 +412,18 @@ export async function openTable(locationGiven: string | URL, options: OpenTableO
 	return openTableBeforeReading(location, options);
 }
 
-/** Every option openTable takes: another name is refused (a misspelt one would be ignored). */
+/** Every option openTable takes: another name is refused (a misspelt one would be ignored); `bufferPool` only as the package's own (openStore). */
 const OPEN_TABLE_OPTION_NAMES: readonly string[] = Object.keys({
 	group: 0, columns: 0, indexSource: 0, cf: 0, convertCalendar: 0, alignOn: 0, unit: 0, rounding: 0, headers: 0, retries: 0, timeoutMs: 0,
 	redirects: 0, bufferPool: 0, signRequests: 0, env: 0, forbiddenAsMissing: 0, followLinksOutside: 0, signal: 0,
-} satisfies Record<keyof OpenTableOptions, 0>);
+} satisfies Record<keyof OpenTableSettings, 0>);
 
 /** openTable, calling `beforeReading` once the table is laid out, before any of its chunks is read. */
-export async function openTableBeforeReading(location: string, options: OpenTableOptions, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {
+export async function openTableBeforeReading(location: string, options: OpenTableSettings, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {
 	return abortable(options.signal, () => openStoreTable(location, options, beforeReading));
 }
 
-async function openStoreTable(location: string, options: OpenTableOptions, beforeReading: BeforeReadingValues | undefined): Promise<ZarrTable> {
+async function openStoreTable(location: string, options: OpenTableSettings, beforeReading: BeforeReadingValues | undefined): Promise<ZarrTable> {
 	const all = options.columns === "all";
 	if (typeof options.columns === "string" && !all) {
 		const names = (options.columns as string).split(",").map((name) => name.trim());
@@ -442,7 +443,7 @@ async function openStoreTable(location: string, options: OpenTableOptions, befor
 	}
 }
 
-async function openGroupTable(opened: OpenedStore, location: string, indexSource: IndexSource, options: OpenTableOptions & ColumnOpening): Promise<ZarrTable> {
+async function openGroupTable(opened: OpenedStore, location: string, indexSource: IndexSource, options: OpenTableSettings & ColumnOpening): Promise<ZarrTable> {
 	const group = options.group === undefined ? "" : normalizeArrayPath(options.group);
 	const groupDocument = await readNodeDocument(opened, group);
 	if (groupDocument === undefined) throw noNodeError(opened, group);
@@ -589,7 +590,7 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 	const values = columns.filter((column) => !index.some((entry) => entry.kind === "coordinate" && entry.column.metadata.path === column.metadata.path));
 	const stale = staleConsolidatedOf(opened);
 	const refused = refusedNodesOf(opened);
-	return {
+	const pooled: ZarrTable & Pooled = {
 		store: opened,
 		dimensions: layout.dimensions,
 		shape: layout.dimensions.map((dimension) => dimension.length),
@@ -601,6 +602,7 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
 		name,
 		bufferPool: options.bufferPool,
 	};
+	return pooled;
 }
 
 /**
@@ -608,14 +610,14 @@ async function layOutColumns(opened: OpenedStore, opening: Omit<TableColumn, "ax
  * columns are its dimensions' coordinates there, as for `--columns`; an array that is the store root itself (a
  * path straight to the array), or whose parent is no group, is a table of its own.
  */
-export async function openCfTimeArrayTable(located: LocatedArray, given: Omit<OpenTableOptions, "columns" | "group">, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {
+export async function openCfTimeArrayTable(located: LocatedArray, given: Omit<OpenTableSettings, "columns" | "group">, beforeReading?: BeforeReadingValues): Promise<ZarrTable> {
 	const deferredUnits = new DeferredAutoUnits();
 	const table = await openCfTimeArrayColumns(located, { ...given, deferredUnits });
 	await beforeReading?.(table);
 	return deferredUnits.settle(table);
 }
 
-async function openCfTimeArrayColumns(located: LocatedArray, options: Omit<OpenTableOptions, "columns" | "group"> & ColumnOpening): Promise<ZarrTable> {
+async function openCfTimeArrayColumns(located: LocatedArray, options: Omit<OpenTableSettings, "columns" | "group"> & ColumnOpening): Promise<ZarrTable> {
 	const { opened, arrayPath } = located;
 	const segments = arrayPath.split("/");
 	const columnName = segments.pop() as string;
@@ -638,7 +640,7 @@ export function tableOfTimeArray(array: TimeArray): ZarrTable {
 	const dimensions = shape.map((length, axis) => ({ name: names[axis], length }));
 	const stale = staleConsolidatedOf(array.store);
 	const refused = refusedNodesOf(array.store);
-	return {
+	const pooled: ZarrTable & Pooled = {
 		...(stale.length === 0 ? {} : { staleConsolidatedMetadata: stale }),
 		...(refused.length === 0 ? {} : { refusedNodes: refused }),
 		store: array.store,
@@ -648,6 +650,7 @@ export function tableOfTimeArray(array: TimeArray): ZarrTable {
 		index: dimensions.map((dimension, axis) => ({ kind: "positions", name: dimension.name, axis })),
 		leftOut: [],
 		name: array.name,
-		bufferPool: array.bufferPool,
+		bufferPool: poolOf(array),
 	};
+	return pooled;
 }

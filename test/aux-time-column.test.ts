@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Table } from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { exportDataset, exportTable } from "../src/index.js";
+import { exportDataset, exportTable, inspectStore, openTimeArray } from "../src/index.js";
 import { exportedArrow } from "./support/arrow-sink.js";
 import { readArrow, REPO, runCli, tempDir } from "./support/cli.js";
 import { exportedValues, xarrayValues, type XarrayColumn } from "./support/xarray-columns.js";
@@ -58,6 +58,22 @@ describe("an auxiliary coordinate's cell bounds (valid_bnds of a 2-D valid_time)
 		expect(kept[0].every((instant) => instant >= "2000-01-01T06" && instant < "2000-01-02T01")).toBe(true);
 		// valid_time 00, 06, ... 42 (+-3 h): the ends 09, 09, 15, 15, 21, 21 are in [06:00, 01:00 the next day).
 		expect(kept[0]).toEqual(["09", "09", "15", "15", "21", "21"].map((hour) => `2000-01-01T${hour}:00:00.000Z`));
+	});
+
+	it("discovery (no --array) and inspect take them as valid_time's bounds without consolidated metadata as with it", async () => {
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			const found = runCli([store, "-o", path.join(tempDir(), "found.arrow")]);
+			expect(found.stderr, store).toBe(
+				`dt64-export: ${store}: the group holds several time arrays (datetime64 or CF time): time, valid_time (their boundary variable valid_bnds left aside); choose one with --array [ARRAY_AMBIGUOUS]\n`,
+			);
+			await expect(openTimeArray(store)).rejects.toMatchObject({ code: "ARRAY_AMBIGUOUS", candidates: ["time", "valid_time"] });
+			const report = await inspectStore(store);
+			const bounds = report.nodes.find((node) => node.path === "valid_bnds");
+			expect(bounds, store).toMatchObject({ boundsOf: "valid_time", boundsOwnUnits: true, cfTime: "hours since 1999-12-31 21:00:00, proleptic_gregorian" });
+			expect(report.nodes.filter((node) => node.boundsOf !== undefined).map((node) => node.path)).toEqual(["valid_bnds"]);
+			const text = String(runCli(["inspect", store]).stdout);
+			expect(text).toContain("\n  bounds of   valid_time (CF cell boundaries with times of their own: the time array or time column only when named)\n");
+		}
 	});
 
 	it("exported alone (--array valid_bnds), its own times select its rows, as any time array's", () => {

@@ -82,12 +82,14 @@ describe("CF bounds without units, decoded with their coordinate's, as xarray de
 		expect(table.schema.fields[0].metadata.get("units")).toBeUndefined();
 	});
 
-	it("inspect shows the bounds decoded, naming their coordinate", async () => {
+	it("inspect shows the bounds decoded, naming their coordinate; bounds with units of their own as such", async () => {
 		const report = await inspectStore(STORE);
 		const node = (name: string) => report.nodes.find((n) => n.path === name)!;
 		expect(node("time_bnds")).toMatchObject({ exportable: true, boundsOf: "time", cfTime: "days since 2000-01-01, proleptic_gregorian" });
 		expect(node("valid_bnds")).toMatchObject({ exportable: true, boundsOf: "valid_time" });
-		expect(node("own_bnds").boundsOf).toBeUndefined();
+		expect(node("time_bnds").boundsOwnUnits).toBeUndefined();
+		// Bounds with units of their own keep them, and are still time2's bounds (the time array only when named).
+		expect(node("own_bnds")).toMatchObject({ exportable: true, boundsOf: "time2", boundsOwnUnits: true });
 		expect(node("clim_bnds")).toMatchObject({ exportable: false, companion: true });
 	});
 });

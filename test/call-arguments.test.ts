@@ -198,6 +198,30 @@ describe("the stages and the cores given null, {} or a wrong value (each a TypeE
 		expect(createParquetWriter(loose(null))).toBeInstanceOf(ParquetWriter);
 	});
 
+	it("the pipeline's own settings, which the public types do not show, are refused from a caller as any unknown option (TableReader, TableBatcher; bufferPool of openTable, openTimeArray, inspectStore)", async () => {
+		const table = tableOfTimeArray(await openTimeArray(weather));
+		const { reader, batcher } = createTableExportStages(table, {});
+		reader.destroy();
+		const columns = [table.columns[0].chunks];
+		for (const name of ["rows", "chunksInFlight", "bufferPool"]) {
+			expect(refusals(() => new TableReader(columns, [...table.shape], loose({ [name]: undefined })))).toMatchObject(usage(name, new RegExp(`^TableReader: unknown option "${name}"`)));
+		}
+		batcher.destroy();
+		const plans: unknown[] = [];
+		for (const name of ["allocateIndex", "countOverflowNulls", "invalidDateBounds"]) {
+			expect(refusals(() => new TableBatcher(loose({ columns: plans, shape: [1], [name]: true })))).toMatchObject(usage(name, new RegExp(`^TableBatcher: unknown option "${name}"`)));
+		}
+		// Documented ones are taken.
+		const read = new TableReader(columns, [...table.shape], { order: "c", concurrency: 2, onChunk: () => {}, rowBytes: 8, readAheadBytes: 2 ** 20 });
+		read.destroy();
+		expect(new TableBatcher({ columns: [], shape: [1] }).schema.fields).toEqual([]);
+		// A pool is the package's own: anything else was taken, and failed as a TypeError at the first chunk read.
+		const internal = usage("bufferPool", "bufferPool is internal to dt64-export's own stages: leave it out");
+		await expect(openTable(weather, loose({ columns: ["temperature"], bufferPool: {} }))).rejects.toMatchObject(internal);
+		await expect(openTimeArray(weather, loose({ bufferPool: {} }))).rejects.toMatchObject(internal);
+		await expect(inspectStore(weather, loose({ bufferPool: {} }))).rejects.toMatchObject(internal);
+	});
+
 	it("parseCfTimeCoding, cfMissingValueMarkers, isMissingValue, formatDatetime64Type, formatInspectReport: USAGE naming the argument", async () => {
 		expect(refusals(() => parseCfTimeCoding(loose(null)))).toMatchObject(usage("attributes", "parseCfTimeCoding: attributes must be the array's attributes, an object, got null"));
 		expect(parseCfTimeCoding({ units: "days since 2000-01-01" }, loose(null))).toMatchObject({ kind: "datetime", unit: "days" });

@@ -44,6 +44,11 @@ describe("toArrowTimestamps", () => {
 		expect(thrown(() => toArrowTimestamps(counts, seconds, loose({ unti: "ms" })))).toMatchObject(usage("unti", /^toArrowTimestamps: unknown option "unti" \(did you mean unit\?\)$/));
 		expect(toArrowTimestamps(counts, seconds, loose(null)).values).toEqual(counts);
 	});
+
+	it("checks its options once, against the names it takes: a misspelt one is never told to be an internal name it would refuse next", () => {
+		const counts = new BigInt64Array([1n]);
+		expect(thrown(() => toArrowTimestamps(counts, seconds, loose({ describePositon: () => "row 9" })))).toMatchObject(usage("describePositon", /^toArrowTimestamps: unknown option "describePositon"$/));
+	});
 });
 
 describe("toArrowTimestamps' options", () => {
@@ -88,6 +93,13 @@ describe("decodeCfTimes", () => {
 		expect(counts).toEqual(new BigInt64Array([1n, 2n]));
 		expect(thrown(() => decodeCfTimes(counts, coding, markers, loose({ ...options, rouding: "floor" })))).toMatchObject(usage("rouding", /^decodeCfTimes: unknown option "rouding" \(did you mean rounding\?\)$/));
 		expect(decodeCfTimes(counts, coding, markers, { ...options, rounding: "floor", allowTruncate: true }).values).toEqual(new BigInt64Array([946771200n, 946857600n]));
+	});
+
+	it("checks its arguments once, against the names it takes: a misspelt option is never told to be an internal name it would refuse next (inPlac: did you mean inPlace?)", () => {
+		const options = { unit: "s", onOverflow: "null", dataType: "float64" } as const;
+		for (const name of ["inPlac", "describePositon", "allocateBitmaps", "unheldCounts", "invalidDate"]) {
+			expect(thrown(() => decodeCfTimes(values, coding, markers, loose({ ...options, [name]: true }))), name).toMatchObject(usage(name, new RegExp(`^decodeCfTimes: unknown option "${name}"$`)));
+		}
 	});
 
 	it("refuses a misspelt option (`roundng: \"floor\"` was ignored: the default refused a value it was asked to floor) and values that are no typed array (a string was a TypeError)", () => {

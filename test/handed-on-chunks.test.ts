@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { BufferPool } from "../src/memory/buffer-pool.js";
 import { countingHandedOn, readBands } from "../src/stream/chunk-bands.js";
-import { TableReader, type TableBand } from "../src/stream/table-reader.js";
+import { tableReaderWith, type TableBand } from "../src/stream/table-reader.js";
 import type { ChunkSource } from "../src/zarr/chunk-source.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
 
@@ -144,7 +144,7 @@ describe("chunks handed on to the writer", () => {
 				return values;
 			},
 		};
-		const reader = new TableReader([source], shape, { order: "chunk", concurrency: 2, bufferPool: pool });
+		const reader = tableReaderWith([source], shape, { order: "chunk", concurrency: 2, bufferPool: pool });
 		let values = 0;
 		let wrong = 0;
 		for await (const band of reader as AsyncIterable<TableBand>) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TableReader, type TableBand } from "../src/stream/table-reader.js";
+import { tableReaderWith, type TableBand } from "../src/stream/table-reader.js";
 import type { ChunkSource } from "../src/zarr/chunk-source.js";
 import { cStrides, product } from "../src/zarr/grid.js";
 
@@ -41,7 +41,7 @@ describe("readers limited to rows along the first axis", () => {
 			const rowSize = product(shape.slice(1));
 			for (const rows of [{ start: 0, end: shape[0] }, { start: 4, end: 9 }, { start: 3, end: 3 }, { start: 6, end: shape[0] }]) {
 				const source = positions([...shape], [...chunkShape]);
-				const reader = new TableReader([source], shape, { rows, concurrency: 2 });
+				const reader = tableReaderWith([source], shape, { rows, concurrency: 2 });
 				const bands = (await collect<TableBand>(reader)).flatMap((band) => [...(band.columns[0] as BigInt64Array)]);
 				expect(bands).toEqual(Array.from({ length: (rows.end - rows.start) * rowSize }, (_, i) => BigInt(rows.start * rowSize + i)));
 				expect(reader.totalRows).toBe(bands.length);
@@ -49,7 +49,7 @@ describe("readers limited to rows along the first axis", () => {
 				const lastChunk = rows.end === rows.start ? firstChunk - 1 : Math.ceil(rows.end / chunkShape[0]) - 1;
 				expect(source.reads.every((key) => Number(key.split(".")[0]) >= firstChunk && Number(key.split(".")[0]) <= lastChunk)).toBe(true);
 				for (const order of ["c", "chunk"] as const) {
-					const table = new TableReader([positions([...shape], [...chunkShape]), positions([...shape], [...chunkShape])], shape, { rows, order });
+					const table = tableReaderWith([positions([...shape], [...chunkShape]), positions([...shape], [...chunkShape])], shape, { rows, order });
 					const tableBands = await collect<TableBand>(table);
 					const flat = tableBands.flatMap((band) => [...(band.columns[1] as BigInt64Array)]).sort((a, b) => (a < b ? -1 : 1));
 					expect(flat, order).toEqual(bands);

@@ -17,7 +17,7 @@ import { createTableExportStages } from "../src/export.js";
 import { BufferPool } from "../src/memory/buffer-pool.js";
 import { openTable } from "../src/open-table.js";
 import { AtomicFileWriter } from "../src/output/atomic-file.js";
-import { TableReader, type TableBand } from "../src/stream/table-reader.js";
+import { tableReaderWith, type TableBand } from "../src/stream/table-reader.js";
 import { rowsStreamed } from "../src/zarr/codecs/off-thread.js";
 import { tempDir } from "./support/cli.js";
 import { runCliWithFaultyThreads } from "./support/spawned-node.js";
@@ -64,7 +64,7 @@ async function refused(root: string): Promise<{ code: unknown; key: unknown; pat
 async function bandValues(root: string, rows: { start: number; end: number }): Promise<BigInt64Array> {
 	const pool = new BufferPool();
 	const table = await openTable(root, { columns: ["time"], unit: "ms", bufferPool: pool, indexSource: "positions" });
-	const reader = new TableReader([table.columns[0].chunks], table.shape, { order: "chunk", rows, bufferPool: pool });
+	const reader = tableReaderWith([table.columns[0].chunks], table.shape, { order: "chunk", rows, bufferPool: pool });
 	const bands: BigInt64Array[] = [];
 	// Copied: a band's buffer may be the pool's next band.
 	for await (const band of reader as AsyncIterable<TableBand>) bands.push((band.columns[0] as BigInt64Array).slice());

@@ -181,10 +181,33 @@ describe("a zip's central directory, read into an index", () => {
 			message: `t.zip: entry c/0 fails its CRC-32 (the zip says 0x${crc0}, its bytes give 0x${zlib.crc32(changed).toString(16).padStart(8, "0")})`,
 		});
 		await expect(store.get("/c/1" as AbsolutePath)).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "c/1", message: expect.stringContaining("t.zip: entry c/1 fails its CRC-32") });
-		// A range of all of a stored entry is checked as its whole read is; a range of part of it cannot be.
+		// A range of all of a stored entry is checked as its whole read is; ranges of parts once they have read all of
+		// it (in any order, overlapping), as a shard's index and inner chunks are: until then they cannot be.
 		await expect(store.getRange("/c/0" as AbsolutePath, { offset: 0, length: valuesOf(0).length })).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "c/0" });
-		expect(await store.getRange("/c/0" as AbsolutePath, { offset: 0, length: 2 })).toEqual(changed.subarray(0, 2));
 		expect(await store.getRange("/c/0" as AbsolutePath, { suffixLength: 2 })).toEqual(changed.subarray(changed.length - 2));
+		expect(await store.getRange("/c/0" as AbsolutePath, { offset: 0, length: 2 })).toEqual(changed.subarray(0, 2));
+		expect(await store.getRange("/c/0" as AbsolutePath, { offset: 1, length: 3 })).toEqual(changed.subarray(1, 4));
+		const last = { message: `t.zip: entry c/0 fails its CRC-32 (the zip says 0x${crc0}, its bytes give 0x${zlib.crc32(changed).toString(16).padStart(8, "0")})` };
+		await expect(store.getRange("/c/0" as AbsolutePath, { offset: 3, length: changed.length - 4 })).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "c/0", ...last });
+		// Every later read of it fails as that one did (a shard's reader reads a span's inner chunks again one by one).
+		await expect(store.getRange("/c/0" as AbsolutePath, { offset: 0, length: 1 })).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "c/0", ...last });
+	});
+
+	it("checks a stored entry read by ranges once they have read all of it, not before; an entry as written passes", async () => {
+		const data = Uint8Array.from({ length: 300 }, (_, i) => (i * 31) & 0xff);
+		const built = buildZip([{ name: "s/0", data }]);
+		const store = new ZipStore(bytesOf(built.zip), await read(built), "t.zip", built.zip.length);
+		for (const [offset, length] of [[250, 50], [0, 100], [50, 100], [200, 60], [150, 50], [0, 300], [10, 10]] as const) {
+			expect(await store.getRange("/s/0" as AbsolutePath, { offset, length })).toEqual(data.subarray(offset, offset + length));
+		}
+		const bad = buildZip([{ name: "s/0", data }]);
+		bad.zip[bad.localHeaders[0] + 30 + 3 + 120] ^= 0x01;
+		const badStore = new ZipStore(bytesOf(bad.zip), await read(bad), "t.zip", bad.zip.length);
+		// Byte 120 changed: all but bytes 100..149 read, nothing said; then those, and the entry is refused.
+		for (const [offset, length] of [[250, 50], [0, 100], [150, 100]] as const) {
+			expect((await badStore.getRange("/s/0" as AbsolutePath, { offset, length }))!.length).toBe(length);
+		}
+		await expect(badStore.getRange("/s/0" as AbsolutePath, { offset: 90, length: 70 })).rejects.toMatchObject({ code: "CHUNK_CORRUPT", key: "s/0", message: expect.stringContaining("t.zip: entry s/0 fails its CRC-32") });
 	});
 
 	it("refuses what a zip reader must refuse, each in one line", async () => {

@@ -12,8 +12,7 @@
  */
 import { floorDiv, roundHalfEvenDiv } from "../convert/bigint-division.js";
 import { ConversionError, floorAndNearest, type TimestampValues } from "../convert/to-arrow-timestamps.js";
-import { checkOptionNamesOf, optionsArgument } from "../call-arguments.js";
-import { checkCfDecodeArguments } from "../convert/core-arguments.js";
+import { cfDecodeArguments } from "../convert/core-arguments.js";
 import { resolveRounding, type OverflowPolicy, type Rounding } from "../convert/options.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError } from "../errors.js";
@@ -42,9 +41,6 @@ export interface CfDecodeOptions {
 	/** The data type's name (`float64`), for messages. */
 	readonly dataType: string;
 }
-
-/** The names decodeCfTimes takes (another is refused: a misspelt or internal one would be ignored). */
-const CF_DECODE_OPTION_NAMES: readonly (keyof CfDecodeOptions)[] = ["unit", "rounding", "allowTruncate", "onOverflow", "dataType"];
 
 /** The package's own decoding: the public options and those of its pipeline, which a library user does not see. */
 export interface CfDecodeSettings extends CfDecodeOptions {
@@ -116,16 +112,11 @@ type Outcome = { value: bigint; exact: boolean } | "overflow" | MissingLabel;
  * supplied, dates dropped, are refused by name as any unknown option is, never taken from a caller).
  */
 export function decodeCfTimes(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeOptions): CfTimestampValues {
-	checkCfDecodeArguments(values, coding, markers, options);
-	const given = optionsArgument(options);
-	checkOptionNamesOf("decodeCfTimes", given, CF_DECODE_OPTION_NAMES);
-	const { unit, rounding, allowTruncate, onOverflow, dataType } = given;
-	return decodeCfCounts(values, coding, markers, { unit, rounding, allowTruncate, onOverflow, dataType });
+	return decodeCfCounts(values, coding, markers, cfDecodeArguments(values, coding, markers, options));
 }
 
 /** decodeCfTimes with the package's own settings (see CfDecodeSettings). */
 export function decodeCfCounts(values: NumericValues, coding: CfTimeCoding, markers: MissingValueMarkers, options: CfDecodeSettings): CfTimestampValues {
-	checkCfDecodeArguments(values, coding, markers, options);
 	const length = values.length;
 	// In place (int64 counts, and float64 ones whose bytes the instants take), each value is read before its slot is
 	// written (a refusal's message names the value as stored).

@@ -1,14 +1,13 @@
 import { formatDatetime64Type, type Datetime64Type } from "../dtype/datetime64.js";
 import { NAT } from "../dtype/fill-value.js";
 import type { TargetUnit } from "../dtype/units.js";
-import { checkOptionNamesOf, optionsArgument } from "../call-arguments.js";
 import { Dt64ExportError } from "../errors.js";
 import { copyOfBytes } from "../memory/copy-of-bytes.js";
 import { floorDiv, roundHalfEvenDiv } from "./bigint-division.js";
 import { daysFromMonths, daysFromMonthsBig } from "./calendar.js";
 import { addWords, floorDivideWords, loadSafeInteger, multiplyWords, words, wordsToBigInt, wordsToNumber } from "./int64-words.js";
 import { normalizeConversionOptions, type ConversionOptions, type Rounding } from "./options.js";
-import { checkConvertOptions, checkCounts, checkSourceType } from "./core-arguments.js";
+import { checkCounts, checkSourceType, convertOptionsArgument } from "./core-arguments.js";
 import { linearKernel } from "./linear-kernel.js";
 import { natPositionsOf } from "./nat-positions.js";
 import { WASM_WINDOW_VALUES, WasmLinearKernel } from "./wasm/wasm-kernel.js";
@@ -26,9 +25,6 @@ export interface TimestampValues {
 
 /** toArrowTimestamps' options, as a library user gives them (README, Library): the conversion options. */
 export type ConvertOptions = ConversionOptions;
-
-/** The names toArrowTimestamps takes (another is refused: a misspelt or internal one would be ignored). */
-const CONVERT_OPTION_NAMES: readonly (keyof ConvertOptions)[] = ["unit", "allowTruncate", "rounding", "onOverflow"];
 
 /** The package's own conversion (inspect's): the public options, and how messages name a value's position. */
 export interface ConvertSettings extends ConvertOptions {
@@ -77,18 +73,11 @@ type Outcome = "ok" | "truncated" | "overflow";
 export function toArrowTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertOptions | null = {}): TimestampValues {
 	checkCounts(counts);
 	checkSourceType(source);
-	checkConvertOptions(options);
-	const given = optionsArgument(options);
-	checkOptionNamesOf("toArrowTimestamps", given, CONVERT_OPTION_NAMES);
-	const { unit, allowTruncate, rounding, onOverflow } = given;
-	return convertTimestamps(counts, source, { unit, allowTruncate, rounding, onOverflow });
+	return convertTimestamps(counts, source, convertOptionsArgument(options));
 }
 
 /** toArrowTimestamps with the package's own settings (see ConvertSettings). */
 export function convertTimestamps(counts: BigInt64Array | Uint8Array, source: Datetime64Type, options: ConvertSettings): TimestampValues {
-	checkCounts(counts);
-	checkSourceType(source);
-	checkConvertOptions(options);
 	const normalized = normalizeConversionOptions(options);
 	return convertWithPlan(asBigInt64Array(counts), planConversion(source, normalized.unit), {
 		...normalized,

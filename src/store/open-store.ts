@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import { throwIfAborted } from "../abort.js";
 import { Dt64ExportError, systemErrorReason, UsageError } from "../errors.js";
-import type { BufferPool } from "../memory/buffer-pool.js";
+import { BufferPool } from "../memory/buffer-pool.js";
 import { DirectoryStore } from "./directory-store.js";
 import { checkStoreLocation, localStorePath } from "./store-location.js";
 import type { BucketStore } from "./bucket-store.js";
@@ -71,11 +71,6 @@ export interface OpenStoreOptions {
 	 */
 	redirects?: RedirectPolicy | undefined;
 	/**
-	 * Buffers for chunks (see BufferPool): a folder store reads whole chunk files into them, and decompressors of
-	 * arrays opened with these options inflate into them. Only for exports whose output hands written buffers back.
-	 */
-	bufferPool?: BufferPool | undefined;
-	/**
 	 * False sends object store requests without credentials (the AWS CLI's `--no-sign-request`): public buckets.
 	 * Default true: credentials from the environment, as each cloud's own tools find them.
 	 */
@@ -109,6 +104,15 @@ export interface OpenStoreOptions {
 	signal?: AbortSignal | undefined;
 }
 
+/** The store options of the package's own stages: a caller's (OpenStoreOptions) and the pipeline's `bufferPool`. */
+export interface StoreSettings extends OpenStoreOptions {
+	/**
+	 * Buffers for chunks (see BufferPool): a folder store reads whole chunk files into them, and decompressors of
+	 * arrays opened with these options inflate into them. Only for exports whose output hands written buffers back.
+	 */
+	bufferPool?: BufferPool | undefined;
+}
+
 type OpenBucket = typeof openS3Store;
 
 const OBJECT_STORES: Readonly<Record<string, OpenBucket>> = { s3: openS3Store, gs: openGcsStore, az: openAzureStore };
@@ -125,10 +129,12 @@ function objectStoreOf(scheme: string, location: string): { url: BucketUrl; open
 }
 
 /** Opens a store from what a user types: a folder, a `.zip` file, an http(s) URL, or an s3://, gs://, az:// or abfs:// URL. */
-export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+export async function openStore(location: string, options: StoreSettings = {}): Promise<OpenedStore> {
 	checkStoreLocation(location);
 	const { signal } = options;
 	if (signal !== undefined && !(signal instanceof AbortSignal)) throw new UsageError("invalid signal: an AbortSignal", { option: "signal" });
+	// Only the package's own stages give a pool (StoreSettings): from a caller it was a TypeError at the first chunk read.
+	if (options.bufferPool !== undefined && !(options.bufferPool instanceof BufferPool)) throw new UsageError("bufferPool is internal to dt64-export's own stages: leave it out", { option: "bufferPool" });
 	throwIfAborted(signal);
 	location = localStorePath(location) ?? location;
 	if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) checkGlobalFetch(redactUrl(location));

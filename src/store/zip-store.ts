@@ -1,6 +1,7 @@
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
 import { Dt64ExportError } from "../errors.js";
 import { CoalescedReads } from "./coalesced-reads.js";
+import { StoredEntryCoverage } from "./stored-entry-coverage.js";
 import { checkBound } from "./value-bound.js";
 import { PastEndOfZip } from "./zip-file-bytes.js";
 import type { ZipIndex } from "./zip-index.js";
@@ -25,7 +26,7 @@ export interface ZipEntryLayout {
 	/** 0 stored, 8 deflated. */
 	readonly method: number;
 	readonly encrypted: boolean;
-	/** The CRC-32 of its bytes (inflated), checked when the entry is read whole (a range of part of it cannot be). */
+	/** The CRC-32 of its bytes (inflated), checked when the entry is read whole, or once ranges have read all of a stored one. */
 	readonly crc32: number;
 }
 
@@ -60,6 +61,13 @@ function inflateRawAsync(data: Uint8Array, options: { maxOutputLength: number })
  */
 export class ZipStore implements AsyncReadable {
 	readonly #reads: CoalescedReads;
+	/** The stored entries read in part so far (a shard's index, its inner chunks), to check each once all of it is read. */
+	readonly #coverage = new StoredEntryCoverage();
+	/**
+	 * Stored entries whose ranges, once all read, failed their CRC-32, with the CRC-32 their bytes gave: every later
+	 * read of one fails as that one did (a shard's reader that gives up on a span of inner chunks reads them again one by one).
+	 */
+	readonly #failed = new Map<string, number>();
 
 	/** `shownAs` names the zip in messages; `length` is its size in bytes. */
 	constructor(
@@ -99,10 +107,17 @@ export class ZipStore implements AsyncReadable {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `${this.shownAs}: byte range ${offset}..${offset + length} is outside entry ${entry.name} (${size} bytes)`, { key: entry.name });
 		}
 		if (entry.method !== 0) return (await this.get(key, options))?.subarray(offset, offset + length);
+		const failed = this.#failed.get(entry.name);
+		if (failed !== undefined) this.#checkCrc(entry, failed);
 		const start = this.entries.dataStart(entry.name) ?? (await this.#located(entry, this.#localHeader(entry, options.signal))).dataStart;
 		const bytes = await this.#located(entry, this.#reads.read(start + offset, length, options.signal));
-		// A range of all of it is checked as a read of all of it is; a part cannot be (the CRC-32 is the whole entry's).
-		if (offset === 0 && length === size) this.#checkCrc(entry, bytes);
+		// A range of all of it is checked as a read of all of it is; parts once the ranges have read all of it.
+		if (offset === 0 && length === size) this.#checkCrc(entry, zlib().crc32(bytes));
+		else {
+			const crc = this.#coverage.add(entry.name, size, offset, bytes, (part) => zlib().crc32(part));
+			if (crc !== undefined && crc !== entry.crc32) this.#failed.set(entry.name, crc);
+			if (crc !== undefined) this.#checkCrc(entry, crc);
+		}
 		return bytes;
 	}
 
@@ -153,7 +168,7 @@ export class ZipStore implements AsyncReadable {
 	/** The entry's bytes, inflated if deflated, checked against the CRC-32 the central directory gives. */
 	async #inflated(entry: ZipEntryLayout, data: Uint8Array): Promise<Uint8Array> {
 		const bytes = await this.#inflatedUnchecked(entry, data);
-		this.#checkCrc(entry, bytes);
+		this.#checkCrc(entry, zlib().crc32(bytes));
 		return bytes;
 	}
 
@@ -161,8 +176,7 @@ export class ZipStore implements AsyncReadable {
 	 * Bytes that are not what was written, CHUNK_CORRUPT: a chunk stored raw, or with a codec that has no checksum of
 	 * its own (blosc, lz4, zstd as numcodecs writes it), would otherwise decode to wrong values without a word.
 	 */
-	#checkCrc(entry: ZipEntryLayout, bytes: Uint8Array): void {
-		const crc = zlib().crc32(bytes);
+	#checkCrc(entry: ZipEntryLayout, crc: number): void {
 		if (crc === entry.crc32) return;
 		throw new Dt64ExportError("CHUNK_CORRUPT", `${this.shownAs}: entry ${entry.name} fails its CRC-32 (the zip says ${hex(entry.crc32)}, its bytes give ${hex(crc)})`, {
 			path: this.shownAs,

@@ -1,6 +1,7 @@
 import { Transform, type TransformCallback } from "node:stream";
 import { type Data, type Field, makeData, RecordBatch, Schema, Struct } from "apache-arrow";
-import { checkObjectArgument } from "../call-arguments.js";
+import { checkObjectArgument, checkOptionNamesOf } from "../call-arguments.js";
+import { isOwnSettings, ownSettings } from "../own-settings.js";
 import type { Validity } from "../cf/masking.js";
 import { broadcastStrides, broadcastValues } from "../table/broadcast.js";
 import { OverflowNullCounter } from "../convert/overflow-nulls.js";
@@ -21,11 +22,16 @@ export type TableColumnPlan =
 	| { readonly kind: "positions"; readonly field: Field; readonly axis: number }
 	| { readonly kind: "values"; readonly plan: ColumnPlan; readonly band: number; readonly name: string; readonly shape: readonly number[]; readonly axes: readonly number[] };
 
+/** The batcher's options (README, Library): a table's, as createTableExportStages gives them; the others are the package's own (TableBatcherSettings). */
 export interface TableBatcherOptions {
 	/** In output order: index columns first, then the value columns (see src/table/column-kinds.ts). */
 	columns: readonly TableColumnPlan[];
 	/** The table's shape, to lay the columns out and to name N-d positions in messages. */
 	shape: readonly number[];
+}
+
+/** The batcher's settings of the package's own stages (createStagesAround): the table's and the pipeline's. */
+export interface TableBatcherSettings extends TableBatcherOptions {
 	/**
 	 * Where position index columns' memory comes from (a BufferPool's, when the output hands written buffers back:
 	 * each batch's columns are then the buffers of batches already written); default new. A column kept for every
@@ -39,6 +45,14 @@ export interface TableBatcherOptions {
 	 * counted in `droppedInvalidDates` when they lie in it (see dropped-dates.ts).
 	 */
 	invalidDateBounds?: TimeBounds;
+}
+
+/** Every option a caller may give TableBatcher: another name is refused (an internal one too, see TableBatcherSettings). */
+const TABLE_BATCHER_OPTION_NAMES: readonly string[] = Object.keys({ columns: 0, shape: 0 } satisfies Record<keyof TableBatcherOptions, 0>);
+
+/** A batcher with the pipeline's settings (the package's own stages, and its tests). */
+export function tableBatcherWith(settings: TableBatcherSettings): TableBatcher {
+	return new TableBatcher(ownSettings(settings));
 }
 
 const fieldOf = (column: TableColumnPlan) => (column.kind === "positions" ? column.field : column.plan.field);
@@ -75,7 +89,7 @@ function bitsOfBytes(bytes: Uint8Array): Validity {
  */
 export class TableBatcher extends Transform {
 	readonly schema: Schema;
-	readonly #options: TableBatcherOptions;
+	readonly #options: TableBatcherSettings;
 	readonly #strides: number[];
 	/** Per column, the last values decoded and their result: a column the reader gives whole is decoded once. */
 	readonly #decoded: ({ raw: ChunkValues; decoded: DecodedValues } | undefined)[];
@@ -94,14 +108,16 @@ export class TableBatcher extends Transform {
 		super({ objectMode: true, highWaterMark: 1 });
 		// Made by createTableExportStages; from JavaScript, null or {} was a TypeError.
 		checkObjectArgument("TableBatcher", "options", options, "{ columns, shape } of a table (createTableExportStages makes the stages)", (given) => Array.isArray(given.columns) && Array.isArray(given.shape));
-		this.#options = options;
-		this.overflowNulls = options.countOverflowNulls === true ? new OverflowNullCounter() : undefined;
+		if (!isOwnSettings(options)) checkOptionNamesOf("TableBatcher", options, TABLE_BATCHER_OPTION_NAMES);
+		const settings: TableBatcherSettings = options;
+		this.#options = settings;
+		this.overflowNulls = settings.countOverflowNulls === true ? new OverflowNullCounter() : undefined;
 		this.schema = new Schema(options.columns.map(fieldOf));
 		this.#strides = cStrides(options.shape);
 		this.#decoded = options.columns.map(() => undefined);
-		this.#indexColumns = new BandIndexColumns(options.allocateIndex);
+		this.#indexColumns = new BandIndexColumns(settings.allocateIndex);
 		const filters = options.columns.flatMap((column, k) => (column.kind === "values" && column.plan.dropsInvalidDates === true ? [k] : []));
-		this.#invalidDates = filters.length === 0 ? undefined : new InvalidDateRows(filters, options.invalidDateBounds);
+		this.#invalidDates = filters.length === 0 ? undefined : new InvalidDateRows(filters, settings.invalidDateBounds);
 	}
 
 	/**

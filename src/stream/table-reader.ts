@@ -1,6 +1,7 @@
 import { GeneratorReadable } from "./generator-readable.js";
 import { bandRowsOf, clippedChunk, streamedChunkBands, type ChunkOrderBox } from "./streamed-chunk-bands.js";
-import { describeArgument, optionsArgument } from "../call-arguments.js";
+import { checkOptionNamesOf, describeArgument, optionsArgument } from "../call-arguments.js";
+import { isOwnSettings, ownSettings } from "../own-settings.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { broadcastValues } from "../table/broadcast.js";
@@ -27,25 +28,13 @@ export interface TableBand {
 	readonly region: RowRegion;
 }
 
+/** The reader's options a caller may give (README, Library): the others are the package's own (TableReaderSettings). */
 export interface TableReaderOptions {
 	order?: RowOrder;
 	/** Chunks fetched and decoded at once per column; order is preserved whatever finishes first. */
 	concurrency?: number;
-	/**
-	 * Chunks in flight per column at most (default: `concurrency`), when more than `concurrency`: `concurrency` then
-	 * counts requests, and the chunks one request reads together (a shard's inner chunks) are in flight with it up to
-	 * this many (see ReadLimits).
-	 */
-	chunksInFlight?: number;
 	/** Called after each chunk of any column is decoded, for progress. */
 	onChunk?: (chunkIndex: number, totalChunks: number) => void;
-	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
-	rows?: RowRange;
-	/**
-	 * N-d bands are assembled in its buffers, and chunks copied into them go back to it (see readBands): only for
-	 * exports whose output hands written buffers back to the same pool.
-	 */
-	bufferPool?: BufferPool;
 	/** Bytes of one row of the batches made from the bands, about (default: the columns' `valueBytes`); see BATCH_BYTES. */
 	rowBytes?: number;
 	/**
@@ -53,6 +42,31 @@ export interface TableReaderOptions {
 	 * concurrency times the largest chunk's, if more (see ReadAheadBudget).
 	 */
 	readAheadBytes?: number;
+}
+
+/** The reader's settings of the package's own stages (createTableReader): a caller's options and the pipeline's. */
+export interface TableReaderSettings extends TableReaderOptions {
+	/**
+	 * Chunks in flight per column at most (default: `concurrency`), when more than `concurrency`: `concurrency` then
+	 * counts requests, and the chunks one request reads together (a shard's inner chunks) are in flight with it up to
+	 * this many (see ReadLimits).
+	 */
+	chunksInFlight?: number;
+	/** Only these rows along the first axis (a time range, a part): chunks outside them are never read. */
+	rows?: RowRange;
+	/**
+	 * N-d bands are assembled in its buffers, and chunks copied into them go back to it (see readBands): only for
+	 * exports whose output hands written buffers back to the same pool.
+	 */
+	bufferPool?: BufferPool;
+}
+
+/** Every option a caller may give TableReader: another name is refused (an internal one too, see TableReaderSettings). */
+const TABLE_READER_OPTION_NAMES: readonly string[] = Object.keys({ order: 0, concurrency: 0, onChunk: 0, rowBytes: 0, readAheadBytes: 0 } satisfies Record<keyof TableReaderOptions, 0>);
+
+/** A reader with the pipeline's settings (the package's own stages, and its tests). */
+export function tableReaderWith(columns: readonly (ChunkSource<ChunkValues> | BroadcastSource)[], shape: readonly number[], settings: TableReaderSettings): TableReader {
+	return new TableReader(columns, shape, ownSettings(settings));
 }
 
 /**
@@ -130,28 +144,30 @@ export class TableReader extends GeneratorReadable<TableBand> {
 		if (!Array.isArray(shape) || !shape.every((length) => Number.isSafeInteger(length) && length >= 0)) {
 			throw new UsageError(`TableReader: shape must be the table's shape, an array of lengths, got ${describeArgument(shape)}`, { option: "shape" });
 		}
-		options = optionsArgument(options);
+		const own = isOwnSettings(options);
+		const settings: TableReaderSettings = optionsArgument(options);
+		if (!own) checkOptionNamesOf("TableReader", settings, TABLE_READER_OPTION_NAMES);
 		const broadcast = columns.map((column) => asBroadcastSource(column, shape));
-		const rows = options.rows;
+		const rows = settings.rows;
 		// A column without the first axis is read whole, whatever the rows.
 		const chunksOf = (column: BroadcastSource) => (rows === undefined || column.axes[0] !== 0 ? product(column.source.gridShape) : chunksOfRows(column.source, rows));
 		this.totalChunks = broadcast.reduce((sum, column) => sum + chunksOf(column), 0);
 		this.totalRows = rows === undefined ? product(shape) : (rows.end - rows.start) * product(shape.slice(1));
-		const requests = Math.max(1, options.concurrency ?? 4);
-		const concurrency: ReadLimits = { requests, chunks: Math.max(requests, options.chunksInFlight ?? requests) };
+		const requests = Math.max(1, settings.concurrency ?? 4);
+		const concurrency: ReadLimits = { requests, chunks: Math.max(requests, settings.chunksInFlight ?? requests) };
 		let decoded = 0;
-		const onChunk = options.onChunk === undefined ? undefined : () => options.onChunk!(++decoded, this.totalChunks);
+		const onChunk = settings.onChunk === undefined ? undefined : () => settings.onChunk!(++decoded, this.totalChunks);
 		const mayReadAhead = () => !this.#holdReadAhead();
 		// Small bands (small chunks) are gathered into batches of a sensible size; see joinSmallBands.
 		const alongRows = broadcast.map((column) => shape.length > 0 && column.axes[0] === 0);
-		const rowBytes = options.rowBytes ?? broadcast.reduce((sum, column) => sum + (column.valueBytes ?? 8), 0);
+		const rowBytes = settings.rowBytes ?? broadcast.reduce((sum, column) => sum + (column.valueBytes ?? 8), 0);
 		const chunkBytes = broadcast.map((column) => product(column.source.chunkShape) * (column.valueBytes ?? 8));
 		// No less than the column reading the most ahead would alone (see READ_AHEAD_BYTES).
-		const budget = new ReadAheadBudget(Math.max(options.readAheadBytes ?? READ_AHEAD_BYTES, concurrency.chunks * Math.max(...chunkBytes)));
+		const budget = new ReadAheadBudget(Math.max(settings.readAheadBytes ?? READ_AHEAD_BYTES, concurrency.chunks * Math.max(...chunkBytes)));
 		const readAhead = broadcast.map((_, k): ReadAheadShare => ({ budget, column: k, chunkBytes: chunkBytes[k] }));
 		const read: TableRead = { columns: broadcast, shape, concurrency, signal: this.signal, mayReadAhead, onChunk, rows, rowBytes, readAhead };
 		const joinedRows = rowsWithinBytes(BATCH_ROWS, rowBytes);
-		if ((options.order ?? "c") === "chunk") {
+		if ((settings.order ?? "c") === "chunk") {
 			const spanning = broadcast.filter((column) => spansTable(column, shape));
 			if (spanning.length === 0) {
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk follows the chunks of a column over all of the table's dimensions ${JSON.stringify(shape)}, and no column spans them`, { option: "order", value: "chunk" });
@@ -162,10 +178,10 @@ export class TableReader extends GeneratorReadable<TableBand> {
 				throw new Dt64ExportError("COLUMNS_INCOMPATIBLE", `order chunk needs every column over all of the table's dimensions read in the same chunk shape, got ${shapes}`, { option: "order", value: "chunk" });
 			}
 			for (const column of broadcast) if (!spansTable(column, shape)) checkHeldColumn(column, shape, "chunk");
-			this.pullFrom(joinSmallBands(chunkOrderBands(read, options.bufferPool), alongRows, options.bufferPool, joinedRows));
+			this.pullFrom(joinSmallBands(chunkOrderBands(read, settings.bufferPool), alongRows, settings.bufferPool, joinedRows));
 		} else {
 			for (const column of broadcast) checkHeldColumn(column, shape, "c");
-			this.pullFrom(joinSmallBands(cOrderBands(read, options.bufferPool), alongRows, options.bufferPool, joinedRows));
+			this.pullFrom(joinSmallBands(cOrderBands(read, settings.bufferPool), alongRows, settings.bufferPool, joinedRows));
 		}
 	}
 

@@ -1,12 +1,14 @@
 /**
  * Discovery of a group's one time array (no `array` named) and CF boundary variables: a `time_bnds` of instants, as
  * xarray writes it, has `units` and a `calendar` of its own and is a time array by its attributes, yet it is never
- * the array meant by "the time array" of a group holding its coordinate. Found as bounds-parent.ts finds a boundary
- * variable's coordinate (boundedCoordinateOf), from the nodes the tree already read: nothing more is read.
+ * the array meant by "the time array" of a group holding its coordinate. Found among the nodes the tree already read
+ * (a walked folder, a zip, a listing: every array of the group, so an auxiliary coordinate's bounds, `valid_bnds` of
+ * a 2-D `valid_time`, are found without consolidated metadata too), else as bounds-parent.ts finds a boundary
+ * variable's coordinate (boundedCoordinateOf): nothing more is read.
  */
 import type { OpenedStore } from "../store/open-store.js";
 import type { StoreTree } from "../store-tree.js";
-import type { NodeMetadata } from "../zarr/array-metadata.js";
+import { attributesOf, type NodeMetadata } from "../zarr/array-metadata.js";
 import { boundedCoordinateOf } from "./bounds-parent.js";
 
 /** The candidates that are no boundary variable of another candidate (`kept`), and those that are (`boundaries`). */
@@ -15,11 +17,32 @@ export interface BoundsCandidates {
 	readonly boundaries: string[];
 }
 
+/**
+ * The arrays that another array of the same group names by its CF `bounds` or `climatology`, among `nodes` (a tree's,
+ * by path): each array's path to the name of the array naming it (the first, in the tree's order). One pass.
+ */
+export function boundsNamedIn(nodes: ReadonlyMap<string, NodeMetadata>): Map<string, string> {
+	const named = new Map<string, string>();
+	for (const [path, node] of nodes) {
+		if (node.kind !== "array") continue;
+		const slash = path.lastIndexOf("/");
+		const attributes = attributesOf(node);
+		for (const bounds of [attributes.bounds, attributes.climatology]) {
+			if (typeof bounds !== "string" || bounds === "" || bounds.includes("/")) continue;
+			const boundsPath = slash < 0 ? bounds : `${path.slice(0, slash)}/${bounds}`;
+			if (boundsPath !== path && !named.has(boundsPath)) named.set(boundsPath, path.slice(slash + 1));
+		}
+	}
+	return named;
+}
+
 /** Splits a group tree's time arrays (`candidates`, paths of `tree`'s entries) into the boundary variables of another candidate and the others. */
 export async function withoutBoundaryVariables(opened: OpenedStore, tree: StoreTree, candidates: readonly string[]): Promise<BoundsCandidates> {
 	const nodes = new Map<string, NodeMetadata>();
 	for (const entry of tree.entries) if ("node" in entry) nodes.set(entry.path, entry.node);
 	const lookup = async (path: string) => nodes.get(path);
+	const named = boundsNamedIn(nodes);
+	const timeArrays = new Set(candidates);
 	const kept: string[] = [];
 	const boundaries: string[] = [];
 	for (const candidate of candidates) {
@@ -27,10 +50,11 @@ export async function withoutBoundaryVariables(opened: OpenedStore, tree: StoreT
 		const slash = candidate.lastIndexOf("/");
 		const group = slash < 0 ? "" : candidate.slice(0, slash);
 		const groupNode = nodes.get(group);
-		const found = node?.kind === "array" && groupNode?.kind === "group" ? await boundedCoordinateOf(opened, { path: group, format: groupNode.zarrFormat }, node, lookup) : undefined;
-		const coordinate = found !== undefined && "coordinate" in found ? found.coordinate : undefined;
+		const inTree = named.get(candidate);
+		const found = inTree === undefined && node?.kind === "array" && groupNode?.kind === "group" ? await boundedCoordinateOf(opened, { path: group, format: groupNode.zarrFormat }, node, lookup) : undefined;
+		const coordinate = inTree ?? (found !== undefined && "coordinate" in found ? found.coordinate : undefined);
 		const coordinatePath = coordinate === undefined ? undefined : group === "" ? coordinate : `${group}/${coordinate}`;
-		if (coordinatePath !== undefined && coordinatePath !== candidate && candidates.includes(coordinatePath)) boundaries.push(candidate);
+		if (coordinatePath !== undefined && coordinatePath !== candidate && timeArrays.has(coordinatePath)) boundaries.push(candidate);
 		else kept.push(candidate);
 	}
 	return { kept, boundaries };
