@@ -17,6 +17,7 @@ import { createStagesAround, createWriter, runStages } from "./export.js";
 import { OUTPUT_FORMATS, planExport, type ExportOptions, type ExportPlan } from "./export-plan.js";
 import { createTableReader, openPlannedTable, tableReadLimits } from "./export-source.js";
 import type { ZarrTable } from "./open-table.js";
+import { poolOf } from "./memory/opened-pool.js";
 import { commitDatasetHolding, type CommitSummary } from "./output/commit.js";
 import { isFileOfPart, listDataset, LOCK_NAME, manifestPath, partStagingPath, PARTS_FOLDER, SUCCESS_FILE } from "./output/dataset-files.js";
 import { DatasetWriter, type DatasetSummary } from "./output/dataset-writer.js";
@@ -88,7 +89,7 @@ export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan):
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };
 	const filter =
 		ranged && timeOut !== undefined
-			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.rounding === "floor", countOverflowNulls: plan.columns.conversion.onOverflow === "null", bufferPool: table.bufferPool })
+			? new TimeFilter({ timeColumn: timeOut.field, unit: timeOut.unit, bounds: select.bounds, checkSorted: selection.sorted && !chunkOrder, truncated: plan.columns.conversion.rounding === "floor", countOverflowNulls: plan.columns.conversion.onOverflow === "null", bufferPool: poolOf(table) })
 			: undefined;
 	return { reader, batcher, writer, filter, selection, time: timeOut, table };
 }

@@ -12,6 +12,7 @@ import { pipeline } from "node:stream/promises";
 import { Float64, Int64, makeData, RecordBatch, Schema, Field, Struct, tableFromIPC, TimestampNanosecond, type DataType } from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
+import type { ExportSettings } from "../src/export-plan.js";
 import { exportToFile } from "../src/index.js";
 import type { BufferPool } from "../src/memory/buffer-pool.js";
 import { TimeFilter } from "../src/select/time-filter.js";
@@ -227,7 +228,9 @@ describe("a time range exported to a file with a pool", () => {
 				const out = path.join(work, `${name.split(" ")[0]}-${from}-${to}.arrow`);
 				const start = from === 0 ? undefined : `${times[from]}`;
 				const iso = (v: bigint) => new Date(Number(v / 1_000_000n)).toISOString().replace("Z", "") + String(v % 1_000_000n).padStart(6, "0");
-				await exportToFile(store, out, { start: start === undefined ? undefined : iso(times[from]), end: to === LENGTH ? undefined : iso(times[to]), format: "arrow", bufferPool: pool, overwrite: true });
+				// The pool as the CLI gives its own (ExportSettings): a PoisoningPool is the package's BufferPool.
+				const settings: ExportSettings & { overwrite: boolean } = { start: start === undefined ? undefined : iso(times[from]), end: to === LENGTH ? undefined : iso(times[to]), format: "arrow", bufferPool: pool, overwrite: true };
+				await exportToFile(store, out, settings);
 				const got = tableFromIPC(fs.readFileSync(out)).getChildAt(0)!.toArray() as BigInt64Array;
 				const want = Array.from(times.subarray(from, to)).filter((v) => v !== INT64_MIN);
 				expect(got.length, `[${from}, ${to})`).toBe(want.length);
