@@ -1,4 +1,4 @@
-// node bench/experiments/race-stress.mjs [--minutes M] [--seed S] [--work DIR] [--big] [--verbose]
+// node bench/experiments/race-stress.mjs [--minutes M] [--seed S] [--work DIR] [--big] [--only store,...] [--kinds kind,...] [--verbose]
 //
 // A stress run for memory races in the decode paths (a use after release, two writers of one place): not a test
 // (tests never time anything, and a race lost one run in a hundred is no test). It runs exports many times, with
@@ -8,12 +8,14 @@
 // values, nulls as null), never by bytes: batches may differ.
 //
 // Each run picks: a store (small ones generated here into --work: 1-D sharded, index at the end and at the start,
-// zstd and gzip, missing inner chunks, NaT, and a group of a sharded time coordinate and a 2-D data variable; with
+// zstd, blosc and gzip, missing inner chunks, NaT, and a group of a sharded time coordinate and a 2-D data variable; with
 // --big, also the bench's codec stores in .bench-cache/codecs-v1-20000000/ of /work/main, 20M values each, v3 sharded
 // zstd among them), DT64_DECODE_THREADS 0, 1 or 4, arrow or parquet, the CLI or the library (exportToFile in a child
 // process), and a selection: the whole array, a random --start/--end (from the first or the last inner chunk, within
 // one inner chunk, start or end only), a --part K/N, and for the group --columns all --index [--order chunk].
-// Prints a line per failure (its command, first difference) and, at the end, runs and failures per kind.
+// --only keeps the stores named, --kinds the selections named (whole, range, head, tail, within-one, part, index,
+// index-chunk, index-range). Prints a line per failure (its command, what differs; its output and the reference are
+// kept under --work/out) and, at the end, runs and failures per store, selection and caller.
 // Exit 1 when any run failed or differed.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -36,6 +38,8 @@ let seed = Number(flag("--seed", String(Date.now() % 1_000_000)));
 const work = flag("--work", "/dev/shm/race-stress");
 const big = argv.includes("--big");
 const verbose = argv.includes("--verbose");
+const only = flag("--only", undefined)?.split(",");
+const kindsAsked = flag("--kinds", undefined)?.split(",");
 const BENCH = "/work/main/.bench-cache/codecs-v1-20000000";
 
 /** A small deterministic generator (mulberry32), so a seed replays the same runs. */
@@ -51,6 +55,7 @@ const pick = (list) => list[Math.floor(random() * list.length)];
 const LE = { name: "bytes", configuration: { endian: "little" } };
 const ZSTD = { name: "zstd", configuration: { level: 0, checksum: false } };
 const GZIP = { name: "gzip", configuration: { level: 1 } };
+const BLOSC = { name: "blosc", configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle", typesize: 8, blocksize: 0 } };
 const sharding = (inner, codecs, location) => ({
 	name: "sharding_indexed",
 	configuration: { chunk_shape: inner, codecs, index_codecs: [LE, { name: "crc32c" }], index_location: location },
@@ -93,6 +98,12 @@ async function stores() {
 		const values = sortedTimes(395_000, 5_000, blank);
 		const dir = await make("sharded-start-gzip", (d) => writeArray(d, "", { shape: [395_000], chunks: [50_000], values, dataType: ns, codecs: [sharding([5_000], [LE, GZIP], "start")] }));
 		list.push({ name: "sharded-start-gzip", args: [dir], times: values, inner: 5_000, shardRows: 50_000 });
+	}
+	{
+		const blank = (k) => k === 11;
+		const values = sortedTimes(331_000, 3_000, blank);
+		const dir = await make("sharded-end-blosc", (d) => writeArray(d, "", { shape: [331_000], chunks: [30_000], values, dataType: ns, codecs: [sharding([3_000], [LE, BLOSC], "end")] }));
+		list.push({ name: "sharded-end-blosc", args: [dir], times: values, inner: 3_000, shardRows: 30_000 });
 	}
 	{
 		const values = sortedTimes(300_000, 10_000);
@@ -145,8 +156,13 @@ function timeNear(times, row) {
 function selection(store) {
 	const kinds = ["whole", "range", "range", "head", "tail", "within-one", "part"];
 	if (store.table) kinds.push("index", "index-chunk", "index-range");
-	if (store.nd) return pick([["whole", []], ["index", ["--index"]], ["index-chunk", ["--index", "--order", "chunk"]]]);
-	const kind = pick(kinds);
+	if (store.nd) {
+		const nd = [["whole", []], ["index", ["--index"]], ["index-chunk", ["--index", "--order", "chunk"]]].filter(([kind]) => kindsAsked === undefined || kindsAsked.includes(kind));
+		return nd.length === 0 ? undefined : pick(nd);
+	}
+	const allowed = kinds.filter((kind) => kindsAsked === undefined || kindsAsked.includes(kind));
+	if (allowed.length === 0) return undefined;
+	const kind = pick(allowed);
 	const times = store.times;
 	const n = times.length;
 	const at = (row) => iso(timeNear(times, row));
@@ -275,7 +291,9 @@ const tally = new Map();
 const failures = [];
 
 async function once(store) {
-	const [kind, select] = selection(store);
+	const chosen = selection(store);
+	if (chosen === undefined) return false;
+	const [kind, select] = chosen;
 	const format = pick(["arrow", "parquet"]);
 	const threads = pick(["0", "1", "4"]);
 	const dataset = select.includes("--part");
@@ -330,13 +348,15 @@ async function once(store) {
 		failures.push(`${command}: ${problem}`);
 		console.log(`FAIL ${label}: ${command}: ${problem}`);
 	} else if (verbose) console.log(`ok ${label}`);
+	return true;
 }
 
 function firstLine(text) {
 	return text.trim().split("\n")[0];
 }
 
-const list = await stores();
+const list = (await stores()).filter((store) => only === undefined || only.includes(store.name));
+if (list.length === 0) throw new Error("race-stress: no store left (--only)");
 // The bench stores' sorted times for ranges: read once (threads 0) from a whole export.
 for (const store of list.filter((s) => s.bench)) {
 	const out = path.join(work, `${store.name}-times.arrow`);
@@ -357,8 +377,7 @@ console.log(`race-stress: seed ${seed}, ${minutes} min, stores ${list.map((s) =>
 const until = Date.now() + minutes * 60_000;
 let runs = 0;
 while (Date.now() < until) {
-	await once(pick(list));
-	runs++;
+	if (await once(pick(list))) runs++;
 }
 console.log(`race-stress: ${runs} runs, ${failures.length} failed`);
 for (const [tag, { runs: n, failed }] of [...tally].sort()) console.log(`  ${tag}: ${n} runs${failed ? `, ${failed} FAILED` : ""}`);
