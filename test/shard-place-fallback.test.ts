@@ -30,7 +30,7 @@ const PER = 2;
 const SHARDS = 1;
 
 /** Value k of the array: its 8 bytes all one byte, so that a zstd RLE block of 8 bytes holds it. */
-const valueOf = (k: number) => BigInt.asIntN(64, 0x0101010101010101n * BigInt(1 + (k % 251)));
+const valueAt = (k: number) => BigInt.asIntN(64, 0x0101010101010101n * BigInt(1 + (k % 251)));
 
 /** A zstd frame without Frame_Content_Size holding `values`, an RLE block of 8 bytes each: 4 bytes a value. */
 function frameWithoutSize(values: BigInt64Array): Uint8Array {
@@ -74,7 +74,7 @@ describe("an inner chunk that does not say it fits its place in the shard's buff
 		};
 		const decoder = new ChunkDecoder([INNER], [LE, ZSTD], { dataType: "int64", valueBytes: 8, scanNaT: true }, pool, true);
 		expect(decoder.decodesInto).toBe(true);
-		const values = BigInt64Array.from({ length: INNER }, (_, k) => valueOf(k));
+		const values = BigInt64Array.from({ length: INNER }, (_, k) => valueAt(k));
 		// The shard's buffer on the calling thread (ShardBands: the pool's), inner chunk 1's place, its frame read there.
 		const shard = pool.acquire(PER * INNER * 8);
 		const place = shard.subarray(INNER * 8, 2 * INNER * 8);
@@ -92,7 +92,7 @@ describe("an inner chunk that does not say it fits its place in the shard's buff
 		// the array: its bytes past the end are said dead when its shard is opened, and its encoded bytes (2054, more
 		// than its rows' 800) were said dead once decoded, all of its band with them.
 		const length = (SHARDS * PER - 1) * INNER + 100;
-		const values = BigInt64Array.from({ length: SHARDS * PER * INNER }, (_, k) => valueOf(k));
+		const values = BigInt64Array.from({ length: SHARDS * PER * INNER }, (_, k) => valueAt(k));
 		const ns = { name: "numpy.datetime64", configuration: { unit: "ns", scale_factor: 1 } };
 		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [INNER], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }], index_location: "end" } }];
 		await writeArray(store, "", { shape: [length], chunks: [PER * INNER], values: values.subarray(0, length), dataType: ns, codecs });
