@@ -154,8 +154,8 @@ function timeNear(times, row) {
 
 /** Random selection options for a store. */
 function selection(store) {
-	const kinds = ["whole", "range", "range", "head", "tail", "within-one", "part"];
-	if (store.table) kinds.push("index", "index-chunk", "index-range");
+	// A table's time is its coordinate: a range needs --index (without it the columns are the data variable's).
+	const kinds = store.table ? ["whole", "part", "index", "index-chunk", "index-range", "index-range"] : ["whole", "range", "range", "head", "tail", "within-one", "part"];
 	if (store.nd) {
 		const nd = [["whole", []], ["index", ["--index"]], ["index-chunk", ["--index", "--order", "chunk"]]].filter(([kind]) => kindsAsked === undefined || kindsAsked.includes(kind));
 		return nd.length === 0 ? undefined : pick(nd);
@@ -231,6 +231,7 @@ function libraryOptions(args) {
 		else if (a === "--columns") options.columns = args[++i] === "all" ? "all" : args[i].split(",");
 		else if (a === "--index") options.index = true;
 		else if (a === "--order") options.order = args[++i];
+		else if (a === "--time-column") options.timeColumn = args[++i];
 		else if (a === "--no-range-search") options.rangeSearch = false;
 		else if (a === "-q" || a === "--force") continue;
 		else return undefined;
@@ -293,7 +294,9 @@ const failures = [];
 async function once(store) {
 	const chosen = selection(store);
 	if (chosen === undefined) return false;
-	const [kind, select] = chosen;
+	const [kind, chosenOptions] = chosen;
+	// A table's range is of its time coordinate (its data variable is datetime64 too).
+	const select = store.table && chosenOptions.some((a) => a === "--start" || a === "--end") ? [...chosenOptions, "--time-column", "time"] : chosenOptions;
 	const format = pick(["arrow", "parquet"]);
 	const threads = pick(["0", "1", "4"]);
 	const dataset = select.includes("--part");
