@@ -21,6 +21,7 @@ import type { BufferPool } from "../../src/memory/buffer-pool.js";
 import { openTimeArray } from "../../src/open-array.js";
 import { openTable, tableOfTimeArray } from "../../src/open-table.js";
 import { AtomicFileWriter } from "../../src/output/atomic-file.js";
+import { readBands, type ValueBand } from "../../src/stream/chunk-bands.js";
 import { tempDir } from "./cli.js";
 import { PoisoningPool } from "./poisoning-pool.js";
 
@@ -150,6 +151,42 @@ export function describeShardPoolDifferential(threads: string): void {
 				expectValues(parts, all, "parts 0/3, 1/3, 2/3");
 			});
 		}
+
+		it("1-D, rows cut at both ends, read a shard at a time into a poisoning pool, each band checked as it is written", async () => {
+			// What a range export reads once it writes through a pool: the bytes a range leaves unused in a shard's
+			// buffer are said dead when the shard is opened, its inner chunks still decoding into it. Each band is checked
+			// when it is written (two bands after it came, as a busy output would), then handed back, as the output does.
+			const c = ARRAYS[0];
+			const values = sortedTimes(c.length, c.inner, c.blank);
+			const store = path.join(work, `${counter++}.zarr`);
+			await writeArray(store, "", { shape: [c.length], chunks: [c.shard], values, dataType: ns, codecs: c.codecs });
+			for (const range of rangesOf(c)) {
+				const rows = { start: range.rows[0], end: range.rows[1] };
+				const pool = new PoisoningPool();
+				pool.expectWrittenBack();
+				const array = await openTimeArray(store, { bufferPool: pool });
+				const written: (bigint | null)[] = [];
+				const pending: ValueBand[] = [];
+				const write = (band: ValueBand) => {
+					for (const value of band.values) written.push(value === NAT ? null : value);
+					pool.release(new Uint8Array(band.values.buffer, band.values.byteOffset, band.values.byteLength));
+				};
+				const bands = readBands(array.chunks, [c.length], { requests: 2, chunks: 20 }, new AbortController().signal, undefined, undefined, rows, {
+					bufferPool: pool,
+					countHandedOn: true,
+					shards: true,
+				});
+				for await (const band of bands) {
+					pending.push(band);
+					// Turns of the event loop between bands: reads and decodes of the shards opened ahead go on.
+					await new Promise((resolve) => setImmediate(resolve));
+					if (pending.length > 2) write(pending.shift()!);
+				}
+				while (pending.length > 0) write(pending.shift()!);
+				expectValues(written, Array.from(values.subarray(rows.start, rows.end), (v) => (v === NAT ? null : v)), `rows [${rows.start}, ${rows.end}) ${range.name}`);
+				expect(pool.reused + pool.freeBytes, `${range.name}: buffers came back`).toBeGreaterThan(0);
+			}
+		});
 
 		for (const order of ["c", "chunk"] as const) {
 			it(`a table: a sharded time coordinate, a sharded companion and a 2-D column, --index, ${order} order`, async () => {
