@@ -82,4 +82,37 @@ describe("an inner chunk kept from a probe", () => {
 		// Nothing was written into inner chunk 0's place: its values are decoded there from the kept bytes.
 		expect(Array.from(places[0])).toEqual(new Array(11).fill(0));
 	});
+
+	it("is not, nor is an inner chunk of a run another pass holds, read again into a place by a wider run", async () => {
+		const { store, ranges } = recordingStore(shard());
+		const reader = new ShardIndexReader(store, [PER], [LE, { name: "crc32c" }], "end");
+		// A pass of inner chunks 2 and 3 (a shard's buffer of its own: places A), its run held, its reads in flight...
+		const placesA = INNER_BYTES.map((length) => new Uint8Array(length));
+		const intoA = (slot: number, length: number) => placesA[slot].subarray(0, length);
+		const passA = [2, 3].map((k) => reader.readInnerChunk("/c/0", [k], undefined, 1, { start: [2], end: [4] }, true, intoA));
+		// ...when a whole read of the shard into another buffer (places B) starts: inner chunks 2 and 3 are the held
+		// run's, given to the first pass; this read reads them again on their own, into buffers of their own.
+		const placesB = INNER_BYTES.map((length) => new Uint8Array(length));
+		const placedB: number[] = [];
+		const intoB = (slot: number, length: number) => (placedB.push(slot), placesB[slot].subarray(0, length));
+		const passB = [0, 1, 2, 3].map((k) => reader.readInnerChunk("/c/0", [k], undefined, 1, undefined, true, intoB));
+		const [readA, readB] = [await Promise.all(passA), await Promise.all(passB)];
+		readA.forEach((bytes, k) => expect(Array.from(bytes!), `pass A, inner chunk ${k + 2}`).toEqual(new Array(INNER_BYTES[k + 2]).fill(k + 3)));
+		readB.forEach((bytes, k) => expect(Array.from(bytes!), `pass B, inner chunk ${k}`).toEqual(new Array(INNER_BYTES[k]).fill(k + 1)));
+		// Each place of B was written by the read that gave its bytes, or by none: the bytes given for inner chunks 2
+		// and 3 are not their places, which their values are decoded into, so nothing else wrote there.
+		for (const k of [2, 3]) {
+			expect(readB[k]!.buffer === placesB[k].buffer, `inner chunk ${k} given in its place`).toBe(false);
+			expect(Array.from(placesB[k]), `inner chunk ${k}'s place in B`).toEqual(new Array(INNER_BYTES[k]).fill(0));
+		}
+		expect(placedB).toEqual([0, 1]);
+		expect(ranges).toEqual([
+			{ offset: 24, length: 17 },
+			{ offset: 41, length: 19 },
+			{ offset: 0, length: 11 },
+			{ offset: 11, length: 13 },
+			{ offset: 24, length: 17 },
+			{ offset: 41, length: 19 },
+		]);
+	});
 });

@@ -1,6 +1,7 @@
 import { abortError } from "../abort.js";
 import { natPositionsOf } from "../convert/nat-positions.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
+import { copyOfBytes } from "../memory/copy-of-bytes.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import type { CodecMetadata } from "./array-metadata.js";
 import { maxDecodedBytes } from "./codecs/decoded-size.js";
@@ -126,8 +127,10 @@ export class ChunkDecoder<V extends ChunkValues = BigInt64Array> {
 			throw errorInContext(`chunk ${name}: cannot decode`, error, "CHUNK_CORRUPT");
 		}
 		if (chunk === undefined) {
-			// Bytes read into the target itself are copied out first: they are not the pool's to take back alone.
-			const own = bytes.buffer === target.buffer ? bytes.slice() : bytes;
+			// Bytes read into the target itself are copied out first: they are not the pool's to take back alone. A copy
+			// of its own (copyOfBytes): the target of a shard decoded on this thread is the pool's Buffer, whose slice()
+			// is a view, which `decode` then said dead to the pool (its place, values still to come and be written).
+			const own = bytes.buffer === target.buffer ? copyOfBytes(bytes) : bytes;
 			const values = (await this.decode(own, name, signal)) as unknown as Exclude<ChunkValues, string[]>;
 			const decoded = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 			target.set(decoded);

@@ -143,7 +143,14 @@ export class ShardIndexReader {
 			// them. Read again with the run, it was read twice, and into its place (ReadInto) as it was decoded there
 			// from the kept bytes: its values overwritten by its encoded bytes after they were decoded (a range from a
 			// shard's first inner chunk, the one the search probed first).
-			const span = runAround(layout, slot, (other) => (within === undefined || this.#holds(within, other)) && !this.#kept.has(shardKey, other));
+			// Nor is an inner chunk of a run held already (read by another pass, not all given out yet): the read of its
+			// slot gets that run's bytes, or reads it alone once that run gave them to another, and never these; read
+			// into its place with this run, its place had a second writer beside the bytes decoded there.
+			const span = runAround(
+				layout,
+				slot,
+				(other) => (within === undefined || this.#holds(within, other)) && !this.#kept.has(shardKey, other) && this.#heldRun(shardKey, layout.positionOf[other]) === undefined,
+			);
 			alone = keepAlone && within !== undefined && span !== layout.all && span.chunks === 1;
 			if (!alone && span.end - span.start <= WHOLE_SHARD_BYTES) held = this.#readRun(shardKey, span, signal, room, into);
 		}

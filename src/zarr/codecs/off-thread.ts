@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { natPositionsOf, recordNatPositions } from "../../convert/nat-positions.js";
 import type { BufferPool } from "../../memory/buffer-pool.js";
+import { copyOfBytes } from "../../memory/copy-of-bytes.js";
 import { packageFile, packageFileMissing } from "../../package-file.js";
 import { decodeThreadsAsked } from "./decode-threads-asked.js";
 import { DecoderPool } from "./decoder-pool.js";
@@ -235,7 +236,8 @@ export async function decodeWasmCodecInto(
 	}
 	if (!(target.buffer instanceof SharedArrayBuffer)) {
 		// Not shared: decoded apart, then copied (never the case of a target from decodesIntoShared's answer).
-		const own = await decodeWasmCodec(codec, inPlace ? input.slice() : input, target.byteLength, bufferPool, scanNaT, here, signal);
+		// Input read into the target: a copy of its own (a Buffer's slice() is a view of the target).
+		const own = await decodeWasmCodec(codec, inPlace ? copyOfBytes(input) : input, target.byteLength, bufferPool, scanNaT, here, signal);
 		target.set(own);
 		const natPositions = natPositionsOf(own) ?? null;
 		bufferPool?.release(own);
