@@ -6,6 +6,7 @@ import { FolderListings } from "./folder-listing.js";
 import { checkBound, type ValueBound } from "./value-bound.js";
 import { throwIfAborted } from "../abort.js";
 import { absolutePath } from "../absolute-path.js";
+import { RangeOutsideError } from "./range-outside.js";
 import { Dt64ExportError, systemErrorReason } from "../errors.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
@@ -471,7 +472,7 @@ const SLOW_SYNC_READ_MS = 1;
 /** Refuses a byte range past either end of a file (of store key `key`): a truncated shard must not pass for data. */
 function checkWithin(file: string, key: AbsolutePath, offset: number, length: number, size: number): void {
 	if (offset < 0 || offset + length > size) {
-		throw new Dt64ExportError("CHUNK_CORRUPT", `${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { key: key.slice(1) });
+		throw new RangeOutsideError(`${file}: byte range ${offset}..${offset + length} is outside the file (${size} bytes)`, { key: key.slice(1) });
 	}
 }
 

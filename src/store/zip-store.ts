@@ -1,4 +1,5 @@
 import type { AbsolutePath, AsyncReadable, GetOptions, RangeQuery } from "./readable.js";
+import { RangeOutsideError } from "./range-outside.js";
 import { Dt64ExportError } from "../errors.js";
 import { CoalescedReads } from "./coalesced-reads.js";
 import { StoredEntryCoverage } from "./stored-entry-coverage.js";
@@ -104,7 +105,7 @@ export class ZipStore implements AsyncReadable {
 		const offset = "suffixLength" in range ? size - range.suffixLength : range.offset;
 		const length = "suffixLength" in range ? range.suffixLength : range.length;
 		if (offset < 0 || length < 0 || offset + length > size) {
-			throw new Dt64ExportError("CHUNK_CORRUPT", `${this.shownAs}: byte range ${offset}..${offset + length} is outside entry ${entry.name} (${size} bytes)`, { key: entry.name });
+			throw new RangeOutsideError(`${this.shownAs}: byte range ${offset}..${offset + length} is outside entry ${entry.name} (${size} bytes)`, { key: entry.name });
 		}
 		if (entry.method !== 0) return (await this.get(key, options))?.subarray(offset, offset + length);
 		const failed = this.#failed.get(entry.name);

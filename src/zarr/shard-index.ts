@@ -1,4 +1,5 @@
 import type { AbsolutePath, AsyncReadable } from "../store/readable.js";
+import { RangeOutsideError } from "../store/range-outside.js";
 import { Dt64ExportError, errorInContext } from "../errors.js";
 import type { ForbiddenChunks } from "../store/forbidden-chunks.js";
 import { storeReadFailure } from "../store/read-failure.js";
@@ -173,10 +174,12 @@ export class ShardIndexReader {
 		try {
 			bytes = await this.store.getRange!(shardKey, { offset: Number(offset), length: Number(length) }, { signal, bound: this.#bound });
 		} catch (error) {
-			// A store that checks the range itself (a folder) says so in its own words: named here as the entry it is.
-			if (error instanceof Dt64ExportError && error.code === "CHUNK_CORRUPT") {
+			// A store that checks the range itself (a folder, a zip) says so in its own words: named here as the entry it is.
+			if (error instanceof RangeOutsideError) {
 				throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard (${error.message})`, { cause: error, key: shardKey.slice(1) });
 			}
+			// Its other refusals of the bytes (a zip entry failing its CRC-32) name what failed themselves.
+			if (error instanceof Dt64ExportError && error.code === "CHUNK_CORRUPT") throw error;
 			throw storeReadFailure(`shard ${shardKey.slice(1)}`, error, shardKey.slice(1), signal);
 		}
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
