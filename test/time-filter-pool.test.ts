@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import type { ExportSettings } from "../src/export-plan.js";
 import { exportToFile } from "../src/index.js";
-import type { BufferPool } from "../src/memory/buffer-pool.js";
+import { BufferPool } from "../src/memory/buffer-pool.js";
 import { TimeFilter } from "../src/select/time-filter.js";
 import { tempDir } from "./support/cli.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
@@ -239,4 +239,43 @@ describe("a time range exported to a file with a pool", () => {
 			}
 		});
 	}
+
+	it("holds as many buffers for a range of 40 shards as for one of 10: the chunk buffers and the filter's copies come back and are reused", async () => {
+		const long = 2_400_000;
+		const many = BigInt64Array.from({ length: long }, (_, i) => (i % 97 === 5 ? INT64_MIN : 1_700_000_000n * NS + BigInt(i) * 1_000_003n));
+		const store = path.join(work, "flat.zarr");
+		const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [10_000], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+		if (!fs.existsSync(store)) await writeArray(store, "", { shape: [long], chunks: [60_000], dataType: ns, values: many, codecs: codecs as never });
+		const iso = (v: bigint) => new Date(Number(v / 1_000_000n)).toISOString().replace("Z", "") + String(v % 1_000_000n).padStart(6, "0");
+		/** The buffers the pool made (acquired and not handed back before) for the range [from, to) of rows. */
+		const made = async (from: number, to: number) => {
+			const pool = new CountingPool();
+			const out = path.join(work, `flat-${from}-${to}.arrow`);
+			const settings: ExportSettings & { overwrite: boolean } = { start: iso(many[from]), end: iso(many[to]), format: "arrow", bufferPool: pool, overwrite: true };
+			await exportToFile(store, out, settings);
+			const got = tableFromIPC(fs.readFileSync(out)).getChildAt(0)!;
+			expect(got.length).toBe(Array.from(many.subarray(from, to)).filter((v) => v !== INT64_MIN).length);
+			return pool.acquired - pool.reused;
+		};
+		// Both start and end inside a shard (its inner chunks cut), 10 and 40 shards apart.
+		const ten = await made(30_017, 30_017 + 600_000);
+		const forty = await made(30_017, 30_017 + 2_340_000);
+		// 18 and 19 here; without the filter's releases 20 and 50: no shard buffer back, a new one per shard and per copy.
+		expect(forty).toBeLessThanOrEqual(ten + 2);
+	});
 });
+
+/** A BufferPool that counts what it hands out; `reused` says how many of those were buffers handed back before. */
+class CountingPool extends BufferPool {
+	acquired = 0;
+
+	override acquire(size: number, room?: number): Buffer {
+		this.acquired++;
+		return super.acquire(size, room);
+	}
+
+	override acquireShared(size: number): Uint8Array {
+		this.acquired++;
+		return super.acquireShared(size);
+	}
+}
