@@ -19,6 +19,7 @@ import { IpcWriter, SMALL_PIECE_BYTES } from "./stream/ipc-writer.js";
 import { createParquetWriter } from "./stream/parquet/parquet-writer.js";
 import { tableBatcherWith, type TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
+import { writesDataset } from "./select/selection-options.js";
 import { planTableColumns } from "./table/column-kinds.js";
 import { withIndexSource } from "./table/index-source.js";
 import { LIBRARY_SPELLING, resolveOutputFormat } from "./output/output-format.js";
@@ -143,7 +144,7 @@ export async function runStages(chain: readonly (Readable | Writable)[], signal:
  * the rows it leaves out (TimeFilter).
  */
 function writesPartOfBatches(options: ExportOptions): boolean {
-	return options.part !== undefined || options.partitionBy !== undefined || options.dropInvalidDates === true;
+	return writesDataset(options) || options.dropInvalidDates === true;
 }
 
 /** The table an export wrote, with the rows it left out when asked to (`dropInvalidDates`). */

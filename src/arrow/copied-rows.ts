@@ -6,6 +6,7 @@
  */
 import { type Data, DataType, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
 import { Dt64ExportError } from "../errors.js";
+import { isFixedWidth } from "./fixed-width.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
 /**
@@ -254,8 +255,7 @@ class Validity {
 function columnValues(type: DataType, stride: number, arrayType: unknown, column: string, pool: BufferPool | undefined): ColumnValues {
 	if (DataType.isBool(type)) return new BoolValues(type);
 	if (DataType.isUtf8(type) || DataType.isBinary(type)) return new VariableWidthValues(type, column);
-	const fixed = [DataType.isInt, DataType.isFloat, DataType.isTimestamp, DataType.isDuration, DataType.isDate, DataType.isTime, DataType.isDecimal, DataType.isFixedSizeBinary];
-	if (fixed.some((is) => is(type))) return new FixedWidthValues(type, stride, arrayType as FixedWidthArrayType, pool);
+	if (isFixedWidth(type)) return new FixedWidthValues(type, stride, arrayType as FixedWidthArrayType, pool);
 	throw new Dt64ExportError("INTERNAL", `column "${column}": rows of Arrow type ${type} cannot be held for a partition`);
 }
 
@@ -298,18 +298,16 @@ export class CopiedRows {
 		const added = runs.reduce((sum, [from, to]) => sum + (to - from), 0);
 		if (added === 0) return;
 		const rows = this.#rows + added;
-		if (rows > this.#capacity) {
-			// A multiple of 8, as every capacity: bits fill whole bytes.
-			this.#capacity = Math.ceil(rows / 8) * 8;
-			for (let c = 0; c < this.#values.length; c++) this.#bytes += this.#values[c].resize(this.#capacity) + this.#validity[c].resize(this.#capacity);
-		}
+		// Exactly the rows (a multiple of 8, as every capacity: bits fill whole bytes), not the next doubling.
+		if (rows > this.#capacity) this.#growTo(Math.ceil(rows / 8) * 8);
 		const columns = batch.data.children;
 		for (let c = 0; c < columns.length; c++) {
 			const values = this.#values[c];
-			if (values instanceof FixedWidthValues) values.copyRuns(columns[c], runs, this.#rows);
+			const fixed = values instanceof FixedWidthValues;
+			if (fixed) values.copyRuns(columns[c], runs, this.#rows);
 			let at = this.#rows;
 			for (const [from, to] of runs) {
-				if (!(values instanceof FixedWidthValues)) this.#bytes += values.copy(columns[c], from, to, at);
+				if (!fixed) this.#bytes += values.copy(columns[c], from, to, at);
 				this.#bytes += this.#validity[c].copy(columns[c], from, to, at);
 				at += to - from;
 			}
@@ -317,15 +315,18 @@ export class CopiedRows {
 		this.#rows = rows;
 	}
 
+	/** Makes room for `capacity` rows in every column (more than now), counting the bytes added. */
+	#growTo(capacity: number): void {
+		this.#capacity = capacity;
+		for (let c = 0; c < this.#values.length; c++) this.#bytes += this.#values[c].resize(capacity) + this.#validity[c].resize(capacity);
+	}
+
 	/** Copies rows [from, to) of `batch`, whose schema is this one's, after the rows held; returns how much `bytes` grew. */
 	append(batch: RecordBatch, from: number, to: number): number {
 		if (to <= from) return 0;
 		const rows = this.#rows + (to - from);
 		const before = this.#bytes;
-		if (rows > this.#capacity) {
-			this.#capacity = grown(this.#capacity, rows);
-			for (let c = 0; c < this.#values.length; c++) this.#bytes += this.#values[c].resize(this.#capacity) + this.#validity[c].resize(this.#capacity);
-		}
+		if (rows > this.#capacity) this.#growTo(grown(this.#capacity, rows));
 		const columns = batch.data.children;
 		for (let c = 0; c < columns.length; c++) this.#bytes += this.#values[c].copy(columns[c], from, to, this.#rows) + this.#validity[c].copy(columns[c], from, to, this.#rows);
 		this.#rows = rows;

@@ -12,6 +12,7 @@ import { hideBin } from "yargs/helpers";
 import type { OverflowPolicy, Rounding, TargetUnitOption } from "../convert/options.js";
 import { Dt64ExportError, isDt64ExportError, oneLine, UsageError, writeFailure } from "../errors.js";
 import { checkDatasetOptions, FILE_EXTENSIONS, planExport, type ColumnsPlan, type ExportPlan, type OutputFormat } from "../export-plan.js";
+import { writesDataset } from "../select/selection-options.js";
 import { createTableReader, openPlannedTable } from "../export-source.js";
 import { firstChunkSent } from "../zarr/codecs/off-thread.js";
 import { datetime64CfAttributesWarning } from "../cf/xarray-datetime64-warning.js";
@@ -375,7 +376,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	// A time range's filter says dead the bytes of the rows it leaves out, as the file says those it writes (TimeFilter).
 	// (Not for partitions or a part: their rows are routed to many files. Nor when rows of dates that do not exist are
 	// left out: those batches are copied without them.)
-	const bufferPool = args.partitionBy !== undefined || args.part !== undefined || args.dropInvalidDates ? undefined : new BufferPool();
+	const bufferPool = writesDataset({ part: args.part, partitionBy: args.partitionBy }) || args.dropInvalidDates ? undefined : new BufferPool();
 	const index = parseIndexOption(args.index);
 	const plan = planExport({
 		array: args.array,

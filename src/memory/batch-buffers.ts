@@ -1,4 +1,5 @@
-import { type Data, DataType, type RecordBatch } from "apache-arrow";
+import type { RecordBatch } from "apache-arrow";
+import { isFixedWidth } from "../arrow/fixed-width.js";
 import type { BufferPool } from "./buffer-pool.js";
 
 /**
@@ -24,17 +25,11 @@ export function releaseBatchBuffers(pool: BufferPool, batch: RecordBatch): void 
 export function releaseRowsOutside(pool: BufferPool, batch: RecordBatch, from: number, to: number): void {
 	const rows = batch.numRows;
 	for (const column of batch.data.children) {
-		if (!hasFixedWidthValues(column) || column.length !== rows) continue;
+		if (!isFixedWidth(column.type) || !ArrayBuffer.isView(column.values) || column.length !== rows) continue;
 		const values = column.values as ArrayBufferView;
 		if (values.byteLength % rows !== 0) continue;
 		const width = values.byteLength / rows;
 		if (from > 0) pool.release(new Uint8Array(values.buffer, values.byteOffset, from * width));
 		if (to < rows) pool.release(new Uint8Array(values.buffer, values.byteOffset + to * width, (rows - to) * width));
 	}
-}
-
-function hasFixedWidthValues(column: Data): boolean {
-	const type = column.type;
-	const fixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isTimestamp(type) || DataType.isDuration(type) || DataType.isDate(type) || DataType.isTime(type) || DataType.isDecimal(type) || DataType.isFixedSizeBinary(type) || DataType.isInterval(type);
-	return fixed && ArrayBuffer.isView(column.values);
 }

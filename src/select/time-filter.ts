@@ -16,6 +16,7 @@ import { ATTOSECONDS_PER_TARGET_UNIT } from "./time-instants.js";
 import { ceilDiv } from "../convert/bigint-division.js";
 import { releaseBatchBuffers, releaseRowsOutside } from "../memory/batch-buffers.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
+import { INT64_MAX, INT64_MIN, int64Of, wordsOf, type Int64Words } from "./int64-words.js";
 
 export interface TimeFilterOptions {
 	readonly timeColumn: string;
@@ -48,24 +49,6 @@ export function boundsInUnit(bounds: TimeBounds, unit: TargetUnit, truncated: bo
 		high: bounds.end === undefined ? undefined : ceilDiv(bounds.end, size),
 	};
 }
-
-
-/** The two 32-bit words an int64 is stored as (little endian): `high` signed, `low` unsigned. */
-interface Int64Words {
-	readonly high: number;
-	readonly low: number;
-}
-
-function wordsOf(value: bigint): Int64Words {
-	return { high: Number(BigInt.asIntN(32, value >> 32n)), low: Number(BigInt.asUintN(32, value)) };
-}
-
-function int64Of(words: Int64Words): bigint {
-	return BigInt.asIntN(64, (BigInt(words.high) << 32n) | BigInt(words.low));
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * A bound on int64 values as the scan compares it: `low` kept from it on (v >= low), `high` kept before it (v < high).

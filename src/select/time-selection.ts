@@ -28,6 +28,7 @@ import type { Datetime64Type } from "../dtype/datetime64.js";
 import { ATTOSECONDS_PER_UNIT } from "../dtype/units.js";
 import { ATTOSECONDS_PER_TARGET_UNIT, datetime64Instants, type InstantOf } from "./time-instants.js";
 import { ceilDiv } from "../convert/bigint-division.js";
+import { INT64_MAX, INT64_MIN, wordsOf } from "./int64-words.js";
 import { searchTimeRange, unsortedWithin, WHOLE_CHECK_VALUES, type RowRange, type TimeBlock, type TimeBlocks, type WholeCheck } from "./time-search.js";
 
 export interface RowSelection {
@@ -333,9 +334,8 @@ function datetime64Block(values: BigInt64Array, type: Datetime64Type, instantOf:
 						// The least count whose instant is >= bound, clamped to int64 (NaT, the least int64, is never a time).
 						const count = ceilDiv(bound, size);
 						if (count > INT64_MAX) return values.length;
-						const least = count < INT64_MIN ? INT64_MIN : count;
-						const h = Number(BigInt.asIntN(32, least >> 32n));
-						const l = Number(BigInt.asUintN(32, least));
+						// biome-ignore lint/complexity/useMathMinMax: bigints, which Math.max does not take
+						const { high: h, low: l } = wordsOf(count < INT64_MIN ? INT64_MIN : count);
 						for (let i = 0; i < values.length; i++) {
 							if (isNat(i)) continue;
 							const wh = words[2 * i + 1];
@@ -346,8 +346,6 @@ function datetime64Block(values: BigInt64Array, type: Datetime64Type, instantOf:
 	};
 }
 
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 
 /** The rows whole chunks of the columns along the first axis start at: the largest chunk length along it. */
 function alignment(table: ZarrTable): number {
