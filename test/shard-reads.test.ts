@@ -14,6 +14,7 @@ import { readChunksInOrder } from "../src/stream/chunk-bands.js";
 import { createChunkSource } from "../src/zarr/chunk-source.js";
 import { transposedSource } from "../src/table/transposed-variable.js";
 import { tempDir } from "./support/cli.js";
+import { CountingPool } from "./support/counting-pool.js";
 import { withIndexEntry } from "./support/shard-index.js";
 
 const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -33,15 +34,6 @@ function counting(root: string, pool?: BufferPool, ranges = false): { store: Asy
 	};
 	if (ranges) store.getRanges = (key, list, options) => (count(key), inner.getRanges(key, list, options));
 	return { store, reads };
-}
-
-/** A pool that counts the buffers it hands out. */
-class CountingPool extends BufferPool {
-	acquired = 0;
-	override acquire(size: number, room?: number): Buffer {
-		this.acquired++;
-		return super.acquire(size, room);
-	}
 }
 
 /** Random int64 counts: they hardly compress, as the bench's do. */
