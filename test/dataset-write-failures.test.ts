@@ -66,14 +66,19 @@ describe("a part's manifest or _SUCCESS on a full disk (library)", () => {
 		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "DATASET_INVALID", message: expect.stringContaining("no part has finished (_parts/ holds no part-K-of-N.json): run the export, or each of its parts, again, then commit") });
 	});
 
-	it("commit that cannot write _SUCCESS fails WRITE_FAILED, and an earlier commit's _SUCCESS goes", async () => {
+	it("commit that cannot write _SUCCESS fails WRITE_FAILED and leaves the folder as it was: an earlier commit's _SUCCESS intact", async () => {
 		const store = await hourlyStore();
 		const folder = path.join(tempDir(), "commit.parquet");
 		await exportDataset(store, folder, { partitionBy: "day", part: "0/1" });
 		await commitDataset(folder);
+		const marker = path.join(folder, "_SUCCESS");
+		const earlier = fs.readFileSync(marker);
+		const before = contents(folder);
 		undo = failWritesTo(new RegExp(SUCCESS));
-		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "WRITE_FAILED", path: path.join(folder, "_SUCCESS"), message: expect.stringContaining("ENOSPC: no space left on device") });
-		expect(contents(folder).filter((name) => !name.startsWith("year="))).toEqual(["_parts/", "_parts/part-0-of-1.json"]);
+		await expect(commitDataset(folder)).rejects.toMatchObject({ code: "WRITE_FAILED", path: marker, message: expect.stringContaining("ENOSPC: no space left on device") });
+		// The earlier marker, byte for byte, and nothing beside it (its replacement was written aside, never renamed).
+		expect(contents(folder)).toEqual(before);
+		expect(fs.readFileSync(marker)).toEqual(earlier);
 		undo();
 		undo = undefined;
 		expect(await commitDataset(folder)).toMatchObject({ committed: true, rows: 96 });
@@ -100,7 +105,7 @@ describe("a part's manifest or _SUCCESS on a full disk (CLI)", () => {
 		expect(contents(folder)).toEqual([]);
 	});
 
-	it("commit --json: exit 1, committed false with the error, no _SUCCESS", async () => {
+	it("commit --json: exit 1, committed false with the error, no _SUCCESS; an earlier commit's kept", async () => {
 		const store = await hourlyStore();
 		const folder = path.join(tempDir(), "cli-commit.parquet");
 		expect(runCli([store, "--partition-by", "day", "--part", "0/1", "-o", folder, "-q"]).status).toBe(0);
@@ -111,6 +116,14 @@ describe("a part's manifest or _SUCCESS on a full disk (CLI)", () => {
 			error: { code: "WRITE_FAILED", message: `cannot write to ${path.join(folder, "_SUCCESS")}: ENOSPC: no space left on device` },
 		});
 		expect(fs.existsSync(path.join(folder, "_SUCCESS"))).toBe(false);
+		// Committed once, then again on a full disk: exit 1, one line, the first commit's _SUCCESS as it was.
+		expect(runCli(["commit", folder, "-q"]).status).toBe(0);
+		const earlier = fs.readFileSync(path.join(folder, "_SUCCESS"));
+		const again = runCli(["commit", folder], { env: fullDisk(SUCCESS) });
+		expect(again.stderr.toString()).toBe(`dt64-export: cannot write to ${path.join(folder, "_SUCCESS")}: ENOSPC: no space left on device [WRITE_FAILED]\n`);
+		expect(again.status).toBe(1);
+		expect(fs.readFileSync(path.join(folder, "_SUCCESS"))).toEqual(earlier);
+		expect(fs.readdirSync(folder).filter((name) => name.startsWith("._SUCCESS"))).toEqual([]);
 	});
 
 	it("a whole export (no --part): exit 1, no 'committed' line, nothing left", async () => {

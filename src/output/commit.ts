@@ -137,10 +137,13 @@ export async function commitDatasetHolding(folder: string, own: PartLock | undef
 	try {
 		return await commitChecked(folder, stale, own);
 	} catch (error) {
-		// An earlier commit's _SUCCESS would say complete what this one refuses, or failed to write (a full disk: a
-		// commit that exits 1 leaves no _SUCCESS): it goes, and a refusal says so.
-		const removed = removeSuccess(folder);
+		// A commit that failed without finding the folder wanting (its _SUCCESS not written: a full disk, a file system
+		// error) leaves the folder as it was: an earlier commit's _SUCCESS still says what it said, true as long as no
+		// part has run since (a part's run removes it before it changes any file), and the new one, written aside and
+		// renamed over it, was never half there.
 		if (!(error instanceof Dt64ExportError) || error.code !== "DATASET_INVALID") throw error;
+		// A refusal: an earlier commit's _SUCCESS would say complete what this one refuses; it goes, and the refusal says so.
+		const removed = removeSuccess(folder);
 		const unmarked = removed ? `; the ${SUCCESS_FILE} of an earlier commit was removed` : "";
 		// A part killed leaves its lock: said with the refusal, since that part is likely the one to run again.
 		const locksLeft = stale.length === 0 ? "" : `; ${stale.map((lock) => describeLock(lock)).join("; ")}`;
