@@ -51,6 +51,7 @@ import { cfAutoUnitNotices } from "./cf-auto-unit-notice.js";
 import { checkOutputOutsideStore, statOutput } from "../output/output-path.js";
 import { caseOnlyNamesWarning, namesDifferingOnlyByCase } from "./case-only-names.js";
 import { ignoreStderrFailures, writeStderrLine } from "./stderr-line.js";
+import { endQuietlyOnClosedPipe } from "./closed-reader.js";
 import { namedDescriptor } from "../output/named-descriptor.js";
 import { runtimeFailure } from "../runtime-support.js";
 
@@ -202,13 +203,6 @@ function terminalRefusal(format: OutputFormat): UsageError {
 	return new UsageError(`refusing to write binary ${kind} data to a terminal: redirect it (> file, | program) or use -o <file>`);
 }
 
-function endQuietlyOnClosedPipe(stream: Writable): Writable {
-	return stream.on("error", (error: NodeJS.ErrnoException) => {
-		// The reader closed the pipe (`| head`): that is its right, not a failure.
-		if (error.code === "EPIPE") process.exit(0);
-	});
-}
-
 /**
  * stdout's or a device's own write errors name no target ("ENOSPC: no space left on device, write"); they reach the
  * pipeline through whichever stage was writing (stdout to a file fails synchronously, inside the writer's push).
@@ -236,7 +230,7 @@ async function openInPlace(target: string, format: OutputFormat): Promise<Writab
 		// A file behind the shell's redirection (`-o /dev/stdout > f`, `>> log`): written through its descriptor, which
 		// appends where the shell opened it to append; replaced, the redirection would lose it (see namedDescriptor).
 		const descriptor = namedDescriptor(target);
-		return descriptor === undefined ? undefined : endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd: descriptor, autoClose: false }));
+		return descriptor === undefined ? undefined : endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd: descriptor, autoClose: false }), descriptor);
 	}
 	let fd: number;
 	try {
@@ -255,7 +249,7 @@ async function openInPlace(target: string, format: OutputFormat): Promise<Writab
 		fs.closeSync(fd);
 		throw terminalRefusal(format);
 	}
-	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }));
+	return endQuietlyOnClosedPipe(fs.createWriteStream(target, { fd }), fd);
 }
 
 /** How often a FIFO without a reader is looked at again (waitForReader). */
@@ -463,7 +457,7 @@ async function runExport(args: ExportArgs, command: CommandLine): Promise<void> 
 	const rows = stages.reader.totalRows;
 	planned(table, stages.batcher.schema, rows);
 	// A FIFO's open waits for its reader with the signal handlers in place (see openInPlace), so Ctrl-C ends that wait.
-	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout) : await openInPlace(target, format);
+	const inPlace = toStdout ? endQuietlyOnClosedPipe(process.stdout, 1) : await openInPlace(target, format);
 	let destination: Writable | undefined;
 	// Before the temporary file exists, so that no signal finds it without a handler to remove it; SIGHUP too:
 	// closing the terminal must not leave it behind. The handlers of the opening go only once these are in place: a
