@@ -262,8 +262,9 @@ describe("option names", () => {
 			);
 		};
 		expect(await refused({ retries: -1 })).toBe("USAGE retries invalid retries -1: expected a whole number >= 0");
-		expect(await refused({ timeoutMs: 0 })).toBe("USAGE timeoutMs invalid timeoutMs 0: expected a number of milliseconds > 0");
-		expect(await refused({ timeoutMs: Number.NaN })).toBe("USAGE timeoutMs invalid timeoutMs NaN: expected a number of milliseconds > 0");
+		expect(await refused({ timeoutMs: -1 })).toBe("USAGE timeoutMs invalid timeoutMs -1: expected a number of milliseconds >= 0 (0: no limit)");
+		expect(await refused({ timeoutMs: Number.NaN })).toBe("USAGE timeoutMs invalid timeoutMs NaN: expected a number of milliseconds >= 0 (0: no limit)");
+		expect(await refused({ timeoutMs: 0 })).toBe("exported");
 		expect(await refused({ headers: { "bad name": "x" } })).toBe('USAGE headers invalid header name "bad name"');
 		expect(await refused({ bufferPool: {} })).toBe("USAGE bufferPool bufferPool is internal to dt64-export's own stages: leave it out");
 		expect(await refused({ parts: 3 })).toBe("USAGE parts parts goes with `part` auto (a Kubernetes Indexed Job's completions)");

@@ -307,6 +307,36 @@ describe("HttpStore retries", () => {
 		expect((await store().readRange("/c/0", 0, 1, { maxWhole: 256 }))?.whole).toEqual(CHUNK);
 	});
 
+	it("a server that never answers fails each attempt after timeoutMs, retried, then one line saying so (robust36: 1)", async () => {
+		// Not timed: the server answers after an hour, so only the 200 ms timeout ends the request within the test's.
+		http.fault = () => ({ delayMs: 3_600_000 });
+		const retries: RetryInfo[] = [];
+		const error = await failure(store({ timeoutMs: 200, retries: 1, onRetry: (info) => retries.push(info) }).get("/c/0"));
+		expect(error.message).toMatch(/^GET \S+\/data\.zarr\/c\/0 failed after 2 attempts: timed out: no response within 200 ms$/);
+		expect(error).toMatchObject({ code: "READ_FAILED" });
+		expect(retries.map((r) => r.reason)).toEqual(["timed out: no response within 200 ms"]);
+		expect(http.server.requests).toHaveLength(2);
+	});
+
+	it("a body that stalls forever fails after timeoutMs; one trickling a byte every 50 ms is read whole within 500 ms (robust36: 1)", async () => {
+		http.fault = () => ({ stallAfterBytes: 10 });
+		const error = await failure(store({ timeoutMs: 200, retries: 0 }).get("/c/0"));
+		expect(error.message).toMatch(/ failed after 1 attempt: timed out: no bytes for 200 ms \(10 bytes of the body read\)$/);
+		http.fault = () => ({ trickleMs: 50 });
+		const retries: RetryInfo[] = [];
+		expect(new TextDecoder().decode(await store({ timeoutMs: 500, onRetry: (info) => retries.push(info) }).get("/zarr.json"))).toBe('{"zarr_format":3}');
+		expect(retries).toEqual([]);
+	});
+
+	it("timeoutMs 0 sets no limit: an answer that comes late is waited for (robust36: 1)", async () => {
+		// Longer than a 1 ms timeout would wait, and no timer is armed at all: nothing here depends on timing.
+		http.fault = (request) => (request.attempt === 1 ? { delayMs: 300, trickleMs: 50, trickleBytes: 64 } : undefined);
+		const retries: RetryInfo[] = [];
+		expect(await store({ timeoutMs: 0, onRetry: (info) => retries.push(info) }).get("/c/0")).toEqual(CHUNK);
+		expect(retries).toEqual([]);
+		expect(http.server.requests).toHaveLength(1);
+	});
+
 	it("retries a body that stops arriving, saying how much of it came", async () => {
 		http.fault = (request) => (request.attempt === 1 ? { stallAfterBytes: 100 } : undefined);
 		const retries: RetryInfo[] = [];
@@ -392,7 +422,8 @@ describe("HttpStore options", () => {
 		expect(() => new HttpStore("ftp://host/x")).toThrow(UsageError);
 		expect(() => new HttpStore("not a url")).toThrow(UsageError);
 		expect(() => new HttpStore("https://h/x", { retries: -1 })).toThrow(/retries/);
-		expect(() => new HttpStore("https://h/x", { timeoutMs: 0 })).toThrow(/timeout/);
+		expect(() => new HttpStore("https://h/x", { timeoutMs: -1 })).toThrow(/timeout/);
+		expect(() => new HttpStore("https://h/x", { timeoutMs: Number.POSITIVE_INFINITY })).toThrow(/timeout/);
 		expect(() => new HttpStore("https://h/x", { headers: { Range: "bytes=0-1" } })).toThrow(/Range/);
 		expect(() => new HttpStore("https://h/x", { headers: { "Bad Name": "v" } })).toThrow(UsageError);
 		const badValue = () => new HttpStore("https://h/x", { headers: { Authorization: "SECRET123\nX: y" } });

@@ -28,8 +28,9 @@ export interface HttpStoreOptions {
 	retries?: number;
 	/**
 	 * How long an attempt may wait on the server without receiving anything: for the response after sending the
-	 * request, then for each next piece of the body. Default 30 000. A slow link that keeps sending is never cut off
-	 * (a 1 GiB zip from a server without ranges may take many minutes); a server that stops sending is.
+	 * request, then for each next piece of the body. Default 30 000 (DuckDB's `http_timeout`); 0 waits without a
+	 * limit (the caller's `signal` still ends it). A slow link that keeps sending is never cut off (a 1 GiB zip from a
+	 * server without ranges may take many minutes); a server that stops sending is.
 	 */
 	timeoutMs?: number;
 	/**
@@ -158,8 +159,8 @@ function requestNumbers(options: HttpStoreOptions): { retries: number; timeoutMs
 		throw new UsageError(`invalid retries ${JSON.stringify(retries)}: expected a whole number >= 0`, { option: "retries" });
 	}
 	const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-	if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-		throw new UsageError(`invalid timeoutMs ${String(timeoutMs)}: expected a number of milliseconds > 0`, { option: "timeoutMs" });
+	if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
+		throw new UsageError(`invalid timeoutMs ${String(timeoutMs)}: expected a number of milliseconds >= 0 (0: no limit)`, { option: "timeoutMs" });
 	}
 	const backoffMs = options.backoffMs ?? 200;
 	if (!Number.isFinite(backoffMs) || backoffMs < 0) {
@@ -313,7 +314,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * One attempt's signal: aborted by the caller, or when the server sends nothing for `timeoutMs`. The wait restarts
+ * One attempt's signal: aborted by the caller, or when the server sends nothing for `timeoutMs` (0: never). The wait restarts
  * with each piece of the body (`received`), so it measures a stalled server, never a slow link: a whole-attempt
  * deadline failed every large download on a slow link, and each retry began again from the first byte. Built by hand
  * rather than with AbortSignal.any/timeout so the timer and the listener on a long-lived caller signal are released
@@ -323,15 +324,18 @@ function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
 	const controller = new AbortController();
 	let timedOut = false;
 	const stopWaiting = caller === undefined ? undefined : onAbort(caller, () => controller.abort(abortError(caller)));
-	const timer = setTimeout(() => {
-		timedOut = true;
-		controller.abort(new DOMException(`nothing received for ${timeoutMs} ms`, "TimeoutError"));
-	}, timeoutMs);
+	const timer =
+		timeoutMs === 0
+			? undefined
+			: setTimeout(() => {
+					timedOut = true;
+					controller.abort(new DOMException(`nothing received for ${timeoutMs} ms`, "TimeoutError"));
+				}, timeoutMs);
 	return {
 		signal: controller.signal,
 		timedOut: () => timedOut,
 		received: () => {
-			timer.refresh();
+			timer?.refresh();
 		},
 		dispose() {
 			clearTimeout(timer);
