@@ -152,3 +152,40 @@ describe("--columns all selects rows by the dimension coordinate time, as ds.sel
 		expect(kept[0]).toEqual(["06", "06", "12", "12", "18", "18"].map((hour) => `2000-01-01T${hour}:00:00.000Z`).concat(["2000-01-02T00:00:00.000Z", "2000-01-02T00:00:00.000Z"]));
 	});
 });
+
+/** The golden range frame's columns of these names, in its order. */
+const rangeColumns = (names: readonly string[]) => EXPECTED.range.columns.filter((column) => names.includes(column.name));
+
+describe("bounds with times of their own named in --columns: decoded by their own units, as xarray; never the time column unless --time-column names them (robust36: 4)", () => {
+	it("--columns valid_bnds --index and --columns valid_bnds,valid_time --index: xarray's values for those columns, selected by time, consolidated or not (library and CLI)", async () => {
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			for (const columns of [["valid_bnds"], ["valid_bnds", "valid_time"]]) {
+				const expected = rangeColumns(["time", "step", "nv", ...columns]);
+				const table = await exportedArrow((sink) => exportTable(store, sink, { columns, index: true, timeColumn: "time", start, end: END, format: "arrow", unit: "ms" }));
+				expect(frameOf(table, expected), `${store} ${columns}`).toEqual(expectedFrame(expected));
+				const out = path.join(tempDir(), "named.arrow");
+				const result = runCli([store, "--columns", columns.join(","), "--index", "--time-column", "time", "--start", start, "--end", END, "--unit", "ms", "-o", out]);
+				expect(result.status, result.stderr).toBe(0);
+				expect(frameOf(readArrow(out), expected)).toEqual(expectedFrame(expected));
+				// Its own units in its field metadata, not its coordinate's.
+				expect(readArrow(out).schema.fields.find((field) => field.name === "valid_bnds")?.metadata.get("units")).toBe("hours since 1999-12-31 21:00:00");
+			}
+		}
+	});
+
+	it("beside their coordinate they make no second time column: --columns valid_time,valid_bnds --start selects by valid_time, a cell's two bounds kept together", async () => {
+		const kept: string[][] = [];
+		for (const store of [CONSOLIDATED, PLAIN]) {
+			for (const columns of [["valid_time", "valid_bnds"], ["valid_bnds", "valid_time"]]) {
+				const table = await exportedArrow((sink) => exportTable(store, sink, { columns, start, end: END, format: "arrow", unit: "ms" }));
+				const time = columns.indexOf("valid_time");
+				kept.push(iso(table, time));
+				// Each valid time twice (nv 0 and 1), its bounds 3 h either side.
+				const bounds = iso(table, 1 - time);
+				expect(bounds.filter((_, k) => k % 2 === 0).map((instant) => Date.parse(instant) + 3 * 3_600_000)).toEqual(kept[kept.length - 1].filter((_, k) => k % 2 === 0).map((instant) => Date.parse(instant)));
+			}
+		}
+		for (const rows of kept) expect(rows).toEqual(kept[0]);
+		expect(kept[0]).toEqual(["06", "06", "12", "12", "18", "18"].map((hour) => `2000-01-01T${hour}:00:00.000Z`).concat(["2000-01-02T00:00:00.000Z", "2000-01-02T00:00:00.000Z"]));
+	});
+});
