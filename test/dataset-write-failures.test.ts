@@ -178,6 +178,43 @@ describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
 	});
 });
 
+describe("an output folder without write permission (EACCES, injected: the tests may run as root, whom chmod does not stop)", () => {
+	const unwritable = (mount: string) => ({ NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount, DT64_TEST_READ_ONLY_CODE: "EACCES" });
+
+	it("library: a file, a dataset folder to create and one that exists are OUTPUT_INVALID naming EACCES, nothing left", async () => {
+		const store = await hourlyStore();
+		const mount = tempDir();
+		fs.mkdirSync(path.join(mount, "x.parquet"));
+		undo = makeReadOnly(mount, "EACCES");
+		await expect(exportToFile(store, path.join(mount, "t.parquet"))).rejects.toMatchObject({ code: "OUTPUT_INVALID", path: mount, message: `cannot create a file in ${mount}: EACCES: permission denied` });
+		for (const [folder, options] of [
+			[path.join(mount, "x.parquet"), { partitionBy: "day" }],
+			[path.join(mount, "y.parquet"), { partitionBy: "day", part: "0/2" }],
+		] as const) {
+			await expect(exportDataset(store, folder, options)).rejects.toMatchObject({
+				code: "OUTPUT_INVALID",
+				message: `cannot create the dataset folder ${path.join(folder, "_parts")}: EACCES: permission denied`,
+			});
+		}
+		undo();
+		undo = undefined;
+		expect(contents(mount)).toEqual(["x.parquet/"]);
+	});
+
+	it("CLI: exit 1, one line with EACCES, for a file and for a dataset folder", async () => {
+		const store = await hourlyStore();
+		const mount = tempDir();
+		const file = runCli([store, "-o", path.join(mount, "t.parquet")], { env: unwritable(mount) });
+		expect(file.stderr).toBe(`dt64-export: cannot create a file in ${mount}: EACCES: permission denied [OUTPUT_INVALID]\n`);
+		expect(file.status).toBe(1);
+		const folder = path.join(mount, "days.parquet");
+		const dataset = runCli([store, "--partition-by", "day", "-o", folder], { env: unwritable(mount) });
+		expect(dataset.stderr).toBe(`dt64-export: cannot create the dataset folder ${path.join(folder, "_parts")}: EACCES: permission denied [OUTPUT_INVALID]\n`);
+		expect(dataset.status).toBe(1);
+		expect(fs.readdirSync(mount)).toEqual([]);
+	});
+});
+
 describe("a part's run that starts while commit writes _SUCCESS (trial 19: 12)", () => {
 	it("commit refuses and leaves no _SUCCESS over the part being replaced", async () => {
 		const store = await hourlyStore();
