@@ -234,6 +234,23 @@ describe("every way a run ends releases its lock", () => {
 		expect((await exportDataset(WEATHER, folder, { partitionBy: "month", part: "1/2" })).lockTakenOver).toBeUndefined();
 	});
 
+	it("parts that end together leave no empty _parts folder, whichever of them made it (trial 36: a whole export then refused the folder as not empty)", async () => {
+		const folder = path.join(tempDir(), "out");
+		// Part 0 makes the folder and _parts, parts 1 and 2 find them; part 0 ends first, while their locks are there.
+		const locks = [];
+		for (const k of [0, 1, 2]) locks.push(await acquirePartLock(folder, { index: k, count: 3 }));
+		for (const lock of locks) lock.release();
+		expect(fs.readdirSync(folder)).toEqual([]);
+		// A failure while taking the lock (another run of the same part holds it) removes it too, once empty.
+		const held = await acquirePartLock(folder, { index: 1, count: 3 });
+		await expect(acquirePartLock(folder, { index: 1, count: 3 })).rejects.toMatchObject({ code: "DATASET_INVALID" });
+		expect(fs.readdirSync(path.join(folder, "_parts"))).toEqual(["part-1-of-3.lock"]);
+		held.release();
+		expect(fs.readdirSync(folder)).toEqual([]);
+		await exportDataset(WEATHER, folder, { partitionBy: "year" });
+		expect(fs.readdirSync(folder)).toContain("_SUCCESS");
+	});
+
 	for (const [signal, status] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
 		it(`${signal} in the middle of a write: exit ${status}, the lock released`, async () => {
 			const folder = path.join(tempDir(), "out");

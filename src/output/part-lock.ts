@@ -172,6 +172,17 @@ function makeFolders(folder: string): string[] {
 	return created;
 }
 
+/**
+ * The locks' folder (`_parts/`), when another run made it: left empty, it is removed all the same. It holds only what
+ * parts write (locks, manifests), so empty it is no one's; parts run at once that all fail left it behind, the one
+ * that made it failing while the others' locks were still there (trial 36), and a whole export then refused the
+ * dataset folder as not empty. A run about to take its lock there makes it again (createLock's `no-folder`).
+ */
+function lockFolderOnly(lock: string, created: readonly string[]): string[] {
+	const folder = path.resolve(path.dirname(lock));
+	return created.includes(folder) ? [] : [folder];
+}
+
 function removeEmptyFolders(folders: readonly string[]): void {
 	for (const folder of folders) {
 		try {
@@ -280,7 +291,7 @@ export class PartLock {
 		} catch {
 			// Gone already (the folder removed by hand): nothing to release.
 		}
-		removeEmptyFolders(this.#createdFolders);
+		removeEmptyFolders([...this.#createdFolders, ...lockFolderOnly(this.file, this.#createdFolders)]);
 	}
 }
 
@@ -320,7 +331,7 @@ export async function acquirePartLock(folder: string, part: Part, options: PartL
 		}
 		throw new Dt64ExportError("WRITE_FAILED", `cannot take the lock ${file}: other runs of part ${holder.part} keep taking and releasing it`, { path: file });
 	} catch (error) {
-		removeEmptyFolders(createdFolders);
+		removeEmptyFolders([...createdFolders, ...lockFolderOnly(file, createdFolders)]);
 		throw error;
 	}
 }

@@ -50,11 +50,13 @@ export interface TimeBlocks {
 /**
  * Whether the search may read the whole time column to check it sorted (a short one before the search, any one
  * whose answer is empty): `check` whatever it costs; `trust` never (the column is known sorted: only the blocks the
- * search reads are checked, and the rows exported); or a check of at most `maxRequests` requests (a remote store),
- * refused past that until the caller says which of the two it wants, rather than a search that could miss rows of
- * a column never checked.
+ * search reads are checked, and the rows exported); `whole`, a column not known sorted: read whole and checked
+ * before the search whatever its length and cost, so that a time out of order in a block the search would skip is
+ * found (a longer column is then read block by block, none kept); or a check of at most `maxRequests` requests (a
+ * remote store), refused past that until the caller says which of the two it wants, rather than a search that could
+ * miss rows of a column never checked.
  */
-export type WholeCheck = "check" | "trust" | { readonly maxRequests: number };
+export type WholeCheck = "check" | "trust" | "whole" | { readonly maxRequests: number };
 
 /** Blocks [start, end). */
 export interface BlockRange {
@@ -301,16 +303,19 @@ function refuseCostlyCheck(blocks: TimeBlocks, blockCount: number, check: WholeC
 
 /**
  * The rows along axis 0 that can hold times in `bounds`, by binary search when the time is sorted; all rows,
- * with `sorted: false` and the reason, when it is not. A small time column is checked whole first (WHOLE_CHECK_VALUES).
+ * with `sorted: false` and the reason, when it is not. A small time column is checked whole first (WHOLE_CHECK_VALUES),
+ * and any one with `whole`.
  */
 export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds, check: WholeCheck = "check"): Promise<RangeSearch> {
 	const all = { start: 0, end: blocks.rows };
 	if (blocks.rows === 0) return { sorted: true, rows: all, probes: 0 };
 	const blockCount = Math.ceil(blocks.rows / blocks.blockRows);
 	let wholeReads = 0;
-	if (check !== "trust" && blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES) {
+	const short = blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES;
+	if (check === "whole" || (check !== "trust" && short)) {
 		refuseCostlyCheck(blocks, blockCount, check, "before a range is searched");
-		blocks = keptBlocks(blocks);
+		// A short column's blocks are kept for the search; a long one's would hold the whole column (50M times: 400 MB).
+		if (short) blocks = keptBlocks(blocks);
 		const reason = await unsortedWithin(blocks, all);
 		if (reason !== undefined) return { sorted: false, rows: all, probes: blockCount, reason };
 		wholeReads = blockCount;
