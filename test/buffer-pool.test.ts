@@ -92,6 +92,43 @@ describe("BufferPool", () => {
 		pool.shorten(Buffer.alloc(10)); // not issued: ignored
 	});
 
+	it("marks regions owned only of buffers it issued, takes each mark once and only of the exact region, and forgets them when the buffer comes back", () => {
+		const pool = new BufferPool();
+		const buffer = pool.acquire(8000);
+		const [a, b] = [buffer.subarray(0, 4000), buffer.subarray(4000, 8000)];
+		// Absent by default: nothing is anyone's alone until a reader says so.
+		expect(pool.takeOwned([a])).toBe(false);
+		pool.markOwned(a);
+		pool.markOwned(buffer.subarray(2000, 6000)); // overlaps a's: not marked, and a's mark goes (two holders)
+		pool.markOwned(Buffer.alloc(100)); // not the pool's: not marked
+		expect(pool.takeOwned([buffer.subarray(2000, 6000)])).toBe(false);
+		expect(pool.takeOwned([a])).toBe(false);
+		expect(pool.takeOwned([Buffer.alloc(100)])).toBe(false);
+		pool.markOwned(a);
+		// Only the region itself, not a part of it.
+		expect(pool.takeOwned([a.subarray(0, 2000)])).toBe(false);
+		// Two views of one region are no one's alone; a view not marked spoils the lot, whose marks stay.
+		expect(pool.takeOwned([a, a])).toBe(false);
+		expect(pool.takeOwned([a, b])).toBe(false);
+		pool.markOwned(b);
+		expect(pool.takeOwned([a, b])).toBe(true);
+		expect(pool.takeOwned([a])).toBe(false);
+		expect(pool.takeOwned([b])).toBe(false);
+		// Marked again, then the buffer comes back and goes out again: its marks went with it.
+		pool.markOwned(a);
+		pool.release(buffer);
+		const again = pool.acquire(8000);
+		expect(again.buffer).toBe(buffer.buffer);
+		expect(pool.takeOwned([again.subarray(0, 4000)])).toBe(false);
+		// A buffer made again for its use (shortened) loses them too, and bytes said dead lose theirs.
+		pool.markOwned(again.subarray(0, 4000));
+		pool.shorten(again.subarray(0, 6000));
+		expect(pool.takeOwned([again.subarray(0, 4000)])).toBe(false);
+		pool.markOwned(again.subarray(0, 4000));
+		pool.release(again.subarray(3000, 3008));
+		expect(pool.takeOwned([again.subarray(0, 4000)])).toBe(false);
+	});
+
 	it("size classes: whole 4 KiB pages, at most 12.5% above the size from 32 KiB up, so nearby sizes share a class", () => {
 		expect(capacityFor(1)).toBe(4096);
 		expect(capacityFor(4096)).toBe(4096);

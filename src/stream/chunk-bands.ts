@@ -723,7 +723,11 @@ async function* handedOnByRun<V extends ChunkValues>(
 					openAhead();
 				}
 				k = j;
-				yield { values: sliceValues(run, bandStart - runFirst, bandEnd - runFirst), offset: bandStart, firstRow: bandStart };
+				const values = sliceValues(run, bandStart - runFirst, bandEnd - runFirst);
+				// Its inner chunks decoded, nothing writes there any more, and this band is the only view of its bytes
+				// handed on: the batch made of it may rewrite them where they are (the time filter's compaction).
+				if (!Array.isArray(values)) pool?.markOwned(values as ArrayBufferView);
+				yield { values, offset: bandStart, firstRow: bandStart };
 			}
 		}
 	} finally {
