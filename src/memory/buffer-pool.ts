@@ -191,7 +191,10 @@ export class BufferPool {
 		if (issued === undefined || end > issued) return;
 		const regions = this.#ownedRegions.get(buffer) ?? [];
 		// Two holders said to view the same bytes: neither has them alone.
-		if (regions.some(([from, to]) => from < end && start < to)) return this.#unmark(buffer, start, end);
+		if (regions.some(([from, to]) => from < end && start < to)) {
+			this.#unmark(buffer, start, end);
+			return;
+		}
 		regions.push([start, end]);
 		this.#ownedRegions.set(buffer, regions);
 	}
