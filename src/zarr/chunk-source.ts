@@ -44,6 +44,12 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	/** The store key of a chunk, for messages. */
 	describe(coords: readonly number[]): string;
 	/**
+	 * The reads that kept chunks to be read again (a range search's probes, see KeptInnerChunks) are over, and those
+	 * after them read each chunk of the chunk rows `chunkRows` (along the first axis) once: what the source kept of
+	 * those is kept for that one read, the rest forgotten now. Absent: a source that keeps nothing.
+	 */
+	lastReads?(chunkRows: { readonly start: number; readonly end: number }): void;
+	/**
 	 * An array of a store that knows its missing keys without reading them (AsyncReadable.isAbsent): how many chunks
 	 * from `coords` on are missing now, 0 when the first is there, or may be. 1-D: at most `limit` chunks. N-d: whole
 	 * rows of chunks along the first axis only, `coords` the first chunk of a row, at most `limit` rows, as their count
@@ -85,8 +91,8 @@ export interface ShardBands<V extends ChunkValues> {
 	/**
 	 * The values of inner chunks [start, end) of shard `shard` (counted within the shard, end at most the array's),
 	 * in one buffer of the pool, placed as in the shard from its first inner chunk on: the values before `start` are
-	 * left undefined, for a caller that takes only those of [start, end). Where NaT may be is recorded for them
-	 * (nat-positions.ts) when every inner chunk said so.
+	 * left undefined, their bytes said dead to the pool, for a caller that takes only those of [start, end). Where
+	 * NaT may be is recorded for them (nat-positions.ts) when every inner chunk said so.
 	 */
 	read(shard: number, start: number, end: number, signal?: AbortSignal): Promise<V>;
 	/**
@@ -391,7 +397,8 @@ function shardedChunks<V extends ChunkValues>(
 			// next part of the shard when the pass reads more shards at once than are held (see shard-read-box.ts).
 			const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
 			const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
-			const bytes = await index.readInnerChunk(key, inner, signal, room, storedBox, !narrowed, into);
+			// A read into a shard's buffer (ShardBands) reads each of its inner chunks once: none alone is kept for another.
+			const bytes = await index.readInnerChunk(key, inner, signal, room, storedBox, !narrowed && into === undefined, into, coords);
 			// An empty inner chunk, or one of a shard already read, waits for no I/O: the event loop turns now and then.
 			await turns.turn();
 			throwIfAborted(signal);
@@ -435,6 +442,7 @@ function shardedChunks<V extends ChunkValues>(
 		...(oneRequest ? { chunksPerRequest: perShard } : {}),
 		...(bands && { shardBands: bands }),
 		describe,
+		lastReads: (chunkRows) => index.lastReads((coords) => coords[0] >= chunkRows.start && coords[0] < chunkRows.end),
 		read(coords, signal, within) {
 			return readInner(
 				coords,

@@ -70,6 +70,9 @@ export function shardBandsOf<V extends ChunkValues>(spec: ShardBandsSpec): Shard
 		open,
 		async read(shard, start, end, signal) {
 			const opened = open(shard, start, end, signal);
+			// The values before `start` are no one's: said dead now, the shard's buffer comes back once the rest is.
+			const all = opened.values as unknown as BigInt64Array;
+			if (pool !== undefined && start > 0) pool.release(new Uint8Array(all.buffer, all.byteOffset, start * innerBytes));
 			const positions: (Int32Array | null)[] = [];
 			for (const part of opened.parts) positions.push(await part);
 			const merged = mergedPositions(positions, innerValues, start);
