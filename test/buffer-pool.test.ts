@@ -24,6 +24,12 @@ describe("BufferPool", () => {
 		expect(pool.isWhole(read)).toBe(true);
 		pool.release(read);
 		expect(pool.acquire(8500).buffer).toBe(read.buffer);
+		// Shared ones too: a range's last shard, cut to its inner chunks, takes a whole shard's buffer back.
+		const shard = pool.acquireShared(800_000);
+		pool.release(shard);
+		const cut = pool.acquireShared(240_000, 800_000);
+		expect(cut.length).toBe(240_000);
+		expect(cut.buffer).toBe(shard.buffer);
 	});
 
 	it("hands back only whole buffers it issued, once, within its bound", () => {

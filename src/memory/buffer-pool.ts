@@ -93,10 +93,10 @@ export class BufferPool {
 	/**
 	 * As `acquire`, a view of a SharedArrayBuffer: memory a decode thread writes into where it is, never transferred
 	 * (the inner chunks of a shard decoded into one buffer, each at its offset, see ShardBands). Kept apart from the
-	 * other buffers once back: only a shared buffer is handed out again as one.
+	 * other buffers once back: only a shared buffer is handed out again as one. `room` as acquire's.
 	 */
-	acquireShared(size: number): Uint8Array {
-		const buffer = this.#take(this.#freeShared, capacityFor(size), (capacity) => new SharedArrayBuffer(capacity));
+	acquireShared(size: number, room = size): Uint8Array {
+		const buffer = this.#take(this.#freeShared, capacityFor(Math.max(size, room)), (capacity) => new SharedArrayBuffer(capacity));
 		this.#issued(buffer, size);
 		return new Uint8Array(buffer, 0, size);
 	}

@@ -16,6 +16,8 @@ import { Dt64ExportError, UsageError } from "../errors.js";
 import type { TableColumn, ZarrTable } from "../open-table.js";
 import { readBands, readLimits, type ReadLimits } from "../stream/chunk-bands.js";
 import type { ChunkValues, NumericValues } from "../zarr/chunk-values.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
+import { poolOf } from "../memory/opened-pool.js";
 import { chunkRowsBox, readingWithin } from "../zarr/chunk-box.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
 import { keepingChunks } from "../zarr/kept-chunks.js";
@@ -259,7 +261,7 @@ export function keepingTimeChunks(table: ZarrTable, time: TimeSource): { table: 
  * first among them): one block per chunk along the first axis, each read whole; a probe reads only its block's
  * chunks (inner chunks of a sharded array), a run of blocks the chunks of the run at once.
  */
-function timeBlocks(time: TimeSource, concurrency: number | ReadLimits, signal: AbortSignal): TimeBlocks {
+function timeBlocks(time: TimeSource, concurrency: number | ReadLimits, signal: AbortSignal, pool?: BufferPool): TimeBlocks {
 	const { column, coding } = time;
 	const shape = column.metadata.shape;
 	const blockOf: (values: ChunkValues) => TimeBlock =
@@ -287,7 +289,12 @@ function timeBlocks(time: TimeSource, concurrency: number | ReadLimits, signal: 
 			const bands = readBands(source, shape, concurrency, signal, undefined, undefined, rows);
 			const { value } = await bands.next();
 			await bands.return(undefined);
-			return blockOf(value!.values);
+			const values = value!.values;
+			const read = blockOf(values);
+			// The chunk read for the search alone (a probe's, into the pool): its buffer goes back once the search is done with it.
+			if (pool === undefined || Array.isArray(values)) return read;
+			const typed = values as Exclude<ChunkValues, string[]>;
+			return { ...read, release: () => pool.release(new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength)) };
 		},
 	};
 }
@@ -389,7 +396,7 @@ export async function selectRows(table: ZarrTable, options: SelectRowsOptions): 
 			selection = { rows: all, sorted: false, probes: 0, unsortedReason: `${name} does not run along the first dimension` };
 		} else {
 			const signal = options.signal ?? new AbortController().signal;
-			const search = await searchTimeRange(timeBlocks(options.time, options.concurrency, signal), options.bounds, options.wholeCheck);
+			const search = await searchTimeRange(timeBlocks(options.time, options.concurrency, signal, poolOf(table)), options.bounds, options.wholeCheck);
 			selection = search.sorted ? { rows: search.rows, sorted: true, probes: search.probes } : { rows: search.rows, sorted: false, probes: search.probes, unsortedReason: search.reason };
 		}
 	}
