@@ -427,3 +427,23 @@ describe("rows of inner chunks across many shards", () => {
 		});
 	}
 });
+
+describe("an inner chunk read on its own (a range search's probe)", () => {
+	it("is kept for its second read where a read is a request (the default), read again from a folder (keepsReadsAlone false)", async () => {
+		const root = path.join(tempDir("dt64-shard-alone-"), "a.zarr");
+		const values = BigInt64Array.from({ length: 8_000 }, (_, i) => BigInt(1_700_000_000 + i));
+		await writeArray(root, "", { shape: [values.length], chunks: [4_000], values, dataType: seconds, codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: [1_000], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } }] });
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		const readsOfInnerChunk5 = async (keepsReadsAlone: boolean | undefined) => {
+			const { store, reads } = counting(root);
+			const source = createChunkSource(store, meta, "a.zarr", keepsReadsAlone === undefined ? {} : { keepsReadsAlone });
+			// Twice alone (a probe's pass of one block), as the search and then the export's read of it do.
+			for (let k = 0; k < 2; k++) expect(Array.from(await source.read([5], undefined, { start: [5], end: [6] }))).toEqual(Array.from(values.subarray(5_000, 6_000)));
+			// The shard's index once, the inner chunk's bytes once or twice.
+			return (reads.get("/c/1") ?? 0) - 1;
+		};
+		expect(await readsOfInnerChunk5(undefined)).toBe(1);
+		expect(await readsOfInnerChunk5(true)).toBe(1);
+		expect(await readsOfInnerChunk5(false)).toBe(2);
+	});
+});

@@ -184,6 +184,13 @@ export interface ChunkSourceOptions {
 	 * Absent: an error.
 	 */
 	readonly forbiddenAsMissing?: ForbiddenChunks;
+	/**
+	 * Whether an inner chunk read on its own (a range search's probe) is kept for a second read (KeptInnerChunks):
+	 * where a read is a request, or inflates a whole zip entry. False for a folder, whose second read is a read of
+	 * the page cache: the copies kept cost the export's memory (4 MB of a two-sided range over the bench's sharded
+	 * store). Default true.
+	 */
+	readonly keepsReadsAlone?: boolean;
 }
 
 /** The chunks of a datetime64 array, as int64 counts. */
@@ -366,6 +373,7 @@ function shardedChunks<V extends ChunkValues>(
 	// An inner chunk that is a shard itself (nested sharding) is decoded whole (nested-shard.ts).
 	const { decoder, bound } = chunkDecoding<V>(innerShape, [...before, ...innerCodecs], elements, where, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
 	const index = new ShardIndexReader(store, storedPerShard, indexCodecs, location, options.forbiddenAsMissing, bound);
+	const keepsAlone = options.keepsReadsAlone !== false;
 	const gridShape = chunksPerAxis(meta.shape, innerShape);
 	// Coordinates of the array's axes in the order the shard stores them.
 	const toStored = (coords: readonly number[]) => stored.map((axis) => coords[axis]);
@@ -398,7 +406,7 @@ function shardedChunks<V extends ChunkValues>(
 			const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
 			const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
 			// A read into a shard's buffer (ShardBands) reads each of its inner chunks once: none alone is kept for another.
-			const bytes = await index.readInnerChunk(key, inner, signal, room, storedBox, !narrowed && into === undefined, into, coords);
+			const bytes = await index.readInnerChunk(key, inner, signal, room, storedBox, keepsAlone && !narrowed && into === undefined, into, coords);
 			// An empty inner chunk, or one of a shard already read, waits for no I/O: the event loop turns now and then.
 			await turns.turn();
 			throwIfAborted(signal);
