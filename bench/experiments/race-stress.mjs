@@ -239,7 +239,14 @@ const LIBRARY = `
 import { exportToFile, exportDataset } from ${JSON.stringify(path.join(root, "dist", "index.js"))};
 const [store, out, json] = process.argv.slice(1);
 const options = JSON.parse(json);
-await exportToFile(store, out, options);
+try {
+	await exportToFile(store, out, options);
+} catch (error) {
+	// As the CLI says it, with its code: a refusal compares with the reference's by that code (the library names options its way).
+	const newline = String.fromCharCode(10);
+	process.stderr.write("dt64-export: " + error.message.split(newline)[0] + " [" + (error.code ?? "no code") + "]" + newline);
+	process.exit(1);
+}
 `;
 
 /** CLI options as library options (the few this script uses). */
@@ -356,7 +363,7 @@ async function once(store) {
 	let problem;
 	if (reference.error !== undefined) {
 		if (result.status === 0) problem = `succeeded where the reference failed: ${reference.error}`;
-		else if (firstLine(result.stderr) !== firstLine(reference.error)) problem = `failed otherwise than the reference: ${firstLine(result.stderr)} / ${firstLine(reference.error)}`;
+		else if (library ? codeOf(result.stderr) !== codeOf(reference.error) : firstLine(result.stderr) !== firstLine(reference.error)) problem = `failed otherwise than the reference: ${firstLine(result.stderr)} / ${firstLine(reference.error)}`;
 	} else if (result.status !== 0) {
 		problem = `failed: ${result.stderr.trim()}`;
 	} else {
@@ -378,6 +385,12 @@ async function once(store) {
 
 function firstLine(text) {
 	return text.trim().split("\n")[0];
+}
+
+/** The error code a one-line message ends with (`... [USAGE]`), or the whole first line. */
+function codeOf(text) {
+	const line = firstLine(text);
+	return /\[([A-Z_]+)\]$/.exec(line)?.[1] ?? line;
 }
 
 const list = (await stores()).filter((store) => only === undefined || only.includes(store.name));
