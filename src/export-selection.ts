@@ -85,7 +85,7 @@ export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan):
 	// each starting over in time, so the time column is checked over those rows first.
 	const chunkOrder = plan.read.order === "chunk";
 	if (ranged && selection.sorted && chunkOrder && time !== undefined) await checkSortedOver(time, selection.rows, concurrency, plan.read.signal);
-	keeping?.stopKeeping();
+	keeping?.stopKeeping(selection.rows);
 	const { reader, batcher, writer } = createStagesAround(table, createTableReader(table, plan.read, selection.rows), plan);
 	const timeField = time === undefined ? undefined : batcher.schema.fields[time.field!];
 	const timeOut = timeField === undefined ? undefined : { field: timeField.name, unit: TARGET_UNIT_OF[(timeField.type as Timestamp).unit] };

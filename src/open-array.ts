@@ -147,7 +147,7 @@ export function openLocatedTimeArray(located: LocatedArray, options: OpenArraySe
 	}
 	const metadata = parseTimeArrayMetadata(node, where);
 	const { bufferPool } = options;
-	const array: TimeArray & Pooled = { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }), name: columnNameFor(location, arrayPath), bufferPool };
+	const array: TimeArray & Pooled = { store: opened, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing, keepsReadsAlone: opened.kind !== "directory" }), name: columnNameFor(location, arrayPath), bufferPool };
 	return array;
 }
 

@@ -249,7 +249,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	const { bufferPool } = options;
 	if (isTimeArray(node)) {
 		const metadata = parseTimeArrayMetadata(node, where);
-		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing }) };
+		return { kind: "time", name: columnName, metadata, chunks: createChunkSource(opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing, keepsReadsAlone: opened.kind !== "directory" }) };
 	}
 	if (node.kind !== "array") throw new Dt64ExportError("COLUMN_NOT_FOUND", `columns: ${path} is a group, not an array`, { option: "columns", path });
 	// The data type first, refused whatever the codecs (a malformed one too: no column is made of it).
@@ -267,7 +267,7 @@ async function openArrayColumn(opened: OpenedStore, node: NodeMetadata, path: st
 	const readsUnit = cfTime && (options.unit ?? "auto") === "auto";
 	// Float counts are read once here for --unit auto's unit: what that pass reads is kept for the export's.
 	const kept = readsUnit ? keepingReads(opened.store) : undefined;
-	const chunks = createPlainChunkSource(kept ?? opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing });
+	const chunks = createPlainChunkSource(kept ?? opened.store, metadata, where, { bufferPool, forbiddenAsMissing: opened.forbiddenAsMissing, keepsReadsAlone: opened.kind !== "directory" });
 	const plain = { kind: "plain", name: columnName, metadata, chunks, ...(unsigned === undefined ? {} : { unsigned }) } as const;
 	if (!cfTime) return plain;
 	let parsed: Omit<CfTimeDecoding, "autoUnit">;

@@ -24,6 +24,12 @@ describe("BufferPool", () => {
 		expect(pool.isWhole(read)).toBe(true);
 		pool.release(read);
 		expect(pool.acquire(8500).buffer).toBe(read.buffer);
+		// Shared ones too: a range's last shard, cut to its inner chunks, takes a whole shard's buffer back.
+		const shard = pool.acquireShared(800_000);
+		pool.release(shard);
+		const cut = pool.acquireShared(240_000, 800_000);
+		expect(cut.length).toBe(240_000);
+		expect(cut.buffer).toBe(shard.buffer);
 	});
 
 	it("hands back only whole buffers it issued, once, within its bound", () => {
@@ -90,6 +96,43 @@ describe("BufferPool", () => {
 		pool.release(written);
 		expect(pool.freeBytes).toBe(capacityFor(10_000));
 		pool.shorten(Buffer.alloc(10)); // not issued: ignored
+	});
+
+	it("marks regions owned only of buffers it issued, takes each mark once and only of the exact region, and forgets them when the buffer comes back", () => {
+		const pool = new BufferPool();
+		const buffer = pool.acquire(8000);
+		const [a, b] = [buffer.subarray(0, 4000), buffer.subarray(4000, 8000)];
+		// Absent by default: nothing is anyone's alone until a reader says so.
+		expect(pool.takeOwned([a])).toBe(false);
+		pool.markOwned(a);
+		pool.markOwned(buffer.subarray(2000, 6000)); // overlaps a's: not marked, and a's mark goes (two holders)
+		pool.markOwned(Buffer.alloc(100)); // not the pool's: not marked
+		expect(pool.takeOwned([buffer.subarray(2000, 6000)])).toBe(false);
+		expect(pool.takeOwned([a])).toBe(false);
+		expect(pool.takeOwned([Buffer.alloc(100)])).toBe(false);
+		pool.markOwned(a);
+		// Only the region itself, not a part of it.
+		expect(pool.takeOwned([a.subarray(0, 2000)])).toBe(false);
+		// Two views of one region are no one's alone; a view not marked spoils the lot, whose marks stay.
+		expect(pool.takeOwned([a, a])).toBe(false);
+		expect(pool.takeOwned([a, b])).toBe(false);
+		pool.markOwned(b);
+		expect(pool.takeOwned([a, b])).toBe(true);
+		expect(pool.takeOwned([a])).toBe(false);
+		expect(pool.takeOwned([b])).toBe(false);
+		// Marked again, then the buffer comes back and goes out again: its marks went with it.
+		pool.markOwned(a);
+		pool.release(buffer);
+		const again = pool.acquire(8000);
+		expect(again.buffer).toBe(buffer.buffer);
+		expect(pool.takeOwned([again.subarray(0, 4000)])).toBe(false);
+		// A buffer made again for its use (shortened) loses them too, and bytes said dead lose theirs.
+		pool.markOwned(again.subarray(0, 4000));
+		pool.shorten(again.subarray(0, 6000));
+		expect(pool.takeOwned([again.subarray(0, 4000)])).toBe(false);
+		pool.markOwned(again.subarray(0, 4000));
+		pool.release(again.subarray(3000, 3008));
+		expect(pool.takeOwned([again.subarray(0, 4000)])).toBe(false);
 	});
 
 	it("size classes: whole 4 KiB pages, at most 12.5% above the size from 32 KiB up, so nearby sizes share a class", () => {

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { BufferPool, capacityFor } from "../src/memory/buffer-pool.js";
-import { decodeWasmCodec } from "../src/zarr/codecs/off-thread.js";
+import { decodeWasmCodec, decodeWasmCodecInto } from "../src/zarr/codecs/off-thread.js";
 
 const FIXTURES = path.resolve(import.meta.dirname, "fixtures", "codecs");
 const encoded = fs.readFileSync(path.join(FIXTURES, "zstd-1-20011.bin"));
@@ -46,6 +46,22 @@ describe("encoded bytes handed to a decode thread", () => {
 			expect(Buffer.compare(decoded, expected)).toBe(0);
 			expect(Buffer.compare(input, encoded)).toBe(0);
 		}
+	});
+
+	it("into a target that is not shared, on a decode thread: an input that is a whole buffer of the pool without room comes back once decoded", async () => {
+		const pool = new BufferPool();
+		const back = new Set<ArrayBufferLike>();
+		pool.onReturn((buffer) => back.add(buffer));
+		// Read on its own, its encoded size only (an inner chunk read alone with no room, see ShardIndexReader).
+		const input = pool.acquire(encoded.byteLength);
+		input.set(encoded);
+		const buffer = input.buffer;
+		const target = new Uint8Array(expected.byteLength);
+		const { length } = await decodeWasmCodecInto("zstd", input, target, pool);
+		expect(length).toBe(expected.byteLength);
+		expect(Buffer.compare(target, expected)).toBe(0);
+		// Copied into a buffer with room, decoded there: the input's use is over, and its buffer is back.
+		expect(back.has(buffer)).toBe(true);
 	});
 
 	it("without decode threads, a whole buffer with room is decoded where it is", async () => {

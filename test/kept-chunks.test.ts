@@ -53,4 +53,47 @@ describe("chunks kept within a byte bound", () => {
 		for (let i = 0; i < 4; i++) await kept.read([i]);
 		expect(source.reads).toBe(4);
 	});
+
+	it("once the search is over, forget at once those no read of the rows selected asks for, and each of the others at its one read", async () => {
+		const source = oneValueChunks(100);
+		const lastReads: { start: number; end: number }[] = [];
+		const kept = keepingChunks({ ...source, read: source.read, lastReads: (chunkRows) => lastReads.push({ ...chunkRows }) }, 2 ** 20);
+		for (const k of [0, 99, 40, 41, 60, 61]) await kept.read([k]);
+		const each = KEPT_CHUNK_OVERHEAD_BYTES + 8;
+		expect(kept.keptBytes).toBe(6 * each);
+		// The rows of chunks 41 to 60: chunks 0, 99, 40 and 61 go now (a read past the rows selected is no export's).
+		kept.stopKeeping({ start: 41, end: 61 });
+		expect(kept.keptBytes).toBe(2 * each);
+		// The source's own kept chunks are told the same chunk rows (a shard index's inner chunks, see KeptInnerChunks).
+		expect(lastReads).toEqual([{ start: 41, end: 61 }]);
+		const reads = source.reads;
+		expect(Array.from((await kept.read([41])) as BigInt64Array)).toEqual([41n]);
+		expect(source.reads).toBe(reads);
+		expect(kept.keptBytes).toBe(each);
+		// Read once: the second read of it is the source's.
+		await kept.read([41]);
+		expect(source.reads).toBe(reads + 1);
+		// Nothing new is kept.
+		await kept.read([50]);
+		expect(kept.keptBytes).toBe(each);
+	});
+
+	it("forget all they keep once the array is read a shard at a time (the export's shard reads never ask for them)", async () => {
+		const source = oneValueChunks(100);
+		const opened: number[] = [];
+		const shardBands = {
+			innerPerShard: 10,
+			innerValues: 1,
+			describe: (shard: number) => `c/${shard}`,
+			open: (shard: number) => (opened.push(shard), undefined as never),
+			read: async (shard: number) => (opened.push(shard), new BigInt64Array(10)),
+		};
+		const kept = keepingChunks({ ...source, read: source.read, shardBands }, 2 ** 20);
+		for (const k of [40, 41, 60, 61]) await kept.read([k]);
+		kept.stopKeeping({ start: 41, end: 61 });
+		expect(kept.keptBytes).toBe(2 * (KEPT_CHUNK_OVERHEAD_BYTES + 8));
+		kept.shardBands!.open(4, 1, 10);
+		expect(opened).toEqual([4]);
+		expect(kept.keptBytes).toBe(0);
+	});
 });

@@ -109,6 +109,41 @@ describe("time range search", () => {
 		expect(blocks.reads.length - new Set(blocks.reads).size).toBeLessThanOrEqual(2);
 	});
 
+	it("hands back each block it probed once done with it, never one it still reads, and none of a whole read it keeps", async () => {
+		const released: number[] = [];
+		const done = new Set<object>();
+		/** Blocks whose reads after their release throw: a block handed back is a buffer another read may fill. */
+		const releasing = (inner: TimeBlocks & { reads: number[] }): TimeBlocks & { reads: number[] } => ({
+			...inner,
+			async read(block, pass) {
+				const read = await inner.read(block, pass);
+				const token = {};
+				return {
+					length: read.length,
+					instantAt: (i: number) => {
+						if (done.has(token)) throw new Error(`block ${block} read after it was handed back`);
+						return read.instantAt(i);
+					},
+					release: () => {
+						expect(done.has(token), `block ${block} handed back twice`).toBe(false);
+						done.add(token);
+						released.push(block);
+					},
+				};
+			},
+		});
+		const long = releasing(longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(Math.floor(i ** 1.5))));
+		const result = await searchTimeRange(long, { start: 90_000_000n, end: 700_000_000n });
+		expect(result.sorted).toBe(true);
+		// Every read handed back once (the search over, the last two too).
+		expect(released.length).toBe(long.reads.length);
+		// A small column read whole first keeps its blocks for the search: none handed back.
+		released.length = 0;
+		const small = releasing(longBlocksOf(5_000, 100, (i) => BigInt(i)));
+		expect((await searchTimeRange(small, { start: 1_000n, end: 2_000n })).rows).toEqual({ start: 1_000, end: 2_000 });
+		expect(released).toEqual([]);
+	});
+
 	it("stays within O(log blocks) probes on times far from linear, and exact", async () => {
 		const valueAt = (i: number) => Math.floor(1.001 ** (i / 55));
 		for (const [start, end] of [[5n, 6n], [1_000n, 1_001n], [10n ** 8n, 10n ** 8n + 10_000n], [3n, 10n ** 7n]] as const) {

@@ -115,4 +115,28 @@ describe("an inner chunk kept from a probe", () => {
 			{ offset: 41, length: 19 },
 		]);
 	});
+
+	it("is given once more after the search, if the rows read hold it, and forgotten: held no longer than that read", async () => {
+		const { store, ranges } = recordingStore(shard());
+		const reader = new ShardIndexReader(store, [PER], [LE, { name: "crc32c" }], "end");
+		// Probes of inner chunks 0 and 3 alone, kept with their coordinates in the array's grid.
+		await reader.readInnerChunk("/c/0", [0], undefined, 1, { start: [0], end: [1] }, true, undefined, [0]);
+		await reader.readInnerChunk("/c/0", [3], undefined, 1, { start: [3], end: [4] }, true, undefined, [3]);
+		expect(reader.keptBytes).toBe(11 + 19);
+		// The rows selected lie in inner chunks 0 to 2: inner chunk 3 is no read's any more.
+		reader.lastReads((coords) => coords[0] < 3);
+		expect(reader.keptBytes).toBe(11);
+		ranges.length = 0;
+		const places = INNER_BYTES.map((length) => new Uint8Array(length));
+		const into = (slot: number, length: number) => places[slot].subarray(0, length);
+		const read = await Promise.all([0, 1, 2].map((k) => reader.readInnerChunk("/c/0", [k], undefined, 1, { start: [0], end: [3] }, false, into, [k])));
+		read.forEach((bytes, k) => expect(Array.from(bytes!), `inner chunk ${k}`).toEqual(new Array(INNER_BYTES[k]).fill(k + 1)));
+		// Inner chunk 0 from its kept bytes, then held no more; its place never written by the run of 1 and 2.
+		expect(ranges).toEqual([
+			{ offset: 11, length: 13 },
+			{ offset: 24, length: 17 },
+		]);
+		expect(Array.from(places[0])).toEqual(new Array(11).fill(0));
+		expect(reader.keptBytes).toBe(0);
+	});
 });

@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { crc32c, writeArray } from "../scripts/lib/zarr-writer.mjs";
 import { BufferPool, capacityFor } from "../src/memory/buffer-pool.js";
 import { DirectoryStore, readIntoPieces } from "../src/store/directory-store.js";
@@ -13,6 +13,7 @@ import { parseNodeJson, parseTimeArrayMetadata } from "../src/zarr/array-metadat
 import { readChunksInOrder } from "../src/stream/chunk-bands.js";
 import { createChunkSource } from "../src/zarr/chunk-source.js";
 import { transposedSource } from "../src/table/transposed-variable.js";
+import { openTimeArray } from "../src/open-array.js";
 import { tempDir } from "./support/cli.js";
 import { CountingPool } from "./support/counting-pool.js";
 import { withIndexEntry } from "./support/shard-index.js";
@@ -426,4 +427,40 @@ describe("rows of inner chunks across many shards", () => {
 			expect(bytes).toEqual(stored);
 		});
 	}
+});
+
+describe("an inner chunk read on its own (a range search's probe)", () => {
+	it("is kept for its second read where a read is a request (the default), read again from a folder (keepsReadsAlone false)", async () => {
+		const root = path.join(tempDir("dt64-shard-alone-"), "a.zarr");
+		const values = BigInt64Array.from({ length: 8_000 }, (_, i) => BigInt(1_700_000_000 + i));
+		await writeArray(root, "", { shape: [values.length], chunks: [4_000], values, dataType: seconds, codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: [1_000], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } }] });
+		const meta = parseTimeArrayMetadata(parseNodeJson(fs.readFileSync(path.join(root, "zarr.json"), "utf8"), "", "a.zarr"), "a.zarr");
+		const readsOfInnerChunk5 = async (keepsReadsAlone: boolean | undefined) => {
+			const { store, reads } = counting(root);
+			const source = createChunkSource(store, meta, "a.zarr", keepsReadsAlone === undefined ? {} : { keepsReadsAlone });
+			// Twice alone (a probe's pass of one block), as the search and then the export's read of it do.
+			for (let k = 0; k < 2; k++) expect(Array.from(await source.read([5], undefined, { start: [5], end: [6] }))).toEqual(Array.from(values.subarray(5_000, 6_000)));
+			// The shard's index once, the inner chunk's bytes once or twice.
+			return (reads.get("/c/1") ?? 0) - 1;
+		};
+		expect(await readsOfInnerChunk5(undefined)).toBe(1);
+		expect(await readsOfInnerChunk5(true)).toBe(1);
+		expect(await readsOfInnerChunk5(false)).toBe(2);
+	});
+
+	it("of a folder store is read again, not held: an array opened from a folder keeps none", async () => {
+		const root = path.join(tempDir("dt64-shard-alone-folder-"), "a.zarr");
+		const values = BigInt64Array.from({ length: 8_000 }, (_, i) => BigInt(1_700_000_000 + i));
+		await writeArray(root, "", { shape: [values.length], chunks: [4_000], values, dataType: seconds, codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: [1_000], codecs: [LE], index_codecs: [LE, { name: "crc32c" }] } }] });
+		const ranges = vi.spyOn(DirectoryStore.prototype, "getRange");
+		try {
+			const array = await openTimeArray(root);
+			ranges.mockClear();
+			for (let k = 0; k < 2; k++) await array.chunks.read([5], undefined, { start: [5], end: [6] });
+			// The shard's index, then inner chunk 5 twice.
+			expect(ranges.mock.calls.map(([key]) => key)).toEqual(["/c/1", "/c/1", "/c/1"]);
+		} finally {
+			ranges.mockRestore();
+		}
+	});
 });

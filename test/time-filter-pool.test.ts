@@ -10,12 +10,14 @@ import * as path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Float64, Int64, makeData, RecordBatch, Schema, Field, Struct, tableFromIPC, TimestampNanosecond, type DataType } from "apache-arrow";
-import { describe, expect, it } from "vitest";
+import { readParquet } from "parquet-wasm/node";
+import { describe, expect, it, vi } from "vitest";
 import { writeArray } from "../scripts/lib/zarr-writer.mjs";
 import type { ExportSettings } from "../src/export-plan.js";
 import { exportToFile } from "../src/index.js";
 import type { BufferPool } from "../src/memory/buffer-pool.js";
 import { TimeFilter } from "../src/select/time-filter.js";
+import { CopiedRows } from "../src/arrow/copied-rows.js";
 import { tempDir } from "./support/cli.js";
 import { CountingPool } from "./support/counting-pool.js";
 import { PoisoningPool } from "./support/poisoning-pool.js";
@@ -204,6 +206,72 @@ describe("the time filter with a pool", () => {
 	});
 });
 
+describe("the time filter on batches that own their buffers", () => {
+	/** A PoisoningPool that counts `acquire`. */
+	class CountingPoisoningPool extends PoisoningPool {
+		acquired = 0;
+		override acquire(size: number, room?: number): Buffer {
+			this.acquired++;
+			return super.acquire(size, room);
+		}
+	}
+
+	/** Batches of sorted times with missing ones in every batch (cut into runs by a two-sided range), in `pool`'s buffers. */
+	function owningBatches(pool: CountingPoisoningPool, mark: (batch: number, column: number) => boolean) {
+		const next = random(23);
+		let t = 1_000n;
+		const batches: (bigint | null)[][] = [];
+		for (let b = 0; b < 10; b++) {
+			const times: (bigint | null)[] = [];
+			for (let i = 0; i < 100 + (next() % 200); i++) {
+				t += BigInt(1 + (next() % 5));
+				times.push(next() % 13 === 0 ? null : t);
+			}
+			batches.push(times);
+		}
+		const issued: Uint8Array[] = [];
+		let first = 0;
+		const made = batches.map((times, b) => {
+			let column = 0;
+			const batch = batchOf(times, first, (bytes) => {
+				const view = pool.acquire(bytes);
+				issued.push(view);
+				// The reader's word: this batch alone views these bytes, and nothing writes there any more.
+				if (mark(b, column++)) pool.markOwned(view);
+				return view;
+			});
+			first += times.length;
+			return batch;
+		});
+		const all = batches.flat().filter((x): x is bigint => x !== null);
+		return { batches, made, issued, low: all[77], high: all[all.length - 99] };
+	}
+
+	it("moves the rows kept to the front of the batch's own buffers: no copy, the right rows, every buffer back once written", async () => {
+		const pool = new CountingPoisoningPool();
+		const back = new Set<ArrayBufferLike>();
+		pool.onReturn((buffer) => back.add(buffer));
+		const { batches, made, issued, low, high } = owningBatches(pool, () => true);
+		const before = pool.acquired;
+		const got = await filtered(made, low, high, true, pool);
+		expect(got).toEqual(expected(batches, low, high));
+		// Every batch but the first and last is cut into runs: none was copied.
+		expect(pool.acquired).toBe(before);
+		for (const view of issued) expect(back.has(view.buffer), "a batch's buffer not back").toBe(true);
+	});
+
+	it("copies a batch one of whose columns is not marked its own", async () => {
+		const pool = new CountingPoisoningPool();
+		// Batch 4's float column is not marked: batch 4 is copied, the others moved in place.
+		const { batches, made, low, high } = owningBatches(pool, (batch, column) => batch !== 4 || column !== 2);
+		const before = pool.acquired;
+		const got = await filtered(made, low, high, true, pool);
+		expect(got).toEqual(expected(batches, low, high));
+		// One copy, of three columns.
+		expect(pool.acquired).toBe(before + 3);
+	});
+});
+
 describe("a time range exported to a file with a pool", () => {
 	const work = tempDir("dt64-filter-pool-");
 	const LE = { name: "bytes", configuration: { endian: "little" } };
@@ -219,7 +287,7 @@ describe("a time range exported to a file with a pool", () => {
 		["sharded zstd (a shard at a time)", [{ name: "sharding_indexed", configuration: { chunk_shape: [10_000], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }], [60_000]],
 		["zstd chunks", [LE, ZSTD], [20_000]],
 	] as const) {
-		it(`${name}: the rows in range, the pool's buffers reused`, async () => {
+		it(`${name}: the rows in range, the pool's buffers back`, async () => {
 			const store = path.join(work, `${name.split(" ")[0]}-${chunks[0]}.zarr`);
 			if (!fs.existsSync(store)) await writeArray(store, "", { shape: [LENGTH], chunks: [...chunks], dataType: ns, values: times, codecs: codecs as never });
 			for (const [from, to] of [
@@ -232,12 +300,51 @@ describe("a time range exported to a file with a pool", () => {
 				const start = from === 0 ? undefined : `${times[from]}`;
 				// The pool as the CLI gives its own (ExportSettings): a PoisoningPool is the package's BufferPool.
 				const settings: ExportSettings & { overwrite: boolean } = { start: start === undefined ? undefined : iso(times[from]), end: to === LENGTH ? undefined : iso(times[to]), format: "arrow", bufferPool: pool, overwrite: true };
+				let back = 0;
+				pool.onReturn(() => back++);
 				await exportToFile(store, out, settings);
 				const got = tableFromIPC(fs.readFileSync(out)).getChildAt(0)!.toArray() as BigInt64Array;
 				const want = Array.from(times.subarray(from, to)).filter((v) => v !== INT64_MIN);
 				expect(got.length, `[${from}, ${to})`).toBe(want.length);
 				expect(Array.from(got)).toEqual(want);
-				expect(pool.reused, `[${from}, ${to}): no buffer came back to be reused`).toBeGreaterThan(0);
+				// The batches' buffers come back once written (moved in place, the filter makes no copy to reuse them).
+				expect(back, `[${from}, ${to}): no buffer came back`).toBeGreaterThan(0);
+			}
+		});
+	}
+
+	for (const [inner, shard, how] of [
+		[10_000, 60_000, "gathered from small inner chunks"],
+		[70_000, 140_000, "a run of inner chunks each"],
+	] as const) {
+		it(`moves the rows of a shard's batches (${how}) in place: a range over shards with missing times in every batch copies none`, async () => {
+			const store = path.join(work, `sharded-${shard}-${inner}.zarr`);
+			const codecs = [{ name: "sharding_indexed", configuration: { chunk_shape: [inner], codecs: [LE, ZSTD], index_codecs: [LE, { name: "crc32c" }] } }];
+			if (!fs.existsSync(store)) await writeArray(store, "", { shape: [LENGTH], chunks: [shard], dataType: ns, values: times, codecs: codecs as never });
+			// The filter's copies (CopiedRows.appendRuns), counted.
+			const copies = vi.spyOn(CopiedRows.prototype, "appendRuns");
+			try {
+				for (const [from, to] of [
+					[0, 170_001],
+					[33_333, 200_017],
+					[inner, 2 * inner - 1],
+					[inner + 1_234, inner + 2_345],
+					[12_345, LENGTH],
+				]) {
+					for (const format of ["arrow", "parquet"] as const) {
+						const pool = new PoisoningPool();
+						copies.mockClear();
+						const out = path.join(work, `in-place-${inner}-${from}-${to}.${format}`);
+						const settings: ExportSettings & { overwrite: boolean } = { start: from === 0 ? undefined : iso(times[from]), end: to === LENGTH ? undefined : iso(times[to]), format, bufferPool: pool, overwrite: true };
+						await exportToFile(store, out, settings);
+						const bytes = fs.readFileSync(out);
+						const got = tableFromIPC(format === "parquet" ? readParquet(bytes).intoIPCStream() : bytes).getChildAt(0)!.toArray() as BigInt64Array;
+						expect(Array.from(got), `[${from}, ${to}) ${format}`).toEqual(Array.from(times.subarray(from, to)).filter((v) => v !== INT64_MIN));
+						expect(copies, `[${from}, ${to}) ${format}`).not.toHaveBeenCalled();
+					}
+				}
+			} finally {
+				copies.mockRestore();
 			}
 		});
 	}

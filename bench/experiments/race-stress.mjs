@@ -8,7 +8,8 @@
 // values, nulls as null), never by bytes: batches may differ.
 //
 // Each run picks: a store (small ones generated here into --work: 1-D sharded, index at the end and at the start,
-// zstd, blosc and gzip, missing inner chunks, NaT, and a group of a sharded time coordinate and a 2-D data variable; with
+// zstd, blosc and gzip, missing inner chunks, NaT, inner chunks of 70,000 values, a group of a sharded time coordinate
+// and a 2-D data variable, and one of 1-D columns (a sharded time coordinate and companion, no index); with
 // --big, also the bench's codec stores in .bench-cache/codecs-v1-20000000/ of /work/main, 20M values each, v3 sharded
 // zstd among them), DT64_DECODE_THREADS 0, 1 or 4, arrow or parquet, the CLI or the library (exportToFile in a child
 // process), and a selection: the whole array, a random --start/--end (from the first or the last inner chunk, within
@@ -124,6 +125,27 @@ async function stores() {
 		});
 		list.push({ name: "table", args: [dir, "--columns", "all"], times, inner: 3_000, shardRows: 30_000, table: true });
 	}
+	{
+		// Inner chunks of more rows than a batch gathers: each run of them handed on as a batch of its own, whose rows in
+		// a range the time filter moves in place (the bands the shard reader marks its own).
+		const values = sortedTimes(700_000, 70_000);
+		const dir = await make("sharded-big-inner", (d) => writeArray(d, "", { shape: [700_000], chunks: [140_000], values, dataType: ns, codecs: [sharding([70_000], [LE, ZSTD], "end")] }));
+		list.push({ name: "sharded-big-inner", args: [dir], times: values, inner: 70_000, shardRows: 140_000 });
+	}
+	{
+		// A table of 1-D columns without index columns: a sharded time coordinate and a sharded companion with NaT, the
+		// time filter moving a range's rows in place in both.
+		const rows = 150_000;
+		const times = sortedTimes(rows, 5_000);
+		const v = new BigInt64Array(rows);
+		for (let i = 0; i < rows; i++) v[i] = i % 89 === 4 ? NAT : NS_2000 - BigInt(i) * 13n;
+		const dir = await make("table-1d", async (d) => {
+			await writeGroup(d, "");
+			await writeArray(d, "time", { shape: [rows], chunks: [50_000], values: times, dataType: ns, dimensionNames: ["time"], codecs: [sharding([5_000], [LE, ZSTD], "end")] });
+			await writeArray(d, "v", { shape: [rows], chunks: [30_000], values: v, dataType: ns, dimensionNames: ["time"], codecs: [sharding([5_000], [LE, BLOSC], "start")] });
+		});
+		list.push({ name: "table-1d", args: [dir, "--columns", "time,v"], times, inner: 5_000, shardRows: 50_000, columns: ["time", "v"] });
+	}
 	if (big) {
 		for (const name of ["v3-sharded-zstd", "v3-zstd", "v2-blosc-lz4", "v3-gzip"]) {
 			const dir = path.join(BENCH, `${name}.zarr`);
@@ -217,7 +239,14 @@ const LIBRARY = `
 import { exportToFile, exportDataset } from ${JSON.stringify(path.join(root, "dist", "index.js"))};
 const [store, out, json] = process.argv.slice(1);
 const options = JSON.parse(json);
-await exportToFile(store, out, options);
+try {
+	await exportToFile(store, out, options);
+} catch (error) {
+	// As the CLI says it, with its code: a refusal compares with the reference's by that code (the library names options its way).
+	const newline = String.fromCharCode(10);
+	process.stderr.write("dt64-export: " + error.message.split(newline)[0] + " [" + (error.code ?? "no code") + "]" + newline);
+	process.exit(1);
+}
 `;
 
 /** CLI options as library options (the few this script uses). */
@@ -296,7 +325,7 @@ async function once(store) {
 	if (chosen === undefined) return false;
 	const [kind, chosenOptions] = chosen;
 	// A table's range is of its time coordinate (its data variable is datetime64 too).
-	const select = store.table && chosenOptions.some((a) => a === "--start" || a === "--end") ? [...chosenOptions, "--time-column", "time"] : chosenOptions;
+	const select = (store.table || store.columns !== undefined) && chosenOptions.some((a) => a === "--start" || a === "--end") ? [...chosenOptions, "--time-column", "time"] : chosenOptions;
 	const format = pick(["arrow", "parquet"]);
 	const threads = pick(["0", "1", "4"]);
 	const dataset = select.includes("--part");
@@ -321,7 +350,7 @@ async function once(store) {
 	let result;
 	if (library) {
 		const options = libraryOptions(select.concat(["--to", format])) ?? {};
-		result = await run(process.execPath, ["--input-type=module", "-e", LIBRARY, store.args[0], out, JSON.stringify({ ...options, ...(store.table ? { columns: "all" } : {}) })], { DT64_DECODE_THREADS: threads });
+		result = await run(process.execPath, ["--input-type=module", "-e", LIBRARY, store.args[0], out, JSON.stringify({ ...options, ...(store.table ? { columns: "all" } : {}), ...(store.columns !== undefined ? { columns: store.columns } : {}) })], { DT64_DECODE_THREADS: threads });
 	} else {
 		result = await run(process.execPath, [bin, ...args, "-o", out], { DT64_DECODE_THREADS: threads });
 	}
@@ -334,7 +363,7 @@ async function once(store) {
 	let problem;
 	if (reference.error !== undefined) {
 		if (result.status === 0) problem = `succeeded where the reference failed: ${reference.error}`;
-		else if (firstLine(result.stderr) !== firstLine(reference.error)) problem = `failed otherwise than the reference: ${firstLine(result.stderr)} / ${firstLine(reference.error)}`;
+		else if (library ? codeOf(result.stderr) !== codeOf(reference.error) : firstLine(result.stderr) !== firstLine(reference.error)) problem = `failed otherwise than the reference: ${firstLine(result.stderr)} / ${firstLine(reference.error)}`;
 	} else if (result.status !== 0) {
 		problem = `failed: ${result.stderr.trim()}`;
 	} else {
@@ -356,6 +385,12 @@ async function once(store) {
 
 function firstLine(text) {
 	return text.trim().split("\n")[0];
+}
+
+/** The error code a one-line message ends with (`... [USAGE]`), or the whole first line. */
+function codeOf(text) {
+	const line = firstLine(text);
+	return /\[([A-Z_]+)\]$/.exec(line)?.[1] ?? line;
 }
 
 const list = (await stores()).filter((store) => only === undefined || only.includes(store.name));

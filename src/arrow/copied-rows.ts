@@ -6,7 +6,8 @@
  */
 import { type Data, DataType, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
 import { Dt64ExportError } from "../errors.js";
-import { isFixedWidth } from "./fixed-width.js";
+import { isFixedWidth, strideOf } from "./fixed-width.js";
+import { allSet } from "./validity-bits.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
 /**
@@ -35,16 +36,6 @@ function bitAt(bits: Uint8Array, index: number): number {
 function setBit(bits: Uint8Array, index: number, bit: number): void {
 	if (bit === 0) bits[index >> 3] &= ~(1 << (index & 7));
 	else bits[index >> 3] |= 1 << (index & 7);
-}
-
-/** Whether bits [start, start + count) of `bits` are all set: whole bytes compared at once. */
-function allSet(bits: Uint8Array, start: number, count: number): boolean {
-	let i = start;
-	const end = start + count;
-	for (; i < end && (i & 7) !== 0; i++) if (bitAt(bits, i) === 0) return false;
-	for (; i + 8 <= end; i += 8) if (bits[i >> 3] !== 0xff) return false;
-	for (; i < end; i++) if (bitAt(bits, i) === 0) return false;
-	return true;
 }
 
 function copyBits(from: Uint8Array, fromIndex: number, to: Uint8Array, toIndex: number, count: number): void {
@@ -339,11 +330,4 @@ export class CopiedRows {
 		const children = this.#values.map((values, c) => values.finish(length, this.#validity[c].nullCount, this.#validity[c].bitmap(length)));
 		return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length, nullCount: 0, children }));
 	}
-}
-
-/** Elements of the column's typed array per value (apache-arrow's own rule, for the types held here). */
-function strideOf(type: DataType): number {
-	if (DataType.isDecimal(type)) return type.bitWidth / 32;
-	if (DataType.isFixedSizeBinary(type)) return type.byteWidth;
-	return 1;
 }

@@ -8,3 +8,10 @@ import { DataType } from "apache-arrow";
 export function isFixedWidth(type: DataType): boolean {
 	return DataType.isInt(type) || DataType.isFloat(type) || DataType.isTimestamp(type) || DataType.isDuration(type) || DataType.isDate(type) || DataType.isTime(type) || DataType.isDecimal(type) || DataType.isFixedSizeBinary(type);
 }
+
+/** Elements of a fixed-width column's typed array per value (apache-arrow's own rule, for the types isFixedWidth takes). */
+export function strideOf(type: DataType): number {
+	if (DataType.isDecimal(type)) return type.bitWidth / 32;
+	if (DataType.isFixedSizeBinary(type)) return type.byteWidth;
+	return 1;
+}

@@ -25,6 +25,8 @@ export class BufferPool {
 	readonly #issuedLength = new WeakMap<PoolBuffer, number>();
 	/** Of an issued buffer handed back in parts, the ranges [start, end) said dead so far: sorted, disjoint, apart. */
 	readonly #deadRanges = new WeakMap<PoolBuffer, [number, number][]>();
+	/** Of an issued buffer, the regions [start, end) marked as one holder's alone (see markOwned): none by default. */
+	readonly #ownedRegions = new WeakMap<PoolBuffer, [number, number][]>();
 	#freeBytes = 0;
 	#retired = false;
 	#reused = 0;
@@ -91,10 +93,10 @@ export class BufferPool {
 	/**
 	 * As `acquire`, a view of a SharedArrayBuffer: memory a decode thread writes into where it is, never transferred
 	 * (the inner chunks of a shard decoded into one buffer, each at its offset, see ShardBands). Kept apart from the
-	 * other buffers once back: only a shared buffer is handed out again as one.
+	 * other buffers once back: only a shared buffer is handed out again as one. `room` as acquire's.
 	 */
-	acquireShared(size: number): Uint8Array {
-		const buffer = this.#take(this.#freeShared, capacityFor(size), (capacity) => new SharedArrayBuffer(capacity));
+	acquireShared(size: number, room = size): Uint8Array {
+		const buffer = this.#take(this.#freeShared, capacityFor(Math.max(size, room)), (capacity) => new SharedArrayBuffer(capacity));
 		this.#issued(buffer, size);
 		return new Uint8Array(buffer, 0, size);
 	}
@@ -145,9 +147,12 @@ export class BufferPool {
 		const issued = this.#issuedLength.get(buffer);
 		if (issued === undefined || view.byteLength === 0 || view.byteOffset + view.byteLength > issued) return;
 		if (view.byteOffset !== 0 || view.byteLength !== issued) {
+			// Dead bytes are no one's: a region marked owned that they touch is no longer.
+			this.#unmark(buffer, view.byteOffset, view.byteOffset + view.byteLength);
 			if (!this.#allDead(buffer, view.byteOffset, view.byteOffset + view.byteLength, issued)) return;
 		}
 		this.#deadRanges.delete(buffer);
+		this.#ownedRegions.delete(buffer);
 		// Back: no longer issued (a second release of it is ignored), whether or not it is kept for reuse.
 		this.#issuedLength.delete(buffer);
 		for (const listener of this.#returnListeners) listener(buffer);
@@ -162,10 +167,70 @@ export class BufferPool {
 		this.#freeBytes += capacity;
 	}
 
-	/** Records that `buffer`'s use is its first `length` bytes, none of them dead yet. */
+	/** Records that `buffer`'s use is its first `length` bytes, none of them dead yet (nor any region marked owned). */
 	#issued(buffer: PoolBuffer, length: number): void {
 		this.#issuedLength.set(buffer, length);
 		this.#deadRanges.delete(buffer);
+		this.#ownedRegions.delete(buffer);
+	}
+
+	/**
+	 * Marks the bytes of `view`, a region of a buffer this pool issued, as one holder's alone from now on: nothing else
+	 * views them, and nothing writes into them any more (a run of a shard's inner chunks, all decoded, handed on as the
+	 * one band that views them, see handedOnByRun). Said only by a reader that knows it; the holder that takes the
+	 * mark (takeOwned) may then rewrite the region where it is. A mark goes with its buffer's issue: a buffer handed
+	 * out again has none; bytes said dead lose theirs. A view of no issued buffer is not marked, nor one overlapping a
+	 * region marked, whose mark goes (two holders said to view the same bytes).
+	 */
+	markOwned(view: ArrayBufferView): void {
+		const buffer = view.buffer;
+		if (!isPoolBuffer(buffer) || view.byteLength === 0) return;
+		const issued = this.#issuedLength.get(buffer);
+		const start = view.byteOffset;
+		const end = start + view.byteLength;
+		if (issued === undefined || end > issued) return;
+		const regions = this.#ownedRegions.get(buffer) ?? [];
+		// Two holders said to view the same bytes: neither has them alone.
+		if (regions.some(([from, to]) => from < end && start < to)) {
+			this.#unmark(buffer, start, end);
+			return;
+		}
+		regions.push([start, end]);
+		this.#ownedRegions.set(buffer, regions);
+	}
+
+	/**
+	 * Whether each of `views` is exactly a region marked owned (markOwned) of a buffer still issued; if all are, their
+	 * marks are taken (a second ask says false): the caller is their holder, and may rewrite them where they are.
+	 */
+	takeOwned(views: readonly ArrayBufferView[]): boolean {
+		const found: [number, number][][] = [];
+		const indexes: number[] = [];
+		for (const view of views) {
+			const buffer = view.buffer;
+			const regions = isPoolBuffer(buffer) && this.#issuedLength.has(buffer) ? this.#ownedRegions.get(buffer) : undefined;
+			const index = regions?.findIndex(([from, to]) => from === view.byteOffset && to === view.byteOffset + view.byteLength) ?? -1;
+			if (index < 0 || view.byteLength === 0) return false;
+			// The same region twice (two columns viewing the same bytes) is no one holder's.
+			if (found.some((other, k) => other === regions && indexes[k] === index)) return false;
+			found.push(regions!);
+			indexes.push(index);
+		}
+		for (let k = 0; k < found.length; k++) found[k][indexes[k]] = [-1, -1];
+		for (const regions of new Set(found)) {
+			const left = regions.filter(([from]) => from >= 0);
+			regions.splice(0, regions.length, ...left);
+		}
+		return true;
+	}
+
+	/** Forgets the regions marked owned of `buffer` that meet [start, end). */
+	#unmark(buffer: PoolBuffer, start: number, end: number): void {
+		const regions = this.#ownedRegions.get(buffer);
+		if (regions === undefined) return;
+		const left = regions.filter(([from, to]) => to <= start || end <= from);
+		if (left.length === 0) this.#ownedRegions.delete(buffer);
+		else this.#ownedRegions.set(buffer, left);
 	}
 
 	/** Adds [start, end) to the dead ranges of `buffer`; whether they now cover [0, issued). */

@@ -7,6 +7,7 @@
 import { Transform, type TransformCallback } from "node:stream";
 import type { RecordBatch } from "apache-arrow";
 import { CopiedRows } from "../arrow/copied-rows.js";
+import { compactedInPlace } from "../arrow/compacted-rows.js";
 import { OverflowNullCounter } from "../convert/overflow-nulls.js";
 import type { TargetUnit } from "../dtype/units.js";
 import { Dt64ExportError, UsageError } from "../errors.js";
@@ -151,8 +152,8 @@ export class TimeFilter extends Transform {
 	}
 
 	/**
-	 * The rows of `batch` in range as one batch (undefined: none): the batch itself, a slice for one run, a copy for
-	 * several. One batch in, at most one out: a dataset writer judges whether the time is sorted a batch at a time, and
+	 * The rows of `batch` in range as one batch (undefined: none): the batch itself, a slice for one run, for several
+	 * the batch's own rows moved to its front where its columns are provably its own (compactedInPlace), else a copy. One batch in, at most one out: a dataset writer judges whether the time is sorted a batch at a time, and
 	 * rows of unsorted time cut into runs of a row or two would look sorted for a run or two, long enough for the
 	 * writer to write the first partition seen to a file and close it once the time passed it, its later rows going to
 	 * a second file (trial 16). With a pool, the bytes of the rows left out (all of them, once copied) are said dead
@@ -169,6 +170,12 @@ export class TimeFilter extends Transform {
 			return batch.slice(from, to);
 		}
 		let kept: RecordBatch | undefined;
+		if (runs.length > 1 && pool !== undefined) {
+			// A batch whose columns are its own (see compactedInPlace) keeps its rows where they are, and says dead itself
+			// the bytes of those left out.
+			kept = compactedInPlace(batch, runs, pool);
+			if (kept !== undefined) return kept;
+		}
 		if (runs.length > 1) {
 			const copied = new CopiedRows(batch.schema, pool);
 			copied.appendRuns(batch, runs);

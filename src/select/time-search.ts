@@ -24,6 +24,12 @@ export interface TimeBlock {
 	 */
 	summarize?(): BlockSummary | "unsorted";
 	firstAtOrAfter?(bound: bigint): number;
+	/**
+	 * The search is done with the block: its values' buffer goes back to the pool it was read into, for the next
+	 * probe's read (a two-sided range of the bench's sharded store probed 6 inner chunks, 5 MB of buffers that
+	 * outlived the search as garbage). Absent: nothing to hand back (or a block kept for other reads).
+	 */
+	release?(): void;
 }
 
 /** The time array as the search reads it. */
@@ -108,8 +114,13 @@ class ProbedBlocks {
 		this.#checkNeighbours(index, summary);
 		this.#summaries.set(index, summary);
 		this.#recent.push({ index, block });
-		if (this.#recent.length > 2) this.#recent.shift();
+		if (this.#recent.length > 2) this.#recent.shift()!.block.release?.();
 		return { block, summary };
+	}
+
+	/** The search is over: the blocks still held go back (see TimeBlock.release). */
+	releaseAll(): void {
+		for (const { block } of this.#recent.splice(0)) block.release?.();
 	}
 
 	#checkNeighbours(index: number, summary: BlockSummary): void {
@@ -280,7 +291,8 @@ function keptBlocks(blocks: TimeBlocks): TimeBlocks {
 		readConcurrency: blocks.readConcurrency,
 		read(block, pass) {
 			let read = kept.get(block);
-			if (read === undefined) kept.set(block, (read = blocks.read(block, pass)));
+			// Kept for every read of it: never handed back.
+			if (read === undefined) kept.set(block, (read = blocks.read(block, pass).then(({ release: _, ...held }) => held)));
 			return read;
 		},
 	};
@@ -341,5 +353,7 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds, ch
 	} catch (error) {
 		if (!(error instanceof NotSorted)) throw error;
 		return { sorted: false, rows: all, probes: wholeReads || probed.probes, reason: error.message };
+	} finally {
+		probed.releaseAll();
 	}
 }

@@ -52,7 +52,7 @@ const bytesOf = (values: ChunkValues): Uint8Array | undefined => (Array.isArray(
  *
  * Memory stays flat: the first band is held as it is, and from the second on each band's values are copied into
  * buffers of `batchRows` rows taken from `pool` and its own are said dead there (its chunks come back for the next
- * reads); the gathered band's buffers go back once written, as a band's do. A band that does not join (a large one,
+ * reads); the gathered band's buffers go back once written, as a band's do, and are marked its own (markOwned). A band that does not join (a large one,
  * or one after a gap) ends the gathering: a lone band passes unchanged, neither copied nor said dead.
  */
 export async function* joinSmallBands(bands: AsyncIterable<TableBand>, alongRows: readonly boolean[], pool?: BufferPool, batchRows = BATCH_ROWS): AsyncGenerator<TableBand> {
@@ -128,6 +128,8 @@ function gathered(gathering: Gathering, pool: BufferPool | undefined): TableBand
 		const view = new Ctor(typed.buffer, 0, used);
 		// The buffer's use is what the batch holds: once that is written, all of it is dead and it comes back.
 		pool?.shorten(new Uint8Array(typed.buffer, 0, view.byteLength));
+		// Made here for this band, which alone views it: the batch made of it may rewrite it where it is (see markOwned).
+		pool?.markOwned(view);
 		return view;
 	});
 	return { columns: values, length: rows * rowLength, region: { kind: "box", origin: box.origin, extent: [rows, ...box.extent.slice(1)] } };

@@ -5,7 +5,7 @@
  */
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool, PoolBuffer } from "../memory/buffer-pool.js";
-import { chunkRowsBox } from "../zarr/chunk-box.js";
+import { chunkRowsBox, chunkRowsOf } from "../zarr/chunk-box.js";
 import { MAX_CHUNK_VALUES, type ChunkSource, type ShardBands } from "../zarr/chunk-source.js";
 import { valuesOfRun, type OpenedShard } from "../zarr/shard-bands.js";
 import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr/chunk-values.js";
@@ -36,11 +36,6 @@ export function checkBandSize(source: ChunkSource<ChunkValues>, shape: readonly 
 	}
 }
 
-/** The chunks along the first axis that hold rows of `rows`. */
-export function chunkRowsOf(chunkRows: number, rows: RowRange): { start: number; end: number } {
-	if (rows.end <= rows.start) return { start: 0, end: 0 };
-	return { start: Math.floor(rows.start / chunkRows), end: Math.ceil(rows.end / chunkRows) };
-}
 
 /** How many chunks of a source hold rows of `rows`. */
 export function chunksOfRows(source: ChunkSource<ChunkValues>, rows: RowRange): number {
@@ -481,6 +476,9 @@ export async function* readBands<V extends ChunkValues>(
 				// A run of missing chunks read as one: its rows are those of its `count` chunks, cut as the last one's are.
 				const runEnd = row[0].count === 1 ? to : Math.min(shape[0], (chunkRow + row[0].count) * chunkRows, rows === undefined ? shape[0] : rows.end);
 				chunkRow += row[0].count - 1;
+				// The chunk's rows before and after those asked for (a range's first and last chunks) are no band's: said
+				// dead now, its buffer comes back once the band is written.
+				if (bufferPool !== undefined) releaseOutside(row[0].data, from - firstRow, runEnd - firstRow, bufferPool);
 				yield { values: sliceValues(row[0].data, from - firstRow, runEnd - firstRow), offset: from, firstRow: from };
 				continue;
 			}
@@ -513,6 +511,15 @@ export async function* readBands<V extends ChunkValues>(
 	} finally {
 		counting?.close();
 	}
+}
+
+/** Says dead the bytes of the values of `data` (typed) outside [start, end). */
+function releaseOutside(data: ChunkValues, start: number, end: number, pool: BufferPool): void {
+	if (Array.isArray(data)) return;
+	const typed = data as Exclude<ChunkValues, string[]>;
+	const width = typed.BYTES_PER_ELEMENT;
+	if (start > 0) pool.release(new Uint8Array(typed.buffer, typed.byteOffset, start * width));
+	if (end < typed.length) pool.release(new Uint8Array(typed.buffer, typed.byteOffset + end * width, (typed.length - end) * width));
 }
 
 /**
@@ -723,7 +730,11 @@ async function* handedOnByRun<V extends ChunkValues>(
 					openAhead();
 				}
 				k = j;
-				yield { values: sliceValues(run, bandStart - runFirst, bandEnd - runFirst), offset: bandStart, firstRow: bandStart };
+				const values = sliceValues(run, bandStart - runFirst, bandEnd - runFirst);
+				// Its inner chunks decoded, nothing writes there any more, and this band is the only view of its bytes
+				// handed on: the batch made of it may rewrite them where they are (the time filter's compaction).
+				if (!Array.isArray(values)) pool?.markOwned(values as ArrayBufferView);
+				yield { values, offset: bandStart, firstRow: bandStart };
 			}
 		}
 	} finally {

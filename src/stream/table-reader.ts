@@ -11,8 +11,9 @@ import { allocateLike, copyValues, sliceValues, type ChunkValues } from "../zarr
 import { cOrderCoordinates, cStrides, product } from "../zarr/grid.js";
 import type { RowRange } from "../select/time-search.js";
 import { BATCH_ROWS, joinSmallBands } from "./band-joiner.js";
+import { chunkRowsOf } from "../zarr/chunk-box.js";
 import { READ_AHEAD_BYTES, ReadAheadBudget, type ReadAheadShare } from "./read-ahead-budget.js";
-import { checkBandSize, chunkRowsOf, chunksOfRows, countingHandedOn, readBands, readChunksInOrder, type ReadAheadControl, type ReadLimits, type ValueBand } from "./chunk-bands.js";
+import { checkBandSize, chunksOfRows, countingHandedOn, readBands, readChunksInOrder, type ReadAheadControl, type ReadLimits, type ValueBand } from "./chunk-bands.js";
 
 /** `c`: numpy `ravel()` order; `chunk`: chunk by chunk (C order inside each chunk, chunks in C order of the grid). */
 export type RowOrder = "c" | "chunk";

@@ -30,3 +30,9 @@ export function readingWithin<V extends ChunkValues>(source: ChunkSource<V>, box
 		describe: (coords) => source.describe(coords),
 	};
 }
+
+/** The chunks along the first axis (of `chunkRows` rows each) that hold rows of `rows` ([start, end) along it). */
+export function chunkRowsOf(chunkRows: number, rows: { readonly start: number; readonly end: number }): { start: number; end: number } {
+	if (rows.end <= rows.start) return { start: 0, end: 0 };
+	return { start: Math.floor(rows.start / chunkRows), end: Math.ceil(rows.end / chunkRows) };
+}

@@ -44,6 +44,12 @@ export interface ChunkSource<V extends ChunkValues = BigInt64Array> {
 	/** The store key of a chunk, for messages. */
 	describe(coords: readonly number[]): string;
 	/**
+	 * The reads that kept chunks to be read again (a range search's probes, see KeptInnerChunks) are over, and those
+	 * after them read each chunk of the chunk rows `chunkRows` (along the first axis) once: what the source kept of
+	 * those is kept for that one read, the rest forgotten now. Absent: a source that keeps nothing.
+	 */
+	lastReads?(chunkRows: { readonly start: number; readonly end: number }): void;
+	/**
 	 * An array of a store that knows its missing keys without reading them (AsyncReadable.isAbsent): how many chunks
 	 * from `coords` on are missing now, 0 when the first is there, or may be. 1-D: at most `limit` chunks. N-d: whole
 	 * rows of chunks along the first axis only, `coords` the first chunk of a row, at most `limit` rows, as their count
@@ -85,8 +91,8 @@ export interface ShardBands<V extends ChunkValues> {
 	/**
 	 * The values of inner chunks [start, end) of shard `shard` (counted within the shard, end at most the array's),
 	 * in one buffer of the pool, placed as in the shard from its first inner chunk on: the values before `start` are
-	 * left undefined, for a caller that takes only those of [start, end). Where NaT may be is recorded for them
-	 * (nat-positions.ts) when every inner chunk said so.
+	 * left undefined, their bytes said dead to the pool, for a caller that takes only those of [start, end). Where
+	 * NaT may be is recorded for them (nat-positions.ts) when every inner chunk said so.
 	 */
 	read(shard: number, start: number, end: number, signal?: AbortSignal): Promise<V>;
 	/**
@@ -178,6 +184,13 @@ export interface ChunkSourceOptions {
 	 * Absent: an error.
 	 */
 	readonly forbiddenAsMissing?: ForbiddenChunks;
+	/**
+	 * Whether an inner chunk read on its own (a range search's probe) is kept for a second read (KeptInnerChunks):
+	 * where a read is a request, or inflates a whole zip entry. False for a folder, whose second read is a read of
+	 * the page cache: the copies kept cost the export's memory (4 MB of a two-sided range over the bench's sharded
+	 * store). Default true.
+	 */
+	readonly keepsReadsAlone?: boolean;
 }
 
 /** The chunks of a datetime64 array, as int64 counts. */
@@ -360,6 +373,7 @@ function shardedChunks<V extends ChunkValues>(
 	// An inner chunk that is a shard itself (nested sharding) is decoded whole (nested-shard.ts).
 	const { decoder, bound } = chunkDecoding<V>(innerShape, [...before, ...innerCodecs], elements, where, options.bufferPool, decodesHere(meta.shape, elements.decodedAs.valueBytes, innerShape));
 	const index = new ShardIndexReader(store, storedPerShard, indexCodecs, location, options.forbiddenAsMissing, bound);
+	const keepsAlone = options.keepsReadsAlone !== false;
 	const gridShape = chunksPerAxis(meta.shape, innerShape);
 	// Coordinates of the array's axes in the order the shard stores them.
 	const toStored = (coords: readonly number[]) => stored.map((axis) => coords[axis]);
@@ -391,7 +405,8 @@ function shardedChunks<V extends ChunkValues>(
 			// next part of the shard when the pass reads more shards at once than are held (see shard-read-box.ts).
 			const { box, narrowed } = shardReadBox(within, coords, perShard, gridShape, SHARD_DATA_LIMIT);
 			const storedBox = box === undefined ? undefined : { start: toStored(box.start), end: toStored(box.end) };
-			const bytes = await index.readInnerChunk(key, inner, signal, room, storedBox, !narrowed, into);
+			// A read into a shard's buffer (ShardBands) reads each of its inner chunks once: none alone is kept for another.
+			const bytes = await index.readInnerChunk(key, inner, signal, room, storedBox, keepsAlone && !narrowed && into === undefined, into, coords);
 			// An empty inner chunk, or one of a shard already read, waits for no I/O: the event loop turns now and then.
 			await turns.turn();
 			throwIfAborted(signal);
@@ -435,6 +450,7 @@ function shardedChunks<V extends ChunkValues>(
 		...(oneRequest ? { chunksPerRequest: perShard } : {}),
 		...(bands && { shardBands: bands }),
 		describe,
+		lastReads: (chunkRows) => index.lastReads((coords) => coords[0] >= chunkRows.start && coords[0] < chunkRows.end),
 		read(coords, signal, within) {
 			return readInner(
 				coords,

@@ -6,12 +6,20 @@
  * reader may convert values where they are, or hand a chunk's buffer back to a pool, and what is kept stays as read.
  */
 import { natPositionsOf, recordNatPositions } from "../convert/nat-positions.js";
+import { chunkRowsOf } from "./chunk-box.js";
 import type { ChunkSource } from "./chunk-source.js";
 import type { ChunkValues, NumericValues } from "./chunk-values.js";
 
 export interface KeptChunks<V extends ChunkValues> extends ChunkSource<V> {
-	/** Keeps no chunk read from now on (those kept are still served): the reads that read them again are the next ones. */
-	stopKeeping(): void;
+	/**
+	 * Keeps no chunk read from now on: the reads that read them again are the next ones. With `rows` (along the first
+	 * axis), those reads read each chunk of those rows once: a chunk kept is served once more, if it holds any of
+	 * them, and forgotten; those that hold none are forgotten now, as is what the source kept (ChunkSource.lastReads).
+	 * Without, those kept are still served.
+	 */
+	stopKeeping(rows?: { readonly start: number; readonly end: number }): void;
+	/** Bytes of the chunks kept, as counted against the bound. */
+	readonly keptBytes: number;
 }
 
 /**
@@ -44,32 +52,68 @@ function copyOf<V extends ChunkValues>(values: V): V {
  * memory held is at most `maxBytes` for as long as the source is.
  */
 export function keepingChunks<V extends ChunkValues>(source: ChunkSource<V>, maxBytes: number, keeps: (coords: readonly number[]) => boolean = () => true): KeptChunks<V> {
-	const kept = new Map<string, V>();
+	const kept = new Map<string, { readonly values: V; readonly coords: readonly number[]; readonly size: number; last: boolean }>();
 	let bytes = 0;
 	let keeping = true;
+	const forget = (key: string) => {
+		bytes -= kept.get(key)?.size ?? 0;
+		kept.delete(key);
+	};
+	const shards = source.shardBands;
 	return {
 		chunkShape: source.chunkShape,
 		gridShape: source.gridShape,
 		...(source.chunksPerRequest === undefined ? {} : { chunksPerRequest: source.chunksPerRequest }),
-		// A shard read as one chunk is read from the store (its inner chunks the search kept are kept by the shard index).
-		...(source.shardBands === undefined ? {} : { shardBands: source.shardBands }),
+		// A shard read as one chunk is read from the store (its inner chunks the search kept are kept by the shard
+		// index): none of the chunks kept here serves it, nor a later read of this array, read by shards from then on.
+		...(shards === undefined
+			? {}
+			: {
+					shardBands: {
+						...shards,
+						open: (...args: Parameters<typeof shards.open>) => {
+							for (const key of [...kept.keys()]) forget(key);
+							return shards.open(...args);
+						},
+						read: (...args: Parameters<typeof shards.read>) => {
+							for (const key of [...kept.keys()]) forget(key);
+							return shards.read(...args);
+						},
+					},
+				}),
 		describe: (coords) => source.describe(coords),
+		...(source.lastReads === undefined ? {} : { lastReads: (chunkRows: { readonly start: number; readonly end: number }) => source.lastReads!(chunkRows) }),
 		async read(coords, signal, within) {
 			const key = coords.join(",");
 			const held = kept.get(key);
-			if (held !== undefined) return copyOf(held);
+			if (held !== undefined) {
+				if (!held.last) return copyOf(held.values);
+				// Its last read: the values themselves.
+				forget(key);
+				return held.values;
+			}
 			const values = await source.read(coords, signal, within);
 			if (keeping && keeps(coords) && !kept.has(key)) {
 				const size = bytesOf(values);
 				if (bytes + size <= maxBytes) {
-					kept.set(key, copyOf(values));
+					kept.set(key, { values: copyOf(values), coords: [...coords], size, last: false });
 					bytes += size;
 				}
 			}
 			return values;
 		},
-		stopKeeping() {
+		stopKeeping(rows) {
 			keeping = false;
+			if (rows === undefined) return;
+			const chunkRows = chunkRowsOf(source.chunkShape[0], rows);
+			for (const [key, chunk] of [...kept]) {
+				if (chunk.coords[0] >= chunkRows.start && chunk.coords[0] < chunkRows.end) chunk.last = true;
+				else forget(key);
+			}
+			source.lastReads?.(chunkRows);
+		},
+		get keptBytes() {
+			return bytes;
 		},
 	};
 }

@@ -39,7 +39,10 @@ export function shardBandsOf<V extends ChunkValues>(spec: ShardBandsSpec): Shard
 		const from = first + start;
 		const last = Math.min(first + end, spec.innerChunks);
 		const length = (last - first) * innerBytes;
-		const bytes = spec.shared ? (pool?.acquireShared(length) ?? new Uint8Array(new SharedArrayBuffer(length))) : (pool?.acquire(length) ?? new Uint8Array(length));
+		// In a whole shard's size class, whatever its length: the first and last shards of a range (cut to their inner
+		// chunks) take the buffer of a whole one back, not a class of their own (pages never written cost nothing).
+		const room = innerPerShard * innerBytes;
+		const bytes = spec.shared ? (pool?.acquireShared(length, room) ?? new Uint8Array(new SharedArrayBuffer(length))) : (pool?.acquire(length, room) ?? new Uint8Array(length));
 		// The inner chunks of this read, all read at once (one read of the shard's run, see shard-index.ts).
 		const within: ChunkBox = { start: [from], end: [last] };
 		const placeOf = (k: number) => (k >= from && k < last ? bytes.subarray((k - first) * innerBytes, (k - first + 1) * innerBytes) : undefined);
@@ -70,6 +73,9 @@ export function shardBandsOf<V extends ChunkValues>(spec: ShardBandsSpec): Shard
 		open,
 		async read(shard, start, end, signal) {
 			const opened = open(shard, start, end, signal);
+			// The values before `start` are no one's: said dead now, the shard's buffer comes back once the rest is.
+			const all = opened.values as unknown as BigInt64Array;
+			if (pool !== undefined && start > 0) pool.release(new Uint8Array(all.buffer, all.byteOffset, start * innerBytes));
 			const positions: (Int32Array | null)[] = [];
 			for (const part of opened.parts) positions.push(await part);
 			const merged = mergedPositions(positions, innerValues, start);

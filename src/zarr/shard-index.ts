@@ -114,7 +114,8 @@ export class ShardIndexReader {
 	 * once with this one where they are next to it in the shard (see shard-runs.ts). An inner chunk that is the only
 	 * one of its run is read alone and kept (see KeptInnerChunks): the next read of it is no fetch; unless
 	 * `keepAlone` is false (`within` a part of a pass that reads each inner chunk once, see shard-read-box.ts).
-	 * `into`: where the inner chunks of a run read at once go, where it says (see ReadInto).
+	 * `into`: where the inner chunks of a run read at once go, where it says (see ReadInto). `coords`: the inner
+	 * chunk's coordinates in the array's grid of inner chunks, kept with bytes kept (see lastReads).
 	 */
 	async readInnerChunk(
 		shardKey: AbsolutePath,
@@ -124,6 +125,7 @@ export class ShardIndexReader {
 		within?: ChunkBox,
 		keepAlone = true,
 		into?: ReadInto,
+		coords?: readonly number[],
 	): Promise<Uint8Array | undefined> {
 		const index = await this.#index(shardKey, signal);
 		if (index === null) return undefined;
@@ -185,8 +187,21 @@ export class ShardIndexReader {
 		if (bytes === undefined || bytes.byteLength !== Number(length)) {
 			throw new Dt64ExportError("CHUNK_CORRUPT", `shard ${shardKey.slice(1)}: index entry ${slot} points outside the shard`, { key: shardKey.slice(1) });
 		}
-		if (alone) this.#kept.keep(shardKey, slot, bytes);
+		if (alone) this.#kept.keep(shardKey, slot, bytes, coords);
 		return bytes;
+	}
+
+	/** Bytes of the inner chunks kept from reads of their own (see KeptInnerChunks). */
+	get keptBytes(): number {
+		return this.#kept.bytes;
+	}
+
+	/**
+	 * The reads that kept inner chunks (the range search's probes) are over: those kept that `wanted` takes (by their
+	 * coordinates in the array's grid of inner chunks) are kept for one more read each, the others forgotten now.
+	 */
+	lastReads(wanted: (coords: readonly number[]) => boolean): void {
+		this.#kept.lastReads(wanted);
 	}
 
 	/** Whether the inner chunk at index slot `slot` lies in `box` (inner chunk coordinates). */

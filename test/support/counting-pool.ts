@@ -13,8 +13,8 @@ export class CountingPool extends BufferPool {
 		return super.acquire(size, room);
 	}
 
-	override acquireShared(size: number): Uint8Array {
+	override acquireShared(size: number, room?: number): Uint8Array {
 		this.acquiredShared++;
-		return super.acquireShared(size);
+		return super.acquireShared(size, room);
 	}
 }

@@ -18,7 +18,7 @@ export class PoisoningPool extends BufferPool {
 		return super.acquire(size, room).fill(0xa5);
 	}
 
-	override acquireShared(size: number): Uint8Array {
-		return super.acquireShared(size).fill(0xa5);
+	override acquireShared(size: number, room?: number): Uint8Array {
+		return super.acquireShared(size, room).fill(0xa5);
 	}
 }

@@ -55,6 +55,9 @@ interface ArrayCase {
 const ARRAYS: ArrayCase[] = [
 	{ name: "shards of 10 zstd inner chunks, index at the end, a missing inner chunk", length: 400_000, shard: 40_000, inner: 4_000, codecs: [sharding([4_000], [LE, ZSTD], "end")], blank: (k) => k === 13 },
 	{ name: "shards of 8 blosc inner chunks, index at the start, a ragged last shard", length: 389_000, shard: 32_000, inner: 4_000, codecs: [sharding([4_000], [LE, BLOSC], "start")] },
+	// Inner chunks of more rows than a batch gathers (BATCH_ROWS): each run of them a batch of its own, its rows in range
+	// moved in place by the time filter (the bands the shard's reader marks its own).
+	{ name: "shards of 2 zstd inner chunks of 70,000 values, a ragged last shard", length: 690_000, shard: 140_000, inner: 70_000, codecs: [sharding([70_000], [LE, ZSTD], "end")] },
 ];
 
 /** Row ranges [start, end) of an array: their first and last times are the range's bounds. */
@@ -139,10 +142,12 @@ export function describeShardPoolDifferential(threads: string): void {
 					const end = timeAt(values, range.rows[1]);
 					const from = range.rows[0] > 0 ? start : undefined;
 					const expected = all.filter((v) => v !== null && (from === undefined || v >= from) && v < end);
-					for (const pool of [new PoisoningPool(), undefined]) {
-						// A new store opened each time: the search's probes keep inner chunks the export's shard reads then meet.
-						const table = await exportArray(store, { ...(from !== undefined && { start: isoOf(from) }), end: isoOf(end) }, pool, "arrow");
-						expectValues(rawColumn(table, name), expected, `${range.name}, ${pool ? "a poisoning pool" : "no pool"}`);
+					for (const format of ["arrow", "parquet"] as const) {
+						for (const pool of [new PoisoningPool(), undefined]) {
+							// A new store opened each time: the search's probes keep inner chunks the export's shard reads then meet.
+							const table = await exportArray(store, { ...(from !== undefined && { start: isoOf(from) }), end: isoOf(end) }, pool, format);
+							expectValues(rawColumn(table, name), expected, `${range.name}, ${format}, ${pool ? "a poisoning pool" : "no pool"}`);
+						}
 					}
 				}
 				// Parts: each part's rows, in order, are the array's.
@@ -185,6 +190,44 @@ export function describeShardPoolDifferential(threads: string): void {
 				while (pending.length > 0) write(pending.shift()!);
 				expectValues(written, Array.from(values.subarray(rows.start, rows.end), (v) => (v === NAT ? null : v)), `rows [${rows.start}, ${rows.end}) ${range.name}`);
 				expect(pool.reused + pool.freeBytes, `${range.name}: buffers came back`).toBeGreaterThan(0);
+			}
+		});
+
+		it("a table of 1-D columns: a sharded time coordinate, a sharded companion with missing values and a plain one, ranges, Arrow and Parquet", async () => {
+			// No index column: every column of a batch is the band's own (gathered from small inner chunks), so the time
+			// filter moves a range's rows in place in all of them, the companions' validity cut to the rows kept.
+			const rows = 150_000;
+			const time = sortedTimes(rows, 5_000, (k) => k === 11);
+			const v = BigInt64Array.from({ length: rows }, (_, i) => (i % 89 === 4 ? NAT : BASE - BigInt(i) * 13n));
+			const f = Float64Array.from({ length: rows }, (_, i) => i / 4);
+			const store = path.join(work, `${counter++}.zarr`);
+			await writeGroup(store, "");
+			await writeArray(store, "time", { shape: [rows], chunks: [50_000], values: time, dataType: ns, dimensionNames: ["time"], codecs: [sharding([5_000], [LE, ZSTD], "end")] });
+			await writeArray(store, "v", { shape: [rows], chunks: [30_000], values: v, dataType: ns, dimensionNames: ["time"], codecs: [sharding([5_000], [LE, BLOSC], "start")] });
+			await writeArray(store, "f", { shape: [rows], chunks: [7_000], values: f, dataType: "float64", dimensionNames: ["time"], codecs: [LE, ZSTD] });
+			const nullable = (x: bigint) => (x === NAT ? null : x);
+			for (const [first, last] of [
+				[0, 4_000],
+				[2_500, 61_003],
+				[49_999, 100_001],
+				[140_000, rows],
+			]) {
+				const start = first === 0 ? undefined : timeAt(time, first);
+				const end = timeAt(time, last);
+				const kept: number[] = [];
+				for (let i = 0; i < rows; i++) if (time[i] !== NAT && (start === undefined || time[i] >= start) && time[i] < end) kept.push(i);
+				for (const format of ["arrow", "parquet"] as const) {
+					for (const pool of [new PoisoningPool(), undefined]) {
+						const file = out(format);
+						await exportToFile(store, file, { ...(start !== undefined && { start: isoOf(start) }), end: isoOf(end), timeColumn: "time", columns: ["time", "v", "f"], format, concurrency: 4, bufferPool: pool });
+						const result = read(file, format);
+						const what = `[${first}, ${last}), ${format}, ${pool ? "a poisoning pool" : "no pool"}`;
+						expectValues(rawColumn(result, "time"), kept.map((i) => nullable(time[i])), `${what}: time`);
+						expectValues(rawColumn(result, "v"), kept.map((i) => nullable(v[i])), `${what}: v`);
+						const outF = result.getChild("f")!.toArray() as Float64Array;
+						expect(Array.from(outF), `${what}: f`).toEqual(kept.map((i) => f[i]));
+					}
+				}
 			}
 		});
 

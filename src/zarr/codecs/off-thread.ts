@@ -241,6 +241,8 @@ export async function decodeWasmCodecInto(
 		target.set(own);
 		const natPositions = natPositionsOf(own) ?? null;
 		bufferPool?.release(own);
+		// Decoded, its last use: a whole buffer of the pool without room to decode in place was copied, not handed over.
+		if (!inPlace && own.buffer !== input.buffer) bufferPool?.release(input);
 		return { length: own.byteLength, natPositions };
 	}
 	const inputLength = input.byteLength;
