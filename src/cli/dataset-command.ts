@@ -13,6 +13,7 @@ import { forbiddenChunksNotice, forbiddenChunksWarning } from "./forbidden-chunk
 import { overflowNullsText } from "./overflow-notice.js";
 import { droppedDatesNotice, droppedDatesText } from "./dropped-dates-notice.js";
 import { datasetExportJson, partitionCount, writeJsonSummary } from "./export-summary.js";
+import { writeToStdout } from "./closed-reader.js";
 import type { Progress } from "./progress.js";
 import type { DatasetExportSummary } from "../export-selection.js";
 import { writeStderrLine } from "./stderr-line.js";
@@ -96,10 +97,11 @@ export async function runCommit(folder: string, json: boolean, quiet = false): P
 		summary = await commitDataset(folder);
 	} catch (error) {
 		// A script reading --json gets a document either way: not committed, and why (stderr has the same line).
-		if (json && isDt64ExportError(error)) process.stdout.write(`${JSON.stringify({ committed: false, error: { code: error.code, message: error.message } }, null, "\t")}\n`);
+		// The commit's own failure is the one reported: the document's write failing too adds nothing to it.
+		if (json && isDt64ExportError(error)) await writeToStdout(`${JSON.stringify({ committed: false, error: { code: error.code, message: error.message } }, null, "\t")}\n`).catch(() => undefined);
 		throw error;
 	}
-	if (json) process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`);
+	if (json) await writeToStdout(`${JSON.stringify(summary, null, "\t")}\n`);
 	else if (!quiet) writeStderrLine(`committed ${folder}: ${plural(summary.parts, "part")}, ${plural(summary.files, "file")}, ${plural(summary.rows, "row")}${overflowNullsText(summary.overflowNulls)}${droppedDatesText(summary.droppedInvalidDates)}`);
 	// Said even with --quiet, as the parts' exports said it (see forbidden-chunks-notice.ts).
 	const forbidden = forbiddenChunksWarning(summary.forbiddenChunks ?? 0, summary.forbiddenKeys ?? []);

@@ -8,7 +8,7 @@ import type { OutputFormat } from "../export-plan.js";
 import type { OverflowNulls } from "../convert/overflow-nulls.js";
 import type { ZarrTable } from "../open-table.js";
 import type { RefusedNode } from "../store/refused-nodes.js";
-import { writeFailure } from "../errors.js";
+import { writeToStdout } from "./closed-reader.js";
 
 export interface FileExportJson {
 	readonly output: string;
@@ -67,13 +67,5 @@ export function datasetExportJson(folder: string, format: OutputFormat, summary:
 
 /** Writes the summary on stdout, as `inspect --json` and `commit --json` write theirs: tab-indented, one newline. */
 export function writeJsonSummary(summary: FileExportJson | DatasetExportJson): Promise<void> {
-	return new Promise((resolve, reject) => {
-		const written = (error?: Error | null) => {
-			// A reader that closed the pipe (`| head`) has what it wanted.
-			if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") reject(writeFailure("stdout", error));
-			else resolve();
-		};
-		process.stdout.once("error", written);
-		process.stdout.write(`${JSON.stringify(summary, null, "\t")}\n`, written);
-	});
+	return writeToStdout(`${JSON.stringify(summary, null, "\t")}\n`);
 }

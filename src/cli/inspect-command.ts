@@ -1,8 +1,8 @@
-import { writeFailure } from "../errors.js";
 import { formatInspectReport, inspectReportToJson, inspectStore } from "../inspect.js";
 import { adviceFor } from "./error-advice.js";
 import { collectHeaders } from "./header-options.js";
 import { exitOnInterrupt } from "./interrupt.js";
+import { writeToStdout } from "./closed-reader.js";
 import type { RedirectPolicy } from "../store/http-store.js";
 
 export interface InspectArgs {
@@ -24,14 +24,5 @@ export async function runInspect(args: InspectArgs): Promise<void> {
 	exitOnInterrupt();
 	const report = await inspectStore(args.store, { headers, retries: args.retries, timeoutMs: args.timeout === undefined ? undefined : args.timeout * 1000, redirects: args.redirects, signRequests: args.signRequest, forbiddenAsMissing: args.forbiddenAsMissing, followLinksOutside: args.followLinksOutside });
 	const text = args.json ? `${inspectReportToJson(report)}\n` : formatInspectReport(report, { advise: adviceFor });
-	await new Promise<void>((resolve, reject) => {
-		const written = (error?: Error | null) => {
-			// A reader that closed the pipe (`| head`) has what it wanted.
-			if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") reject(writeFailure("stdout", error));
-			else resolve();
-		};
-		// A failed write is also emitted as an event, which would otherwise end the process as an uncaught error.
-		process.stdout.once("error", written);
-		process.stdout.write(text, written);
-	});
+	await writeToStdout(text);
 }
