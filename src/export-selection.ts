@@ -30,8 +30,9 @@ import type { Part } from "./select/part.js";
 import type { SelectPlan } from "./select/selection-options.js";
 import { REMOTE_WHOLE_CHECK_REQUESTS, type WholeCheck } from "./select/time-search.js";
 import { TimeFilter } from "./select/time-filter.js";
+import { timeColumnOf } from "./select/time-column-of.js";
 import { locationWithoutQuery } from "./store/store-location.js";
-import { checkSortedOver, findTimeColumn, keepingTimeChunks, selectRows, type RowSelection } from "./select/time-selection.js";
+import { checkSortedOver, keepingTimeChunks, selectRows, type RowSelection } from "./select/time-selection.js";
 import type { TableBatcher } from "./stream/table-batcher.js";
 import type { TableReader } from "./stream/table-reader.js";
 import { absoluteOutput, checkOutputOutsideStore, statOutput } from "./output/output-path.js";
@@ -71,7 +72,7 @@ export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan):
 	const select = plan.select ?? ALL_ROWS;
 	const ranged = select.bounds.start !== undefined || select.bounds.end !== undefined;
 	const needsTime = ranged || plan.dataset?.partitionBy !== undefined;
-	const found = needsTime ? findTimeColumn(opened, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, dropInvalidDates: plan.columns.dropInvalidDates, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column, singleArray: plan.columns.singleArray }) : undefined;
+	const found = needsTime ? await timeColumnOf(opened, { index: plan.columns.index, name: select.timeColumn, cf: plan.columns.cf, convertCalendar: plan.columns.convertCalendar, alignOn: plan.columns.alignOn, dropInvalidDates: plan.columns.dropInvalidDates, conversion: plan.columns.conversion, rename: plan.columns.rename, column: plan.columns.column, singleArray: plan.columns.singleArray }) : undefined;
 	// The chunks of the time column the search reads (a short one whole) are read once: kept for the range's rows.
 	const keeping = ranged && found !== undefined ? keepingTimeChunks(opened, found) : undefined;
 	const time = keeping?.time ?? found;

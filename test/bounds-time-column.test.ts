@@ -81,7 +81,7 @@ describe("a coordinate's bounds are no rival time column", () => {
 		const out = path.join(tempDir(), "no-index.arrow");
 		const result = runCli([STORE, "--columns", "all", "--start", start, "-o", out]);
 		expect(result.status).toBe(2);
-		expect(result.stderr).toMatch(/no time column .* \(time_bnds holds a coordinate's cell bounds, a time column only when --time-column names it\) \[USAGE\]\n$/);
+		expect(result.stderr).toMatch(/no time column .* \(time_bnds holds time's cell bounds, a time column only when --time-column names it\) \[USAGE\]\n$/);
 		const named = await exportedArrow((sink) => exportTable(STORE, sink, { columns: ["time_bnds"], start, end: END, timeColumn: "time_bnds", format: "arrow", unit: "ms" }));
 		// Every bound in [12:00, 07:00 the next day), each a row of the table (time, nv).
 		const kept = [...named.getChildAt(0)!].map((value) => new Date(Number(value)).toISOString());
@@ -100,9 +100,9 @@ describe("a coordinate's bounds are no rival time column", () => {
 		for (const store of EXPECTED.own_units_stores.map((name) => path.join(FIXTURES, name))) {
 			const result = runCli([store, "--columns", "all", "--start", start, "-o", path.join(tempDir(), "no-index.arrow")]);
 			expect(result.status, store).toBe(2);
-			expect(result.stderr).toMatch(/no time column .* \(time_bnds holds a coordinate's cell bounds, a time column only when --time-column names it\) \[USAGE\]\n$/);
+			expect(result.stderr).toMatch(/no time column .* \(time_bnds holds time's cell bounds, a time column only when --time-column names it\) \[USAGE\]\n$/);
 			await expect(exportedArrow((sink) => exportTable(store, sink, { columns: ["tas", "time_bnds"], start, format: "arrow" }))).rejects.toThrow(
-				"time_bnds holds a coordinate's cell bounds, a time column only when `timeColumn` names it",
+				"time_bnds holds time's cell bounds, a time column only when `timeColumn` names it",
 			);
 			// Named, its own times select its rows, as those of the bounds without units do; with --index, time selects.
 			const named = await exportedArrow((sink) => exportTable(store, sink, { columns: ["time_bnds"], start, end: END, timeColumn: "time_bnds", format: "arrow", unit: "ms" }));

@@ -87,6 +87,11 @@ export interface TimeColumnOptions {
 	readonly column?: string;
 	/** One array is exported alone (`--array`, not `columns`): its own times select rows, a boundary variable's too. */
 	readonly singleArray?: boolean;
+	/**
+	 * The coordinates whose `bounds` or `climatology` name arrays of the table's group, by the bounds' paths, found by
+	 * reading the group whole (unseenBoundsOwners): an `unseenBounds` column's coordinate, for the refusal to name.
+	 */
+	readonly boundsOwners?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -130,28 +135,34 @@ function timeCodingOrNone(column: TableColumn, options: TimeColumnOptions): Time
 }
 
 /**
- * The paths of the table's boundary variables: those a `bounds` or `climatology` attribute (CF 1.10 §7.1, §7.4) of
- * one of its arrays names (a coordinate names a variable of its own group), and those opened as one (`boundsOf`: they
- * took their coordinate's units, or a coordinate names them; the coordinate then perhaps not in the table: `time_bnds`
- * exported without `time`, or in a table without index columns); `unseen`: those that may be one, their coordinate
- * unseen (`unseenBounds`, and no array of the table names them).
+ * The table's boundary variables, by path, each to the name of its coordinate: those a `bounds` or `climatology`
+ * attribute (CF 1.10 §7.1, §7.4) of one of its arrays names (a coordinate names a variable of its own group), and
+ * those opened as one (`boundsOf`: they took their coordinate's units, or a coordinate names them; the coordinate then
+ * perhaps not in the table: `time_bnds` exported without `time`, or in a table without index columns), or found one by
+ * `owners` (TimeColumnOptions.boundsOwners); `unseen`: those that may be one, their coordinate unseen (`unseenBounds`,
+ * and no array of the table nor `owners` names them).
  */
-function boundaryVariablePaths(table: ZarrTable): { all: Set<string>; unseen: Set<string> } {
+function boundaryVariables(table: ZarrTable, owners: ReadonlyMap<string, string> = new Map()): { known: Map<string, string>; unseen: Set<string> } {
 	const arrays = [...table.index.flatMap((entry) => (entry.kind === "coordinate" ? [entry.column] : [])), ...table.columns];
-	const known = new Set<string>();
+	const known = new Map<string, string>();
 	const unseen = new Set<string>();
 	for (const column of arrays) {
-		if (column.kind === "plain" && column.boundsOf !== undefined) known.add(column.metadata.path);
+		if (column.kind === "plain" && column.boundsOf !== undefined) known.set(column.metadata.path, column.boundsOf);
 		if (column.kind === "plain" && column.unseenBounds === true) unseen.add(column.metadata.path);
 		const { path, attributes } = column.metadata;
 		for (const named of [attributes.bounds, attributes.climatology]) {
 			if (typeof named !== "string" || named === "" || named.includes("/")) continue;
 			const namedPath = siblingPath(path, named);
-			if (namedPath !== path) known.add(namedPath);
+			if (namedPath !== path && !known.has(namedPath)) known.set(namedPath, path.slice(path.lastIndexOf("/") + 1));
 		}
 	}
-	for (const path of known) unseen.delete(path);
-	return { all: new Set([...known, ...unseen]), unseen };
+	for (const path of unseen) {
+		const owner = known.get(path) ?? owners.get(path);
+		if (owner === undefined) continue;
+		known.set(path, owner);
+		unseen.delete(path);
+	}
+	return { known, unseen };
 }
 
 /** An auxiliary coordinate among the columns: attached to those asked for, or one of the dataset's that `all` takes. */
@@ -160,7 +171,7 @@ const isCoordinate = (column: TableColumn) => column.coordinate === true || colu
 /**
  * The column whose time selects and partitions rows: `name`, or the table's only time column (datetime64 or CF
  * time), a value column or a dimension's coordinate (an index column, output with `index` only). A boundary variable
- * (`time_bnds` of `time`, see boundaryVariablePaths) is one only when named or exported alone, as an auxiliary
+ * (`time_bnds` of `time`, see boundaryVariables) is one only when named or exported alone, as an auxiliary
  * coordinate: it never competes with its coordinate, the time axis an xarray user selects by (`ds.sel(time=...)`).
  */
 export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): TimeSource {
@@ -174,7 +185,8 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 	// An auxiliary coordinate (a forecast's valid_time beside its time index) is the time column only when named.
 	const single = table.columns.length === 1 && options.column !== undefined ? table.columns[0] : undefined;
 	const outputName = (entryName: string, column: TableColumn) => options.rename?.get(entryName) ?? (column === single ? options.column : undefined);
-	const { all: boundaries, unseen: unseenBoundaries } = name === undefined && options.singleArray !== true ? boundaryVariablePaths(table) : { all: new Set<string>(), unseen: new Set<string>() };
+	const { known: boundsOwners, unseen: unseenBoundaries } = name === undefined && options.singleArray !== true ? boundaryVariables(table, options.boundsOwners) : { known: new Map<string, string>(), unseen: new Set<string>() };
+	const boundaries = new Set([...boundsOwners.keys(), ...unseenBoundaries]);
 	const wanted = (entryName: string, column: TableColumn) =>
 		name === undefined ? !isCoordinate(column) && !boundaries.has(column.metadata.path) : entryName === name || column.name === name || outputName(entryName, column) === name;
 	const candidates: TimeSource[] = [
@@ -208,10 +220,11 @@ export function findTimeColumn(table: ZarrTable, options: TimeColumnOptions): Ti
 						: "";
 			// Boundary variables of time, left out above, are named so: one may be chosen by naming it.
 			const timeBounds = table.columns.filter((column) => boundaries.has(column.metadata.path) && timeCodingOrNone(column, options) !== undefined);
-			const bounds = timeBounds.filter((column) => !unseenBoundaries.has(column.metadata.path)).map((column) => shown(column.name, column));
+			// Each named with its coordinate: `valid_bnds holds valid_time's cell bounds`.
+			const bounds = timeBounds.filter((column) => !unseenBoundaries.has(column.metadata.path)).map((column) => `${shown(column.name, column)} holds ${boundsOwners.get(column.metadata.path)}'s cell bounds`);
 			const unseen = timeBounds.filter((column) => unseenBoundaries.has(column.metadata.path)).map((column) => shown(column.name, column));
 			const boundsHint =
-				(bounds.length === 0 ? "" : ` (${bounds.join(", ")} ${bounds.length === 1 ? "holds a coordinate's cell bounds, a time column" : "hold coordinates' cell bounds, time columns"} only when \`timeColumn\` names ${bounds.length === 1 ? "it" : "one"})`) +
+				(bounds.length === 0 ? "" : ` (${bounds.length === 1 ? `${bounds[0]}, a time column only when \`timeColumn\` names it` : `${bounds.join("; ")}: time columns only when \`timeColumn\` names one`})`) +
 				(unseen.length === 0
 					? ""
 					: ` (${unseen.join(", ")} ${unseen.length === 1 ? "may hold a coordinate's cell bounds" : "may hold coordinates' cell bounds"}: two values along the last dimension, which has no coordinate array, and no consolidated metadata to say whose; ${unseen.length === 1 ? "a time column" : "time columns"} only when \`timeColumn\` names ${unseen.length === 1 ? "it" : "one"})`);

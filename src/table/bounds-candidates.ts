@@ -7,7 +7,7 @@
  * variable's coordinate (boundedCoordinateOf): nothing more is read.
  */
 import type { OpenedStore } from "../store/open-store.js";
-import type { StoreTree } from "../store-tree.js";
+import { listStoreTree, type StoreTree } from "../store-tree.js";
 import { attributesOf, type NodeMetadata } from "../zarr/array-metadata.js";
 import { boundedCoordinateOf } from "./bounds-parent.js";
 
@@ -58,4 +58,24 @@ export async function withoutBoundaryVariables(opened: OpenedStore, tree: StoreT
 		else kept.push(candidate);
 	}
 	return { kept, boundaries };
+}
+
+/**
+ * The coordinates naming `paths` (arrays of `group`, opened as `unseenBounds`: no consolidated metadata, no dimension
+ * coordinate naming them) by their `bounds` or `climatology`, found as discovery finds them: among the group's
+ * arrays, where reading them all is cheap (a local folder, a zip). Over a remote store that would be a request per
+ * array: nothing is read and nothing found. For a refusal to say whose bounds they are (select/time-selection.ts).
+ */
+export async function unseenBoundsOwners(opened: OpenedStore, group: string, paths: readonly string[]): Promise<Map<string, string>> {
+	const owners = new Map<string, string>();
+	if (paths.length === 0 || (opened.directory === undefined && opened.entries === undefined)) return owners;
+	const tree = await listStoreTree(opened, group);
+	const nodes = new Map<string, NodeMetadata>();
+	for (const entry of tree.entries) if ("node" in entry) nodes.set(entry.path, entry.node);
+	const named = boundsNamedIn(nodes);
+	for (const path of paths) {
+		const owner = named.get(path);
+		if (owner !== undefined) owners.set(path, owner);
+	}
+	return owners;
 }
