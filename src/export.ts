@@ -36,12 +36,13 @@ export interface ExportStages {
 
 /**
  * The encoder of one output file (or stream): Parquet, or Arrow IPC file or stream. The Parquet writer copies each
- * batch into WebAssembly, then hands its buffers back to `bufferPool` (an IPC writer passes them on to the output).
+ * batch into WebAssembly, then hands its buffers back to `bufferPool` (an IPC writer passes them on to the output,
+ * and hands back those it copies, the small pieces it joins).
  */
 export function createWriter(output: OutputPlan, schema: Schema, bufferPool?: BufferPool): Transform {
 	return output.format === "parquet"
 		? createParquetWriter({ compression: output.compression, rowGroupRows: output.rowGroupRows }, bufferPool)
-		: new IpcWriter(output.format === "arrow" ? "file" : "stream", schema);
+		: new IpcWriter(output.format === "arrow" ? "file" : "stream", schema, bufferPool);
 }
 
 /** The batcher and the writer around a reader made beforehand (createTableReader), each from its part of the plan. */

@@ -34,6 +34,8 @@ describe("a shard read as one chunk from an inner chunk past its first", () => {
 		let back = 0;
 		pool.onReturn(() => back++);
 		const array = await openTimeArray(store, { bufferPool: pool });
+		// The metadata documents read into the pool came back once decoded: counted from here on.
+		back = 0;
 		// Shard 1, its inner chunks 2 and 3: the values of rows 6,000 to 8,000, in a buffer from the shard's first row.
 		const read = (await array.chunks.shardBands!.read(1, 2, 4)) as BigInt64Array;
 		const rows = read.subarray(2_000, 4_000);

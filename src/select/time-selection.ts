@@ -20,7 +20,7 @@ import type { BufferPool } from "../memory/buffer-pool.js";
 import { poolOf } from "../memory/opened-pool.js";
 import { chunkRowsBox, readingWithin } from "../zarr/chunk-box.js";
 import type { ChunkSource } from "../zarr/chunk-source.js";
-import { keepingChunks } from "../zarr/kept-chunks.js";
+import { KEPT_CHUNK_OVERHEAD_BYTES, keepingChunks } from "../zarr/kept-chunks.js";
 import { product } from "../zarr/grid.js";
 import { cfTimeBlock } from "./cf-time-block.js";
 import { partRows, type Part } from "./part.js";
@@ -63,6 +63,11 @@ export interface TimeSource {
 	readonly field: number | undefined;
 	readonly name: string;
 	readonly coding: TimeCoding;
+	/**
+	 * Every chunk of the column read while searching is kept by its source for a second read (keepingTimeChunks, the
+	 * whole column within its bound): the search keeps no block of its own (TimeBlocks.readsKept).
+	 */
+	readonly readsKept?: boolean;
 }
 
 /** How the export reads CF time: whether it decodes it at all (`cf`), and whether model calendars are converted. */
@@ -260,11 +265,14 @@ export function keepingTimeChunks(table: ZarrTable, time: TimeSource): { table: 
 	// through `read`, and the shard index keeps their encoded bytes (KeptInnerChunks): decoded copies would be memory
 	// for nothing (a two-sided range of the bench's sharded store: 8 probes, 6.4 MB).
 	const keeps = original.shardBands === undefined ? undefined : () => false;
-	const kept = keepingChunks(original as ChunkSource<ChunkValues>, KEPT_TIME_BYTES, keeps);
+	const kept = keepingChunks(original as ChunkSource<ChunkValues>, KEPT_TIME_BYTES, keeps, poolOf(table));
 	const swap = <C extends TableColumn>(column: C): C => (column.chunks === original ? ({ ...column, chunks: kept } as C) : column);
+	// Every chunk kept, whole (8 bytes a value at most), with what each costs beside: the search keeps none of its own.
+	const chunkBytes = product(original.chunkShape) * 8 + KEPT_CHUNK_OVERHEAD_BYTES;
+	const readsKept = keeps === undefined && product(original.gridShape) * chunkBytes <= KEPT_TIME_BYTES;
 	return {
 		table: { ...table, columns: table.columns.map(swap), index: table.index.map((entry) => (entry.kind === "coordinate" ? { ...entry, column: swap(entry.column) } : entry)) },
-		time: { ...time, column: swap(time.column) },
+		time: { ...time, column: swap(time.column), ...(readsKept ? { readsKept } : {}) },
 		stopKeeping: (rows) => kept.stopKeeping(rows),
 	};
 }
@@ -295,6 +303,7 @@ function timeBlocks(time: TimeSource, concurrency: number | ReadLimits, signal: 
 		// blocks of their own, within the chunks in flight.
 		readConcurrency: Math.min(limits.chunks, limits.requests * (chunks.chunksPerRequest?.[0] ?? 1)),
 		wholeReadRequests: wholeReadRequests(chunks),
+		...(time.readsKept === true ? { readsKept: true } : {}),
 		description: `the time column ${JSON.stringify(time.name)} (${product(shape)} values in ${product(chunks.gridShape)} chunks)`,
 		async read(block, pass) {
 			const rows = { start: block * blockRows, end: Math.min(shape[0], (block + 1) * blockRows) };

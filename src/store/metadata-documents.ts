@@ -11,6 +11,7 @@ import { onAbort, throwIfAborted } from "../abort.js";
 import { isRefusedKey } from "./refused-key.js";
 import type { AbsolutePath, AsyncReadable } from "./readable.js";
 import type { ValueBound } from "./value-bound.js";
+import type { BufferPool } from "../memory/buffer-pool.js";
 import { Dt64ExportError } from "../errors.js";
 
 /** Metadata reads in flight at once: requests wait on latency, and a bucket throttles a client that sends hundreds. */
@@ -29,6 +30,7 @@ const METADATA_BOUND: ValueBound = { bytes: MAX_METADATA_BYTES, code: "TOO_LARGE
 
 export class MetadataDocuments {
 	readonly #store: AsyncReadable;
+	readonly #pool: BufferPool | undefined;
 	/** Each key's text (undefined: absent), or the refusal it met (a 403 that may be a missing key). */
 	#texts = new Map<AbsolutePath, Promise<string | undefined>>();
 	/**
@@ -46,9 +48,14 @@ export class MetadataDocuments {
 	/** The reads ahead in flight, asked for or not: the opening's abort cancels them with the others. */
 	readonly #readingAhead = new Set<AbortController>();
 
-	constructor(store: AsyncReadable, signal?: AbortSignal) {
+	/**
+	 * `pool`: the store reads a whole file into its buffers (a folder's DirectoryStore), each document's then handed
+	 * back once decoded to text; it was never handed back (one buffer per document of an export with a pool).
+	 */
+	constructor(store: AsyncReadable, signal?: AbortSignal, pool?: BufferPool) {
 		this.#store = store;
 		this.#signal = signal;
+		this.#pool = pool;
 	}
 
 	/**
@@ -114,7 +121,9 @@ export class MetadataDocuments {
 			if (bytes === undefined) return undefined;
 			// A store that could not refuse it before reading (over HTTP): refused before it is decoded.
 			if (bytes.length > METADATA_BOUND.bytes) throw new Dt64ExportError("TOO_LARGE", `${key.slice(1)}: ${bytes.length} bytes, ${METADATA_BOUND.why}`, { key: key.slice(1) });
-			return decoder.decode(bytes);
+			const text = decoder.decode(bytes);
+			this.#pool?.release(bytes);
+			return text;
 		});
 		this.#texts.set(key, read);
 		if (ahead !== undefined) this.#ahead.set(key, ahead);

@@ -175,7 +175,7 @@ export async function openStore(location: string, options: StoreSettings = {}): 
 	}
 	if (stat.isDirectory()) {
 		const store = new DirectoryStore(location, options.bufferPool, options.followLinksOutside === true, absolute);
-		return { store, kind: "directory", remote: false, directory: absolute, location, signal, documents: new MetadataDocuments(store, signal) };
+		return { store, kind: "directory", remote: false, directory: absolute, location, signal, documents: new MetadataDocuments(store, signal, options.bufferPool) };
 	}
 	// A zip is known by its name, or by its first bytes (a zip named store.bin, a link without the extension).
 	if (stat.isFile() && (/\.zip$/i.test(location) || (await sniffZip(absolute)))) {
