@@ -78,9 +78,10 @@ export async function createSelectedStages(opened: ZarrTable, plan: ExportPlan):
 	const time = keeping?.time ?? found;
 	const table = keeping?.table ?? opened;
 	const concurrency = tableReadLimits(table, plan.read);
-	// Not known sorted (`timeSorted: false`): read whole and checked before any search, however long (a long column's
-	// search would otherwise check only the blocks it reads, and miss a time out of order in one it skips).
-	const wholeCheck: WholeCheck = select.timeSorted === true ? "trust" : select.timeSorted === false ? "whole" : !table.store.remote ? "check" : { maxRequests: REMOTE_WHOLE_CHECK_REQUESTS };
+	// Not known sorted: read whole and checked before any search, however long (a search checks only the blocks it
+	// reads, and would miss a time out of order in one it skips); unasked over HTTP or an object store only within
+	// REMOTE_WHOLE_CHECK_REQUESTS requests.
+	const wholeCheck: WholeCheck = select.timeSorted === true ? "trust" : select.timeSorted === false || !table.store.remote ? "check" : { maxRequests: REMOTE_WHOLE_CHECK_REQUESTS };
 	const selection = await selectRows(table, { bounds: select.bounds, search: select.rangeSearch, time, part: select.part, concurrency, wholeCheck, conversion: plan.columns.conversion, signal: plan.read.signal });
 	// In C order the filter checks that the rows read are sorted as they go by; in chunk order they come box by box,
 	// each starting over in time, so the time column is checked over those rows first.

@@ -182,10 +182,10 @@ describe("chunk pruning of CF time over HTTP", () => {
 	// Float counts with --unit auto are read whole once, to choose the unit every value needs (cf-time-array.ts): a
 	// unit given spares that read.
 	for (const [name, unit] of [["int.zarr", []], ["float.zarr", ["--unit", "s"]]] as const) {
-		it(`${name}: a one-month range fetches the overlapping chunks and O(log chunks) probes`, async () => {
+		it(`${name}: a one-month range of a time known sorted fetches the overlapping chunks and O(log chunks) probes`, async () => {
 			const out = path.join(tempDir(), "march.parquet");
 			server.requests.length = 0;
-			const run = await runCliAsync([`${server.url}/${name}`, "--array", "time", ...unit, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", out, "-q"]);
+			const run = await runCliAsync([`${server.url}/${name}`, "--array", "time", ...unit, "--start", "2021-03-01", "--end", "2021-04-01", "--time-sorted", "--to", "parquet", "-o", out, "-q"]);
 			expect(run.status, run.stderr).toBe(0);
 			const first = Number((BigInt(Date.UTC(2021, 2, 1) / 1000) - T0) / HOUR_S);
 			const overlapping = Math.ceil((first + 744) / CHUNK) - Math.floor(first / CHUNK);

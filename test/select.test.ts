@@ -99,10 +99,10 @@ const LONG_ROWS = 1_100_000;
 const LONG_BLOCK = 1_100;
 
 describe("time range search", () => {
-	it("finds the exact rows of a range over 1,000 sorted blocks in O(log blocks) reads", async () => {
+	it("finds the exact rows of a range over 1,000 sorted blocks in O(log blocks) reads, known sorted", async () => {
 		expect(LONG_ROWS).toBeGreaterThan(WHOLE_CHECK_VALUES);
 		const blocks = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(i * 10));
-		const result = await searchTimeRange(blocks, { start: 5_012_345n, end: 7_000_000n });
+		const result = await searchTimeRange(blocks, { start: 5_012_345n, end: 7_000_000n }, "trust");
 		expect(result).toMatchObject({ sorted: true, rows: { start: 501_235, end: 700_000 } });
 		// Times that grow linearly are found by interpolation: a few probes, not log2(1,000) for each bound.
 		expect(result.probes).toBeLessThanOrEqual(8);
@@ -133,10 +133,16 @@ describe("time range search", () => {
 			},
 		});
 		const long = releasing(longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(Math.floor(i ** 1.5))));
-		const result = await searchTimeRange(long, { start: 90_000_000n, end: 700_000_000n });
+		const result = await searchTimeRange(long, { start: 90_000_000n, end: 700_000_000n }, "trust");
 		expect(result.sorted).toBe(true);
 		// Every read handed back once (the search over, the last two too).
 		expect(released.length).toBe(long.reads.length);
+		// Not known sorted, a long column is read whole first, block by block, none kept: each of those reads handed back too.
+		released.length = 0;
+		const checked = releasing(longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(Math.floor(i ** 1.5))));
+		expect((await searchTimeRange(checked, { start: 90_000_000n, end: 700_000_000n })).sorted).toBe(true);
+		expect(checked.reads.length).toBeGreaterThan(1000);
+		expect(released.length).toBe(checked.reads.length);
 		// A small column read whole first keeps its blocks for the search: each handed back once it is over (leftovers15:
 		// 1, they never were), none read after.
 		released.length = 0;
@@ -157,7 +163,7 @@ describe("time range search", () => {
 		const valueAt = (i: number) => Math.floor(1.001 ** (i / 55));
 		for (const [start, end] of [[5n, 6n], [1_000n, 1_001n], [10n ** 8n, 10n ** 8n + 10_000n], [3n, 10n ** 7n]] as const) {
 			const blocks = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(valueAt(i)));
-			const result = await searchTimeRange(blocks, { start, end });
+			const result = await searchTimeRange(blocks, { start, end }, "trust");
 			expect(result.probes, `[${start}, ${end})`).toBeLessThanOrEqual(4 * Math.ceil(Math.log2(1000)) + 2);
 			let first = 0;
 			while (first < LONG_ROWS && valueAt(first) < Number(start)) first++;
@@ -224,22 +230,29 @@ describe("time range search", () => {
 		await expect(searchTimeRange(failing, { start: 10n, end: 20n })).rejects.toThrow("chunk 150: connection reset");
 	});
 
-	it("on a long column, a range before or after every time is answered by the first (and last) block, then verified by reading the column whole: an empty answer has no rows to check", async () => {
-		const before = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
-		expect(await searchTimeRange(before, { start: 0n, end: 500n })).toMatchObject({ sorted: true, rows: { start: 0, end: 0 }, probes: 1 + 1000 });
-		expect(before.reads[0]).toBe(0);
-		expect(new Set(before.reads).size).toBe(1000);
-		const after = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
-		expect(await searchTimeRange(after, { start: 20_000_000n, end: 30_000_000n })).toMatchObject({ sorted: true, rows: { start: LONG_ROWS, end: LONG_ROWS }, probes: 2 + 1000 });
-		expect(after.reads.slice(0, 2)).toEqual([0, 999]);
-		// A bound before every time alone: found at once, the other bound searched as ever, nothing verified (rows to check).
-		const from = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
-		expect((await searchTimeRange(from, { start: 0n, end: 12_345n })).rows).toEqual({ start: 0, end: 1135 });
-		expect(from.reads.length).toBeLessThanOrEqual(4);
+	it("a long column not known sorted is read whole before the search, block by block: an archive backfilled last is found out of order whatever the range; known sorted, a range before or after every time is answered by the first (and last) block", async () => {
 		// An archive appended in three stretches, the last a backfill: times 0-499,999, then 800,000-1,099,999, then
-		// 500,000-799,999. A range after the last block's times but not after every time was answered empty.
-		const backfilled = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(i < 500_000 ? i : i < 800_000 ? i + 300_000 : i - 300_000));
-		expect(await searchTimeRange(backfilled, { start: 900_000n, end: 950_000n })).toMatchObject({ sorted: false, rows: { start: 0, end: LONG_ROWS }, reason: "block 727 of the time array is not sorted" });
+		// 500,000-799,999. Searched unchecked, a range after the last block's times but not after every time was
+		// answered empty, and one inside the backfill found by probes that never meet the step back.
+		const backfill = (i: number) => BigInt(i < 500_000 ? i : i < 800_000 ? i + 300_000 : i - 300_000);
+		for (const bounds of [{ start: 900_000n, end: 950_000n }, { start: 600_000n, end: 600_100n }, { start: 0n, end: 10n }]) {
+			const backfilled = longBlocksOf(LONG_ROWS, LONG_BLOCK, backfill);
+			expect(await searchTimeRange(backfilled, bounds), `${bounds.start}`).toMatchObject({ sorted: false, rows: { start: 0, end: LONG_ROWS }, reason: "block 727 of the time array is not sorted" });
+			expect(backfilled.reads.slice(0, 728)).toEqual(Array.from({ length: 728 }, (_, i) => i));
+		}
+		const sorted = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
+		expect(await searchTimeRange(sorted, { start: 0n, end: 500n })).toMatchObject({ sorted: true, rows: { start: 0, end: 0 }, probes: 1000 });
+		expect(sorted.reads.slice(0, 1000)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+		const before = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
+		expect(await searchTimeRange(before, { start: 0n, end: 500n }, "trust")).toMatchObject({ sorted: true, rows: { start: 0, end: 0 }, probes: 1 });
+		expect(before.reads).toEqual([0]);
+		const after = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
+		expect(await searchTimeRange(after, { start: 20_000_000n, end: 30_000_000n }, "trust")).toMatchObject({ sorted: true, rows: { start: LONG_ROWS, end: LONG_ROWS }, probes: 2 });
+		expect(after.reads.slice(0, 2)).toEqual([0, 999]);
+		// A bound before every time alone: found at once, the other bound searched as ever.
+		const from = longBlocksOf(LONG_ROWS, LONG_BLOCK, (i) => BigInt(1_000 + i * 10));
+		expect((await searchTimeRange(from, { start: 0n, end: 12_345n }, "trust")).rows).toEqual({ start: 0, end: 1135 });
+		expect(from.reads.length).toBeLessThanOrEqual(4);
 	});
 
 	it("keeps the value equal to start and drops the value equal to end, duplicates included", async () => {
@@ -321,7 +334,7 @@ describe("time range search", () => {
 		const checked = blocksOf(values, 1);
 		expect(await searchTimeRange(checked, { start: 160n * AS, end: 170n * AS }, "check")).toMatchObject({ sorted: true, rows: { start: 160, end: 170 }, probes: 300 });
 		expect(checked.reads).toHaveLength(300);
-		// A long column whose range is empty is read whole to check that answer: bounded the same way, or trusted.
+		// A long column is read whole to check it as a short one is: bounded the same way, or trusted (an empty answer too).
 		const empty = { start: 5_000_005n, end: 5_000_015n };
 		const gap = (i: number) => BigInt(i < 500_000 ? i * 10 : i * 10 + 100_000);
 		await expect(searchTimeRange(longBlocksOf(LONG_ROWS, LONG_BLOCK, gap), empty, { maxRequests: 256 })).rejects.toMatchObject({ code: "USAGE", option: "timeSorted", value: 1_000 });

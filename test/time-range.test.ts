@@ -65,10 +65,10 @@ async function strayStore(name: string, steps: number, stray: number, chunk = 10
 const chunkRequests = (store: string) => server.requests.filter((request) => request.path.startsWith(`/${store}/c/`));
 
 describe("chunk pruning over HTTP", () => {
-	it("a one-month range of a sorted 1.1M-value array fetches the overlapping chunks and O(log chunks) probes", async () => {
+	it("a one-month range of a sorted 1.1M-value array, known sorted, fetches the overlapping chunks and O(log chunks) probes", async () => {
 		const out = path.join(tempDir(), "march.parquet");
 		server.requests.length = 0;
-		const run = await runCliAsync([`${server.url}/sorted.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", out]);
+		const run = await runCliAsync([`${server.url}/sorted.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--time-sorted", "--to", "parquet", "-o", out]);
 		expect(run.status, run.stderr).toBe(0);
 		expect(run.stderr).toBe("wrote 744 rows to " + out + "\n");
 		const first = Number((BigInt(Date.UTC(2021, 2, 1) / 1000) - T0) / HOUR_S);
@@ -83,7 +83,7 @@ describe("chunk pruning over HTTP", () => {
 	it("NaT (single values, whole chunks) leave the time sorted: still pruned, and left out", async () => {
 		const out = path.join(tempDir(), "march.parquet");
 		server.requests.length = 0;
-		const run = await runCliAsync([`${server.url}/sorted-nat.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", out]);
+		const run = await runCliAsync([`${server.url}/sorted-nat.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--time-sorted", "--to", "parquet", "-o", out]);
 		expect(run.status, run.stderr).toBe(0);
 		const first = Number((BigInt(Date.UTC(2021, 2, 1) / 1000) - T0) / HOUR_S);
 		const expected = Array.from({ length: 744 }, (_, k) => first + k).filter((i) => i % 53 !== 0).length;
@@ -92,10 +92,13 @@ describe("chunk pruning over HTTP", () => {
 		expect(chunkRequests("sorted-nat.zarr").length).toBeLessThanOrEqual(overlapping + 2 * Math.ceil(Math.log2(CHUNKS)) + 2);
 	});
 
-	it("an unsorted array is read whole and filtered exactly, saying so once", async () => {
+	it("an unsorted array is read whole and filtered exactly, saying so once; not known sorted, its 1,000 requests are asked for first", async () => {
+		const refused = await runCliAsync([`${server.url}/shuffled.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", path.join(tempDir(), "refused.parquet")]);
+		expect(refused.status).toBe(2);
+		expect(refused.stderr).toMatch(/1000 requests to this store \(more than 256\): say whether it is known sorted with --time-sorted.*\[USAGE\]\n$/);
 		const out = path.join(tempDir(), "march.parquet");
 		server.requests.length = 0;
-		const run = await runCliAsync([`${server.url}/shuffled.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--to", "parquet", "-o", out]);
+		const run = await runCliAsync([`${server.url}/shuffled.zarr`, "--start", "2021-03-01", "--end", "2021-04-01", "--no-time-sorted", "--to", "parquet", "-o", out]);
 		expect(run.status, run.stderr).toBe(0);
 		expect(run.stderr.match(/the time column is not sorted/g)).toHaveLength(1);
 		expect(run.stderr).toMatch(/wrote 744 rows/);
@@ -204,15 +207,21 @@ describe("a time coordinate of an xarray-like dataset", () => {
 	});
 
 	it("--no-range-search (rangeSearch: false) reads every row of a long time column and filters it: a time out of order in a chunk the search skips is kept", async () => {
-		// 1.1M values: past WHOLE_CHECK_VALUES, so searched; row 555,555 (chunk 55, which a search for 07:00-08:00
-		// never reads) is at 07:30.
+		// 1.1M values: past WHOLE_CHECK_VALUES; row 555,555 (chunk 55, which a search for 07:00-08:00 never reads) is at
+		// 07:30.
 		const steps = 1_100_000;
 		const { store, start, end } = await strayStore("long-stray.zarr", steps, 555_555, 10_000);
 		const rowsOf = async (out: string) => (await query(`SELECT v FROM read_parquet('${out}') ORDER BY v`)).map((row) => Number(row[0]));
-		// The search's limit, as the README says: the stray row is not seen.
+		// Said sorted (--time-sorted), the search's limit, as the README says: the stray row is not seen.
 		const searched = path.join(tempDir(), "searched.parquet");
-		expect(runCli([store, "--columns", "v", "--index", "--start", start, "--end", end, "-q", "-o", searched]).status).toBe(0);
+		expect(runCli([store, "--columns", "v", "--index", "--start", start, "--end", end, "--time-sorted", "-q", "-o", searched]).status).toBe(0);
 		expect(await rowsOf(searched)).toEqual([7]);
+		// Not said sorted, the column is checked whole first: found unsorted, every row filtered.
+		const checked = path.join(tempDir(), "checked.parquet");
+		const run = runCli([store, "--columns", "v", "--index", "--start", start, "--end", end, "-o", checked]);
+		expect(run.status, run.stderr).toBe(0);
+		expect(run.stderr).toMatch(/the time column is not sorted/);
+		expect(await rowsOf(checked)).toEqual([7, 555_555]);
 		// Without the search: xarray's rows (ds.where over every time), in both orders, and no notice (nothing was found unsorted).
 		for (const order of ["c", "chunk"]) {
 			const out = path.join(tempDir(), `scanned-${order}.parquet`);
@@ -233,9 +242,9 @@ describe("a time coordinate of an xarray-like dataset", () => {
 		expect([plain.status, plain.stderr]).toEqual([0, "dt64-export: warning: --no-range-search does nothing here: it applies with --start or --end\n"]);
 	});
 
-	it("refuses, in C order and in chunk order, a time coordinate unsorted in a block the search skipped", async () => {
+	it("known sorted (--time-sorted), refuses, in C order and in chunk order, a time coordinate unsorted in a block the search skipped", async () => {
 		const store = path.join(work, "hidden-unsorted.zarr");
-		// Longer than WHOLE_CHECK_VALUES: searched, only the blocks probed checked.
+		// Said sorted: searched, only the blocks probed checked.
 		const steps = 1_100_000;
 		const times = BigInt64Array.from({ length: steps }, (_, i) => T0 + BigInt(i) * HOUR_S);
 		// Two times swapped inside block 1 (rows 1024-2047): between the blocks the search probes for these bounds.
@@ -247,10 +256,10 @@ describe("a time coordinate of an xarray-like dataset", () => {
 		const end = formatIsoTimestamp((T0 + 3600n * HOUR_S) * 1000n, "ms");
 		for (const order of ["c", "chunk"]) {
 			const out = path.join(tempDir(), `hidden-${order}.arrow`);
-			const run = runCli([store, "--columns", "temp", "--index", "--order", order, "--start", start, "--end", end, "-o", out]);
+			const run = runCli([store, "--columns", "temp", "--index", "--order", order, "--start", start, "--end", end, "--time-sorted", "-o", out]);
 			expect(run.status, run.stderr).toBe(1);
 			expect(run.stderr.trim().split("\n")).toHaveLength(1);
-			expect(run.stderr).toMatch(/the time column .*is not sorted after all .*rows in range may lie in chunks it skipped; --no-range-search reads and filters every row, whatever the order \[TIME_NOT_SORTED\]$/m);
+			expect(run.stderr).toMatch(/the time column .*is not sorted after all .*rows in range may lie in chunks it skipped; without --time-sorted the time column is checked whole before the search, and --no-range-search reads and filters every row, whatever the order \[TIME_NOT_SORTED\]$/m);
 			// The flag the message names exports the range, exactly.
 			const filtered = runCli([store, "--columns", "temp", "--index", "--order", order, "--start", start, "--end", end, "--no-range-search", "-o", out]);
 			expect(filtered.status, filtered.stderr).toBe(0);

@@ -68,7 +68,7 @@ const ADVICE: Partial<Record<ErrorCode, (error: Dt64ExportError) => string>> = {
 				: "; --convert-calendar exports each date label as the same label in the proleptic Gregorian calendar",
 	// A model calendar's date that the proleptic Gregorian calendar lacks: the stored counts are what is left.
 	VALUE_INVALID: (error) => (error.message.includes("without CF decoding the stored counts are exported") ? " (--no-cf)" : ""),
-	TIME_NOT_SORTED: () => "; --no-range-search reads and filters every row, whatever the order",
+	TIME_NOT_SORTED: () => "; without --time-sorted the time column is checked whole before the search, and --no-range-search reads and filters every row, whatever the order",
 	// An unsigned request was refused, or no credentials were found: say how the choice is made on the command line.
 	ACCESS_DENIED: (error) => (error.option === "signRequests" ? " (--no-sign-request)" : ""),
 	// The library's message says already that a public bucket needs none when requests are sent unsigned: the flag alone.

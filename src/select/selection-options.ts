@@ -16,16 +16,15 @@ export interface SelectionOptions {
 	timeColumn?: string | undefined;
 	/**
 	 * Find the rows of `start`/`end` by a search over the time column's chunks (default true). false: read every row and
-	 * filter, whatever the time's order (for a long time column not known to be sorted, where the search cannot see
-	 * a time out of order inside a chunk it skips).
+	 * filter, whatever the time's order, in one pass (no check of the time column, no search).
 	 */
 	rangeSearch?: boolean | undefined;
 	/**
-	 * Whether the time column is known sorted, for the search of `start`/`end`. Unset: a time column of at most 2^20
-	 * values is read whole to check it first (and any one whose range turns out empty), on a remote store only when
-	 * that takes at most 256 requests, a larger one being refused until this is set. true: it is searched without
-	 * such a read, only the chunks the search reads and the rows exported checked. false: read whole however many
-	 * requests it takes.
+	 * Whether the time column is known sorted, for the search of `start`/`end`. Unset: the time column is read whole to
+	 * check it first, whatever its length, on a remote store only when that takes at most 256 requests, a larger one
+	 * being refused until this is set. true: it is searched without such a read, only the chunks the search reads and
+	 * the rows exported checked (a time out of order in a chunk the search skips is not found). false: read whole
+	 * however many requests it takes.
 	 */
 	timeSorted?: boolean | undefined;
 	/** This process's part: `K/N` (0-based), `auto` (from a batch engine's environment), or a Part. */

@@ -5,10 +5,11 @@
  * each read whole and read once. Sortedness is checked, never assumed: the times of every block probed must be
  * non-decreasing in C order, and its first and last times must fall between those of the blocks probed before and
  * after it. Missing times (NaT) are in no range, so they may be anywhere: sorted means sorted once they are left
- * out. Any failure ends the search with `sorted: false`, and the export then filters every row instead. A small
- * time column is read whole and checked first (WHOLE_CHECK_VALUES). (In a longer one, blocks never read cannot be
- * checked here; the rows exported are checked again as they are read, or before an export in chunk order, by
- * unsortedWithin. An empty answer there has no rows to check, so it is checked by reading the column whole.)
+ * out. Any failure ends the search with `sorted: false`, and the export then filters every row instead. Unless the
+ * column is known sorted (`trust`), it is read whole and checked first, whatever its length (WholeCheck): blocks a
+ * search skips could not be checked otherwise, and a time out of order in one of them, belonging to the range, would
+ * be missed without a word. A short column's blocks are kept for the search (WHOLE_CHECK_VALUES); a longer one is
+ * read block by block, none kept, and the search reads its few probes again.
  */
 import { UsageError } from "../errors.js";
 import type { TimeBounds } from "./time-bounds.js";
@@ -60,15 +61,12 @@ export interface TimeBlocks {
 }
 
 /**
- * Whether the search may read the whole time column to check it sorted (a short one before the search, any one
- * whose answer is empty): `check` whatever it costs; `trust` never (the column is known sorted: only the blocks the
- * search reads are checked, and the rows exported); `whole`, a column not known sorted: read whole and checked
- * before the search whatever its length and cost, so that a time out of order in a block the search would skip is
- * found (a longer column is then read block by block, none kept); or a check of at most `maxRequests` requests (a
- * remote store), refused past that until the caller says which of the two it wants, rather than a search that could
- * miss rows of a column never checked.
+ * Whether the search reads the whole time column to check it sorted before it searches: `check` whatever it costs;
+ * `trust` never (the column is known sorted: only the blocks the search reads are checked, and the rows exported);
+ * or a check of at most `maxRequests` requests (a remote store), refused past that until the caller says which of the
+ * two it wants, rather than a search that could miss rows of a column never checked, or that many requests unasked.
  */
-export type WholeCheck = "check" | "trust" | "whole" | { readonly maxRequests: number };
+export type WholeCheck = "check" | "trust" | { readonly maxRequests: number };
 
 /** Blocks [start, end). */
 export interface BlockRange {
@@ -159,25 +157,29 @@ export async function unsortedWithin(blocks: TimeBlocks, rows: RowRange): Promis
 			inFlight.push(read);
 		}
 	};
-	for (let index = pass.start; index < pass.end; index++) {
-		refill();
-		const read = inFlight.shift()!;
-		let summary: BlockSummary;
-		const block = await read;
-		try {
-			summary = summarize(block, index);
-		} catch (error) {
-			if (error instanceof NotSorted) return error.message;
-			throw error;
-		} finally {
-			// Read for this check alone (a block kept for the search after it has nothing to hand back here).
-			block.release?.();
+	try {
+		for (let index = pass.start; index < pass.end; index++) {
+			refill();
+			const block = await inFlight.shift()!;
+			let summary: BlockSummary;
+			try {
+				summary = summarize(block, index);
+			} catch (error) {
+				if (error instanceof NotSorted) return error.message;
+				throw error;
+			} finally {
+				// Read for this check alone: its buffer goes back (a kept block has no release).
+				block.release?.();
+			}
+			if (summary === null) continue;
+			if (before !== undefined && before.last > summary.first) return `block ${before.index} and block ${index} of the time array are out of order`;
+			before = { index, last: summary.last };
 		}
-		if (summary === null) continue;
-		if (before !== undefined && before.last > summary.first) return `block ${before.index} and block ${index} of the time array are out of order`;
-		before = { index, last: summary.last };
+		return undefined;
+	} finally {
+		// Reads still ahead when the check ends early go back as they come.
+		for (const read of inFlight.splice(0)) read.then((block) => block.release?.(), () => undefined);
 	}
-	return undefined;
 }
 
 function summarize(block: TimeBlock, index: number): BlockSummary {
@@ -265,12 +267,12 @@ async function lowerBound(probed: ProbedBlocks, bound: bigint): Promise<number> 
 }
 
 /**
- * A time column of at most this many values (8 MiB of int64: a time coordinate as xarray writes one) is read whole
- * and checked sorted before it is searched, whatever its number of chunks: a time out of order in a block the search
- * would not read is then found too. xarray's append layout (`to_zarr(append_dim="time")`) keeps the chunking of the
- * first write, often one value per chunk, and a backfill appended last puts earlier days after later ones: such a
- * column is many blocks of a few bytes, read concurrently (as xarray reads it whole to index it). A longer one is
- * searched, and only the blocks read are checked (see the module's comment).
+ * A time column of at most this many values (8 MiB of int64: a time coordinate as xarray writes one) has the blocks
+ * of its whole check kept for the search, which then probes them without reading again; a longer one is read block by
+ * block for the check, none kept (50M times would hold 400 MB). xarray's append layout (`to_zarr(append_dim="time")`)
+ * keeps the chunking of the first write, often one value per chunk, and a backfill appended last puts earlier days
+ * after later ones: such a column is many blocks of a few bytes, read concurrently (as xarray reads it whole to index
+ * it).
  */
 export const WHOLE_CHECK_VALUES = 1 << 20;
 
@@ -344,8 +346,7 @@ function refuseCostlyCheck(blocks: TimeBlocks, blockCount: number, check: WholeC
 
 /**
  * The rows along axis 0 that can hold times in `bounds`, by binary search when the time is sorted; all rows,
- * with `sorted: false` and the reason, when it is not. A small time column is checked whole first (WHOLE_CHECK_VALUES),
- * and any one with `whole`.
+ * with `sorted: false` and the reason, when it is not. Unless trusted sorted, the column is checked whole first.
  */
 export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds, check: WholeCheck = "check"): Promise<RangeSearch> {
 	const all = { start: 0, end: blocks.rows };
@@ -355,7 +356,7 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds, ch
 	const short = blocks.rows * blocks.rowSize <= WHOLE_CHECK_VALUES;
 	let kept: KeptBlocks | undefined;
 	try {
-		if (check === "whole" || (check !== "trust" && short)) {
+		if (check !== "trust") {
 			refuseCostlyCheck(blocks, blockCount, check, "before a range is searched");
 			// A short column's blocks are kept for the search; a long one's would hold the whole column (50M times: 400 MB).
 			kept = short && blocks.readsKept !== true ? keptBlocks(blocks) : undefined;
@@ -363,14 +364,14 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds, ch
 			if (reason !== undefined) return { sorted: false, rows: all, probes: blockCount, reason };
 			wholeReads = blockCount;
 		}
-		return await searchBlocks(kept ?? blocks, bounds, check, blockCount, wholeReads);
+		return await searchBlocks(kept ?? blocks, bounds, wholeReads);
 	} finally {
 		kept?.releaseKept();
 	}
 }
 
 /** The search of searchTimeRange once the column is checked whole (`wholeReads` blocks read) or not (0). */
-async function searchBlocks(blocks: TimeBlocks, bounds: TimeBounds, check: WholeCheck, blockCount: number, wholeReads: number): Promise<RangeSearch> {
+async function searchBlocks(blocks: TimeBlocks, bounds: TimeBounds, wholeReads: number): Promise<RangeSearch> {
 	const all = { start: 0, end: blocks.rows };
 	const probed = new ProbedBlocks(blocks);
 	try {
@@ -380,15 +381,6 @@ async function searchBlocks(blocks: TimeBlocks, bounds: TimeBounds, check: Whole
 		const endPosition = bounds.end === undefined || startPosition === total ? total : await lowerBound(probed, bounds.end);
 		const start = Math.floor(startPosition / blocks.rowSize);
 		const end = Math.max(start, Math.ceil(endPosition / blocks.rowSize));
-		if (start === end && wholeReads === 0 && check !== "trust") {
-			// An empty answer from a column not read whole rests on the few blocks probed (a bound past the last block's
-			// times, say): an archive appended out of order (a backfill written last) gives one for a range it holds.
-			// Nothing would be read to find that out, so the time column is read whole to check it first.
-			refuseCostlyCheck(blocks, blockCount, check, "when a range holds no time");
-			const reason = await unsortedWithin(blocks, all);
-			const probes = probed.probes + blockCount;
-			return reason === undefined ? { sorted: true, rows: { start, end }, probes } : { sorted: false, rows: all, probes, reason };
-		}
 		return { sorted: true, rows: { start, end }, probes: wholeReads || probed.probes };
 	} catch (error) {
 		if (!(error instanceof NotSorted)) throw error;
