@@ -8,7 +8,7 @@
 import { type Data, makeData, RecordBatch, Struct } from "apache-arrow";
 import type { BufferPool } from "../memory/buffer-pool.js";
 import { isFixedWidth, strideOf } from "./fixed-width.js";
-import { allSet } from "./validity-bits.js";
+import { Validity } from "./validity-bits.js";
 
 /** 32-bit words of a run at most moved one by one; longer runs are moved by copyWithin. */
 const SHORT_RUN_WORDS = 64;
@@ -62,21 +62,17 @@ function moveRuns(elements: Int32Array | Uint8Array, unit: number, runs: readonl
 	}
 }
 
-/** The validity of the kept rows of `column`: none when they are all valid, else a new bitmap of them. */
+/**
+ * The validity of the kept rows of `column`, copied run by run as CopiedRows copies it (Validity): none when they are
+ * all valid (the time column's: a missing time is in no range), else a new bitmap of them.
+ */
 function keptValidity(column: Data, runs: readonly (readonly [number, number])[], kept: number): { nullBitmap: Uint8Array | undefined; nullCount: number } {
-	const source = column.nullBitmap;
-	if (column.nullCount === 0 || source === undefined || source.byteLength === 0) return { nullBitmap: undefined, nullCount: 0 };
-	// The time column's kept rows are valid (a missing time is in no range): a byte at a time, no bitmap made.
-	if (runs.every(([from, to]) => allSet(source, column.offset + from, to - from))) return { nullBitmap: undefined, nullCount: 0 };
-	const bits = new Uint8Array(Math.ceil(kept / 8));
-	let nulls = 0;
+	const validity = new Validity();
+	validity.resize(Math.ceil(kept / 8) * 8);
 	let at = 0;
 	for (const [from, to] of runs) {
-		for (let row = from; row < to; row++, at++) {
-			const f = column.offset + row;
-			if ((source[f >> 3] >> (f & 7)) & 1) bits[at >> 3] |= 1 << (at & 7);
-			else nulls++;
-		}
+		validity.copy(column, from, to, at);
+		at += to - from;
 	}
-	return nulls === 0 ? { nullBitmap: undefined, nullCount: 0 } : { nullBitmap: bits, nullCount: nulls };
+	return { nullBitmap: validity.bitmap(kept), nullCount: validity.nullCount };
 }

@@ -7,7 +7,7 @@
 import { type Data, DataType, makeData, RecordBatch, type Schema, Struct } from "apache-arrow";
 import { Dt64ExportError } from "../errors.js";
 import { isFixedWidth, strideOf } from "./fixed-width.js";
-import { allSet } from "./validity-bits.js";
+import { grownBits, setBit, Validity } from "./validity-bits.js";
 import type { BufferPool } from "../memory/buffer-pool.js";
 
 /**
@@ -31,11 +31,6 @@ function grown(capacity: number, needed: number): number {
 
 function bitAt(bits: Uint8Array, index: number): number {
 	return (bits[index >> 3] >> (index & 7)) & 1;
-}
-
-function setBit(bits: Uint8Array, index: number, bit: number): void {
-	if (bit === 0) bits[index >> 3] &= ~(1 << (index & 7));
-	else bits[index >> 3] |= 1 << (index & 7);
 }
 
 function copyBits(from: Uint8Array, fromIndex: number, to: Uint8Array, toIndex: number, count: number): void {
@@ -122,13 +117,6 @@ class FixedWidthValues implements ColumnValues {
 /** 32-bit words of a run at most copied one by one by copyRuns; longer runs are copied by a view and `set`. */
 const SHORT_RUN_WORDS = 64;
 
-/** `bits` copied into a bitmap of `capacity` bits (a multiple of 8). */
-function grownBits(bits: Uint8Array, capacity: number): Uint8Array<ArrayBuffer> {
-	const next = new Uint8Array(capacity / 8);
-	next.set(bits);
-	return next;
-}
-
 /** Booleans: one bit each, as Arrow keeps them. */
 class BoolValues implements ColumnValues {
 	#bits = new Uint8Array(0);
@@ -194,52 +182,6 @@ class VariableWidthValues implements ColumnValues {
 	finish(length: number, nullCount: number, nullBitmap: Uint8Array | undefined): Data {
 		const valueOffsets = this.#offsets.subarray(0, length + 1);
 		return makeData({ type: this.type, length, nullCount, nullBitmap, valueOffsets, data: this.#bytes.subarray(0, this.#byteLength) } as never);
-	}
-}
-
-/** The validity bits of one column: none until a null is copied, all valid until then. */
-class Validity {
-	#bits: Uint8Array | undefined;
-	#capacity = 0;
-	nullCount = 0;
-
-	resize(capacity: number): number {
-		this.#capacity = capacity;
-		if (this.#bits === undefined) return 0;
-		const before = this.#bits.byteLength;
-		this.#bits = grownBits(this.#bits, capacity);
-		return this.#bits.byteLength - before;
-	}
-
-	copy(data: Data, from: number, to: number, at: number): number {
-		const source = data.nullBitmap;
-		if (source === undefined || source.length === 0 || data.nullCount === 0) {
-			if (this.#bits !== undefined) for (let i = at; i < at + to - from; i++) setBit(this.#bits, i, 1);
-			return 0;
-		}
-		let added = 0;
-		if (this.#bits === undefined) {
-			// A run of valid rows from a column with nulls elsewhere (the time filter's runs between missing times): no
-			// bitmap yet, nor any needed.
-			if (allSet(source, data.offset + from, to - from)) return 0;
-			this.#bits = new Uint8Array(this.#capacity / 8);
-			added = this.#bits.byteLength;
-			for (let i = 0; i < at; i++) setBit(this.#bits, i, 1);
-		}
-		// Copied and counted in one pass.
-		const bits = this.#bits;
-		let nulls = 0;
-		for (let i = 0, f = data.offset + from; i < to - from; i++, f++) {
-			const bit = (source[f >> 3] >> (f & 7)) & 1;
-			setBit(bits, at + i, bit);
-			nulls += 1 - bit;
-		}
-		this.nullCount += nulls;
-		return added;
-	}
-
-	bitmap(length: number): Uint8Array | undefined {
-		return this.nullCount === 0 ? undefined : this.#bits!.subarray(0, Math.ceil(length / 8));
 	}
 }
 
