@@ -47,9 +47,23 @@ export function mayTakeBoundsAttributes(node: ArrayNode): boolean {
 }
 
 /** The path of `name`, a variable of the group of the array at `path`: a CF attribute names one of its own group. */
-export function siblingPath(path: string, name: string): string {
+function siblingPath(path: string, name: string): string {
 	const cut = path.lastIndexOf("/");
 	return cut < 0 ? name : `${path.slice(0, cut)}/${name}`;
+}
+
+/**
+ * The paths of the variables the array at `path` names by its CF `bounds` or `climatology` (CF 1.10 §7.1, §7.4): each a
+ * variable of its own group, never the array itself; a name with a `/`, or empty, names none.
+ */
+export function cellBoundsNamedBy(path: string, attributes: Record<string, unknown>): string[] {
+	const paths: string[] = [];
+	for (const named of [attributes.bounds, attributes.climatology]) {
+		if (typeof named !== "string" || named === "" || named.includes("/")) continue;
+		const namedPath = siblingPath(path, named);
+		if (namedPath !== path) paths.push(namedPath);
+	}
+	return paths;
 }
 
 /**

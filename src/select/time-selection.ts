@@ -2,7 +2,7 @@
  * Which rows of a table an export reads: the time range (by binary search when the time column is sorted, all
  * rows otherwise), then this process's part of them. Works on the opened table, before any Arrow stage exists.
  */
-import { siblingPath } from "../cf/bounds-attributes.js";
+import { cellBoundsNamedBy } from "../cf/bounds-attributes.js";
 import type { CalendarAlignment } from "../cf/calendar-alignment.js";
 import { cfRefusal } from "../cf/cf-time-array.js";
 import { cfTimeKindOf, parseCfTimeCoding } from "../cf/cf-time-coding.js";
@@ -155,11 +155,7 @@ function boundaryVariables(table: ZarrTable, owners: ReadonlyMap<string, string>
 		if (column.kind === "plain" && column.boundsOf !== undefined) known.set(column.metadata.path, column.boundsOf);
 		if (column.kind === "plain" && column.unseenBounds === true) unseen.add(column.metadata.path);
 		const { path, attributes } = column.metadata;
-		for (const named of [attributes.bounds, attributes.climatology]) {
-			if (typeof named !== "string" || named === "" || named.includes("/")) continue;
-			const namedPath = siblingPath(path, named);
-			if (namedPath !== path && !known.has(namedPath)) known.set(namedPath, path.slice(path.lastIndexOf("/") + 1));
-		}
+		for (const namedPath of cellBoundsNamedBy(path, attributes)) if (!known.has(namedPath)) known.set(namedPath, path.slice(path.lastIndexOf("/") + 1));
 	}
 	for (const path of unseen) {
 		const owner = known.get(path) ?? owners.get(path);

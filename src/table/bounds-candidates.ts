@@ -10,6 +10,7 @@ import type { OpenedStore } from "../store/open-store.js";
 import { listStoreTree, type StoreTree } from "../store-tree.js";
 import { attributesOf, type NodeMetadata } from "../zarr/array-metadata.js";
 import { boundedCoordinateOf } from "./bounds-parent.js";
+import { cellBoundsNamedBy } from "../cf/bounds-attributes.js";
 
 /** The candidates that are no boundary variable of another candidate (`kept`), and those that are (`boundaries`). */
 export interface BoundsCandidates {
@@ -25,13 +26,7 @@ export function boundsNamedIn(nodes: ReadonlyMap<string, NodeMetadata>): Map<str
 	const named = new Map<string, string>();
 	for (const [path, node] of nodes) {
 		if (node.kind !== "array") continue;
-		const slash = path.lastIndexOf("/");
-		const attributes = attributesOf(node);
-		for (const bounds of [attributes.bounds, attributes.climatology]) {
-			if (typeof bounds !== "string" || bounds === "" || bounds.includes("/")) continue;
-			const boundsPath = slash < 0 ? bounds : `${path.slice(0, slash)}/${bounds}`;
-			if (boundsPath !== path && !named.has(boundsPath)) named.set(boundsPath, path.slice(slash + 1));
-		}
+		for (const boundsPath of cellBoundsNamedBy(path, attributesOf(node))) if (!named.has(boundsPath)) named.set(boundsPath, path.slice(path.lastIndexOf("/") + 1));
 	}
 	return named;
 }
