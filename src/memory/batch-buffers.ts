@@ -1,6 +1,7 @@
 import type { RecordBatch } from "apache-arrow";
 import { isFixedWidth } from "../arrow/fixed-width.js";
 import type { BufferPool } from "./buffer-pool.js";
+import { releaseRowBytesOutside } from "./row-bytes.js";
 
 /**
  * Says dead the value and validity buffers of a batch's columns, once a writer that copies what it encodes (the
@@ -28,8 +29,6 @@ export function releaseRowsOutside(pool: BufferPool, batch: RecordBatch, from: n
 		if (!isFixedWidth(column.type) || !ArrayBuffer.isView(column.values) || column.length !== rows) continue;
 		const values = column.values as ArrayBufferView;
 		if (values.byteLength % rows !== 0) continue;
-		const width = values.byteLength / rows;
-		if (from > 0) pool.release(new Uint8Array(values.buffer, values.byteOffset, from * width));
-		if (to < rows) pool.release(new Uint8Array(values.buffer, values.byteOffset + to * width, (rows - to) * width));
+		releaseRowBytesOutside(pool, values, values.byteLength / rows, from, to);
 	}
 }

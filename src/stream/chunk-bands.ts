@@ -5,6 +5,7 @@
  */
 import { Dt64ExportError } from "../errors.js";
 import type { BufferPool, PoolBuffer } from "../memory/buffer-pool.js";
+import { releaseRowBytesOutside } from "../memory/row-bytes.js";
 import { chunkRowsBox, chunkRowsOf } from "../zarr/chunk-box.js";
 import { MAX_CHUNK_VALUES, type ChunkSource, type ShardBands } from "../zarr/chunk-source.js";
 import { valuesOfRun, type OpenedShard } from "../zarr/shard-bands.js";
@@ -478,7 +479,11 @@ export async function* readBands<V extends ChunkValues>(
 				chunkRow += row[0].count - 1;
 				// The chunk's rows before and after those asked for (a range's first and last chunks) are no band's: said
 				// dead now, its buffer comes back once the band is written.
-				if (bufferPool !== undefined) releaseOutside(row[0].data, from - firstRow, runEnd - firstRow, bufferPool);
+				const data = row[0].data;
+				if (bufferPool !== undefined && !Array.isArray(data)) {
+					const typed = data as Exclude<ChunkValues, string[]>;
+					releaseRowBytesOutside(bufferPool, typed, typed.BYTES_PER_ELEMENT, from - firstRow, runEnd - firstRow);
+				}
 				yield { values: sliceValues(row[0].data, from - firstRow, runEnd - firstRow), offset: from, firstRow: from };
 				continue;
 			}
@@ -511,15 +516,6 @@ export async function* readBands<V extends ChunkValues>(
 	} finally {
 		counting?.close();
 	}
-}
-
-/** Says dead the bytes of the values of `data` (typed) outside [start, end). */
-function releaseOutside(data: ChunkValues, start: number, end: number, pool: BufferPool): void {
-	if (Array.isArray(data)) return;
-	const typed = data as Exclude<ChunkValues, string[]>;
-	const width = typed.BYTES_PER_ELEMENT;
-	if (start > 0) pool.release(new Uint8Array(typed.buffer, typed.byteOffset, start * width));
-	if (end < typed.length) pool.release(new Uint8Array(typed.buffer, typed.byteOffset + end * width, (typed.length - end) * width));
 }
 
 /**
