@@ -333,13 +333,13 @@ function keptBlocks(blocks: TimeBlocks): KeptBlocks | undefined {
  * Refuses a whole read of the time column that `check` bounds and that takes more requests than it allows: the
  * caller says whether the column is sorted (`timeSorted`) rather than either cost being paid, or rows missed, unasked.
  */
-function refuseCostlyCheck(blocks: TimeBlocks, blockCount: number, check: WholeCheck, when: string): void {
+function refuseCostlyCheck(blocks: TimeBlocks, blockCount: number, check: WholeCheck): void {
 	if (typeof check === "string") return;
 	const requests = blocks.wholeReadRequests ?? blockCount;
 	if (requests <= check.maxRequests) return;
 	const what = blocks.description ?? `the time column (${blockCount} chunks)`;
 	throw new UsageError(
-		`${what} is read whole to check that it is sorted ${when}, ${requests} requests to this store (more than ${check.maxRequests}): say whether it is known sorted with \`timeSorted\` (true: searched, only the chunks the search reads and the rows exported checked; false: read whole all the same)`,
+		`${what} is read whole to check that it is sorted before a range is searched, ${requests} requests to this store (more than ${check.maxRequests}): say whether it is known sorted with \`timeSorted\` (true: searched, only the chunks the search reads and the rows exported checked; false: read whole all the same)`,
 		{ option: "timeSorted", value: requests },
 	);
 }
@@ -357,7 +357,7 @@ export async function searchTimeRange(blocks: TimeBlocks, bounds: TimeBounds, ch
 	let kept: KeptBlocks | undefined;
 	try {
 		if (check !== "trust") {
-			refuseCostlyCheck(blocks, blockCount, check, "before a range is searched");
+			refuseCostlyCheck(blocks, blockCount, check);
 			// A short column's blocks are kept for the search; a long one's would hold the whole column (50M times: 400 MB).
 			kept = short && blocks.readsKept !== true ? keptBlocks(blocks) : undefined;
 			const reason = await unsortedWithin(kept ?? blocks, all);

@@ -81,6 +81,9 @@ export function keepingChunks<V extends ChunkValues>(source: ChunkSource<V>, max
 			pool.release(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
 		}
 	};
+	const forgetAll = () => {
+		for (const key of [...kept.keys()]) forget(key);
+	};
 	const shards = source.shardBands;
 	return {
 		chunkShape: source.chunkShape,
@@ -94,11 +97,11 @@ export function keepingChunks<V extends ChunkValues>(source: ChunkSource<V>, max
 					shardBands: {
 						...shards,
 						open: (...args: Parameters<typeof shards.open>) => {
-							for (const key of [...kept.keys()]) forget(key);
+							forgetAll();
 							return shards.open(...args);
 						},
 						read: (...args: Parameters<typeof shards.read>) => {
-							for (const key of [...kept.keys()]) forget(key);
+							forgetAll();
 							return shards.read(...args);
 						},
 					},
