@@ -31,6 +31,24 @@ function contents(folder: string): string[] {
 		.sort();
 }
 
+/** The environment of a CLI run whose writes in `mount` fail as on a read-only file system (EROFS), or with `code`. */
+function readOnlyEnv(mount: string, code?: "EACCES"): Record<string, string> {
+	return { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount, ...(code === undefined ? {} : { DT64_TEST_READ_ONLY_CODE: code }) };
+}
+
+/** A dataset export into `mount` (made read-only or unwritable), to an existing folder and to one to create, refused naming `reason`. */
+async function expectDatasetFoldersRefused(store: string, mount: string, reason: string): Promise<void> {
+	for (const [folder, options] of [
+		[path.join(mount, "x.parquet"), { partitionBy: "day" }],
+		[path.join(mount, "y.parquet"), { partitionBy: "day", part: "0/2" }],
+	] as const) {
+		await expect(exportDataset(store, folder, options)).rejects.toMatchObject({
+			code: "OUTPUT_INVALID",
+			message: `cannot create the dataset folder ${path.join(folder, "_parts")}: ${reason}`,
+		});
+	}
+}
+
 let undo: (() => void) | undefined;
 afterEach(() => {
 	undo?.();
@@ -142,15 +160,7 @@ describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
 		const mount = tempDir();
 		fs.mkdirSync(path.join(mount, "x.parquet"));
 		undo = makeReadOnly(mount);
-		for (const [folder, options] of [
-			[path.join(mount, "x.parquet"), { partitionBy: "day" }],
-			[path.join(mount, "y.parquet"), { partitionBy: "day", part: "0/2" }],
-		] as const) {
-			await expect(exportDataset(store, folder, options)).rejects.toMatchObject({
-				code: "OUTPUT_INVALID",
-				message: `cannot create the dataset folder ${path.join(folder, "_parts")}: EROFS: read-only file system`,
-			});
-		}
+		await expectDatasetFoldersRefused(store, mount, "EROFS: read-only file system");
 	});
 
 	it("CLI: one line with EROFS", async () => {
@@ -158,7 +168,7 @@ describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
 		const mount = tempDir();
 		fs.mkdirSync(path.join(mount, "x.parquet"));
 		const folder = path.join(mount, "x.parquet");
-		const run = runCli([store, "--partition-by", "day", "-o", folder], { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount } });
+		const run = runCli([store, "--partition-by", "day", "-o", folder], { env: readOnlyEnv(mount) });
 		expect(run.stderr).toBe(`dt64-export: cannot create the dataset folder ${path.join(folder, "_parts")}: EROFS: read-only file system [OUTPUT_INVALID]\n`);
 		expect(run.status).toBe(1);
 	});
@@ -171,7 +181,7 @@ describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
 		await expect(exportToFile(store, target)).rejects.toMatchObject({ code: "OUTPUT_INVALID", path: mount, message: `cannot create a file in ${mount}: EROFS: read-only file system` });
 		undo();
 		undo = undefined;
-		const run = runCli([store, "-o", target], { env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount } });
+		const run = runCli([store, "-o", target], { env: readOnlyEnv(mount) });
 		expect(run.stderr).toBe(`dt64-export: cannot create a file in ${mount}: EROFS: read-only file system [OUTPUT_INVALID]\n`);
 		expect(run.status).toBe(1);
 		expect(fs.readdirSync(mount)).toEqual([]);
@@ -179,7 +189,6 @@ describe("a dataset folder on a read-only file system (trial 19: 04)", () => {
 });
 
 describe("an output folder without write permission (EACCES, injected: the tests may run as root, whom chmod does not stop)", () => {
-	const unwritable = (mount: string) => ({ NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${READ_ONLY}`.trim(), DT64_TEST_READ_ONLY: mount, DT64_TEST_READ_ONLY_CODE: "EACCES" });
 
 	it("library: a file, a dataset folder to create and one that exists are OUTPUT_INVALID naming EACCES, nothing left", async () => {
 		const store = await hourlyStore();
@@ -187,15 +196,7 @@ describe("an output folder without write permission (EACCES, injected: the tests
 		fs.mkdirSync(path.join(mount, "x.parquet"));
 		undo = makeReadOnly(mount, "EACCES");
 		await expect(exportToFile(store, path.join(mount, "t.parquet"))).rejects.toMatchObject({ code: "OUTPUT_INVALID", path: mount, message: `cannot create a file in ${mount}: EACCES: permission denied` });
-		for (const [folder, options] of [
-			[path.join(mount, "x.parquet"), { partitionBy: "day" }],
-			[path.join(mount, "y.parquet"), { partitionBy: "day", part: "0/2" }],
-		] as const) {
-			await expect(exportDataset(store, folder, options)).rejects.toMatchObject({
-				code: "OUTPUT_INVALID",
-				message: `cannot create the dataset folder ${path.join(folder, "_parts")}: EACCES: permission denied`,
-			});
-		}
+		await expectDatasetFoldersRefused(store, mount, "EACCES: permission denied");
 		undo();
 		undo = undefined;
 		expect(contents(mount)).toEqual(["x.parquet/"]);
@@ -204,11 +205,11 @@ describe("an output folder without write permission (EACCES, injected: the tests
 	it("CLI: exit 1, one line with EACCES, for a file and for a dataset folder", async () => {
 		const store = await hourlyStore();
 		const mount = tempDir();
-		const file = runCli([store, "-o", path.join(mount, "t.parquet")], { env: unwritable(mount) });
+		const file = runCli([store, "-o", path.join(mount, "t.parquet")], { env: readOnlyEnv(mount, "EACCES") });
 		expect(file.stderr).toBe(`dt64-export: cannot create a file in ${mount}: EACCES: permission denied [OUTPUT_INVALID]\n`);
 		expect(file.status).toBe(1);
 		const folder = path.join(mount, "days.parquet");
-		const dataset = runCli([store, "--partition-by", "day", "-o", folder], { env: unwritable(mount) });
+		const dataset = runCli([store, "--partition-by", "day", "-o", folder], { env: readOnlyEnv(mount, "EACCES") });
 		expect(dataset.stderr).toBe(`dt64-export: cannot create the dataset folder ${path.join(folder, "_parts")}: EACCES: permission denied [OUTPUT_INVALID]\n`);
 		expect(dataset.status).toBe(1);
 		expect(fs.readdirSync(mount)).toEqual([]);
